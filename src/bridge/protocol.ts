@@ -1,0 +1,66 @@
+/**
+ * The contract between the sandbox (which runs agent code) and the host bridge (which does all
+ * Proxmox I/O). Everything the sandbox asks for arrives as a `BridgeCall`; everything it gets
+ * back is a `BridgeReply`. Both are plain JSON data: no functions, no host objects.
+ */
+import type { HttpMethod, RiskClass } from '../schema/model.js';
+
+export interface RequestCall {
+  kind: 'request';
+  method: HttpMethod;
+  /** A path template (`/nodes/{node}/qemu`) with its params in `params`, or a concrete path. */
+  path: string;
+  params: Record<string, unknown>;
+  /** Named cluster; the default cluster when absent. */
+  cluster?: string;
+}
+
+export interface WaitTaskCall {
+  kind: 'waitTask';
+  upid: string;
+  timeoutMs?: number;
+  cluster?: string;
+}
+
+export type BridgeCall = RequestCall | WaitTaskCall;
+
+export type BridgeErrorKind =
+  /** The call was malformed (bad path segment, non-JSON params, unknown operation). */
+  | 'invalid'
+  /** Policy refused it; the message names the rule. */
+  | 'denied'
+  /** The per-run budget (calls per risk class, guests, task-wait time) is used up. */
+  | 'budget'
+  /** Needs human approval that was not given, or deviates from the approved plan. */
+  | 'approval'
+  /** The guest behind a VMID changed since the plan/earlier read. */
+  | 'identity'
+  /** Proxmox answered with an error status. */
+  | 'api'
+  /** A task ended with an error exit status. */
+  | 'task'
+  | 'timeout'
+  /** The run was cancelled or ended while the call was in flight. */
+  | 'cancelled'
+  | 'internal';
+
+export interface BridgeError {
+  kind: BridgeErrorKind;
+  message: string;
+  method?: HttpMethod;
+  path?: string;
+  status?: number;
+  /** Per-parameter errors from PVE (`errors` in a 400 body). */
+  errors?: Record<string, string>;
+  risk?: RiskClass;
+}
+
+export type BridgeReply = { ok: true; data: unknown } | { ok: false; error: BridgeError };
+
+export interface BridgeContext {
+  /** Aborted when the run ends (finished, killed or cancelled): stop in-flight Proxmox I/O. */
+  signal: AbortSignal;
+}
+
+/** Host side of the bridge. Implementations must always resolve, never reject. */
+export type BridgeHandler = (call: BridgeCall, ctx: BridgeContext) => Promise<BridgeReply>;
