@@ -85,6 +85,8 @@ export interface Operation {
   allowtoken: boolean;
   protected: boolean;
   proxyto?: string;
+  /** True when the schema accepts parameters beyond `params` (`additionalProperties: 1`). */
+  additionalParams?: boolean;
   /** The API handler name (`vm_start`…), when the schema gives it. */
   name?: string;
   description: string;
@@ -118,12 +120,18 @@ export class ApiModel {
   readonly paths: readonly string[];
   private readonly byKey = new Map<string, Operation>();
   private readonly byPathMap = new Map<string, Operation[]>();
+  private readonly pathSet: ReadonlySet<string>;
   private readonly templates: Array<{ path: string; segments: string[] }>;
 
   constructor(
     operations: Operation[],
     readonly hash: string,
     readonly source: SchemaSource,
+    /**
+     * Every path node of the schema, including the few that only group children and have no
+     * methods; matching them lets callers say "path exists, method does not".
+     */
+    pathTemplates: readonly string[] = [],
   ) {
     this.operations = operations;
     for (const op of operations) {
@@ -132,7 +140,8 @@ export class ApiModel {
       list.push(op);
       this.byPathMap.set(op.path, list);
     }
-    this.paths = [...this.byPathMap.keys()];
+    this.pathSet = new Set([...pathTemplates, ...this.byPathMap.keys()]);
+    this.paths = [...this.pathSet];
     this.templates = this.paths.map((path) => ({ path, segments: splitPath(path) }));
   }
 
@@ -146,7 +155,7 @@ export class ApiModel {
   }
 
   hasPath(path: string): boolean {
-    return this.byPathMap.has(path);
+    return this.pathSet.has(path);
   }
 
   /**

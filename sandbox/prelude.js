@@ -1,0 +1,410 @@
+/*
+ * Trusted prelude of the run_script sandbox. It runs inside the isolate before the agent's code,
+ * as one function expression called with four values from the worker:
+ *
+ *   send(id, callJson)        bridge call out (fire-and-forget; the answer comes via `resolve`)
+ *   log(line)                 one formatted console line out
+ *   done(ok, payload, dropped) the run's settlement: result JSON, or the normalised exception
+ *   configJson                limits the prelude enforces before anything crosses the boundary
+ *
+ * and returns `resolve(id, ok, json)`, which the worker calls (with a timeout) to answer a call.
+ * The three outgoing functions are plain functions (isolated-vm Callbacks); no isolated-vm object
+ * and no host object ever reaches the agent. Everything the prelude relies on is captured here,
+ * before agent code can replace it; the only globals added are `pve`, `console` and the one-shot
+ * `__pveStart__`. Plain JavaScript on purpose: it is read as text and never runs in Node.
+ */
+(function prelude(send, log, done, configJson) {
+  'use strict';
+  const g = globalThis;
+  const JSONparse = JSON.parse;
+  const JSONstringify = JSON.stringify;
+  const ObjectFreeze = Object.freeze;
+  const ObjectCreate = Object.create;
+  const ObjectDefineProperty = Object.defineProperty;
+  const ArrayIsArray = Array.isArray;
+  const ReflectApply = Reflect.apply;
+  const StringCtor = String;
+  const NumberIsFinite = Number.isFinite;
+  const ErrorCtor = Error;
+  const PromiseCtor = Promise;
+  const promiseThen = Promise.prototype.then;
+  const stringSlice = String.prototype.slice;
+  const stringIndexOf = String.prototype.indexOf;
+  const WeakMapCtor = WeakMap;
+  const weakMapGet = WeakMap.prototype.get;
+  const weakMapSet = WeakMap.prototype.set;
+  const WeakSetCtor = WeakSet;
+  const weakSetHas = WeakSet.prototype.has;
+  const weakSetAdd = WeakSet.prototype.add;
+
+  const config = JSONparse(configJson);
+
+  // Not counted by memoryLimit (WebAssembly.Memory) or able to block the isolate (Atomics.wait).
+  delete g.WebAssembly;
+  delete g.SharedArrayBuffer;
+  delete g.Atomics;
+
+  const slice = (s, a, b) => ReflectApply(stringSlice, s, [a, b]);
+
+  /** Errors the prelude made: value = bridge call id (number) or local kind ('invalid' | 'budget'). */
+  const origins = new WeakMapCtor();
+
+  const ERROR_NAMES = ObjectFreeze({
+    __proto__: null,
+    invalid: 'PveInvalidCallError',
+    denied: 'PveDeniedError',
+    budget: 'PveBudgetError',
+    approval: 'PveApprovalError',
+    identity: 'PveIdentityError',
+    api: 'PveApiError',
+    task: 'PveTaskError',
+    timeout: 'PveTimeoutError',
+    cancelled: 'PveCancelledError',
+    internal: 'PveInternalError',
+  });
+
+  function makeError(kind, message, site, origin, details) {
+    const name = ERROR_NAMES[kind] || 'PveError';
+    const error = new ErrorCtor(message);
+    ObjectDefineProperty(error, 'name', { value: name, writable: true, configurable: true, enumerable: false });
+    ObjectDefineProperty(error, 'kind', { value: kind, writable: true, configurable: true, enumerable: true });
+    if (details) {
+      for (const key of ['method', 'path', 'status', 'errors', 'cluster']) {
+        if (details[key] !== undefined) {
+          ObjectDefineProperty(error, key, { value: details[key], writable: true, configurable: true, enumerable: true });
+        }
+      }
+    }
+    // Point the stack at the agent's `pve.*` call, not at the reply that settled it. Formatting
+    // a stack is costly, so it happens only when someone reads it.
+    let stack;
+    ObjectDefineProperty(error, 'stack', {
+      get() {
+        if (stack === undefined) {
+          let frames = '';
+          const siteStack = site ? site.stack : undefined;
+          if (typeof siteStack === 'string') {
+            const nl = ReflectApply(stringIndexOf, siteStack, ['\n']);
+            if (nl >= 0) frames = slice(siteStack, nl);
+          }
+          stack = name + ': ' + message + frames;
+        }
+        return stack;
+      },
+      set(value) {
+        stack = value;
+      },
+      configurable: true,
+      enumerable: false,
+    });
+    ReflectApply(weakMapSet, origins, [error, origin]);
+    return error;
+  }
+
+  const settledPromise = PromiseCtor.resolve();
+
+  /**
+   * A promise rejected one microtask later: by then the caller has attached its handlers, so
+   * isolated-vm's unhandled-rejection tracking (slow, ~0.1 ms each) is not triggered for floods.
+   */
+  function rejected(kind, message) {
+    return rejectWith(makeError(kind, message, new ErrorCtor(), kind));
+  }
+
+  function rejectWith(error) {
+    let fail;
+    const promise = new PromiseCtor((_resolve, reject) => {
+      fail = reject;
+    });
+    ReflectApply(promiseThen, settledPromise, [() => fail(error)]);
+    return promise;
+  }
+
+  // ---- bridge -------------------------------------------------------------------------------
+
+  const pending = ObjectCreate(null);
+  let pendingCount = 0;
+  let callCount = 0;
+  let tooManyCalls;
+  let tooManyPending;
+
+  function dispatch(callJson) {
+    if (callJson.length > config.maxCallBytes) {
+      return rejected('invalid', 'the call is ' + callJson.length + ' bytes as JSON; the limit is ' + config.maxCallBytes);
+    }
+    // Floods are refused with one shared error each, so refusing costs almost nothing.
+    if (callCount >= config.maxCalls) {
+      tooManyCalls = tooManyCalls || makeError('budget', 'this run already made ' + config.maxCalls + ' bridge calls, the most one run may make', new ErrorCtor(), 'budget');
+      return rejectWith(tooManyCalls);
+    }
+    if (pendingCount >= config.maxPendingCalls) {
+      tooManyPending = tooManyPending || makeError('budget', config.maxPendingCalls + ' bridge calls are already in flight; await some before starting more', new ErrorCtor(), 'budget');
+      return rejectWith(tooManyPending);
+    }
+    callCount++;
+    pendingCount++;
+    const id = callCount;
+    const site = new ErrorCtor();
+    let settle;
+    let fail;
+    const promise = new PromiseCtor((resolve, reject) => {
+      settle = resolve;
+      fail = reject;
+    });
+    pending[id] = { settle, fail, site };
+    send(id, callJson);
+    return promise;
+  }
+
+  function describeType(v) {
+    if (v === null) return 'null';
+    if (ArrayIsArray(v)) return 'an array';
+    return typeof v;
+  }
+
+  function request(cluster, method, path, params) {
+    const name = 'pve.' + (method === 'DELETE' ? 'delete' : method === 'GET' ? 'get' : method === 'POST' ? 'post' : 'put');
+    if (typeof path !== 'string') return rejected('invalid', name + '(path, params): path must be a string, got ' + describeType(path));
+    let paramsJson = '{}';
+    if (params !== undefined && params !== null) {
+      if (typeof params !== 'object' || ArrayIsArray(params)) {
+        return rejected('invalid', name + '(path, params): params must be an object, got ' + describeType(params));
+      }
+      try {
+        paramsJson = JSONstringify(params);
+      } catch (e) {
+        return rejected('invalid', name + '(path, params): params are not JSON-serialisable: ' + safeMessage(e));
+      }
+      if (typeof paramsJson !== 'string' || paramsJson[0] !== '{') {
+        return rejected('invalid', name + '(path, params): params must serialise to a JSON object');
+      }
+    }
+    let json = '{"kind":"request","method":' + JSONstringify(method) + ',"path":' + JSONstringify(path) + ',"params":' + paramsJson;
+    if (cluster !== undefined) json += ',"cluster":' + JSONstringify(cluster);
+    return dispatch(json + '}');
+  }
+
+  function waitTask(cluster, upid, options) {
+    if (typeof upid !== 'string') return rejected('invalid', 'pve.waitTask(upid, options): upid must be a string, got ' + describeType(upid));
+    let json = '{"kind":"waitTask","upid":' + JSONstringify(upid);
+    if (options !== undefined && options !== null) {
+      if (typeof options !== 'object') return rejected('invalid', 'pve.waitTask(upid, options): options must be an object');
+      const timeoutMs = options.timeoutMs;
+      if (timeoutMs !== undefined) {
+        if (typeof timeoutMs !== 'number' || !NumberIsFinite(timeoutMs) || timeoutMs < 0) {
+          return rejected('invalid', 'pve.waitTask(upid, options): timeoutMs must be a non-negative number');
+        }
+        json += ',"timeoutMs":' + JSONstringify(timeoutMs - (timeoutMs % 1));
+      }
+    }
+    if (cluster !== undefined) json += ',"cluster":' + JSONstringify(cluster);
+    return dispatch(json + '}');
+  }
+
+  /** Called by the worker for every reply; must never throw back into the host. */
+  function resolve(id, ok, json) {
+    try {
+      const entry = pending[id];
+      if (entry === undefined) return;
+      delete pending[id];
+      pendingCount--;
+      let payload;
+      try {
+        payload = JSONparse(json);
+      } catch (e) {
+        entry.fail(makeError('internal', 'the bridge reply was not valid JSON', entry.site, id));
+        return;
+      }
+      if (ok) {
+        entry.settle(payload);
+        return;
+      }
+      const kind = payload !== null && typeof payload === 'object' && typeof payload.kind === 'string' ? payload.kind : 'internal';
+      const message = payload !== null && typeof payload === 'object' && typeof payload.message === 'string' ? payload.message : 'bridge call failed';
+      entry.fail(makeError(kind, message, entry.site, id, payload));
+    } catch (e) {
+      // Swallowed: the host must never receive an exception from the sandbox.
+    }
+  }
+
+  function makeClient(cluster) {
+    const client = {
+      get: (path, params) => request(cluster, 'GET', path, params),
+      post: (path, params) => request(cluster, 'POST', path, params),
+      put: (path, params) => request(cluster, 'PUT', path, params),
+      delete: (path, params) => request(cluster, 'DELETE', path, params),
+      waitTask: (upid, options) => waitTask(cluster, upid, options),
+    };
+    if (cluster === undefined) {
+      client.cluster = (name) => {
+        if (typeof name !== 'string' || name.length === 0 || name.length > 64) {
+          throw makeError('invalid', 'pve.cluster(name): name must be a non-empty string of at most 64 characters', new ErrorCtor(), 'invalid');
+        }
+        return makeClient(name);
+      };
+    }
+    return ObjectFreeze(client);
+  }
+
+  // ---- console ------------------------------------------------------------------------------
+
+  let logBudget = config.maxLogBytes;
+  let logsDropped = 0;
+
+  function safeMessage(e) {
+    try {
+      if (e !== null && typeof e === 'object') {
+        const m = e.message;
+        return typeof m === 'string' ? m : StringCtor(m);
+      }
+      return StringCtor(e);
+    } catch (_) {
+      return 'unprintable error';
+    }
+  }
+
+  function formatValue(v) {
+    const t = typeof v;
+    if (t === 'string') return v;
+    if (t === 'function') return '[Function' + (typeof v.name === 'string' && v.name ? ' ' + v.name : '') + ']';
+    if (t !== 'object' || v === null) return StringCtor(v);
+    if (v instanceof ErrorCtor) {
+      const stack = v.stack;
+      return typeof stack === 'string' ? stack : StringCtor(v.name) + ': ' + safeMessage(v);
+    }
+    const seen = new WeakSetCtor();
+    const json = JSONstringify(v, (_key, value) => {
+      if (typeof value === 'bigint') return StringCtor(value) + 'n';
+      if (value !== null && typeof value === 'object') {
+        if (ReflectApply(weakSetHas, seen, [value])) return '[Circular]';
+        ReflectApply(weakSetAdd, seen, [value]);
+      }
+      return value;
+    });
+    return typeof json === 'string' ? json : StringCtor(v);
+  }
+
+  function emit(prefix, args) {
+    if (logBudget <= 0) {
+      logsDropped++;
+      return;
+    }
+    const max = config.maxLogLineBytes < logBudget ? config.maxLogLineBytes : logBudget;
+    let line = prefix;
+    for (let i = 0; i < args.length; i++) {
+      let part;
+      try {
+        part = formatValue(args[i]);
+      } catch (_) {
+        part = '[unprintable]';
+      }
+      line += (i > 0 ? ' ' : '') + part;
+      if (line.length > max) break;
+    }
+    if (line.length > max) line = slice(line, 0, max) + '…[cut]';
+    logBudget -= line.length;
+    log(line);
+  }
+
+  const consoleObject = ObjectFreeze({
+    log: (...args) => emit('', args),
+    info: (...args) => emit('', args),
+    debug: (...args) => emit('[debug] ', args),
+    warn: (...args) => emit('[warn] ', args),
+    error: (...args) => emit('[error] ', args),
+  });
+
+  // ---- settlement ---------------------------------------------------------------------------
+
+  let finished = false;
+
+  function cap(s, max) {
+    return s.length > max ? slice(s, 0, max) + '…[cut]' : s;
+  }
+
+  function readString(read, fallback) {
+    try {
+      const v = read();
+      if (v === undefined) return fallback;
+      return typeof v === 'string' ? v : StringCtor(v);
+    } catch (_) {
+      return fallback;
+    }
+  }
+
+  function describeThrown(e) {
+    const described = { name: 'Error', message: '' };
+    if (e !== null && (typeof e === 'object' || typeof e === 'function')) {
+      const origin = ReflectApply(weakMapGet, origins, [e]);
+      described.name = cap(readString(() => e.name, 'Error'), 200);
+      described.message = cap(readString(() => e.message, ''), 20000);
+      const stack = readString(() => e.stack, undefined);
+      if (stack !== undefined) described.stack = cap(stack, 100000);
+      if (typeof origin === 'number') described.bridgeCallId = origin;
+      else if (origin === 'invalid' || origin === 'budget') described.preludeKind = origin;
+      if (!(e instanceof ErrorCtor) && stack === undefined) {
+        described.message = 'the script threw a non-Error value: ' + cap(readString(() => formatValue(e), '[object]'), 2000);
+      }
+    } else {
+      described.name = 'ThrownValue';
+      described.message = 'the script threw a non-Error value: ' + cap(readString(() => StringCtor(e), typeof e), 2000);
+    }
+    return described;
+  }
+
+  function finish(ok, payload) {
+    if (finished) return;
+    finished = true;
+    done(ok, payload, logsDropped);
+  }
+
+  function fail(e) {
+    let payload;
+    try {
+      payload = JSONstringify(describeThrown(e));
+    } catch (_) {
+      payload = '{"name":"Error","message":"the script failed with an exception that could not be described"}';
+    }
+    finish(false, payload);
+  }
+
+  function succeed(value) {
+    let json;
+    try {
+      json = JSONstringify(value);
+    } catch (e) {
+      finish(false, JSONstringify({ name: 'PveResultError', message: 'the return value is not JSON-serialisable: ' + cap(safeMessage(e), 2000), resultProblem: true }));
+      return;
+    }
+    if (json === undefined) {
+      finish(true, '');
+      return;
+    }
+    if (json.length > config.maxResultBytes) {
+      const message = 'the return value is ' + json.length + ' bytes as JSON; the limit is ' + config.maxResultBytes + ': return less (filter, pick fields, aggregate)';
+      finish(false, JSONstringify({ name: 'PveResultError', message, resultProblem: true }));
+      return;
+    }
+    finish(true, json);
+  }
+
+  function start(main) {
+    delete g.__pveStart__;
+    let result;
+    try {
+      result = main();
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    ReflectApply(promiseThen, result, [succeed, fail]);
+  }
+
+  // ---- globals ------------------------------------------------------------------------------
+
+  ObjectDefineProperty(g, 'pve', { value: makeClient(undefined), writable: false, configurable: false, enumerable: false });
+  ObjectDefineProperty(g, 'console', { value: consoleObject, writable: false, configurable: false, enumerable: false });
+  ObjectDefineProperty(g, '__pveStart__', { value: start, writable: false, configurable: true, enumerable: false });
+
+  return resolve;
+})

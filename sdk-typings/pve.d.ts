@@ -1,0 +1,107 @@
+/**
+ * The `pve` SDK available to run_script programs.
+ *
+ * A script is the body of an async function: use `await` at the top level and `return` a JSON value.
+ * This file is a global script declaration (no imports or exports); the generated `pve-api.d.ts`
+ * (interface `PveApi`, one entry per path template of the connected server's API) plugs into it.
+ *
+ * Calls take a path template plus its parameters, path parameters included:
+ *   await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1', vmid: 101 });
+ * Concrete paths work too but are only loosely typed:
+ *   await pve.get(`/nodes/${node}/qemu/${vmid}/status/current`);
+ * Booleans may be given as true/false or 1/0; list parameters as a comma string or an array.
+ */
+
+type PveMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** The operation `M P` of the generated API map, or `never` when `P` is not a template with that method. */
+type PveOperation<M extends PveMethod, P extends string> = P extends keyof PveApi
+  ? PveApi[P] extends { [K in M]: infer O }
+    ? O
+    : never
+  : never;
+
+/** Parameters of a call: exactly typed for a known template (optional when nothing is required), loose otherwise. */
+type PveArgs<M extends PveMethod, P extends string> = [PveOperation<M, P>] extends [never]
+  ? [params?: Record<string, unknown>]
+  : PveOperation<M, P> extends { params: infer A }
+    ? {} extends A
+      ? [params?: A]
+      : [params: A]
+    : [params?: Record<string, unknown>];
+
+/** What a call resolves to: the operation's declared return type, `any` for concrete paths. */
+type PveResult<M extends PveMethod, P extends string> = [PveOperation<M, P>] extends [never]
+  ? any
+  : PveOperation<M, P> extends { returns: infer R }
+    ? R
+    : any;
+
+/** Outcome of a finished Proxmox task (`waitTask`). */
+interface PveTaskResult {
+  /** The task ID (UPID) that was waited for. */
+  upid: string;
+  /** Node the task ran on. */
+  node: string;
+  /** `stopped` once finished. */
+  status: string;
+  /** `OK`, `WARNINGS: n` or the error message. */
+  exitstatus?: string;
+  /** True when the task ended with OK or warnings. */
+  ok: boolean;
+  /** The last lines of the task log, oldest first. */
+  log: string[];
+}
+
+interface PveWaitTaskOptions {
+  /** Give up after this many milliseconds (the run's task-wait budget still applies). */
+  timeoutMs?: number;
+}
+
+/**
+ * What SDK calls reject with. `kind` says why: `api` (Proxmox answered with an error `status`),
+ * `task` (the task failed), `denied` (policy), `budget`, `approval`, `identity` (the guest changed),
+ * `timeout`, `invalid` (malformed call), `cancelled`, `internal`.
+ */
+interface PveError extends Error {
+  kind: 'invalid' | 'denied' | 'budget' | 'approval' | 'identity' | 'api' | 'task' | 'timeout' | 'cancelled' | 'internal';
+  /** HTTP status for `api` errors. */
+  status?: number;
+  /** Per-parameter messages from Proxmox (400 Parameter verification failed). */
+  errors?: Record<string, string>;
+  method?: PveMethod;
+  path?: string;
+  risk?: 'read' | 'write' | 'destructive' | 'privileged';
+}
+
+interface Pve {
+  /** Read: `await pve.get('/nodes/{node}/qemu', { node: 'pve1' })`. */
+  get<P extends string>(path: P, ...params: PveArgs<'GET', P>): Promise<PveResult<'GET', P>>;
+  /** Create or act: `await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1', vmid: 101 })`. */
+  post<P extends string>(path: P, ...params: PveArgs<'POST', P>): Promise<PveResult<'POST', P>>;
+  /** Change: `await pve.put('/nodes/{node}/qemu/{vmid}/config', { node: 'pve1', vmid: 101, memory: 4096 })`. */
+  put<P extends string>(path: P, ...params: PveArgs<'PUT', P>): Promise<PveResult<'PUT', P>>;
+  /** Remove: `await pve.delete('/nodes/{node}/qemu/{vmid}', { node: 'pve1', vmid: 101 })`. */
+  delete<P extends string>(path: P, ...params: PveArgs<'DELETE', P>): Promise<PveResult<'DELETE', P>>;
+  /**
+   * Wait for a task (the UPID string most POSTs return) to finish. Resolves with its result when it
+   * ends OK or with warnings; rejects with a `PveError` of kind `task` (log tail included) when it
+   * fails, or `timeout`.
+   */
+  waitTask(upid: string, options?: PveWaitTaskOptions): Promise<PveTaskResult>;
+  /** The same SDK bound to another configured cluster: `pve.cluster('lab').get('/nodes')`. */
+  cluster(name: string): Pve;
+}
+
+interface PveConsole {
+  log(...args: unknown[]): void;
+  info(...args: unknown[]): void;
+  warn(...args: unknown[]): void;
+  error(...args: unknown[]): void;
+  debug(...args: unknown[]): void;
+}
+
+/** The Proxmox VE API of the default cluster. */
+declare const pve: Pve;
+/** Output is captured and returned with the script's result. */
+declare var console: PveConsole;

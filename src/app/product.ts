@@ -1,0 +1,243 @@
+/**
+ * The composition root: one object that holds the connected clusters (client, schema, search
+ * index, SDK declarations, policy), the sandbox engine, the approval store and the audit log, and
+ * answers the three tools. The MCP server and the CLI are thin shells around it, so a script run
+ * from a terminal goes through exactly the same sandbox, policy and audit as one from an agent.
+ */
+import { mkdirSync } from 'node:fs';
+import { AuditLog } from '../audit/log.js';
+import type { TaskProgressEvent } from '../bridge/handler.js';
+import { PveClient } from '../client/client.js';
+import { createClients } from '../client/config.js';
+import { loadClusterSchema, type LoadedSchema } from '../client/schema-source.js';
+import { describeOperations, type DescribeResult } from '../describe/index.js';
+import { ApiSearch, formatHit, type SearchHit, type SearchOptions } from '../search/index.js';
+import { SandboxEngine } from '../sandbox/engine.js';
+import type { RunOutcome } from '../sandbox/outcome.js';
+import { ApprovalStore, type Approver } from '../safety/approval.js';
+import { Policy } from '../safety/policy.js';
+import { PermissionCache } from '../safety/privileges.js';
+import { SecretScrubber } from '../safety/redact.js';
+import { RunSession, type SessionResult } from '../safety/session.js';
+import type { ApiModel } from '../schema/model.js';
+import { ScriptChecker } from '../script/typecheck.js';
+import { sdkDeclarationFiles, type DeclarationFile } from '../typegen/index.js';
+import type { AppConfig } from './config.js';
+import { UnknownClusterError } from './errors.js';
+
+export interface ClusterRuntime {
+  readonly name: string;
+  readonly client: PveClient;
+  readonly schema: LoadedSchema;
+  readonly model: ApiModel;
+  readonly policy: Policy;
+  readonly search: ApiSearch;
+  declarations(): DeclarationFile[];
+  checker(): ScriptChecker;
+}
+
+export interface RunScriptInput {
+  code: string;
+  dryRun?: boolean;
+  cluster?: string;
+  typecheck?: boolean;
+}
+
+export interface RunScriptHooks {
+  approver?: Approver;
+  onLog?(line: string): void;
+  onProgress?(event: TaskProgressEvent): void;
+  signal?: AbortSignal;
+}
+
+export interface RunScriptOutput {
+  ok: boolean;
+  result: unknown;
+  logs: string[];
+  stats: Record<string, unknown>;
+  plan?: unknown;
+  error?: unknown;
+  warnings?: unknown;
+  approval?: unknown;
+  truncated?: unknown;
+}
+
+export interface ProductOptions {
+  config: AppConfig;
+  log?: (line: string) => void;
+}
+
+export class Product {
+  private readonly engine: SandboxEngine;
+  private readonly approvals: ApprovalStore;
+  private readonly permissions = new PermissionCache();
+
+  private constructor(
+    readonly config: AppConfig,
+    private readonly clusters: Map<string, ClusterRuntime>,
+    readonly audit: AuditLog,
+    readonly scrubber: SecretScrubber,
+  ) {
+    this.approvals = new ApprovalStore(config.stateDir);
+    this.engine = new SandboxEngine({
+      ...(config.sandbox.workers !== undefined ? { workers: config.sandbox.workers } : {}),
+      ...(config.sandbox.limits ? { limits: config.sandbox.limits } : {}),
+    });
+  }
+
+  /** Connect every configured cluster and load its schema (from the cluster, an override or the cache). */
+  static async open(options: ProductOptions): Promise<Product> {
+    const { config } = options;
+    const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    const logger = { warn: (m: string) => log(`warning: ${m}`) };
+    const clients = createClients(config.pve, { logger });
+    const scrubber = new SecretScrubber(config.secrets);
+    const clusters = new Map<string, ClusterRuntime>();
+    try {
+      for (const cluster of config.pve.clusters) {
+        const client = clients.get(cluster.name) as PveClient;
+        const schema = await loadClusterSchema(client, {
+          ...(cluster.schema ? { schema: cluster.schema } : {}),
+          ...(config.pve.cacheDir ? { cacheDir: config.pve.cacheDir } : {}),
+          logger,
+        });
+        const policy = config.policyFor(cluster.name);
+        clusters.set(cluster.name, clusterRuntime(cluster.name, client, schema, policy));
+      }
+    } catch (err) {
+      await Promise.all([...clients.values()].map((c) => c.close()));
+      throw err;
+    }
+    mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+    const audit = AuditLog.open({
+      file: config.audit.file,
+      ...(config.audit.hmacKey ? { hmacKey: config.audit.hmacKey } : {}),
+      scrubber,
+    });
+    return new Product(config, clusters, audit, scrubber);
+  }
+
+  get defaultCluster(): string {
+    return this.config.pve.defaultCluster;
+  }
+
+  get clusterNames(): string[] {
+    return [...this.clusters.keys()];
+  }
+
+  cluster(name?: string): ClusterRuntime {
+    const key = name ?? this.defaultCluster;
+    const found = this.clusters.get(key);
+    if (!found) throw new UnknownClusterError(key, this.clusterNames);
+    return found;
+  }
+
+  /** Start the sandbox workers now so the first run does not pay for it. */
+  async warm(): Promise<void> {
+    await this.engine.warm();
+    this.cluster().checker();
+  }
+
+  search(query: string, options: SearchOptions & { cluster?: string } = {}): { hits: SearchHit[]; lines: string[] } {
+    const { cluster, ...rest } = options;
+    const hits = this.cluster(cluster).search.search(query, rest);
+    return { hits, lines: hits.map(formatHit) };
+  }
+
+  describe(operations: string[], options: { params?: string[]; cluster?: string } = {}): DescribeResult {
+    return describeOperations(this.cluster(options.cluster).model, operations, {
+      ...(options.params ? { params: options.params } : {}),
+    });
+  }
+
+  async runScript(input: RunScriptInput, hooks: RunScriptHooks = {}): Promise<RunScriptOutput> {
+    const runtime = this.cluster(input.cluster);
+    const session = new RunSession({
+      defaultCluster: runtime.name,
+      model: (name) => this.cluster(name).model,
+      client: (name) => this.cluster(name).client,
+      policy: runtime.policy,
+      policyFor: (name) => this.cluster(name).policy,
+      approvals: this.approvals,
+      ...(hooks.approver ? { approver: hooks.approver } : {}),
+      audit: this.audit,
+      secrets: this.scrubber,
+      permissions: this.permissions,
+      ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
+    });
+    const checker = input.typecheck === false ? undefined : runtime.checker();
+    const result = await session.run(
+      { code: input.code, ...(input.dryRun ? { dryRun: true } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) },
+      (handler) =>
+        this.engine.run(
+          {
+            code: input.code,
+            typecheck: checker !== undefined,
+            ...(checker ? { checker } : {}),
+            ...(hooks.onLog ? { onLog: hooks.onLog } : {}),
+            ...(hooks.signal ? { signal: hooks.signal } : {}),
+          },
+          handler,
+        ),
+    );
+    return this.scrubber.scrubDeep(toOutput(result));
+  }
+
+  async close(): Promise<void> {
+    await this.engine.close();
+    await Promise.all([...this.clusters.values()].map((c) => c.client.close()));
+    this.audit.close();
+  }
+}
+
+function clusterRuntime(name: string, client: PveClient, schema: LoadedSchema, policy: Policy): ClusterRuntime {
+  const model = schema.model;
+  let files: DeclarationFile[] | undefined;
+  let checker: ScriptChecker | undefined;
+  const declarations = (): DeclarationFile[] => (files ??= sdkDeclarationFiles(model));
+  return {
+    name,
+    client,
+    schema,
+    model,
+    policy,
+    search: new ApiSearch(model),
+    declarations,
+    checker: () => (checker ??= new ScriptChecker({ files: declarations(), model })),
+  };
+}
+
+/** The `run_script` answer: the sandbox outcome joined with what the safety layer decided. */
+function toOutput(session: SessionResult<RunOutcome>): RunScriptOutput {
+  const outcome = session.outcome;
+  const stats = {
+    ...(outcome ? { ms: Math.round(outcome.stats.ms), cpuMs: Math.round(outcome.stats.cpuMs) } : {}),
+    mode: session.mode,
+    calls: session.stats.calls,
+    budget: session.stats.budget,
+  };
+  const plan = session.plan
+    ? { planId: session.plan.planId, summary: session.planSummary, writes: session.plan.writes }
+    : undefined;
+  const base: RunScriptOutput = {
+    ok: session.blocked ? false : (outcome?.ok ?? false),
+    result: session.blocked ? undefined : outcome?.result,
+    logs: outcome?.logs ?? [],
+    stats,
+    ...(plan ? { plan } : {}),
+    ...(session.approval ? { approval: session.approval } : {}),
+    ...(outcome?.warnings?.length ? { warnings: outcome.warnings } : {}),
+    ...(outcome?.truncated ? { truncated: outcome.truncated } : {}),
+  };
+  if (session.blocked) {
+    return {
+      ...base,
+      error: {
+        kind: session.blocked.reason === 'preflight' ? 'denied' : 'approval',
+        message: session.blocked.message,
+        ...(session.preflight ? { problems: session.preflight.problems } : {}),
+      },
+    };
+  }
+  return outcome?.error ? { ...base, error: outcome.error } : base;
+}

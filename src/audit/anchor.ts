@@ -1,0 +1,76 @@
+/**
+ * The anchor sidecar (`<file>.anchor`) records where the active audit file should end: its index,
+ * the last entry's seq and hash. Cutting entries off the end of the log leaves the chain itself
+ * intact, so only this outside record reveals truncation.
+ *
+ * It is a fixed-size record rewritten in place at offset 0 after every append (one small
+ * positional write, no rename), tagged with HMAC-SHA256 when a key is configured so it cannot be
+ * rewritten to match a shortened log without the key.
+ */
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { canonicalJson, hmacSha256Hex, sha256Hex } from '../safety/canonical.js';
+
+export const ANCHOR_SIZE = 512;
+
+export interface AnchorState {
+  v: 1;
+  index: number;
+  seq: number;
+  hash: string;
+}
+
+export type AnchorRead =
+  | { status: 'ok'; state: AnchorState }
+  | { status: 'missing' }
+  | { status: 'invalid'; reason: string };
+
+function tagOf(state: AnchorState, key?: string | Buffer): string {
+  const text = canonicalJson(state);
+  return key !== undefined ? hmacSha256Hex(key, text) : sha256Hex(text);
+}
+
+export class AnchorWriter {
+  private readonly fd: number;
+
+  constructor(path: string) {
+    // Create (owner-only) without truncating; positional writes need a non-append descriptor.
+    closeSync(openSync(path, 'a', 0o600));
+    this.fd = openSync(path, 'r+');
+  }
+
+  write(state: AnchorState, key?: string | Buffer): void {
+    const text = JSON.stringify({ ...state, tag: tagOf(state, key) });
+    const padded = text.padEnd(ANCHOR_SIZE - 1, ' ') + '\n';
+    writeSync(this.fd, padded, 0, 'utf8');
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+export function readAnchor(path: string, key?: string | Buffer): AnchorRead {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' };
+    throw err;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.trim());
+  } catch {
+    return { status: 'invalid', reason: 'the anchor file is not valid JSON' };
+  }
+  if (raw === null || typeof raw !== 'object') return { status: 'invalid', reason: 'the anchor file is not an object' };
+  const r = raw as Record<string, unknown>;
+  if (r.v !== 1 || typeof r.index !== 'number' || typeof r.seq !== 'number' || typeof r.hash !== 'string' || typeof r.tag !== 'string') {
+    return { status: 'invalid', reason: 'the anchor file lacks v/index/seq/hash/tag' };
+  }
+  const state: AnchorState = { v: 1, index: r.index, seq: r.seq, hash: r.hash };
+  if (tagOf(state, key) !== r.tag) {
+    return { status: 'invalid', reason: key !== undefined ? 'the anchor tag does not match (edited, or a different HMAC key)' : 'the anchor tag does not match (edited)' };
+  }
+  return { status: 'ok', state };
+}

@@ -1,0 +1,91 @@
+/**
+ * Audit entry format and chaining (shared by the writer and the verifier).
+ *
+ * One JSON object per line:
+ *   { "v":1, "seq":N, "ts":"<ISO time>", "type":"…", "prev":"<hash of entry N-1>", "data":{…}, "hash":"…" }
+ * `hash` = SHA-256 (or HMAC-SHA256 with the configured key) over the canonical JSON of the entry
+ * without `hash`. `seq` counts from 0 across rotated files; `prev` of the very first entry is 64
+ * zeros. Every file starts with a `head` entry (its index, the algorithm, the previous file), so a
+ * rotated file's end is certified by the next file's head, and the active file's end by the
+ * anchor sidecar (anchor.ts).
+ */
+import { canonicalJson, hmacSha256Hex, sha256Hex } from '../safety/canonical.js';
+
+export const GENESIS_HASH = '0'.repeat(64);
+
+export type AuditAlgorithm = 'sha256' | 'hmac-sha256';
+
+export type AuditEntryType =
+  /** First entry of each file. */
+  | 'head'
+  /** A run began: script hash and source, policy, mode. */
+  | 'run-start'
+  /** One bridged call (also denied and invalid ones). */
+  | 'call'
+  /** An approval decision (elicitation answer, operator approval used). */
+  | 'approval'
+  /** A run ended: outcome, stats, plan. */
+  | 'run-end'
+  /** The writer found the log inconsistent with its anchor when opening it. */
+  | 'alert';
+
+export interface AuditEntry {
+  v: 1;
+  seq: number;
+  ts: string;
+  type: AuditEntryType;
+  prev: string;
+  data: Record<string, unknown>;
+  hash: string;
+}
+
+export interface HeadData {
+  /** 1-based file index; rotated files are named `<file>.<index, 6 digits>`. */
+  index: number;
+  alg: AuditAlgorithm;
+  /** Name of the previous file in the chain (absent for the first). */
+  prevFile?: string;
+}
+
+export function entryHash(entry: Omit<AuditEntry, 'hash'>, key?: string | Buffer): string {
+  const text = canonicalJson({ v: entry.v, seq: entry.seq, ts: entry.ts, type: entry.type, prev: entry.prev, data: entry.data });
+  return key !== undefined ? hmacSha256Hex(key, text) : sha256Hex(text);
+}
+
+export function rotatedName(file: string, index: number): string {
+  return `${file}.${String(index).padStart(6, '0')}`;
+}
+
+export function anchorName(file: string): string {
+  return `${file}.anchor`;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const TYPES: ReadonlySet<string> = new Set<AuditEntryType>(['head', 'run-start', 'call', 'approval', 'run-end', 'alert']);
+
+/** Parse one line; undefined when it is not a well-formed entry (torn write, edited JSON…). */
+export function parseEntryLine(line: string): AuditEntry | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  const ok =
+    r.v === 1 &&
+    Number.isSafeInteger(r.seq) &&
+    (r.seq as number) >= 0 &&
+    typeof r.ts === 'string' &&
+    typeof r.type === 'string' &&
+    TYPES.has(r.type) &&
+    typeof r.prev === 'string' &&
+    HEX64.test(r.prev) &&
+    typeof r.hash === 'string' &&
+    HEX64.test(r.hash) &&
+    r.data !== null &&
+    typeof r.data === 'object' &&
+    !Array.isArray(r.data);
+  return ok ? (r as unknown as AuditEntry) : undefined;
+}

@@ -1,0 +1,37 @@
+/**
+ * The minimal Proxmox client surface the bridge needs. `PveClient` (src/client/) satisfies it
+ * (bench/safety.ts passes the real client, so `tsc` checks it); tests may pass anything with the
+ * same shape.
+ *
+ * Errors are expected as the client throws them: an HTTP failure carries a numeric `status` (and
+ * PVE's per-parameter `errors`), a failed task is `PveTaskFailedError` with its `result`.
+ */
+import type { HttpMethod } from '../schema/model.js';
+
+export interface TaskResult {
+  upid: string;
+  node: string;
+  status: string;
+  exitstatus: string | undefined;
+  ok: boolean;
+  /** The last log lines, oldest first. */
+  log: string[];
+}
+
+export interface TaskStatusSnapshot {
+  status: string;
+  exitstatus?: string;
+  [key: string]: unknown;
+}
+
+export interface PveClientLike {
+  /** `user@realm!token` or `user@realm`: whose privileges the preflight checks. */
+  readonly authId?: string;
+  /** `path` is a concrete API path below /api2/json, each segment already percent-encoded. */
+  request(method: HttpMethod, path: string, params?: Record<string, unknown>, opts?: { signal?: AbortSignal }): Promise<unknown>;
+  /** Resolves with `ok: true` for OK/WARNINGS; rejects with the task failure otherwise. */
+  waitTask(
+    upid: string,
+    opts?: { timeoutMs?: number; signal?: AbortSignal; onProgress?: (newLogLines: string[], status: TaskStatusSnapshot) => void },
+  ): Promise<TaskResult>;
+}

@@ -1,0 +1,286 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClient } from '../../test/safety/helpers/fake-client.js';
+import { testModel } from '../../test/safety/helpers/model.js';
+import { Budget } from '../safety/budget.js';
+import { PlanBinding, PlanRecorder } from '../safety/plan.js';
+import { Policy } from '../safety/policy.js';
+import { REDACTED, SecretScrubber } from '../safety/redact.js';
+import { createBridgeHandler, type BridgeDeps, type RunMode } from './handler.js';
+import type { BridgeCall, BridgeReply } from './protocol.js';
+
+const model = testModel();
+const ctx = () => ({ signal: new AbortController().signal });
+
+function setup(policyConfig: unknown, mode: RunMode = 'live', extra: Partial<BridgeDeps> = {}) {
+  const client = new FakeClient([
+    { vmid: 101, node: 'pve1', name: 'web', pool: 'lab', tags: 'prod;web', config: { memory: 2048 } },
+    { vmid: 102, node: 'pve1', name: 'db', config: { memory: 4096 } },
+    { vmid: 300, node: 'pve2', name: 'far', config: {} },
+  ]);
+  const policy = Policy.fromConfig(policyConfig);
+  const audit: Array<Record<string, unknown>> = [];
+  const plan = mode === 'dry-run' ? new PlanRecorder() : undefined;
+  const deps: BridgeDeps = {
+    runId: 'run-1',
+    defaultCluster: 'default',
+    model: (c) => {
+      if (c !== 'default') throw new Error(`no cluster named '${c}' is configured`);
+      return model;
+    },
+    client: () => client,
+    policy,
+    budget: new Budget(policy.budgetLimits),
+    mode,
+    ...(plan ? { plan } : {}),
+    audit: { append: (_t, data) => audit.push(data) },
+    ...extra,
+  };
+  const handler = createBridgeHandler(deps);
+  const call = (c: BridgeCall) => handler(c, ctx());
+  const req = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, params: Record<string, unknown> = {}) => call({ kind: 'request', method, path, params });
+  return { client, audit, plan, deps, handler, call, req };
+}
+
+function errorOf(reply: BridgeReply) {
+  if (reply.ok) throw new Error(`expected an error, got ${JSON.stringify(reply.data)}`);
+  return reply.error;
+}
+
+describe('bridge handler: policy', () => {
+  it('read-only runs reads and refuses writes without sending them', async () => {
+    const t = setup(undefined);
+    const list = await t.req('GET', '/nodes/{node}/qemu', { node: 'pve1' });
+    expect(list).toMatchObject({ ok: true });
+    const e = errorOf(await t.req('POST', '/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1', vmid: 101 }));
+    expect(e).toMatchObject({ kind: 'denied', method: 'POST', path: '/nodes/pve1/qemu/101/status/start', risk: 'write' });
+    expect(e.message).toMatch(/preset 'read-only'/);
+    expect(t.client.writes).toHaveLength(0);
+    expect(t.audit.map((a) => a.status)).toEqual(['ok', 'denied']);
+    expect(t.audit[1]).toMatchObject({ runId: 'run-1', cluster: 'default', method: 'POST', rule: "preset 'read-only'" });
+  });
+
+  it('operator sends guest power writes but destructive ones need approval', async () => {
+    const t = setup({ preset: 'operator' });
+    const started = await t.req('POST', '/nodes/pve1/qemu/101/status/start');
+    expect(started.ok && typeof started.data === 'string' && started.data.startsWith('UPID:')).toBe(true);
+    const e = errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/stop'));
+    expect(e.kind).toBe('approval');
+    expect(e.message).toMatch(/dryRun: true.*pve-code-mcp approve <planId>/);
+    expect(t.client.writes.map((w) => w.path)).toEqual(['/nodes/pve1/qemu/101/status/start']);
+    expect(t.audit[0]).toMatchObject({ status: 'ok', upid: expect.stringMatching(/^UPID:/) });
+  });
+
+  it('a password parameter makes a config write privileged', async () => {
+    const t = setup({ preset: 'operator' });
+    const e = errorOf(await t.req('PUT', '/nodes/pve1/qemu/101/config', { cipassword: 'S3cret-pass' }));
+    expect(e).toMatchObject({ kind: 'denied', risk: 'privileged' });
+    expect(e.message).toMatch(/parameter 'cipassword' makes the call privileged/);
+    expect(t.audit[0]?.params).toEqual({ cipassword: REDACTED });
+  });
+
+  it('enforces scopes: VMID ranges, pools, tags and nodes', async () => {
+    const vmids = setup({ preset: 'operator', scopes: { vmids: ['100-199'] } });
+    expect((await vmids.req('POST', '/nodes/pve1/qemu/101/status/start')).ok).toBe(true);
+    expect(errorOf(await vmids.req('POST', '/nodes/pve2/qemu/300/status/start')).message).toMatch(/VMID 300, outside policy 'operator' scopes\.vmids \[100-199\]/);
+    expect(errorOf(await vmids.req('GET', '/nodes/pve2/qemu/300/config')).kind).toBe('denied');
+    expect((await vmids.req('GET', '/cluster/resources')).ok).toBe(true);
+
+    const pools = setup({ preset: 'operator', scopes: { pools: ['lab'] } });
+    expect((await pools.req('POST', '/nodes/pve1/qemu/101/status/start')).ok).toBe(true);
+    expect(errorOf(await pools.req('POST', '/nodes/pve1/qemu/102/status/start')).message).toMatch(/VMID 102 is in no pool/);
+
+    const tags = setup({ preset: 'operator', scopes: { tags: ['PROD'] } });
+    expect((await tags.req('POST', '/nodes/pve1/qemu/101/status/start')).ok).toBe(true);
+    expect(errorOf(await tags.req('POST', '/nodes/pve1/qemu/102/status/start')).kind).toBe('denied');
+
+    const nodes = setup({ preset: 'admin', scopes: { nodes: ['pve1'] } });
+    expect(errorOf(await nodes.req('POST', '/nodes/pve1/qemu/101/migrate', { target: 'pve2' })).message).toMatch(/targets node pve2/);
+    for (const t of [vmids, pools, tags, nodes]) expect(t.client.writes.every((w) => w.path.includes('/101/'))).toBe(true);
+  });
+
+  it('under a guest scope, untargeted or all-guest writes are refused', async () => {
+    const t = setup({ preset: 'operator', scopes: { vmids: ['100-199'] } });
+    expect(errorOf(await t.req('POST', '/nodes/pve1/vzdump', { all: 1 })).message).toMatch(/addresses all guests/);
+    expect(errorOf(await t.req('POST', '/nodes/pve1/vzdump', {})).message).toMatch(/names no guest/);
+    expect(errorOf(await t.req('POST', '/nodes/pve1/vzdump', { vmid: '101,300' })).message).toMatch(/VMID 300/);
+    expect((await t.req('POST', '/nodes/pve1/vzdump', { vmid: '101', exclude: '300' })).ok).toBe(true);
+  });
+
+  it('charges every attempt, also denied and malformed ones', async () => {
+    const t = setup({ budget: { calls: 3, write: 1 } });
+    expect(errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/start')).kind).toBe('denied');
+    expect(errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/start')).kind).toBe('budget');
+    expect(errorOf(await t.call({ kind: 'bogus' } as unknown as BridgeCall)).kind).toBe('invalid');
+    const e = errorOf(await t.req('GET', '/version'));
+    expect(e.kind).toBe('budget');
+    expect(e.message).toMatch(/call budget used up \(3 calls per run\)/);
+    expect(t.deps.budget.usage().calls).toEqual({ used: 4, limit: 3 });
+  });
+});
+
+describe('bridge handler: validation and errors', () => {
+  it('answers malformed calls, unknown clusters and client failures as data', async () => {
+    const t = setup(undefined);
+    expect(errorOf(await t.call({ kind: 'request', method: 'PATCH', path: '/version', params: {} } as unknown as BridgeCall)).kind).toBe('invalid');
+    expect(errorOf(await t.call({ kind: 'request', method: 'GET', path: '/version', params: JSON.parse('{"__proto__":{"x":1}}') as Record<string, unknown> })).message).toMatch(/forbidden key/);
+    expect(errorOf(await t.call({ kind: 'request', method: 'GET', path: '/version', params: {}, cluster: 'lab' })).message).toMatch(/unknown cluster 'lab'/);
+    expect(errorOf(await t.req('GET', '/nodes/pve1/qemu/999/config'))).toMatchObject({ kind: 'api', status: 500 });
+    t.client.request = () => Promise.reject('not even an Error');
+    expect(errorOf(await t.req('GET', '/version'))).toMatchObject({ kind: 'internal' });
+  });
+
+  it('redacts secret fields in results and scrubs known secrets from errors', async () => {
+    const secret = '0c9f5a4e-1111-2222-3333-444455556666';
+    const t = setup({ privileged: ['POST /access/users/{userid}/token/{tokenid}'], approval: { require: [] } }, 'live', { secrets: new SecretScrubber([secret]) });
+    t.client.request = async (method, path) => {
+      t.client.requests.push({ method, path, params: {} });
+      if (method === 'POST') return { 'full-tokenid': 'a@pve!x', value: 'new-token-value-123' };
+      throw Object.assign(new Error(`failed with token ${secret}`), { status: 500 });
+    };
+    const created = await t.req('POST', '/access/users/{userid}/token/{tokenid}', { userid: 'a@pve', tokenid: 'x' });
+    expect(created).toEqual({ ok: true, data: { 'full-tokenid': 'a@pve!x', value: REDACTED } });
+    const e = errorOf(await t.req('GET', '/version'));
+    expect(e.message).not.toContain(secret);
+    expect(JSON.stringify(t.audit)).not.toContain(secret);
+  });
+
+  it('never rejects, even when the signal is already aborted', async () => {
+    const t = setup(undefined);
+    const ac = new AbortController();
+    ac.abort();
+    const reply = await t.handler({ kind: 'request', method: 'GET', path: '/version', params: {} }, { signal: ac.signal });
+    expect(errorOf(reply).kind).toBe('cancelled');
+  });
+});
+
+describe('bridge handler: dry-run, approval binding, identity', () => {
+  it('dry-run reads for real, records writes, resolves waitTask as planned', async () => {
+    const t = setup({ preset: 'operator' }, 'dry-run');
+    const vms = await t.req('GET', '/nodes/pve1/qemu');
+    expect(vms.ok).toBe(true);
+    const stop = await t.req('POST', '/nodes/{node}/qemu/{vmid}/status/stop', { node: 'pve1', vmid: 101 });
+    if (!stop.ok || typeof stop.data !== 'string') throw new Error('expected a planned UPID');
+    expect(stop.data).toMatch(/^UPID:pve1:00000000:00000000:00000001:dryrun:101:planned@dry-run:$/);
+    const waited = await t.call({ kind: 'waitTask', upid: stop.data });
+    expect(waited).toMatchObject({ ok: true, data: { ok: true, planned: true, exitstatus: 'OK' } });
+    const status = await t.req('GET', '/nodes/{node}/tasks/{upid}/status', { node: 'pve1', upid: stop.data });
+    expect(status).toMatchObject({ ok: true, data: { status: 'stopped', planned: true } });
+    const cfg = await t.req('PUT', '/nodes/pve1/qemu/102/config', { memory: 8192 });
+    expect(cfg).toEqual({ ok: true, data: null });
+    expect(t.client.writes).toHaveLength(0);
+    const plan = t.plan!.finish('script', 'operator');
+    expect(plan.writes.map((w) => [w.method, w.path, w.risk, w.needsApproval])).toEqual([
+      ['POST', '/nodes/pve1/qemu/101/status/stop', 'destructive', true],
+      ['PUT', '/nodes/pve1/qemu/102/config', 'write', false],
+    ]);
+    expect(plan.writes[0]?.targets[0]).toMatchObject({ vmid: 101, exists: true, name: 'web', digest: t.client.digestOf(t.client.guests.get(101)!) });
+  });
+
+  it('an approved run may make exactly the planned writes', async () => {
+    const dry = setup({ preset: 'operator' }, 'dry-run');
+    await dry.req('POST', '/nodes/pve1/qemu/101/status/stop');
+    await dry.req('PUT', '/nodes/pve1/qemu/102/config', { memory: 8192 });
+    const plan = dry.plan!.finish('script', 'operator');
+    const t = setup({ preset: 'operator' }, 'approved', { binding: new PlanBinding(plan) });
+    expect(errorOf(await t.req('PUT', '/nodes/pve1/qemu/102/config', { memory: 9999 })).kind).toBe('approval');
+    expect(errorOf(await t.req('POST', '/nodes/pve1/qemu/102/status/stop')).message).toMatch(/not in the approved plan/);
+    expect((await t.req('PUT', '/nodes/pve1/qemu/102/config', { memory: 8192 })).ok).toBe(true);
+    expect((await t.req('POST', '/nodes/pve1/qemu/101/status/stop')).ok).toBe(true);
+    expect(errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/stop')).message).toMatch(/already made/);
+    expect(t.client.writes.map((w) => w.path)).toEqual(['/nodes/pve1/qemu/102/config', '/nodes/pve1/qemu/101/status/stop']);
+  });
+
+  it('an approved run is refused when the guest changed since the plan', async () => {
+    const dry = setup({ preset: 'operator' }, 'dry-run');
+    await dry.req('POST', '/nodes/pve1/qemu/101/status/stop');
+    const plan = dry.plan!.finish('script', 'operator');
+    const t = setup({ preset: 'operator' }, 'approved', { binding: new PlanBinding(plan) });
+    t.client.guests.get(101)!.config = { memory: 1 };
+    const e = errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/stop'));
+    expect(e.kind).toBe('identity');
+    expect(e.message).toMatch(/configuration changed since it was read/);
+    expect(t.client.writes).toHaveLength(0);
+  });
+
+  it('a VMID that now names another guest is refused in a live run', async () => {
+    const t = setup({ preset: 'operator' });
+    await t.req('GET', '/nodes/pve1/qemu');
+    t.client.guests.set(101, { vmid: 101, node: 'pve1', name: 'impostor', type: 'qemu', config: {} });
+    const e = errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/start'));
+    expect(e).toMatchObject({ kind: 'identity' });
+    expect(e.message).toMatch(/name was 'web' and is now 'impostor'/);
+    expect(t.client.writes).toHaveLength(0);
+  });
+
+  it('passes the config digest seen before the write, and later writes to the same guest still work', async () => {
+    const t = setup({ preset: 'operator' });
+    await t.req('GET', '/nodes/pve1/qemu/102/config');
+    const digest = t.client.digestOf(t.client.guests.get(102)!);
+    expect((await t.req('PUT', '/nodes/pve1/qemu/102/config', { memory: 1024 })).ok).toBe(true);
+    expect(t.client.writes[0]?.params).toEqual({ memory: 1024, digest });
+    expect((await t.req('PUT', '/nodes/pve1/qemu/102/config', { memory: 2048 })).ok).toBe(true);
+    expect(t.client.writes).toHaveLength(2);
+  });
+});
+
+describe('bridge handler: waitTask', () => {
+  it('waits within the task-wait budget and the node scope', async () => {
+    const t = setup({ preset: 'operator', scopes: { nodes: ['pve1'] }, budget: { taskWaitMs: 1 } });
+    const ok = await t.call({ kind: 'waitTask', upid: 'UPID:pve1:00001234:00005678:00000001:qmstart:101:root@pam:' });
+    expect(ok).toMatchObject({ ok: true, data: { ok: true, exitstatus: 'OK' } });
+    const other = errorOf(await t.call({ kind: 'waitTask', upid: 'UPID:pve2:00001234:00005678:00000001:qmstart:300:root@pam:' }));
+    expect(other.message).toMatch(/node pve2, outside/);
+    expect(errorOf(await t.call({ kind: 'waitTask', upid: 'UPID:planned:00000000:00000000:00000001:dryrun:101:planned@dry-run:' })).kind).toBe('invalid');
+  });
+
+  it('reports a failed task as kind task', async () => {
+    const t = setup({ preset: 'operator' });
+    const { PveTaskFailedError } = await import('../client/errors.js');
+    t.client.waitTask = async (upid) => {
+      throw new PveTaskFailedError({ upid, node: 'pve1', status: 'stopped', exitstatus: 'VM 101 already running', ok: false, log: ['TASK ERROR: VM 101 already running'] });
+    };
+    const e = errorOf(await t.call({ kind: 'waitTask', upid: 'UPID:pve1:00001234:00005678:00000001:qmstart:101:root@pam:' }));
+    expect(e.kind).toBe('task');
+    expect(e.message).toMatch(/already running/);
+  });
+});
+
+describe('bridge handler: per-cluster policies', () => {
+  it('decides each call with the policy of the cluster it targets', async () => {
+    const lab = Policy.fromConfig({ name: 'lab', preset: 'operator' });
+    const t = setup(undefined, 'live', {
+      model: () => model,
+      policyFor: (cluster) => (cluster === 'lab' ? lab : Policy.fromConfig(undefined)),
+    });
+    const onLab = await t.call({ kind: 'request', method: 'POST', path: '/nodes/pve1/qemu/101/status/start', params: {}, cluster: 'lab' });
+    expect(onLab.ok).toBe(true);
+    const onDefault = errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/start'));
+    expect(onDefault.message).toMatch(/policy 'read-only'/);
+  });
+});
+
+describe('bridge handler: unverifiable identity', () => {
+  it('does not write when the identity check itself is refused', async () => {
+    const t = setup({ preset: 'operator' });
+    const original = t.client.request.bind(t.client);
+    t.client.request = async (method, path, params) => {
+      if (method === 'GET' && path.endsWith('/config')) throw Object.assign(new Error('Permission check failed (/vms/101, VM.Audit)'), { status: 403 });
+      return original(method, path, params);
+    };
+    const e = errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/start'));
+    expect(e.kind).toBe('identity');
+    expect(e.message).toMatch(/could not verify the identity of VMID 101.*VM.Audit/);
+    expect(t.client.writes).toHaveLength(0);
+  });
+});
+
+describe('bridge handler: audit failure', () => {
+  it('fails closed once the audit cannot be written', async () => {
+    const t = setup({ preset: 'operator' }, 'live', { audit: { append: () => { throw new Error('ENOSPC: no space left on device'); } } });
+    expect((await t.req('GET', '/version')).ok).toBe(true);
+    const e = errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/start'));
+    expect(e).toMatchObject({ kind: 'internal' });
+    expect(e.message).toMatch(/audit log cannot be written \(ENOSPC/);
+    expect(t.client.writes).toHaveLength(0);
+  });
+});

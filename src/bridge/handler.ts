@@ -1,0 +1,397 @@
+/**
+ * The host BridgeHandler: every call a sandboxed script makes goes through here, and everything
+ * is enforced with the concrete parameters of that call:
+ *
+ *   budget (attempt) → validate (zod) → resolve path to an operation → risk class → budget (risk)
+ *   → policy (deny wins, privileged one by one) → scopes → for writes: guest budget, approval or
+ *   plan binding, guest identity (+ `digest`) → send, or record in dry-run → redact → audit.
+ *
+ * The handler always resolves: every failure becomes a `BridgeError` the script can act on.
+ */
+import { z } from 'zod';
+import { HTTP_METHODS, type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
+import { approvalNextStep } from '../safety/approval.js';
+import type { Budget, BudgetRefusal } from '../safety/budget.js';
+import { GuestDirectory } from '../safety/guests.js';
+import { IdentityGuard, takesGuestDigest, type GuestIdentity } from '../safety/identity.js';
+import { isPlannedUpid, writeFingerprint, type PlanBinding, type PlannedWrite, type PlanRecorder } from '../safety/plan.js';
+import type { Policy } from '../safety/policy.js';
+import { redactData, SecretScrubber } from '../safety/redact.js';
+import { checkScope } from '../safety/scope.js';
+import { callRisk, callTargets, type CallTargets } from '../safety/targets.js';
+import type { PveClientLike, TaskResult } from './client.js';
+import { toBridgeError } from './errors.js';
+import { InvalidCallError, resolveRequest, type ResolvedRequest } from './path.js';
+import type { BridgeCall, BridgeContext, BridgeError, BridgeHandler, BridgeReply, RequestCall, WaitTaskCall } from './protocol.js';
+import { emptyCounts, type CallCounts } from './stats.js';
+
+export type RunMode = 'live' | 'dry-run' | 'approved';
+
+/** Where call records go (an `AuditLog`, or anything with the same method). */
+export interface AuditSink {
+  append(type: 'call', data: Record<string, unknown>): unknown;
+}
+
+export interface TaskProgressEvent {
+  cluster: string;
+  upid: string;
+  status: string;
+  lines: string[];
+}
+
+export interface BridgeDeps {
+  /** Ties call records to the run record in the audit. */
+  runId: string;
+  /** Cluster used when a call names none. */
+  defaultCluster: string;
+  /** Throws for an unknown cluster (reported to the script as `invalid`). */
+  model(cluster: string): ApiModel;
+  client(cluster: string): PveClientLike;
+  /** The run's policy: budget limits come from it; it decides calls on clusters `policyFor` does not cover. */
+  policy: Policy;
+  /** Per-cluster policies: a call on cluster X is decided by `policyFor(X)` (scopes, rules, approvals). */
+  policyFor?(cluster: string): Policy;
+  budget: Budget;
+  mode: RunMode;
+  /** dry-run: where writes are recorded. */
+  plan?: PlanRecorder;
+  /** approved: the plan every write must match. */
+  binding?: PlanBinding;
+  audit?: AuditSink;
+  /** Known secret strings removed from everything returned (token secret, passwords). */
+  secrets?: SecretScrubber;
+  guests?: GuestDirectory;
+  identity?: IdentityGuard;
+  counts?: CallCounts;
+  onProgress?(event: TaskProgressEvent): void;
+  /** Used when a script's `waitTask` gives no timeout (default 5 min); always capped by the task-wait budget. */
+  defaultTaskTimeoutMs?: number;
+}
+
+const CLUSTER_NAME = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'cluster names are letters, digits, . _ - (max 64)');
+
+const CallSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('request'),
+    method: z.enum(HTTP_METHODS),
+    path: z.string().max(4096),
+    params: z.unknown().optional(),
+    cluster: CLUSTER_NAME.optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('waitTask'),
+    upid: z.string().max(512),
+    timeoutMs: z.number().int().positive().max(24 * 3600_000).optional(),
+    cluster: CLUSTER_NAME.optional(),
+  }),
+]);
+
+const DEFAULT_TASK_TIMEOUT_MS = 300_000;
+
+/** A call stopped by the bridge itself; carries the reply. */
+class Refusal extends Error {
+  constructor(readonly error: BridgeError) {
+    super(error.message);
+  }
+}
+
+export function createBridgeHandler(deps: BridgeDeps): BridgeHandler {
+  if (deps.mode === 'dry-run' && !deps.plan) throw new Error('dry-run mode needs a PlanRecorder (deps.plan)');
+  if (deps.mode === 'approved' && !deps.binding) throw new Error('approved mode needs a PlanBinding (deps.binding)');
+  const guests = deps.guests ?? new GuestDirectory((c) => deps.client(c));
+  const rt: Runtime = {
+    ...deps,
+    guests,
+    identity: deps.identity ?? new IdentityGuard((c) => deps.client(c), guests),
+    counts: deps.counts ?? emptyCounts(),
+    secrets: deps.secrets ?? new SecretScrubber(),
+  };
+  return async (call: BridgeCall, ctx: BridgeContext): Promise<BridgeReply> => {
+    try {
+      return await handle(rt, call, ctx);
+    } catch (err) {
+      // Last line of defence: handle() records and answers its own failures.
+      return { ok: false, error: scrubError(rt, toBridgeError(err, {}, ctx.signal)) };
+    }
+  };
+}
+
+type Runtime = BridgeDeps & {
+  guests: GuestDirectory;
+  identity: IdentityGuard;
+  counts: CallCounts;
+  secrets: SecretScrubber;
+  /** Set when an audit append failed: the run fails closed, nothing more is sent unaudited. */
+  auditError?: string;
+};
+
+async function handle(rt: Runtime, rawCall: BridgeCall, ctx: BridgeContext): Promise<BridgeReply> {
+  const started = performance.now();
+  rt.counts.total++;
+  const record: Record<string, unknown> = { runId: rt.runId, mode: rt.mode };
+  if (rt.auditError !== undefined) {
+    return { ok: false, error: { kind: 'internal', message: `the audit log cannot be written (${rt.auditError}); no further calls are made in this run` } };
+  }
+  let reply: BridgeReply;
+  try {
+    const attempt = rt.budget.chargeAttempt();
+    if (attempt) throw budgetRefusal(attempt);
+    const parsed = CallSchema.safeParse(rawCall);
+    if (!parsed.success) {
+      rt.counts.invalid++;
+      throw new Refusal({ kind: 'invalid', message: `malformed bridge call: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'call'}: ${i.message}`).join('; ')}` });
+    }
+    const call = parsed.data;
+    record.cluster = call.cluster ?? rt.defaultCluster;
+    if (ctx.signal.aborted) throw new Refusal({ kind: 'cancelled', message: 'the run has ended; the call was not made' });
+    const data = call.kind === 'request' ? await handleRequest(rt, call as RequestCall, ctx, record) : await handleWait(rt, call, ctx, record);
+    reply = { ok: true, data };
+    record.status = 'ok';
+  } catch (err) {
+    const error = err instanceof Refusal ? err.error : toBridgeError(err, record as { method?: HttpMethod; path?: string; risk?: RiskClass }, ctx.signal);
+    reply = { ok: false, error: scrubError(rt, error) };
+    record.status = error.kind;
+    if (error.status !== undefined) record.httpStatus = error.status;
+    record.message = reply.error.message;
+  }
+  record.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+  try {
+    rt.audit?.append('call', record);
+  } catch (err) {
+    rt.auditError = err instanceof Error ? err.message : String(err);
+  }
+  return reply;
+}
+
+async function handleRequest(rt: Runtime, call: RequestCall, ctx: BridgeContext, record: Record<string, unknown>): Promise<unknown> {
+  const cluster = call.cluster ?? rt.defaultCluster;
+  record.method = call.method;
+  record.path = call.path;
+  const model = clusterModel(rt, cluster);
+  let req: ResolvedRequest;
+  try {
+    req = resolveRequest(model, call.method, call.path, call.params);
+  } catch (err) {
+    if (err instanceof InvalidCallError) {
+      rt.counts.invalid++;
+      throw new Refusal({ kind: 'invalid', message: err.message, method: call.method, path: call.path });
+    }
+    throw err;
+  }
+  const op = req.operation;
+  const { risk, reason } = callRisk(op, req.params);
+  Object.assign(record, { path: req.concretePath, template: op.path, risk, params: redactData(req.params, req.concretePath) });
+  const where = { method: req.method, path: req.concretePath, risk };
+  rt.counts.byRisk[risk]++;
+
+  const riskBudget = rt.budget.chargeRisk(risk);
+  if (riskBudget) throw budgetRefusal(riskBudget, where);
+
+  const opRef = { method: req.method, template: op.path, concretePath: req.concretePath, risk };
+  const policy = policyOf(rt, cluster);
+  const decision = policy.decide(opRef);
+  record.rule = decision.rule;
+  if (!decision.allowed) {
+    rt.counts.denied++;
+    throw new Refusal({ kind: 'denied', message: reason ? `${decision.message} (${reason})` : decision.message, ...where });
+  }
+  const targets = callTargets(op, req.pathValues, req.params);
+  const scope = await checkScope(policy, opRef, targets, req.params, cluster, rt.guests, ctx.signal);
+  if (!scope.ok) {
+    rt.counts.denied++;
+    record.rule = scope.rule;
+    throw new Refusal({ kind: 'denied', message: scope.message, ...where });
+  }
+
+  if (risk === 'read') return read(rt, cluster, req, ctx, record);
+  return write(rt, policy, cluster, req, risk, targets, ctx, record);
+}
+
+async function read(rt: Runtime, cluster: string, req: ResolvedRequest, ctx: BridgeContext, record: Record<string, unknown>): Promise<unknown> {
+  const planned = rt.plan ? plannedTaskRead(rt.plan, req) : undefined;
+  if (planned !== undefined) {
+    record.planned = true;
+    return planned;
+  }
+  const data = await rt.client(cluster).request(req.method, req.urlPath, req.params, { signal: ctx.signal });
+  rt.identity.observe(cluster, req.operation.path, req.pathValues, data);
+  return redactData(data, req.concretePath, rt.secrets);
+}
+
+async function write(
+  rt: Runtime,
+  policy: Policy,
+  cluster: string,
+  req: ResolvedRequest,
+  risk: RiskClass,
+  targets: CallTargets,
+  ctx: BridgeContext,
+  record: Record<string, unknown>,
+): Promise<unknown> {
+  const where = { method: req.method, path: req.concretePath, risk };
+  const guestBudget = rt.budget.touchGuests(targets.vmids);
+  if (guestBudget) throw budgetRefusal(guestBudget, where);
+
+  const needsApproval = policy.needsApproval(risk);
+  const fingerprint = writeFingerprint(cluster, req.method, req.concretePath, req.params);
+  let planned: PlannedWrite | undefined;
+  if (rt.mode === 'live' && needsApproval) {
+    rt.counts.needsApproval++;
+    throw new Refusal({
+      kind: 'approval',
+      message: `${req.method} ${req.concretePath} is ${risk} and policy '${policy.name}' requires human approval for ${risk} operations; nothing was sent. ${approvalNextStep()}`,
+      ...where,
+    });
+  }
+  if (rt.mode === 'approved') {
+    planned = rt.binding?.consume(fingerprint);
+    if (!planned) {
+      rt.counts.needsApproval++;
+      throw new Refusal({
+        kind: 'approval',
+        message: `${req.method} ${req.concretePath} is not in the approved plan ${rt.binding?.plan.planId ?? ''} (or its params differ, or it was already made); an approved run may only make the approved writes. Nothing was sent; re-plan with dryRun: true if the script changed its mind`,
+        ...where,
+      });
+    }
+    record.planSeq = planned.seq;
+  }
+
+  const hint = guestHint(req);
+  const verdict = await rt.identity.check(cluster, targets.vmids, hint, planned?.targets, ctx.signal);
+  if (!verdict.ok) throw new Refusal({ kind: 'identity', message: verdict.message, ...where });
+  record.targets = verdict.current.map(shortIdentity);
+
+  if (rt.mode === 'dry-run' && rt.plan) {
+    const entry = rt.plan.record({
+      cluster,
+      method: req.method,
+      path: req.concretePath,
+      template: req.operation.path,
+      params: redactData(req.params, req.concretePath, rt.secrets) as Record<string, unknown>,
+      risk,
+      needsApproval,
+      targets: verdict.current,
+      fullParams: req.params,
+      returnsTask: returnsString(req),
+      ...(req.pathValues.node !== undefined ? { node: req.pathValues.node } : {}),
+    });
+    rt.counts.planned++;
+    record.planned = true;
+    record.planSeq = entry.seq;
+    return entry.upid ?? null;
+  }
+
+  const params = withGuestDigest(req, verdict.current);
+  const data = await rt.client(cluster).request(req.method, req.urlPath, params, { signal: ctx.signal });
+  rt.identity.noteWrite(cluster, targets.vmids);
+  if (typeof data === 'string' && data.startsWith('UPID:')) record.upid = data;
+  return redactData(data, req.concretePath, rt.secrets);
+}
+
+async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, record: Record<string, unknown>): Promise<TaskResult & { planned?: true }> {
+  const cluster = call.cluster ?? rt.defaultCluster;
+  rt.counts.taskWaits++;
+  Object.assign(record, { kind: 'waitTask', upid: call.upid });
+  const planned = rt.plan?.byUpid(call.upid);
+  if (planned) {
+    record.planned = true;
+    return plannedTask(call.upid, planned);
+  }
+  if (isPlannedUpid(call.upid)) {
+    throw new Refusal({ kind: 'invalid', message: `${call.upid} is a planned task from a dry-run, not a real one; it cannot be waited for in this run` });
+  }
+  clusterModel(rt, cluster);
+  const node = /^UPID:([^:]+):/.exec(call.upid)?.[1];
+  const policy = policyOf(rt, cluster);
+  const nodes = policy.scope.nodes;
+  if (nodes && node !== undefined && !nodes.has(node)) {
+    rt.counts.denied++;
+    throw new Refusal({ kind: 'denied', message: `task ${call.upid} runs on node ${node}, outside policy '${policy.name}' scopes.nodes [${[...nodes].join(', ')}]` });
+  }
+  const remaining = rt.budget.remainingWaitMs();
+  if (remaining <= 0) throw budgetRefusal(rt.budget.waitRefusal());
+  const timeoutMs = Math.min(call.timeoutMs ?? rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, remaining);
+  const started = performance.now();
+  try {
+    const result = await rt.client(cluster).waitTask(call.upid, {
+      timeoutMs,
+      signal: ctx.signal,
+      onProgress: (lines, status) => rt.onProgress?.({ cluster, upid: call.upid, status: status.status, lines: lines.map((l) => rt.secrets.scrub(l)) }),
+    });
+    record.exitstatus = result.exitstatus;
+    return rt.secrets.scrubDeep(result);
+  } finally {
+    rt.budget.chargeWait(performance.now() - started);
+  }
+}
+
+function policyOf(rt: Runtime, cluster: string): Policy {
+  return rt.policyFor ? rt.policyFor(cluster) : rt.policy;
+}
+
+function clusterModel(rt: Runtime, cluster: string): ApiModel {
+  try {
+    rt.client(cluster);
+    return rt.model(cluster);
+  } catch (err) {
+    rt.counts.invalid++;
+    throw new Refusal({ kind: 'invalid', message: `unknown cluster '${cluster}': ${err instanceof Error ? err.message : String(err)}` });
+  }
+}
+
+function budgetRefusal(refusal: BudgetRefusal, where?: { method: HttpMethod; path: string; risk: RiskClass }): Refusal {
+  return new Refusal({ kind: 'budget', message: refusal.message, ...(where ?? {}) });
+}
+
+function scrubError(rt: Runtime, error: BridgeError): BridgeError {
+  return rt.secrets.scrubDeep(error);
+}
+
+function guestHint(req: ResolvedRequest): { node?: string; type?: 'qemu' | 'lxc' } {
+  const m = /^\/nodes\/\{node\}\/(qemu|lxc)(\/|$)/.exec(req.operation.path);
+  return {
+    ...(req.pathValues.node !== undefined ? { node: req.pathValues.node } : {}),
+    ...(m ? { type: m[1] as 'qemu' | 'lxc' } : {}),
+  };
+}
+
+/** Pass the guest's config digest where the endpoint takes it, unless the script set one. */
+function withGuestDigest(req: ResolvedRequest, current: GuestIdentity[]): Record<string, unknown> {
+  const digest = current.length === 1 ? current[0]?.digest : undefined;
+  if (digest === undefined || Object.hasOwn(req.params, 'digest')) return req.params;
+  if (!takesGuestDigest(req.operation.path, req.operation.params.map((p) => p.name))) return req.params;
+  return { ...req.params, digest };
+}
+
+function returnsString(req: ResolvedRequest): boolean {
+  const t = req.operation.returns.type;
+  return t === 'string' || (Array.isArray(t) && t.includes('string'));
+}
+
+function shortIdentity(t: GuestIdentity): Record<string, unknown> {
+  return { vmid: t.vmid, exists: t.exists, ...(t.name ? { name: t.name } : {}), ...(t.digest ? { digest: t.digest } : {}) };
+}
+
+function plannedTask(upid: string, write: PlannedWrite): TaskResult & { planned: true } {
+  return {
+    upid,
+    node: upid.split(':')[1] ?? '',
+    status: 'stopped',
+    exitstatus: 'OK',
+    ok: true,
+    log: [`dry-run: ${write.method} ${write.path} was planned (plan step ${write.seq}), not sent`],
+    planned: true,
+  };
+}
+
+/** Task status/log reads for a planned UPID are answered from the plan (plain data, nothing secret), not sent. */
+function plannedTaskRead(plan: PlanRecorder, req: ResolvedRequest): unknown {
+  const upid = req.pathValues.upid;
+  if (upid === undefined) return undefined;
+  const write = plan.byUpid(upid);
+  if (!write) return undefined;
+  const task = plannedTask(upid, write);
+  if (req.operation.path.endsWith('/status')) return { upid, node: task.node, status: task.status, exitstatus: task.exitstatus, type: 'dryrun', planned: true };
+  if (req.operation.path.endsWith('/log')) return task.log.map((t, i) => ({ n: i + 1, t }));
+  return undefined;
+}

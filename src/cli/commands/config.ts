@@ -1,0 +1,94 @@
+/**
+ * `pve-code-mcp config check`: validate the configuration, then for each cluster test TLS, auth,
+ * the schema and the token's permissions, printing a fix for each failure.
+ */
+import { createClients } from '../../client/config.js';
+import {
+  PveAuthError,
+  PveConnectionError,
+  PveError,
+  PvePermissionError,
+  PveTlsError,
+  TlsPinMismatchError,
+} from '../../client/errors.js';
+import { loadClusterSchema } from '../../client/schema-source.js';
+import { EXIT, parseCommandArgs, UsageError, type CliIo } from '../args.js';
+import type { Command } from '../command.js';
+import { appConfigFrom, CONFIG_OPTIONS, CONFIG_USAGE } from '../context.js';
+
+const usage = `Usage: pve-code-mcp config check [options]
+
+Validate the configuration and test each cluster: TLS, authentication, schema, permissions.
+${CONFIG_USAGE}`;
+
+export const configCommand: Command = {
+  name: 'config',
+  summary: 'check the configuration and each cluster connection (config check)',
+  usage,
+  async run(argv, io) {
+    const args = parseCommandArgs(argv, CONFIG_OPTIONS);
+    if (args.help) {
+      io.out(usage);
+      return EXIT.ok;
+    }
+    if (args.positionals[0] !== 'check' || args.positionals.length !== 1) throw new UsageError("the config subcommand is 'check'");
+    const config = await appConfigFrom(args);
+    io.out(`configuration ${config.source}: valid (${config.pve.clusters.length} cluster(s), default '${config.pve.defaultCluster}')`);
+    io.out(`  state dir ${config.stateDir}; audit log ${config.audit.file}${config.audit.hmacKey ? ' (HMAC)' : ''}`);
+    const clients = createClients(config.pve, { logger: { warn: (m) => io.err(`warning: ${m}`) } });
+    let failures = 0;
+    try {
+      for (const cluster of config.pve.clusters) {
+        const client = clients.get(cluster.name);
+        if (!client) continue;
+        io.out(`cluster ${cluster.name} (${cluster.url}), policy ${config.policyFor(cluster.name).name}:`);
+        failures += await step(io, 'TLS + authentication', async () => {
+          const v = await client.version();
+          return `PVE ${v.version} as ${client.authId}`;
+        });
+        failures += await step(io, 'schema', async () => {
+          const s = await loadClusterSchema(client, {
+            ...(cluster.schema ? { schema: cluster.schema } : {}),
+            ...(config.pve.cacheDir ? { cacheDir: config.pve.cacheDir } : {}),
+          });
+          return `${s.model.operations.length} operations (${s.origin}${s.fallbackReason ? `: ${s.fallbackReason}` : ''})`;
+        });
+        failures += await step(io, 'permissions', async () => {
+          const perms = (await client.request('GET', '/access/permissions')) as Record<string, Record<string, number>>;
+          const paths = Object.keys(perms);
+          if (paths.length === 0) {
+            throw new Error('the token has no privileges: with privilege separation, grant the token its own ACL (Datacenter → Permissions → Add → API Token Permission), e.g. PVEAuditor on /');
+          }
+          const privs = new Set(paths.flatMap((p) => Object.keys(perms[p] ?? {})));
+          return `${privs.size} privileges on ${paths.length} path(s)`;
+        });
+      }
+    } finally {
+      await Promise.all([...clients.values()].map((c) => c.close()));
+    }
+    io.out(failures === 0 ? 'all checks passed' : `${failures} check(s) failed`);
+    return failures === 0 ? EXIT.ok : EXIT.config;
+  },
+};
+
+async function step(io: CliIo, name: string, fn: () => Promise<string>): Promise<number> {
+  try {
+    io.out(`  ok    ${name}: ${await fn()}`);
+    return 0;
+  } catch (err) {
+    io.out(`  FAIL  ${name}: ${err instanceof Error ? err.message : String(err)}`);
+    const fix = fixFor(err);
+    if (fix) io.out(`        fix: ${fix}`);
+    return 1;
+  }
+}
+
+function fixFor(err: unknown): string | undefined {
+  if (err instanceof TlsPinMismatchError) return 'the certificate changed or the pin is wrong: compare with the node (System → Certificates) and update tls.fingerprint';
+  if (err instanceof PveTlsError) return 'pin the certificate: set tls.fingerprint to the SHA-256 fingerprint shown under System → Certificates, or give tls.caFile';
+  if (err instanceof PveConnectionError) return 'check the URL (https://<host>:8006), that the node is up and reachable from here';
+  if (err instanceof PveAuthError) return 'check the token ID (user@realm!name) and secret, or username/password/realm; is the token expired or the user disabled?';
+  if (err instanceof PvePermissionError) return 'grant the user/token a role on the path named above (Datacenter → Permissions)';
+  if (err instanceof PveError) return undefined;
+  return undefined;
+}

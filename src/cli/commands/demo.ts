@@ -1,0 +1,184 @@
+/**
+ * `pve-code-mcp demo`: an embedded simulated cluster with the server attached. In a terminal it
+ * walks through the three tools with a real MCP client and says how to connect one; started by an
+ * MCP client (stdin not a terminal) it serves stdio; with --http it serves Streamable HTTP.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { defaultStateDir, parseAppConfig } from '../../app/config.js';
+import { Product } from '../../app/product.js';
+import { packageRoot } from '../../schema/package-root.js';
+import { createMcpServer } from '../../server/mcp.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
+import { boolOpt, EXIT, parseCommandArgs, stringOpt, type CliIo, type ParsedArgs } from '../args.js';
+import type { Command } from '../command.js';
+import { HTTP_OPTIONS, serveProduct } from './serve.js';
+
+const usage = `Usage: pve-code-mcp demo [options]
+
+Start a simulated 3-node Proxmox VE cluster and the MCP server attached to it.
+In a terminal: walk through search_api → get_schema → run_script, then explain how to connect.
+Started by an MCP client: serve stdio.
+  --schema FILE       serve and validate the whole official API (an apidoc.js file) in the simulator
+  --policy NAME       read-only, operator (default for the demo) or admin
+  --preset NAME       simulator preset (default demo; scale-2000, scale-10000 …)
+  --walkthrough       run the walkthrough even when stdin is not a terminal, then exit
+  --stdio             serve stdio even in a terminal
+  --http              serve Streamable HTTP (see serve --help for --host/--port/--token)`;
+
+export const demoCommand: Command = {
+  name: 'demo',
+  summary: 'simulated cluster + server: a guided tour, or an MCP server to connect to',
+  usage,
+  async run(argv, io) {
+    const args = parseCommandArgs(
+      argv,
+      {
+        ...HTTP_OPTIONS,
+        schema: { type: 'string' },
+        policy: { type: 'string' },
+        preset: { type: 'string' },
+        walkthrough: { type: 'boolean' },
+        stdio: { type: 'boolean' },
+      },
+      false,
+    );
+    if (args.help) {
+      io.out(usage);
+      return EXIT.ok;
+    }
+    const schemaFile = stringOpt(args, 'schema');
+    const sim = await startSimulator({
+      preset: stringOpt(args, 'preset') ?? 'demo',
+      port: 0,
+      authFailureDelayMs: 0,
+      ...(schemaFile ? { schemaFile: resolve(schemaFile) } : {}),
+    });
+    try {
+      const product = await demoProduct(sim, stringOpt(args, 'policy') ?? 'operator', io);
+      const interactive = !boolOpt(args, 'stdio') && !boolOpt(args, 'http') && (boolOpt(args, 'walkthrough') || Boolean(process.stdin.isTTY));
+      if (!interactive) return await serveProduct(product, args, io);
+      try {
+        await walkthrough(product, sim, io);
+        explainConnect(io, args);
+        return EXIT.ok;
+      } finally {
+        await product.close();
+      }
+    } finally {
+      await sim.close();
+    }
+  },
+};
+
+async function demoProduct(sim: RunningSimulator, policy: string, io: CliIo): Promise<Product> {
+  const stateDir = join(process.env.PVE_STATE_DIR ?? defaultStateDir(), 'demo');
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const config = await parseAppConfig(
+    {
+      clusters: {
+        demo: {
+          url: sim.url,
+          auth: { tokenId: sim.token.id, secret: sim.token.secret },
+          // Pinned like a real cluster should be: the simulator's self-signed certificate by fingerprint.
+          tls: { fingerprint: sim.fingerprint },
+          policy,
+        },
+      },
+      cacheDir: join(stateDir, 'schema-cache'),
+      stateDir,
+    },
+    { source: 'demo', baseDir: stateDir },
+  );
+  return Product.open({ config, log: (line) => io.err(line) });
+}
+
+const SAMPLE_SCRIPT = `// Top 5 running guests by CPU, and how many guests each node carries.
+const guests = await pve.get('/cluster/resources', { type: 'vm' });
+const running = guests.filter((g) => g.status === 'running');
+const perNode: Record<string, number> = {};
+for (const g of guests) perNode[g.node ?? '?'] = (perNode[g.node ?? '?'] ?? 0) + 1;
+return {
+  guests: guests.length,
+  running: running.length,
+  perNode,
+  top5ByCpu: running
+    .sort((a, b) => (b.cpu ?? 0) - (a.cpu ?? 0))
+    .slice(0, 5)
+    .map((g) => ({ vmid: g.vmid, name: g.name, node: g.node, cpu: \`\${Math.round((g.cpu ?? 0) * 100)}%\` })),
+};`;
+
+const DRY_RUN_SCRIPT = `// Snapshot every running VM of the first node: planned only (dryRun), nothing is sent.
+const node = (await pve.get('/nodes'))[0].node;
+const vms = await pve.get('/nodes/{node}/qemu', { node });
+const planned = [];
+for (const vm of vms.filter((v) => v.status === 'running')) {
+  const upid = await pve.post('/nodes/{node}/qemu/{vmid}/snapshot', { node, vmid: vm.vmid, snapname: 'before_upgrade' });
+  await pve.waitTask(upid);
+  planned.push(vm.vmid);
+}
+return { node, snapshotted: planned };`;
+
+async function walkthrough(product: Product, sim: RunningSimulator, io: CliIo): Promise<void> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const server = createMcpServer(product);
+  await server.connect(serverSide);
+  const client = new Client({ name: 'pve-code-mcp-demo', version: '1' });
+  await client.connect(clientSide);
+  try {
+    const cluster = sim.cluster;
+    io.out(`Simulated Proxmox VE cluster: ${sim.url} (${cluster.nodeNames.length} nodes, ${cluster.guests().length} guests, ${sim.model.operations.length} API operations in its schema)`);
+    const tools = await client.listTools();
+    io.out(`MCP tools: ${tools.tools.map((t) => t.name).join(', ')}\n`);
+
+    section(io, '1. search_api { query: "list virtual machines on a node" }');
+    io.out(text(await client.callTool({ name: 'search_api', arguments: { query: 'list virtual machines on a node', limit: 5 } })));
+
+    section(io, '2. get_schema { operations: ["GET /cluster/resources"] }');
+    io.out(text(await client.callTool({ name: 'get_schema', arguments: { operations: ['GET /cluster/resources'] } })));
+
+    section(io, '3. run_script — filtering happens in the sandbox, only the answer comes back');
+    io.out(indent(SAMPLE_SCRIPT));
+    io.out('→');
+    io.out(text(await client.callTool({ name: 'run_script', arguments: { code: SAMPLE_SCRIPT } })));
+
+    section(io, '4. run_script with dryRun: true — reads run, writes are planned');
+    io.out(indent(DRY_RUN_SCRIPT));
+    io.out('→');
+    io.out(text(await client.callTool({ name: 'run_script', arguments: { code: DRY_RUN_SCRIPT, dryRun: true } })));
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}
+
+function explainConnect(io: CliIo, args: ParsedArgs): void {
+  const bin = join(packageRoot(), 'dist', 'src', 'cli', 'bin.js');
+  const schema = stringOpt(args, 'schema');
+  const demoArgs = [bin, 'demo', ...(schema ? ['--schema', resolve(schema)] : [])];
+  section(io, 'Connect an MCP client to this demo');
+  io.out('Claude Desktop (claude_desktop_config.json), Cursor (.cursor/mcp.json):');
+  io.out(indent(JSON.stringify({ mcpServers: { 'pve-demo': { command: 'node', args: demoArgs } } }, null, 2)));
+  io.out(`Claude Code:  claude mcp add pve-demo -- node ${demoArgs.join(' ')}`);
+  io.out(`Over HTTP:    node ${bin} demo --http   (prints the URL and bearer token)`);
+  io.out('A real cluster: see README → "Connecting a real cluster".');
+}
+
+function section(io: CliIo, title: string): void {
+  io.out(`\n── ${title}`);
+}
+
+function indent(s: string): string {
+  return s
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
+}
+
+function text(result: unknown): string {
+  const content = (result as CallToolResult).content ?? [];
+  return content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+}

@@ -1,0 +1,63 @@
+/**
+ * What several commands share: the config options, opening the product, and loading a schema
+ * model without connecting anything (`--schema FILE`).
+ */
+import { loadAppConfig, type AppConfig } from '../app/config.js';
+import { Product } from '../app/product.js';
+import { createClients } from '../client/config.js';
+import { loadClusterSchema } from '../client/schema-source.js';
+import { loadSchemaFromFile } from '../schema/loader.js';
+import type { ApiModel } from '../schema/model.js';
+import { stringOpt, type CliIo, type OptionSpec, type ParsedArgs } from './args.js';
+
+export const CONFIG_OPTIONS: OptionSpec = {
+  config: { type: 'string', short: 'c' },
+  policy: { type: 'string' },
+};
+
+export const CONFIG_USAGE = `  -c, --config FILE   config file (default: the PVE_* environment variables, see README)
+  --policy NAME       policy for every cluster: read-only (default), operator, admin, or a name from the config`;
+
+export async function appConfigFrom(args: ParsedArgs): Promise<AppConfig> {
+  const file = stringOpt(args, 'config') ?? process.env.PVE_CODE_MCP_CONFIG;
+  const policy = stringOpt(args, 'policy');
+  return loadAppConfig({ ...(file ? { file } : {}), ...(policy ? { policy } : {}) });
+}
+
+export async function openProduct(config: AppConfig, io: CliIo): Promise<Product> {
+  return Product.open({ config, log: (line) => io.err(line) });
+}
+
+/** A schema model for offline commands: `--schema FILE`, else the configured cluster's schema. */
+export async function modelFrom(args: ParsedArgs, io: CliIo): Promise<ApiModel> {
+  const schema = stringOpt(args, 'schema');
+  if (schema) return loadSchemaFromFile(schema);
+  const config = await appConfigFrom(args);
+  const name = stringOpt(args, 'cluster') ?? config.pve.defaultCluster;
+  const clients = createClients(config.pve, { logger: { warn: (m) => io.err(`warning: ${m}`) } });
+  try {
+    const client = clients.get(name);
+    if (!client) throw new Error(`no cluster named '${name}' in ${config.source}`);
+    const cluster = config.pve.clusters.find((c) => c.name === name);
+    const loaded = await loadClusterSchema(client, {
+      ...(cluster?.schema ? { schema: cluster.schema } : {}),
+      ...(config.pve.cacheDir ? { cacheDir: config.pve.cacheDir } : {}),
+    });
+    return loaded.model;
+  } finally {
+    await Promise.all([...clients.values()].map((c) => c.close()));
+  }
+}
+
+/** Resolves on SIGINT/SIGTERM (foreground servers). */
+export function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
+    process.on('SIGINT', done);
+    process.on('SIGTERM', done);
+  });
+}

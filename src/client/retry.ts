@@ -1,0 +1,66 @@
+/**
+ * Retry policy. Only GET is retried: PVE's POST/PUT/DELETE start work (tasks, config writes) and a
+ * lost response does not mean the work did not happen, so repeating them could run it twice.
+ *
+ * A GET is retried on failures that are plausibly transient:
+ * - connection refused/reset, socket closed, DNS hiccups (`PveConnectionError.transient`);
+ * - connect, headers and body timeouts (not the caller's overall `timeoutMs`);
+ * - HTTP 502/503/504 (a proxy or pveproxy restarting) and 595/596 (the API node could not reach the
+ *   target node, e.g. during a brief network blip).
+ * Never on 4xx, never on 500/501 (PVE's handler errors are deterministic), never on TLS failures.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { HttpMethod } from '../schema/model.js';
+import { PveAbortedError, PveConnectionError, PveHttpError, PveTimeoutError } from './errors.js';
+
+export interface RetryOptions {
+  /** Total tries for a GET, including the first. 1 disables retries. */
+  attempts: number;
+  /** Delay cap before the first retry; doubles each retry up to maxDelayMs. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryOptions = { attempts: 3, baseDelayMs: 200, maxDelayMs: 2000 };
+
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504, 595, 596]);
+
+export function isRetryable(err: unknown): boolean {
+  if (err instanceof PveConnectionError) return err.transient;
+  if (err instanceof PveTimeoutError) return err.phase === 'connect' || err.phase === 'headers' || err.phase === 'body';
+  if (err instanceof PveHttpError) return RETRYABLE_STATUSES.has(err.status);
+  return false;
+}
+
+/** "Equal jitter": half the exponential step fixed, half random, so retries neither bunch up nor hit 0 ms. */
+export function backoffDelayMs(retry: number, opts: RetryOptions, random: () => number = Math.random): number {
+  const step = Math.min(opts.maxDelayMs, opts.baseDelayMs * 2 ** retry);
+  return Math.round(step / 2 + random() * (step / 2));
+}
+
+export interface RetryHooks {
+  signal?: AbortSignal;
+  onRetry?: (err: unknown, retry: number, delayMs: number) => void;
+}
+
+export async function withRetries<T>(
+  method: HttpMethod,
+  path: string,
+  opts: RetryOptions,
+  attempt: () => Promise<T>,
+  hooks: RetryHooks = {},
+): Promise<T> {
+  const tries = method === 'GET' ? Math.max(1, opts.attempts) : 1;
+  for (let i = 0; ; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (i + 1 >= tries || !isRetryable(err) || hooks.signal?.aborted) throw err;
+      const delay = backoffDelayMs(i, opts);
+      hooks.onRetry?.(err, i + 1, delay);
+      await sleep(delay, undefined, hooks.signal ? { signal: hooks.signal } : undefined).catch((abort: unknown) => {
+        throw new PveAbortedError(method, path, abort);
+      });
+    }
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * The API schema of the connected cluster: `/pve-docs/api-viewer/apidoc.js` (served without auth)
+ * plus `/version`, so the SDK types match what the cluster really offers. Each fetched schema is
+ * cached under the user's cache directory, keyed by PVE version and content hash, and the last one
+ * a cluster served is used when the cluster cannot be reached. A configured `schema` (file or URL)
+ * replaces all of this.
+ *
+ * Cache layout (`<cacheDir>` = `$XDG_CACHE_HOME/pve-code-mcp` or `~/.cache/pve-code-mcp`):
+ *   schemas/apidoc-<version>-<sha256 prefix>.js   the schema text, shared by clusters
+ *   clusters/<name>-<url hash>.json               which schema that cluster served last
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { loadSchemaFromFile, loadSchemaFromString, loadSchemaFromUrl } from '../schema/loader.js';
+import type { ApiModel } from '../schema/model.js';
+import type { PveClient, PveVersion } from './client.js';
+import { PveConnectionError, PveHttpError, PveSchemaUnavailableError, PveTimeoutError, PveTlsError } from './errors.js';
+import { type PveLogger, stderrLogger } from './logger.js';
+import { RETRYABLE_STATUSES } from './retry.js';
+
+export const APIDOC_PATH = '/pve-docs/api-viewer/apidoc.js';
+
+export interface LoadClusterSchemaOptions {
+  /** Override: apidoc file path or http(s) URL. */
+  schema?: string;
+  /** Cache directory (default: see `defaultCacheDir`). */
+  cacheDir?: string;
+  /** For `defaultCacheDir` (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  signal?: AbortSignal;
+  /** Per request to the cluster (default 60 s). */
+  timeoutMs?: number;
+  logger?: PveLogger;
+}
+
+export interface LoadedSchema {
+  model: ApiModel;
+  /** Where the model came from this time. */
+  origin: 'override' | 'cluster' | 'cache';
+  /** The cluster's version (live, or as recorded in the cache); absent for overrides. */
+  version?: PveVersion;
+  /** SHA-256 of the schema text (cluster and cache origins). */
+  contentHash?: string;
+  /** The cache file written or read. */
+  cachePath?: string;
+  /** Why the cache was used instead of the cluster. */
+  fallbackReason?: string;
+}
+
+/** `$XDG_CACHE_HOME/pve-code-mcp`, else `~/.cache/pve-code-mcp`. */
+export function defaultCacheDir(env: Record<string, string | undefined> = process.env): string {
+  const xdg = env.XDG_CACHE_HOME?.trim();
+  return join(xdg ? xdg : join(homedir(), '.cache'), 'pve-code-mcp');
+}
+
+const cacheEntrySchema = z.object({
+  url: z.string(),
+  file: z.string(),
+  contentHash: z.string().regex(/^[0-9a-f]{64}$/),
+  version: z.looseObject({ version: z.string() }),
+  fetchedAt: z.string(),
+});
+
+type CacheEntry = z.infer<typeof cacheEntrySchema>;
+
+export async function loadClusterSchema(client: PveClient, options: LoadClusterSchemaOptions = {}): Promise<LoadedSchema> {
+  if (options.schema) return { model: await loadOverride(client, options.schema, options), origin: 'override' };
+
+  const cacheDir = options.cacheDir ?? defaultCacheDir(options.env);
+  const logger = options.logger ?? stderrLogger;
+  const requestOpts = { signal: options.signal, timeoutMs: options.timeoutMs ?? 60_000 };
+  let version: PveVersion;
+  let text: string;
+  try {
+    [version, text] = await Promise.all([client.version(requestOpts), client.getStaticFile(APIDOC_PATH, requestOpts)]);
+  } catch (err) {
+    if (!isUnreachable(err)) throw err;
+    return loadFromCache(client, cacheDir, err);
+  }
+
+  const contentHash = sha256(text);
+  const model = loadSchemaFromString(text, { kind: 'cluster', location: client.baseUrl + APIDOC_PATH });
+  let cachePath: string | undefined;
+  try {
+    cachePath = await writeCache(client, cacheDir, text, contentHash, version);
+  } catch (err) {
+    // A read-only home must not stop the server; it only loses the offline fallback.
+    logger.warn(`cannot cache the schema of cluster '${client.name}' in ${cacheDir}: ${(err as Error).message}`);
+  }
+  return { model, origin: 'cluster', version, contentHash, ...(cachePath ? { cachePath } : {}) };
+}
+
+async function loadOverride(client: PveClient, schema: string, options: LoadClusterSchemaOptions): Promise<ApiModel> {
+  if (!/^https?:\/\//i.test(schema)) return loadSchemaFromFile(schema);
+  const url = new URL(schema);
+  const base = new URL(client.baseUrl);
+  // The cluster's own origin goes through the client so TLS pinning/CA settings apply.
+  if (base.origin === url.origin) {
+    const path = url.pathname.startsWith(base.pathname) ? url.pathname.slice(base.pathname.replace(/\/$/, '').length) : url.pathname;
+    const text = await client.getStaticFile(path, { signal: options.signal, timeoutMs: options.timeoutMs });
+    return loadSchemaFromString(text, { kind: 'url', location: schema });
+  }
+  return loadSchemaFromUrl(schema, options.signal ? { signal: options.signal } : {});
+}
+
+/** Cluster down or not answering — as opposed to refusing us (auth, TLS pin, permissions). */
+function isUnreachable(err: unknown): boolean {
+  if (err instanceof PveTlsError) return false;
+  if (err instanceof PveConnectionError || err instanceof PveTimeoutError) return true;
+  return err instanceof PveHttpError && RETRYABLE_STATUSES.has(err.status);
+}
+
+async function loadFromCache(client: PveClient, cacheDir: string, cause: unknown): Promise<LoadedSchema> {
+  const entry = await readCacheEntry(indexPath(client, cacheDir));
+  if (!entry) throw new PveSchemaUnavailableError(client.name, cause);
+  const cachePath = join(cacheDir, 'schemas', entry.file);
+  let text: string;
+  try {
+    text = await readFile(cachePath, 'utf8');
+  } catch {
+    throw new PveSchemaUnavailableError(client.name, cause);
+  }
+  // A truncated or edited cache file must not become the SDK's source of truth.
+  if (sha256(text) !== entry.contentHash) throw new PveSchemaUnavailableError(client.name, cause);
+  return {
+    model: loadSchemaFromString(text, { kind: 'cache', location: cachePath }),
+    origin: 'cache',
+    version: entry.version as PveVersion,
+    contentHash: entry.contentHash,
+    cachePath,
+    fallbackReason: cause instanceof Error ? cause.message : String(cause),
+  };
+}
+
+async function writeCache(
+  client: PveClient,
+  cacheDir: string,
+  text: string,
+  contentHash: string,
+  version: PveVersion,
+): Promise<string> {
+  const file = `apidoc-${safeName(version.version)}-${contentHash.slice(0, 16)}.js`;
+  const schemaPath = join(cacheDir, 'schemas', file);
+  await mkdir(join(cacheDir, 'schemas'), { recursive: true });
+  await mkdir(join(cacheDir, 'clusters'), { recursive: true });
+  const existing = await readFile(schemaPath, 'utf8').catch(() => undefined);
+  if (existing === undefined || sha256(existing) !== contentHash) await writeAtomic(schemaPath, text);
+  const entry: CacheEntry = { url: client.baseUrl, file, contentHash, version, fetchedAt: new Date().toISOString() };
+  await writeAtomic(indexPath(client, cacheDir), JSON.stringify(entry, null, 2) + '\n');
+  return schemaPath;
+}
+
+async function readCacheEntry(path: string): Promise<CacheEntry | undefined> {
+  try {
+    const parsed = cacheEntrySchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function indexPath(client: PveClient, cacheDir: string): string {
+  return join(cacheDir, 'clusters', `${safeName(client.name)}-${sha256(client.baseUrl).slice(0, 12)}.json`);
+}
+
+/** Write-then-rename so a crash never leaves a half-written cache file behind. */
+async function writeAtomic(path: string, content: string): Promise<void> {
+  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  await writeFile(tmp, content, { mode: 0o600 });
+  await rename(tmp, path);
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function safeName(value: string): string {
+  return value.replace(/[^A-Za-z0-9._-]/g, '_');
+}

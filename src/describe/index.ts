@@ -1,0 +1,54 @@
+import { HTTP_METHODS, type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
+import { parseSpec, resolveSpec, suggest } from './spec.js';
+import { permissionText, renderSignature } from './signature.js';
+
+export interface DescribedOperation {
+  method: HttpMethod;
+  path: string;
+  risk: RiskClass;
+  /** Human-readable permission, e.g. `VM.PowerMgmt on /vms/{vmid}`. */
+  permission: string;
+  /** Compact TypeScript-style signature with one line per parameter and an example call. */
+  signature: string;
+}
+
+export interface DescribeResult {
+  operations: DescribedOperation[];
+  notFound: Array<{ spec: string; suggestions: string[] }>;
+}
+
+export interface DescribeOptions {
+  /** Parameters to show in full even on operations with dozens of them (`net[n]`, `net0` and `net` all name the family). */
+  params?: string[];
+}
+
+/**
+ * get_schema: signatures for `"METHOD /path"` specs, or `"/path"` for all its methods. Concrete paths
+ * (`/nodes/pve1/qemu/100/config`) resolve to their template. Specs that name nothing come back in
+ * `notFound` with the nearest operations.
+ */
+export function describeOperations(model: ApiModel, specs: readonly string[], opts: DescribeOptions = {}): DescribeResult {
+  const result: DescribeResult = { operations: [], notFound: [] };
+  const seen = new Set<string>();
+  for (const spec of specs) {
+    const parsed = parseSpec(spec);
+    const ops = parsed ? resolveSpec(model, parsed) : [];
+    if (ops.length === 0) {
+      result.notFound.push({ spec, suggestions: suggest(model, parsed, spec) });
+      continue;
+    }
+    const ordered = [...ops].sort((a, b) => HTTP_METHODS.indexOf(a.method) - HTTP_METHODS.indexOf(b.method));
+    for (const op of ordered) {
+      if (seen.has(op.key)) continue;
+      seen.add(op.key);
+      result.operations.push({
+        method: op.method,
+        path: op.path,
+        risk: op.risk,
+        permission: permissionText(op),
+        signature: renderSignature(op, opts.params),
+      });
+    }
+  }
+  return result;
+}

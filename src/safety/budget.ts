@@ -1,0 +1,116 @@
+/**
+ * Per-run budget: how many calls of each risk class, how many calls in all (every attempt,
+ * including invalid and denied ones, so a script cannot probe the policy in a loop), how many
+ * distinct guests writes may touch, and how long the run may spend waiting for tasks.
+ */
+import { RISK_CLASSES, type RiskClass } from '../schema/model.js';
+
+export interface BudgetLimits {
+  read: number;
+  write: number;
+  destructive: number;
+  privileged: number;
+  calls: number;
+  guests: number;
+  taskWaitMs: number;
+}
+
+export const DEFAULT_BUDGET: Readonly<BudgetLimits> = Object.freeze({
+  read: 500,
+  write: 20,
+  destructive: 5,
+  privileged: 2,
+  calls: 1000,
+  guests: 10,
+  taskWaitMs: 15 * 60_000,
+});
+
+export function resolveBudgetLimits(partial: Partial<BudgetLimits> = {}): BudgetLimits {
+  const out = { ...DEFAULT_BUDGET };
+  for (const key of Object.keys(out) as Array<keyof BudgetLimits>) {
+    const v = partial[key];
+    if (typeof v === 'number') out[key] = v;
+  }
+  return out;
+}
+
+export interface UsageEntry {
+  used: number;
+  limit: number;
+}
+
+export type BudgetUsage = Record<RiskClass | 'calls' | 'guests' | 'taskWaitMs', UsageEntry>;
+
+/** Why a charge was refused; `message` is ready for the agent. */
+export interface BudgetRefusal {
+  limit: keyof BudgetLimits;
+  message: string;
+}
+
+export class Budget {
+  private readonly used: Record<RiskClass | 'calls', number> = { read: 0, write: 0, destructive: 0, privileged: 0, calls: 0 };
+  private readonly guests = new Set<number>();
+  private waitedMs = 0;
+
+  constructor(readonly limits: BudgetLimits = resolveBudgetLimits()) {}
+
+  /** Count one bridge attempt before anything else is known about it (it may turn out invalid). */
+  chargeAttempt(): BudgetRefusal | undefined {
+    this.used.calls++;
+    if (this.used.calls > this.limits.calls) {
+      return this.refusal('calls', `call budget used up (${this.limits.calls} calls per run)`);
+    }
+    return undefined;
+  }
+
+  /** Count one call of a risk class (denied calls count too). */
+  chargeRisk(risk: RiskClass): BudgetRefusal | undefined {
+    this.used[risk]++;
+    if (this.used[risk] > this.limits[risk]) {
+      return this.refusal(risk, `${risk} budget used up (${this.limits[risk]} ${risk} calls per run)`);
+    }
+    return undefined;
+  }
+
+  /**
+   * Record the guests a write targets; refuses (without recording) when the new ones would exceed
+   * the distinct-guest limit.
+   */
+  touchGuests(vmids: readonly number[]): BudgetRefusal | undefined {
+    const fresh = [...new Set(vmids)].filter((v) => !this.guests.has(v));
+    if (this.guests.size + fresh.length > this.limits.guests) {
+      return this.refusal(
+        'guests',
+        `guest budget used up: this call would touch ${this.guests.size + fresh.length} distinct guests (limit ${this.limits.guests} per run)`,
+      );
+    }
+    for (const v of fresh) this.guests.add(v);
+    return undefined;
+  }
+
+  /** Milliseconds of task waiting still available. */
+  remainingWaitMs(): number {
+    return Math.max(0, this.limits.taskWaitMs - this.waitedMs);
+  }
+
+  chargeWait(ms: number): void {
+    this.waitedMs += Math.max(0, ms);
+  }
+
+  waitRefusal(): BudgetRefusal {
+    return this.refusal('taskWaitMs', `task-wait budget used up (${this.limits.taskWaitMs} ms per run)`);
+  }
+
+  usage(): BudgetUsage {
+    const out = {} as BudgetUsage;
+    for (const r of RISK_CLASSES) out[r] = { used: this.used[r], limit: this.limits[r] };
+    out.calls = { used: this.used.calls, limit: this.limits.calls };
+    out.guests = { used: this.guests.size, limit: this.limits.guests };
+    out.taskWaitMs = { used: Math.round(this.waitedMs), limit: this.limits.taskWaitMs };
+    return out;
+  }
+
+  private refusal(limit: keyof BudgetLimits, what: string): BudgetRefusal {
+    return { limit, message: `${what}; split the work into several runs or ask the operator to raise policy.budget.${limit}` };
+  }
+}

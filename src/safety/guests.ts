@@ -1,0 +1,72 @@
+/**
+ * Guest lookups for scopes and identity: which node, type, name, pool and tags a VMID has.
+ * Backed by `GET /cluster/resources?type=vm` through the client, cached once per run and cluster
+ * (pool and tag membership does not change under a single script's feet; identity checks that
+ * need the current truth ask for a fresh listing).
+ */
+import type { PveClientLike } from '../bridge/client.js';
+
+export interface GuestInfo {
+  vmid: number;
+  type: 'qemu' | 'lxc';
+  node: string;
+  name?: string;
+  pool?: string;
+  /** Lower-cased tags. */
+  tags: string[];
+  template: boolean;
+}
+
+export class GuestDirectory {
+  private readonly cache = new Map<string, Promise<Map<number, GuestInfo>>>();
+
+  constructor(private readonly clientFor: (cluster: string) => PveClientLike) {}
+
+  /** The guest as of the first lookup in this run (undefined when no such VMID exists). */
+  async lookup(cluster: string, vmid: number, signal?: AbortSignal): Promise<GuestInfo | undefined> {
+    return (await (this.cache.get(cluster) ?? this.refresh(cluster, signal))).get(vmid);
+  }
+
+  /** The guest as the cluster sees it right now (refreshes the cache). */
+  async lookupFresh(cluster: string, vmid: number, signal?: AbortSignal): Promise<GuestInfo | undefined> {
+    return (await this.refresh(cluster, signal)).get(vmid);
+  }
+
+  private refresh(cluster: string, signal?: AbortSignal): Promise<Map<number, GuestInfo>> {
+    const listing = this.load(cluster, signal);
+    this.cache.set(cluster, listing);
+    // A failed lookup must not poison the cache for the rest of the run.
+    listing.catch(() => {
+      if (this.cache.get(cluster) === listing) this.cache.delete(cluster);
+    });
+    return listing;
+  }
+
+  private async load(cluster: string, signal?: AbortSignal): Promise<Map<number, GuestInfo>> {
+    const data = await this.clientFor(cluster).request('GET', '/cluster/resources', { type: 'vm' }, { signal });
+    const out = new Map<number, GuestInfo>();
+    if (!Array.isArray(data)) return out;
+    for (const item of data) {
+      const info = parseResource(item);
+      if (info) out.set(info.vmid, info);
+    }
+    return out;
+  }
+}
+
+export function parseResource(item: unknown): GuestInfo | undefined {
+  if (item === null || typeof item !== 'object') return undefined;
+  const r = item as Record<string, unknown>;
+  if (r.type !== 'qemu' && r.type !== 'lxc') return undefined;
+  const vmid = typeof r.vmid === 'number' ? r.vmid : Number(r.vmid);
+  if (!Number.isSafeInteger(vmid) || typeof r.node !== 'string') return undefined;
+  return {
+    vmid,
+    type: r.type,
+    node: r.node,
+    ...(typeof r.name === 'string' ? { name: r.name } : {}),
+    ...(typeof r.pool === 'string' && r.pool !== '' ? { pool: r.pool } : {}),
+    tags: typeof r.tags === 'string' ? r.tags.split(/[;,\s]+/).filter(Boolean).map((t) => t.toLowerCase()) : [],
+    template: r.template === 1 || r.template === true,
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * Guest identity binding. VMIDs are reused within seconds, so a write aimed at "VMID 101" must
+ * still hit the guest the script (or the approved plan) looked at. Before each write to a guest
+ * the bridge reads the guest's current config and compares its name and config digest with what
+ * was seen earlier: in the approved plan, or in this run's own reads. Endpoints that take PVE's
+ * `digest` parameter get it, so a change between the check and the write fails on the node
+ * instead of being overwritten.
+ */
+import type { PveClientLike } from '../bridge/client.js';
+import type { GuestDirectory } from './guests.js';
+
+export interface GuestIdentity {
+  vmid: number;
+  exists: boolean;
+  type?: 'qemu' | 'lxc';
+  node?: string;
+  name?: string;
+  /** SHA-1 config digest as PVE reports it. */
+  digest?: string;
+}
+
+interface Seen {
+  identity: GuestIdentity;
+  /** Our own write may have changed the digest since it was seen: compare names only. */
+  stale: boolean;
+}
+
+export type IdentityVerdict = { ok: true; current: GuestIdentity[] } | { ok: false; message: string };
+
+const GUEST_PATH = /^\/nodes\/\{node\}\/(qemu|lxc)\/\{vmid\}(\/|$)/;
+
+export class IdentityGuard {
+  private readonly seen = new Map<string, Seen>();
+
+  constructor(
+    private readonly clientFor: (cluster: string) => PveClientLike,
+    private readonly directory: GuestDirectory,
+  ) {}
+
+  /** Learn names and digests from a read result the script received. */
+  observe(cluster: string, template: string, pathValues: Record<string, string>, data: unknown): void {
+    const guestPath = GUEST_PATH.exec(template);
+    if (guestPath && pathValues.vmid !== undefined && isRecord(data)) {
+      const vmid = Number(pathValues.vmid);
+      const type = guestPath[1] as 'qemu' | 'lxc';
+      if (template.endsWith('/config') && !template.includes('/snapshot/')) {
+        this.remember(cluster, { vmid, exists: true, type, node: pathValues.node, ...nameAndDigest(data, type) });
+      } else if (template.endsWith('/status/current')) {
+        const name = typeof data.name === 'string' ? data.name : undefined;
+        if (name !== undefined) this.remember(cluster, { vmid, exists: true, type, node: pathValues.node, name });
+      }
+      return;
+    }
+    const listed = /^\/nodes\/\{node\}\/(qemu|lxc)$/.exec(template);
+    if ((listed || template === '/cluster/resources') && Array.isArray(data)) {
+      for (const item of data) {
+        if (!isRecord(item) || typeof item.name !== 'string') continue;
+        const vmid = Number(item.vmid);
+        if (!Number.isSafeInteger(vmid)) continue;
+        const type = listed ? (listed[1] as 'qemu' | 'lxc') : item.type === 'qemu' || item.type === 'lxc' ? item.type : undefined;
+        if (!type) continue;
+        this.remember(cluster, { vmid, exists: true, type, name: item.name });
+      }
+    }
+  }
+
+  /**
+   * Check that each guest is still the one seen before (or in `expected`, the approved plan's
+   * targets) and return the current identities (for the plan and for the `digest` parameter).
+   */
+  async check(
+    cluster: string,
+    vmids: readonly number[],
+    hint: { node?: string; type?: 'qemu' | 'lxc' },
+    expected?: readonly GuestIdentity[],
+    signal?: AbortSignal,
+  ): Promise<IdentityVerdict> {
+    const current: GuestIdentity[] = [];
+    for (const vmid of vmids) {
+      let now: GuestIdentity;
+      try {
+        now = await this.current(cluster, vmid, vmids.length === 1 ? hint : {}, signal);
+      } catch (err) {
+        // Proxmox refused the check itself (e.g. no VM.Audit): unverifiable means not sent.
+        if (!isRecord(err) || typeof err.status !== 'number') throw err;
+        const reason = typeof err.message === 'string' ? err.message : `HTTP ${err.status}`;
+        return { ok: false, message: `could not verify the identity of VMID ${vmid} before writing (${reason}); nothing was sent. The token needs VM.Audit on /vms/${vmid} to read the guest's config` };
+      }
+      const key = keyOf(cluster, vmid);
+      const prior = this.seen.get(key);
+      const planned = expected?.find((e) => e.vmid === vmid);
+      // The plan is authoritative until this run has written to the guest itself.
+      const reference = planned && !prior?.stale ? { identity: planned, stale: false } : prior;
+      if (reference) {
+        const problem = compare(reference.identity, now, reference.stale);
+        if (problem) return { ok: false, message: `guest identity check failed for VMID ${vmid}: ${problem}; nothing was sent. Read the guest again and re-plan` };
+      }
+      this.seen.set(key, { identity: mergeKnown(now, prior?.identity), stale: false });
+      current.push(now);
+    }
+    return { ok: true, current };
+  }
+
+  /** A write to these guests succeeded: their config digests may have changed. */
+  noteWrite(cluster: string, vmids: readonly number[]): void {
+    for (const vmid of vmids) {
+      const s = this.seen.get(keyOf(cluster, vmid));
+      if (s) s.stale = true;
+    }
+  }
+
+  private remember(cluster: string, identity: GuestIdentity): void {
+    const key = keyOf(cluster, identity.vmid);
+    const prior = this.seen.get(key);
+    this.seen.set(key, { identity: mergeKnown(identity, prior?.identity), stale: identity.digest === undefined && (prior?.stale ?? false) });
+  }
+
+  private async current(cluster: string, vmid: number, hint: { node?: string; type?: 'qemu' | 'lxc' }, signal?: AbortSignal): Promise<GuestIdentity> {
+    let node = hint.node;
+    let type = hint.type;
+    if (!node || !type) {
+      const info = await this.directory.lookupFresh(cluster, vmid, signal);
+      if (!info) return { vmid, exists: false };
+      node = info.node;
+      type = info.type;
+    }
+    try {
+      const path = `/nodes/${encodeURIComponent(node)}/${type}/${vmid}/config`;
+      const data = await this.clientFor(cluster).request('GET', path, {}, { signal });
+      return { vmid, exists: true, type, node, ...nameAndDigest(isRecord(data) ? data : {}, type) };
+    } catch (err) {
+      if (isMissingGuest(err)) return { vmid, exists: false };
+      throw err;
+    }
+  }
+}
+
+function compare(before: GuestIdentity, now: GuestIdentity, digestMayDiffer: boolean): string | undefined {
+  if (before.exists && !now.exists) return `it existed${before.name ? ` as '${before.name}'` : ''} but is gone now`;
+  if (!before.exists && now.exists) return `it did not exist when planned but now exists${now.name ? ` as '${now.name}'` : ''}`;
+  if (before.name !== undefined && now.name !== undefined && before.name !== now.name) {
+    return `its name was '${before.name}' and is now '${now.name}'`;
+  }
+  if (before.type !== undefined && now.type !== undefined && before.type !== now.type) {
+    return `it was a ${before.type} guest and is now a ${now.type} guest`;
+  }
+  if (!digestMayDiffer && before.digest !== undefined && now.digest !== undefined && before.digest !== now.digest) {
+    return `its configuration changed since it was read (digest ${before.digest.slice(0, 12)}… → ${now.digest.slice(0, 12)}…)`;
+  }
+  return undefined;
+}
+
+function mergeKnown(now: GuestIdentity, prior?: GuestIdentity): GuestIdentity {
+  if (!prior || !now.exists) return now;
+  return { ...prior, ...Object.fromEntries(Object.entries(now).filter(([, v]) => v !== undefined)) } as GuestIdentity;
+}
+
+function nameAndDigest(config: Record<string, unknown>, type: 'qemu' | 'lxc'): { name?: string; digest?: string } {
+  const name = type === 'lxc' ? config.hostname : config.name;
+  return {
+    ...(typeof name === 'string' ? { name } : {}),
+    ...(typeof config.digest === 'string' ? { digest: config.digest } : {}),
+  };
+}
+
+function isMissingGuest(err: unknown): boolean {
+  if (!isRecord(err)) return false;
+  const status = err.status;
+  const message = typeof err.message === 'string' ? err.message : '';
+  return status === 500 && /does not exist/.test(message);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function keyOf(cluster: string, vmid: number): string {
+  return `${cluster}\u0000${vmid}`;
+}
+
+/** True for guest endpoints whose `digest` parameter is the guest's config digest (config, resize, move disk). */
+export function takesGuestDigest(template: string, paramNames: readonly string[]): boolean {
+  return GUEST_PATH.test(template) && !template.includes('/firewall/') && !template.includes('/snapshot/') && paramNames.includes('digest');
+}

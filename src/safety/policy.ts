@@ -1,0 +1,131 @@
+/**
+ * The compiled policy: which operations a run may call, which need approval, the scopes and the
+ * budget limits. Evaluation order (deny wins):
+ *   1. explicit `deny` rules;
+ *   2. privileged operations: refused unless enabled one by one in `privileged`;
+ *   3. explicit `allow` rules;
+ *   4. the preset (its risk classes, then its operation patterns);
+ *   5. otherwise refused.
+ * Scopes (nodes, VMIDs, pools, tags) are checked separately with the call's targets (scope.ts).
+ */
+import type { HttpMethod, RiskClass } from '../schema/model.js';
+import { resolveBudgetLimits, type BudgetLimits } from './budget.js';
+import { compileOpPattern, matchesOp, type OpPattern } from './glob.js';
+import { parsePolicyConfig, parseVmidRanges, type PolicyConfig } from './policy-config.js';
+import { PRESETS, type PresetName } from './presets.js';
+
+export interface OperationRef {
+  method: HttpMethod;
+  /** Path template of the operation (`/nodes/{node}/qemu/{vmid}/status/start`). */
+  template: string;
+  /** The concrete path when known (`/nodes/pve1/qemu/101/status/start`). */
+  concretePath?: string;
+  risk: RiskClass;
+}
+
+export type PolicyDecision =
+  | { allowed: true; rule: string }
+  | { allowed: false; rule: string; message: string };
+
+export interface ScopeSpec {
+  nodes?: ReadonlySet<string>;
+  vmids?: ReadonlyArray<readonly [number, number]>;
+  pools?: ReadonlySet<string>;
+  /** Lower-cased: PVE treats tags case-insensitively. */
+  tags?: ReadonlySet<string>;
+}
+
+export class Policy {
+  readonly name: string;
+  readonly preset: PresetName;
+  readonly scope: ScopeSpec;
+  readonly approvalClasses: ReadonlySet<RiskClass>;
+  readonly budgetLimits: BudgetLimits;
+  private readonly deny: OpPattern[];
+  private readonly allow: OpPattern[];
+  private readonly privileged: OpPattern[];
+  private readonly presetOps: OpPattern[];
+
+  constructor(readonly config: PolicyConfig) {
+    this.preset = config.preset;
+    this.name = config.name ?? config.preset;
+    this.deny = config.deny.map(compileOpPattern);
+    this.allow = config.allow.map(compileOpPattern);
+    this.privileged = config.privileged.map(compileOpPattern);
+    this.presetOps = PRESETS[config.preset].operations.map(compileOpPattern);
+    this.approvalClasses = new Set(config.approval?.require ?? PRESETS[config.preset].approval);
+    this.budgetLimits = resolveBudgetLimits(config.budget);
+    const s = config.scopes;
+    this.scope = {
+      ...(s.nodes ? { nodes: new Set(s.nodes) } : {}),
+      ...(s.vmids ? { vmids: parseVmidRanges(s.vmids) } : {}),
+      ...(s.pools ? { pools: new Set(s.pools) } : {}),
+      ...(s.tags ? { tags: new Set(s.tags.map((t) => t.toLowerCase())) } : {}),
+    };
+  }
+
+  /** Validate raw configuration and compile it. Throws `PolicyConfigError` naming the bad key. */
+  static fromConfig(raw: unknown): Policy {
+    return new Policy(parsePolicyConfig(raw));
+  }
+
+  decide(op: OperationRef): PolicyDecision {
+    const paths = op.concretePath && op.concretePath !== op.template ? [op.concretePath, op.template] : [op.template];
+    const shown = `${op.method} ${op.concretePath ?? op.template}`;
+    const denyIndex = this.deny.findIndex((p) => matchesOp(p, op.method, paths));
+    if (denyIndex >= 0) {
+      const rule = `deny[${denyIndex}] '${this.deny[denyIndex]?.source}'`;
+      return { allowed: false, rule, message: `${shown} is refused by policy '${this.name}' rule ${rule}` };
+    }
+    if (op.risk === 'privileged') {
+      const enabled = this.privileged.findIndex((p) => matchesOp(p, op.method, paths));
+      if (enabled >= 0) return { allowed: true, rule: `privileged[${enabled}] '${this.privileged[enabled]?.source}'` };
+      return {
+        allowed: false,
+        rule: 'privileged',
+        message:
+          `${shown} is a privileged operation and policy '${this.name}' has not enabled it; privileged operations ` +
+          `are enabled one by one by the operator (policy.privileged: ['${op.method} ${op.template}'])`,
+      };
+    }
+    const allowIndex = this.allow.findIndex((p) => matchesOp(p, op.method, paths));
+    if (allowIndex >= 0) return { allowed: true, rule: `allow[${allowIndex}] '${this.allow[allowIndex]?.source}'` };
+    const preset = PRESETS[this.preset];
+    if (preset.riskClasses.includes(op.risk)) return { allowed: true, rule: `preset '${this.preset}' (${op.risk})` };
+    const presetOp = this.presetOps.find((p) => matchesOp(p, op.method, paths));
+    if (presetOp) return { allowed: true, rule: `preset '${this.preset}' '${presetOp.source}'` };
+    return {
+      allowed: false,
+      rule: `preset '${this.preset}'`,
+      message:
+        `${shown} (${op.risk}) is not allowed by policy '${this.name}' (preset '${this.preset}' ${describePreset(this.preset)}); ` +
+        `the operator can choose another preset or add an allow rule such as '${op.method} ${op.template}'`,
+    };
+  }
+
+  needsApproval(risk: RiskClass): boolean {
+    return this.approvalClasses.has(risk);
+  }
+
+  /** True when guest scopes restrict which VMIDs writes may target. */
+  get hasGuestScope(): boolean {
+    return Boolean(this.scope.vmids || this.scope.pools || this.scope.tags);
+  }
+
+  /** An explicit allow rule names this operation (used to permit untargeted writes under a guest scope). */
+  explicitlyAllowed(op: OperationRef): boolean {
+    const paths = op.concretePath ? [op.concretePath, op.template] : [op.template];
+    return this.allow.some((p) => matchesOp(p, op.method, paths)) || this.privileged.some((p) => matchesOp(p, op.method, paths));
+  }
+}
+
+function describePreset(preset: PresetName): string {
+  switch (preset) {
+    case 'read-only':
+      return 'allows reads only';
+    case 'operator':
+      return 'allows reads, guest power, snapshots, backups and guest config';
+    case 'admin':
+      return 'allows everything except privileged operations';
+  }
+}

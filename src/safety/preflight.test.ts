@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClient } from '../../test/safety/helpers/fake-client.js';
+import { testModel } from '../../test/safety/helpers/model.js';
+import { extractSdkCalls } from '../script/calls.js';
+import { GuestDirectory } from './guests.js';
+import { Policy } from './policy.js';
+import { preflight } from './preflight.js';
+import { PermissionCache, TokenPrivileges, UNKNOWN_SEGMENT } from './privileges.js';
+
+const model = testModel();
+
+function run(code: string, policyConfig: unknown, client = new FakeClient([{ vmid: 101, node: 'pve1', name: 'web' }, { vmid: 300, node: 'pve2', name: 'far' }])) {
+  const deps = {
+    defaultCluster: 'default',
+    model: () => model,
+    client: () => client,
+    policy: Policy.fromConfig(policyConfig),
+    permissions: new PermissionCache(),
+    guests: new GuestDirectory(() => client),
+  };
+  return { report: preflight(extractSdkCalls(code), deps), client };
+}
+
+describe('TokenPrivileges', () => {
+  const privs = new TokenPrivileges({ '/': { 'Sys.Audit': 1 }, '/vms': { 'VM.Audit': 1 }, '/vms/101': { 'VM.Audit': 1, 'VM.PowerMgmt': 1 } });
+  it('inherits from the nearest listed ancestor', () => {
+    expect(privs.hasPriv('/vms/101', 'VM.PowerMgmt')).toBe(true);
+    expect(privs.hasPriv('/vms/102', 'VM.PowerMgmt')).toBe(false);
+    expect(privs.hasPriv('/vms/102', 'VM.Audit')).toBe(true);
+    expect(privs.privsAt('/nodes/pve1')).toEqual(['Sys.Audit']);
+  });
+  it('treats unknown segments as wildcards', () => {
+    expect(privs.hasPriv(`/vms/${UNKNOWN_SEGMENT}`, 'VM.PowerMgmt')).toBe(true);
+    expect(privs.hasPriv(`/vms/${UNKNOWN_SEGMENT}`, 'VM.Allocate')).toBe(false);
+  });
+});
+
+describe('preflight', () => {
+  it('reports a missing privilege before the run, naming what the token has', async () => {
+    const { report, client } = run(`await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1', vmid: 102 });`, { preset: 'operator' });
+    const r = await report;
+    expect(r.ok).toBe(false);
+    expect(r.problems).toEqual([
+      { line: 1, col: 7, severity: 'error', kind: 'privilege', message: 'POST /nodes/pve1/qemu/102/status/start needs VM.PowerMgmt on /vms/102; token has VM.Audit only' },
+    ]);
+    expect(client.writes).toHaveLength(0);
+  });
+
+  it('passes when the token has the privilege, and caches the permission lookup', async () => {
+    const client = new FakeClient();
+    client.permissions = { '/vms': { 'VM.PowerMgmt': 1, 'VM.Audit': 1 } };
+    const cache = new PermissionCache();
+    const deps = { defaultCluster: 'default', model: () => model, client: () => client, policy: Policy.fromConfig({ preset: 'operator' }), permissions: cache };
+    const code = `for (const id of [101, 102]) await pve.post(\`/nodes/pve1/qemu/\${id}/status/start\`);\nawait pve.post('/nodes/pve1/qemu/101/status/start');`;
+    const r = await preflight(extractSdkCalls(code), deps);
+    expect(r.ok).toBe(true);
+    expect(r.operations[0]).toMatchObject({ operation: 'POST /nodes/{node}/qemu/{vmid}/status/start', static: false, needsApproval: false });
+    expect(r.hasDynamicCalls).toBe(false);
+    await preflight(extractSdkCalls(code), deps);
+    expect(client.requests.filter((q) => q.path === '/access/permissions')).toHaveLength(1);
+  });
+
+  it('reports policy denials and scope violations with the rule', async () => {
+    const denied = await run(`await pve.delete('/nodes/pve1/qemu/101');`, { preset: 'operator' }).report;
+    expect(denied.problems[0]).toMatchObject({ kind: 'denied', severity: 'error' });
+    expect(denied.problems[0]?.message).toMatch(/preset 'operator'/);
+    const scoped = await run(`await pve.post('/nodes/pve2/qemu/300/status/start');`, { preset: 'operator', scopes: { vmids: ['100-199'] } }).report;
+    expect(scoped.problems[0]?.message).toMatch(/VMID 300, outside .*scopes\.vmids/);
+  });
+
+  it('flags approval needs, unknown operations and dynamic calls', async () => {
+    const r = await run(
+      [`await pve.post('/nodes/pve1/qemu/101/status/stop');`, `await pve.get('/nodes/pve1/qemu/101/confg');`, `const p = compute(); await pve.get(p);`].join('\n'),
+      { preset: 'operator' },
+    ).report;
+    expect(r.needsApproval).toBe(true);
+    expect(r.operations[0]).toMatchObject({ operation: 'POST /nodes/{node}/qemu/{vmid}/status/stop', risk: 'destructive', needsApproval: true, static: true });
+    expect(r.problems.find((p) => p.kind === 'unknown-operation')).toMatchObject({ line: 2, severity: 'error' });
+    expect(r.hasDynamicCalls).toBe(true);
+    const opaqueParams = await run(`const o = make(); await pve.put('/nodes/pve1/qemu/101/config', o);`, { preset: 'operator' }).report;
+    expect(opaqueParams.hasDynamicCalls).toBe(true);
+  });
+
+  it('warns instead of failing when the permissions cannot be read', async () => {
+    const client = new FakeClient();
+    client.permissions = null as unknown as Record<string, Record<string, number>>;
+    const r = await run(`await pve.get('/nodes/pve1/qemu/101/config');`, undefined, client).report;
+    expect(r.ok).toBe(true);
+    expect(r.problems[0]).toMatchObject({ kind: 'permissions-unavailable', severity: 'warning' });
+  });
+});

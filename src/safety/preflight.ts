@@ -1,0 +1,207 @@
+/**
+ * Permission preflight: before a script runs, list the operations it references (from the typed
+ * SDK calls in its AST) and check each against the policy and against the token's effective
+ * privileges, using the schema's `permissions`. Only what is certain from the source is reported
+ * as an error; what depends on run-time values is checked again, call by call, by the bridge.
+ *
+ * Example error: "POST /nodes/pve1/qemu/101/status/start needs VM.PowerMgmt on /vms/101; token
+ * has VM.Audit only".
+ */
+import type { PveClientLike } from '../bridge/client.js';
+import { InvalidCallError, resolveRequest } from '../bridge/path.js';
+import { evaluatePermission, type MissingPrivilege } from '../permissions/index.js';
+import type { ApiModel, HttpMethod, Operation, OperationKey, RiskClass } from '../schema/model.js';
+import type { SdkCall } from '../script/calls.js';
+import type { GuestDirectory } from './guests.js';
+import type { Policy } from './policy.js';
+import { PermissionCache, UNKNOWN_SEGMENT, type TokenPrivileges } from './privileges.js';
+import { checkScope } from './scope.js';
+import { callRisk, callTargets } from './targets.js';
+
+export interface PreflightDeps {
+  defaultCluster: string;
+  model(cluster: string): ApiModel;
+  client(cluster: string): PveClientLike;
+  policy: Policy;
+  /** Per-cluster policies (as in the bridge); `policy` when absent. */
+  policyFor?(cluster: string): Policy;
+  /** Shared across runs (one per server); a fresh one is used when absent. */
+  permissions?: PermissionCache;
+  guests?: GuestDirectory;
+  signal?: AbortSignal;
+}
+
+export interface PreflightOperation {
+  line: number;
+  col: number;
+  method: HttpMethod;
+  /** The path as written (`{?}` marks run-time values); null when not statically readable. */
+  path: string | null;
+  cluster: string;
+  operation?: OperationKey;
+  risk?: RiskClass;
+  needsApproval?: boolean;
+  /** Path values and params are all known before the run. */
+  static: boolean;
+}
+
+export type PreflightProblemKind = 'unknown-operation' | 'invalid' | 'denied' | 'privilege' | 'dynamic' | 'permissions-unavailable';
+
+export interface PreflightProblem {
+  line: number;
+  col: number;
+  severity: 'error' | 'warning';
+  kind: PreflightProblemKind;
+  message: string;
+}
+
+export interface PreflightReport {
+  /** No errors: nothing certain stands in the way of the script. */
+  ok: boolean;
+  operations: PreflightOperation[];
+  problems: PreflightProblem[];
+  /** Some referenced operation needs approval under the policy. */
+  needsApproval: boolean;
+  /** Some call's operation (or, for a write, its param names) is only known at run time: it might need approval. */
+  hasDynamicCalls: boolean;
+}
+
+const PLACEHOLDER = /\{([A-Za-z][A-Za-z0-9_-]*)\}/g;
+
+export async function preflight(calls: readonly SdkCall[], deps: PreflightDeps): Promise<PreflightReport> {
+  const report: PreflightReport = { ok: true, operations: [], problems: [], needsApproval: false, hasDynamicCalls: false };
+  const permissions = deps.permissions ?? new PermissionCache();
+  const privilegeErrors = new Map<string, string>();
+
+  for (const call of calls) {
+    const cluster = call.cluster ?? deps.defaultCluster;
+    const at = { line: call.line, col: call.col };
+    const entry: PreflightOperation = { ...at, method: call.method, path: call.path, cluster, static: false };
+    report.operations.push(entry);
+    if (call.path === null || call.clusterUnknown) {
+      report.hasDynamicCalls = true;
+      continue;
+    }
+    let model: ApiModel;
+    let client: PveClientLike;
+    try {
+      model = deps.model(cluster);
+      client = deps.client(cluster);
+    } catch (err) {
+      report.problems.push({ ...at, severity: 'error', kind: 'invalid', message: `unknown cluster '${cluster}': ${err instanceof Error ? err.message : String(err)}` });
+      continue;
+    }
+    const resolved = resolveStatic(model, call);
+    if (resolved.kind === 'error') {
+      report.problems.push({ ...at, severity: resolved.certain ? 'error' : 'warning', kind: resolved.certain ? 'unknown-operation' : 'dynamic', message: resolved.message });
+      if (!resolved.certain) report.hasDynamicCalls = true;
+      continue;
+    }
+    const { op, pathValues, concretePath, params } = resolved;
+    const { risk, reason } = callRisk(op, params);
+    const policy = deps.policyFor ? deps.policyFor(cluster) : deps.policy;
+    Object.assign(entry, { operation: op.key, risk, static: resolved.static, needsApproval: risk !== 'read' && policy.needsApproval(risk) });
+    if (entry.needsApproval) report.needsApproval = true;
+    // Unknown param names could raise the risk class (a password makes a call privileged).
+    if (call.params === null && op.risk !== 'read') report.hasDynamicCalls = true;
+    const shown = `${call.method} ${concretePath ?? op.path}`;
+
+    const opRef = { method: call.method, template: op.path, ...(concretePath ? { concretePath } : {}), risk };
+    const decision = policy.decide(opRef);
+    if (!decision.allowed) {
+      report.problems.push({ ...at, severity: 'error', kind: 'denied', message: reason ? `${decision.message} (${reason})` : decision.message });
+      continue;
+    }
+    if (concretePath && deps.guests) {
+      const scope = await checkScope(policy, opRef, callTargets(op, pathValues, params), params, cluster, deps.guests, deps.signal).catch(() => undefined);
+      // "Names no guest" is only certain when every param is known.
+      if (scope && !scope.ok && (resolved.static || scope.rule !== 'scopes')) {
+        report.problems.push({ ...at, severity: 'error', kind: 'denied', message: scope.message });
+        continue;
+      }
+    }
+
+    if (!op.permissions) continue;
+    let privs: TokenPrivileges;
+    try {
+      privs = await permissions.get(cluster, client, deps.signal);
+    } catch (err) {
+      const key = `unavailable\u0000${cluster}`;
+      if (!privilegeErrors.has(key)) {
+        privilegeErrors.set(key, '');
+        report.problems.push({ ...at, severity: 'warning', kind: 'permissions-unavailable', message: `could not read the token's permissions on cluster '${cluster}' (${err instanceof Error ? err.message : String(err)}); privileges are checked by Proxmox at run time` });
+      }
+      continue;
+    }
+    const result = evaluatePermission(op.permissions, { params: { ...params, ...pathValues }, userid: client.authId ?? '', hasPriv: privs.hasPriv });
+    if (!result.ok) {
+      report.problems.push({ ...at, severity: 'error', kind: 'privilege', message: `${shown} ${describeMissing(result.missing, privs, result.message)}` });
+    }
+  }
+  report.ok = !report.problems.some((p) => p.severity === 'error');
+  return report;
+}
+
+type StaticResolution =
+  | { kind: 'ok'; op: Operation; pathValues: Record<string, string>; params: Record<string, unknown>; concretePath?: string; static: boolean }
+  | { kind: 'error'; certain: boolean; message: string };
+
+/**
+ * Resolve what is known: a fully literal call goes through the bridge's own validation
+ * (`resolveRequest`), so the preflight and the run agree; a partly dynamic one is matched with
+ * its unknown segments as wildcards.
+ */
+function resolveStatic(model: ApiModel, call: SdkCall): StaticResolution {
+  const literal = call.params ?? {};
+  const path = call.path as string;
+  const placeholders = [...path.matchAll(PLACEHOLDER)].map((m) => m[1] as string);
+  const unknown = Object.fromEntries(call.unknownParams.map((name) => [name, UNKNOWN_SEGMENT]));
+  const pathKnown = !call.pathIsTemplate && placeholders.every((n) => typeof literal[n] === 'string' || typeof literal[n] === 'number');
+  if (pathKnown) {
+    try {
+      const r = resolveRequest(model, call.method, path, literal);
+      return {
+        kind: 'ok',
+        op: r.operation,
+        pathValues: { ...r.pathValues },
+        params: { ...unknown, ...r.params },
+        concretePath: r.concretePath,
+        static: call.paramsComplete,
+      };
+    } catch (err) {
+      if (err instanceof InvalidCallError) return { kind: 'error', certain: true, message: `${call.method} ${path}: ${err.message}` };
+      throw err;
+    }
+  }
+  // Substitute what is known; unknown values stay wildcards.
+  const known = path.replace(PLACEHOLDER, (m, name: string) => {
+    const v = literal[name];
+    return typeof v === 'string' || typeof v === 'number' ? encodeURIComponent(String(v)) : m;
+  });
+  const match = model.matchPath(call.method, known.replaceAll('{?}', '%00'));
+  if (!match?.operation) {
+    return { kind: 'error', certain: false, message: `${call.method} ${path}: the operation depends on run-time values; it is checked when called` };
+  }
+  const pathValues: Record<string, string> = {};
+  for (const [name, value] of Object.entries(match.pathValues)) {
+    pathValues[name] = value === '\u0000' || /^\{.*\}$/.test(value) ? UNKNOWN_SEGMENT : value;
+  }
+  const params: Record<string, unknown> = { ...unknown, ...literal };
+  for (const name of placeholders) delete params[name];
+  return { kind: 'ok', op: match.operation, pathValues, params, static: false };
+}
+
+function describeMissing(missing: MissingPrivilege[], privs: TokenPrivileges, fallback: string): string {
+  if (missing.length === 0) return `is refused by the permission check (${fallback})`;
+  const shown = (p: string) => p.replaceAll(UNKNOWN_SEGMENT, '<?>');
+  const needs = missing.map((m) => `${m.privs.join(' or ')} on ${shown(m.path)}`);
+  const first = missing[0] as MissingPrivilege;
+  let tokenHas: string;
+  if (first.path.includes(UNKNOWN_SEGMENT)) {
+    tokenHas = `the token has ${first.privs.length === 1 ? 'it' : 'them'} on no ${shown(first.path)} path`;
+  } else {
+    const has = privs.privsAt(first.path);
+    tokenHas = has.length > 0 ? `token has ${has.join(', ')} only` : `token has no privileges on ${first.path}`;
+  }
+  return `needs ${needs.length === 1 ? needs[0] : `one of: ${needs.join('; ')}`}; ${tokenHas}`;
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { isSensitiveKey, REDACTED, redactData, SecretScrubber } from './redact.js';
+
+describe('redaction', () => {
+  it('redacts secret fields everywhere and path-scoped names only under their paths', () => {
+    const data = {
+      password: 'hunter2!',
+      cipassword: 'x',
+      'bind-password': 'y',
+      CSRFPreventionToken: 'tok',
+      ticket: 'PVE:root@pam:...',
+      nested: [{ secret: 's', name: 'keep' }],
+      value: 'token-uuid',
+      key: 'net0',
+    };
+    const onToken = redactData(data, '/access/users/root@pam/token/mcp') as Record<string, unknown>;
+    expect(onToken).toMatchObject({ password: REDACTED, cipassword: REDACTED, 'bind-password': REDACTED, CSRFPreventionToken: REDACTED, ticket: REDACTED, value: REDACTED, key: 'net0' });
+    expect(onToken.nested).toEqual([{ secret: REDACTED, name: 'keep' }]);
+    const elsewhere = redactData(data, '/nodes/pve1/qemu/101/pending') as Record<string, unknown>;
+    expect(elsewhere.value).toBe('token-uuid');
+    expect(isSensitiveKey('key', '/nodes/pve1/certificates/custom')).toBe(true);
+    expect(isSensitiveKey('tokenid')).toBe(false);
+    expect(isSensitiveKey('sshkeys')).toBe(false);
+  });
+
+  it('redacts key/value pairs naming a secret option', () => {
+    const pending = [{ key: 'cipassword', value: 'abc', pending: 'def' }, { key: 'memory', value: '2048' }];
+    expect(redactData(pending, '/nodes/pve1/qemu/101/pending')).toEqual([
+      { key: 'cipassword', value: REDACTED, pending: REDACTED },
+      { key: 'memory', value: '2048' },
+    ]);
+  });
+
+  it('does not mutate its input and returns null-prototype objects', () => {
+    const input = { password: 'p', a: { b: 1 } };
+    const out = redactData(input) as Record<string, unknown>;
+    expect(input.password).toBe('p');
+    expect(Object.getPrototypeOf(out)).toBeNull();
+  });
+
+  it('scrubs known secrets in any string, including encoded forms', () => {
+    const s = new SecretScrubber(['6f1d2c3b-aaaa-bbbb-cccc-0123456789ab', 'p"w/d&x=1', 'short']);
+    const text = 'token=6f1d2c3b-aaaa-bbbb-cccc-0123456789ab and ' + JSON.stringify('p"w/d&x=1') + ' and ' + encodeURIComponent('p"w/d&x=1') + ' short';
+    const out = s.scrub(text);
+    expect(out).not.toContain('6f1d2c3b');
+    expect(out).not.toContain('p\\"w/d');
+    expect(out).not.toContain(encodeURIComponent('p"w/d&x=1'));
+    expect(out).toContain('short');
+    expect(s.scrubDeep({ log: ['secret is 6f1d2c3b-aaaa-bbbb-cccc-0123456789ab'], password: 'stays for key redaction' })).toEqual({
+      log: [`secret is ${REDACTED}`],
+      password: 'stays for key redaction',
+    });
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * Redaction of credentials in everything that leaves the host: bridge results, errors, logs,
+ * plans and the audit.
+ *
+ * Two independent layers:
+ * - key-based: parameters and response fields whose name says "secret" (passwords, cloud-init
+ *   passwords, tickets, CSRF tokens, TFA codes and recovery keys, token values, private keys…);
+ *   a few names (`value`, `key`, `data`) are only secret under specific API paths;
+ * - value-based: a `SecretScrubber` knows exact secret strings (the API token secret, passwords
+ *   from the configuration) and removes them wherever they appear, whatever the key.
+ */
+
+export const REDACTED = '[redacted]';
+
+/** Field names that are secret wherever they appear (compared case-insensitively). */
+const ALWAYS_SECRET = new Set([
+  'password',
+  'cipassword',
+  'ticket',
+  'csrfpreventiontoken',
+  'secret',
+  'token',
+  'otp',
+  'totp',
+  'tfa-challenge',
+  'recovery',
+  'keyring',
+  'encryption-key',
+  'eab-hmac-key',
+  'client-key',
+  'private-key',
+]);
+
+/** Name fragments that mark a secret (`bind-password`, `client-secret`, `smtp-passwd`…). */
+const SECRET_FRAGMENT = /pass(word|wd|phrase)|secret|private[-_]?key|hmac[-_]?key/i;
+
+/**
+ * Names that are only secret under some API paths: `value` is the token secret returned by token
+ * creation and the one-time code in TFA calls; `key` is a PEM private key for custom certificates
+ * and ACME; `data` holds DNS-plugin credentials. Elsewhere (`pending` lists, config keys) they are
+ * ordinary data and must stay readable.
+ */
+const PATH_SCOPED_SECRETS: Array<{ key: string; path: RegExp }> = [
+  { key: 'value', path: /^\/access\// },
+  { key: 'key', path: /^\/nodes\/[^/]+\/certificates\/|^\/cluster\/acme\// },
+  { key: 'data', path: /^\/cluster\/acme\/plugins/ },
+];
+
+export function isSensitiveKey(key: string, apiPath?: string): boolean {
+  const lower = key.toLowerCase();
+  if (ALWAYS_SECRET.has(lower) || SECRET_FRAGMENT.test(lower)) return true;
+  if (apiPath === undefined) return false;
+  return PATH_SCOPED_SECRETS.some((rule) => rule.key === lower && rule.path.test(apiPath));
+}
+
+const MAX_DEPTH = 256;
+
+/**
+ * Deep copy of JSON data with secret fields replaced by `REDACTED` and known secret strings
+ * scrubbed. `apiPath` (concrete or template) enables the path-scoped names.
+ * Also handles PVE's `{ key, value }` pairs (the `pending` config list): when `key` names a
+ * secret option, its `value`/`pending` are redacted.
+ */
+export function redactData(value: unknown, apiPath?: string, scrubber?: SecretScrubber): unknown {
+  return walk(value, { apiPath, scrubber, redactKeys: true }, 0);
+}
+
+interface WalkOptions {
+  apiPath: string | undefined;
+  scrubber: SecretScrubber | undefined;
+  redactKeys: boolean;
+}
+
+function walk(value: unknown, opts: WalkOptions, depth: number): unknown {
+  if (typeof value === 'string') return opts.scrubber ? opts.scrubber.scrub(value) : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return REDACTED;
+  if (Array.isArray(value)) return value.map((v) => walk(v, opts, depth + 1));
+  const src = value as Record<string, unknown>;
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  const pairKey = opts.redactKeys && typeof src.key === 'string' ? src.key : undefined;
+  const pairIsSecret = pairKey !== undefined && isSensitiveKey(pairKey, opts.apiPath);
+  for (const key of Object.keys(src)) {
+    const v = src[key];
+    const secretField = opts.redactKeys && v !== null && v !== undefined && v !== '' && isSensitiveKey(key, opts.apiPath);
+    if (secretField) out[key] = REDACTED;
+    else if (pairIsSecret && (key === 'value' || key === 'pending') && v !== undefined) out[key] = REDACTED;
+    else out[key] = walk(v, opts, depth + 1);
+  }
+  return out;
+}
+
+/** Shortest secret the scrubber accepts: shorter strings would erase ordinary text everywhere. */
+export const MIN_SCRUB_LENGTH = 6;
+
+/**
+ * Removes exact secret strings (and their JSON-escaped and URL-encoded forms) from text.
+ * Apply it to every string that leaves the host; key-based redaction cannot catch a secret that
+ * a script copied into an ordinary field or a log line.
+ */
+export class SecretScrubber {
+  private readonly needles = new Set<string>();
+
+  constructor(secrets: Iterable<string | undefined> = []) {
+    for (const s of secrets) this.add(s);
+  }
+
+  add(secret: string | undefined): void {
+    if (typeof secret !== 'string' || secret.length < MIN_SCRUB_LENGTH) return;
+    this.needles.add(secret);
+    this.needles.add(JSON.stringify(secret).slice(1, -1));
+    this.needles.add(encodeURIComponent(secret));
+  }
+
+  get size(): number {
+    return this.needles.size;
+  }
+
+  scrub(text: string): string {
+    let out = text;
+    for (const needle of this.needles) {
+      if (out.includes(needle)) out = out.split(needle).join(REDACTED);
+    }
+    return out;
+  }
+
+  /** Deep copy of JSON data with every string scrubbed. */
+  scrubDeep<T>(value: T): T {
+    return walk(value, { apiPath: undefined, scrubber: this, redactKeys: false }, 0) as T;
+  }
+}

@@ -1,0 +1,172 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeClient } from '../../test/safety/helpers/fake-client.js';
+import { testModel } from '../../test/safety/helpers/model.js';
+import type { BridgeHandler } from '../bridge/protocol.js';
+import { ApprovalStore, approvePlan, type ApprovalRequest, type ElicitationAnswer } from './approval.js';
+import { Policy } from './policy.js';
+import { RunSession, type Execute, type SessionDeps } from './session.js';
+
+const model = testModel();
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'session-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Outcome {
+  ok: boolean;
+  result?: unknown;
+  error?: { kind: string; message: string };
+}
+
+/**
+ * Stand-in for the sandbox: "stop every running guest on pve1", written against the handler.
+ * The same source text is what the session hashes and the preflight reads.
+ */
+const CODE = `const vms = await pve.get('/nodes/pve1/qemu');
+for (const vm of vms) await pve.post(\`/nodes/pve1/qemu/\${vm.vmid}/status/stop\`);
+await pve.post('/nodes/pve1/qemu/101/status/stop');`;
+
+const stopAll: Execute<Outcome> = async (handler: BridgeHandler) => {
+  const signal = new AbortController().signal;
+  const list = await handler({ kind: 'request', method: 'GET', path: '/nodes/pve1/qemu', params: {} }, { signal });
+  if (!list.ok) return { ok: false, error: list.error };
+  for (const vm of list.data as Array<{ vmid: number }>) {
+    const r = await handler({ kind: 'request', method: 'POST', path: `/nodes/pve1/qemu/${vm.vmid}/status/stop`, params: {} }, { signal });
+    if (!r.ok) return { ok: false, error: r.error };
+  }
+  return { ok: true, result: list.data };
+};
+
+function setup(answer?: ElicitationAnswer) {
+  const client = new FakeClient([
+    { vmid: 101, node: 'pve1', name: 'web', config: {} },
+    { vmid: 102, node: 'pve1', name: 'db', config: {} },
+  ]);
+  client.permissions = { '/': { 'VM.Audit': 1, 'VM.PowerMgmt': 1 } };
+  const asked: ApprovalRequest[] = [];
+  const audit: Array<{ type: string; data: Record<string, unknown> }> = [];
+  const deps: SessionDeps = {
+    defaultCluster: 'default',
+    model: () => model,
+    client: () => client,
+    policy: Policy.fromConfig({ preset: 'operator' }),
+    approvals: new ApprovalStore(dir),
+    audit: { append: (type, data) => audit.push({ type, data }) },
+    ...(answer ? { approver: { elicit: async (req) => (asked.push(req), answer) } } : {}),
+  };
+  let executions = 0;
+  const execute: Execute<Outcome> = async (handler, phase) => {
+    executions++;
+    return stopAll(handler, phase);
+  };
+  return { client, deps, asked, audit, execute, executions: () => executions };
+}
+
+describe('RunSession approvals', () => {
+  it('dry-run returns and stores the plan without sending writes', async () => {
+    const t = setup();
+    const r = await new RunSession(t.deps).run({ code: CODE, dryRun: true }, t.execute);
+    expect(r.mode).toBe('dry-run');
+    expect(t.client.writes).toHaveLength(0);
+    expect(r.plan?.writes.map((w) => w.path)).toEqual(['/nodes/pve1/qemu/101/status/stop', '/nodes/pve1/qemu/102/status/stop']);
+    expect(r.planSummary).toContain("VMID 101 'web'");
+    expect(new ApprovalStore(dir).loadPlan(r.plan!.planId)?.planId).toBe(r.plan!.planId);
+    expect(r.stats.calls.planned).toBe(2);
+  });
+
+  it('asks the human with the plan summary and runs the approved plan on accept', async () => {
+    const t = setup('accept');
+    const r = await new RunSession(t.deps).run({ code: CODE }, t.execute);
+    expect(t.asked).toHaveLength(1);
+    expect(t.asked[0]?.summary).toMatch(/POST \/nodes\/pve1\/qemu\/101\/status\/stop \[destructive, needs approval\]/);
+    expect(r).toMatchObject({ mode: 'approved', approval: { via: 'elicitation', answer: 'accept', planId: t.asked[0]?.planId } });
+    expect(t.client.writes.map((w) => w.path)).toEqual(['/nodes/pve1/qemu/101/status/stop', '/nodes/pve1/qemu/102/status/stop']);
+    expect(t.executions()).toBe(2);
+    expect(t.audit.map((a) => a.type)).toEqual(['run-start', 'call', 'call', 'call', 'approval', 'call', 'call', 'call', 'run-end']);
+    expect(t.audit.filter((a) => a.type === 'call').map((a) => a.data.phase)).toEqual(['probe', 'probe', 'probe', 'approved', 'approved', 'approved']);
+  });
+
+  it.each([
+    ['decline' as const, /The user declined plan [0-9a-f]{64}; nothing was sent.*pve-code-mcp approve [0-9a-f]{64}/],
+    ['unsupported' as const, /cannot ask the user for approval.*pve-code-mcp approve [0-9a-f]{64}/],
+    [undefined, /cannot ask the user for approval/],
+  ])('sends nothing when elicitation is %s, and says how to approve out of band', async (answer, message) => {
+    const t = setup(answer);
+    const r = await new RunSession(t.deps).run({ code: CODE }, t.execute);
+    expect(r.mode).toBe('blocked');
+    expect(r.blocked?.reason).toBe('approval');
+    expect(r.blocked?.message).toMatch(message);
+    expect(r.plan?.writes).toHaveLength(2);
+    expect(t.client.writes).toHaveLength(0);
+  });
+
+  it('runs a plan the operator approved out of band, once', async () => {
+    const t = setup();
+    const dry = await new RunSession(t.deps).run({ code: CODE, dryRun: true }, t.execute);
+    approvePlan(dry.plan!.planId, dir, { approvedBy: 'operator' });
+    const r = await new RunSession(t.deps).run({ code: CODE }, t.execute);
+    expect(r).toMatchObject({ mode: 'approved', approval: { via: 'operator', answer: 'approved' } });
+    expect(t.client.writes).toHaveLength(2);
+    const again = await new RunSession(t.deps).run({ code: CODE }, t.execute);
+    expect(again.mode).toBe('blocked');
+    expect(t.client.writes).toHaveLength(2);
+  });
+
+  it('blocks writes that deviate from the approved plan', async () => {
+    const t = setup();
+    const dry = await new RunSession(t.deps).run({ code: CODE, dryRun: true }, t.execute);
+    approvePlan(dry.plan!.planId, dir);
+    t.client.guests.set(103, { vmid: 103, node: 'pve1', name: 'new', type: 'qemu', config: {} });
+    const r = await new RunSession(t.deps).run({ code: CODE }, t.execute);
+    expect(r.mode).toBe('approved');
+    expect(r.outcome).toMatchObject({ ok: false, error: { kind: 'approval' } });
+    expect(r.outcome?.error?.message).toMatch(/\/nodes\/pve1\/qemu\/103\/status\/stop is not in the approved plan/);
+    expect(t.client.writes.map((w) => w.path)).toEqual(['/nodes/pve1/qemu/101/status/stop', '/nodes/pve1/qemu/102/status/stop']);
+  });
+
+  it('a planId argument is only a reference, never an approval', async () => {
+    const t = setup('accept');
+    const dry = await new RunSession(t.deps).run({ code: CODE, dryRun: true }, t.execute);
+    const r = await new RunSession(t.deps).run({ code: CODE, planId: dry.plan!.planId }, t.execute);
+    expect(r.mode).toBe('blocked');
+    expect(r.blocked?.message).toMatch(/is not approved for this script/);
+    expect(t.client.writes).toHaveLength(0);
+  });
+
+  it('does not execute when the preflight finds a certain problem', async () => {
+    const t = setup('accept');
+    t.client.permissions = { '/': { 'VM.Audit': 1 } };
+    const r = await new RunSession(t.deps).run({ code: CODE }, t.execute);
+    expect(r.mode).toBe('blocked');
+    expect(r.blocked?.message).toContain('2:29 POST /nodes/{node}/qemu/{vmid}/status/stop needs VM.PowerMgmt on /vms/<?>; the token has it on no /vms/<?> path');
+    expect(r.blocked?.message).toMatch(/^not executed: .*\n.*\n3:7 POST \/nodes\/pve1\/qemu\/101\/status\/stop needs VM.PowerMgmt on \/vms\/101; token has VM.Audit only/);
+    expect(t.executions()).toBe(0);
+  });
+
+  it('runs read-only scripts live in one pass', async () => {
+    const t = setup('accept');
+    const code = `return await pve.get('/nodes/pve1/qemu');`;
+    const r = await new RunSession(t.deps).run({ code }, async (handler) => {
+      const reply = await handler({ kind: 'request', method: 'GET', path: '/nodes/pve1/qemu', params: {} }, { signal: new AbortController().signal });
+      return { ok: reply.ok };
+    });
+    expect(r.mode).toBe('live');
+    expect(t.asked).toHaveLength(0);
+    expect(r.stats.budget.read.used).toBe(1);
+  });
+});
+
+describe('RunSession audit', () => {
+  it('does not run when the run record cannot be audited', async () => {
+    const t = setup('accept');
+    const deps = { ...t.deps, audit: { append: () => { throw new Error('EROFS: read-only file system'); } } };
+    const r = await new RunSession(deps).run({ code: CODE }, t.execute);
+    expect(r).toMatchObject({ mode: 'blocked', blocked: { reason: 'audit' } });
+    expect(r.blocked?.message).toMatch(/EROFS/);
+    expect(t.executions()).toBe(0);
+  });
+});

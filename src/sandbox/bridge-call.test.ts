@@ -1,0 +1,60 @@
+import { describe, it, expect } from 'vitest';
+import { parseBridgeCall } from './bridge-call.js';
+
+const ok = (json: string) => {
+  const r = parseBridgeCall(json, 10_000);
+  if (!r.ok) throw new Error(r.message);
+  return r.call;
+};
+const refused = (json: string) => {
+  const r = parseBridgeCall(json, 10_000);
+  expect(r.ok).toBe(false);
+  return r.ok ? '' : r.message;
+};
+
+describe('parseBridgeCall', () => {
+  it('accepts requests with templates, concrete paths and volume ids', () => {
+    expect(ok('{"kind":"request","method":"GET","path":"/nodes/{node}/qemu","params":{"node":"pve1"}}')).toEqual({
+      kind: 'request',
+      method: 'GET',
+      path: '/nodes/{node}/qemu',
+      params: { node: 'pve1' },
+    });
+    expect(ok('{"kind":"request","method":"DELETE","path":"/nodes/pve1/storage/local/content/local:iso/debian-12.iso","params":{}}').kind).toBe('request');
+    expect(ok('{"kind":"request","method":"GET","path":"/access/users/root@pam!tok","params":{},"cluster":"lab-2"}')).toMatchObject({ cluster: 'lab-2' });
+  });
+
+  it('accepts waitTask calls', () => {
+    expect(ok('{"kind":"waitTask","upid":"UPID:pve1:000A:000B:65A0B1C2:qmstart:100:root@pam:","timeoutMs":1000}')).toMatchObject({ kind: 'waitTask', timeoutMs: 1000 });
+  });
+
+  it('refuses traversal, encoding, queries and relative paths', () => {
+    expect(refused('{"kind":"request","method":"GET","path":"/nodes/../x","params":{}}')).toMatch(/'\.\.'/);
+    expect(refused('{"kind":"request","method":"GET","path":"/nodes/./x","params":{}}')).toMatch(/'\.'/);
+    expect(refused('{"kind":"request","method":"GET","path":"/a%2e%2e/b","params":{}}')).toMatch(/characters outside/);
+    expect(refused('{"kind":"request","method":"GET","path":"/a?b=1","params":{}}')).toMatch(/characters outside/);
+    expect(refused('{"kind":"request","method":"GET","path":"/a\\\\b","params":{}}')).toMatch(/characters outside/);
+    expect(refused('{"kind":"request","method":"GET","path":"a/b","params":{}}')).toMatch(/starts with/);
+  });
+
+  it('refuses prototype-bending keys anywhere, even where schema parsing would drop them', () => {
+    expect(refused('{"kind":"request","method":"POST","path":"/a","params":{"__proto__":{"x":1}}}')).toMatch(/__proto__/);
+    expect(refused('{"kind":"request","method":"POST","path":"/a","params":{"a":[{"constructor":{}}]}}')).toMatch(/constructor.*params\.a\[0\]/);
+    expect(refused('{"kind":"request","method":"POST","path":"/a","params":{},"__proto__":{}}')).toMatch(/__proto__/);
+  });
+
+  it('refuses unknown methods, extra fields, bad clusters, bad task ids and oversized calls', () => {
+    expect(refused('{"kind":"request","method":"PATCH","path":"/a","params":{}}')).toMatch(/method/);
+    expect(refused('{"kind":"request","method":"GET","path":"/a","params":{},"url":"http://x"}')).toMatch(/invalid call/);
+    expect(refused('{"kind":"request","method":"GET","path":"/a","params":{},"cluster":"../x"}')).toMatch(/cluster/);
+    expect(refused('{"kind":"waitTask","upid":"rm -rf"}')).toMatch(/task id/);
+    expect(parseBridgeCall('{"kind":"request"}'.padEnd(20_000, ' '), 10_000)).toMatchObject({ ok: false });
+    expect(refused('not json')).toMatch(/not valid JSON/);
+  });
+
+  it('refuses params nested too deeply', () => {
+    let params = '1';
+    for (let i = 0; i < 40; i++) params = `{"a":${params}}`;
+    expect(refused(`{"kind":"request","method":"POST","path":"/a","params":${params}}`)).toMatch(/nested deeper/);
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * Validation of the bridge calls a script makes. The sandbox controls every byte of a call, so
+ * the server parses the JSON itself and admits only safe shapes: a known method, a path of plain
+ * segments (no `..`, no percent-encoding, no query), JSON params without prototype-bending keys.
+ * A handler never sees anything else.
+ */
+import { z } from 'zod';
+import type { BridgeCall } from '../bridge/protocol.js';
+import { HTTP_METHODS } from '../schema/model.js';
+
+const MAX_PATH = 1_024;
+const MAX_PARAM_DEPTH = 16;
+const SEGMENT = /^(?:\{[A-Za-z0-9_-]+\}|[A-Za-z0-9_.:@!+=,~-]+)$/;
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+const pathSchema = z
+  .string()
+  .max(MAX_PATH, `path is longer than ${MAX_PATH} characters`)
+  .superRefine((path, ctx) => {
+    const problem = pathProblem(path);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+const clusterSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'cluster names are 1-64 letters, digits, _ . -');
+
+const requestSchema = z
+  .object({
+    kind: z.literal('request'),
+    method: z.enum(HTTP_METHODS),
+    path: pathSchema,
+    params: z.record(z.string().max(256), z.unknown()),
+    cluster: clusterSchema.optional(),
+  })
+  .strict();
+
+const waitTaskSchema = z
+  .object({
+    kind: z.literal('waitTask'),
+    upid: z.string().regex(/^UPID:[A-Za-z0-9_.:@!+=-]{1,500}$/, 'not a task id (UPID:node:...)'),
+    timeoutMs: z.number().int().min(0).max(86_400_000).optional(),
+    cluster: clusterSchema.optional(),
+  })
+  .strict();
+
+const callSchema = z.discriminatedUnion('kind', [requestSchema, waitTaskSchema]);
+
+export type ParsedCall = { ok: true; call: BridgeCall } | { ok: false; message: string };
+
+export function parseBridgeCall(json: string, maxBytes: number): ParsedCall {
+  if (json.length > maxBytes) return { ok: false, message: `the call is ${json.length} bytes; the limit is ${maxBytes}` };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    return { ok: false, message: 'the call is not valid JSON' };
+  }
+  // Checked on the raw JSON: schema parsing silently drops a `__proto__` key instead of reporting it.
+  const problem = keysProblem(raw);
+  if (problem) return { ok: false, message: `invalid params: ${problem}` };
+  const parsed = callSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+    return { ok: false, message: `invalid call: ${where}${issue?.message ?? 'unknown problem'}` };
+  }
+  return { ok: true, call: parsed.data };
+}
+
+function pathProblem(path: string): string | undefined {
+  if (!path.startsWith('/')) return "a path starts with '/'";
+  if (path === '/') return undefined;
+  const segments = path.slice(1).split('/');
+  for (const segment of segments) {
+    if (segment === '') return 'empty path segment (//)';
+    if (segment === '.' || segment === '..') return `'${segment}' segments are not allowed`;
+    if (!SEGMENT.test(segment)) {
+      return `segment '${segment.slice(0, 64)}' has characters outside letters, digits and _ . : @ ! + = , ~ - (give values unencoded; no ? or #)`;
+    }
+  }
+  return undefined;
+}
+
+/** Walks the call without recursion: nesting depth and key names are both bounded. */
+function keysProblem(call: unknown): string | undefined {
+  const stack: Array<{ value: unknown; depth: number; path: string }> = [{ value: call, depth: 0, path: '' }];
+  while (stack.length > 0) {
+    const { value, depth, path } = stack.pop() as { value: unknown; depth: number; path: string };
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_PARAM_DEPTH + 1) return `nested deeper than ${MAX_PARAM_DEPTH} levels at ${path}`;
+    for (const [key, child] of Object.entries(value)) {
+      if (FORBIDDEN_KEYS.has(key)) return `the key '${key}' is not allowed (at ${path || 'the top level'})`;
+      const childPath = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+      stack.push({ value: child, depth: depth + 1, path: childPath });
+    }
+  }
+  return undefined;
+}

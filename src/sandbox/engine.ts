@@ -1,0 +1,306 @@
+/**
+ * `SandboxEngine` runs agent TypeScript in isolated-vm inside disposable worker processes.
+ *
+ * This module lives in the server process and never loads isolated-vm: a hostile script can abort
+ * or wedge the process that runs it, and the server holds the Proxmox credentials. Each run is
+ * transpiled and type-checked here, executed in a worker (one run per worker at a time, a capped
+ * number of workers, the rest queued), and every bridge call comes back here to the
+ * `BridgeHandler`. Workers are replaced — always with SIGKILL — after a crash, a stuck isolate,
+ * high memory, or a number of runs.
+ */
+import { z } from 'zod';
+import type { BridgeHandler } from '../bridge/protocol.js';
+import type { Diagnostic } from '../script/diagnostics.js';
+import { formatDiagnostics } from '../script/diagnostics.js';
+import { transpileScript } from '../script/transpile.js';
+import type { ScriptChecker } from '../script/typecheck.js';
+import type { WorkerLimits, WorkerToHost } from './ipc.js';
+import { DEFAULT_LIMITS, InvalidLimitsError, resolveLimits, type SandboxLimits } from './limits.js';
+import { locateWorker } from './locate.js';
+import { notExecuted, type RunOutcome } from './outcome.js';
+import { RunSession } from './run-session.js';
+import { WorkerProcess } from './worker-process.js';
+
+export interface SandboxEngineOptions {
+  /** Runs executing at once, one worker process each (default 2). */
+  workers?: number;
+  /** Runs waiting for a worker; past it a run fails at once with kind 'budget' (default 64). */
+  maxQueue?: number;
+  /** Replace a worker after this many runs (default 200). */
+  recycleAfterRuns?: number;
+  /** Worker RSS at which the running script is killed for memory (default 1024 MB). */
+  workerRssLimitMb?: number;
+  /** Default limits for every run; a run may override them. */
+  limits?: Partial<SandboxLimits>;
+  /** The type-checker for the current SDK declarations; no check when absent or when it returns undefined. */
+  checker?: () => ScriptChecker | undefined;
+  /** Time budget of each type-check (default: the checker's own, 1,000 ms). */
+  typecheckBudgetMs?: number;
+  /** The compiled worker entry (default: found next to this module or under dist/). */
+  workerPath?: string;
+}
+
+export interface RunRequest {
+  /** The TypeScript program: the body of an async function. */
+  code: string;
+  limits?: Partial<SandboxLimits>;
+  /** Type-check before running (default true when a checker is configured). */
+  typecheck?: boolean;
+  /** Each console line as it is produced (also returned in `logs`). */
+  onLog?: (line: string) => void;
+  /** Aborting kills the run and frees its worker; the outcome is 'cancelled'. */
+  signal?: AbortSignal;
+}
+
+export interface EngineStats {
+  workersStarted: number;
+  workersRecycled: number;
+  runs: number;
+  queued: number;
+  running: number;
+}
+
+const runRequestSchema = z.object({
+  code: z.string(),
+  limits: z.record(z.string(), z.unknown()).optional(),
+  typecheck: z.boolean().optional(),
+  onLog: z.custom<(line: string) => void>((v) => typeof v === 'function', 'onLog must be a function').optional(),
+  signal: z.instanceof(AbortSignal).optional(),
+});
+
+interface Slot {
+  worker: WorkerProcess | undefined;
+  session: RunSession | undefined;
+  runId: number | undefined;
+}
+
+interface Waiter {
+  /** A slot to run in, or undefined when the engine closed meanwhile. */
+  grant(slot: Slot | undefined): void;
+}
+
+export class SandboxEngine {
+  private readonly slots: Slot[];
+  private readonly waiters: Waiter[] = [];
+  private readonly baseLimits: SandboxLimits;
+  private readonly workerPath: string;
+  private nextRunId = 1;
+  private closed = false;
+  private readonly counters = { workersStarted: 0, workersRecycled: 0, runs: 0 };
+
+  constructor(private readonly options: SandboxEngineOptions = {}) {
+    this.baseLimits = resolveLimits(DEFAULT_LIMITS, options.limits);
+    this.workerPath = options.workerPath ?? locateWorker();
+    const count = Math.max(1, Math.floor(options.workers ?? 2));
+    this.slots = Array.from({ length: count }, () => ({ worker: undefined, session: undefined, runId: undefined }));
+  }
+
+  get stats(): EngineStats {
+    return {
+      ...this.counters,
+      queued: this.waiters.length,
+      running: this.slots.filter((s) => s.session).length,
+    };
+  }
+
+  /** Starts every worker now, so the first runs do not pay the ~100 ms process start. */
+  async warm(): Promise<void> {
+    await Promise.all(this.slots.map((slot) => this.workerFor(slot).ready));
+  }
+
+  /** Kills all workers; queued and running runs end as 'cancelled'. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const slot of this.slots) {
+      slot.session?.cancel();
+      slot.worker?.kill();
+    }
+    for (const waiter of this.waiters.splice(0)) waiter.grant(undefined);
+  }
+
+  /** Runs one script. Always resolves: every failure is described in the outcome. */
+  async run(request: RunRequest, handler: BridgeHandler): Promise<RunOutcome> {
+    const startedAt = performance.now();
+    try {
+      return await this.execute(request, handler, startedAt);
+    } catch (err) {
+      return notExecuted({ kind: 'crashed', message: `internal error in the sandbox engine: ${err instanceof Error ? err.message : String(err)}` }, startedAt);
+    }
+  }
+
+  private async execute(request: RunRequest, handler: BridgeHandler, startedAt: number): Promise<RunOutcome> {
+    const req = runRequestSchema.safeParse(request);
+    if (!req.success) {
+      return notExecuted({ kind: 'invalid', message: `invalid run request: ${req.error.issues[0]?.message ?? 'malformed'}` }, startedAt);
+    }
+    let limits: SandboxLimits;
+    try {
+      limits = resolveLimits(this.baseLimits, request.limits);
+    } catch (err) {
+      if (err instanceof InvalidLimitsError) return notExecuted({ kind: 'invalid', message: err.message }, startedAt);
+      throw err;
+    }
+    const { code } = request;
+    const codeBytes = Buffer.byteLength(code, 'utf8');
+    if (codeBytes > limits.maxCodeBytes) {
+      return notExecuted({ kind: 'invalid', message: `not executed: the script is ${codeBytes} bytes; the limit is ${limits.maxCodeBytes}` }, startedAt);
+    }
+
+    const compiled = transpileScript(code);
+    if (!compiled.ok) return notExecuted(blocked('syntax', compiled.diagnostics), startedAt);
+
+    let warnings: Diagnostic[] = [];
+    let typecheckMs: number | undefined;
+    const checker = request.typecheck === false ? undefined : this.options.checker?.();
+    if (checker) {
+      try {
+        const check = checker.check(code, this.options.typecheckBudgetMs !== undefined ? { budgetMs: this.options.typecheckBudgetMs } : {});
+        typecheckMs = check.ms;
+        warnings = check.warnings;
+        if (!check.ok) return notExecuted(blocked('typecheck', check.errors), startedAt, warnings);
+      } catch (err) {
+        // A checker failure proves nothing about the script: run it and say the check is missing.
+        const reason = err instanceof Error ? err.message : String(err);
+        warnings = [{ line: 1, col: 1, severity: 'warning', message: `type-check failed and was skipped: ${reason}` }];
+      }
+    }
+
+    if (this.closed) return notExecuted({ kind: 'cancelled', message: 'the sandbox engine is closed' }, startedAt, warnings);
+    if (request.signal?.aborted) return notExecuted({ kind: 'cancelled', message: 'the run was cancelled before it started' }, startedAt, warnings);
+
+    const queuedAt = performance.now();
+    const slot = await this.acquire(request.signal);
+    if (slot === 'full') {
+      return notExecuted({ kind: 'budget', message: `the sandbox is busy (${this.waiters.length} runs queued); try again shortly` }, startedAt, warnings);
+    }
+    if (slot === 'cancelled' || this.closed) {
+      if (slot !== 'cancelled') this.release(slot, { recycle: false });
+      return notExecuted({ kind: 'cancelled', message: 'the run was cancelled while it waited for a sandbox' }, startedAt, warnings);
+    }
+    const queueMs = performance.now() - queuedAt;
+
+    const worker = this.workerFor(slot);
+    try {
+      await worker.ready;
+    } catch (err) {
+      this.release(slot, { recycle: true });
+      return notExecuted({ kind: 'crashed', message: (err as Error).message }, startedAt, warnings);
+    }
+
+    this.counters.runs++;
+    worker.runsStarted++;
+    const runId = this.nextRunId++;
+    const workerLimits = this.workerLimits(limits);
+    const session = new RunSession(
+      {
+        runId,
+        script: compiled.script,
+        limits,
+        workerLimits,
+        handler,
+        ...(request.onLog ? { onLog: request.onLog } : {}),
+        warnings,
+        startedAt,
+        queueMs,
+        ...(typecheckMs !== undefined ? { typecheckMs } : {}),
+      },
+      {
+        send: (msg) => worker.send(msg),
+        killWorker: () => worker.kill(),
+      },
+    );
+    slot.session = session;
+    slot.runId = runId;
+    const onAbort = () => session.cancel();
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    void session.released.then((r) => {
+      request.signal?.removeEventListener('abort', onAbort);
+      const recycle = r.recycle || worker.runsStarted >= (this.options.recycleAfterRuns ?? 200);
+      this.release(slot, { recycle });
+    });
+    worker.send({ type: 'run', runId, js: compiled.script.js, limits: workerLimits });
+    return session.outcome;
+  }
+
+  private workerLimits(limits: SandboxLimits): WorkerLimits {
+    const { maxCodeBytes: _code, resultBudgetBytes: _budget, ...rest } = limits;
+    return { ...rest, maxRssMb: this.options.workerRssLimitMb ?? 1_024 };
+  }
+
+  private acquire(signal: AbortSignal | undefined): Promise<Slot | 'full' | 'cancelled'> {
+    const free = this.slots.find((s) => !s.session && s.runId === undefined);
+    if (free) {
+      free.runId = 0; // reserved until the session is attached
+      return Promise.resolve(free);
+    }
+    if (this.waiters.length >= (this.options.maxQueue ?? 64)) return Promise.resolve('full');
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        grant: (slot) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(slot ?? 'cancelled');
+        },
+      };
+      const onAbort = () => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        resolve('cancelled');
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  private release(slot: Slot, { recycle }: { recycle: boolean }): void {
+    slot.session = undefined;
+    slot.runId = undefined;
+    if (recycle && slot.worker) {
+      slot.worker.kill();
+      slot.worker = undefined;
+      this.counters.workersRecycled++;
+    }
+    const next = this.waiters.shift();
+    if (next) {
+      slot.runId = 0;
+      next.grant(slot);
+    } else if (recycle && !this.closed) {
+      // Start the replacement now so the next run does not wait for a process start.
+      this.workerFor(slot);
+    }
+  }
+
+  private workerFor(slot: Slot): WorkerProcess {
+    if (slot.worker?.isAlive) return slot.worker;
+    this.counters.workersStarted++;
+    const worker: WorkerProcess = new WorkerProcess(this.workerPath, {
+      message: (msg) => this.route(slot, worker, msg),
+      exit: (_code, signal) => {
+        if (slot.worker === worker) slot.worker = undefined;
+        if (slot.session && slot.runId !== undefined && slot.worker === undefined) slot.session.onWorkerExit(signal);
+      },
+    });
+    slot.worker = worker;
+    return worker;
+  }
+
+  private route(slot: Slot, worker: WorkerProcess, msg: WorkerToHost): void {
+    if (slot.worker !== worker) return;
+    if (msg.type === 'ready') return;
+    if (msg.type === 'fatal' && msg.runId === undefined) {
+      slot.session?.onMessage(msg);
+      worker.kill();
+      return;
+    }
+    if (slot.session && msg.runId === slot.runId) slot.session.onMessage(msg);
+  }
+}
+
+function blocked(kind: 'syntax' | 'typecheck', diagnostics: Diagnostic[]): { kind: 'syntax' | 'typecheck'; message: string; line?: number; col?: number; diagnostics: Diagnostic[] } {
+  const first = diagnostics[0];
+  return {
+    kind,
+    message: `not executed: ${kind === 'syntax' ? 'syntax error' : 'type-check found mistakes'}\n${formatDiagnostics(diagnostics)}`,
+    ...(first ? { line: first.line, col: first.col } : {}),
+    diagnostics,
+  };
+}

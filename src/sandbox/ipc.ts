@@ -1,0 +1,83 @@
+/**
+ * Messages between the server process and the sandbox worker process. Both sides validate every
+ * message with these schemas: the worker runs hostile code and is not trusted by the server, and
+ * the worker refuses anything malformed rather than guessing.
+ */
+import { z } from 'zod';
+import { sandboxLimitsSchema } from './limits.js';
+
+const runId = z.number().int().nonnegative();
+const callId = z.number().int().positive();
+
+export const workerLimitsSchema = sandboxLimitsSchema
+  .omit({ maxCodeBytes: true, resultBudgetBytes: true })
+  .extend({
+    /** Worker RSS at which the running isolate is killed for memory. */
+    maxRssMb: z.number().int().min(64).max(65_536),
+  })
+  .strict();
+export type WorkerLimits = z.infer<typeof workerLimitsSchema>;
+
+export const hostToWorkerSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('run'), runId, js: z.string(), limits: workerLimitsSchema }).strict(),
+  /** `json` is the reply payload the prelude parses: the data when ok, the BridgeError otherwise. */
+  z.object({ type: z.literal('reply'), runId, callId, ok: z.boolean(), json: z.string() }).strict(),
+  z.object({ type: z.literal('cancel'), runId }).strict(),
+]);
+export type HostToWorker = z.infer<typeof hostToWorkerSchema>;
+
+export const killReasonSchema = z.enum(['wall', 'cpu', 'memory', 'entry-timeout']);
+export type KillReason = z.infer<typeof killReasonSchema>;
+
+const text = (max: number) => z.string().max(max);
+
+/** The script's own exception, normalised inside the sandbox to strings. */
+export const thrownSchema = z
+  .object({
+    name: text(1_000),
+    message: text(100_000),
+    stack: text(200_000).optional(),
+    /** Set when the value is the rejection of that bridge call (the host knows its BridgeError). */
+    bridgeCallId: callId.optional(),
+    /** Set when the prelude refused a call itself (bad arguments, too many calls). */
+    preludeKind: z.enum(['invalid', 'budget']).optional(),
+  })
+  .strict();
+export type Thrown = z.infer<typeof thrownSchema>;
+
+export const runEndSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('ok'), resultJson: z.string().optional() }).strict(),
+  z.object({ status: z.literal('exception'), error: thrownSchema }).strict(),
+  /** The JavaScript did not compile in the isolate (position in the transpiled JS). */
+  z.object({ status: z.literal('syntax'), message: text(100_000), jsLine: z.number().int().optional(), jsCol: z.number().int().optional() }).strict(),
+  z.object({ status: z.literal('killed'), reason: killReasonSchema, message: text(10_000) }).strict(),
+  /** Nothing can settle the script any more: no bridge call pending, no code running. */
+  z.object({ status: z.literal('deadlock') }).strict(),
+  /** The script's return value cannot be delivered (not JSON, too large). */
+  z.object({ status: z.literal('invalid'), message: text(10_000) }).strict(),
+  z.object({ status: z.literal('cancelled') }).strict(),
+  z.object({ status: z.literal('crashed'), message: text(10_000) }).strict(),
+]);
+export type RunEndStatus = z.infer<typeof runEndSchema>;
+
+export const runStatsSchema = z
+  .object({
+    wallMs: z.number().nonnegative(),
+    cpuMs: z.number().nonnegative(),
+    logsDropped: z.number().int().nonnegative(),
+    /** Isolated-vm work still pending after dispose: a stuck isolate thread; recycle the worker. */
+    tainted: z.boolean(),
+    rssMb: z.number().nonnegative(),
+  })
+  .strict();
+export type WorkerRunStats = z.infer<typeof runStatsSchema>;
+
+export const workerToHostSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready'), pid: z.number().int() }).strict(),
+  z.object({ type: z.literal('call'), runId, callId, json: z.string() }).strict(),
+  z.object({ type: z.literal('log'), runId, line: z.string() }).strict(),
+  z.object({ type: z.literal('end'), runId, end: runEndSchema, stats: runStatsSchema }).strict(),
+  /** V8 lost control of an isolate (or the worker cannot work): kill the worker now. */
+  z.object({ type: z.literal('fatal'), message: text(10_000), runId: runId.optional() }).strict(),
+]);
+export type WorkerToHost = z.infer<typeof workerToHostSchema>;

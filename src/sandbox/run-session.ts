@@ -1,0 +1,339 @@
+/**
+ * The server side of one run: validates the calls the worker relays, hands them to the bridge
+ * handler, answers every one of them, collects logs, enforces the limits again (the worker is not
+ * trusted), and turns the worker's report into a `RunOutcome` in the agent's own coordinates.
+ */
+import { z } from 'zod';
+import type { BridgeCall, BridgeError, BridgeErrorKind, BridgeHandler, BridgeReply } from '../bridge/protocol.js';
+import { HTTP_METHODS, RISK_CLASSES } from '../schema/model.js';
+import type { Diagnostic } from '../script/diagnostics.js';
+import type { TranspiledScript } from '../script/transpile.js';
+import { parseBridgeCall } from './bridge-call.js';
+import type { RunEndStatus, WorkerLimits, WorkerRunStats, WorkerToHost } from './ipc.js';
+import type { SandboxLimits } from './limits.js';
+import type { RunError, RunErrorKind, RunOutcome, RunStats } from './outcome.js';
+import { truncateJson, type TruncationReport } from './truncate.js';
+
+/** Extra time the worker gets past the wall limit before the server kills the whole process. */
+const BACKSTOP_GRACE_MS = 3_000;
+/** How long a cancelled run may take to confirm before its worker is killed. */
+const CANCEL_GRACE_MS = 1_000;
+
+const bridgeErrorSchema = z.object({
+  kind: z.enum(['invalid', 'denied', 'budget', 'approval', 'identity', 'api', 'task', 'timeout', 'cancelled', 'internal']),
+  message: z.string(),
+  method: z.enum(HTTP_METHODS).optional(),
+  path: z.string().optional(),
+  status: z.number().optional(),
+  errors: z.record(z.string(), z.string()).optional(),
+  risk: z.enum(RISK_CLASSES).optional(),
+});
+const bridgeReplySchema = z.union([
+  z.object({ ok: z.literal(true), data: z.unknown() }),
+  z.object({ ok: z.literal(false), error: bridgeErrorSchema }),
+]);
+
+export interface SessionPorts {
+  send(msg: { type: 'reply'; runId: number; callId: number; ok: boolean; json: string } | { type: 'cancel'; runId: number }): void;
+  /** Kill the worker process running this session. */
+  killWorker(): void;
+}
+
+export interface SessionRelease {
+  /** The worker must be replaced: stuck isolate thread, high RSS, or it was killed. */
+  recycle: boolean;
+  rssMb?: number;
+}
+
+export interface SessionInput {
+  runId: number;
+  script: TranspiledScript;
+  limits: SandboxLimits;
+  workerLimits: WorkerLimits;
+  handler: BridgeHandler;
+  onLog?: (line: string) => void;
+  warnings: Diagnostic[];
+  startedAt: number;
+  typecheckMs?: number;
+  queueMs?: number;
+}
+
+export class RunSession {
+  readonly outcome: Promise<RunOutcome>;
+  /** Settles when the worker is free again (its end report arrived or it was killed). */
+  readonly released: Promise<SessionRelease>;
+  private resolveOutcome!: (o: RunOutcome) => void;
+  private resolveRelease!: (r: SessionRelease) => void;
+  private outcomeSent = false;
+  private releasedAlready = false;
+  private readonly abort = new AbortController();
+  private readonly logs: string[] = [];
+  private logBytes = 0;
+  private logsDropped = 0;
+  private readonly failures = new Map<number, { error: BridgeError; call?: BridgeCall }>();
+  private inFlight = 0;
+  private readonly stats: RunStats;
+  private backstop: NodeJS.Timeout | undefined;
+  private cancelTimer: NodeJS.Timeout | undefined;
+  private fatalMessage: string | undefined;
+
+  constructor(
+    private readonly input: SessionInput,
+    private readonly ports: SessionPorts,
+  ) {
+    this.outcome = new Promise((r) => (this.resolveOutcome = r));
+    this.released = new Promise((r) => (this.resolveRelease = r));
+    this.stats = {
+      ms: 0,
+      cpuMs: 0,
+      bridgeCalls: 0,
+      bytesIn: 0,
+      bytesOut: 0,
+      ...(input.typecheckMs !== undefined ? { typecheckMs: input.typecheckMs } : {}),
+      ...(input.queueMs !== undefined ? { queueMs: input.queueMs } : {}),
+    };
+    this.backstop = setTimeout(() => {
+      this.fail({ kind: 'killed', reason: 'wall', message: `the script ran longer than its ${input.limits.wallMs} ms wall-clock limit; the sandbox process was killed` });
+      this.ports.killWorker();
+    }, input.limits.wallMs + BACKSTOP_GRACE_MS);
+  }
+
+  onMessage(msg: WorkerToHost): void {
+    if (msg.type === 'call') void this.handleCall(msg.callId, msg.json);
+    else if (msg.type === 'log') this.addLog(msg.line);
+    else if (msg.type === 'end') this.onEnd(msg.end, msg.stats);
+    else if (msg.type === 'fatal') {
+      this.fatalMessage = msg.message;
+      this.fail(crashOrMemory(msg.message));
+      this.ports.killWorker();
+    }
+  }
+
+  onWorkerExit(signal: NodeJS.Signals | null): void {
+    if (!this.outcomeSent) {
+      const why = this.fatalMessage ?? (signal === 'SIGABRT' ? 'out of memory' : `the sandbox process ended (${signal ?? 'exit'})`);
+      this.fail(crashOrMemory(why));
+    }
+    this.release({ recycle: true });
+  }
+
+  cancel(): void {
+    if (this.outcomeSent) return;
+    this.fail({ kind: 'cancelled', message: 'the run was cancelled' });
+    this.ports.send({ type: 'cancel', runId: this.input.runId });
+    this.cancelTimer = setTimeout(() => this.ports.killWorker(), CANCEL_GRACE_MS);
+  }
+
+  private async handleCall(callId: number, json: string): Promise<void> {
+    const { limits } = this.input;
+    if (this.outcomeSent) return;
+    this.stats.bridgeCalls++;
+    this.stats.bytesOut += json.length;
+    let reply: BridgeReply;
+    let call: BridgeCall | undefined;
+    if (this.stats.bridgeCalls > limits.maxCalls || this.inFlight >= limits.maxParallelCalls) {
+      reply = { ok: false, error: { kind: 'budget', message: 'too many bridge calls for this run' } };
+    } else {
+      const parsed = parseBridgeCall(json, limits.maxCallBytes);
+      if (parsed.ok) {
+        call = parsed.call;
+        this.inFlight++;
+        reply = await this.invokeHandler(call);
+        this.inFlight--;
+      } else {
+        reply = { ok: false, error: { kind: 'invalid', message: parsed.message } };
+      }
+    }
+    if (this.outcomeSent) return;
+    const payload = this.serialise(reply, limits.maxReplyBytes);
+    // Kept so an uncaught rejection of this call can be reported with its kind and details.
+    if (!payload.ok) this.failures.set(callId, { error: payload.error, ...(call ? { call } : {}) });
+    this.stats.bytesIn += payload.json.length;
+    this.ports.send({ type: 'reply', runId: this.input.runId, callId, ok: payload.ok, json: payload.json });
+  }
+
+  /** The reply as the JSON the prelude parses; unserialisable or oversized data becomes an error. */
+  private serialise(reply: BridgeReply, maxBytes: number): { ok: true; json: string } | { ok: false; json: string; error: BridgeError } {
+    const failed = (error: BridgeError) => ({ ok: false as const, json: JSON.stringify(error), error });
+    if (!reply.ok) return failed(reply.error);
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(reply.data);
+    } catch (err) {
+      return failed({ kind: 'internal', message: `the reply could not be serialised: ${(err as Error).message}` });
+    }
+    json ??= 'null';
+    if (json.length > maxBytes) {
+      return failed({
+        kind: 'invalid',
+        message: `the reply is ${json.length} bytes as JSON; the sandbox accepts at most ${maxBytes}: ask for less (filter params, a narrower path)`,
+      });
+    }
+    return { ok: true, json };
+  }
+
+  /** Handlers must resolve, never reject; a broken one still gets a clean answer to the sandbox. */
+  private async invokeHandler(call: BridgeCall): Promise<BridgeReply> {
+    try {
+      const raw = await this.input.handler(call, { signal: this.abort.signal });
+      const checked = bridgeReplySchema.safeParse(raw);
+      if (checked.success) return checked.data as BridgeReply;
+      return { ok: false, error: { kind: 'internal', message: 'the bridge handler returned a malformed reply' } };
+    } catch (err) {
+      return { ok: false, error: { kind: 'internal', message: `the bridge handler failed: ${err instanceof Error ? err.message : String(err)}` } };
+    }
+  }
+
+  private addLog(line: string): void {
+    if (this.outcomeSent) return;
+    const room = this.input.limits.maxLogBytes - this.logBytes;
+    if (room <= 0) {
+      this.logsDropped++;
+      return;
+    }
+    const kept = line.length > room ? `${line.slice(0, room)}…[cut]` : line;
+    this.logBytes += kept.length;
+    this.stats.bytesOut += kept.length;
+    this.logs.push(kept);
+    try {
+      this.input.onLog?.(kept);
+    } catch {
+      // A failing log listener must not affect the run.
+    }
+  }
+
+  private onEnd(end: RunEndStatus, stats: WorkerRunStats): void {
+    this.stats.cpuMs = stats.cpuMs;
+    this.logsDropped += stats.logsDropped;
+    if (end.status === 'ok') this.succeed(end.resultJson);
+    else this.fail(this.errorOf(end));
+    const recycle = stats.tainted || stats.rssMb > this.input.workerLimits.maxRssMb / 2;
+    this.release({ recycle, rssMb: stats.rssMb });
+  }
+
+  private succeed(resultJson: string | undefined): void {
+    if (resultJson === undefined) {
+      this.deliver({ ok: true, result: undefined });
+      return;
+    }
+    this.stats.bytesOut += resultJson.length;
+    let value: unknown;
+    try {
+      value = JSON.parse(resultJson);
+    } catch {
+      this.fail({ kind: 'invalid', message: 'the sandbox returned a result that is not valid JSON' });
+      return;
+    }
+    const { value: kept, report } = truncateJson(value, this.input.limits.resultBudgetBytes, Buffer.byteLength(resultJson, 'utf8'));
+    this.deliver({ ok: true, result: kept, ...(report ? { truncatedResult: report } : {}) });
+  }
+
+  private fail(error: RunError): void {
+    this.deliver({ ok: false, result: undefined, error });
+  }
+
+  private deliver(o: { ok: boolean; result: unknown; error?: RunError; truncatedResult?: TruncationReport }): void {
+    if (this.outcomeSent) return;
+    this.outcomeSent = true;
+    this.abort.abort();
+    clearTimeout(this.backstop);
+    this.stats.ms = performance.now() - this.input.startedAt;
+    const truncated = {
+      ...(o.truncatedResult ? { result: o.truncatedResult } : {}),
+      ...(this.logsDropped > 0 ? { logLines: this.logsDropped } : {}),
+    };
+    this.resolveOutcome({
+      ok: o.ok,
+      result: o.result,
+      logs: this.logs,
+      stats: this.stats,
+      ...(o.error ? { error: o.error } : {}),
+      ...(this.input.warnings.length > 0 ? { warnings: this.input.warnings } : {}),
+      ...(Object.keys(truncated).length > 0 ? { truncated } : {}),
+    });
+  }
+
+  private release(r: SessionRelease): void {
+    if (this.releasedAlready) return;
+    this.releasedAlready = true;
+    clearTimeout(this.cancelTimer);
+    clearTimeout(this.backstop);
+    this.resolveRelease(r);
+  }
+
+  private errorOf(end: Exclude<RunEndStatus, { status: 'ok' }>): RunError {
+    const { script } = this.input;
+    switch (end.status) {
+      case 'exception': {
+        const thrown = end.error;
+        const mapped = thrown.stack ? script.sourceMap.mapStack(thrown.stack) : undefined;
+        const where = mapped?.position ? { line: mapped.position.line, col: mapped.position.col } : {};
+        const stack = mapped && mapped.stack.includes('\n') ? { stack: mapped.stack } : {};
+        const failure = thrown.bridgeCallId !== undefined ? this.failures.get(thrown.bridgeCallId) : undefined;
+        if (failure) {
+          const { error, call } = failure;
+          return {
+            kind: runKindOf(error.kind, call),
+            message: error.message,
+            ...where,
+            ...stack,
+            details: bridgeDetails(error, call),
+          };
+        }
+        const kind: RunErrorKind = thrown.preludeKind ?? 'exception';
+        return { kind, message: `${thrown.name}: ${thrown.message}`, ...where, ...stack };
+      }
+      case 'syntax': {
+        const pos = end.jsLine !== undefined && end.jsCol !== undefined ? script.sourceMap.toUser(end.jsLine, end.jsCol) : undefined;
+        return { kind: 'syntax', message: `not executed: ${end.message}`, ...(pos ? { line: pos.line, col: pos.col } : {}) };
+      }
+      case 'killed':
+        return { kind: 'killed', reason: end.reason, message: end.message };
+      case 'deadlock':
+        return {
+          kind: 'exception',
+          message:
+            'the script is waiting for a promise that can never settle: no bridge call is pending and the sandbox has no timers or other events',
+        };
+      case 'invalid':
+        return { kind: 'invalid', message: end.message };
+      case 'cancelled':
+        return { kind: 'cancelled', message: 'the run was cancelled' };
+      case 'crashed':
+        return { kind: 'crashed', message: end.message };
+    }
+  }
+}
+
+/** Maps a bridge error kind to the run's error kind; timeouts belong to tasks when waiting on one. */
+function runKindOf(kind: BridgeErrorKind, call: BridgeCall | undefined): RunErrorKind {
+  switch (kind) {
+    case 'timeout':
+      return call?.kind === 'waitTask' ? 'task' : 'api';
+    case 'internal':
+      return 'crashed';
+    default:
+      return kind;
+  }
+}
+
+function bridgeDetails(error: BridgeError, call: BridgeCall | undefined): Record<string, unknown> {
+  const details: Record<string, unknown> = { bridgeKind: error.kind };
+  const method = error.method ?? (call?.kind === 'request' ? call.method : undefined);
+  const path = error.path ?? (call?.kind === 'request' ? call.path : undefined);
+  if (method) details.method = method;
+  if (path) details.path = path;
+  if (call?.kind === 'waitTask') details.upid = call.upid;
+  if (error.status !== undefined) details.status = error.status;
+  if (error.errors) details.errors = error.errors;
+  if (error.risk) details.risk = error.risk;
+  if (call?.cluster) details.cluster = call.cluster;
+  return details;
+}
+
+function crashOrMemory(message: string): RunError {
+  if (/memory|heap|allocation/i.test(message)) {
+    return { kind: 'killed', reason: 'memory', message: `the script exhausted the sandbox's memory (${message.slice(0, 200)}); the sandbox process was replaced` };
+  }
+  return { kind: 'crashed', message: `the sandbox process failed: ${message.slice(0, 500)}; it was replaced` };
+}

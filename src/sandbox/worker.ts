@@ -1,0 +1,85 @@
+/**
+ * Entry point of the sandbox worker process (forked by `SandboxEngine`). This process — and only
+ * this one — loads isolated-vm. It holds no secrets: every bridge call goes to the server over IPC.
+ * It never writes to stdout, and it exits by being killed (SIGKILL), never gracefully, because
+ * isolated-vm can crash or hang at process exit.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { hostToWorkerSchema, type WorkerToHost } from './ipc.js';
+import { IsolateRun } from './isolate-run.js';
+import { locatePrelude } from './locate.js';
+
+const NO_SNAPSHOT = '--no-node-snapshot';
+
+function die(message: string): never {
+  process.stderr.write(`pve-code-mcp sandbox worker: ${message}\n`);
+  process.kill(process.pid, 'SIGKILL');
+  throw new Error(message);
+}
+
+function post(message: WorkerToHost): void {
+  if (process.connected) process.send?.(message);
+}
+
+function main(): void {
+  // isolated-vm on Node >= 20 needs the flag; a mis-launched worker must fail loudly, not crash later.
+  const flagged = process.execArgv.includes(NO_SNAPSHOT) || (process.env.NODE_OPTIONS ?? '').split(/\s+/).includes(NO_SNAPSHOT);
+  if (!flagged) die(`refusing to start without ${NO_SNAPSHOT} (fork it with execArgv: ['${NO_SNAPSHOT}'])`);
+  if (!process.send) die('must be started by the server with an IPC channel (child_process.fork)');
+
+  let ivm: typeof import('isolated-vm');
+  try {
+    ivm = createRequire(import.meta.url)('isolated-vm') as typeof import('isolated-vm');
+  } catch (err) {
+    post({ type: 'fatal', message: `isolated-vm could not be loaded: ${(err as Error).message}`.slice(0, 2_000) });
+    return die('isolated-vm could not be loaded');
+  }
+  const prelude = readFileSync(locatePrelude(), 'utf8');
+  const runs = new Map<number, IsolateRun>();
+
+  process.on('message', (raw: unknown) => {
+    const parsed = hostToWorkerSchema.safeParse(raw);
+    if (!parsed.success) {
+      post({ type: 'fatal', message: 'the worker received a malformed message from the server' });
+      return;
+    }
+    const msg = parsed.data;
+    if (msg.type === 'run') {
+      if (runs.has(msg.runId)) return;
+      const { runId } = msg;
+      const run = new IsolateRun(ivm, prelude, msg.js, msg.limits, {
+        call: (callId, json) => post({ type: 'call', runId, callId, json }),
+        log: (line) => post({ type: 'log', runId, line }),
+        end: (end, stats) => {
+          runs.delete(runId);
+          post({ type: 'end', runId, end, stats });
+        },
+        catastrophic: (message) => {
+          post({ type: 'fatal', runId, message: message.slice(0, 2_000) });
+          // The server kills us on that message; if it cannot, V8's advice is to abort.
+          setTimeout(() => process.abort(), 2_000).unref();
+        },
+      });
+      runs.set(runId, run);
+      void run.start();
+    } else if (msg.type === 'reply') {
+      runs.get(msg.runId)?.reply(msg.callId, msg.ok, msg.json);
+    } else {
+      runs.get(msg.runId)?.cancel();
+    }
+  });
+  // Orphaned (server gone): nothing left to serve.
+  process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
+  process.on('uncaughtException', (err) => {
+    post({ type: 'fatal', message: `worker error: ${err.message}`.slice(0, 2_000) });
+    setTimeout(() => process.kill(process.pid, 'SIGKILL'), 100).unref();
+  });
+  process.on('unhandledRejection', (err) => {
+    post({ type: 'fatal', message: `worker error: ${err instanceof Error ? err.message : String(err)}`.slice(0, 2_000) });
+    setTimeout(() => process.kill(process.pid, 'SIGKILL'), 100).unref();
+  });
+  post({ type: 'ready', pid: process.pid });
+}
+
+main();

@@ -1,0 +1,97 @@
+/**
+ * Turns the agent's TypeScript program (the body of an async function) into the JavaScript the
+ * sandbox runs, with a source map back to the agent's lines. Syntax errors come back as
+ * diagnostics; such a script is not executed.
+ */
+import ts from 'typescript';
+import type { Diagnostic } from './diagnostics.js';
+import {
+  PROGRAM_FILE,
+  PROGRAM_FUNCTION,
+  findWrapperBreakout,
+  lineCount,
+  parseProgram,
+  userPositionOf,
+  wrapProgram,
+} from './program.js';
+import { START_FUNCTION } from './names.js';
+import { ScriptSourceMap } from './sourcemap.js';
+
+export { START_FUNCTION };
+
+export interface TranspiledScript {
+  /** Complete JavaScript for the sandbox: the program function and the call that starts it. */
+  js: string;
+  sourceMap: ScriptSourceMap;
+}
+
+export type TranspileResult = { ok: true; script: TranspiledScript } | { ok: false; diagnostics: Diagnostic[] };
+
+const COMPILER_OPTIONS: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.None,
+  sourceMap: true,
+  removeComments: false,
+};
+
+export function transpileScript(source: string): TranspileResult {
+  const wrapped = parseProgram(source);
+  const lines = lineCount(source);
+  const at = (offset: number) => userPositionOf(wrapped, offset, lines);
+
+  const out = ts.transpileModule(wrapProgram(source), {
+    fileName: PROGRAM_FILE,
+    reportDiagnostics: true,
+    compilerOptions: COMPILER_OPTIONS,
+  });
+  const diagnostics: Diagnostic[] = (out.diagnostics ?? []).map((d) => ({
+    ...at(d.start ?? 0),
+    message: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+    severity: 'error',
+    code: d.code,
+  }));
+  if (diagnostics.length === 0) diagnostics.push(...structuralErrors(wrapped, at));
+  if (diagnostics.length > 0) return { ok: false, diagnostics };
+
+  const js = out.outputText.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n');
+  return {
+    ok: true,
+    script: {
+      js: `${js}${START_FUNCTION}(${PROGRAM_FUNCTION});\n`,
+      sourceMap: new ScriptSourceMap(out.sourceMapText ?? '{}', lines),
+    },
+  };
+}
+
+/** Mistakes the parser accepts but the program form cannot run. */
+function structuralErrors(
+  wrapped: ts.SourceFile,
+  at: (offset: number) => { line: number; col: number },
+): Diagnostic[] {
+  const breakout = findWrapperBreakout(wrapped);
+  if (breakout !== undefined) {
+    return [
+      {
+        ...at(breakout),
+        message: "Unbalanced '}': it closes the script body early",
+        severity: 'error',
+        hint: 'the script is the body of an async function; check that every { has its }',
+      },
+    ];
+  }
+  const found: Diagnostic[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) || ts.isImportEqualsDeclaration(node) || ts.isExportDeclaration(node) || ts.isExportAssignment(node)) {
+      found.push({
+        ...at(node.getStart(wrapped)),
+        message: 'import/export statements are not available in a script',
+        severity: 'error',
+        hint: 'the sandbox has no modules: use the global `pve` and `console`, and `return` the result',
+      });
+      return;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(wrapped);
+  return found;
+}

@@ -1,0 +1,113 @@
+/**
+ * What the index knows about one operation: the text fields minisearch scores, and the query-independent
+ * prior that ranks canonical operations above deep or navigational ones.
+ */
+import type { Operation, SchemaNode } from '../schema/model.js';
+import { splitPath } from '../schema/model.js';
+import { firstSentence } from '../schema/normalize.js';
+import { analyze } from './analyzer.js';
+
+export interface IndexedOperation {
+  id: number;
+  /** The last literal path segment: the thing the operation acts on (`snapshot`, `start`, `users`). */
+  tail: string;
+  /** All path segments, parameters by name (`{volume}` → volume). */
+  path: string;
+  /** The API handler name (`vm_start`). */
+  name: string;
+  summary: string;
+  description: string;
+  /** Names of the non-path parameters, indexed families (`net0`…`net31`) folded to one name. */
+  params: string;
+  /** First sentence of each non-path parameter's description. */
+  paramDocs: string;
+  /** Property names of the returned object (or of the returned list's items). */
+  returns: string;
+}
+
+/** Fields whose match means the operation is about the term, not merely mentions it. */
+export const STRONG_FIELDS: ReadonlySet<string> = new Set(['tail', 'path', 'name', 'summary']);
+
+/** Field weights: the path and summary say what an operation is; descriptions and params only hint. */
+export const FIELD_BOOST: Readonly<Record<Exclude<keyof IndexedOperation, 'id'>, number>> = {
+  tail: 3,
+  path: 2,
+  name: 1.5,
+  summary: 2,
+  description: 0.4,
+  params: 0.5,
+  paramDocs: 0.1,
+  returns: 0.4,
+};
+
+export const INDEXED_FIELDS = Object.keys(FIELD_BOOST) as Array<keyof typeof FIELD_BOOST>;
+
+const PARAM_DOC_CHARS = 120;
+
+export function indexedOperation(op: Operation, id: number): IndexedOperation {
+  const segments = splitPath(op.path);
+  const literals = segments.filter((s) => !s.startsWith('{'));
+  const ownParams = op.params.filter((p) => !p.inPath);
+  const paramNames = new Set(ownParams.map((p) => p.family?.base ?? p.name));
+  const paramDocs = new Set<string>();
+  for (const p of ownParams) {
+    if (p.family && p.family.index > 0) continue;
+    const doc = p.description ? firstSentence(p.description) : '';
+    if (doc) paramDocs.add(doc.slice(0, PARAM_DOC_CHARS));
+  }
+  return {
+    id,
+    tail: literals.at(-1) ?? '',
+    path: segments.join(' '),
+    name: op.name ?? '',
+    summary: op.summary,
+    description: op.description,
+    params: [...paramNames].join(' '),
+    paramDocs: [...paramDocs].join(' \n '),
+    returns: returnedPropertyNames(op.returns).join(' '),
+  };
+}
+
+/** The analyzed terms of each literal path segment (`download-url` → [download, url]). */
+export function literalSegmentTerms(op: Operation): string[][] {
+  return splitPath(op.path)
+    .filter((s) => !s.startsWith('{'))
+    .map((s) => analyze(s))
+    .filter((terms) => terms.length > 0);
+}
+
+function returnedPropertyNames(returns: SchemaNode): string[] {
+  const node = returns.items ?? returns;
+  return node.properties ? Object.keys(node.properties) : [];
+}
+
+/**
+ * A directory index only lists child paths (`[{ subdir }]` plus a link): useful for browsing, almost
+ * never what an operator means, so it ranks below the operations it points to.
+ */
+export function isDirectoryIndex(op: Operation): boolean {
+  const links = op.returns['links'];
+  if (op.method !== 'GET' || !Array.isArray(links) || links.length === 0) return false;
+  const props = op.returns.items?.properties;
+  return props === undefined || Object.keys(props).length <= 1;
+}
+
+const DEPTH_PENALTY = 0.06;
+const DIRECTORY_INDEX_PRIOR = 0.6;
+const SIDELINED_PRIOR = 0.5;
+/** Only the opening of a description speaks about the operation itself; later text is about params. */
+const SIDELINED_SCAN_CHARS = 200;
+const SIDELINED = /\bdeprecated\b|\binternal use\b|\bexperimental\b/i;
+
+/**
+ * Query-independent prior. Shorter paths are the canonical entry points (`GET /nodes/{node}/qemu`
+ * before `GET /nodes/{node}/qemu/{vmid}/firewall/refs`); deprecated and internal-only operations
+ * exist for compatibility and should not be suggested first.
+ */
+export function operationPrior(op: Operation): number {
+  const depth = splitPath(op.path).length;
+  let prior = 1 / (1 + DEPTH_PENALTY * Math.max(0, depth - 1));
+  if (isDirectoryIndex(op)) prior *= DIRECTORY_INDEX_PRIOR;
+  if (SIDELINED.test(op.description.slice(0, SIDELINED_SCAN_CHARS))) prior *= SIDELINED_PRIOR;
+  return prior;
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { analyze, stem, tokenize } from './analyzer.js';
+import { parseQuery, type ParsedQuery } from './query.js';
+import { SYNONYM_RULES, compileSynonyms } from './synonyms.js';
+
+const synonyms = compileSynonyms();
+
+function parse(text: string): ParsedQuery {
+  return parseQuery(text, synonyms);
+}
+
+function sources(text: string): string[] {
+  return parse(text).concepts.map((c) => c.source);
+}
+
+describe('analyzer', () => {
+  it('splits on punctuation and between letters and digits', () => {
+    expect(tokenize('GET /nodes/{node}/qemu/{vmid}/agent/network-get-interfaces')).toEqual([
+      'get', 'nodes', 'node', 'qemu', 'vmid', 'agent', 'network', 'get', 'interfaces',
+    ]);
+    expect(tokenize('net0 ipconfig12 move_disk')).toEqual(['net', '0', 'ipconfig', '12', 'move', 'disk']);
+  });
+
+  it('folds plurals but keeps words that only look plural', () => {
+    expect(['snapshots', 'vms', 'policies', 'aliases', 'prefixes', 'status', 'nfs', 'dns', 'access'].map(stem)).toEqual([
+      'snapshot', 'vm', 'policy', 'alias', 'prefix', 'status', 'nfs', 'dns', 'access',
+    ]);
+  });
+
+  it('drops stopwords and bare numbers', () => {
+    expect(analyze('Stop all of the VMs on node 3')).toEqual(['stop', 'vm', 'node']);
+  });
+});
+
+describe('parseQuery', () => {
+  it('takes the method from an opening verb, after politeness or "how do I"', () => {
+    expect(parse('delete the snapshot').methods).toEqual(['DELETE']);
+    expect(parse('please list storages').methods).toEqual(['GET']);
+    expect(parse('how do I create a user').methods).toEqual(['POST']);
+    expect(parse('set vm memory').methods).toEqual(['PUT', 'POST']);
+  });
+
+  it('reads a state question as a GET, and a later verb as a plain word', () => {
+    expect(parse('which vms are running').methods).toEqual(['GET']);
+    expect(parse('available updates').methods).toBeUndefined();
+    expect(parse('vm list').methods).toBeUndefined();
+  });
+
+  it('lets an opening action word hint its method, but not the same word later', () => {
+    expect(parse('upload an iso')).toMatchObject({ hintedMethods: ['POST'] });
+    expect(parse('snapshot vm 100')).toMatchObject({ hintedMethods: ['POST'] });
+    expect(parse('vm snapshots').hintedMethods).toBeUndefined();
+  });
+
+  it('matches the longest phrase first and turns it into one concept', () => {
+    expect(sources('ip address of a vm')).toEqual(['ip address', 'vm']);
+    expect(sources('power off the virtual machine')).toEqual(['power off', 'virtual machine']);
+    expect(sources('back up a container')).toEqual(['back up', 'container']);
+  });
+
+  it('maps operator words to API words with weights', () => {
+    const vm = parse('vm').concepts[0];
+    expect(vm?.terms.get('qemu')).toBe(1);
+    const container = parse('containers').concepts[0];
+    expect(container?.terms.get('lxc')).toBe(1);
+    const host = parse('hypervisor').concepts[0];
+    expect(host?.terms.get('node')).toBe(1);
+  });
+
+  it('merges repeated words and synonyms of the same rule', () => {
+    expect(sources('vm vm qemu kvm')).toEqual(['vm']);
+    expect(sources('storage storage')).toEqual(['storage']);
+  });
+
+  it('marks list requests and plural nouns as asking for a collection', () => {
+    expect(parse('list snapshot').collection).toBe(true);
+    expect(parse('ha resources').collection).toBe(true);
+    expect(parse('vm status').collection).toBe(false);
+  });
+
+  it('keeps unknown words as plain concepts and drops numbers', () => {
+    expect(sources('frobnicate vm 101')).toEqual(['frobnicate', 'vm']);
+    expect(parse('101 202').concepts).toEqual([]);
+  });
+});
+
+describe('synonym table', () => {
+  it('never maps one phrase to two rules', () => {
+    const owner = new Map<string, number>();
+    const clashes: string[] = [];
+    SYNONYM_RULES.forEach((rule, index) => {
+      for (const trigger of rule.triggers) {
+        const key = tokenize(trigger).map(stem).join(' ');
+        const other = owner.get(key);
+        if (other !== undefined && other !== index) clashes.push(`"${trigger}" in rules ${other} and ${index}`);
+        owner.set(key, index);
+      }
+    });
+    expect(clashes).toEqual([]);
+  });
+
+  it('gives every rule at least one searchable term and sane weights', () => {
+    for (const rule of SYNONYM_RULES) {
+      const terms = Object.entries(rule.terms);
+      expect(terms.flatMap(([word]) => analyze(word)).length, rule.triggers[0]).toBeGreaterThan(0);
+      expect(terms.every(([, w]) => w > 0 && w <= 1), rule.triggers[0]).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,138 @@
+/**
+ * Turns an operator's request into weighted concepts and a method intent.
+ *
+ * "please take a snapshot of vm 101" becomes: intent POST (from "take"), concepts
+ * {snapshot, snap} and {qemu, vm, virtual, machine}; "please", "a", "of" and "101" carry nothing.
+ * Each concept is scored as a unit, so a rich synonym list cannot outweigh a plain word.
+ */
+import type { HttpMethod } from '../schema/model.js';
+import { isNoise, stem, tokenize } from './analyzer.js';
+import type { CompiledSynonym } from './synonyms.js';
+import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
+
+export interface Concept {
+  /** Index terms (stemmed) and how well each stands for the concept. */
+  terms: ReadonlyMap<string, number>;
+  /** Importance of the concept in the request: verbs matter less than nouns. */
+  weight: number;
+  /** The query words the concept came from, for explanations and tests. */
+  source: string;
+  /** A verb's words are generic ("list", "create"): how rare they are in the schema says nothing. */
+  verb: boolean;
+}
+
+export interface ParsedQuery {
+  concepts: Concept[];
+  /** Methods the request asks for, when a verb or a state question says so. */
+  methods?: readonly HttpMethod[];
+  /** Methods an action word suggests ("upload" → POST) when no verb or question decides. */
+  hintedMethods?: readonly HttpMethod[];
+  /** The request is about many things ("list …", plural nouns): collections beat single items. */
+  collection: boolean;
+}
+
+/** Verbs steer the method; as search terms they only break ties between otherwise equal operations. */
+export const VERB_WEIGHT = 0.35;
+/** The verb's own word is searched too ("order" a certificate, "register" an account). */
+const VERB_OWN_TERM_WEIGHT = 0.5;
+
+export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledSynonym[]>): ParsedQuery {
+  const tokens = tokenize(text);
+  const stems = tokens.map(stem);
+  const opening = findOpening(tokens, stems);
+  const concepts: Concept[] = [];
+  const seenRules = new Set<CompiledSynonym['terms']>();
+  const seenWords = new Set<string>();
+  let hinted: readonly HttpMethod[] | undefined;
+  let collection = opening.verb?.rule.collection === true;
+
+  for (let i = 0; i < tokens.length; ) {
+    const token = tokens[i] as string;
+    const stemmed = stems[i] as string;
+    if (i === opening.verb?.position) {
+      concepts.push(verbConcept(opening.verb.rule, stemmed));
+      i += 1;
+      continue;
+    }
+    const phrase = matchPhrase(stems, i, synonyms, opening.verb?.position);
+    if (phrase) {
+      if (!seenRules.has(phrase.terms)) {
+        seenRules.add(phrase.terms);
+        concepts.push({ terms: phrase.terms, weight: phrase.weight, source: tokens.slice(i, i + phrase.tokens.length).join(' '), verb: false });
+        if (i === opening.firstContent) hinted = phrase.methods;
+      }
+      if (phrase.tokens.length === 1 && isPlural(token, stemmed)) collection = true;
+      i += phrase.tokens.length;
+      continue;
+    }
+    i += 1;
+    if (isNoise(token) || isStateQuestion(token) || isNeutralOpener(token)) continue;
+    if (isPlural(token, stemmed)) collection = true;
+    const verb = verbRule(token, stemmed);
+    if (verb) {
+      concepts.push(verbConcept(verb, stemmed));
+      continue;
+    }
+    if (seenWords.has(stemmed)) continue;
+    seenWords.add(stemmed);
+    concepts.push({ terms: new Map([[stemmed, 1]]), weight: 1, source: token, verb: false });
+  }
+  const methods = opening.verb?.rule.methods ?? opening.questionMethods;
+  if (methods) return { concepts, methods, collection };
+  return hinted ? { concepts, hintedMethods: hinted, collection } : { concepts, collection };
+}
+
+interface Opening {
+  verb?: { rule: VerbRule; position: number };
+  questionMethods?: readonly HttpMethod[];
+  /** Position of the first word that is neither noise nor an opener: where an action word hints a method. */
+  firstContent?: number;
+}
+
+/**
+ * How the request opens decides the method: an imperative verb ("delete …", "please list …",
+ * "how do I create …") or a state question ("is …", "which …"). A verb later in the request is
+ * usually a noun and does not count.
+ */
+function findOpening(tokens: string[], stems: string[]): Opening {
+  let question = false;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i] as string;
+    const rule = verbRule(token, stems[i] as string);
+    if (rule) return { verb: { rule, position: i } };
+    if (isStateQuestion(token)) {
+      question = true;
+      continue;
+    }
+    if (!isNoise(token) && !isNeutralOpener(token)) return question ? { questionMethods: QUESTION_METHODS } : { firstContent: i };
+  }
+  return question ? { questionMethods: QUESTION_METHODS } : {};
+}
+
+function isPlural(token: string, stemmed: string): boolean {
+  return token.endsWith('s') && stemmed !== token;
+}
+
+function verbConcept(rule: VerbRule, stemmed: string): Concept {
+  const terms = new Map<string, number>();
+  for (const [word, weight] of Object.entries(rule.terms)) terms.set(stem(word), weight);
+  terms.set(stemmed, Math.max(terms.get(stemmed) ?? 0, VERB_OWN_TERM_WEIGHT));
+  return { terms, weight: VERB_WEIGHT, source: stemmed, verb: true };
+}
+
+function matchPhrase(
+  stems: string[],
+  start: number,
+  synonyms: ReadonlyMap<string, CompiledSynonym[]>,
+  verbPosition: number | undefined,
+): CompiledSynonym | undefined {
+  const candidates = synonyms.get(stems[start] as string);
+  if (!candidates) return undefined;
+  for (const candidate of candidates) {
+    const end = start + candidate.tokens.length;
+    if (end > stems.length) continue;
+    if (verbPosition !== undefined && verbPosition >= start && verbPosition < end) continue;
+    if (candidate.tokens.every((t, k) => stems[start + k] === t)) return candidate;
+  }
+  return undefined;
+}

@@ -1,0 +1,193 @@
+/**
+ * Relevance ranking over the operation index.
+ *
+ * minisearch scores each query term against the operation fields (BM25 with field boosts, prefix
+ * and typo tolerance). The ranker groups terms into the request's concepts, scales each concept to
+ * its best match and by its rarity, multiplies by how completely an operation covers the request,
+ * and applies priors: the intended method, no unmentioned path segments, collections for "list"
+ * requests, and the operation's own prior (shallow, not a directory index, not deprecated).
+ */
+import MiniSearch from 'minisearch';
+import type { HttpMethod, Operation } from '../schema/model.js';
+import { indexTerm, tokenize } from './analyzer.js';
+import {
+  FIELD_BOOST,
+  INDEXED_FIELDS,
+  STRONG_FIELDS,
+  indexedOperation,
+  literalSegmentTerms,
+  operationPrior,
+  type IndexedOperation,
+} from './document.js';
+import type { Concept, ParsedQuery } from './query.js';
+
+/** A concept found only in parameter or return fields counts this much towards coverage. */
+const WEAK_COVERAGE = 0.35;
+/** Each literal path segment the request does not mention costs this much (1 / (1 + k·n)). */
+const UNMENTIONED_SEGMENT_PENALTY = 0.25;
+/** Query terms weaker than this do not count as mentioning a path segment. */
+const MENTION_MIN_WEIGHT = 0.3;
+/** Factor for reading one item when the request asks for a list ("list ha resources"). */
+const ITEM_FOR_COLLECTION = 0.7;
+/**
+ * Each concept's scores are scaled to its best match (0..1) so a concept with many strong synonyms
+ * cannot drown the others; the root compresses the gap between a good and the best match.
+ */
+const CONCEPT_SCORE_EXPONENT = 0.35;
+/**
+ * Rare concepts say more about the wanted operation than common ones ("pending" vs "vm"): a concept's
+ * relevance is scaled by 1 + log(N/df)/log(N), where df counts the operations that cover it well.
+ */
+const WELL_COVERED = 0.5;
+/** How much a concept's weaker synonyms add on top of its best one. */
+const SYNONYM_SPILL = 0.25;
+/** Exponent on the share of request concepts an operation covers: partial matches fall off fast. */
+const COVERAGE_EXPONENT = 2;
+/** Factor for operations whose method contradicts the verb ("delete …" → a GET) or the question. */
+const METHOD_MISMATCH = 0.35;
+/**
+ * Factor for the second method a verb accepts: "change" means PUT on most PVE paths but POST on a
+ * few (`POST …/qemu/{vmid}/config`), and POST is also how things are created.
+ */
+const SECONDARY_METHOD = 0.8;
+/** Factor for operations whose method differs from the one an action word suggests ("upload" → POST). */
+const HINT_MISMATCH = 0.7;
+/** Without a verb most requests are questions: writes rank lower. */
+const NO_INTENT_WRITE = 0.6;
+/** Terms this long also match as prefixes ("snap" → snapshot). */
+const PREFIX_MIN_LENGTH = 4;
+/** Terms this long also match with one typo per five characters. */
+const FUZZY_MIN_LENGTH = 6;
+const FUZZY_DISTANCE = 0.2;
+/** Prefix and typo matches count less than exact ones. */
+const LOOSE_MATCH_WEIGHTS = { prefix: 0.4, fuzzy: 0.3 };
+const TERM_CACHE_LIMIT = 4096;
+
+export class Ranker {
+  private readonly index: MiniSearch<IndexedOperation>;
+  private readonly priors: number[];
+  private readonly segments: string[][][];
+  private readonly endsWithParam: boolean[];
+  private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
+
+  constructor(private readonly operations: readonly Operation[]) {
+    this.index = new MiniSearch<IndexedOperation>({
+      idField: 'id',
+      fields: INDEXED_FIELDS,
+      storeFields: [],
+      tokenize: (text) => tokenize(text),
+      processTerm: indexTerm,
+    });
+    this.index.addAll(operations.map((op, id) => indexedOperation(op, id)));
+    this.priors = operations.map(operationPrior);
+    this.segments = operations.map(literalSegmentTerms);
+    this.endsWithParam = operations.map((op) => op.path.endsWith('}'));
+  }
+
+  /** Relevance of every operation that matches the request at all (operation index → score). */
+  rank(query: ParsedQuery): Map<number, number> {
+    const perConcept: Array<{ concept: Concept; matches: Map<number, ConceptMatch> }> = [];
+    for (const concept of query.concepts) {
+      const matches = this.conceptMatches(concept);
+      if (matches.size > 0) perConcept.push({ concept, matches });
+    }
+    const totalWeight = perConcept.reduce((sum, c) => sum + c.concept.weight, 0);
+    const relevance = new Map<number, number>();
+    const covered = new Map<number, number>();
+    const n = this.operations.length;
+    for (const { concept, matches } of perConcept) {
+      let top = 0;
+      let df = 0;
+      for (const m of matches.values()) {
+        top = Math.max(top, m.score);
+        if (m.coverage >= WELL_COVERED) df += 1;
+      }
+      const info = concept.verb ? 1 : 1 + Math.log(n / Math.max(1, df)) / Math.log(n);
+      for (const [id, match] of matches) {
+        relevance.set(id, (relevance.get(id) ?? 0) + info * concept.weight * (match.score / top) ** CONCEPT_SCORE_EXPONENT);
+        covered.set(id, (covered.get(id) ?? 0) + concept.weight * match.coverage);
+      }
+    }
+    const mentioned = new Set<string>();
+    for (const { concept } of perConcept) {
+      for (const [term, weight] of concept.terms) if (weight >= MENTION_MIN_WEIGHT) mentioned.add(term);
+    }
+    const final = new Map<number, number>();
+    for (const [id, rel] of relevance) {
+      const op = this.operations[id] as Operation;
+      const coverage = (covered.get(id) ?? 0) / totalWeight;
+      const method = this.methodFactor(op.method, query);
+      const unmentioned = (this.segments[id] as string[][]).filter((seg) => !seg.some((t) => mentioned.has(t))).length;
+      const specificity = 1 / (1 + UNMENTIONED_SEGMENT_PENALTY * unmentioned);
+      const shape = query.collection && op.method === 'GET' && this.endsWithParam[id] ? ITEM_FOR_COLLECTION : 1;
+      final.set(id, rel * coverage ** COVERAGE_EXPONENT * method * specificity * shape * (this.priors[id] as number));
+    }
+    return final;
+  }
+
+  private methodFactor(method: HttpMethod, query: ParsedQuery): number {
+    if (query.methods) {
+      const rank = query.methods.indexOf(method);
+      return rank === 0 ? 1 : rank > 0 ? SECONDARY_METHOD : METHOD_MISMATCH;
+    }
+    if (query.hintedMethods) return query.hintedMethods.includes(method) ? 1 : HINT_MISMATCH;
+    return method === 'GET' ? 1 : NO_INTENT_WRITE;
+  }
+
+  /**
+   * A concept scores as its best term plus a little of the others. It counts as covered as far as
+   * its best term stands for it and matched in a field that says what the operation is.
+   */
+  private conceptMatches(concept: Concept): Map<number, ConceptMatch> {
+    const best = new Map<number, number>();
+    const sum = new Map<number, number>();
+    const coverage = new Map<number, number>();
+    for (const [term, weight] of concept.terms) {
+      for (const [id, match] of this.termScores(term)) {
+        const s = weight * match.score;
+        best.set(id, Math.max(best.get(id) ?? 0, s));
+        sum.set(id, (sum.get(id) ?? 0) + s);
+        const credit = Math.min(1, weight) * (match.strong ? 1 : WEAK_COVERAGE);
+        coverage.set(id, Math.max(coverage.get(id) ?? 0, credit));
+      }
+    }
+    const matches = new Map<number, ConceptMatch>();
+    for (const [id, b] of best) {
+      matches.set(id, { score: b + SYNONYM_SPILL * ((sum.get(id) as number) - b), coverage: coverage.get(id) as number });
+    }
+    return matches;
+  }
+
+  private termScores(term: string): ReadonlyMap<number, TermMatch> {
+    const cached = this.termCache.get(term);
+    if (cached) return cached;
+    const results = this.index.search(term, {
+      boost: FIELD_BOOST,
+      prefix: term.length >= PREFIX_MIN_LENGTH,
+      fuzzy: term.length >= FUZZY_MIN_LENGTH ? FUZZY_DISTANCE : false,
+      weights: LOOSE_MATCH_WEIGHTS,
+      tokenize: (text) => [text],
+      processTerm: (t) => t,
+    });
+    const scores = new Map<number, TermMatch>();
+    for (const r of results) {
+      const strong = Object.values(r.match).some((fields) => fields.some((f) => STRONG_FIELDS.has(f)));
+      scores.set(r.id as number, { score: r.score, strong });
+    }
+    if (this.termCache.size >= TERM_CACHE_LIMIT) this.termCache.clear();
+    this.termCache.set(term, scores);
+    return scores;
+  }
+}
+
+interface TermMatch {
+  score: number;
+  /** Matched in a field that says what the operation is (path, name, summary). */
+  strong: boolean;
+}
+
+interface ConceptMatch {
+  score: number;
+  /** 0..1: how fully the operation covers the concept. */
+  coverage: number;
+}

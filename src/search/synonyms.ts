@@ -1,0 +1,243 @@
+/**
+ * Proxmox VE vocabulary: the words operators use mapped to the words the API uses.
+ *
+ * An operator says "vm", "container", "host", "backup", "power off"; the API says `qemu`, `lxc`,
+ * `node`, `vzdump`, `status/stop`. Each rule lists the phrases that trigger it and the index terms
+ * (with weights) a match searches for. Everything here is written as plain words; the analyzer stems
+ * both sides when the table is compiled, so "snapshots" and "snapshot" trigger the same rule.
+ * Longer phrases win over their parts ("ip address" before "ip").
+ */
+import type { HttpMethod } from '../schema/model.js';
+import { analyze, stem, tokenize } from './analyzer.js';
+
+export interface SynonymRule {
+  /** Phrases (one or more words) that trigger the rule. */
+  triggers: readonly string[];
+  /** Index terms searched when the rule fires, weighted by how well each one stands for the phrase. */
+  terms: Readonly<Record<string, number>>;
+  /**
+   * An action word that opens the request implies its method ("upload an iso" → POST, "snapshot
+   * vm 100" → POST); later in the request it is a noun ("list vm snapshots").
+   */
+  methods?: readonly HttpMethod[];
+  /**
+   * Importance in the request (default 1). Measurements (cpu, memory, usage) rarely appear in
+   * operation text, so an operation that lacks them should not lose much.
+   */
+  weight?: number;
+}
+
+export const SYNONYM_RULES: readonly SynonymRule[] = [
+  // Guests
+  { triggers: ['vm', 'virtual machine', 'kvm', 'qemu', 'virtual server', 'vps'], terms: { qemu: 1, vm: 0.4, virtual: 0.4, machine: 0.4, vmid: 0.4, guest: 0.3 } },
+  { triggers: ['container', 'ct', 'lxc', 'lxd'], terms: { lxc: 1, container: 0.7, ct: 0.4 } },
+  { triggers: ['guest', 'instance', 'workload', 'vm or container', 'vms and containers', 'vms or containers'], terms: { guest: 1, qemu: 0.6, lxc: 0.6, vm: 0.4 } },
+  { triggers: ['template', 'golden image', 'base image'], terms: { template: 1 } },
+
+  // Hosts and the cluster
+  { triggers: ['node', 'host', 'server', 'hypervisor', 'pve host', 'physical host', 'machine', 'box'], terms: { node: 1, host: 0.3 } },
+  { triggers: ['cluster', 'datacenter', 'data center', 'dc'], terms: { cluster: 1, datacenter: 0.4 } },
+  { triggers: ['quorum', 'quorate', 'corosync'], terms: { quorum: 1, status: 0.6, cluster: 0.4, corosync: 0.4 } },
+  { triggers: ['cluster member', 'cluster members', 'member'], terms: { node: 1, cluster: 0.4 } },
+
+  // Power
+  { triggers: ['start', 'power on', 'turn on', 'boot', 'boot up', 'spin up', 'bring up', 'launch', 'switch on'], terms: { start: 1 }, methods: ['POST'] },
+  { triggers: ['stop', 'power off', 'turn off', 'kill', 'halt', 'hard stop', 'pull the plug', 'switch off', 'force off'], terms: { stop: 1, shutdown: 0.3 }, methods: ['POST'] },
+  { triggers: ['shutdown', 'shut down', 'power down', 'graceful shutdown', 'shut off', 'gracefully shut down', 'gracefully stop'], terms: { shutdown: 1, stop: 0.3 }, methods: ['POST'] },
+  { triggers: ['reboot', 'restart', 'power cycle', 'bounce', 'cycle'], terms: { reboot: 1, restart: 0.8 }, methods: ['POST'] },
+  { triggers: ['reset', 'hard reset', 'hard reboot'], terms: { reset: 1 }, methods: ['POST'] },
+  { triggers: ['suspend', 'pause', 'freeze', 'sleep'], terms: { suspend: 1, pause: 0.3 }, methods: ['POST'] },
+  { triggers: ['hibernate', 'suspend to disk'], terms: { suspend: 1, todisk: 0.6 }, methods: ['POST'] },
+  { triggers: ['resume', 'unpause', 'continue', 'wake up', 'unfreeze'], terms: { resume: 1 }, methods: ['POST'] },
+  { triggers: ['start all', 'start everything', 'startall'], terms: { startall: 1, start: 0.4 }, methods: ['POST'] },
+  { triggers: ['stop all', 'stop everything', 'stopall', 'shutdown all', 'shut down all'], terms: { stopall: 1, stop: 0.4 }, methods: ['POST'] },
+  { triggers: ['suspend all', 'suspendall'], terms: { suspendall: 1 }, methods: ['POST'] },
+  { triggers: ['migrate all', 'evacuate', 'migrateall', 'drain'], terms: { migrateall: 1, migrate: 0.4 }, methods: ['POST'] },
+  { triggers: ['bulk', 'mass', 'en masse'], terms: { bulk: 1, all: 0.3 } },
+  { triggers: ['wake on lan', 'wol', 'wakeonlan', 'magic packet'], terms: { wakeonlan: 1 }, methods: ['POST'] },
+
+  // Guest lifecycle
+  { triggers: ['migrate', 'migration', 'live migrate', 'live migration', 'move to another node', 'move to another host', 'move to node', 'relocate', 'migrated', 'migrating', 'another node', 'other node', 'different node', 'another host', 'other host', 'different host'], terms: { migrate: 1, migration: 0.6 }, methods: ['POST'] },
+  { triggers: ['clone', 'copy', 'duplicate', 'full clone', 'linked clone'], terms: { clone: 1, copy: 0.4 }, methods: ['POST'] },
+  { triggers: ['resize', 'grow', 'extend', 'enlarge', 'expand', 'increase size', 'make bigger', 'bigger'], terms: { resize: 1, extend: 0.5, size: 0.4 }, methods: ['PUT'] },
+  { triggers: ['move', 'transfer', 'relocate disk'], terms: { move: 1, migrate: 0.3 } },
+  { triggers: ['snapshot', 'snap', 'checkpoint'], terms: { snapshot: 1, snap: 0.5 }, methods: ['POST'] },
+  { triggers: ['rollback', 'roll back', 'revert', 'revert to', 'go back', 'undo'], terms: { rollback: 1, revert: 0.4 }, methods: ['POST'] },
+  { triggers: ['restore', 'recover'], terms: { restore: 1, archive: 0.4, vzdump: 0.2 }, methods: ['POST'] },
+  { triggers: ['convert to template', 'make template', 'turn into template', 'templatize'], terms: { template: 1 }, methods: ['POST'] },
+  { triggers: ['config', 'configuration', 'settings', 'setting', 'properties', 'conf'], terms: { config: 1, option: 0.6, setting: 0.3 } },
+  { triggers: ['options', 'option'], terms: { option: 1, config: 0.7 } },
+  { triggers: ['pending', 'pending changes', 'unapplied'], terms: { pending: 1 } },
+  { triggers: ['apply', 'reload', 'commit', 'apply changes'], terms: { reload: 1, apply: 1 }, methods: ['PUT'] },
+  { triggers: ['enable', 'disable', 'activate', 'deactivate'], terms: { enable: 1, option: 0.3 }, methods: ['PUT'] },
+  { triggers: ['unlink', 'detach disk'], terms: { unlink: 1, disk: 0.3 } },
+  { triggers: ['feature', 'capability', 'supported'], terms: { feature: 1, capability: 0.6 } },
+
+  // Storage
+  { triggers: ['disk', 'drive', 'hard disk', 'virtual disk', 'vdisk', 'hdd'], terms: { disk: 1, volume: 0.7, drive: 0.3 } },
+  { triggers: ['volume', 'disk image', 'volid', 'volume id'], terms: { volume: 1, disk: 0.7, image: 0.3 } },
+  { triggers: ['physical disk', 'physical disks', 'local disk', 'local disks', 'block device', 'ssd', 'nvme'], terms: { disk: 1, list: 0.5, local: 0.5, dev: 0.3 } },
+  { triggers: ['storage', 'datastore', 'data store', 'storages', 'store'], terms: { storage: 1, datastore: 0.5 } },
+  { triggers: ['iso', 'iso image', 'installer', 'install media', 'cd image', 'cdrom'], terms: { iso: 1, content: 0.6, image: 0.4 } },
+  { triggers: ['image', 'images', 'ova', 'appliance image'], terms: { image: 1, content: 0.5, iso: 0.3 } },
+  { triggers: ['storage content', 'content', 'files on storage', 'contents'], terms: { content: 1, volume: 0.3 } },
+  { triggers: ['container template', 'ct template', 'lxc template', 'appliance', 'turnkey', 'aplinfo'], terms: { aplinfo: 1, appliance: 0.8, template: 0.5 } },
+  { triggers: ['backup', 'vzdump', 'dump'], terms: { vzdump: 1, backup: 1 }, methods: ['POST'] },
+  { triggers: ['back up', 'backup now', 'run backup', 'run a backup', 'start backup', 'start a backup'], terms: { vzdump: 1, backup: 1 }, methods: ['POST'] },
+  { triggers: ['backup files', 'backup archives', 'stored backups', 'existing backups', 'backups on storage', 'backups on a storage', 'backups in storage', 'backup volumes'], terms: { content: 1, backup: 0.5, storage: 0.5 } },
+  { triggers: ['backup job', 'backup schedule', 'scheduled backup', 'backup plan', 'backup jobs'], terms: { backup: 1, job: 0.6, schedule: 0.4, vzdump: 0.4 } },
+  { triggers: ['not backed up', 'without backup', 'unprotected', 'no backup', 'missing backup', 'uncovered'], terms: { backed: 1, backup: 0.5, not: 0.5 } },
+  { triggers: ['prune', 'retention', 'cleanup old backups', 'old backups', 'keep last'], terms: { prune: 1, prunebackup: 1, backup: 0.3 } },
+  { triggers: ['upload', 'upload file'], terms: { upload: 1 }, methods: ['POST'] },
+  { triggers: ['download', 'fetch from url', 'from url', 'url', 'wget'], terms: { download: 1, url: 0.6 } },
+  { triggers: ['free space', 'disk space', 'capacity', 'space left', 'how full', 'usage', 'utilization', 'used space'], terms: { status: 0.6, used: 0.5, avail: 0.5, usage: 0.3 }, weight: 0.6 },
+  { triggers: ['zfs', 'zpool', 'zfs pool'], terms: { zfs: 1, zpool: 0.6 } },
+  { triggers: ['lvm', 'volume group', 'vg'], terms: { lvm: 1 } },
+  { triggers: ['thin pool', 'lvm thin', 'lvmthin', 'thinpool'], terms: { lvmthin: 1, thin: 0.5 } },
+  { triggers: ['smart', 'disk health', 'smart status', 'smart values'], terms: { smart: 1, health: 0.5 } },
+  { triggers: ['wipe', 'wipe disk', 'zap', 'erase disk'], terms: { wipe: 1, wipedisk: 1 }, methods: ['PUT'] },
+  { triggers: ['gpt', 'partition table', 'initialize disk'], terms: { initgpt: 1, gpt: 1 } },
+  { triggers: ['nfs'], terms: { nfs: 1, storage: 0.3 } },
+  { triggers: ['cifs', 'smb', 'samba', 'windows share'], terms: { cifs: 1 } },
+  { triggers: ['iscsi', 'san'], terms: { iscsi: 1 } },
+  { triggers: ['pbs', 'proxmox backup server', 'backup server'], terms: { pbs: 1 } },
+  { triggers: ['scan', 'discover', 'probe'], terms: { scan: 1 } },
+  { triggers: ['file restore', 'single file restore', 'restore file', 'restore a file'], terms: { file: 1, restore: 1 } },
+
+  // Networking
+  { triggers: ['ip', 'ip address', 'ip addresses', 'ipv4', 'ipv6', 'address', 'addresses'], terms: { interface: 1, ip: 0.6, network: 0.4, address: 0.4 } },
+  { triggers: ['nic', 'network card', 'network interface', 'network interfaces', 'iface', 'interface', 'interfaces', 'network device', 'ethernet', 'network config'], terms: { network: 1, iface: 0.7, interface: 0.5 } },
+  { triggers: ['network', 'networking', 'net'], terms: { network: 1, net: 0.3 } },
+  { triggers: ['bridge', 'linux bridge', 'vmbr', 'bond', 'vlan', 'ovs'], terms: { bridge: 1, network: 0.7, iface: 0.3 } },
+  { triggers: ['firewall', 'fw', 'iptables', 'packet filter', 'nftables'], terms: { firewall: 1 } },
+  { triggers: ['rule', 'firewall rule', 'fw rule'], terms: { rule: 1, firewall: 0.3 } },
+  { triggers: ['security group', 'firewall group'], terms: { security: 1, group: 0.5, firewall: 0.5 } },
+  { triggers: ['ipset', 'ip set', 'ip list', 'blocklist', 'allowlist', 'whitelist', 'blacklist'], terms: { ipset: 1 } },
+  { triggers: ['alias', 'network alias'], terms: { alias: 1 } },
+  { triggers: ['dns', 'nameserver', 'resolver', 'resolv conf', 'search domain'], terms: { dns: 1 } },
+  { triggers: ['hosts file', 'etc hosts', '/etc/hosts'], terms: { host: 1, etc: 1 } },
+  { triggers: ['sdn', 'software defined network', 'software defined networking'], terms: { sdn: 1 } },
+  { triggers: ['vnet', 'virtual network'], terms: { vnet: 1, sdn: 0.3 } },
+  { triggers: ['subnet', 'cidr', 'prefix'], terms: { subnet: 1 } },
+  { triggers: ['zone', 'evpn', 'vxlan'], terms: { zone: 1 } },
+  { triggers: ['ipam', 'ip management', 'dhcp'], terms: { ipam: 1 } },
+  { triggers: ['traffic', 'bandwidth', 'network counters', 'netstat'], terms: { netstat: 1, network: 0.4 } },
+
+  // Guest access and the guest agent
+  { triggers: ['console', 'vnc', 'novnc', 'remote console', 'screen'], terms: { vncproxy: 1, termproxy: 0.8, vnc: 0.6, console: 0.5 } },
+  { triggers: ['terminal', 'shell', 'ssh', 'xterm', 'tty', 'serial console', 'command line'], terms: { termproxy: 1, vncshell: 0.7, shell: 0.6, terminal: 0.3 } },
+  { triggers: ['spice', 'virt viewer', 'remote viewer'], terms: { spiceproxy: 1, spiceshell: 1, spice: 0.6 } },
+  { triggers: ['guest agent', 'qemu agent', 'qga', 'agent', 'qemu guest agent'], terms: { agent: 1 } },
+  { triggers: ['run command', 'execute command', 'exec', 'execute', 'run a command', 'execute a command', 'command', 'commands'], terms: { exec: 1, command: 0.6, execute: 0.4 }, methods: ['POST'] },
+  { triggers: ['read file', 'read a file', 'cat', 'file content', 'get file'], terms: { file: 1, read: 0.5 } },
+  { triggers: ['write file', 'write a file', 'put file', 'push file', 'place file'], terms: { file: 1, write: 1 } },
+  { triggers: ['guest os', 'operating system', 'os info', 'os version', 'distribution', 'distro'], terms: { osinfo: 1, os: 0.5 } },
+  { triggers: ['guest hostname', 'host name', 'hostname'], terms: { hostname: 1, name: 0.3 } },
+  { triggers: ['filesystem', 'filesystems', 'file system', 'mounted filesystems', 'fsinfo'], terms: { fsinfo: 1, filesystem: 0.5 } },
+  { triggers: ['trim', 'fstrim'], terms: { fstrim: 1 } },
+  { triggers: ['fsfreeze', 'freeze filesystem', 'quiesce'], terms: { fsfreeze: 1 } },
+  { triggers: ['send key', 'sendkey', 'keypress', 'key press', 'ctrl alt del', 'keyboard'], terms: { sendkey: 1, key: 0.5 }, methods: ['PUT'] },
+  { triggers: ['cloud init', 'cloud-init', 'cloudinit', 'ci', 'user data', 'userdata'], terms: { cloudinit: 1 } },
+  { triggers: ['qemu monitor', 'hmp', 'monitor command', 'human monitor'], terms: { monitor: 1 } },
+  { triggers: ['mount point', 'mountpoint', 'mp', 'rootfs', 'root disk'], terms: { volume: 1, mp: 0.6, rootfs: 0.6 } },
+
+  // Monitoring
+  { triggers: ['status', 'state', 'health', 'healthy', 'up', 'alive', 'online', 'uptime'], terms: { status: 1, current: 0.5 } },
+  { triggers: ['running', 'active'], terms: { status: 0.6, running: 0.5, current: 0.4 }, weight: 0.5 },
+  { triggers: ['cpu', 'cpus', 'processor', 'vcpu', 'vcpus', 'cores', 'core', 'sockets'], terms: { cpu: 1, core: 0.5, status: 0.3 }, weight: 0.6 },
+  { triggers: ['memory', 'ram', 'mem'], terms: { memory: 1, mem: 0.8, status: 0.3 }, weight: 0.6 },
+  { triggers: ['load', 'load average', 'loadavg', 'busy', 'performance', 'utilisation'], terms: { loadavg: 1, status: 0.6, cpu: 0.4 }, weight: 0.6 },
+  { triggers: ['history', 'graph', 'graphs', 'chart', 'trend', 'statistics', 'stats', 'over time', 'rrd', 'time series', 'historical'], terms: { rrddata: 1, rrd: 0.6, statistic: 0.5 } },
+  { triggers: ['metric server', 'metric servers', 'metrics server', 'metrics servers', 'external metric server'], terms: { metric: 1, server: 1 } },
+  { triggers: ['metric', 'metrics', 'influxdb', 'graphite', 'opentelemetry', 'prometheus', 'exporter'], terms: { metric: 1, server: 0.3 } },
+  { triggers: ['log', 'logs', 'logfile', 'output'], terms: { log: 1 } },
+  { triggers: ['syslog', 'system log', 'journal', 'journald', 'journalctl', 'dmesg'], terms: { syslog: 1, journal: 1, log: 0.5 } },
+  { triggers: ['task', 'tasks', 'upid', 'activity', 'recent activity', 'worker'], terms: { task: 1 } },
+  { triggers: ['job', 'jobs', 'scheduled job', 'cron'], terms: { job: 1, schedule: 0.3, task: 0.3 } },
+  { triggers: ['fail', 'failed', 'error', 'errors', 'errored', 'broken', 'crashed', 'unsuccessful'], terms: { error: 1, fail: 0.5 } },
+  { triggers: ['version', 'release', 'pve version', 'proxmox version', 'which version'], terms: { version: 1 } },
+  { triggers: ['report', 'diagnostics', 'system report', 'support report'], terms: { report: 1 } },
+  { triggers: ['resources', 'inventory', 'overview', 'everything', 'all resources', 'cluster resources'], terms: { resource: 1 } },
+  { triggers: ['next id', 'next free id', 'free vmid', 'free id', 'next vmid', 'available vmid', 'unused vmid', 'new vmid', 'nextid'], terms: { nextid: 1, vmid: 0.4 } },
+  { triggers: ['hardware', 'device', 'devices'], terms: { hardware: 1, device: 0.6 } },
+  { triggers: ['pci', 'passthrough', 'pci passthrough', 'gpu', 'graphics card', 'pcie'], terms: { pci: 1, hardware: 0.4 } },
+  { triggers: ['usb', 'usb device', 'usb stick', 'usb passthrough', 'dongle'], terms: { usb: 1, hardware: 0.4 } },
+  { triggers: ['mapping', 'resource mapping', 'hardware mapping', 'directory mapping', 'virtiofs'], terms: { mapping: 1 } },
+
+  // Node administration
+  { triggers: ['service', 'services', 'daemon', 'systemd', 'systemd unit'], terms: { service: 1 } },
+  { triggers: ['time', 'timezone', 'time zone', 'clock', 'ntp', 'date'], terms: { time: 1, timezone: 0.8 } },
+  { triggers: ['apt', 'package', 'packages', 'upgrade', 'upgrades', 'patch', 'patches', 'available updates', 'pending updates', 'updates', 'apt update'], terms: { apt: 1, update: 0.5, package: 0.4 } },
+  { triggers: ['repository', 'repositories', 'repo', 'repos', 'sources list', 'enterprise repo', 'no subscription repo'], terms: { repository: 1, apt: 0.5 } },
+  { triggers: ['changelog', 'release notes'], terms: { changelog: 1 } },
+  { triggers: ['subscription', 'license', 'licence', 'subscription key'], terms: { subscription: 1 } },
+  { triggers: ['certificate', 'certificates', 'cert', 'certs', 'ssl', 'tls', 'https cert', 'ssl certificate'], terms: { certificate: 1, cert: 0.5 } },
+  { triggers: ['acme', 'lets encrypt', 'letsencrypt', 'let s encrypt'], terms: { acme: 1, certificate: 0.3 } },
+  { triggers: ['ceph', 'rbd', 'rados'], terms: { ceph: 1 } },
+  { triggers: ['osd', 'object storage daemon'], terms: { osd: 1, ceph: 0.3 } },
+  { triggers: ['ceph monitor', 'ceph mon', 'mon'], terms: { mon: 1, ceph: 0.3 } },
+  { triggers: ['ceph manager', 'mgr'], terms: { mgr: 1, ceph: 0.3 } },
+  { triggers: ['mds', 'metadata server', 'cephfs', 'ceph fs', 'ceph filesystem'], terms: { mds: 0.7, fs: 1, ceph: 0.3 } },
+  { triggers: ['crush', 'crush map', 'placement'], terms: { crush: 1 } },
+  { triggers: ['flag', 'flags', 'noout', 'norebalance', 'nodown'], terms: { flag: 1 } },
+  { triggers: ['ha', 'high availability', 'highly available', 'ha manager', 'fencing', 'failover'], terms: { ha: 1 } },
+  { triggers: ['replication', 'replicate', 'storage replication', 'zfs replication', 'sync job'], terms: { replication: 1 } },
+  { triggers: ['join', 'join cluster', 'add node', 'join a cluster', 'cluster join'], terms: { join: 1, cluster: 0.3 }, methods: ['POST'] },
+  { triggers: ['notification', 'notifications', 'alert', 'alerts', 'email', 'mail', 'smtp', 'sendmail', 'gotify', 'webhook'], terms: { notification: 1, endpoint: 0.3 } },
+  { triggers: ['matcher', 'notification matcher', 'notification rule', 'routing'], terms: { matcher: 1, notification: 0.4 } },
+
+  // Access control
+  { triggers: ['user', 'users', 'account', 'accounts', 'who', 'logged in', 'people', 'login name', 'username'], terms: { user: 1, access: 0.2 } },
+  { triggers: ['token', 'api token', 'api key', 'api keys', 'api tokens', 'apikey'], terms: { token: 1, api: 0.3 } },
+  { triggers: ['password', 'passwd', 'passphrase'], terms: { password: 1 } },
+  { triggers: ['permission', 'permissions', 'acl', 'access control', 'access control list', 'rights', 'can do', 'allowed'], terms: { acl: 1, permission: 0.8, role: 0.2 } },
+  { triggers: ['effective permissions', 'my permissions', 'what can i do', 'allowed to'], terms: { permission: 1, acl: 0.3 } },
+  { triggers: ['grant', 'give access', 'allow access'], terms: { acl: 1, permission: 0.6 }, methods: ['PUT'] },
+  { triggers: ['revoke'], terms: { revoke: 1, delete: 0.3 }, methods: ['DELETE'] },
+  { triggers: ['role', 'roles'], terms: { role: 1 } },
+  { triggers: ['privilege', 'privileges', 'privs'], terms: { privs: 1, role: 0.6, permission: 0.4 } },
+  { triggers: ['group', 'groups', 'user group', 'team'], terms: { group: 1 } },
+  { triggers: ['login', 'log in', 'sign in', 'authenticate', 'ticket', 'session', 'auth ticket', 'csrf'], terms: { ticket: 1, login: 0.4 }, methods: ['POST'] },
+  { triggers: ['realm', 'realms', 'ldap', 'active directory', 'ad', 'auth server', 'authentication server', 'identity provider', 'domain', 'domains', 'openid', 'oidc', 'sso'], terms: { domain: 1, realm: 0.8 } },
+  { triggers: ['sync users', 'ldap sync', 'realm sync', 'sync realm', 'sync'], terms: { sync: 1, realm: 0.3 }, methods: ['POST'] },
+  { triggers: ['tfa', '2fa', 'mfa', 'two factor', 'otp', 'totp', 'yubikey', 'webauthn', 'second factor', 'recovery keys'], terms: { tfa: 1 } },
+  { triggers: ['pool', 'resource pool', 'pools'], terms: { pool: 1 } },
+];
+
+/** A compiled rule: the stemmed trigger tokens and the stemmed, weighted terms to search. */
+export interface CompiledSynonym {
+  tokens: string[];
+  terms: Map<string, number>;
+  weight: number;
+  methods?: readonly HttpMethod[];
+}
+
+/** Analyze a trigger without dropping stopwords, since they can be part of a phrase ("back up"). */
+function triggerTokens(trigger: string): string[] {
+  return tokenize(trigger).map(stem);
+}
+
+/**
+ * Compile the table into a lookup keyed by the first trigger token, longest triggers first, so the
+ * query parser can match greedily in one pass.
+ */
+export function compileSynonyms(rules: readonly SynonymRule[] = SYNONYM_RULES): Map<string, CompiledSynonym[]> {
+  const byFirst = new Map<string, CompiledSynonym[]>();
+  for (const rule of rules) {
+    const terms = new Map<string, number>();
+    for (const [word, weight] of Object.entries(rule.terms)) {
+      for (const term of analyze(word)) terms.set(term, Math.max(terms.get(term) ?? 0, weight));
+    }
+    const weight = rule.weight ?? 1;
+    for (const trigger of rule.triggers) {
+      const tokens = triggerTokens(trigger);
+      const first = tokens[0];
+      if (first === undefined) continue;
+      const list = byFirst.get(first) ?? [];
+      list.push(rule.methods ? { tokens, terms, weight, methods: rule.methods } : { tokens, terms, weight });
+      byFirst.set(first, list);
+    }
+  }
+  for (const list of byFirst.values()) list.sort((a, b) => b.tokens.length - a.tokens.length);
+  return byFirst;
+}

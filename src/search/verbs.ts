@@ -1,0 +1,80 @@
+/**
+ * Operator verbs → HTTP method intent. "list the snapshots" wants a GET, "remove the snapshot" a
+ * DELETE: the verb decides between operations that share a path. Only generic verbs live here;
+ * verbs that name an action of their own (start, migrate, upload, sync…) are synonym rules that
+ * search for that action and may hint a method.
+ *
+ * A verb steers the method only in imperative position (first content word, possibly after
+ * "please" or "how do I"), because words like "update" or "set" are also nouns later in a request
+ * ("available updates", "ip set").
+ */
+import type { HttpMethod } from '../schema/model.js';
+
+export interface VerbRule {
+  words: readonly string[];
+  /**
+   * Methods that satisfy the intent, preferred first: PVE changes configuration with PUT on most
+   * paths and POST on some.
+   */
+  methods: readonly HttpMethod[];
+  /** Words the verb contributes to the text search, with weights (they appear in operation summaries). */
+  terms: Readonly<Record<string, number>>;
+  /** The verb asks for a collection ("list …"), so per-item reads rank lower. */
+  collection?: boolean;
+}
+
+export const VERB_RULES: readonly VerbRule[] = [
+  {
+    words: ['list', 'enumerate', 'index', 'browse', 'count'],
+    methods: ['GET'],
+    terms: { list: 0.6, index: 0.3 },
+    collection: true,
+  },
+  {
+    words: ['show', 'get', 'display', 'view', 'read', 'see', 'check', 'fetch', 'find', 'inspect', 'query',
+      'lookup', 'print', 'retrieve', 'describe', 'look', 'tell', 'monitor', 'watch'],
+    methods: ['GET'],
+    terms: { get: 0.3, read: 0.3 },
+  },
+  {
+    words: ['create', 'add', 'new', 'make', 'generate', 'register', 'take', 'allocate', 'provision', 'define',
+      'setup', 'build', 'spawn', 'issue', 'order', 'trigger', 'initialize', 'init', 'open', 'request', 'put'],
+    methods: ['POST'],
+    terms: { create: 0.5, add: 0.4, new: 0.3 },
+  },
+  {
+    words: ['change', 'set', 'update', 'edit', 'modify', 'configure', 'rename', 'adjust', 'alter', 'tweak',
+      'toggle', 'assign', 'mark', 'replace', 'write'],
+    methods: ['PUT', 'POST'],
+    terms: { update: 0.5, set: 0.4, config: 0.5, option: 0.4, modify: 0.3 },
+  },
+  {
+    words: ['remove', 'delete', 'destroy', 'drop', 'erase', 'purge', 'del', 'rm', 'discard', 'clear'],
+    methods: ['DELETE'],
+    terms: { delete: 0.6, remove: 0.5, destroy: 0.4 },
+  },
+];
+
+/** Question words that ask about state ("which vms are running?", "is the node up?") and so imply a read. */
+const STATE_QUESTIONS = new Set(['what', 'which', 'who', 'whom', 'is', 'are', 'does', 'where', 'when', 'why', 'can', 'could', 'has', 'have']);
+/** Words that open a request without deciding it ("how do I …", "please …"). */
+const NEUTRAL_OPENERS = new Set(['how', 'do', 'i', 'to', 'please', 'we', 'you', 'want', 'need', 'should', 'would', 'like', 'let', 'me', 'quickly']);
+
+/** Methods a state question asks for. */
+export const QUESTION_METHODS: readonly HttpMethod[] = ['GET'];
+
+const byWord = new Map<string, VerbRule>();
+for (const rule of VERB_RULES) for (const word of rule.words) byWord.set(word, rule);
+
+/** The verb rule for a lowercased token (or its stem), if it is a generic operator verb. */
+export function verbRule(token: string, stemmed: string): VerbRule | undefined {
+  return byWord.get(token) ?? byWord.get(stemmed);
+}
+
+export function isStateQuestion(token: string): boolean {
+  return STATE_QUESTIONS.has(token);
+}
+
+export function isNeutralOpener(token: string): boolean {
+  return NEUTRAL_OPENERS.has(token);
+}

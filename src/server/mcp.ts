@@ -1,0 +1,194 @@
+/**
+ * The MCP face of the product: three tools, three kinds of resources, progress and logging during
+ * runs, cancellation, and approvals through elicitation. One `McpServer` per client session; they
+ * all share one `Product` (clusters, sandbox, audit).
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Product } from '../app/product.js';
+import type { Approver } from '../safety/approval.js';
+import { PRODUCT_VERSION } from '../version.js';
+import { registerResources } from './resources.js';
+import {
+  GET_SCHEMA_DESCRIPTION,
+  getSchemaInput,
+  getSchemaOutput,
+  listedTool,
+  READ_ONLY_ANNOTATIONS,
+  RUN_SCRIPT_DESCRIPTION,
+  runScriptInput,
+  runScriptOutput,
+  SEARCH_API_DESCRIPTION,
+  searchApiInput,
+  searchApiOutput,
+  type ToolDefinition,
+} from './tools/definitions.js';
+import { renderRunText, renderSchemaText, renderSearchText } from './tools/render.js';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export function createMcpServer(product: Product): McpServer {
+  const server = new McpServer(
+    { name: 'pve-code-mcp', version: PRODUCT_VERSION },
+    {
+      capabilities: { logging: {}, resources: {}, tools: {} },
+      instructions:
+        'Proxmox VE in code mode: search_api finds operations, get_schema gives their TypeScript signatures, ' +
+        'run_script runs a script against the typed `pve` SDK and returns only what the script returns.',
+    },
+  );
+  const policy = product.cluster().policy;
+  const readOnly = policy.preset === 'read-only';
+  const tools: ToolDefinition[] = [
+    { name: 'search_api', description: SEARCH_API_DESCRIPTION, input: searchApiInput, output: searchApiOutput, annotations: READ_ONLY_ANNOTATIONS },
+    { name: 'get_schema', description: GET_SCHEMA_DESCRIPTION, input: getSchemaInput, output: getSchemaOutput, annotations: READ_ONLY_ANNOTATIONS },
+    {
+      name: 'run_script',
+      description: RUN_SCRIPT_DESCRIPTION,
+      input: runScriptInput,
+      output: runScriptOutput,
+      annotations: readOnly ? { readOnlyHint: true, openWorldHint: true } : { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    },
+  ];
+  const annotations = (name: string) => tools.find((t) => t.name === name)?.annotations ?? {};
+
+  server.registerTool(
+    'search_api',
+    {
+      description: SEARCH_API_DESCRIPTION,
+      inputSchema: searchApiInput,
+      outputSchema: searchApiOutput,
+      annotations: annotations('search_api'),
+    },
+    async (args) =>
+      guard(() => {
+        const { query, ...options } = args;
+        const { hits, lines } = product.search(query, options);
+        const results = hits.map((h) => ({ method: h.method, path: h.path, summary: h.summary, risk: h.risk }));
+        return { structuredContent: { results }, content: [{ type: 'text', text: renderSearchText(query, lines) }] };
+      }),
+  );
+
+  server.registerTool(
+    'get_schema',
+    {
+      description: GET_SCHEMA_DESCRIPTION,
+      inputSchema: getSchemaInput,
+      outputSchema: getSchemaOutput,
+      annotations: annotations('get_schema'),
+    },
+    async (args) =>
+      guard(() => {
+        const described = product.describe(args.operations, args.params ? { params: args.params } : {});
+        const operations = described.operations.map((o) => ({
+          method: o.method,
+          path: o.path,
+          risk: o.risk,
+          permission: o.permission,
+          signature: o.signature,
+        }));
+        const text = renderSchemaText(described);
+        if (operations.length === 0) return { isError: true, content: [{ type: 'text', text }] };
+        return { structuredContent: { operations }, content: [{ type: 'text', text }] };
+      }),
+  );
+
+  server.registerTool(
+    'run_script',
+    {
+      description: RUN_SCRIPT_DESCRIPTION,
+      inputSchema: runScriptInput,
+      outputSchema: runScriptOutput,
+      annotations: annotations('run_script'),
+    },
+    async (args, extra) =>
+      guardAsync(async () => {
+        const progress = progressReporter(extra);
+        const output = await product.runScript(args, {
+          approver: elicitationApprover(server),
+          signal: extra.signal,
+          onLog: (line) => {
+            progress(`log: ${line}`);
+            void server.sendLoggingMessage({ level: 'info', logger: 'run_script', data: line }, extra.sessionId).catch(() => undefined);
+          },
+          onProgress: (event) => {
+            const tail = event.lines.length > 0 ? `: ${event.lines[event.lines.length - 1]}` : '';
+            progress(`task ${event.upid} ${event.status}${tail}`);
+          },
+        });
+        return {
+          structuredContent: output as unknown as Record<string, unknown>,
+          content: [{ type: 'text', text: renderRunText(output) }],
+          ...(output.ok ? {} : { isError: true }),
+        };
+      }),
+  );
+
+  // Replaces the SDK's listing (registered with the first tool) by the compact one: see listedTool.
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(listedTool) }));
+  registerResources(server, product);
+  return server;
+}
+
+/** Progress notifications go only to clients that asked for them with a progress token. */
+function progressReporter(extra: Extra): (message: string) => void {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return () => undefined;
+  let step = 0;
+  return (message) => {
+    step += 1;
+    void extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, message } })
+      .catch(() => undefined);
+  };
+}
+
+/** Approval by the human in the client's UI; the model cannot answer an elicitation itself. */
+function elicitationApprover(server: McpServer): Approver {
+  return {
+    async elicit(request) {
+      if (!server.server.getClientCapabilities()?.elicitation) return 'unsupported';
+      try {
+        const answer = await server.server.elicitInput({
+          message: `Approve these Proxmox writes (plan ${request.planId.slice(0, 12)})?\n\n${request.summary}`,
+          requestedSchema: {
+            type: 'object',
+            properties: { approve: { type: 'boolean', title: 'Run exactly these writes', default: false } },
+            required: ['approve'],
+          },
+        });
+        return answer.action === 'accept' && answer.content?.approve === true ? 'accept' : 'decline';
+      } catch {
+        return 'unsupported';
+      }
+    },
+  };
+}
+
+function guard(fn: () => CallToolResult): CallToolResult {
+  try {
+    return fn();
+  } catch (err) {
+    return toolError(err);
+  }
+}
+
+async function guardAsync(fn: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await fn();
+  } catch (err) {
+    return toolError(err);
+  }
+}
+
+/** Tool failures are results the model can read and act on, not protocol errors. */
+function toolError(err: unknown): CallToolResult {
+  const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return { isError: true, content: [{ type: 'text', text: message }] };
+}

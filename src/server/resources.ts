@@ -1,0 +1,51 @@
+/**
+ * Resources: what an agent or user may want to read in full rather than through tools — the SDK
+ * declarations of each connected cluster (pinned to its PVE version), its version, and the active
+ * policy.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Product } from '../app/product.js';
+
+export function registerResources(server: McpServer, product: Product): void {
+  for (const name of product.clusterNames) {
+    const runtime = product.cluster(name);
+    server.registerResource(
+      `sdk-${name}`,
+      `pve://${name}/sdk.d.ts`,
+      { title: `pve SDK declarations (${name})`, description: 'TypeScript declarations of the whole API of this cluster', mimeType: 'text/typescript' },
+      async (uri) => ({
+        contents: runtime.declarations().map((f) => ({
+          uri: `${uri.href}#${f.fileName}`,
+          mimeType: 'text/typescript',
+          text: f.text,
+        })),
+      }),
+    );
+    server.registerResource(
+      `version-${name}`,
+      `pve://${name}/version`,
+      { title: `PVE version (${name})`, mimeType: 'application/json' },
+      async (uri) => ({
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: 'application/json',
+            text: JSON.stringify({
+              cluster: name,
+              version: runtime.schema.version ?? null,
+              schema: { origin: runtime.schema.origin, hash: runtime.model.hash, operations: runtime.model.operations.length },
+            }),
+          },
+        ],
+      }),
+    );
+    server.registerResource(
+      `policy-${name}`,
+      `pve://${name}/policy`,
+      { title: `Active policy (${name})`, mimeType: 'application/json' },
+      async (uri) => ({
+        contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(runtime.policy.config, null, 2) }],
+      }),
+    );
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Guest config edits as PVE applies them: digest guard, lock check, `delete`/`revert` lists,
+ * new disks from `STORAGE:SIZE`, and hot-plug rules — on a running guest, options that cannot
+ * change live are queued as pending until the next start.
+ */
+import { fail, locked } from './errors.js';
+import { allocateIfNew, usedDiskNumbers } from './disks.js';
+import { configDigest, isDiskKey } from './guest-config.js';
+import { storedValue } from './guest-options.js';
+import type { Guest } from './types.js';
+import type { ClusterState } from './state.js';
+
+export interface ConfigChange {
+  set: Record<string, unknown>;
+  delete: string[];
+  revert: string[];
+  digest?: string;
+  skiplock: boolean;
+}
+
+/** Options a running guest takes without a restart. */
+const LIVE: Record<Guest['type'], RegExp> = {
+  qemu: /^(?:name|description|tags|onboot|startup|protection|balloon|net\d+|scsi\d+|virtio\d+|sata\d+|unused\d+|hotplug|cpulimit|cpuunits)$/,
+  lxc: /^(?:description|tags|onboot|startup|protection|memory|swap|cores|cpulimit|cpuunits|net\d+|mp\d+|unused\d+)$/,
+};
+
+const NOT_SETTABLE = new Set(['lock', 'digest', 'parent', 'snaptime', 'vmstate']);
+
+export function assertDigest(g: Guest, digest: string | undefined): void {
+  if (digest !== undefined && digest !== configDigest(g)) {
+    throw fail('detected modified configuration - file changed by other user? Try again.');
+  }
+}
+
+/** The checks PVE makes under the config lock before changing anything (500 errors). */
+export function checkConfigChange(g: Guest, change: ConfigChange): void {
+  const setKeys = Object.keys(change.set);
+  if (setKeys.length === 0 && change.delete.length === 0 && change.revert.length === 0) throw fail('no options specified');
+  assertDigest(g, change.digest);
+  if (g.config.lock !== undefined && !change.skiplock) throw locked(g.type, String(g.config.lock));
+  for (const key of [...setKeys, ...change.delete]) {
+    if (NOT_SETTABLE.has(key)) throw fail(`unable to change read-only option '${key}'`);
+  }
+  for (const key of change.delete) {
+    if (key in change.set) throw fail(`you can't use option '${key}' in both 'delete' and set at the same time`);
+  }
+}
+
+/** Checks, then applies the change (disks allocated, live or pending per option). */
+export function applyConfigChange(state: ClusterState, g: Guest, change: ConfigChange): void {
+  checkConfigChange(g, change);
+  writeConfigChange(state, g, change);
+}
+
+/** Applies an already checked change. */
+export function writeConfigChange(state: ClusterState, g: Guest, change: ConfigChange): void {
+  const setKeys = Object.keys(change.set);  const running = g.status === 'running';
+  const live = (key: string): boolean => !running || LIVE[g.type].test(key);
+  const reserved = usedDiskNumbers(g);
+
+  for (const key of change.revert) {
+    delete g.pending[key];
+    g.pendingDelete.delete(key);
+  }
+  for (const key of change.delete) {
+    if (!live(key)) {
+      if (key in g.config || key in g.pending) g.pendingDelete.add(key);
+      delete g.pending[key];
+      continue;
+    }
+    const value = g.config[key];
+    delete g.config[key];
+    delete g.pending[key];
+    g.pendingDelete.delete(key);
+    // A removed qemu disk is kept as unusedN, as PVE does; deleting unusedN drops the volume.
+    if (value !== undefined && g.type === 'qemu' && isDiskKey('qemu', key) && !key.startsWith('unused')) {
+      const volid = String(value).split(',')[0] ?? '';
+      if (!/media=cdrom/.test(String(value)) && volid.includes(':')) {
+        let i = 0;
+        while (`unused${i}` in g.config) i++;
+        g.config[`unused${i}`] = volid;
+      }
+    }
+  }
+  for (const key of setKeys) {
+    let value = storedValue(g.type, key, change.set[key]);
+    if (isDiskKey(g.type, key) && typeof value === 'string') value = allocateIfNew(state, g, value, reserved);
+    if (live(key)) {
+      g.config[key] = value;
+      delete g.pending[key];
+      g.pendingDelete.delete(key);
+    } else {
+      g.pending[key] = value;
+    }
+  }
+}

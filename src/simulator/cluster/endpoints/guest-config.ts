@@ -1,0 +1,183 @@
+/**
+ * Guest configuration endpoints: read (with `digest`, optionally as of a snapshot or without
+ * pending changes), synchronous PUT, asynchronous POST (qemu only, task `qmconfig`) and the
+ * pending-changes view.
+ */
+import type { SchemaNode } from '../../../schema/model.js';
+import type { SimEndpoint, SimRequestContext } from '../../contract.js';
+import { applyConfigChange, checkConfigChange, writeConfigChange, type ConfigChange } from '../config-update.js';
+import { fail } from '../errors.js';
+import { configDigest } from '../guest-config.js';
+import { guestOptions } from '../guest-options.js';
+import type { ClusterState } from '../state.js';
+import { TaskFailure } from '../tasks.js';
+import type { Guest, GuestConfig, GuestType } from '../types.js';
+import { flag, list, optStr, reqInt, reqStr, rootOnly } from './params.js';
+import { arr, bool, int, obj, opt, P, perm, str, UPID } from './schema.js';
+
+const CONFIG_PRIVS: Record<GuestType, string[]> = {
+  qemu: ['VM.Config.Disk', 'VM.Config.CDROM', 'VM.Config.CPU', 'VM.Config.Memory', 'VM.Config.Network', 'VM.Config.HWType', 'VM.Config.Options', 'VM.Config.Cloudinit'],
+  lxc: ['VM.Config.Disk', 'VM.Config.CPU', 'VM.Config.Memory', 'VM.Config.Network', 'VM.Config.Options'],
+};
+
+const CONTROL = new Set(['node', 'vmid', 'delete', 'revert', 'digest', 'skiplock', 'force', 'background_delay']);
+
+function changeFrom(ctx: SimRequestContext): ConfigChange {
+  const set: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(ctx.params)) if (!CONTROL.has(k) && v !== undefined) set[k] = v;
+  const digest = optStr(ctx, 'digest');
+  return {
+    set,
+    delete: list(ctx.params.delete),
+    revert: list(ctx.params.revert),
+    ...(digest !== undefined ? { digest } : {}),
+    skiplock: flag(ctx, 'skiplock') ?? false,
+  };
+}
+
+/** The config a client reads: current values with pending ones applied unless `current` is set. */
+function readableConfig(g: Guest, current: boolean): GuestConfig {
+  if (current) return { ...g.config };
+  const out: GuestConfig = { ...g.config, ...g.pending };
+  for (const key of g.pendingDelete) delete out[key];
+  return out;
+}
+
+function pendingList(g: Guest): Array<Record<string, unknown>> {
+  const keys = new Set([...Object.keys(g.config), ...Object.keys(g.pending), ...g.pendingDelete]);
+  return [...keys].sort().map((key) => {
+    const item: Record<string, unknown> = { key };
+    if (key in g.config) item.value = g.config[key];
+    if (key in g.pending) item.pending = g.pending[key];
+    if (g.pendingDelete.has(key)) item.delete = 1;
+    return item;
+  });
+}
+
+export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimEndpoint[] {
+  const base = `/nodes/{node}/${type}/{vmid}`;
+  const noun = type === 'qemu' ? 'VM' : 'container';
+  const options = guestOptions(type);
+  const guest = (ctx: SimRequestContext): Guest => state.guestAt(type, reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
+  const configCheck = { check: perm('/vms/{vmid}', CONFIG_PRIVS[type], 'any', 1) };
+
+  const editParams: Record<string, SchemaNode> = {
+    node: P.node,
+    vmid: P.vmid,
+    ...options,
+    delete: opt(str('Options to remove, comma-separated.', { format: 'pve-configid-list' })),
+    revert: opt(str('Pending changes to discard, comma-separated.', { format: 'pve-configid-list' })),
+    digest: P.digest,
+  };
+  if (type === 'qemu') {
+    editParams.skiplock = P.skiplock;
+    editParams.force = opt(bool('With delete: destroy removed disks instead of keeping them as unused.', { requires: 'delete' }));
+  }
+
+  const configProps: Record<string, SchemaNode> = {
+    ...options,
+    digest: str('SHA1 of the config file; pass it back on updates to detect concurrent edits.'),
+    lock: opt(str('Lock held by a running operation.')),
+    // Containers report `parent` too, but only the VM schema declares it.
+    ...(type === 'qemu' ? { parent: opt(str('Snapshot the current state derives from.', { format: 'pve-configid', maxLength: 40 })) } : {}),
+  };
+
+  const endpoints: SimEndpoint[] = [
+    {
+      method: 'GET',
+      path: `${base}/config`,
+      description: `The ${noun} configuration, including pending changes unless current=1; carries the digest for safe updates.`,
+      parameters: {
+        node: P.node,
+        vmid: P.vmid,
+        current: opt(bool('Show the values in effect now, without pending changes.', { default: 0 })),
+        snapshot: opt(str('Show the configuration saved with this snapshot.', { format: 'pve-configid', maxLength: 40 })),
+      },
+      returns: obj(configProps),
+      permissions: { check: perm('/vms/{vmid}', ['VM.Audit']) },
+      proxyto: 'node',
+      handler: (ctx) => {
+        const g = guest(ctx);
+        const snapname = optStr(ctx, 'snapshot');
+        if (snapname !== undefined) {
+          const snap = g.snapshots.find((s) => s.name === snapname);
+          if (!snap) throw fail(`snapshot '${snapname}' does not exist`);
+          return { ...snap.config, digest: configDigest(g) };
+        }
+        return { ...readableConfig(g, flag(ctx, 'current') ?? false), digest: configDigest(g) };
+      },
+    },
+    {
+      method: 'PUT',
+      path: `${base}/config`,
+      description: `Change ${noun} options synchronously. On a running guest, options that cannot change live become pending until the next start.`,
+      parameters: editParams,
+      returns: { type: 'null' },
+      permissions: configCheck,
+      protected: true,
+      proxyto: 'node',
+      handler: (ctx) => {
+        rootOnly(ctx, 'skiplock');
+        applyConfigChange(state, guest(ctx), changeFrom(ctx));
+        return null;
+      },
+    },
+    {
+      method: 'GET',
+      path: `${base}/pending`,
+      description: 'Each config option with its current value, its pending value and whether it is to be deleted.',
+      parameters: { node: P.node, vmid: P.vmid },
+      returns: arr(
+        obj({
+          key: str('Option name.'),
+          value: opt(str('Value in effect now.')),
+          pending: opt(str('Value that takes effect at the next start.')),
+          delete: opt(int('1 when the option is to be removed at the next start, 2 when forced.', { minimum: 0, maximum: 2 })),
+        }),
+      ),
+      permissions: { check: perm('/vms/{vmid}', ['VM.Audit']) },
+      proxyto: 'node',
+      handler: (ctx) => pendingList(guest(ctx)),
+    },
+  ];
+
+  if (type === 'qemu') {
+    endpoints.push({
+      method: 'POST',
+      path: `${base}/config`,
+      description: 'Change VM options in a worker task (qmconfig), for changes that may take long such as allocating disks; returns the UPID.',
+      parameters: {
+        ...editParams,
+        background_delay: opt(int('Seconds to wait for the task before answering, when it finishes quickly.', { minimum: 1, maximum: 30 })),
+      },
+      returns: opt(UPID),
+      permissions: configCheck,
+      protected: true,
+      proxyto: 'node',
+      handler: (ctx) => {
+        rootOnly(ctx, 'skiplock');
+        const g = guest(ctx);
+        const change = changeFrom(ctx);
+        // Digest, lock and option checks run before the worker forks, so they answer with a 500.
+        checkConfigChange(g, change);
+        return state.tasks.start({
+          node: g.node,
+          type: 'qmconfig',
+          id: String(g.vmid),
+          user: ctx.principal.authId,
+          serialKey: `guest:${g.vmid}`,
+          begin: (run) => {
+            if (state.guests.get(g.vmid) !== g) throw new TaskFailure(`Configuration file 'nodes/${g.node}/qemu-server/${g.vmid}.conf' does not exist`);
+            try {
+              writeConfigChange(state, g, change);
+            } catch (err) {
+              throw new TaskFailure(err instanceof Error ? err.message.trimEnd() : String(err));
+            }
+            for (const key of Object.keys(change.set)) run.log(`update VM ${g.vmid}: -${key} ${String(change.set[key])}`);
+          },
+        });
+      },
+    });
+  }
+  return endpoints;
+}

@@ -1,0 +1,42 @@
+/** Every operation the simulated cluster implements, as SimEndpoints bound to one state. */
+import type { SimEndpoint } from '../../contract.js';
+import type { ClusterState } from '../state.js';
+import { agentEndpoints } from './agent.js';
+import { backupEndpoints } from './backup.js';
+import { guestConfigEndpoints } from './guest-config.js';
+import { guestLifecycleEndpoints } from './guest-lifecycle.js';
+import { guestPowerEndpoints } from './guest-power.js';
+import { clusterViewEndpoints } from './cluster.js';
+import { guestEndpoints } from './guests.js';
+import { haEndpoints } from './ha.js';
+import { migrateEndpoints } from './migrate.js';
+import { nodeEndpoints } from './nodes.js';
+import { poolEndpoints } from './pools.js';
+import { snapshotEndpoints } from './snapshots.js';
+import { storageEndpoints } from './storage.js';
+import { taskEndpoints } from './tasks.js';
+
+export function clusterEndpoints(state: ClusterState): SimEndpoint[] {
+  return [
+    ...clusterViewEndpoints(state),
+    ...nodeEndpoints(state),
+    ...taskEndpoints(state),
+    ...storageEndpoints(state),
+    ...backupEndpoints(state),
+    ...haEndpoints(state),
+    ...poolEndpoints(state),
+    ...guestEndpoints(state, 'qemu'),
+    ...guestEndpoints(state, 'lxc'),
+    ...guestLifecycleEndpoints(state, 'qemu'),
+    ...guestLifecycleEndpoints(state, 'lxc'),
+    ...guestConfigEndpoints(state, 'qemu'),
+    ...guestConfigEndpoints(state, 'lxc'),
+    ...guestPowerEndpoints(state, 'qemu'),
+    ...guestPowerEndpoints(state, 'lxc'),
+    ...snapshotEndpoints(state, 'qemu'),
+    ...snapshotEndpoints(state, 'lxc'),
+    ...migrateEndpoints(state, 'qemu'),
+    ...migrateEndpoints(state, 'lxc'),
+    ...agentEndpoints(state),
+  ];
+}

@@ -1,0 +1,356 @@
+/**
+ * Builds a cluster from a preset and a seed. Everything random comes from one seeded generator
+ * and every time is relative to the clock at build time, so the same seed and clock give the
+ * same cluster, down to MAC addresses and task history.
+ */
+import { createRng, type Rng } from './prng.js';
+import type { PresetSpec } from './presets.js';
+import { ClusterState } from './state.js';
+import type { Guest, GuestConfig, GuestType, SimNode, SimStorage, StoredVolume } from './types.js';
+import { formatSize } from './guest-config.js';
+import { macAddress, uuid } from './ids.js';
+
+const GiB = 1024 ** 3;
+const TiB = 1024 ** 4;
+const DAY = 86_400;
+
+interface Role {
+  name: string;
+  type: GuestType;
+  tags: string;
+  pool: 'production' | 'development' | 'infra';
+  memory: number;
+  cores: number;
+  diskGiB: number;
+  /** Share of guests of this role that are running. */
+  running: number;
+  ostype: string;
+}
+
+const ROLES: readonly Role[] = [
+  { name: 'web', type: 'qemu', tags: 'prod;web', pool: 'production', memory: 4096, cores: 2, diskGiB: 32, running: 0.9, ostype: 'l26' },
+  { name: 'db', type: 'qemu', tags: 'db;prod', pool: 'production', memory: 16384, cores: 4, diskGiB: 128, running: 0.9, ostype: 'l26' },
+  { name: 'app', type: 'qemu', tags: 'app;prod', pool: 'production', memory: 8192, cores: 4, diskGiB: 64, running: 0.8, ostype: 'l26' },
+  { name: 'cache', type: 'lxc', tags: 'cache;prod', pool: 'production', memory: 2048, cores: 2, diskGiB: 8, running: 0.9, ostype: 'debian' },
+  { name: 'dns', type: 'lxc', tags: 'dns;infra', pool: 'infra', memory: 512, cores: 1, diskGiB: 4, running: 1, ostype: 'debian' },
+  { name: 'proxy', type: 'lxc', tags: 'infra;proxy', pool: 'infra', memory: 1024, cores: 2, diskGiB: 8, running: 0.9, ostype: 'alpine' },
+  { name: 'mon', type: 'lxc', tags: 'infra;monitoring', pool: 'infra', memory: 4096, cores: 2, diskGiB: 32, running: 0.9, ostype: 'debian' },
+  { name: 'ci-runner', type: 'qemu', tags: 'ci;dev', pool: 'development', memory: 8192, cores: 4, diskGiB: 64, running: 0.5, ostype: 'l26' },
+  { name: 'dev', type: 'qemu', tags: 'dev', pool: 'development', memory: 4096, cores: 2, diskGiB: 48, running: 0.4, ostype: 'l26' },
+  { name: 'win', type: 'qemu', tags: 'dev;windows', pool: 'development', memory: 8192, cores: 4, diskGiB: 80, running: 0.3, ostype: 'win11' },
+];
+
+const CPU_MODELS = [
+  'AMD EPYC 7313P 16-Core Processor',
+  'Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz',
+  'AMD EPYC 9354P 32-Core Processor',
+];
+
+export const VERSION = { version: '9.1.1', release: '9.1', repoid: 'c5e2ad7f' };
+
+export function generateCluster(spec: PresetSpec, seed: number, clock: () => number, taskDurationMs: number): ClusterState {
+  const rng = createRng(seed);
+  // A second stream for identifiers made at run time (clone MACs…), independent of the layout.
+  const state = new ClusterState(clock, taskDurationMs, spec.clusterName, VERSION, createRng(seed ^ 0x5eed));
+  const nowSec = Math.floor(clock() / 1000);
+  const nodes = makeNodes(state, spec, rng, nowSec);
+  const shared = spec.nodes >= 3;
+  makeStorages(state, shared);
+  makePools(state, shared);
+  makeGuests(state, spec, rng, nodes, shared, nowSec);
+  makeVolumes(state, nodes, shared, rng, nowSec);
+  makeBackupJobs(state, shared, rng);
+  if (spec.clusterName) makeHa(state);
+  makeHistory(state, rng, nowSec);
+  return state;
+}
+
+function makeNodes(state: ClusterState, spec: PresetSpec, rng: Rng, nowSec: number): SimNode[] {
+  const out: SimNode[] = [];
+  for (let i = 0; i < spec.nodes; i++) {
+    const name = spec.nodes === 1 ? 'pve' : `pve${i + 1}`;
+    const maxcpu = rng.pick([16, 32, 48, 64]);
+    const ip = `10.0.${Math.floor(i / 200)}.${11 + (i % 200)}`;
+    const node: SimNode = {
+      name,
+      online: true,
+      nodeid: spec.clusterName ? i + 1 : 0,
+      ip,
+      maxcpu,
+      cpuModel: rng.pick(CPU_MODELS),
+      sockets: maxcpu >= 64 ? 2 : 1,
+      maxmem: rng.pick([128, 256, 384, 512]) * GiB,
+      rootfsTotal: 96 * GiB,
+      bootedAt: (nowSec - rng.int(3, 60) * DAY - rng.int(0, DAY)) * 1000,
+      sslFingerprint: Array.from({ length: 32 }, () => rng.hex(2).toUpperCase()).join(':'),
+      level: '',
+      kernel: '6.17.2-1-pve',
+      nextPid: rng.int(20_000, 900_000),
+      interfaces: [
+        { iface: 'eno1', type: 'eth', active: 1, autostart: 1, method: 'manual', method6: 'manual', families: ['inet'], priority: 1 },
+        { iface: 'eno2', type: 'eth', active: 1, autostart: 1, method: 'manual', method6: 'manual', families: ['inet'], priority: 2 },
+        {
+          iface: 'vmbr0', type: 'bridge', active: 1, autostart: 1, method: 'static', method6: 'manual', families: ['inet'],
+          address: ip, netmask: '16', cidr: `${ip}/16`, gateway: '10.0.0.1',
+          bridge_ports: 'eno1', bridge_stp: 'off', bridge_fd: '0', priority: 3,
+        },
+        {
+          iface: 'vmbr1', type: 'bridge', active: 1, autostart: 1, method: 'manual', method6: 'manual', families: ['inet'],
+          bridge_ports: 'eno2', bridge_stp: 'off', bridge_fd: '0', bridge_vlan_aware: 1, comments: 'guest VLANs', priority: 4,
+        },
+      ],
+    };
+    state.nodes.set(name, node);
+    out.push(node);
+  }
+  return out;
+}
+
+function makeStorages(state: ClusterState, shared: boolean): void {
+  const add = (s: SimStorage): void => void state.storages.set(s.storage, s);
+  add({ storage: 'local', type: 'dir', content: ['iso', 'vztmpl', 'backup', 'snippets'], shared: false, total: 94 * GiB, disabled: false, props: { path: '/var/lib/vz' } });
+  add({ storage: 'local-lvm', type: 'lvmthin', content: ['images', 'rootdir'], shared: false, total: Math.round(1.7 * TiB), disabled: false, props: { vgname: 'pve', thinpool: 'data' } });
+  if (!shared) return;
+  add({ storage: 'nas', type: 'nfs', content: ['backup', 'iso', 'vztmpl'], shared: true, total: 16 * TiB, disabled: false, props: { server: '10.0.0.50', export: '/export/pve', path: '/mnt/pve/nas' } });
+  add({ storage: 'ceph', type: 'rbd', content: ['images', 'rootdir'], shared: true, total: 48 * TiB, disabled: false, props: { pool: 'vm-pool', krbd: 0 } });
+}
+
+function makePools(state: ClusterState, shared: boolean): void {
+  const pools: Array<[string, string]> = [
+    ['production', 'Customer-facing services'],
+    ['development', 'Build and test machines'],
+    ['infra', 'DNS, proxies and monitoring'],
+  ];
+  for (const [poolid, comment] of pools) state.pools.set(poolid, { poolid, comment, vms: new Set(), storages: new Set() });
+  if (shared) state.pools.get('production')?.storages.add('ceph');
+}
+
+function makeGuests(state: ClusterState, spec: PresetSpec, rng: Rng, nodes: SimNode[], shared: boolean, nowSec: number): void {
+  const perRole = Math.ceil(spec.guests / ROLES.length);
+  const width = Math.max(2, String(perRole).length);
+  const counters = new Map<string, number>();
+  // One template; the rest cycle through the roles so every preset has every kind of guest.
+  for (let i = 0; i < spec.guests - 1; i++) {
+    const role = ROLES[i % ROLES.length] as Role;
+    const n = (counters.get(role.name) ?? 0) + 1;
+    counters.set(role.name, n);
+    const name = `${role.name}-${String(n).padStart(width, '0')}`;
+    const node = nodes[i % nodes.length] as SimNode;
+    const vmid = 100 + i;
+    const storage = shared && role.pool === 'production' ? 'ceph' : 'local-lvm';
+    const running = rng.chance(role.running);
+    const config = role.type === 'qemu' ? qemuConfig(rng, vmid, name, role, storage, nowSec) : lxcConfig(rng, vmid, name, role, storage);
+    const guest: Guest = {
+      vmid,
+      type: role.type,
+      node: node.name,
+      config,
+      pending: {},
+      pendingDelete: new Set(),
+      status: running ? 'running' : 'stopped',
+      paused: false,
+      // Guests came up with or after their node.
+      startedAt: running ? Math.max(node.bootedAt + 90_000, (nowSec - rng.int(600, 30 * DAY)) * 1000) : 0,
+      pid: running ? node.nextPid++ : 0,
+      snapshots: [],
+    };
+    if (rng.chance(0.25)) addSnapshots(guest, rng, nowSec);
+    state.guests.set(vmid, guest);
+    state.setPool(guest, role.pool);
+  }
+  const tplNode = nodes[0] as SimNode;
+  const tplRole = ROLES[0] as Role;
+  const tplVmid = spec.guests > 900 ? 100 + spec.guests : 9000;
+  const tplConfig = qemuConfig(rng, tplVmid, 'tpl-debian-12', { ...tplRole, tags: 'template' }, shared ? 'ceph' : 'local-lvm', nowSec);
+  tplConfig.template = 1;
+  tplConfig.scsi0 = String(tplConfig.scsi0).replace(`vm-${tplVmid}-disk-0`, `base-${tplVmid}-disk-0`);
+  delete tplConfig.onboot;
+  state.guests.set(tplVmid, {
+    vmid: tplVmid, type: 'qemu', node: tplNode.name, config: tplConfig, pending: {}, pendingDelete: new Set(),
+    status: 'stopped', paused: false, startedAt: 0, pid: 0, snapshots: [],
+  });
+}
+
+function qemuConfig(rng: Rng, vmid: number, name: string, role: Role, storage: string, nowSec: number): GuestConfig {
+  const config: GuestConfig = {
+    agent: '1',
+    boot: 'order=scsi0;ide2;net0',
+    cores: role.cores,
+    cpu: 'x86-64-v2-AES',
+    ide2: 'none,media=cdrom',
+    memory: String(role.memory),
+    meta: `creation-qemu=9.2.0,ctime=${nowSec - rng.int(30, 400) * DAY}`,
+    name,
+    net0: `virtio=${macAddress(rng)},bridge=vmbr0,firewall=1`,
+    numa: 0,
+    ostype: role.ostype,
+    scsi0: `${storage}:vm-${vmid}-disk-0,iothread=1,size=${formatSize(role.diskGiB * GiB)}`,
+    scsihw: 'virtio-scsi-single',
+    smbios1: `uuid=${uuid(rng)}`,
+    sockets: 1,
+    tags: role.tags,
+    vmgenid: uuid(rng),
+  };
+  if (role.pool === 'production') config.onboot = 1;
+  if (role.ostype === 'win11') {
+    config.bios = 'ovmf';
+    config.machine = 'pc-q35-9.2+pve1';
+    config.efidisk0 = `${storage}:vm-${vmid}-disk-1,efitype=4m,pre-enrolled-keys=1,size=4M`;
+    config.tpmstate0 = `${storage}:vm-${vmid}-disk-2,size=4M,version=v2.0`;
+  }
+  if (role.name === 'db') config.description = 'Primary database server.\nBackups are verified weekly.';
+  return config;
+}
+
+function lxcConfig(rng: Rng, vmid: number, name: string, role: Role, storage: string): GuestConfig {
+  const config: GuestConfig = {
+    arch: 'amd64',
+    cores: role.cores,
+    features: 'nesting=1',
+    hostname: name,
+    memory: role.memory,
+    net0: `name=eth0,bridge=vmbr0,firewall=1,hwaddr=${macAddress(rng)},ip=dhcp,type=veth`,
+    ostype: role.ostype,
+    rootfs: `${storage}:vm-${vmid}-disk-0,size=${formatSize(role.diskGiB * GiB)}`,
+    swap: 512,
+    tags: role.tags,
+    unprivileged: 1,
+  };
+  if (role.pool !== 'development') config.onboot = 1;
+  return config;
+}
+
+function addSnapshots(guest: Guest, rng: Rng, nowSec: number): void {
+  const names = ['before-upgrade', 'pre-migration', 'weekly'];
+  const count = rng.int(1, 2);
+  let parent: string | undefined;
+  let at = nowSec - rng.int(20, 90) * DAY;
+  for (let i = 0; i < count; i++) {
+    const name = names[i] as string;
+    guest.snapshots.push({
+      name,
+      description: i === 0 ? 'Taken before the distribution upgrade' : '',
+      snaptime: at,
+      ...(guest.type === 'qemu' ? { vmstate: 0 } : {}),
+      ...(parent ? { parent } : {}),
+      config: { ...guest.config },
+    });
+    parent = name;
+    at += rng.int(1, 10) * DAY;
+  }
+  if (parent) guest.config.parent = parent;
+}
+
+function makeVolumes(state: ClusterState, nodes: SimNode[], shared: boolean, rng: Rng, nowSec: number): void {
+  const media = shared ? 'nas' : 'local';
+  const add = (v: StoredVolume): void => void state.volumes.push(v);
+  const isoNodes = shared ? [undefined] : nodes.map((n) => n.name);
+  for (const node of isoNodes) {
+    for (const [file, size] of [
+      ['debian-12.9.0-amd64-netinst.iso', 632 * 1024 ** 2],
+      ['ubuntu-24.04.2-live-server-amd64.iso', 3.1 * GiB],
+      ['virtio-win-0.1.271.iso', 708 * 1024 ** 2],
+    ] as const) {
+      add({ storage: media, node, volid: `${media}:iso/${file}`, content: 'iso', format: 'iso', size: Math.round(size), ctime: nowSec - rng.int(30, 200) * DAY });
+    }
+    for (const [file, size] of [
+      ['debian-12-standard_12.7-1_amd64.tar.zst', 126 * 1024 ** 2],
+      ['alpine-3.21-default_20241217_amd64.tar.xz', 3 * 1024 ** 2],
+      ['ubuntu-24.04-standard_24.04-2_amd64.tar.zst', 141 * 1024 ** 2],
+    ] as const) {
+      add({ storage: media, node, volid: `${media}:vztmpl/${file}`, content: 'vztmpl', format: file.endsWith('.xz') ? 'txz' : 'tzst', size: Math.round(size), ctime: nowSec - rng.int(30, 200) * DAY });
+    }
+  }
+  // Nightly backups of the production and infra pools, the last three nights.
+  for (const g of state.guests.values()) {
+    if (g.pool !== 'production' && g.pool !== 'infra') continue;
+    const kind = g.type === 'qemu' ? 'qemu' : 'lxc';
+    const ext = g.type === 'qemu' ? 'vma.zst' : 'tar.zst';
+    for (let night = 1; night <= 3; night++) {
+      const t = Math.floor(nowSec / DAY - night) * DAY + 2 * 3600 + (g.vmid % 3000);
+      const d = new Date(t * 1000);
+      const stamp = `${d.getUTCFullYear()}_${p2(d.getUTCMonth() + 1)}_${p2(d.getUTCDate())}-${p2(d.getUTCHours())}_${p2(d.getUTCMinutes())}_${p2(d.getUTCSeconds())}`;
+      add({
+        storage: media,
+        node: shared ? undefined : g.node,
+        volid: `${media}:backup/vzdump-${kind}-${g.vmid}-${stamp}.${ext}`,
+        content: 'backup',
+        format: ext,
+        size: Math.round((0.5 + rng.next()) * 2 * GiB),
+        ctime: t,
+        vmid: g.vmid,
+        notes: String(g.config.name ?? g.config.hostname),
+        ...(night === 3 ? { protected: 1 } : {}),
+      });
+    }
+  }
+}
+
+function p2(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+function makeBackupJobs(state: ClusterState, shared: boolean, rng: Rng): void {
+  const storage = shared ? 'nas' : 'local';
+  const id = (): string => `backup-${rng.hex(8)}-${rng.hex(4)}`;
+  const common = { type: 'vzdump', storage, mode: 'snapshot', compress: 'zstd', enabled: 1, 'notes-template': '{{guestname}}' };
+  const nightly = id();
+  state.backupJobs.set(nightly, { id: nightly, ...common, schedule: '02:00', pool: 'production', 'prune-backups': 'keep-daily=7,keep-weekly=4', comment: 'Nightly production backup' });
+  // The weekly job lists its guests by ID (as small setups do); large presets select the pool instead.
+  const infra = [...state.guests.values()].filter((g) => g.pool === 'infra').map((g) => g.vmid);
+  const selection: Record<string, string> = infra.length <= 20 ? { vmid: infra.join(',') } : { pool: 'infra' };
+  const weekly = id();
+  state.backupJobs.set(weekly, { id: weekly, ...common, schedule: 'sat 03:00', ...selection, 'prune-backups': 'keep-last=4', comment: 'Weekly infrastructure backup' });
+}
+
+function makeHa(state: ClusterState): void {
+  for (const g of state.guests.values()) {
+    if (g.type !== 'qemu' || !String(g.config.tags ?? '').split(';').includes('db')) continue;
+    const sid = `vm:${g.vmid}`;
+    state.haResources.set(sid, { sid, type: 'vm', state: g.status === 'running' ? 'started' : 'stopped', max_restart: 1, max_relocate: 1, failback: 1 });
+  }
+}
+
+/** A past to look at: guest starts and the nightly backup runs, one of which had trouble. */
+function makeHistory(state: ClusterState, rng: Rng, nowSec: number): void {
+  const nodeGuests = new Map<string, Guest[]>();
+  for (const g of state.guests.values()) {
+    const list = nodeGuests.get(g.node) ?? [];
+    list.push(g);
+    nodeGuests.set(g.node, list);
+  }
+  let failed = false;
+  for (const node of state.nodes.values()) {
+    const guests = nodeGuests.get(node.name) ?? [];
+    for (let night = 3; night >= 1; night--) {
+      const start = Math.floor(nowSec / DAY - night) * DAY + 2 * 3600;
+      const backed = guests.filter((g) => g.pool === 'production');
+      const broken = !failed && night === 2 && backed.length > 0;
+      const log = backed.slice(0, 50).flatMap((g) => [
+        `INFO: Starting Backup of VM ${g.vmid} (${g.type})`,
+        `INFO: Finished Backup of VM ${g.vmid} (00:0${rng.int(1, 9)}:${p2(rng.int(0, 59))})`,
+      ]);
+      if (broken) {
+        failed = true;
+        log.push(`ERROR: Backup of VM ${backed[0]?.vmid} failed - unable to open file - No space left on device`);
+        log.push('INFO: Backup job finished with errors');
+      } else {
+        log.push('INFO: Backup job finished successfully');
+      }
+      state.tasks.addHistory({
+        node: node.name, type: 'vzdump', id: '', user: 'root@pam', starttime: start, endtime: start + 60 + backed.length * 30,
+        exitstatus: broken ? 'job errors' : 'OK', log: [...log, broken ? 'TASK ERROR: job errors' : 'TASK OK'],
+        ...state.allocProcess(node.name), pstart: Math.max(0, Math.floor((start * 1000 - node.bootedAt) / 10)),
+      });
+    }
+    // The most recent guest starts are enough history; huge presets would only bloat memory.
+    for (const g of guests.filter((x) => x.status === 'running').slice(0, 25)) {
+      const start = Math.floor(g.startedAt / 1000);
+      const type = g.type === 'qemu' ? 'qmstart' : 'vzstart';
+      state.tasks.addHistory({
+        node: node.name, type, id: String(g.vmid), user: 'root@pam', starttime: start, endtime: start + rng.int(1, 4),
+        exitstatus: 'OK', log: ['TASK OK'], pid: g.pid, pstart: Math.max(0, Math.floor((g.startedAt - node.bootedAt) / 10)),
+      });
+    }
+  }
+}
