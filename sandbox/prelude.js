@@ -234,15 +234,13 @@
       put: (path, params) => request(cluster, 'PUT', path, params),
       delete: (path, params) => request(cluster, 'DELETE', path, params),
       waitTask: (upid, options) => waitTask(cluster, upid, options),
-    };
-    if (cluster === undefined) {
-      client.cluster = (name) => {
+      cluster: (name) => {
         if (typeof name !== 'string' || name.length === 0 || name.length > 64) {
           throw makeError('invalid', 'pve.cluster(name): name must be a non-empty string of at most 64 characters', new ErrorCtor(), 'invalid');
         }
         return makeClient(name);
-      };
-    }
+      },
+    };
     return ObjectFreeze(client);
   }
 

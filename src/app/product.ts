@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { AuditLog } from '../audit/log.js';
 import type { TaskProgressEvent } from '../bridge/handler.js';
+import type { CallCounts } from '../bridge/stats.js';
 import { PveClient } from '../client/client.js';
 import { createClients } from '../client/config.js';
 import { loadClusterSchema, type LoadedSchema } from '../client/schema-source.js';
@@ -18,6 +19,7 @@ import { ApprovalStore, type Approver } from '../safety/approval.js';
 import { Policy } from '../safety/policy.js';
 import { PermissionCache } from '../safety/privileges.js';
 import { SecretScrubber } from '../safety/redact.js';
+import type { BudgetUsage } from '../safety/budget.js';
 import { RunSession, type SessionResult } from '../safety/session.js';
 import type { ApiModel } from '../schema/model.js';
 import { ScriptChecker } from '../script/typecheck.js';
@@ -132,10 +134,10 @@ export class Product {
     return found;
   }
 
-  /** Start the sandbox workers now so the first run does not pay for it. */
+  /** Start the sandbox workers and build each cluster's type-checker now, so the first run does not pay for them. */
   async warm(): Promise<void> {
     await this.engine.warm();
-    this.cluster().checker();
+    for (const runtime of this.clusters.values()) runtime.checker();
   }
 
   search(query: string, options: SearchOptions & { cluster?: string } = {}): { hits: SearchHit[]; lines: string[] } {
@@ -203,7 +205,14 @@ function clusterRuntime(name: string, client: PveClient, schema: LoadedSchema, p
     policy,
     search: new ApiSearch(model),
     declarations,
-    checker: () => (checker ??= new ScriptChecker({ files: declarations(), model })),
+    checker: () => {
+      if (!checker) {
+        checker = new ScriptChecker({ files: declarations(), model });
+        // The first check of a full SDK costs seconds: pay it once, up front, not inside a run's budget.
+        checker.warm();
+      }
+      return checker;
+    },
   };
 }
 
@@ -213,8 +222,8 @@ function toOutput(session: SessionResult<RunOutcome>): RunScriptOutput {
   const stats = {
     ...(outcome ? { ms: Math.round(outcome.stats.ms), cpuMs: Math.round(outcome.stats.cpuMs) } : {}),
     mode: session.mode,
-    calls: session.stats.calls,
-    budget: session.stats.budget,
+    calls: compactCounts(session.stats.calls),
+    budget: compactBudget(session.stats.budget),
   };
   const plan = session.plan
     ? { planId: session.plan.planId, summary: session.planSummary, writes: session.plan.writes }
@@ -240,4 +249,18 @@ function toOutput(session: SessionResult<RunOutcome>): RunScriptOutput {
     };
   }
   return outcome?.error ? { ...base, error: outcome.error } : base;
+}
+
+/** Calls by risk class plus the non-zero outcome counters: every field here costs context tokens. */
+function compactCounts(counts: CallCounts): Record<string, number> {
+  const out: Record<string, number> = { ...counts.byRisk, total: counts.total };
+  for (const key of ['denied', 'invalid', 'planned', 'needsApproval', 'taskWaits'] as const) {
+    if (counts[key] > 0) out[key] = counts[key];
+  }
+  return out;
+}
+
+/** `used/limit` per budget line. */
+function compactBudget(usage: BudgetUsage): Record<string, string> {
+  return Object.fromEntries(Object.entries(usage).map(([k, v]) => [k, `${v.used}/${v.limit}`]));
 }

@@ -13,7 +13,7 @@ import type { BridgeHandler } from '../bridge/protocol.js';
 import type { Diagnostic } from '../script/diagnostics.js';
 import { formatDiagnostics } from '../script/diagnostics.js';
 import { transpileScript } from '../script/transpile.js';
-import type { ScriptChecker } from '../script/typecheck.js';
+import { ScriptChecker } from '../script/typecheck.js';
 import type { WorkerLimits, WorkerToHost } from './ipc.js';
 import { DEFAULT_LIMITS, InvalidLimitsError, resolveLimits, type SandboxLimits } from './limits.js';
 import { locateWorker } from './locate.js';
@@ -46,6 +46,11 @@ export interface RunRequest {
   limits?: Partial<SandboxLimits>;
   /** Type-check before running (default true when a checker is configured). */
   typecheck?: boolean;
+  /**
+   * The checker for this run's SDK (each cluster has its own schema); overrides the engine's
+   * default checker.
+   */
+  checker?: ScriptChecker;
   /** Each console line as it is produced (also returned in `logs`). */
   onLog?: (line: string) => void;
   /** Aborting kills the run and frees its worker; the outcome is 'cancelled'. */
@@ -64,6 +69,7 @@ const runRequestSchema = z.object({
   code: z.string(),
   limits: z.record(z.string(), z.unknown()).optional(),
   typecheck: z.boolean().optional(),
+  checker: z.instanceof(ScriptChecker).optional(),
   onLog: z.custom<(line: string) => void>((v) => typeof v === 'function', 'onLog must be a function').optional(),
   signal: z.instanceof(AbortSignal).optional(),
 });
@@ -151,7 +157,7 @@ export class SandboxEngine {
 
     let warnings: Diagnostic[] = [];
     let typecheckMs: number | undefined;
-    const checker = request.typecheck === false ? undefined : this.options.checker?.();
+    const checker = request.typecheck === false ? undefined : (request.checker ?? this.options.checker?.());
     if (checker) {
       try {
         const check = checker.check(code, this.options.typecheckBudgetMs !== undefined ? { budgetMs: this.options.typecheckBudgetMs } : {});

@@ -42,7 +42,6 @@ export interface SessionPorts {
 export interface SessionRelease {
   /** The worker must be replaced: stuck isolate thread, high RSS, or it was killed. */
   recycle: boolean;
-  rssMb?: number;
 }
 
 export interface SessionInput {
@@ -208,7 +207,7 @@ export class RunSession {
     if (end.status === 'ok') this.succeed(end.resultJson);
     else this.fail(this.errorOf(end));
     const recycle = stats.tainted || stats.rssMb > this.input.workerLimits.maxRssMb / 2;
-    this.release({ recycle, rssMb: stats.rssMb });
+    this.release({ recycle });
   }
 
   private succeed(resultJson: string | undefined): void {

@@ -86,12 +86,14 @@ describe('extractSdkCalls', () => {
       "await lab.post('/pools', { poolid: 'p' });",
       'const other = pve.cluster(name);',
       "await other.get('/nodes');",
+      "await lab.cluster('prod').delete('/pools/p');",
     ].join('\n');
     const calls = extractSdkCalls(src);
     expect(calls.map((c) => [c.path, c.cluster, c.clusterUnknown])).toEqual([
       ['/version', 'lab', undefined],
       ['/pools', 'lab2', undefined],
       ['/nodes', undefined, true],
+      ['/pools/p', 'prod', undefined],
     ]);
   });
 

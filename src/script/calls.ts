@@ -161,8 +161,9 @@ function sdkOf(expr: ts.Expression, bindings: Map<string, Binding>): Extract<Bin
   if (ts.isCallExpression(expr)) {
     const callee = skipParens(expr.expression);
     if (memberName(callee) !== 'cluster') return undefined;
+    // `pve.cluster('a').cluster('b')` is bound to 'b': the innermost name wins.
     const base = sdkOf(skipParens((callee as ts.PropertyAccessExpression).expression), bindings);
-    if (!base || base.cluster !== undefined || base.clusterUnknown) return undefined;
+    if (!base) return undefined;
     const arg = expr.arguments[0];
     const name = arg ? evaluate(arg, bindings, 0) : UNKNOWN;
     return typeof name === 'string' ? { kind: 'sdk', cluster: name } : { kind: 'sdk', clusterUnknown: true };

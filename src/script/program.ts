@@ -7,7 +7,6 @@ import ts from 'typescript';
 
 import { PROGRAM_FILE, PROGRAM_FUNCTION } from './names.js';
 
-export { PROGRAM_FILE, PROGRAM_FUNCTION };
 const PREFIX = `async function ${PROGRAM_FUNCTION}() {\n`;
 const SUFFIX = '\n}\n';
 

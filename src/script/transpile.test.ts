@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import vm from 'node:vm';
-import { START_FUNCTION, transpileScript, type TranspiledScript } from './transpile.js';
-import { SCRIPT_URL } from './sourcemap.js';
+import { SCRIPT_URL, START_FUNCTION } from './names.js';
+import { transpileScript, type TranspiledScript } from './transpile.js';
 
 function compile(source: string): TranspiledScript {
   const out = transpileScript(source);

@@ -5,19 +5,10 @@
  */
 import ts from 'typescript';
 import type { Diagnostic } from './diagnostics.js';
-import {
-  PROGRAM_FILE,
-  PROGRAM_FUNCTION,
-  findWrapperBreakout,
-  lineCount,
-  parseProgram,
-  userPositionOf,
-  wrapProgram,
-} from './program.js';
-import { START_FUNCTION } from './names.js';
+import { PROGRAM_FILE, PROGRAM_FUNCTION, START_FUNCTION } from './names.js';
+import { findWrapperBreakout, lineCount, parseProgram, userPositionOf, wrapProgram } from './program.js';
 import { ScriptSourceMap } from './sourcemap.js';
 
-export { START_FUNCTION };
 
 export interface TranspiledScript {
   /** Complete JavaScript for the sandbox: the program function and the call that starts it. */

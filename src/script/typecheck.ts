@@ -14,7 +14,8 @@ import type { ApiModel } from '../schema/model.js';
 import { sdkDeclarationFiles } from '../typegen/index.js';
 import { SDK_MEMBERS, scanSdkUsage, type SdkCall, type SdkScan } from './calls.js';
 import type { Diagnostic } from './diagnostics.js';
-import { PROGRAM_FILE, lineCount, userPositionOf, wrapProgram, type UserPosition } from './program.js';
+import { PROGRAM_FILE } from './names.js';
+import { lineCount, userPositionOf, wrapProgram, type UserPosition } from './program.js';
 import { closestMatch } from './suggest.js';
 
 export interface DeclarationFile {

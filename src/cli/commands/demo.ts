@@ -62,6 +62,7 @@ export const demoCommand: Command = {
       const interactive = !boolOpt(args, 'stdio') && !boolOpt(args, 'http') && (boolOpt(args, 'walkthrough') || Boolean(process.stdin.isTTY));
       if (!interactive) return await serveProduct(product, args, io);
       try {
+        await product.warm();
         await walkthrough(product, sim, io);
         explainConnect(io, args);
         return EXIT.ok;
