@@ -11,14 +11,12 @@ import { safetySuite } from './safety.js';
 import { sandboxSuite } from './sandbox.js';
 import { schemaSuite } from './schema.js';
 import { simulatorSuite } from './simulator.js';
-import { tokensSuite } from './tokens/suite.js';
 
 const SUITES: Record<string, Suite> = {
   schema: schemaSuite,
   sandbox: sandboxSuite,
   simulator: simulatorSuite,
   safety: safetySuite,
-  tokens: tokensSuite,
 };
 
 async function main(argv: string[]): Promise<number> {
