@@ -3,7 +3,6 @@ import type { CliIo } from './args.js';
 
 export interface Command {
   name: string;
-  summary: string;
   usage: string;
   run(argv: string[], io: CliIo): Promise<number>;
 }

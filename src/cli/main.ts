@@ -6,26 +6,36 @@ import { PveError } from '../client/errors.js';
 import { PRODUCT_VERSION } from '../version.js';
 import { EXIT, processIo, UsageError, type CliIo } from './args.js';
 import type { Command } from './command.js';
-import { approveCommand } from './commands/approve.js';
-import { auditCommand } from './commands/audit.js';
-import { configCommand } from './commands/config.js';
-import { demoCommand } from './commands/demo.js';
-import { runCommand } from './commands/run.js';
-import { schemaCommand } from './commands/schema.js';
-import { searchCommand } from './commands/search.js';
-import { serveCommand } from './commands/serve.js';
-import { simulatorCommand } from './commands/simulator.js';
 
-export const COMMANDS: readonly Command[] = [
-  serveCommand,
-  demoCommand,
-  runCommand,
-  searchCommand,
-  schemaCommand,
-  approveCommand,
-  auditCommand,
-  simulatorCommand,
-  configCommand,
+interface CommandEntry {
+  name: string;
+  summary: string;
+  /** Loaded on use: the heavy parts (TypeScript, the sandbox, the simulator) stay out of `--help` and `approve`. */
+  load(): Promise<Command>;
+}
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'serve', summary: 'run the MCP server (stdio, or --http)', load: async () => (await import('./commands/serve.js')).serveCommand },
+  {
+    name: 'demo',
+    summary: 'simulated cluster + server: a guided tour, or an MCP server to connect to',
+    load: async () => (await import('./commands/demo.js')).demoCommand,
+  },
+  { name: 'run', summary: 'run a TypeScript script file against a cluster', load: async () => (await import('./commands/run.js')).runCommand },
+  { name: 'search', summary: 'search the API by intent', load: async () => (await import('./commands/search.js')).searchCommand },
+  { name: 'schema', summary: 'show the TypeScript signature of operations', load: async () => (await import('./commands/schema.js')).schemaCommand },
+  { name: 'approve', summary: 'approve a dry-run plan by its planId', load: async () => (await import('./commands/approve.js')).approveCommand },
+  { name: 'audit', summary: 'verify the audit log (audit verify)', load: async () => (await import('./commands/audit.js')).auditCommand },
+  {
+    name: 'simulator',
+    summary: 'run the Proxmox VE simulator (HTTPS, for tests and trying things out)',
+    load: async () => (await import('./commands/simulator.js')).simulatorCommand,
+  },
+  {
+    name: 'config',
+    summary: 'check the configuration and each cluster connection (config check)',
+    load: async () => (await import('./commands/config.js')).configCommand,
+  },
 ];
 
 function overview(): string {
@@ -51,11 +61,12 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     io.out(PRODUCT_VERSION);
     return EXIT.ok;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     io.err(`unknown command '${name}'\n\n${overview()}`);
     return EXIT.usage;
   }
+  const command = await entry.load();
   try {
     return await command.run(rest, io);
   } catch (err) {

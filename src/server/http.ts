@@ -94,7 +94,14 @@ export async function startHttpServer(
     if (req.method === 'POST') {
       const body = await readJsonBody(req, maxBody);
       if (!body.ok) {
+        // Do not make the client wait for (and us read) the rest of an oversized upload.
+        if (body.status === 413) res.setHeader('Connection', 'close');
         sendJsonRpcError(res, body.status, body.code, body.message);
+        return;
+      }
+      // JSON-RPC: an empty batch is an invalid request (the SDK would accept it silently with 202).
+      if (Array.isArray(body.value) && body.value.length === 0) {
+        sendJsonRpcError(res, 400, -32600, 'Invalid request: empty batch');
         return;
       }
       if (sessionId) {
@@ -188,21 +195,40 @@ function safeHost(origin: string): string | undefined {
 
 type BodyResult = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
 
-async function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      return { ok: false, status: 413, code: -32600, message: `Request body larger than ${limit} bytes` };
-    }
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
-  } catch {
-    return { ok: false, status: 400, code: -32700, message: 'Parse error: the body is not valid JSON' };
-  }
+/**
+ * The body as JSON, at most `limit` bytes. Past the limit the rest is read and discarded rather
+ * than destroying the request: destroying it mid-upload kills the keep-alive socket under the
+ * 413 answer, and the client's next request on that socket fails with a reset.
+ */
+function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (result: BodyResult): void => {
+      if (settled) return;
+      settled = true;
+      resolve(result);
+    };
+    req.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      size += chunk.length;
+      if (size > limit) {
+        chunks.length = 0;
+        settle({ ok: false, status: 413, code: -32600, message: `Request body larger than ${limit} bytes` });
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', () => settle({ ok: false, status: 400, code: -32600, message: 'Bad request: the body could not be read' }));
+    req.on('end', () => {
+      try {
+        settle({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      } catch {
+        settle({ ok: false, status: 400, code: -32700, message: 'Parse error: the body is not valid JSON' });
+      }
+    });
+  });
 }
 
 function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {

@@ -15,20 +15,7 @@ import type { Product } from '../app/product.js';
 import type { Approver } from '../safety/approval.js';
 import { PRODUCT_VERSION } from '../version.js';
 import { registerResources } from './resources.js';
-import {
-  GET_SCHEMA_DESCRIPTION,
-  getSchemaInput,
-  getSchemaOutput,
-  listedTool,
-  READ_ONLY_ANNOTATIONS,
-  RUN_SCRIPT_DESCRIPTION,
-  runScriptInput,
-  runScriptOutput,
-  SEARCH_API_DESCRIPTION,
-  searchApiInput,
-  searchApiOutput,
-  type ToolDefinition,
-} from './tools/definitions.js';
+import { GET_SCHEMA, listedTool, registration, runScriptTool, SEARCH_API, type ToolDefinition } from './tools/definitions.js';
 import { renderRunText, renderSchemaText, renderSearchText } from './tools/render.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -44,28 +31,12 @@ export function createMcpServer(product: Product): McpServer {
     },
   );
   const policy = product.cluster().policy;
-  const readOnly = policy.preset === 'read-only';
-  const tools: ToolDefinition[] = [
-    { name: 'search_api', description: SEARCH_API_DESCRIPTION, input: searchApiInput, output: searchApiOutput, annotations: READ_ONLY_ANNOTATIONS },
-    { name: 'get_schema', description: GET_SCHEMA_DESCRIPTION, input: getSchemaInput, output: getSchemaOutput, annotations: READ_ONLY_ANNOTATIONS },
-    {
-      name: 'run_script',
-      description: RUN_SCRIPT_DESCRIPTION,
-      input: runScriptInput,
-      output: runScriptOutput,
-      annotations: readOnly ? { readOnlyHint: true, openWorldHint: true } : { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    },
-  ];
-  const annotations = (name: string) => tools.find((t) => t.name === name)?.annotations ?? {};
+  const runScript = runScriptTool(policy.preset === 'read-only');
+  const tools: ToolDefinition[] = [SEARCH_API, GET_SCHEMA, runScript];
 
   server.registerTool(
-    'search_api',
-    {
-      description: SEARCH_API_DESCRIPTION,
-      inputSchema: searchApiInput,
-      outputSchema: searchApiOutput,
-      annotations: annotations('search_api'),
-    },
+    SEARCH_API.name,
+    registration(SEARCH_API),
     async (args) =>
       guard(() => {
         const { query, ...options } = args;
@@ -76,13 +47,8 @@ export function createMcpServer(product: Product): McpServer {
   );
 
   server.registerTool(
-    'get_schema',
-    {
-      description: GET_SCHEMA_DESCRIPTION,
-      inputSchema: getSchemaInput,
-      outputSchema: getSchemaOutput,
-      annotations: annotations('get_schema'),
-    },
+    GET_SCHEMA.name,
+    registration(GET_SCHEMA),
     async (args) =>
       guard(() => {
         const described = product.describe(args.operations, args.params ? { params: args.params } : {});
@@ -100,18 +66,13 @@ export function createMcpServer(product: Product): McpServer {
   );
 
   server.registerTool(
-    'run_script',
-    {
-      description: RUN_SCRIPT_DESCRIPTION,
-      inputSchema: runScriptInput,
-      outputSchema: runScriptOutput,
-      annotations: annotations('run_script'),
-    },
+    runScript.name,
+    registration(runScript),
     async (args, extra) =>
       guardAsync(async () => {
         const progress = progressReporter(extra);
         const output = await product.runScript(args, {
-          approver: elicitationApprover(server),
+          approver: elicitationApprover(server, extra),
           signal: extra.signal,
           onLog: (line) => {
             progress(`log: ${line}`);
@@ -123,7 +84,8 @@ export function createMcpServer(product: Product): McpServer {
           },
         });
         return {
-          structuredContent: output as unknown as Record<string, unknown>,
+          // JSON has no undefined: a script that returns nothing (or never ran) reports null.
+          structuredContent: { ...output, result: output.result ?? null } as unknown as Record<string, unknown>,
           content: [{ type: 'text', text: renderRunText(output) }],
           ...(output.ok ? {} : { isError: true }),
         };
@@ -149,8 +111,15 @@ function progressReporter(extra: Extra): (message: string) => void {
   };
 }
 
-/** Approval by the human in the client's UI; the model cannot answer an elicitation itself. */
-function elicitationApprover(server: McpServer): Approver {
+/** Humans read plans slowly: the SDK's 60 s request default would turn a slow yes into a no. */
+const ELICITATION_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * Approval by the human in the client's UI; the model cannot answer an elicitation itself. The
+ * question travels with the tool call (over HTTP: on its response stream) and is withdrawn when
+ * the call is cancelled.
+ */
+function elicitationApprover(server: McpServer, extra: Extra): Approver {
   return {
     async elicit(request) {
       if (!server.server.getClientCapabilities()?.elicitation) return 'unsupported';
@@ -162,7 +131,7 @@ function elicitationApprover(server: McpServer): Approver {
             properties: { approve: { type: 'boolean', title: 'Run exactly these writes', default: false } },
             required: ['approve'],
           },
-        });
+        }, { relatedRequestId: extra.requestId, signal: extra.signal, timeout: ELICITATION_TIMEOUT_MS });
         return answer.action === 'accept' && answer.content?.approve === true ? 'accept' : 'decline';
       } catch {
         return 'unsupported';

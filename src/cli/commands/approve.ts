@@ -17,7 +17,6 @@ then runs the same script unchanged, and only exactly these writes may be made, 
 
 export const approveCommand: Command = {
   name: 'approve',
-  summary: 'approve a dry-run plan by its planId',
   usage,
   async run(argv, io) {
     const args = parseCommandArgs(argv, { ...CONFIG_OPTIONS, ttl: { type: 'string' }, 'state-dir': { type: 'string' } });

@@ -14,7 +14,6 @@ Verify the audit log: detects edited, deleted, reordered and truncated entries (
 
 export const auditCommand: Command = {
   name: 'audit',
-  summary: 'verify the audit log (audit verify)',
   usage,
   async run(argv, io) {
     const args = parseCommandArgs(argv, { ...CONFIG_OPTIONS, file: { type: 'string' }, 'hmac-key-env': { type: 'string' }, 'allow-pruned': { type: 'boolean' } });

@@ -23,7 +23,6 @@ ${CONFIG_USAGE}`;
 
 export const configCommand: Command = {
   name: 'config',
-  summary: 'check the configuration and each cluster connection (config check)',
   usage,
   async run(argv, io) {
     const args = parseCommandArgs(argv, CONFIG_OPTIONS);

@@ -31,7 +31,6 @@ Started by an MCP client: serve stdio.
 
 export const demoCommand: Command = {
   name: 'demo',
-  summary: 'simulated cluster + server: a guided tour, or an MCP server to connect to',
   usage,
   async run(argv, io) {
     const args = parseCommandArgs(

@@ -19,7 +19,6 @@ Exit code 1 when the script fails or is blocked; the error says why.`;
 
 export const runCommand: Command = {
   name: 'run',
-  summary: 'run a TypeScript script file against a cluster',
   usage,
   async run(argv, io) {
     const args = parseCommandArgs(argv, {

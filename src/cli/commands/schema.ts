@@ -15,7 +15,6 @@ ${CONFIG_USAGE}`;
 
 export const schemaCommand: Command = {
   name: 'schema',
-  summary: 'show the TypeScript signature of operations',
   usage,
   async run(argv, io) {
     const args = parseCommandArgs(argv, { ...CONFIG_OPTIONS, params: { type: 'string' }, schema: { type: 'string' }, cluster: { type: 'string' } });

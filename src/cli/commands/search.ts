@@ -18,7 +18,6 @@ ${CONFIG_USAGE}`;
 
 export const searchCommand: Command = {
   name: 'search',
-  summary: 'search the API by intent',
   usage,
   async run(argv, io) {
     const args = parseCommandArgs(argv, {

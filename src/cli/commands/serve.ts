@@ -1,8 +1,8 @@
 /** `pve-code-mcp serve`: the MCP server over stdio (default) or Streamable HTTP. */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Product } from '../../app/product.js';
 import { startHttpServer } from '../../server/http.js';
 import { createMcpServer } from '../../server/mcp.js';
+import { LineStdioTransport } from '../../server/stdio.js';
 import { boolOpt, EXIT, intOpt, parseCommandArgs, stringOpt, type CliIo, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { appConfigFrom, CONFIG_OPTIONS, CONFIG_USAGE, openProduct, untilSignal } from '../context.js';
@@ -25,7 +25,6 @@ export const HTTP_OPTIONS = {
 
 export const serveCommand: Command = {
   name: 'serve',
-  summary: 'run the MCP server (stdio, or --http)',
   usage,
   async run(argv, io) {
     const args = parseCommandArgs(argv, { ...CONFIG_OPTIONS, ...HTTP_OPTIONS }, false);
@@ -56,7 +55,7 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
       return EXIT.ok;
     }
     const server = createMcpServer(product);
-    const transport = new StdioServerTransport();
+    const transport = new LineStdioTransport();
     const closed = new Promise<void>((resolve) => {
       transport.onclose = () => resolve();
       process.stdin.once('end', () => resolve());

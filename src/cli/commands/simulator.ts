@@ -4,7 +4,6 @@ import type { Command } from '../command.js';
 
 export const simulatorCommand: Command = {
   name: 'simulator',
-  summary: 'run the Proxmox VE simulator (HTTPS, for tests and trying things out)',
   usage: 'Usage: pve-code-mcp simulator [--preset demo] [--port 8006] [--schema FILE] ... (see --help)',
   run: (argv) => runSimulatorCli(argv),
 };

@@ -10,7 +10,7 @@ import { HTTP_METHODS, RISK_CLASSES } from '../../schema/model.js';
 const MAX_QUERY = 500;
 const MAX_CODE = 100_000;
 
-export const searchApiInput = {
+const searchApiInput = {
   query: z.string().min(1).max(MAX_QUERY).describe('What to do, e.g. "snapshot a vm"'),
   limit: z.number().int().min(1).max(50).optional(),
   method: z.enum(HTTP_METHODS).optional(),
@@ -18,30 +18,30 @@ export const searchApiInput = {
   pathPrefix: z.string().max(200).optional(),
 };
 
-export const searchApiOutput = {
+const searchApiOutput = {
   results: z.array(z.object({ method: z.string(), path: z.string(), summary: z.string(), risk: z.string() })),
 };
 
-export const getSchemaInput = {
+const getSchemaInput = {
   operations: z.array(z.string().min(1).max(300)).min(1).max(20).describe('"METHOD /path" or "/path"'),
-  params: z.array(z.string().max(100)).max(100).optional().describe('Params of large operations to show in full'),
+  params: z.array(z.string().max(100)).max(100).optional().describe('Params to show in full'),
 };
 
-export const getSchemaOutput = {
+const getSchemaOutput = {
   operations: z.array(
     z.object({ method: z.string(), path: z.string(), risk: z.string(), permission: z.string(), signature: z.string() }),
   ),
 };
 
-export const runScriptInput = {
-  code: z.string().min(1).max(MAX_CODE).describe('TypeScript, body of an async function'),
+const runScriptInput = {
+  code: z.string().min(1).max(MAX_CODE),
   dryRun: z.boolean().optional(),
   cluster: z.string().max(100).optional(),
   typecheck: z.boolean().optional(),
 };
 
 /** `result` is null when the script returned nothing or did not run. */
-export const runScriptOutput = {
+const runScriptOutput = {
   ok: z.boolean(),
   result: z.unknown(),
   logs: z.array(z.string()),
@@ -50,36 +50,66 @@ export const runScriptOutput = {
   error: z.unknown().optional(),
 };
 
-export const SEARCH_API_DESCRIPTION =
-  'Find Proxmox VE API operations by intent (the whole API). Workflow: search_api → get_schema → run_script.';
+const SEARCH_API_DESCRIPTION =
+  'Find Proxmox VE API operations by intent (whole API). Workflow: search_api → get_schema → run_script.';
 
-export const GET_SCHEMA_DESCRIPTION =
-  'TypeScript signatures of operations: params, return type, permission, risk and an example pve call.';
+const GET_SCHEMA_DESCRIPTION =
+  'TypeScript signatures of operations: params, return type, permission, risk, example call.';
 
-export const RUN_SCRIPT_DESCRIPTION = [
-  'Run TypeScript against the typed `pve` SDK in a sandbox.',
-  'Filter inside the script and `return` only what is needed (console.log output is returned too).',
+const RUN_SCRIPT_DESCRIPTION = [
+  'Run TypeScript (an async function body) against the typed `pve` SDK in a sandbox; filter there and `return` only what is needed.',
   "`await pve.get|post|put|delete(path, params)`, paths as in get_schema: pve.get('/nodes/{node}/qemu', {node}).",
-  'Async writes return a UPID: `await pve.waitTask(upid)` → {ok, exitstatus, log}. `pve.cluster(name)` picks a cluster.',
+  'Async writes return a UPID: `await pve.waitTask(upid)` → {ok, exitstatus, log}. pve.cluster(name) picks a cluster; console.log is returned.',
   'Policy and budgets apply. dryRun: reads run, writes are planned (planId). Writes needing approval ask the user.',
 ].join(' ');
 
-/** Hints for the read-only tools (idempotent/destructive hints only mean something for writers). */
-export const READ_ONLY_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
-
-export interface ToolDefinition {
+export interface ToolDefinition<I extends z.ZodRawShape = z.ZodRawShape, O extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
   description: string;
-  input: z.ZodRawShape;
-  output: z.ZodRawShape;
+  input: I;
+  output: O;
   annotations: ToolAnnotations;
+}
+
+// Idempotent/destructive hints only mean something for tools that write, so read-only ones omit them.
+export const SEARCH_API = {
+  name: 'search_api',
+  description: SEARCH_API_DESCRIPTION,
+  input: searchApiInput,
+  output: searchApiOutput,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+} satisfies ToolDefinition;
+
+export const GET_SCHEMA = {
+  name: 'get_schema',
+  description: GET_SCHEMA_DESCRIPTION,
+  input: getSchemaInput,
+  output: getSchemaOutput,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+} satisfies ToolDefinition;
+
+/** run_script's hints follow the active policy: under `read-only` it cannot change anything. */
+export function runScriptTool(readOnlyPolicy: boolean) {
+  return {
+    name: 'run_script',
+    description: RUN_SCRIPT_DESCRIPTION,
+    input: runScriptInput,
+    output: runScriptOutput,
+    // Omitted hints take the spec's defaults: not idempotent, open world.
+    annotations: readOnlyPolicy ? { readOnlyHint: true } : { readOnlyHint: false, destructiveHint: true },
+  } satisfies ToolDefinition;
+}
+
+/** What `registerTool` takes for a definition. */
+export function registration<I extends z.ZodRawShape, O extends z.ZodRawShape>(tool: ToolDefinition<I, O>) {
+  return { description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations };
 }
 
 /**
  * A tool as `tools/list` shows it. The SDK's own listing adds a `$schema` URL to every schema and
  * forbids extra keys in outputs (so a new optional output field would break strict clients);
- * this one emits the plain draft-7 schemas, and leaves out size limits that only guard the
- * server (the zod schemas still enforce them on every call).
+ * this one emits the plain draft-7 schemas, and leaves out the size and range limits that only
+ * guard the server (the zod schemas still enforce them on every call, with a clear message).
  */
 export function listedTool(tool: ToolDefinition): Tool {
   return {
@@ -91,7 +121,7 @@ export function listedTool(tool: ToolDefinition): Tool {
   };
 }
 
-const GUARD_KEYWORDS = new Set(['minLength', 'maxLength', 'maxItems', '$schema']);
+const GUARD_KEYWORDS = new Set(['$schema', 'minLength', 'maxLength', 'minItems', 'maxItems', 'minimum', 'maximum']);
 
 function compactJsonSchema(shape: z.ZodRawShape): Record<string, unknown> {
   return strip(z.toJSONSchema(z.object(shape), { target: 'draft-7', io: 'input' })) as Record<string, unknown>;

@@ -21,7 +21,7 @@ if (!existsSync(BIN)) {
 export const OFFICIAL_SCHEMA = join(process.env.PVE_SCHEMA_DIR ?? join(REPO_ROOT, '..', 'shared', 'pve-schema'), 'apidoc-pve-9.1.js');
 
 /** Policy used by the e2e configs: operator powers, destructive writes need a human's approval. */
-export const E2E_POLICY = { preset: 'operator', approval: { require: ['destructive'] } } as const;
+const E2E_POLICY = { preset: 'operator', approval: { require: ['destructive'] } } as const;
 
 export interface E2eEnv {
   sim: RunningSimulator;
@@ -37,7 +37,6 @@ export interface E2eEnv {
 
 export interface ConfigOverrides {
   fingerprint?: string;
-  policy?: string;
   sandbox?: Record<string, unknown>;
 }
 
@@ -53,7 +52,7 @@ export async function startE2eEnv(options: { sandbox?: Record<string, unknown> }
           url: sim.url,
           auth: { tokenId: sim.token.id, secret: sim.token.secret },
           tls: { fingerprint: overrides.fingerprint ?? sim.fingerprint },
-          policy: overrides.policy ?? 'e2e',
+          policy: 'e2e',
         },
       },
       cacheDir: join(dir, 'cache'),
