@@ -6,17 +6,23 @@
  * fewer repetitions (smoke runs, CI); figures for docs come from full runs.
  */
 import type { Suite } from './lib/suite.js';
+import { e2eSuite } from './e2e.js';
 import { renderTable } from './lib/table.js';
 import { safetySuite } from './safety.js';
 import { sandboxSuite } from './sandbox.js';
 import { schemaSuite } from './schema.js';
 import { simulatorSuite } from './simulator.js';
+import { soakSuite } from './soak.js';
+import { tokensSuite } from './tokens/suite.js';
 
 const SUITES: Record<string, Suite> = {
   schema: schemaSuite,
   sandbox: sandboxSuite,
   simulator: simulatorSuite,
   safety: safetySuite,
+  tokens: tokensSuite,
+  e2e: e2eSuite,
+  soak: soakSuite,
 };
 
 async function main(argv: string[]): Promise<number> {

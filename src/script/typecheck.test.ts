@@ -108,6 +108,11 @@ describe('ScriptChecker: what only warns', () => {
     expect(result.warnings[0]?.hint).toMatch(/no timers/);
   });
 
+  it('infers arrays built up in the script and stays quiet about untyped helpers', () => {
+    const script = "const rows = [];\nfor (const n of ['a', 'b']) rows.push({ n });\nfunction pct(x, y) { return Math.round((x / y) * 100); }\nreturn { rows, p: pct(1, 4) };";
+    expect(checker.check(script)).toMatchObject({ ok: true, warnings: [] });
+  });
+
   it('knows console from the sandbox globals', () => {
     expect(checker.check("console.log('x'); console.warn(1, 2);").warnings).toEqual([]);
   });

@@ -69,13 +69,17 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
   lib: ['lib.es2022.d.ts'],
   module: ts.ModuleKind.None,
   strict: true,
-  // Agents write untyped callbacks and helpers; implicit any is style, not a mistake.
-  noImplicitAny: false,
+  // On, so `const rows = []; rows.push(x)` infers `any[]` instead of `never[]`; the implicit-any
+  // complaints it adds are dropped (IMPLICIT_ANY_CODES): untyped helpers are style, not mistakes.
+  noImplicitAny: true,
   noEmit: true,
   noResolve: true,
   types: [],
   skipLibCheck: true,
 };
+
+/** "implicitly has an 'any' type" and kin: noise for short agent scripts. */
+const IMPLICIT_ANY_CODES: ReadonlySet<number> = new Set([7005, 7006, 7008, 7010, 7011, 7015, 7018, 7019, 7023, 7024, 7031, 7034, 7053]);
 
 /** Diagnostics that are provable inside a `pve.*` call, whatever the values. */
 const UNKNOWN_PARAM_CODES = new Set([2353, 2561]);
@@ -189,6 +193,7 @@ export class ScriptChecker {
     for (const d of semantic) {
       const start = d.start ?? 0;
       if (UNKNOWN_MEMBER_CODES.has(d.code) && reportedMembers.has(start)) continue;
+      if (IMPLICIT_ANY_CODES.has(d.code)) continue;
       const verdict = classifier.classify(d, sf);
       const diagnostic = toDiagnostic(d, at, verdict.block ? 'error' : 'warning');
       if (verdict.hint) diagnostic.hint = verdict.hint;

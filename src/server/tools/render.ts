@@ -38,7 +38,14 @@ export function renderRunText(output: RunScriptOutput): string {
     }
   }
   if (output.logs.length > 0) lines.push(`logs:\n${output.logs.join('\n')}`);
-  const stats = output.stats as { ms?: number; calls?: unknown };
-  lines.push(`stats: ${JSON.stringify({ ms: stats.ms, calls: stats.calls })}`);
+  lines.push(renderStats(output.stats as { ms?: number; calls?: Record<string, number> }));
   return lines.join('\n');
+}
+
+/** `(42 ms; read 3, write 1)`: only the non-zero call counters, since this line is paid for on every run. */
+function renderStats(stats: { ms?: number; calls?: Record<string, number> }): string {
+  const calls = Object.entries(stats.calls ?? {})
+    .filter(([key, n]) => key !== 'total' && n > 0)
+    .map(([key, n]) => `${key} ${n}`);
+  return `(${stats.ms ?? 0} ms; ${calls.length > 0 ? calls.join(', ') : 'no calls'})`;
 }

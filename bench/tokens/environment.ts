@@ -1,0 +1,149 @@
+/**
+ * What the end-to-end benchmarks run against: a simulated cluster, the real product on top of it
+ * (policy, sandbox, audit), and an MCP client connected to the real server — in memory or over
+ * Streamable HTTP. State, cache and audit files go to a temporary directory removed on close.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { parseAppConfig } from '../../src/app/config.js';
+import { Product } from '../../src/app/product.js';
+import { PveClient } from '../../src/client/client.js';
+import { createMcpServer } from '../../src/server/mcp.js';
+import { startHttpServer, type RunningHttpServer } from '../../src/server/http.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+
+/** MCP requests in benchmarks may run long (thousands of calls on big clusters). */
+export const TOOL_TIMEOUT_MS = 600_000;
+
+/**
+ * The benchmark's policy: the operator preset without approvals (nobody is there to approve) and
+ * budgets raised so one script can touch every guest of a 10,000-guest cluster.
+ */
+const BENCH_POLICY = {
+  preset: 'operator',
+  approval: { require: [] },
+  budget: { read: 50_000, write: 5_000, destructive: 5_000, calls: 100_000, guests: 10_000 },
+};
+
+export interface ProductOptions {
+  sandbox?: { workers?: number; limits?: Record<string, number> };
+}
+
+/** Where a simulator listens and how to log in: all a product configuration needs. */
+export type SimulatorEndpoint = Pick<RunningSimulator, 'url' | 'fingerprint' | 'token'>;
+
+/** The configuration file a benchmark server uses, with its state under `dir`. */
+export function benchConfig(sim: SimulatorEndpoint, dir: string, options: ProductOptions = {}): Record<string, unknown> {
+  return {
+    clusters: {
+      bench: {
+        url: sim.url,
+        auth: { tokenId: sim.token.id, secret: sim.token.secret },
+        tls: { fingerprint: sim.fingerprint },
+        policy: 'bench',
+      },
+    },
+    policies: { bench: BENCH_POLICY },
+    cacheDir: join(dir, 'cache'),
+    stateDir: join(dir, 'state'),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+  };
+}
+
+export async function openProduct(sim: SimulatorEndpoint, options: ProductOptions = {}): Promise<{ product: Product; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'pve-bench-'));
+  try {
+    const config = await parseAppConfig(benchConfig(sim, dir, options), { source: 'benchmark', baseDir: dir });
+    const product = await Product.open({ config, log: (line) => process.stderr.write(`[product] ${line}\n`) });
+    return {
+      product,
+      async close() {
+        await product.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** An MCP client connected in memory to a fresh server session of `product`. */
+export async function connectInMemory(product: Product): Promise<{ client: Client; close(): Promise<void> }> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const server = createMcpServer(product);
+  await server.connect(serverSide);
+  const client = new Client({ name: 'pve-code-mcp-bench', version: '1' });
+  await client.connect(clientSide);
+  return {
+    client,
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+/** The product served over Streamable HTTP on loopback, one MCP session per client. */
+export async function serveHttp(product: Product): Promise<RunningHttpServer> {
+  return startHttpServer(() => createMcpServer(product), { port: 0, log: () => undefined });
+}
+
+export async function connectHttp(server: Pick<RunningHttpServer, 'url' | 'token'>): Promise<{ client: Client; close(): Promise<void> }> {
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+    requestInit: { headers: { authorization: `Bearer ${server.token}` } },
+  });
+  const client = new Client({ name: 'pve-code-mcp-bench', version: '1' });
+  await client.connect(transport);
+  return {
+    client,
+    async close() {
+      await transport.terminateSession().catch(() => undefined);
+      await client.close();
+    },
+  };
+}
+
+/** The PVE client a tool-per-operation server (or a hand-written program) would use. */
+export function directClient(sim: SimulatorEndpoint): PveClient {
+  return new PveClient({
+    name: 'bench',
+    url: sim.url,
+    auth: { kind: 'token', tokenId: sim.token.id, secret: sim.token.secret },
+    tls: { fingerprint: sim.fingerprint },
+  });
+}
+
+export interface ScriptRun {
+  ok: boolean;
+  /** What the script returned (structured content). */
+  result: unknown;
+  /** The text the model reads. */
+  text: string;
+  error?: unknown;
+  /** Type-check findings that did not block the run. */
+  warnings: number;
+}
+
+/** `run_script` through an MCP client (type-checked unless `typecheck: false`). */
+export async function runScript(client: Client, code: string, options: { typecheck?: boolean } = {}): Promise<ScriptRun> {
+  const args = { code, ...(options.typecheck === false ? { typecheck: false } : {}) };
+  const res = (await client.callTool({ name: 'run_script', arguments: args }, undefined, { timeout: TOOL_TIMEOUT_MS })) as CallToolResult;
+  const structured = (res.structuredContent ?? {}) as { ok?: boolean; result?: unknown; error?: unknown; warnings?: unknown[] };
+  return {
+    ok: structured.ok === true && !res.isError,
+    result: structured.result,
+    text: textOf(res),
+    error: structured.error,
+    warnings: structured.warnings?.length ?? 0,
+  };
+}
+
+export function textOf(result: CallToolResult): string {
+  return (result.content ?? []).map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+}
