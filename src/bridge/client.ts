@@ -6,23 +6,10 @@
  * Errors are expected as the client throws them: an HTTP failure carries a numeric `status` (and
  * PVE's per-parameter `errors`), a failed task is `PveTaskFailedError` with its `result`.
  */
+import type { TaskResult, TaskStatus } from '../client/tasks.js';
 import type { HttpMethod } from '../schema/model.js';
 
-export interface TaskResult {
-  upid: string;
-  node: string;
-  status: string;
-  exitstatus: string | undefined;
-  ok: boolean;
-  /** The last log lines, oldest first. */
-  log: string[];
-}
-
-export interface TaskStatusSnapshot {
-  status: string;
-  exitstatus?: string;
-  [key: string]: unknown;
-}
+export type { TaskResult };
 
 export interface PveClientLike {
   /** `user@realm!token` or `user@realm`: whose privileges the preflight checks. */
@@ -32,6 +19,6 @@ export interface PveClientLike {
   /** Resolves with `ok: true` for OK/WARNINGS; rejects with the task failure otherwise. */
   waitTask(
     upid: string,
-    opts?: { timeoutMs?: number; signal?: AbortSignal; onProgress?: (newLogLines: string[], status: TaskStatusSnapshot) => void },
+    opts?: { timeoutMs?: number; signal?: AbortSignal; onProgress?: (newLogLines: string[], status: TaskStatus) => void },
   ): Promise<TaskResult>;
 }

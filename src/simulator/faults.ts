@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { HttpMethod } from '../schema/model.js';
+import { createRng } from './cluster/prng.js';
 
 export const faultRuleSchema = z.object({
   /** Glob on the request path below /api2/json (`*` = one segment, `**` = any depth), or on its template. */
@@ -47,18 +48,6 @@ export interface FaultTargets {
   expireTickets(): Promise<void>;
 }
 
-/** mulberry32: small, fast, good enough for fault dice. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function globToRegExp(glob: string): RegExp {
   let re = '';
   for (let i = 0; i < glob.length; i++) {
@@ -93,7 +82,7 @@ export class FaultController {
     private readonly targets: FaultTargets,
     spec: FaultSpec = {},
   ) {
-    this.random = rng(seed ^ 0x5eed);
+    this.random = createRng(seed ^ 0x5eed).next;
     const parsed = faultSpecSchema.parse(spec);
     this.offlineTimeoutMs = parsed.offlineTimeoutMs ?? 3_000;
     for (const r of parsed.rules ?? []) this.add(r);

@@ -49,6 +49,11 @@ function tokenInfo(t: ApiToken): Record<string, unknown> {
   return { ...(t.comment !== undefined ? { comment: t.comment } : {}), expire: t.expire, privsep: t.privsep ? 1 : 0 };
 }
 
+/** A user's tokens as list entries (`tokenid` plus settings). */
+function tokenList(u: User): Array<Record<string, unknown>> {
+  return [...u.tokens].map(([tokenid, t]) => ({ tokenid, ...tokenInfo(t) }));
+}
+
 function userFields(u: User): Record<string, unknown> {
   const out: Record<string, unknown> = { enable: u.enable ? 1 : 0, expire: u.expire };
   for (const k of ['firstname', 'lastname', 'email', 'comment'] as const) if (u[k] !== undefined) out[k] = u[k];
@@ -67,6 +72,8 @@ export function accessEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
     if (!u) throw die(`no such user ('${userid}')`);
     return u;
   };
+  /** The account named by `{userid}`. */
+  const pathUser = (ctx: SimRequestContext): User => requireUser(String(ctx.params.userid));
 
   const issue = (username: string) => {
     const name = env.clusterName();
@@ -169,7 +176,7 @@ export function accessEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
   };
 
   const tokenOf = (ctx: SimRequestContext): { user: User; name: string; token?: ApiToken } => {
-    const user = requireUser(String(ctx.params.userid));
+    const user = pathUser(ctx);
     const name = String(ctx.params.tokenid);
     const token = user.tokens.get(name);
     return token ? { user, name, token } : { user, name };
@@ -278,7 +285,7 @@ export function accessEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
             ...userFields(u),
             ...(u.groups.size > 0 ? { groups: [...u.groups].join(',') } : {}),
             'realm-type': store.realms.get(u.userid.split('@')[1] ?? '')?.type ?? 'pve',
-            ...(full ? { tokens: [...u.tokens].map(([tokenid, t]) => ({ tokenid, ...tokenInfo(t) })) } : {}),
+            ...(full ? { tokens: tokenList(u) } : {}),
           }));
       },
     },
@@ -326,7 +333,7 @@ export function accessEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
       ),
       permissions: { check: ['userid-group', ['User.Modify', 'Sys.Audit']] },
       handler: (ctx) => {
-        const u = requireUser(String(ctx.params.userid));
+        const u = pathUser(ctx);
         return {
           ...userFields(u),
           groups: [...u.groups],
@@ -347,7 +354,7 @@ export function accessEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
       returns: NULL,
       permissions: { check: ['userid-group', ['User.Modify'], 'groups_param', 'update'] },
       handler: (ctx) => {
-        const u = requireUser(String(ctx.params.userid));
+        const u = pathUser(ctx);
         applyUserFields(u, ctx.params);
         if (typeof ctx.params.groups === 'string') setGroups(u, splitList(ctx.params.groups), ctx.params.append === 1);
         return null;
@@ -361,7 +368,7 @@ export function accessEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
       returns: NULL,
       permissions: { check: ['and', ['userid-param', 'Realm.AllocateUser'], ['userid-group', ['User.Modify']]] },
       handler: (ctx) => {
-        const u = requireUser(String(ctx.params.userid));
+        const u = pathUser(ctx);
         setGroups(u, [], false);
         for (const name of u.tokens.keys()) store.dropAclSubject('token', `${u.userid}!${name}`);
         store.dropAclSubject('user', u.userid);
@@ -376,7 +383,7 @@ export function accessEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
       parameters: { userid: USERID },
       returns: arr(obj({ tokenid: TOKENID, ...TOKEN_INFO }), { links: [{ rel: 'child', href: '{tokenid}' }] }),
       permissions: TOKEN_PERMS,
-      handler: (ctx) => [...requireUser(String(ctx.params.userid)).tokens].map(([tokenid, t]) => ({ tokenid, ...tokenInfo(t) })),
+      handler: (ctx) => tokenList(pathUser(ctx)),
     },
     {
       method: 'GET',

@@ -5,7 +5,7 @@
  * of the cluster first settles all events that are due, so a fake clock fully controls progress
  * and a duration of 0 still completes only after the starting request has returned.
  */
-import { formatUpid } from './upid.js';
+import { formatUpid, type UpidParts } from '../../pve/upid.js';
 
 /** Makes matching tasks slow or failing (`{ type: 'qmstart', vmid: 101, fail: 'boom' }`). */
 export interface TaskFault {
@@ -56,16 +56,8 @@ export interface TaskSpec {
   weight?: number;
 }
 
-export interface TaskRecord {
+export interface TaskRecord extends UpidParts {
   upid: string;
-  node: string;
-  pid: number;
-  pstart: number;
-  /** Epoch seconds. */
-  starttime: number;
-  type: string;
-  id: string;
-  user: string;
   state: 'queued' | 'running' | 'stopped';
   exitstatus?: string;
   /** Epoch seconds; set when stopped. */
@@ -80,19 +72,11 @@ export interface TaskRecord {
 }
 
 /** A finished task written straight into the history (seeded clusters have a past). */
-export interface HistoricTask {
-  node: string;
-  type: string;
-  id: string;
-  user: string;
-  /** Epoch seconds. */
-  starttime: number;
+export interface HistoricTask extends UpidParts {
   /** Epoch seconds. */
   endtime: number;
   exitstatus: string;
   log: string[];
-  pid: number;
-  pstart: number;
 }
 
 export interface TaskEngineOptions {

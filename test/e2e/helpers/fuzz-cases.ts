@@ -4,6 +4,8 @@
  * (seeded) so a failure can be replayed.
  */
 
+import { createRng } from '../../../src/simulator/cluster/prng.js';
+
 export interface FuzzCase {
   /** One JSON-RPC message as sent on the wire (stdio line / HTTP body). */
   body: string;
@@ -11,18 +13,6 @@ export interface FuzzCase {
   id: string | number | null;
   /** Why it is malformed, for failure messages. */
   label: string;
-}
-
-/** Tiny PRNG (mulberry32) so the case list is the same on every run. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WEIRD_VALUES: unknown[] = [
@@ -88,7 +78,7 @@ function badToolCall(rand: () => number, huge: (n: number) => string): { name: u
  * matched; envelope-level garbage expects an answer with a null id.
  */
 export function fuzzCases(count: number, seed = 7): FuzzCase[] {
-  const rand = prng(seed);
+  const rand = createRng(seed).next;
   const huge = (n: number) => 'Ω'.repeat(Math.ceil(n / 2)).slice(0, n);
   const cases: FuzzCase[] = [];
   for (let i = 0; cases.length < count; i++) {

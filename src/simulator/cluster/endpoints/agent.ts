@@ -8,7 +8,7 @@ import { guestName } from '../guest-config.js';
 import { guestIpv4, guestNics, linkLocal } from '../guest-net.js';
 import type { ClusterState } from '../state.js';
 import type { Guest } from '../types.js';
-import { reqInt, reqStr } from './params.js';
+import { pathGuest } from './path-targets.js';
 import { arr, int, obj, opt, P, perm, str } from './schema.js';
 
 const AGENT_READ = { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) };
@@ -26,10 +26,18 @@ function nicName(g: Guest, i: number): string {
   return isWindows(g) ? (i === 0 ? 'Ethernet' : `Ethernet ${i + 1}`) : `ens${18 + i}`;
 }
 
+interface AgentCommand {
+  method: 'GET' | 'POST';
+  /** The agent command, also the last path segment. */
+  name: string;
+  description: string;
+  reply(g: Guest): unknown;
+}
+
 export function agentEndpoints(state: ClusterState): SimEndpoint[] {
   /** A running VM with the agent enabled, or PVE's error for why the agent cannot answer. */
   const agentGuest = (ctx: SimRequestContext): Guest => {
-    const g = state.guestAt('qemu', reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
+    const g = pathGuest(state, 'qemu', ctx);
     if (!agentEnabled(g)) throw fail('No QEMU guest agent configured');
     if (g.status !== 'running') throw fail(`VM ${g.vmid} is not running`);
     if (g.paused) throw fail(`VM ${g.vmid} qmp command 'guest-ping' failed - got timeout`);
@@ -38,46 +46,13 @@ export function agentEndpoints(state: ClusterState): SimEndpoint[] {
   const base = '/nodes/{node}/qemu/{vmid}/agent';
   const params = { node: P.node, vmid: P.vmid };
   const result = obj({}, { description: 'The agent reply under `result`.' });
-
-  return [
+  const commands: AgentCommand[] = [
+    { method: 'POST', name: 'ping', description: 'Check that the guest agent answers.', reply: () => ({}) },
     {
       method: 'GET',
-      path: base,
-      description: 'Guest agent commands available through the API (directory index).',
-      parameters: params,
-      returns: arr(obj({}), { links: [{ rel: 'child', href: '{name}' }] }),
-      permissions: { user: 'all' },
-      proxyto: 'node',
-      handler: (ctx) => {
-        state.guestAt('qemu', reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
-        return ['get-host-name', 'get-osinfo', 'network-get-interfaces', 'ping'].map((name) => ({ name }));
-      },
-    },
-    {
-      method: 'POST',
-      path: `${base}/ping`,
-      description: 'Check that the guest agent answers.',
-      parameters: params,
-      returns: result,
-      permissions: AGENT_READ,
-      protected: true,
-      proxyto: 'node',
-      handler: (ctx) => {
-        agentGuest(ctx);
-        return { result: {} };
-      },
-    },
-    {
-      method: 'GET',
-      path: `${base}/network-get-interfaces`,
+      name: 'network-get-interfaces',
       description: 'Network interfaces and addresses as the guest OS reports them through the agent.',
-      parameters: params,
-      returns: result,
-      permissions: AGENT_READ,
-      protected: true,
-      proxyto: 'node',
-      handler: (ctx) => {
-        const g = agentGuest(ctx);
+      reply: (g) => {
         const rt = state.guestRuntime(g);
         const lo = {
           name: isWindows(g) ? 'Loopback Pseudo-Interface 1' : 'lo',
@@ -106,37 +81,49 @@ export function agentEndpoints(state: ClusterState): SimEndpoint[] {
             'tx-packets': i === 0 ? Math.floor(rt.netout / 900) : 0,
           },
         }));
-        return { result: [lo, ...nics] };
+        return [lo, ...nics];
       },
     },
     {
       method: 'GET',
-      path: `${base}/get-osinfo`,
+      name: 'get-osinfo',
       description: 'Operating system name and version reported by the guest agent.',
+      reply: (g) => {
+        if (isWindows(g)) {
+          return { id: 'mswindows', name: 'Microsoft Windows', 'pretty-name': 'Windows 11 Pro', version: 'Microsoft Windows 11', 'version-id': '11', 'kernel-release': '26100', 'kernel-version': '10.0', machine: 'x86_64', variant: 'client', 'variant-id': 'client' };
+        }
+        return { id: 'debian', name: 'Debian GNU/Linux', 'pretty-name': 'Debian GNU/Linux 12 (bookworm)', version: '12 (bookworm)', 'version-id': '12', 'kernel-release': '6.1.0-31-amd64', 'kernel-version': '#1 SMP PREEMPT_DYNAMIC Debian 6.1.128-1', machine: 'x86_64' };
+      },
+    },
+    { method: 'GET', name: 'get-host-name', description: 'Host name the guest OS uses, as reported by the agent.', reply: (g) => ({ 'host-name': guestName(g) }) },
+  ];
+
+  return [
+    {
+      method: 'GET',
+      path: base,
+      description: 'Guest agent commands available through the API (directory index).',
       parameters: params,
-      returns: result,
-      permissions: AGENT_READ,
-      protected: true,
+      returns: arr(obj({}), { links: [{ rel: 'child', href: '{name}' }] }),
+      permissions: { user: 'all' },
       proxyto: 'node',
       handler: (ctx) => {
-        const g = agentGuest(ctx);
-        if (isWindows(g)) {
-          return { result: { id: 'mswindows', name: 'Microsoft Windows', 'pretty-name': 'Windows 11 Pro', version: 'Microsoft Windows 11', 'version-id': '11', 'kernel-release': '26100', 'kernel-version': '10.0', machine: 'x86_64', variant: 'client', 'variant-id': 'client' } };
-        }
-        return { result: { id: 'debian', name: 'Debian GNU/Linux', 'pretty-name': 'Debian GNU/Linux 12 (bookworm)', version: '12 (bookworm)', 'version-id': '12', 'kernel-release': '6.1.0-31-amd64', 'kernel-version': '#1 SMP PREEMPT_DYNAMIC Debian 6.1.128-1', machine: 'x86_64' } };
+        pathGuest(state, 'qemu', ctx);
+        return commands.map((c) => c.name).sort().map((name) => ({ name }));
       },
     },
-    {
-      method: 'GET',
-      path: `${base}/get-host-name`,
-      description: 'Host name the guest OS uses, as reported by the agent.',
+    // Each command answers with the agent's reply wrapped in `result`, as PVE does.
+    ...commands.map((c): SimEndpoint => ({
+      method: c.method,
+      path: `${base}/${c.name}`,
+      description: c.description,
       parameters: params,
       returns: result,
       permissions: AGENT_READ,
       protected: true,
       proxyto: 'node',
-      handler: (ctx) => ({ result: { 'host-name': guestName(agentGuest(ctx)) } }),
-    },
+      handler: (ctx) => ({ result: c.reply(agentGuest(ctx)) }),
+    })),
     {
       method: 'GET',
       path: '/nodes/{node}/lxc/{vmid}/interfaces',
@@ -156,7 +143,7 @@ export function agentEndpoints(state: ClusterState): SimEndpoint[] {
       protected: true,
       proxyto: 'node',
       handler: (ctx) => {
-        const g = state.guestAt('lxc', reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
+        const g = pathGuest(state, 'lxc', ctx);
         if (g.status !== 'running') throw fail(`CT ${g.vmid} not running`);
         const entry = (name: string, mac: string, v4: string | undefined, v6: string): Record<string, unknown> => {
           const addrs = [

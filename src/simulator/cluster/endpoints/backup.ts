@@ -10,6 +10,7 @@ import { guestName } from '../guest-config.js';
 import type { ClusterState } from '../state.js';
 import type { BackupJob } from '../types.js';
 import { flag, list, optStr, reqStr } from './params.js';
+import { pathNode } from './path-targets.js';
 import { arr, bool, int, NULL, obj, opt, perm, str } from './schema.js';
 
 /** Job and vzdump options shared by create, update and the one-off backup. */
@@ -199,8 +200,7 @@ export function backupEndpoints(state: ClusterState): SimEndpoint[] {
       protected: true,
       proxyto: 'node',
       handler: (ctx) => {
-        const node = reqStr(ctx, 'node');
-        state.node(node);
+        const node = pathNode(state, ctx);
         const storage = optStr(ctx, 'storage') ?? 'local';
         const s = state.storageOn(storage, node);
         if (!s) throw fail(`storage '${storage}' does not exist`);

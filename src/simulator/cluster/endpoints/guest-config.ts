@@ -9,10 +9,13 @@ import { applyConfigChange, checkConfigChange, writeConfigChange, type ConfigCha
 import { fail } from '../errors.js';
 import { configDigest } from '../guest-config.js';
 import { guestOptions } from '../guest-options.js';
+import { liveGuest } from '../guest-ops.js';
 import type { ClusterState } from '../state.js';
 import { TaskFailure } from '../tasks.js';
 import type { Guest, GuestConfig, GuestType } from '../types.js';
-import { flag, list, optStr, reqInt, reqStr, rootOnly } from './params.js';
+import { serialGuestTask } from './guest-tasks.js';
+import { flag, list, optStr, rootOnly } from './params.js';
+import { pathGuest } from './path-targets.js';
 import { arr, bool, int, obj, opt, P, perm, str, UPID } from './schema.js';
 
 const CONFIG_PRIVS: Record<GuestType, string[]> = {
@@ -58,7 +61,7 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
   const base = `/nodes/{node}/${type}/{vmid}`;
   const noun = type === 'qemu' ? 'VM' : 'container';
   const options = guestOptions(type);
-  const guest = (ctx: SimRequestContext): Guest => state.guestAt(type, reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
+  const guest = (ctx: SimRequestContext): Guest => pathGuest(state, type, ctx);
   const configCheck = { check: perm('/vms/{vmid}', CONFIG_PRIVS[type], 'any', 1) };
 
   const editParams: Record<string, SchemaNode> = {
@@ -160,14 +163,9 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
         const change = changeFrom(ctx);
         // Digest, lock and option checks run before the worker forks, so they answer with a 500.
         checkConfigChange(g, change);
-        return state.tasks.start({
-          node: g.node,
-          type: 'qmconfig',
-          id: String(g.vmid),
-          user: ctx.principal.authId,
-          serialKey: `guest:${g.vmid}`,
+        return serialGuestTask(state, g, ctx.principal.authId, 'qmconfig', {
           begin: (run) => {
-            if (state.guests.get(g.vmid) !== g) throw new TaskFailure(`Configuration file 'nodes/${g.node}/qemu-server/${g.vmid}.conf' does not exist`);
+            liveGuest(state, g);
             try {
               writeConfigChange(state, g, change);
             } catch (err) {

@@ -10,13 +10,15 @@ import { allocateIfNew, usableStorage, volumeName } from '../disks.js';
 import { fail, locked, permissionDenied } from '../errors.js';
 import { diskEntries, formatSize, isDiskKey, parseSize, snapshotableConfig, withDiskSize } from '../guest-config.js';
 import { guestOptions, storedValue } from '../guest-options.js';
-import { liveGuest, powerOn } from '../guest-ops.js';
+import { assertUnlocked, liveGuest, powerOn } from '../guest-ops.js';
 import { macAddress, uuid } from '../ids.js';
 import type { ClusterState } from '../state.js';
 import { TaskFailure } from '../tasks.js';
 import type { Guest, GuestConfig, GuestType } from '../types.js';
 import { haSid } from '../views.js';
+import { guestTask, serialGuestTask } from './guest-tasks.js';
 import { flag, optStr, reqInt, reqStr, rootOnly } from './params.js';
+import { pathGuest, pathNode } from './path-targets.js';
 import { bool, int, NULL, num, opt, P, perm, str, UPID } from './schema.js';
 
 const T = {
@@ -95,8 +97,7 @@ function createEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
     protected: true,
     proxyto: 'node',
     handler: (ctx) => {
-      const node = reqStr(ctx, 'node');
-      state.node(node);
+      const node = pathNode(state, ctx);
       const vmid = reqInt(ctx, 'vmid');
       const pool = optStr(ctx, 'pool');
       if (!ctx.hasPriv(`/vms/${vmid}`, 'VM.Allocate') && !(pool && ctx.hasPriv(`/pool/${pool}`, 'VM.Allocate'))) {
@@ -131,11 +132,7 @@ function createEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
       if (pool) state.setPool(g, pool);
       const start = flag(ctx, 'start') ?? false;
       const haManaged = flag(ctx, 'ha-managed') ?? false;
-      return state.tasks.start({
-        node,
-        type: T[type].create,
-        id: String(vmid),
-        user: ctx.principal.authId,
+      return guestTask(state, g, ctx.principal.authId, T[type].create, {
         weight: 2,
         begin: (run) => {
           if (type === 'lxc') run.log(`extracting archive '${reqStr(ctx, 'ostemplate')}'`);
@@ -177,7 +174,7 @@ function destroyEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
     proxyto: 'node',
     handler: (ctx) => {
       rootOnly(ctx, 'skiplock');
-      const g = state.guestAt(type, reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
+      const g = pathGuest(state, type, ctx);
       if (g.config.protection) throw fail(`can't remove ${t.label} ${g.vmid} - protection mode enabled`);
       const purge = flag(ctx, 'purge') ?? false;
       if (!purge && state.haResources.has(haSid(g))) {
@@ -185,15 +182,9 @@ function destroyEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
       }
       const skiplock = flag(ctx, 'skiplock') ?? false;
       const force = flag(ctx, 'force') ?? false;
-      return state.tasks.start({
-        node: g.node,
-        type: t.destroy,
-        id: String(g.vmid),
-        user: ctx.principal.authId,
-        serialKey: `guest:${g.vmid}`,
+      return serialGuestTask(state, g, ctx.principal.authId, t.destroy, {
         begin: () => {
-          liveGuest(state, g);
-          if (g.config.lock !== undefined && !skiplock) throw new TaskFailure(`${t.label} is locked (${String(g.config.lock)})`);
+          assertUnlocked(liveGuest(state, g), skiplock);
           if (g.status === 'running' && !force) {
             throw new TaskFailure(type === 'qemu' ? `VM ${g.vmid} is running - destroy failed` : `unable to destroy CT ${g.vmid} - container is running`);
           }
@@ -246,7 +237,7 @@ function cloneEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
     protected: true,
     proxyto: 'node',
     handler: (ctx) => {
-      const src = state.guestAt(type, reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
+      const src = pathGuest(state, type, ctx);
       const newid = reqInt(ctx, 'newid');
       const pool = optStr(ctx, 'pool');
       const targetNode = optStr(ctx, 'target') ?? src.node;
@@ -296,11 +287,7 @@ function cloneEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
       }
       state.guests.set(newid, copy);
       if (pool) state.setPool(copy, pool);
-      return state.tasks.start({
-        node: src.node,
-        type: t.clone,
-        id: String(src.vmid),
-        user: ctx.principal.authId,
+      return guestTask(state, src, ctx.principal.authId, t.clone, {
         weight: full ? 3 : 1,
         begin: (run) => {
           run.log(`create ${full ? 'full' : 'linked'} clone of drive(s) from ${t.label} ${src.vmid}`);
@@ -337,17 +324,12 @@ function templateEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
     protected: true,
     proxyto: 'node',
     handler: (ctx) => {
-      const g = state.guestAt(type, reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
+      const g = pathGuest(state, type, ctx);
       if (g.config.template) throw fail(`you can't convert a template to a template`);
       if (g.status === 'running') throw fail(`you can't convert a ${type === 'qemu' ? 'VM' : 'CT'} to template if ${type === 'qemu' ? 'VM' : 'CT'} is running`);
       if (g.config.lock !== undefined) throw locked(type, String(g.config.lock));
       const onlyDisk = optStr(ctx, 'disk');
-      const upid = state.tasks.start({
-        node: g.node,
-        type: t.template,
-        id: String(g.vmid),
-        user: ctx.principal.authId,
-        serialKey: `guest:${g.vmid}`,
+      const upid = serialGuestTask(state, g, ctx.principal.authId, t.template, {
         finish: () => {
           liveGuest(state, g);
           for (const d of diskEntries(type, g.config)) {
@@ -398,7 +380,7 @@ function resizeEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
     proxyto: 'node',
     handler: (ctx) => {
       rootOnly(ctx, 'skiplock');
-      const g = state.guestAt(type, reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
+      const g = pathGuest(state, type, ctx);
       assertDigest(g, optStr(ctx, 'digest'));
       if (g.config.lock !== undefined && !(flag(ctx, 'skiplock') ?? false)) throw locked(type, String(g.config.lock));
       const key = reqStr(ctx, 'disk');
@@ -410,12 +392,7 @@ function resizeEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
       if (amount === undefined) throw fail(`invalid size '${sizeText}'`);
       const newSize = grow ? disk.size + amount : amount;
       if (newSize < disk.size) throw fail('shrinking disks is not supported');
-      return state.tasks.start({
-        node: g.node,
-        type: 'resize',
-        id: String(g.vmid),
-        user: ctx.principal.authId,
-        serialKey: `guest:${g.vmid}`,
+      return serialGuestTask(state, g, ctx.principal.authId, 'resize', {
         finish: (run) => {
           liveGuest(state, g);
           const current = g.config[key];

@@ -12,7 +12,9 @@ import type { ClusterState } from '../state.js';
 import { TaskFailure, type TaskSpec } from '../tasks.js';
 import type { Guest, GuestType } from '../types.js';
 import { haSid } from '../views.js';
-import { flag, optStr, reqInt, reqStr, rootOnly } from './params.js';
+import { serialGuestTask } from './guest-tasks.js';
+import { flag, optStr, rootOnly } from './params.js';
+import { pathGuest } from './path-targets.js';
 import { bool, int, opt, P, perm, str, SUBDIRS, UPID } from './schema.js';
 
 const POWER = perm('/vms/{vmid}', ['VM.PowerMgmt']);
@@ -25,9 +27,8 @@ interface Target {
 }
 
 function target(state: ClusterState, type: GuestType, ctx: SimRequestContext): Target {
-  const node = reqStr(ctx, 'node');
-  const vmid = reqInt(ctx, 'vmid');
-  return { g: state.guestAt(type, node, vmid), node, vmid, user: ctx.principal.authId };
+  const g = pathGuest(state, type, ctx);
+  return { g, node: g.node, vmid: g.vmid, user: ctx.principal.authId };
 }
 
 function label(g: Guest): string {
@@ -38,14 +39,17 @@ function isRunning(g: Guest): boolean {
   return g.status === 'running';
 }
 
-/** A task on one guest, serialized with the guest's other power and config tasks. */
-function guestTask(state: ClusterState, t: Target, type: string, hooks: Pick<TaskSpec, 'begin' | 'finish'>): string {
-  return state.tasks.start({ node: t.node, type, id: String(t.vmid), user: t.user, serialKey: `guest:${t.vmid}`, ...hooks });
+/** Hooks of a task that powers the guest off once its config is unlocked (or `skiplock` is set). */
+function powerOffHooks(state: ClusterState, t: Target, skiplock = false): Pick<TaskSpec, 'begin' | 'finish'> {
+  return {
+    begin: () => assertUnlocked(liveGuest(state, t.g), skiplock),
+    finish: () => powerOff(liveGuest(state, t.g)),
+  };
 }
 
 /** Start/stop requests for HA-managed guests change the HA request state; the manager does the rest. */
 function haTask(state: ClusterState, t: Target, want: 'started' | 'stopped'): string {
-  return guestTask(state, t, want === 'started' ? 'hastart' : 'hastop', {
+  return serialGuestTask(state, t.g, t.user, want === 'started' ? 'hastart' : 'hastop', {
     begin: (run) => run.log(`Requesting HA ${want === 'started' ? 'start' : 'stop'} for ${label(t.g)} ${t.vmid}`),
     finish: () => {
       const g = liveGuest(state, t.g);
@@ -85,7 +89,7 @@ const qemuOps: PowerOpDef[] = [
       rootOnly(ctx, 'skiplock', 'migratedfrom', 'migration_type', 'migration_network', 'stateuri', 'force-cpu');
       if (haManaged(state, t.g)) return haTask(state, t, 'started');
       const skiplock = flag(ctx, 'skiplock') ?? false;
-      return guestTask(state, t, 'qmstart', {
+      return serialGuestTask(state, t.g, t.user, 'qmstart', {
         begin: () => {
           const g = liveGuest(state, t.g);
           if (g.config.template) throw new TaskFailure("you can't start a vm if it's a template");
@@ -116,10 +120,7 @@ const qemuOps: PowerOpDef[] = [
       if (haManaged(state, t.g) && optStr(ctx, 'migratedfrom') === undefined) return haTask(state, t, 'stopped');
       const skiplock = flag(ctx, 'skiplock') ?? false;
       if (flag(ctx, 'overrule-shutdown')) abortTasks(state, t.node, 'qmshutdown', t.vmid);
-      return guestTask(state, t, 'qmstop', {
-        begin: () => assertUnlocked(liveGuest(state, t.g), skiplock),
-        finish: () => powerOff(liveGuest(state, t.g)),
-      });
+      return serialGuestTask(state, t.g, t.user, 'qmstop', powerOffHooks(state, t, skiplock));
     },
   },
   {
@@ -136,10 +137,7 @@ const qemuOps: PowerOpDef[] = [
       if (t.g.paused && !flag(ctx, 'forceStop')) throw fail('VM is paused - cannot shutdown');
       if (haManaged(state, t.g)) return haTask(state, t, 'stopped');
       const skiplock = flag(ctx, 'skiplock') ?? false;
-      return guestTask(state, t, 'qmshutdown', {
-        begin: () => assertUnlocked(liveGuest(state, t.g), skiplock),
-        finish: () => powerOff(liveGuest(state, t.g)),
-      });
+      return serialGuestTask(state, t.g, t.user, 'qmshutdown', powerOffHooks(state, t, skiplock));
     },
   },
   {
@@ -149,7 +147,7 @@ const qemuOps: PowerOpDef[] = [
     run(state, t) {
       if (t.g.paused) throw fail('VM is paused - cannot shutdown');
       if (!isRunning(t.g)) throw fail(`VM ${t.vmid} not running`);
-      return guestTask(state, t, 'qmreboot', {
+      return serialGuestTask(state, t.g, t.user, 'qmreboot', {
         begin: () => assertUnlocked(liveGuest(state, t.g)),
         finish: () => powerOn(state, liveGuest(state, t.g)),
       });
@@ -169,7 +167,7 @@ const qemuOps: PowerOpDef[] = [
       const todisk = flag(ctx, 'todisk') ?? false;
       if (todisk && haManaged(state, t.g)) throw fail('Cannot suspend HA managed VM to disk');
       const skiplock = flag(ctx, 'skiplock') ?? false;
-      return guestTask(state, t, todisk ? 'qmsuspend' : 'qmpause', {
+      return serialGuestTask(state, t.g, t.user, todisk ? 'qmsuspend' : 'qmpause', {
         begin: () => assertUnlocked(liveGuest(state, t.g), skiplock),
         finish: () => {
           const g = liveGuest(state, t.g);
@@ -192,7 +190,7 @@ const qemuOps: PowerOpDef[] = [
       const onDisk = t.g.config.lock === 'suspended';
       if (!onDisk && !isRunning(t.g)) throw fail(`VM ${t.vmid} not running`);
       const skiplock = flag(ctx, 'skiplock') ?? false;
-      return guestTask(state, t, 'qmresume', {
+      return serialGuestTask(state, t.g, t.user, 'qmresume', {
         begin: () => {
           const g = liveGuest(state, t.g);
           if (!onDisk) assertUnlocked(g, skiplock);
@@ -217,7 +215,7 @@ const qemuOps: PowerOpDef[] = [
       rootOnly(ctx, 'skiplock');
       if (!isRunning(t.g)) throw fail(`VM ${t.vmid} not running`);
       const skiplock = flag(ctx, 'skiplock') ?? false;
-      return guestTask(state, t, 'qmreset', {
+      return serialGuestTask(state, t.g, t.user, 'qmreset', {
         begin: () => assertUnlocked(liveGuest(state, t.g), skiplock),
       });
     },
@@ -234,7 +232,7 @@ const lxcOps: PowerOpDef[] = [
       if (isRunning(t.g)) throw fail(`CT ${t.vmid} already running`);
       if (haManaged(state, t.g)) return haTask(state, t, 'started');
       const skiplock = flag(ctx, 'skiplock') ?? false;
-      return guestTask(state, t, 'vzstart', {
+      return serialGuestTask(state, t.g, t.user, 'vzstart', {
         begin: () => {
           const g = liveGuest(state, t.g);
           if (g.config.template) throw new TaskFailure("you can't start a CT if it's a template");
@@ -260,7 +258,7 @@ const lxcOps: PowerOpDef[] = [
       }
       const skiplock = flag(ctx, 'skiplock') ?? false;
       if (flag(ctx, 'overrule-shutdown')) abortTasks(state, t.node, 'vzshutdown', t.vmid);
-      return guestTask(state, t, 'vzstop', {
+      return serialGuestTask(state, t.g, t.user, 'vzstop', {
         begin: () => {
           const g = liveGuest(state, t.g);
           if (g.config.lock !== 'mounted') assertUnlocked(g, skiplock);
@@ -279,10 +277,7 @@ const lxcOps: PowerOpDef[] = [
     run(state, t) {
       if (!isRunning(t.g)) throw fail(`CT ${t.vmid} not running`);
       if (haManaged(state, t.g)) return haTask(state, t, 'stopped');
-      return guestTask(state, t, 'vzshutdown', {
-        begin: () => assertUnlocked(liveGuest(state, t.g)),
-        finish: () => powerOff(liveGuest(state, t.g)),
-      });
+      return serialGuestTask(state, t.g, t.user, 'vzshutdown', powerOffHooks(state, t));
     },
   },
   {
@@ -292,7 +287,7 @@ const lxcOps: PowerOpDef[] = [
     run(state, t) {
       // PVE's container code says "VM" here too.
       if (!isRunning(t.g)) throw fail(`VM ${t.vmid} not running`);
-      return guestTask(state, t, 'vzreboot', { finish: () => powerOn(state, liveGuest(state, t.g)) });
+      return serialGuestTask(state, t.g, t.user, 'vzreboot', { finish: () => powerOn(state, liveGuest(state, t.g)) });
     },
   },
   {
@@ -301,10 +296,7 @@ const lxcOps: PowerOpDef[] = [
     params: {},
     run(state, t) {
       if (!isRunning(t.g)) throw fail(`CT ${t.vmid} not running`);
-      return guestTask(state, t, 'vzsuspend', {
-        begin: () => assertUnlocked(liveGuest(state, t.g)),
-        finish: () => powerOff(liveGuest(state, t.g)),
-      });
+      return serialGuestTask(state, t.g, t.user, 'vzsuspend', powerOffHooks(state, t));
     },
   },
   {
@@ -313,7 +305,7 @@ const lxcOps: PowerOpDef[] = [
     params: {},
     run(state, t) {
       if (isRunning(t.g)) throw fail(`CT ${t.vmid} already running`);
-      return guestTask(state, t, 'vzresume', { finish: () => powerOn(state, liveGuest(state, t.g)) });
+      return serialGuestTask(state, t.g, t.user, 'vzresume', { finish: () => powerOn(state, liveGuest(state, t.g)) });
     },
   },
 ];

@@ -7,7 +7,8 @@ import type { SimEndpoint } from '../../contract.js';
 import type { ClusterState } from '../state.js';
 import type { GuestType } from '../types.js';
 import { guestListItem, guestStatusCurrent } from '../views.js';
-import { flag, reqInt, reqStr } from './params.js';
+import { flag } from './params.js';
+import { pathGuest, pathNode } from './path-targets.js';
 import { arr, bool, int, num, obj, opt, P, perm, str, SUBDIRS, VMID_RANGE } from './schema.js';
 
 function guestItemProps(type: GuestType): Record<string, SchemaNode> {
@@ -65,8 +66,7 @@ export function guestEndpoints(state: ClusterState, type: GuestType): SimEndpoin
       protected: true,
       proxyto: 'node',
       handler: (ctx) => {
-        const node = reqStr(ctx, 'node');
-        state.node(node);
+        const node = pathNode(state, ctx);
         const full = flag(ctx, 'full') ?? false;
         return state
           .guestsOn(node)
@@ -83,7 +83,7 @@ export function guestEndpoints(state: ClusterState, type: GuestType): SimEndpoin
       permissions: { user: 'all' },
       proxyto: 'node',
       handler: (ctx) => {
-        state.guestAt(type, reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
+        pathGuest(state, type, ctx);
         const dirs =
           type === 'qemu'
             ? ['config', 'pending', 'status', 'snapshot', 'clone', 'migrate', 'resize', 'template', 'agent']
@@ -100,7 +100,7 @@ export function guestEndpoints(state: ClusterState, type: GuestType): SimEndpoin
       permissions: { check: perm('/vms/{vmid}', ['VM.Audit']) },
       protected: true,
       proxyto: 'node',
-      handler: (ctx) => guestStatusCurrent(state, state.guestAt(type, reqStr(ctx, 'node'), reqInt(ctx, 'vmid'))),
+      handler: (ctx) => guestStatusCurrent(state, pathGuest(state, type, ctx)),
     },
   ];
 }

@@ -1,6 +1,7 @@
 /** Every operation the simulated cluster implements, as SimEndpoints bound to one state. */
 import type { SimEndpoint } from '../../contract.js';
 import type { ClusterState } from '../state.js';
+import type { GuestType } from '../types.js';
 import { agentEndpoints } from './agent.js';
 import { backupEndpoints } from './backup.js';
 import { clusterViewEndpoints } from './cluster.js';
@@ -16,6 +17,16 @@ import { snapshotEndpoints } from './snapshots.js';
 import { storageEndpoints } from './storage.js';
 import { taskEndpoints } from './tasks.js';
 
+/** Operations that exist for VMs and containers alike, each built once per guest type. */
+const GUEST_FAMILIES: Array<(state: ClusterState, type: GuestType) => SimEndpoint[]> = [
+  guestEndpoints,
+  guestLifecycleEndpoints,
+  guestConfigEndpoints,
+  guestPowerEndpoints,
+  snapshotEndpoints,
+  migrateEndpoints,
+];
+
 export function clusterEndpoints(state: ClusterState): SimEndpoint[] {
   return [
     ...clusterViewEndpoints(state),
@@ -25,18 +36,7 @@ export function clusterEndpoints(state: ClusterState): SimEndpoint[] {
     ...backupEndpoints(state),
     ...haEndpoints(state),
     ...poolEndpoints(state),
-    ...guestEndpoints(state, 'qemu'),
-    ...guestEndpoints(state, 'lxc'),
-    ...guestLifecycleEndpoints(state, 'qemu'),
-    ...guestLifecycleEndpoints(state, 'lxc'),
-    ...guestConfigEndpoints(state, 'qemu'),
-    ...guestConfigEndpoints(state, 'lxc'),
-    ...guestPowerEndpoints(state, 'qemu'),
-    ...guestPowerEndpoints(state, 'lxc'),
-    ...snapshotEndpoints(state, 'qemu'),
-    ...snapshotEndpoints(state, 'lxc'),
-    ...migrateEndpoints(state, 'qemu'),
-    ...migrateEndpoints(state, 'lxc'),
+    ...GUEST_FAMILIES.flatMap((family) => [...family(state, 'qemu'), ...family(state, 'lxc')]),
     ...agentEndpoints(state),
   ];
 }

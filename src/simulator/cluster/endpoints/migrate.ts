@@ -7,12 +7,14 @@ import type { SchemaNode } from '../../../schema/model.js';
 import type { SimEndpoint, SimRequestContext } from '../../contract.js';
 import { fail } from '../errors.js';
 import { diskEntries } from '../guest-config.js';
-import { assertUnlocked, liveGuest, powerOff, powerOn, takeLock } from '../guest-ops.js';
+import { liveGuest, powerOff, powerOn } from '../guest-ops.js';
 import type { ClusterState } from '../state.js';
 import { TaskFailure } from '../tasks.js';
 import type { Guest, GuestType } from '../types.js';
 import { haSid } from '../views.js';
-import { flag, optStr, reqInt, reqStr } from './params.js';
+import { guestTask, lockingGuestTask } from './guest-tasks.js';
+import { flag, optStr, reqStr } from './params.js';
+import { pathGuest } from './path-targets.js';
 import { arr, bool, int, num, obj, opt, P, perm, str, UPID } from './schema.js';
 
 const MIGRATE = { check: perm('/vms/{vmid}', ['VM.Migrate']) };
@@ -43,7 +45,7 @@ function checkTarget(state: ClusterState, g: Guest, target: string): void {
 
 export function migrateEndpoints(state: ClusterState, type: GuestType): SimEndpoint[] {
   const base = `/nodes/{node}/${type}/{vmid}/migrate`;
-  const guest = (ctx: SimRequestContext): Guest => state.guestAt(type, reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
+  const guest = (ctx: SimRequestContext): Guest => pathGuest(state, type, ctx);
   const qemu = type === 'qemu';
 
   const precondition: SimEndpoint = {
@@ -143,8 +145,7 @@ export function migrateEndpoints(state: ClusterState, type: GuestType): SimEndpo
       const label = qemu ? 'VM' : 'CT';
       const user = ctx.principal.authId;
       if (state.haResources.has(haSid(g))) {
-        return state.tasks.start({
-          node: g.node, type: 'hamigrate', id: String(g.vmid), user,
+        return guestTask(state, g, user, 'hamigrate', {
           begin: (run) => run.log(`Requesting HA migration for ${label} ${g.vmid} to node ${target}`),
           finish: () => moveGuest(state, liveGuest(state, g), target),
         });
@@ -152,23 +153,16 @@ export function migrateEndpoints(state: ClusterState, type: GuestType): SimEndpo
       const local = localDisks(state, g).filter((d) => !d.is_unused);
       const withLocal = (flag(ctx, 'with-local-disks') ?? false) || optStr(ctx, 'targetstorage') !== undefined || optStr(ctx, 'target-storage') !== undefined;
       const blocked = unavailableStorages(state, g).get(target);
-      let release = (): void => {};
-      return state.tasks.start({
-        node: g.node,
-        type: qemu ? 'qmigrate' : 'vzmigrate',
-        id: String(g.vmid),
-        user,
+      return lockingGuestTask(state, g, user, qemu ? 'qmigrate' : 'vzmigrate', {
+        lock: 'migrate',
         weight: 3,
-        begin: (run) => {
-          liveGuest(state, g);
-          assertUnlocked(g);
+        check: (run) => {
           run.log(`starting migration of ${label} ${g.vmid} to node '${target}' (${state.node(target).ip})`);
           if (blocked) throw new TaskFailure(`storage '${blocked[0]}' is not available on node '${target}'`);
           if (qemu && running && local.length > 0 && !withLocal) {
             throw new TaskFailure(`can't live migrate attached local disks without with-local-disks option`);
           }
           for (const d of local) run.log(`found local disk '${d.volid}' (attached)`);
-          release = takeLock(g, 'migrate');
         },
         finish: (run) => {
           if (!qemu && running) powerOff(g);
@@ -176,7 +170,6 @@ export function migrateEndpoints(state: ClusterState, type: GuestType): SimEndpo
           if (!qemu && running) powerOn(state, g);
           run.log(`migration finished successfully (duration 00:00:0${Math.min(9, 2 + local.length)})`);
         },
-        cleanup: () => release(),
       });
     },
   };

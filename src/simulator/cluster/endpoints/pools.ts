@@ -2,8 +2,8 @@
  * Resource pools: list, create, read with members, update membership, delete. Both the
  * classic `/pools/{poolid}` paths and the 9.x variants with `poolid` as a parameter.
  */
-import type { SchemaNode } from '../../../schema/model.js';
-import type { SimEndpoint, SimRequestContext } from '../../contract.js';
+import type { HttpMethod, SchemaNode } from '../../../schema/model.js';
+import type { SimEndpoint, SimHandler, SimRequestContext } from '../../contract.js';
 import { fail, permissionDenied } from '../errors.js';
 import { guestName } from '../guest-config.js';
 import type { ClusterState } from '../state.js';
@@ -104,7 +104,17 @@ export function poolEndpoints(state: ClusterState): SimEndpoint[] {
     return null;
   };
 
-  const allocate = { check: perm('/pool/{poolid}', ['Pool.Allocate']) };
+  /** A pool change: needs Pool.Allocate on the pool and answers with nothing. */
+  const change = (method: HttpMethod, path: string, description: string, parameters: Record<string, SchemaNode>, handler: SimHandler): SimEndpoint => ({
+    method,
+    path,
+    description,
+    parameters,
+    returns: NULL,
+    permissions: { check: perm('/pool/{poolid}', ['Pool.Allocate']) },
+    protected: true,
+    handler,
+  });
 
   return [
     {
@@ -122,42 +132,15 @@ export function poolEndpoints(state: ClusterState): SimEndpoint[] {
           .map((p) => ({ poolid: p.poolid, ...(p.comment !== undefined ? { comment: p.comment } : {}), ...(only !== undefined ? { members: members(p, type) } : {}) }));
       },
     },
-    {
-      method: 'POST',
-      path: '/pools',
-      description: 'Create a resource pool.',
-      parameters: { poolid: POOLID, comment: opt(str('Description of the pool.')) },
-      returns: NULL,
-      permissions: allocate,
-      protected: true,
-      handler: (ctx) => {
-        const id = reqStr(ctx, 'poolid');
-        if (state.pools.has(id)) throw fail(`pool '${id}' already exists`);
-        const comment = optStr(ctx, 'comment');
-        state.pools.set(id, { poolid: id, ...(comment !== undefined ? { comment } : {}), vms: new Set(), storages: new Set() });
-        return null;
-      },
-    },
-    {
-      method: 'PUT',
-      path: '/pools',
-      description: 'Change a pool: comment and members (poolid given as a parameter).',
-      parameters: UPDATE_PARAMS,
-      returns: NULL,
-      permissions: allocate,
-      protected: true,
-      handler: update,
-    },
-    {
-      method: 'DELETE',
-      path: '/pools',
-      description: 'Delete an empty pool (poolid given as a parameter).',
-      parameters: { poolid: POOLID },
-      returns: NULL,
-      permissions: allocate,
-      protected: true,
-      handler: remove,
-    },
+    change('POST', '/pools', 'Create a resource pool.', { poolid: POOLID, comment: opt(str('Description of the pool.')) }, (ctx) => {
+      const id = reqStr(ctx, 'poolid');
+      if (state.pools.has(id)) throw fail(`pool '${id}' already exists`);
+      const comment = optStr(ctx, 'comment');
+      state.pools.set(id, { poolid: id, ...(comment !== undefined ? { comment } : {}), vms: new Set(), storages: new Set() });
+      return null;
+    }),
+    change('PUT', '/pools', 'Change a pool: comment and members (poolid given as a parameter).', UPDATE_PARAMS, update),
+    change('DELETE', '/pools', 'Delete an empty pool (poolid given as a parameter).', { poolid: POOLID }, remove),
     {
       method: 'GET',
       path: '/pools/{poolid}',
@@ -170,25 +153,7 @@ export function poolEndpoints(state: ClusterState): SimEndpoint[] {
         return { ...(p.comment !== undefined ? { comment: p.comment } : {}), members: members(p, optStr(ctx, 'type')) };
       },
     },
-    {
-      method: 'PUT',
-      path: '/pools/{poolid}',
-      description: 'Change a pool: comment and members.',
-      parameters: UPDATE_PARAMS,
-      returns: NULL,
-      permissions: allocate,
-      protected: true,
-      handler: update,
-    },
-    {
-      method: 'DELETE',
-      path: '/pools/{poolid}',
-      description: 'Delete an empty pool.',
-      parameters: { poolid: POOLID },
-      returns: NULL,
-      permissions: allocate,
-      protected: true,
-      handler: remove,
-    },
+    change('PUT', '/pools/{poolid}', 'Change a pool: comment and members.', UPDATE_PARAMS, update),
+    change('DELETE', '/pools/{poolid}', 'Delete an empty pool.', { poolid: POOLID }, remove),
   ];
 }

@@ -6,12 +6,16 @@
 import type { SimEndpoint, SimRequestContext } from '../../contract.js';
 import { fail } from '../errors.js';
 import { configDigest, snapshotableConfig } from '../guest-config.js';
-import { assertUnlocked, liveGuest, powerOff, powerOn, takeLock } from '../guest-ops.js';
+import { powerOff, powerOn } from '../guest-ops.js';
 import type { ClusterState } from '../state.js';
 import { TaskFailure } from '../tasks.js';
 import type { Guest, GuestType, Snapshot } from '../types.js';
-import { flag, optStr, reqInt, reqStr } from './params.js';
+import { lockingGuestTask } from './guest-tasks.js';
+import { flag, optStr, reqStr } from './params.js';
+import { pathGuest } from './path-targets.js';
 import { arr, bool, int, NULL, obj, opt, P, perm, str, UPID } from './schema.js';
+
+const SNAPSHOT = { check: perm('/vms/{vmid}', ['VM.Snapshot']) };
 
 const TASKS: Record<GuestType, { create: string; del: string; rollback: string }> = {
   qemu: { create: 'qmsnapshot', del: 'qmdelsnapshot', rollback: 'qmrollback' },
@@ -24,12 +28,16 @@ function findSnapshot(g: Guest, name: string): Snapshot {
   return snap;
 }
 
+/** Task-time check: the snapshot may have gone since the request was accepted. */
+function assertSnapshotExists(g: Guest, name: string): void {
+  if (!g.snapshots.some((s) => s.name === name)) throw new TaskFailure(`snapshot '${name}' does not exist`);
+}
+
 export function snapshotEndpoints(state: ClusterState, type: GuestType): SimEndpoint[] {
   const base = `/nodes/{node}/${type}/{vmid}/snapshot`;
   const names = TASKS[type];
-  const guest = (ctx: SimRequestContext): Guest => state.guestAt(type, reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
-  const task = (ctx: SimRequestContext, g: Guest, taskType: string, hooks: { begin: () => void; finish: () => void; cleanup: () => void }): string =>
-    state.tasks.start({ node: g.node, type: taskType, id: String(g.vmid), user: ctx.principal.authId, ...hooks });
+  const guest = (ctx: SimRequestContext): Guest => pathGuest(state, type, ctx);
+  const pathSnapshot = (ctx: SimRequestContext): Snapshot => findSnapshot(guest(ctx), reqStr(ctx, 'snapname'));
   const snapParams = { node: P.node, vmid: P.vmid, snapname: P.snapname };
 
   return [
@@ -77,7 +85,7 @@ export function snapshotEndpoints(state: ClusterState, type: GuestType): SimEndp
         ...(type === 'qemu' ? { vmstate: opt(bool('Also save the RAM of the running VM.')) } : {}),
       },
       returns: UPID,
-      permissions: { check: perm('/vms/{vmid}', ['VM.Snapshot']) },
+      permissions: SNAPSHOT,
       protected: true,
       proxyto: 'node',
       handler: (ctx) => {
@@ -86,13 +94,10 @@ export function snapshotEndpoints(state: ClusterState, type: GuestType): SimEndp
         if (name === 'current') throw fail("unable to use snapshot name 'current' (reserved name)");
         if (name.toLowerCase() === 'pending') throw fail("unable to use snapshot name 'pending' (reserved name)");
         const vmstate = type === 'qemu' && (flag(ctx, 'vmstate') ?? false) && g.status === 'running';
-        let release = (): void => {};
-        return task(ctx, g, names.create, {
-          begin: () => {
-            liveGuest(state, g);
-            assertUnlocked(g);
+        return lockingGuestTask(state, g, ctx.principal.authId, names.create, {
+          lock: 'snapshot',
+          check: () => {
             if (g.snapshots.some((s) => s.name === name)) throw new TaskFailure(`snapshot name '${name}' already used`);
-            release = takeLock(g, 'snapshot');
           },
           finish: () => {
             const snap: Snapshot = {
@@ -106,7 +111,6 @@ export function snapshotEndpoints(state: ClusterState, type: GuestType): SimEndp
             g.snapshots.push(snap);
             g.config.parent = name;
           },
-          cleanup: () => release(),
         });
       },
     },
@@ -118,7 +122,7 @@ export function snapshotEndpoints(state: ClusterState, type: GuestType): SimEndp
       returns: arr(obj({}), { links: [{ rel: 'child', href: '{cmd}' }] }),
       permissions: { user: 'all' },
       handler: (ctx) => {
-        findSnapshot(guest(ctx), reqStr(ctx, 'snapname'));
+        pathSnapshot(ctx);
         return [{ cmd: 'rollback' }, { cmd: 'config' }];
       },
     },
@@ -128,20 +132,15 @@ export function snapshotEndpoints(state: ClusterState, type: GuestType): SimEndp
       description: 'Remove a snapshot (task); later snapshots are re-parented.',
       parameters: { ...snapParams, force: opt(bool('Drop the snapshot from the config even if removing its data fails.')) },
       returns: UPID,
-      permissions: { check: perm('/vms/{vmid}', ['VM.Snapshot']) },
+      permissions: SNAPSHOT,
       protected: true,
       proxyto: 'node',
       handler: (ctx) => {
         const g = guest(ctx);
         const name = reqStr(ctx, 'snapname');
-        let release = (): void => {};
-        return task(ctx, g, names.del, {
-          begin: () => {
-            liveGuest(state, g);
-            assertUnlocked(g);
-            if (!g.snapshots.some((s) => s.name === name)) throw new TaskFailure(`snapshot '${name}' does not exist`);
-            release = takeLock(g, 'snapshot-delete');
-          },
+        return lockingGuestTask(state, g, ctx.principal.authId, names.del, {
+          lock: 'snapshot-delete',
+          check: () => assertSnapshotExists(g, name),
           finish: () => {
             const snap = findSnapshot(g, name);
             for (const s of g.snapshots) {
@@ -155,7 +154,6 @@ export function snapshotEndpoints(state: ClusterState, type: GuestType): SimEndp
             }
             g.snapshots = g.snapshots.filter((s) => s !== snap);
           },
-          cleanup: () => release(),
         });
       },
     },
@@ -172,14 +170,9 @@ export function snapshotEndpoints(state: ClusterState, type: GuestType): SimEndp
         const g = guest(ctx);
         const name = reqStr(ctx, 'snapname');
         const start = flag(ctx, 'start') ?? false;
-        let release = (): void => {};
-        return task(ctx, g, names.rollback, {
-          begin: () => {
-            liveGuest(state, g);
-            assertUnlocked(g);
-            if (!g.snapshots.some((s) => s.name === name)) throw new TaskFailure(`snapshot '${name}' does not exist`);
-            release = takeLock(g, 'rollback');
-          },
+        return lockingGuestTask(state, g, ctx.principal.authId, names.rollback, {
+          lock: 'rollback',
+          check: () => assertSnapshotExists(g, name),
           finish: () => {
             const snap = findSnapshot(g, name);
             if (g.status === 'running') powerOff(g);
@@ -190,7 +183,6 @@ export function snapshotEndpoints(state: ClusterState, type: GuestType): SimEndp
             g.pendingDelete.clear();
             if (snap.vmstate || start) powerOn(state, g);
           },
-          cleanup: () => release(),
         });
       },
     },
@@ -203,7 +195,7 @@ export function snapshotEndpoints(state: ClusterState, type: GuestType): SimEndp
       permissions: { check: perm('/vms/{vmid}', ['VM.Snapshot', 'VM.Snapshot.Rollback', 'VM.Audit'], 'any', 1) },
       proxyto: 'node',
       handler: (ctx) => {
-        const snap = findSnapshot(guest(ctx), reqStr(ctx, 'snapname'));
+        const snap = pathSnapshot(ctx);
         const out: Record<string, unknown> = { ...snap.config, snaptime: snap.snaptime };
         if (snap.description) out.description = snap.description;
         if (snap.parent) out.parent = snap.parent;
@@ -217,12 +209,11 @@ export function snapshotEndpoints(state: ClusterState, type: GuestType): SimEndp
       description: 'Change the notes of a snapshot.',
       parameters: { ...snapParams, description: opt(str('New notes.')) },
       returns: NULL,
-      permissions: { check: perm('/vms/{vmid}', ['VM.Snapshot']) },
+      permissions: SNAPSHOT,
       protected: true,
       proxyto: 'node',
       handler: (ctx) => {
-        const g = guest(ctx);
-        const snap = findSnapshot(g, reqStr(ctx, 'snapname'));
+        const snap = pathSnapshot(ctx);
         const description = optStr(ctx, 'description');
         if (description !== undefined) snap.description = description;
         return null;

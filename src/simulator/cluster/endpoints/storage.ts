@@ -10,11 +10,28 @@ import { diskEntries, parseSize } from '../guest-config.js';
 import type { ClusterState } from '../state.js';
 import type { SimStorage, StorageContent, StoredVolume } from '../types.js';
 import { flag, list, optInt, optStr, reqInt, reqStr } from './params.js';
+import { pathNode } from './path-targets.js';
 import { arr, bool, int, num, NULL, obj, opt, P, perm, str, UPID } from './schema.js';
 
 type Json = Record<string, unknown>;
 
 const AUDIT = { check: perm('/storage/{storage}', ['Datastore.Audit', 'Datastore.AllocateSpace'], 'any', 1) };
+
+/** The `AUDIT` check made inside handlers (lists filter by it instead of failing). */
+function mayAudit(ctx: SimRequestContext, storage: string): boolean {
+  return ctx.hasPriv(`/storage/${storage}`, 'Datastore.Audit') || ctx.hasPriv(`/storage/${storage}`, 'Datastore.AllocateSpace');
+}
+
+/** Size and usage fields shared by the storage list and one storage's status. */
+const STATUS_PROPS = {
+  content: str('Content types it holds.', { format: 'pve-storage-content-list' }),
+  shared: opt(bool('Same data on every node.')),
+  active: opt(bool('Storage is reachable.')),
+  enabled: opt(bool('Storage is enabled.')),
+  total: opt(int('Size in bytes.')),
+  used: opt(int('Bytes used.')),
+  avail: opt(int('Bytes free.')),
+};
 
 interface VolumeView {
   volid: string;
@@ -83,8 +100,7 @@ function volumePath(s: SimStorage, volid: string, vmid: number | undefined): str
 export function storageEndpoints(state: ClusterState): SimEndpoint[] {
   /** The storage named in the path, enabled on the node in the path. */
   const nodeStorage = (ctx: SimRequestContext): { s: SimStorage; node: string } => {
-    const node = reqStr(ctx, 'node');
-    state.node(node);
+    const node = pathNode(state, ctx);
     const id = reqStr(ctx, 'storage');
     const s = state.storageOn(id, node);
     if (!s) throw fail(`storage '${id}' does not exist`);
@@ -101,8 +117,7 @@ export function storageEndpoints(state: ClusterState): SimEndpoint[] {
 
   /** Volume from `{volume}` (a full volid, or a name relative to `{storage}`). */
   const findVolume = (ctx: SimRequestContext): { s: SimStorage; node: string; v: VolumeView } => {
-    const node = reqStr(ctx, 'node');
-    state.node(node);
+    const node = pathNode(state, ctx);
     let volume = reqStr(ctx, 'volume');
     const storageParam = optStr(ctx, 'storage');
     if (!volume.includes(':')) {
@@ -120,13 +135,7 @@ export function storageEndpoints(state: ClusterState): SimEndpoint[] {
   const storageItem = obj({
     storage: str('Storage ID.', { format: 'pve-storage-id' }),
     type: str('Backend type (dir, lvmthin, nfs, rbd…).'),
-    content: str('Content types it holds.', { format: 'pve-storage-content-list' }),
-    shared: opt(bool('Same data on every node.')),
-    active: opt(bool('Storage is reachable.')),
-    enabled: opt(bool('Storage is enabled.')),
-    total: opt(int('Size in bytes.')),
-    used: opt(int('Bytes used.')),
-    avail: opt(int('Bytes free.')),
+    ...STATUS_PROPS,
     used_fraction: opt(num('Used share of the total.')),
   });
 
@@ -142,7 +151,7 @@ export function storageEndpoints(state: ClusterState): SimEndpoint[] {
         const type = optStr(ctx, 'type');
         const storageDigest = createHash('sha1').update(JSON.stringify([...state.storages.values()])).digest('hex');
         return [...state.storages.values()]
-          .filter((s) => (type === undefined || s.type === type) && (ctx.hasPriv(`/storage/${s.storage}`, 'Datastore.Audit') || ctx.hasPriv(`/storage/${s.storage}`, 'Datastore.AllocateSpace')))
+          .filter((s) => (type === undefined || s.type === type) && mayAudit(ctx, s.storage))
           .map((s) => ({
             storage: s.storage, type: s.type, content: s.content.join(','), ...s.props,
             ...(s.shared ? { shared: 1 } : {}), ...(s.nodes ? { nodes: s.nodes.join(',') } : {}), ...(s.disabled ? { disable: 1 } : {}),
@@ -167,8 +176,7 @@ export function storageEndpoints(state: ClusterState): SimEndpoint[] {
       protected: true,
       proxyto: 'node',
       handler: (ctx) => {
-        const node = reqStr(ctx, 'node');
-        state.node(node);
+        const node = pathNode(state, ctx);
         const only = optStr(ctx, 'storage');
         const content = list(ctx.params.content);
         const target = optStr(ctx, 'target');
@@ -179,7 +187,7 @@ export function storageEndpoints(state: ClusterState): SimEndpoint[] {
           .filter((s) => only === undefined || s.storage === only)
           .filter((s) => content.length === 0 || content.some((c) => s.content.includes(c as StorageContent)))
           .filter((s) => target === undefined || state.storageOn(s.storage, target))
-          .filter((s) => ctx.hasPriv(`/storage/${s.storage}`, 'Datastore.Audit') || ctx.hasPriv(`/storage/${s.storage}`, 'Datastore.AllocateSpace'))
+          .filter((s) => mayAudit(ctx, s.storage))
           .map((s) => {
             const item = statusOf(s, node, used);
             if (withFormats) {
@@ -207,16 +215,7 @@ export function storageEndpoints(state: ClusterState): SimEndpoint[] {
       path: '/nodes/{node}/storage/{storage}/status',
       description: 'Size and usage of one storage on a node.',
       parameters: { node: P.node, storage: P.storage },
-      returns: obj({
-        type: str('Backend type.'),
-        content: str('Content types it holds.', { format: 'pve-storage-content-list' }),
-        shared: opt(bool('Same data on every node.')),
-        active: opt(bool('Storage is reachable.')),
-        enabled: opt(bool('Storage is enabled.')),
-        total: opt(int('Size in bytes.')),
-        used: opt(int('Bytes used.')),
-        avail: opt(int('Bytes free.')),
-      }),
+      returns: obj({ type: str('Backend type.'), ...STATUS_PROPS }),
       permissions: AUDIT,
       protected: true,
       proxyto: 'node',
@@ -315,9 +314,7 @@ export function storageEndpoints(state: ClusterState): SimEndpoint[] {
       proxyto: 'node',
       handler: (ctx) => {
         const { s, v } = findVolume(ctx);
-        if (!ctx.hasPriv(`/storage/${s.storage}`, 'Datastore.Audit') && !ctx.hasPriv(`/storage/${s.storage}`, 'Datastore.AllocateSpace')) {
-          throw permissionDenied(`/storage/${s.storage}`, 'Datastore.Audit');
-        }
+        if (!mayAudit(ctx, s.storage)) throw permissionDenied(`/storage/${s.storage}`, 'Datastore.Audit');
         const out: Json = { path: volumePath(s, v.volid, v.vmid), size: v.size, used: v.content === 'images' || v.content === 'rootdir' ? Math.floor(v.size * 0.4) : v.size, format: v.format };
         if (v.notes !== undefined) out.notes = v.notes;
         if (v.protected) out.protected = 1;

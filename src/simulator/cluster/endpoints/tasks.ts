@@ -3,12 +3,13 @@
  * and the cluster-wide recent task list. Visibility follows PVE: callers see their own tasks
  * (a token sees only its own), Sys.Audit on the node shows all.
  */
+import { parseUpid } from '../../../pve/upid.js';
 import type { SimEndpoint, SimRequestContext } from '../../contract.js';
 import { paramError, permissionDenied } from '../errors.js';
 import type { ClusterState } from '../state.js';
 import type { TaskRecord } from '../tasks.js';
-import { parseUpid } from '../upid.js';
 import { flag, list, optInt, optStr, reqStr } from './params.js';
+import { pathNode } from './path-targets.js';
 import { arr, bool, int, NULL, obj, opt, P, str, VMID_RANGE } from './schema.js';
 
 type Json = Record<string, unknown>;
@@ -37,14 +38,20 @@ function baseFields(task: TaskRecord): Json {
   };
 }
 
-function listEntry(task: TaskRecord): Json {
+/** A task list entry: end time and outcome once stopped. */
+function historyEntry(task: TaskRecord): Json {
   const out = baseFields(task);
   if (task.state === 'stopped') {
     out.endtime = task.endtime;
     out.status = task.exitstatus;
-  } else {
-    out.status = 'RUNNING';
   }
+  return out;
+}
+
+/** A node task list entry: running tasks show `RUNNING` as their status. */
+function listEntry(task: TaskRecord): Json {
+  const out = historyEntry(task);
+  if (task.state !== 'stopped') out.status = 'RUNNING';
   return out;
 }
 
@@ -56,15 +63,19 @@ function statusClass(task: TaskRecord): 'ok' | 'warning' | 'error' | 'unknown' {
   return 'error';
 }
 
-/** The task named by `{upid}`, or the 400 errors PVE gives for bad and unknown UPIDs. */
-function findTask(state: ClusterState, ctx: SimRequestContext): TaskRecord {
-  const node = reqStr(ctx, 'node');
-  state.node(node);
+/**
+ * The task named by `{upid}`, or the 400 errors PVE gives for bad and unknown UPIDs; someone
+ * else's task needs `othersNeed` on the node.
+ */
+function findTask(state: ClusterState, ctx: SimRequestContext, othersNeed: 'Sys.Audit' | 'Sys.Modify'): TaskRecord {
+  const node = pathNode(state, ctx);
   const upid = reqStr(ctx, 'upid');
   if (!parseUpid(upid)) throw paramError('upid', 'unable to parse worker upid');
   const task = state.tasks.get(upid);
   // Task files live on the node that ran the task; asking another node finds nothing.
   if (!task || task.node !== node) throw paramError('upid', 'no such task');
+  const nodePath = `/nodes/${task.node}`;
+  if (!ownsTask(task, ctx.principal.authId) && !ctx.hasPriv(nodePath, othersNeed)) throw permissionDenied(nodePath, othersNeed);
   return task;
 }
 
@@ -104,8 +115,7 @@ export function taskEndpoints(state: ClusterState): SimEndpoint[] {
       permissions: { user: 'all', description: 'Own tasks are always listed; all tasks of the node with Sys.Audit on /nodes/{node}.' },
       proxyto: 'node',
       handler: (ctx) => {
-        const node = reqStr(ctx, 'node');
-        state.node(node);
+        const node = pathNode(state, ctx);
         const start = optInt(ctx, 'start') ?? 0;
         let limit = optInt(ctx, 'limit') ?? 50;
         const userfilter = optStr(ctx, 'userfilter')?.toLowerCase();
@@ -164,8 +174,7 @@ export function taskEndpoints(state: ClusterState): SimEndpoint[] {
       protected: true,
       proxyto: 'node',
       handler: (ctx) => {
-        const task = findTask(state, ctx);
-        if (!ownsTask(task, ctx.principal.authId)) denyUnless(ctx, `/nodes/${task.node}`, 'Sys.Modify');
+        const task = findTask(state, ctx, 'Sys.Modify');
         state.tasks.abort(task.upid);
         return null;
       },
@@ -186,8 +195,7 @@ export function taskEndpoints(state: ClusterState): SimEndpoint[] {
       protected: true,
       proxyto: 'node',
       handler: (ctx) => {
-        const task = findTask(state, ctx);
-        if (!ownsTask(task, ctx.principal.authId)) denyUnless(ctx, `/nodes/${task.node}`, 'Sys.Audit');
+        const task = findTask(state, ctx, 'Sys.Audit');
         const start = optInt(ctx, 'start') ?? 0;
         const limit = optInt(ctx, 'limit') ?? 50;
         const lines = task.log;
@@ -218,8 +226,7 @@ export function taskEndpoints(state: ClusterState): SimEndpoint[] {
       protected: true,
       proxyto: 'node',
       handler: (ctx) => {
-        const task = findTask(state, ctx);
-        if (!ownsTask(task, ctx.principal.authId)) denyUnless(ctx, `/nodes/${task.node}`, 'Sys.Audit');
+        const task = findTask(state, ctx, 'Sys.Audit');
         const out = baseFields(task);
         out.status = task.state === 'stopped' ? 'stopped' : 'running';
         if (task.state === 'stopped') out.exitstatus = task.exitstatus;
@@ -239,19 +246,8 @@ export function taskEndpoints(state: ClusterState): SimEndpoint[] {
           .listAll()
           .filter((t) => all || ownsTask(t, ctx.principal.authId))
           .slice(0, 2000)
-          .map((t) => {
-            const out = baseFields(t);
-            if (t.state === 'stopped') {
-              out.endtime = t.endtime;
-              out.status = t.exitstatus;
-            }
-            return out;
-          });
+          .map(historyEntry);
       },
     },
   ];
-}
-
-function denyUnless(ctx: SimRequestContext, path: string, priv: string): void {
-  if (!ctx.hasPriv(path, priv)) throw permissionDenied(path, priv);
 }

@@ -1,6 +1,8 @@
 /**
- * Unique process IDs of PVE worker tasks: `UPID:node:PID:PSTART:STARTTIME:type:id:user:`
- * with 8 uppercase hex digits per number and a trailing colon — clients split on `:` and count.
+ * Unique process IDs of PVE worker tasks: `UPID:<node>:<pid>:<pstart>:<starttime>:<type>:<id>:<user>:`
+ * with 8 uppercase hex digits per number (pstart may have 9) and a trailing colon — clients split on
+ * `:` and count. Shared by the client (reading UPIDs) and the simulator (minting them), so both sides
+ * agree on the wire format; dependency-free on purpose.
  */
 export interface UpidParts {
   node: string;
