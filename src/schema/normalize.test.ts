@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { SchemaShapeError } from './errors.js';
 import { loadSchemaFromString } from './loader.js';
 import { firstSentence } from './normalize.js';
 
@@ -93,6 +94,61 @@ describe('normalizeSchema', () => {
       { name: 'n', type: 'integer', minimum: 2, optional: false, inPath: false },
     ]);
     expect(op?.returns).toEqual({});
+  });
+
+  it('rejects path nodes and methods of the wrong shape, naming every bad field', () => {
+    const issuesOf = (tree: unknown): string[] => {
+      try {
+        loadSchemaFromString(JSON.stringify(tree));
+      } catch (error) {
+        if (error instanceof SchemaShapeError) return error.issues.map((i) => i.jsonPath);
+        throw error;
+      }
+      throw new Error('the schema was accepted');
+    };
+    expect(issuesOf([5, { path: 'a b' }, { path: '/c', text: 1, leaf: 'yes', info: [], children: null }])).toEqual([
+      '$[0]',
+      '$[1].path',
+      '$[2].text',
+      '$[2].leaf',
+      '$[2].info',
+      '$[2].children',
+    ]);
+    expect(issuesOf([{ path: '/a', info: { PATCH: {} } }])).toEqual(['$[0].info']);
+    expect(issuesOf([{ path: '/a', info: { GET: null } }])).toEqual(['$[0].info.GET']);
+    const method = {
+      method: 'PATCH',
+      name: 5,
+      description: [],
+      parameters: { properties: 'x', additionalProperties: 'yes' },
+      permissions: { check: {}, description: 1, user: false },
+      allowtoken: 'x',
+      protected: {},
+      proxyto: 1,
+    };
+    expect(issuesOf([{ path: '/a', info: { GET: method } }]).map((p) => p.replace('$[0].info.GET.', ''))).toEqual([
+      'method',
+      'name',
+      'description',
+      'parameters.properties',
+      'parameters.additionalProperties',
+      'permissions.check',
+      'permissions.description',
+      'permissions.user',
+      'allowtoken',
+      'protected',
+      'proxyto',
+    ]);
+    expect(issuesOf([{ path: '/a', info: { GET: { parameters: [] } } }])).toEqual(['$[0].info.GET.parameters']);
+  });
+
+  it('reads numeric-string flags as numbers and null method fields as absent', () => {
+    const text = JSON.stringify([
+      { path: '/a', info: { GET: { allowtoken: '0', protected: '1', name: null, permissions: { user: 'all', check: null } } } },
+    ]);
+    const op = loadSchemaFromString(text).get('GET', '/a');
+    expect(op).toMatchObject({ allowtoken: false, protected: true, permissions: { user: 'all' } });
+    expect(op && ('name' in op || 'check' in (op.permissions ?? {}))).toBe(false);
   });
 
   it('synthesizes path params the schema forgot to declare', () => {

@@ -1,10 +1,8 @@
-import ts from 'typescript';
 import { HTTP_METHODS, type ApiModel, type Operation } from '../schema/model.js';
-import { operationDoc, withJsDoc } from './jsdoc.js';
-import { paramsTypeNode } from './params-type.js';
-import { returnTypeNode } from './return-type.js';
-
-const f = ts.factory;
+import { operationDoc } from './jsdoc.js';
+import { paramsMembers } from './params-type.js';
+import { returnType } from './return-type.js';
+import type { DeclarationSyntax } from './syntax.js';
 
 /**
  * `interface PveApi { '/path/{param}': { GET: { params: PveGetPathParamParams; returns: … }; … } … }`,
@@ -13,10 +11,10 @@ const f = ts.factory;
  * (`… required in type 'PvePostNodesNodeQemuVmidStatusStartParams'`) instead of printing the whole
  * parameter list.
  */
-export function apiMapDeclarations(model: ApiModel): ts.InterfaceDeclaration[] {
+export function apiMapDeclarations<T, M, D>(model: ApiModel, syntax: DeclarationSyntax<T, M, D>): D[] {
   const names = new Set<string>();
-  const paramInterfaces: ts.InterfaceDeclaration[] = [];
-  const members: ts.TypeElement[] = [];
+  const paramInterfaces: D[] = [];
+  const members: M[] = [];
   for (const path of model.paths) {
     const ops = model.byPath(path);
     if (ops.length === 0) continue;
@@ -24,16 +22,16 @@ export function apiMapDeclarations(model: ApiModel): ts.InterfaceDeclaration[] {
       const op = ops.find((o) => o.method === method);
       if (!op) return [];
       const name = uniqueName(paramsInterfaceName(op), names);
-      paramInterfaces.push(f.createInterfaceDeclaration(undefined, name, undefined, undefined, paramsTypeNode(op).members));
-      const shape = f.createTypeLiteralNode([
-        f.createPropertySignature(undefined, 'params', undefined, f.createTypeReferenceNode(name)),
-        f.createPropertySignature(undefined, 'returns', undefined, returnTypeNode(op.returns)),
+      paramInterfaces.push(syntax.interfaceDeclaration(name, paramsMembers(op, syntax)));
+      const shape = syntax.typeLiteral([
+        syntax.property('params', false, syntax.reference(name)),
+        syntax.property('returns', false, returnType(op.returns, syntax)),
       ]);
-      return [withJsDoc(f.createPropertySignature(undefined, method, undefined, shape), operationDoc(op))];
+      return [syntax.documented(syntax.property(method, false, shape), operationDoc(op))];
     });
-    members.push(f.createPropertySignature(undefined, f.createStringLiteral(path, true), undefined, f.createTypeLiteralNode(methods)));
+    members.push(syntax.property(path, false, syntax.typeLiteral(methods)));
   }
-  return [f.createInterfaceDeclaration(undefined, 'PveApi', undefined, undefined, members), ...paramInterfaces];
+  return [syntax.interfaceDeclaration('PveApi', members), ...paramInterfaces];
 }
 
 /** `POST /nodes/{node}/qemu/{vmid}/status/start` → `PvePostNodesNodeQemuVmidStatusStartParams`. */

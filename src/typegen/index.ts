@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ApiModel } from '../schema/model.js';
 import { packageRoot } from '../schema/package-root.js';
 import { apiMapDeclarations } from './api-map.js';
-import { printNode } from './print.js';
+import { textSyntax } from './text-syntax.js';
 
 export interface DeclarationFile {
   fileName: string;
@@ -19,7 +19,7 @@ export function generateApiDeclarations(model: ApiModel): string {
     `// Generated from the Proxmox VE API schema ${model.hash.slice(0, 12)} (${model.operations.length} operations). Do not edit.`,
     '// Pairs with sdk-typings/pve.d.ts, which declares the `pve` SDK over this map.',
   ].join('\n');
-  return `${header}\n${apiMapDeclarations(model).map(printNode).join('\n')}\n`;
+  return `${header}\n${apiMapDeclarations(model, textSyntax).join('\n')}\n`;
 }
 
 let surface: string | undefined;

@@ -1,4 +1,3 @@
-import ts from 'typescript';
 import { describePermission } from '../permissions/describe.js';
 import type { Operation } from '../schema/model.js';
 
@@ -9,12 +8,12 @@ export function operationDoc(op: Operation): string {
   return lines.join('\n');
 }
 
-/** Attach `/** … *\/` above a node. */
-export function withJsDoc<T extends ts.Node>(node: T, text: string): T {
+/** The inside of a `/** … *\/` comment holding `text`, one ` * ` line per line of text. */
+export function jsDocBody(text: string): string {
   const body = text
     .replace(/\*\//g, '*\\/')
     .split('\n')
     .map((line) => ` * ${line}`.trimEnd())
     .join('\n');
-  return ts.addSyntheticLeadingComment(node, ts.SyntaxKind.MultiLineCommentTrivia, `*\n${body}\n `, true);
+  return `*\n${body}\n `;
 }

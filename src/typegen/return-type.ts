@@ -1,63 +1,49 @@
-import ts from 'typescript';
+import type ts from 'typescript';
 import type { SchemaNode } from '../schema/model.js';
-import { propertyName } from './names.js';
+import { nodeSyntax } from './node-syntax.js';
 import { literalUnion, recordOfAny } from './param-type.js';
-
-const f = ts.factory;
-const keyword = (kind: ts.KeywordTypeSyntaxKind) => f.createKeywordTypeNode(kind);
+import type { TypeSyntax } from './syntax.js';
 
 /**
  * PVE return schema → the type a call resolves to. Generous on purpose, so valid scripts type-check
  * against what PVE really sends: objects keep an `any` index signature (responses carry more keys
  * than declared), booleans arrive as 0/1, and anything untyped is `any`, not `unknown`.
  */
-export function returnTypeNode(node: SchemaNode | undefined): ts.TypeNode {
-  if (!node) return keyword(ts.SyntaxKind.AnyKeyword);
-  if (node.enum && node.enum.length > 0) return literalUnion(node.enum, node.type === 'integer' || node.type === 'number');
+export function returnType<T, M>(node: SchemaNode | undefined, syntax: TypeSyntax<T, M>): T {
+  if (!node) return syntax.keyword('any');
+  if (node.enum && node.enum.length > 0) return literalUnion(syntax, node.enum, node.type === 'integer' || node.type === 'number');
   switch (node.type) {
     case 'object':
-      return objectType(node);
+      return objectType(node, syntax);
     case 'array':
-      return f.createArrayTypeNode(node.items ? parenthesizeUnion(returnTypeNode(node.items)) : keyword(ts.SyntaxKind.AnyKeyword));
+      return syntax.array(node.items ? returnType(node.items, syntax) : syntax.keyword('any'));
     case 'string':
-      return keyword(ts.SyntaxKind.StringKeyword);
+      return syntax.keyword('string');
     case 'integer':
     case 'number':
-      return keyword(ts.SyntaxKind.NumberKeyword);
+      return syntax.keyword('number');
     case 'boolean':
-      return f.createUnionTypeNode([keyword(ts.SyntaxKind.BooleanKeyword), keyword(ts.SyntaxKind.NumberKeyword)]);
+      return syntax.union([syntax.keyword('boolean'), syntax.keyword('number')]);
     case 'null':
-      return f.createLiteralTypeNode(f.createNull());
+      return syntax.nullType();
     default:
-      return keyword(ts.SyntaxKind.AnyKeyword);
+      return syntax.keyword('any');
   }
 }
 
-function objectType(node: SchemaNode): ts.TypeNode {
+/** {@link returnType} as a TypeScript node. */
+export function returnTypeNode(node: SchemaNode | undefined): ts.TypeNode {
+  return returnType(node, nodeSyntax);
+}
+
+function objectType<T, M>(node: SchemaNode, syntax: TypeSyntax<T, M>): T {
   const properties = Object.entries(node.properties ?? {});
-  if (properties.length === 0) return recordOfAny();
-  const members: ts.TypeElement[] = properties.map(([name, child]) =>
-    f.createPropertySignature(
-      undefined,
-      propertyName(name),
-      isOptional(child) ? f.createToken(ts.SyntaxKind.QuestionToken) : undefined,
-      returnTypeNode(child),
-    ),
-  );
-  members.push(
-    f.createIndexSignature(
-      undefined,
-      [f.createParameterDeclaration(undefined, undefined, 'key', undefined, keyword(ts.SyntaxKind.StringKeyword))],
-      keyword(ts.SyntaxKind.AnyKeyword),
-    ),
-  );
-  return f.createTypeLiteralNode(members);
+  if (properties.length === 0) return recordOfAny(syntax);
+  const members = properties.map(([name, child]) => syntax.property(name, isOptional(child), returnType(child, syntax)));
+  members.push(syntax.indexSignature(syntax.keyword('string'), syntax.keyword('any')));
+  return syntax.typeLiteral(members);
 }
 
 function isOptional(node: SchemaNode): boolean {
   return node.optional === true || (typeof node.optional === 'number' && node.optional !== 0);
-}
-
-function parenthesizeUnion(type: ts.TypeNode): ts.TypeNode {
-  return ts.isUnionTypeNode(type) ? f.createParenthesizedType(type) : type;
 }

@@ -1,12 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadSchemaFromFile, loadSchemaFromString } from '../schema/loader.js';
+import { ApiModel, templateParams, type Operation, type ParamSpec } from '../schema/model.js';
 import { OFFICIAL_SCHEMA_SKIP_MESSAGE, OFFICIAL_VERSIONS, hasOfficialSchema, officialSchemaFile } from '../schema/official-schemas.js';
+import { apiMapDeclarations } from './api-map.js';
 import { API_DECLARATIONS_FILE, SDK_SURFACE_FILE, generateApiDeclarations, sdkDeclarationFiles } from './index.js';
 import { paramTypeNode } from './param-type.js';
-import { typeText } from './print.js';
+import { nodeSyntax } from './node-syntax.js';
+import { printNode, typeText } from './print.js';
 import { returnTypeNode } from './return-type.js';
 import { strictCheck } from './strict-check.js';
+import type { TypeSyntax } from './syntax.js';
+import { textSyntax } from './text-syntax.js';
 
 const fixture = readFileSync(new URL('../schema/fixtures/mini-apidoc.js', import.meta.url), 'utf8');
 const model = loadSchemaFromString(fixture);
@@ -41,6 +46,89 @@ describe('type transforms', () => {
     expect(t({ type: 'object', properties: { 'odd-name': { type: 'integer', optional: 1 }, id: { type: 'string' } } })).toBe(
       "{ 'odd-name'?: number; id: string; [key: string]: any; }",
     );
+  });
+});
+
+/** The declarations through the TS factory and printer, the reference the text back-end must match. */
+function printedDeclarations(api: ApiModel): string[] {
+  return apiMapDeclarations(api, nodeSyntax).map(printNode);
+}
+
+/** Operations with everything the printer escapes or lays out specially, written for this test. */
+function awkwardModel(): ApiModel {
+  const param = (name: string, rest: Partial<ParamSpec> = {}): ParamSpec => ({ name, type: 'string', optional: true, inPath: false, ...rest });
+  const op = (method: Operation['method'], path: string, rest: Partial<Operation>): Operation => ({
+    key: `${method} ${path}`,
+    method,
+    path,
+    pathParams: templateParams(path),
+    params: templateParams(path).map((name) => param(name, { optional: false, inPath: true })),
+    returns: {},
+    allowtoken: true,
+    protected: false,
+    description: '',
+    summary: '',
+    risk: 'read',
+    ...rest,
+  });
+  const family = (base: string) => [0, 1].map((index) => param(`${base}${index}`, { family: { base, index } }));
+  const operations = [
+    op('POST', '/odd/{name}', {
+      summary: 'Closes */ early, then:\n\tindented\r\n  spaced \u2028 split\u2029\u200b zero-width\u0085 next-line\u2028\t \ttabbed\n   \n\u00a0non-breaking',
+      permissions: { description: 'line one\n\n\tline\ttabbed\r\rafter two CRs' },
+      allowtoken: false,
+      risk: 'privileged',
+      params: [
+        param('name', { optional: false, inPath: true }),
+        param('odd-name'),
+        param("quote'd\\back"),
+        param('ünï\u{1F600}'),
+        param('tab\tname\u2028\0' + '1\0x'),
+        param('flag', { type: 'boolean', optional: false }),
+        param('level', { type: 'integer', enum: ['-3', '-0', '1.50', '007', 'high', "it's"] }),
+        param('ids', { format: 'pve-vmid-list' }),
+        param('matrix', { type: 'array', items: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } } }),
+        param('any', { type: 'any' }),
+        ...family('net'),
+        ...family('a`${b}é\\\r\u0001'),
+      ],
+      additionalParams: true,
+      returns: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            'odd key': { type: 'object', properties: { inner: { type: 'array', items: { type: 'object', properties: {} } } } },
+            state: { type: 'integer', enum: [1, -2], optional: 1 },
+            maybe: { type: 'null' },
+          },
+        },
+      },
+    }),
+    op('GET', '/odd/{name}', { returns: { type: 'boolean' } }),
+    op('GET', '/a-b', {}),
+    op('GET', '/a/b', { returns: { type: 'array' } }),
+  ];
+  return new ApiModel(operations, 'awkward', { kind: 'string' });
+}
+
+describe('text back-end', () => {
+  it('writes what the TypeScript printer prints for the fixture schema', () => {
+    expect(apiMapDeclarations(model, textSyntax)).toEqual(printedDeclarations(model));
+  });
+
+  it('escapes names, literals and comments and lays them out as the printer does', () => {
+    const awkward = awkwardModel();
+    const text = apiMapDeclarations(awkward, textSyntax);
+    expect(text).toEqual(printedDeclarations(awkward));
+    expect(text.join('\n')).toContain('interface PveGetABParams2 {\n}');
+  });
+
+  it('writes empty type literals and nested unions as the printer does', () => {
+    expect(textSyntax.typeLiteral([]).text).toBe(printNode(nodeSyntax.typeLiteral([])));
+    const nested = <T, M>(s: TypeSyntax<T, M>) =>
+      s.array(s.union([s.union([s.keyword('string'), s.nullType()]), s.union([s.keyword('number')]), s.keyword('any')]));
+    expect(nested(textSyntax).text).toBe(printNode(nested(nodeSyntax)));
   });
 });
 
@@ -110,6 +198,11 @@ describe.skipIf(!OFFICIAL_VERSIONS.every(hasOfficialSchema))(
         return vms.map((v) => v.vmid);
       `;
       expect(strictCheck(sdkDeclarationFiles(official), script)).toEqual([]);
+    });
+
+    it.each(OFFICIAL_VERSIONS)('PVE %s: the text back-end writes what the TypeScript printer prints', async (version) => {
+      const official = await loadSchemaFromFile(officialSchemaFile(version));
+      expect(apiMapDeclarations(official, textSyntax)).toEqual(printedDeclarations(official));
     });
   },
 );
