@@ -3,7 +3,7 @@
  * model without connecting anything (`--schema FILE`).
  */
 import { loadAppConfig, type AppConfig } from '../app/config.js';
-import { Product } from '../app/product.js';
+import type { Product } from '../app/product.js';
 import { createClients } from '../client/config.js';
 import { loadClusterSchema } from '../client/schema-source.js';
 import { loadSchemaFromFile } from '../schema/loader.js';
@@ -25,6 +25,9 @@ export async function appConfigFrom(args: ParsedArgs): Promise<AppConfig> {
 }
 
 export async function openProduct(config: AppConfig, io: CliIo): Promise<Product> {
+  // Loaded on demand: the product pulls in the TypeScript compiler (~1 s), which `--help`,
+  // `approve` and `audit verify` never need.
+  const { Product } = await import('../app/product.js');
   return Product.open({ config, log: (line) => io.err(line) });
 }
 

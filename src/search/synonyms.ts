@@ -158,6 +158,8 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['version', 'release', 'pve version', 'proxmox version', 'which version'], terms: { version: 1 } },
   { triggers: ['report', 'diagnostics', 'system report', 'support report'], terms: { report: 1 } },
   { triggers: ['resources', 'inventory', 'overview', 'everything', 'all resources', 'cluster resources'], terms: { resource: 1 } },
+  // Cluster-wide guest listings live in the resource list, not under a node.
+  { triggers: ['guests in the cluster', 'vms in the cluster', 'across the cluster', 'cluster wide', 'whole cluster'], terms: { resource: 1, cluster: 0.6 } },
   { triggers: ['next id', 'next free id', 'free vmid', 'free id', 'next vmid', 'available vmid', 'unused vmid', 'new vmid', 'nextid'], terms: { nextid: 1, vmid: 0.4 } },
   { triggers: ['hardware', 'device', 'devices'], terms: { hardware: 1, device: 0.6 } },
   { triggers: ['pci', 'passthrough', 'pci passthrough', 'gpu', 'graphics card', 'pcie'], terms: { pci: 1, hardware: 0.4 } },
@@ -202,6 +204,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['sync users', 'ldap sync', 'realm sync', 'sync realm', 'sync'], terms: { sync: 1, realm: 0.3 }, methods: ['POST'] },
   { triggers: ['tfa', '2fa', 'mfa', 'two factor', 'otp', 'totp', 'yubikey', 'webauthn', 'second factor', 'recovery keys'], terms: { tfa: 1 } },
   { triggers: ['pool', 'resource pool', 'pools'], terms: { pool: 1 } },
+  { triggers: ['pool members', 'members of a pool', 'pool content', 'in a pool', 'in the pool'], terms: { pool: 1, poolid: 0.8, member: 0.6 } },
 ];
 
 /** A compiled rule: the stemmed trigger tokens and the stemmed, weighted terms to search. */
