@@ -53,9 +53,14 @@ function overview(): string {
 
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined) {
+    // A usage error: the overview goes to stderr so a script reading stdout sees nothing.
+    io.err(overview());
+    return EXIT.usage;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     io.out(overview());
-    return name === undefined ? EXIT.usage : EXIT.ok;
+    return EXIT.ok;
   }
   if (name === '--version' || name === '-v') {
     io.out(PRODUCT_VERSION);

@@ -23,12 +23,16 @@ describe('pve-code-mcp CLI: help and exit codes', () => {
   });
 
   it('exits 2 on an unknown command, a bad option or missing arguments', async () => {
-    const [unknown, badOption, noQuery, badFormat] = await Promise.all([
+    const [nothing, unknown, badOption, noQuery, badFormat] = await Promise.all([
+      runCli([]),
       runCli(['explode']),
       runCli(['search', 'vm', '--frobnicate']),
       runCli(['search']),
       runCli(['run', 'x.ts', '--format', 'xml']),
     ]);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stdout).toBe('');
+    expect(nothing.stderr).toMatch(/Usage: pve-code-mcp/);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command 'explode'/);
     expect(badOption.code).toBe(2);
