@@ -22,7 +22,7 @@ import { SecretScrubber } from '../safety/redact.js';
 import type { BudgetUsage } from '../safety/budget.js';
 import { RunSession, type SessionResult } from '../safety/session.js';
 import type { ApiModel } from '../schema/model.js';
-import { ScriptChecker } from '../script/typecheck.js';
+import { ScriptCheckerCache, type ScriptChecker } from '../script/typecheck.js';
 import { sdkDeclarationFiles, type DeclarationFile } from '../typegen/index.js';
 import type { AppConfig } from './config.js';
 import { UnknownClusterError } from './errors.js';
@@ -95,6 +95,8 @@ export class Product {
     const clients = createClients(config.pve, { logger });
     const scrubber = new SecretScrubber(config.secrets);
     const clusters = new Map<string, ClusterRuntime>();
+    // One warm checker per distinct schema, never evicted while its cluster is configured.
+    const checkers = new ScriptCheckerCache(Math.max(1, config.pve.clusters.length));
     try {
       for (const cluster of config.pve.clusters) {
         const client = clients.get(cluster.name) as PveClient;
@@ -104,7 +106,7 @@ export class Product {
           logger,
         });
         const policy = config.policyFor(cluster.name);
-        clusters.set(cluster.name, clusterRuntime(cluster.name, client, schema, policy));
+        clusters.set(cluster.name, clusterRuntime(cluster.name, client, schema, policy, checkers));
       }
     } catch (err) {
       await Promise.all([...clients.values()].map((c) => c.close()));
@@ -192,10 +194,15 @@ export class Product {
   }
 }
 
-function clusterRuntime(name: string, client: PveClient, schema: LoadedSchema, policy: Policy): ClusterRuntime {
+function clusterRuntime(
+  name: string,
+  client: PveClient,
+  schema: LoadedSchema,
+  policy: Policy,
+  checkers: ScriptCheckerCache,
+): ClusterRuntime {
   const model = schema.model;
   let files: DeclarationFile[] | undefined;
-  let checker: ScriptChecker | undefined;
   const declarations = (): DeclarationFile[] => (files ??= sdkDeclarationFiles(model));
   return {
     name,
@@ -205,14 +212,8 @@ function clusterRuntime(name: string, client: PveClient, schema: LoadedSchema, p
     policy,
     search: new ApiSearch(model),
     declarations,
-    checker: () => {
-      if (!checker) {
-        checker = new ScriptChecker({ files: declarations(), model });
-        // The first check of a full SDK costs seconds: pay it once, up front, not inside a run's budget.
-        checker.warm();
-      }
-      return checker;
-    },
+    // Built and warmed on first use (seconds for a full SDK); clusters on the same schema share one.
+    checker: () => checkers.get(declarations(), model),
   };
 }
 

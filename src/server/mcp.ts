@@ -69,7 +69,7 @@ export function createMcpServer(product: Product): McpServer {
     runScript.name,
     registration(runScript),
     async (args, extra) =>
-      guardAsync(async () => {
+      guard(async () => {
         const progress = progressReporter(extra);
         const output = await product.runScript(args, {
           approver: elicitationApprover(server, extra),
@@ -140,15 +140,8 @@ function elicitationApprover(server: McpServer, extra: Extra): Approver {
   };
 }
 
-function guard(fn: () => CallToolResult): CallToolResult {
-  try {
-    return fn();
-  } catch (err) {
-    return toolError(err);
-  }
-}
-
-async function guardAsync(fn: () => Promise<CallToolResult>): Promise<CallToolResult> {
+/** Runs a tool body; a thrown error becomes a tool error result instead of a protocol error. */
+async function guard(fn: () => CallToolResult | Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await fn();
   } catch (err) {

@@ -6,7 +6,6 @@ import { createClients } from '../../client/config.js';
 import {
   PveAuthError,
   PveConnectionError,
-  PveError,
   PvePermissionError,
   PveTlsError,
   TlsPinMismatchError,
@@ -88,6 +87,5 @@ function fixFor(err: unknown): string | undefined {
   if (err instanceof PveConnectionError) return 'check the URL (https://<host>:8006), that the node is up and reachable from here';
   if (err instanceof PveAuthError) return 'check the token ID (user@realm!name) and secret, or username/password/realm; is the token expired or the user disabled?';
   if (err instanceof PvePermissionError) return 'grant the user/token a role on the path named above (Datacenter → Permissions)';
-  if (err instanceof PveError) return undefined;
   return undefined;
 }
