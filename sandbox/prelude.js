@@ -84,8 +84,15 @@
           let frames = '';
           const siteStack = site ? site.stack : undefined;
           if (typeof siteStack === 'string') {
-            const nl = ReflectApply(stringIndexOf, siteStack, ['\n']);
-            if (nl >= 0) frames = slice(siteStack, nl);
+            // Skip the header and the prelude's own frames: the first frame shown is the agent's.
+            let at = ReflectApply(stringIndexOf, siteStack, ['\n']);
+            while (at >= 0) {
+              const next = ReflectApply(stringIndexOf, siteStack, ['\n', at + 1]);
+              const line = slice(siteStack, at, next < 0 ? siteStack.length : next);
+              if (ReflectApply(stringIndexOf, line, ['pve:prelude']) < 0) break;
+              at = next;
+            }
+            if (at >= 0) frames = slice(siteStack, at);
           }
           stack = name + ': ' + message + frames;
         }
@@ -144,16 +151,27 @@
     callCount++;
     pendingCount++;
     const id = callCount;
-    const site = new ErrorCtor();
-    let settle;
-    let fail;
-    const promise = new PromiseCtor((resolve, reject) => {
-      settle = resolve;
-      fail = reject;
+    // Null prototype: settling must not consult anything the agent can redefine.
+    const slot = { __proto__: null, ok: false, payload: undefined, settle: undefined };
+    const reply = new PromiseCtor((resolve) => {
+      slot.settle = resolve;
     });
-    pending[id] = { settle, fail, site };
+    pending[id] = slot;
     send(id, callJson);
-    return promise;
+    return settle(reply, slot, id);
+  }
+
+  /**
+   * Async on purpose: an error created after the `await` carries V8's async stack, i.e. the line
+   * where the agent awaits this call, so no stack has to be captured for the calls that succeed.
+   */
+  async function settle(reply, slot, id) {
+    await reply;
+    if (slot.ok) return slot.payload;
+    const payload = slot.payload;
+    const kind = payload !== null && typeof payload === 'object' && typeof payload.kind === 'string' ? payload.kind : 'internal';
+    const message = payload !== null && typeof payload === 'object' && typeof payload.message === 'string' ? payload.message : 'bridge call failed';
+    throw makeError(kind, message, new ErrorCtor(), id, payload);
   }
 
   function describeType(v) {
@@ -204,24 +222,17 @@
   /** Called by the worker for every reply; must never throw back into the host. */
   function resolve(id, ok, json) {
     try {
-      const entry = pending[id];
-      if (entry === undefined) return;
+      const slot = pending[id];
+      if (slot === undefined) return;
       delete pending[id];
       pendingCount--;
-      let payload;
       try {
-        payload = JSONparse(json);
+        slot.payload = JSONparse(json);
+        slot.ok = ok === true;
       } catch (e) {
-        entry.fail(makeError('internal', 'the bridge reply was not valid JSON', entry.site, id));
-        return;
+        slot.payload = { kind: 'internal', message: 'the bridge reply was not valid JSON' };
       }
-      if (ok) {
-        entry.settle(payload);
-        return;
-      }
-      const kind = payload !== null && typeof payload === 'object' && typeof payload.kind === 'string' ? payload.kind : 'internal';
-      const message = payload !== null && typeof payload === 'object' && typeof payload.message === 'string' ? payload.message : 'bridge call failed';
-      entry.fail(makeError(kind, message, entry.site, id, payload));
+      slot.settle(undefined);
     } catch (e) {
       // Swallowed: the host must never receive an exception from the sandbox.
     }

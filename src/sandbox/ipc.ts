@@ -65,8 +65,6 @@ export const runStatsSchema = z
     wallMs: z.number().nonnegative(),
     cpuMs: z.number().nonnegative(),
     logsDropped: z.number().int().nonnegative(),
-    /** Isolated-vm work still pending after dispose: a stuck isolate thread; recycle the worker. */
-    tainted: z.boolean(),
     rssMb: z.number().nonnegative(),
   })
   .strict();

@@ -1,13 +1,16 @@
 /**
  * One script run inside the worker process: a fresh isolate, the trusted prelude, the agent's
- * JavaScript, and the three limit mechanisms (a timeout on every entry, a wall-clock timer and a
- * CPU-time watchdog) plus the worker RSS watchdog. Runs only in the worker: the server process
- * never loads isolated-vm.
+ * JavaScript, and the limits. Runs only in the worker: the server process never loads isolated-vm.
  *
- * The run's outcome is settled only by the prelude's `done`, a watchdog or a failure of an entry
- * into the isolate — never by awaiting isolated-vm on the result path, because some of its
- * promises never settle (a stuck isolate thread). Those are detected after dispose and reported as
- * `tainted`, so the server replaces the whole worker.
+ * Every entry into the isolate is synchronous, on this process's main thread: the first run and
+ * each continuation after a bridge reply (`applySync`). That keeps a bridge call to one IPC round
+ * trip plus one isolate entry, with no hop through isolated-vm's thread pool — and it is safe
+ * because this process does nothing else while a slice runs. Each slice gets a timeout of the
+ * smallest of the entry timeout and the CPU and wall-clock time the run has left, so the
+ * isolate can never outrun a budget; between slices the wall-clock timer covers awaited calls and
+ * the CPU and RSS watchdog checks after every slice. A slice that never returns (V8 stuck outside
+ * its timeout, e.g. in a fatal OOM) cannot be seen from here: the server's silence watchdog
+ * (RunSession) kills the whole process.
  */
 import type ivm from 'isolated-vm';
 import type { KillReason, RunEndStatus, WorkerLimits, WorkerRunStats } from './ipc.js';
@@ -24,21 +27,26 @@ export interface RunPorts {
   catastrophic(message: string): void;
 }
 
-/** How long isolated-vm work may stay pending after dispose before the worker counts as stuck. */
-const TAINT_GRACE_MS = 300;
 /** Quiet time after the last entry before a script with nothing pending is declared stuck for good. */
 const DEADLOCK_GRACE_MS = 50;
-const WATCHDOG_INTERVAL_MS = 10;
+/** Reading the process RSS costs ~15 µs, so after a slice it is read at most this often. */
+const RSS_CHECK_INTERVAL_MS = 10;
+
+interface Slice {
+  timeoutMs: number;
+  /** What stopped the slice if its timeout fires. */
+  reason: KillReason;
+}
 
 export class IsolateRun {
   private isolate: ivm.Isolate | undefined;
   private resolveRef: ivm.Reference<(id: number, ok: boolean, json: string) => void> | undefined;
-  private readonly tracked = new Set<Promise<unknown>>();
   private finished = false;
+  private inEntry = false;
   private readonly startedAt = performance.now();
   private cpuAtEnd = 0;
+  private lastRssCheck = 0;
   private wallTimer: NodeJS.Timeout | undefined;
-  private watchdog: NodeJS.Timeout | undefined;
   private deadlockTimer: NodeJS.Timeout | undefined;
   private logBytes = 0;
   private logsDropped = 0;
@@ -46,7 +54,6 @@ export class IsolateRun {
   private inFlight = 0;
   private readonly queue: Array<{ callId: number; json: string }> = [];
   private readonly outstanding = new Set<number>();
-  private entries = 0;
   private activity = 0;
 
   constructor(
@@ -57,56 +64,52 @@ export class IsolateRun {
     private readonly ports: RunPorts,
   ) {}
 
-  async start(): Promise<void> {
+  start(): void {
     const { limits } = this;
     this.wallTimer = setTimeout(() => this.kill('wall'), limits.wallMs);
+    let context: ivm.Context;
     try {
       const isolate = new this.ivmModule.Isolate({
         memoryLimit: limits.memoryMb,
         onCatastrophicError: (message) => this.ports.catastrophic(message),
       });
       this.isolate = isolate;
-      this.watchdog = setInterval(() => this.watch(), WATCHDOG_INTERVAL_MS);
-
-      const context = await this.track(isolate.createContext());
-      const { Callback } = this.ivmModule;
-      const send = new Callback((id: unknown, json: unknown) => this.onSend(id, json), { ignored: true });
-      const log = new Callback((line: unknown) => this.onLog(line), { ignored: true });
-      const done = new Callback((ok: unknown, payload: unknown, dropped: unknown) => this.onDone(ok, payload, dropped), { ignored: true });
-      const config = JSON.stringify({
-        maxCallBytes: limits.maxCallBytes,
-        maxCalls: limits.maxCalls,
-        maxPendingCalls: limits.maxPendingCalls,
-        maxLogBytes: limits.maxLogBytes,
-        maxLogLineBytes: limits.maxLogLineBytes,
-        maxResultBytes: limits.maxResultBytes,
-      });
-      const resolveRef = await this.track(
-        context.evalClosure(`return (${this.preludeSource})($0, $1, $2, $3);`, [send, log, done, config], {
-          filename: 'pve:prelude',
-          timeout: limits.entryTimeoutMs,
-          result: { reference: true },
-        }),
-      );
-      if (this.finished) return;
-      this.resolveRef = resolveRef as ivm.Reference<(id: number, ok: boolean, json: string) => void>;
-
-      let script: ivm.Script;
-      try {
-        script = await this.track(isolate.compileScript(this.js, { filename: SCRIPT_URL }));
-      } catch (err) {
-        if (!this.finished) this.finish(syntaxEnd(err));
-        return;
-      }
-      if (this.finished) return;
-      this.entries++;
-      this.track(script.run(context, { timeout: limits.entryTimeoutMs })).then(
-        () => this.afterEntry(),
-        (err: unknown) => this.entryFailed(err),
-      );
+      context = isolate.createContextSync();
     } catch (err) {
-      this.entryFailed(err);
+      this.entryFailed(err, 'entry-timeout');
+      return;
     }
+    const { Callback } = this.ivmModule;
+    // Synchronous, so a call leaves for the server while the slice that made it is still running.
+    const send = new Callback((id: unknown, json: unknown) => this.onSend(id, json));
+    const log = new Callback((line: unknown) => this.onLog(line), { ignored: true });
+    const done = new Callback((ok: unknown, payload: unknown, dropped: unknown) => this.onDone(ok, payload, dropped), { ignored: true });
+    const config = JSON.stringify({
+      maxCallBytes: limits.maxCallBytes,
+      maxCalls: limits.maxCalls,
+      maxPendingCalls: limits.maxPendingCalls,
+      maxLogBytes: limits.maxLogBytes,
+      maxLogLineBytes: limits.maxLogLineBytes,
+      maxResultBytes: limits.maxResultBytes,
+    });
+    const resolveRef = this.enter((timeout) =>
+      context.evalClosureSync(`return (${this.preludeSource})($0, $1, $2, $3);`, [send, log, done, config], {
+        filename: 'pve:prelude',
+        timeout,
+        result: { reference: true },
+      }),
+    );
+    if (this.finished || resolveRef === undefined) return;
+    this.resolveRef = resolveRef as ivm.Reference<(id: number, ok: boolean, json: string) => void>;
+
+    let script: ivm.Script;
+    try {
+      script = (this.isolate as ivm.Isolate).compileScriptSync(this.js, { filename: SCRIPT_URL });
+    } catch (err) {
+      if (!this.finished) this.finish(syntaxEnd(err));
+      return;
+    }
+    this.enter((timeout) => script.runSync(context, { timeout }));
   }
 
   /** A bridge reply from the server. */
@@ -127,6 +130,48 @@ export class IsolateRun {
 
   cancel(): void {
     this.finish({ status: 'cancelled' });
+  }
+
+  /**
+   * Runs one synchronous slice of the isolate under the tightest budget left. Returns undefined
+   * when the slice failed (the run is then finished).
+   */
+  private enter<T>(body: (timeoutMs: number) => T): T | undefined {
+    const slice = this.slice();
+    if (slice.timeoutMs <= 0) {
+      this.kill(slice.reason);
+      return undefined;
+    }
+    this.inEntry = true;
+    try {
+      return body(slice.timeoutMs);
+    } catch (err) {
+      this.entryFailed(err, slice.reason);
+      return undefined;
+    } finally {
+      this.inEntry = false;
+      this.afterEntry();
+    }
+  }
+
+  private slice(): Slice {
+    const { limits } = this;
+    let slice: Slice = { timeoutMs: limits.entryTimeoutMs, reason: 'entry-timeout' };
+    const cpuLeft = limits.cpuMs - this.cpuMs();
+    if (cpuLeft < slice.timeoutMs) slice = { timeoutMs: cpuLeft, reason: 'cpu' };
+    const wallLeft = limits.wallMs - (performance.now() - this.startedAt);
+    if (wallLeft < slice.timeoutMs) slice = { timeoutMs: wallLeft, reason: 'wall' };
+    return { timeoutMs: Math.floor(slice.timeoutMs), reason: slice.reason };
+  }
+
+  private cpuMs(): number {
+    const isolate = this.isolate;
+    if (!isolate || isolate.isDisposed) return this.cpuAtEnd;
+    try {
+      return Number(isolate.cpuTime) / 1e6;
+    } catch {
+      return this.cpuAtEnd;
+    }
   }
 
   private onSend(id: unknown, json: unknown): void {
@@ -160,15 +205,17 @@ export class IsolateRun {
     this.answer(callId, false, JSON.stringify({ kind, message }));
   }
 
-  /** Enters the isolate to settle a call; the entry is time-limited like the first run. */
+  /** Enters the isolate to settle a call; the entry is a time-limited slice like the first run. */
   private answer(callId: number, ok: boolean, json: string): void {
     const ref = this.resolveRef;
     if (!ref || this.finished) return;
-    this.entries++;
-    this.track(ref.apply(undefined, [callId, ok, json], { timeout: this.limits.entryTimeoutMs })).then(
-      () => this.afterEntry(),
-      (err: unknown) => this.entryFailed(err),
-    );
+    if (this.inEntry) {
+      // Called back from inside a slice (a refused call): the isolate cannot be re-entered now.
+      this.activity++;
+      setImmediate(() => this.answer(callId, ok, json));
+      return;
+    }
+    this.enter((timeout) => ref.applySync(undefined, [callId, ok, json], { timeout }));
   }
 
   private onLog(line: unknown): void {
@@ -199,46 +246,44 @@ export class IsolateRun {
     this.finish(exceptionEnd(payload));
   }
 
+  /** The CPU and RSS watchdog, run after every slice; then the deadlock check. */
   private afterEntry(): void {
-    this.entries--;
     if (this.finished) return;
+    if (this.cpuMs() > this.limits.cpuMs) {
+      this.kill('cpu');
+      return;
+    }
+    const now = performance.now();
+    if (now - this.lastRssCheck >= RSS_CHECK_INTERVAL_MS) {
+      this.lastRssCheck = now;
+      if (process.memoryUsage.rss() > this.limits.maxRssMb * 1024 * 1024) {
+        this.kill('memory');
+        return;
+      }
+    }
     this.scheduleDeadlockCheck();
   }
 
   /**
-   * The sandbox has no timers or I/O of its own: once no code runs and no bridge call is
+   * The sandbox has no timers or I/O of its own: once no slice runs and no bridge call is
    * pending, a script that has not finished is waiting on a promise nothing can settle.
    */
   private scheduleDeadlockCheck(): void {
-    if (this.entries > 0 || this.inFlight > 0 || this.queue.length > 0) return;
+    if (this.inFlight > 0 || this.queue.length > 0) return;
     const seen = this.activity;
     clearTimeout(this.deadlockTimer);
     this.deadlockTimer = setTimeout(() => {
-      const idle = this.entries === 0 && this.inFlight === 0 && this.queue.length === 0 && this.activity === seen;
+      const idle = this.inFlight === 0 && this.queue.length === 0 && this.activity === seen;
       if (idle && !this.finished) this.finish({ status: 'deadlock' });
     }, DEADLOCK_GRACE_MS);
   }
 
-  private entryFailed(err: unknown): void {
-    this.entries--;
+  private entryFailed(err: unknown, reason: KillReason): void {
     if (this.finished) return;
     const message = err instanceof Error ? err.message : String(err);
-    if (/timed out/i.test(message)) this.kill('entry-timeout');
+    if (/timed out/i.test(message)) this.kill(reason);
     else if (/memory limit/i.test(message) || this.isolate?.isDisposed) this.kill('memory');
     else this.finish({ status: 'crashed', message: `the sandbox failed: ${message.slice(0, 500)}` });
-  }
-
-  private watch(): void {
-    const isolate = this.isolate;
-    if (this.finished || !isolate || isolate.isDisposed) return;
-    let cpuMs = 0;
-    try {
-      cpuMs = Number(isolate.cpuTime) / 1e6;
-    } catch {
-      return;
-    }
-    if (cpuMs > this.limits.cpuMs) this.kill('cpu');
-    else if (process.memoryUsage.rss() > this.limits.maxRssMb * 1024 * 1024) this.kill('memory');
   }
 
   private kill(reason: KillReason): void {
@@ -256,7 +301,6 @@ export class IsolateRun {
     if (this.finished) return;
     this.finished = true;
     clearTimeout(this.wallTimer);
-    clearInterval(this.watchdog);
     clearTimeout(this.deadlockTimer);
     const isolate = this.isolate;
     if (isolate && !isolate.isDisposed) {
@@ -271,33 +315,12 @@ export class IsolateRun {
         // Already disposed.
       }
     }
-    void this.reportAfterSettle(end);
-  }
-
-  /** Waits briefly for isolated-vm's own promises; any still pending means a stuck isolate thread. */
-  private async reportAfterSettle(end: RunEndStatus): Promise<void> {
-    if (this.tracked.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((r) => (timer = setTimeout(r, TAINT_GRACE_MS)));
-      await Promise.race([Promise.allSettled([...this.tracked]), grace]);
-      clearTimeout(timer);
-    }
     this.ports.end(end, {
       wallMs: performance.now() - this.startedAt,
       cpuMs: this.cpuAtEnd,
       logsDropped: this.logsDropped,
-      tainted: this.tracked.size > 0,
       rssMb: process.memoryUsage.rss() / (1024 * 1024),
     });
-  }
-
-  private track<T>(promise: Promise<T>): Promise<T> {
-    this.tracked.add(promise);
-    const untrack = () => {
-      this.tracked.delete(promise);
-    };
-    promise.then(untrack, untrack);
-    return promise;
   }
 }
 

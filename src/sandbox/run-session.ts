@@ -18,6 +18,11 @@ import { truncateJson, type TruncationReport } from './truncate.js';
 const BACKSTOP_GRACE_MS = 3_000;
 /** How long a cancelled run may take to confirm before its worker is killed. */
 const CANCEL_GRACE_MS = 1_000;
+/**
+ * Silence past a slice's timeout before the worker counts as wedged: covers isolate start-up,
+ * a large reply crossing IPC, and the worker's own reaction to a timeout.
+ */
+const SILENCE_GRACE_MS = 1_000;
 
 const bridgeErrorSchema = z.object({
   kind: z.enum(['invalid', 'denied', 'budget', 'approval', 'identity', 'api', 'task', 'timeout', 'cancelled', 'internal']),
@@ -73,6 +78,9 @@ export class RunSession {
   private inFlight = 0;
   private readonly stats: RunStats;
   private backstop: NodeJS.Timeout | undefined;
+  private silenceWatch: NodeJS.Timeout | undefined;
+  /** Last sign of life from the worker for this run, or the last reply that started a slice. */
+  private lastHeard = performance.now();
   private cancelTimer: NodeJS.Timeout | undefined;
   private fatalMessage: string | undefined;
 
@@ -95,9 +103,29 @@ export class RunSession {
       this.fail({ kind: 'killed', reason: 'wall', message: `the script ran longer than its ${input.limits.wallMs} ms wall-clock limit; the sandbox process was killed` });
       this.ports.killWorker();
     }, input.limits.wallMs + BACKSTOP_GRACE_MS);
+    const silenceLimit = input.limits.entryTimeoutMs + SILENCE_GRACE_MS;
+    this.silenceWatch = setInterval(() => this.checkSilence(silenceLimit), Math.min(1_000, Math.max(50, silenceLimit / 4)));
+  }
+
+  /**
+   * The worker runs every slice of the isolate on its main thread, so a slice that V8 cannot stop
+   * (a fatal out-of-memory, a getter isolated-vm reads after the timed section) silences it
+   * entirely. While no bridge call is with us the worker owes us a message within one slice.
+   */
+  private checkSilence(limitMs: number): void {
+    if (this.outcomeSent || this.inFlight > 0) return;
+    const silentMs = performance.now() - this.lastHeard;
+    if (silentMs <= limitMs) return;
+    this.fail({
+      kind: 'killed',
+      reason: 'entry-timeout',
+      message: `the sandbox stopped responding for ${Math.round(silentMs)} ms, past its ${this.input.limits.entryTimeoutMs} ms slice limit (a runaway allocation or a stuck isolate); the sandbox process was killed and will be replaced`,
+    });
+    this.ports.killWorker();
   }
 
   onMessage(msg: WorkerToHost): void {
+    this.lastHeard = performance.now();
     if (msg.type === 'call') void this.handleCall(msg.callId, msg.json);
     else if (msg.type === 'log') this.addLog(msg.line);
     else if (msg.type === 'end') this.onEnd(msg.end, msg.stats);
@@ -148,6 +176,7 @@ export class RunSession {
     // Kept so an uncaught rejection of this call can be reported with its kind and details.
     if (!payload.ok) this.failures.set(callId, { error: payload.error, ...(call ? { call } : {}) });
     this.stats.bytesIn += payload.json.length;
+    this.lastHeard = performance.now();
     this.ports.send({ type: 'reply', runId: this.input.runId, callId, ok: payload.ok, json: payload.json });
   }
 
@@ -206,7 +235,7 @@ export class RunSession {
     this.logsDropped += stats.logsDropped;
     if (end.status === 'ok') this.succeed(end.resultJson);
     else this.fail(this.errorOf(end));
-    const recycle = stats.tainted || stats.rssMb > this.input.workerLimits.maxRssMb / 2;
+    const recycle = stats.rssMb > this.input.workerLimits.maxRssMb / 2;
     this.release({ recycle });
   }
 
@@ -236,6 +265,7 @@ export class RunSession {
     this.outcomeSent = true;
     this.abort.abort();
     clearTimeout(this.backstop);
+    clearInterval(this.silenceWatch);
     this.stats.ms = performance.now() - this.input.startedAt;
     const truncated = {
       ...(o.truncatedResult ? { result: o.truncatedResult } : {}),
@@ -257,6 +287,7 @@ export class RunSession {
     this.releasedAlready = true;
     clearTimeout(this.cancelTimer);
     clearTimeout(this.backstop);
+    clearInterval(this.silenceWatch);
     this.resolveRelease(r);
   }
 

@@ -62,7 +62,7 @@ function main(): void {
         },
       });
       runs.set(runId, run);
-      void run.start();
+      run.start();
     } else if (msg.type === 'reply') {
       runs.get(msg.runId)?.reply(msg.callId, msg.ok, msg.json);
     } else {

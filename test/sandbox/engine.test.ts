@@ -110,13 +110,13 @@ describe('the pve bridge', () => {
     expect(o.result).toEqual(['PveDeniedError', 'denied', 'POST /nodes/{node}/qemu/{vmid}/status/start is refused by the test policy', true]);
   });
 
-  it('an uncaught bridge error becomes the run error with its kind, details and the call position', async () => {
+  it('an uncaught bridge error becomes the run error with its kind, details and the awaiting position', async () => {
     const o = await engine.run({ code: "const x = 1;\nawait pve.get('/nodes/pve1/missing');", typecheck: false }, fakeBridge().handler);
     expect(o.error).toMatchObject({
       kind: 'api',
       message: 'GET /nodes/pve1/missing: 404 no such path',
       line: 2,
-      col: 11,
+      col: 1,
       details: { bridgeKind: 'api', method: 'GET', path: '/nodes/pve1/missing', status: 404 },
     });
   });
