@@ -13,18 +13,15 @@
  * (RunSession) kills the whole process.
  */
 import type ivm from 'isolated-vm';
+import type { FreshIsolate, IsolateListener } from './fresh-isolate.js';
 import type { KillReason, RunEndStatus, WorkerLimits, WorkerRunStats } from './ipc.js';
 import { thrownSchema } from './ipc.js';
 import { SCRIPT_URL } from '../script/names.js';
-
-type Ivm = typeof ivm;
 
 export interface RunPorts {
   call(callId: number, json: string): void;
   log(line: string): void;
   end(end: RunEndStatus, stats: WorkerRunStats): void;
-  /** V8 lost control of the isolate: the worker must die. */
-  catastrophic(message: string): void;
 }
 
 /** Quiet time after the last entry before a script with nothing pending is declared stuck for good. */
@@ -38,7 +35,7 @@ interface Slice {
   reason: KillReason;
 }
 
-export class IsolateRun {
+export class IsolateRun implements IsolateListener {
   private isolate: ivm.Isolate | undefined;
   private resolveRef: ivm.Reference<(id: number, ok: boolean, json: string) => void> | undefined;
   private finished = false;
@@ -57,59 +54,32 @@ export class IsolateRun {
   private activity = 0;
 
   constructor(
-    private readonly ivmModule: Ivm,
-    private readonly preludeSource: string,
     private readonly js: string,
     private readonly limits: WorkerLimits,
     private readonly ports: RunPorts,
   ) {}
 
-  start(): void {
-    const { limits } = this;
-    this.wallTimer = setTimeout(() => this.kill('wall'), limits.wallMs);
-    let context: ivm.Context;
+  /** `obtain` hands over the run's isolate: built ahead of time by the worker, or now. */
+  start(obtain: () => FreshIsolate): void {
+    this.wallTimer = setTimeout(() => this.kill('wall'), this.limits.wallMs);
+    let fresh: FreshIsolate;
     try {
-      const isolate = new this.ivmModule.Isolate({
-        memoryLimit: limits.memoryMb,
-        onCatastrophicError: (message) => this.ports.catastrophic(message),
-      });
-      this.isolate = isolate;
-      context = isolate.createContextSync();
+      fresh = obtain();
     } catch (err) {
       this.entryFailed(err, 'entry-timeout');
       return;
     }
-    const { Callback } = this.ivmModule;
-    // Synchronous, so a call leaves for the server while the slice that made it is still running.
-    const send = new Callback((id: unknown, json: unknown) => this.onSend(id, json));
-    const log = new Callback((line: unknown) => this.onLog(line), { ignored: true });
-    const done = new Callback((ok: unknown, payload: unknown, dropped: unknown) => this.onDone(ok, payload, dropped), { ignored: true });
-    const config = JSON.stringify({
-      maxCallBytes: limits.maxCallBytes,
-      maxCalls: limits.maxCalls,
-      maxPendingCalls: limits.maxPendingCalls,
-      maxLogBytes: limits.maxLogBytes,
-      maxLogLineBytes: limits.maxLogLineBytes,
-      maxResultBytes: limits.maxResultBytes,
-    });
-    const resolveRef = this.enter((timeout) =>
-      context.evalClosureSync(`return (${this.preludeSource})($0, $1, $2, $3);`, [send, log, done, config], {
-        filename: 'pve:prelude',
-        timeout,
-        result: { reference: true },
-      }),
-    );
-    if (this.finished || resolveRef === undefined) return;
-    this.resolveRef = resolveRef as ivm.Reference<(id: number, ok: boolean, json: string) => void>;
-
+    fresh.listener = this;
+    this.isolate = fresh.isolate;
+    this.resolveRef = fresh.resolveRef;
     let script: ivm.Script;
     try {
-      script = (this.isolate as ivm.Isolate).compileScriptSync(this.js, { filename: SCRIPT_URL });
+      script = fresh.isolate.compileScriptSync(this.js, { filename: SCRIPT_URL });
     } catch (err) {
-      if (!this.finished) this.finish(syntaxEnd(err));
+      this.finish(syntaxEnd(err));
       return;
     }
-    this.enter((timeout) => script.runSync(context, { timeout }));
+    this.enter((timeout) => script.runSync(fresh.context, { timeout }));
   }
 
   /** A bridge reply from the server. */
@@ -174,7 +144,7 @@ export class IsolateRun {
     }
   }
 
-  private onSend(id: unknown, json: unknown): void {
+  onSend(id: unknown, json: unknown): void {
     if (this.finished) return;
     this.activity++;
     if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1 || typeof json !== 'string') return;
@@ -218,7 +188,7 @@ export class IsolateRun {
     this.enter((timeout) => ref.applySync(undefined, [callId, ok, json], { timeout }));
   }
 
-  private onLog(line: unknown): void {
+  onLog(line: unknown): void {
     if (this.finished || typeof line !== 'string') return;
     this.activity++;
     const room = this.limits.maxLogBytes - this.logBytes;
@@ -232,7 +202,7 @@ export class IsolateRun {
     this.ports.log(kept);
   }
 
-  private onDone(ok: unknown, payload: unknown, dropped: unknown): void {
+  onDone(ok: unknown, payload: unknown, dropped: unknown): void {
     if (this.finished || typeof payload !== 'string') return;
     if (typeof dropped === 'number' && Number.isSafeInteger(dropped) && dropped > 0) this.logsDropped += dropped;
     if (ok === true) {

@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { hostToWorkerSchema, type WorkerToHost } from './ipc.js';
+import { FreshIsolate, isolateSettings } from './fresh-isolate.js';
+import { hostToWorkerSchema, type WorkerLimits, type WorkerToHost } from './ipc.js';
 import { IsolateRun } from './isolate-run.js';
 import { locatePrelude } from './locate.js';
 
@@ -37,6 +38,30 @@ function main(): void {
   }
   const prelude = readFileSync(locatePrelude(), 'utf8');
   const runs = new Map<number, IsolateRun>();
+  /** The next run's isolate, built while idle with the last run's settings. */
+  let spare: FreshIsolate | undefined;
+
+  const catastrophic = (message: string): void => {
+    post({ type: 'fatal', message: message.slice(0, 2_000) });
+    // The server kills us on that message; if it cannot, V8's advice is to abort.
+    setTimeout(() => process.abort(), 2_000).unref();
+  };
+  const build = (limits: WorkerLimits): FreshIsolate => new FreshIsolate(ivm, prelude, isolateSettings(limits), limits.entryTimeoutMs, catastrophic);
+  const obtain = (limits: WorkerLimits): FreshIsolate => {
+    const ready = spare;
+    spare = undefined;
+    if (ready?.matches(isolateSettings(limits))) return ready;
+    ready?.dispose();
+    return build(limits);
+  };
+  const prepareNext = (limits: WorkerLimits): void => {
+    if (spare || runs.size > 0) return;
+    try {
+      spare = build(limits);
+    } catch {
+      // The next run builds its own and reports what fails.
+    }
+  };
 
   process.on('message', (raw: unknown) => {
     const parsed = hostToWorkerSchema.safeParse(raw);
@@ -48,21 +73,18 @@ function main(): void {
     if (msg.type === 'run') {
       if (runs.has(msg.runId)) return;
       const { runId } = msg;
-      const run = new IsolateRun(ivm, prelude, msg.js, msg.limits, {
+      const { limits } = msg;
+      const run = new IsolateRun(msg.js, limits, {
         call: (callId, json) => post({ type: 'call', runId, callId, json }),
         log: (line) => post({ type: 'log', runId, line }),
         end: (end, stats) => {
           runs.delete(runId);
           post({ type: 'end', runId, end, stats });
-        },
-        catastrophic: (message) => {
-          post({ type: 'fatal', runId, message: message.slice(0, 2_000) });
-          // The server kills us on that message; if it cannot, V8's advice is to abort.
-          setTimeout(() => process.abort(), 2_000).unref();
+          setImmediate(() => prepareNext(limits));
         },
       });
       runs.set(runId, run);
-      run.start();
+      run.start(() => obtain(limits));
     } else if (msg.type === 'reply') {
       runs.get(msg.runId)?.reply(msg.callId, msg.ok, msg.json);
     } else {
