@@ -16,6 +16,7 @@ import { OFFICIAL_SCHEMA_SKIP_MESSAGE, hasOfficialSchema, officialSchemaFile } f
 import { SandboxEngine } from '../src/sandbox/engine.js';
 import { transpileScript } from '../src/script/transpile.js';
 import { ScriptChecker } from '../src/script/typecheck.js';
+import { DEFAULT_MAX_CONCURRENCY } from '../src/client/transport.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { sdkDeclarationFiles } from '../src/typegen/index.js';
 import { startSimulatorProcess } from './lib/simulator-process.js';
@@ -27,6 +28,7 @@ const WARM_P50_TARGET_MS = 15;
 const CHECK_P50_TARGET_MS = 150;
 const CHECK_P95_TARGET_MS = 500;
 const SEQUENTIAL_RATIO_TARGET = 1.3;
+const SLOW_NODE_MS = 5;
 
 export async function sandboxSuite({ quick }: SuiteContext): Promise<Table[]> {
   const tables = [await overheadTable(quick ? 30 : 200, quick ? 2 : 5)];
@@ -180,6 +182,14 @@ async function bridgeTable(calls: number, reps: number): Promise<Table> {
   } finally {
     await inProcess.close();
   }
+  // A node that takes a few ms per request, as real ones do: parallel calls then show whether
+  // the sandbox keeps the client's concurrency cap busy.
+  const slow = await startSimulator({ authFailureDelayMs: 0, faults: { rules: [{ path: '/version', latencyMs: SLOW_NODE_MS }] } });
+  try {
+    rows.push(...(await bridgeRows(slow, `node answering in ${SLOW_NODE_MS} ms`, Math.min(calls, 200), reps)));
+  } finally {
+    await slow.close();
+  }
   return {
     title: `bridge throughput against the simulator over HTTPS (median of ${reps} reps)`,
     columns: ['case', 'total ms', 'µs per call', 'vs direct', `target ≤ ${SEQUENTIAL_RATIO_TARGET}×`],
@@ -187,6 +197,7 @@ async function bridgeTable(calls: number, reps: number): Promise<Table> {
     notes: [
       'the client queues beyond its own concurrency cap (4 by default); the sandbox allows more calls in flight than that.',
       'bridge alone = the same calls answered by an in-memory handler: the sandbox, IPC and validation cost per call.',
+      `with a ${SLOW_NODE_MS} ms node, 50 parallel GETs cannot beat 50 / cap × ${SLOW_NODE_MS} ms (cap = the client's concurrency, 4): ${ms((50 / DEFAULT_MAX_CONCURRENCY) * SLOW_NODE_MS)} ms.`,
     ],
   };
 }
