@@ -23,11 +23,24 @@ export interface AppConfig {
   audit: { file: string; hmacKey?: string };
   /** Dry-run plans and operator approvals (shared by the server and `pve-code-mcp approve`). */
   stateDir: string;
-  sandbox: { workers?: number; limits?: Partial<SandboxLimits> };
+  sandbox: { workers?: number; limits?: Partial<SandboxLimits>; typecheck: TypecheckSettings };
   /** Every configured secret value, scrubbed from all output. */
   secrets: string[];
   source: string;
 }
+
+/** The type-check process (see `CheckerProcess`); every field has a default. */
+const typecheckSchema = z.strictObject({
+  /** Time for a check's type phase; past it only syntax and path checks apply. */
+  budgetMs: z.number().int().min(10).max(60_000).default(1_000),
+  /** Replace the process after this many checks (its language service grows with each one). */
+  recycleAfterChecks: z.number().int().min(1).max(10_000_000).default(1_000),
+  /** Replace the process once its RSS passes this. */
+  maxRssMb: z.number().int().min(128).max(65_536).default(512),
+  /** Checks waiting for the process; past it a check is skipped (the script runs unchecked, with a warning). */
+  maxQueue: z.number().int().min(1).max(10_000).default(64),
+});
+export type TypecheckSettings = z.output<typeof typecheckSchema>;
 
 const PRODUCT_KEYS = ['policies', 'audit', 'stateDir', 'sandbox'] as const;
 
@@ -44,8 +57,10 @@ const productSchema = z.strictObject({
     .strictObject({
       workers: z.number().int().min(1).max(16).optional(),
       limits: sandboxLimitsSchema.partial().optional(),
+      typecheck: typecheckSchema.prefault({}),
     })
-    .default({}),
+    // prefault, not default: the empty object is parsed, so the nested defaults fill in.
+    .prefault({}),
 });
 
 export interface LoadAppConfigOptions {
@@ -169,6 +184,7 @@ function assemble(
     sandbox: {
       ...(product.sandbox.workers !== undefined ? { workers: product.sandbox.workers } : {}),
       ...(product.sandbox.limits ? { limits: product.sandbox.limits as Partial<SandboxLimits> } : {}),
+      typecheck: product.sandbox.typecheck,
     },
     secrets,
     source: pve.source,

@@ -22,7 +22,8 @@ import { SecretScrubber } from '../safety/redact.js';
 import type { BudgetUsage } from '../safety/budget.js';
 import { RunSession, type SessionResult } from '../safety/session.js';
 import type { ApiModel } from '../schema/model.js';
-import { ScriptCheckerCache, type ScriptChecker } from '../script/typecheck.js';
+import { CheckerProcess, type RemoteScriptChecker } from '../script/checker-process.js';
+import { ScriptChecker } from '../script/typecheck.js';
 import { sdkDeclarationFiles, type DeclarationFile } from '../typegen/index.js';
 import type { AppConfig } from './config.js';
 import { UnknownClusterError } from './errors.js';
@@ -35,6 +36,12 @@ export interface ClusterRuntime {
   readonly policy: Policy;
   readonly search: ApiSearch;
   declarations(): DeclarationFile[];
+  /** What runs use: this cluster's SDK, checked in the shared type-check process (registered on first call). */
+  typeChecker(): RemoteScriptChecker;
+  /**
+   * An in-process checker for the same SDK, built on the first call (seconds, ~95 MB). Runs never
+   * use it; it is for measuring the checker itself.
+   */
   checker(): ScriptChecker;
 }
 
@@ -77,6 +84,7 @@ export class Product {
   private constructor(
     readonly config: AppConfig,
     private readonly clusters: Map<string, ClusterRuntime>,
+    private readonly checkers: CheckerProcess,
     readonly audit: AuditLog,
     readonly scrubber: SecretScrubber,
   ) {
@@ -95,8 +103,9 @@ export class Product {
     const clients = createClients(config.pve, { logger });
     const scrubber = new SecretScrubber(config.secrets);
     const clusters = new Map<string, ClusterRuntime>();
-    // One warm checker per distinct schema, never evicted while its cluster is configured.
-    const checkers = new ScriptCheckerCache(Math.max(1, config.pve.clusters.length));
+    // One process for all clusters, holding one warm checker per distinct schema.
+    const { budgetMs, recycleAfterChecks, maxRssMb, maxQueue } = config.sandbox.typecheck;
+    const checkers = new CheckerProcess({ budgetMs, recycleAfterChecks, maxRssMb, maxQueue, log });
     try {
       for (const cluster of config.pve.clusters) {
         const client = clients.get(cluster.name) as PveClient;
@@ -110,6 +119,7 @@ export class Product {
       }
     } catch (err) {
       await Promise.all([...clients.values()].map((c) => c.close()));
+      await checkers.close();
       throw err;
     }
     mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
@@ -118,7 +128,7 @@ export class Product {
       ...(config.audit.hmacKey ? { hmacKey: config.audit.hmacKey } : {}),
       scrubber,
     });
-    return new Product(config, clusters, audit, scrubber);
+    return new Product(config, clusters, checkers, audit, scrubber);
   }
 
   get defaultCluster(): string {
@@ -136,10 +146,10 @@ export class Product {
     return found;
   }
 
-  /** Start the sandbox workers and build each cluster's type-checker now, so the first run does not pay for them. */
+  /** Start the sandbox workers and the type-check process (every cluster's SDK built in it) now, so the first run does not pay for them. */
   async warm(): Promise<void> {
-    await this.engine.warm();
-    for (const runtime of this.clusters.values()) runtime.checker();
+    for (const runtime of this.clusters.values()) runtime.typeChecker();
+    await Promise.all([this.engine.warm(), this.checkers.warm()]);
   }
 
   search(query: string, options: SearchOptions & { cluster?: string } = {}): { hits: SearchHit[]; lines: string[] } {
@@ -169,7 +179,7 @@ export class Product {
       permissions: this.permissions,
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
     });
-    const checker = input.typecheck === false ? undefined : runtime.checker();
+    const checker = input.typecheck === false ? undefined : runtime.typeChecker();
     const result = await session.run(
       { code: input.code, ...(input.dryRun ? { dryRun: true } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) },
       (handler) =>
@@ -188,7 +198,7 @@ export class Product {
   }
 
   async close(): Promise<void> {
-    await this.engine.close();
+    await Promise.all([this.engine.close(), this.checkers.close()]);
     await Promise.all([...this.clusters.values()].map((c) => c.client.close()));
     this.audit.close();
   }
@@ -199,11 +209,13 @@ function clusterRuntime(
   client: PveClient,
   schema: LoadedSchema,
   policy: Policy,
-  checkers: ScriptCheckerCache,
+  checkers: CheckerProcess,
 ): ClusterRuntime {
   const model = schema.model;
   let files: DeclarationFile[] | undefined;
   const declarations = (): DeclarationFile[] => (files ??= sdkDeclarationFiles(model));
+  let remote: RemoteScriptChecker | undefined;
+  let local: ScriptChecker | undefined;
   return {
     name,
     client,
@@ -212,8 +224,15 @@ function clusterRuntime(
     policy,
     search: new ApiSearch(model),
     declarations,
-    // Built and warmed on first use (seconds for a full SDK); clusters on the same schema share one.
-    checker: () => checkers.get(declarations(), model),
+    // Clusters on the same schema share one set in the process.
+    typeChecker: () => (remote ??= checkers.checker(declarations(), model)),
+    checker: () => {
+      if (!local) {
+        local = new ScriptChecker({ files: declarations(), model });
+        local.warm();
+      }
+      return local;
+    },
   };
 }
 

@@ -3,7 +3,8 @@
  *
  * This module lives in the server process and never loads isolated-vm: a hostile script can abort
  * or wedge the process that runs it, and the server holds the Proxmox credentials. Each run is
- * transpiled and type-checked here, executed in a worker (one run per worker at a time, a capped
+ * transpiled here, type-checked by the configured checker (in the server's deployment, a separate
+ * type-check process: see `CheckerProcess`), executed in a worker (one run per worker at a time, a capped
  * number of workers, the rest queued), and every bridge call comes back here to the
  * `BridgeHandler`. Workers are replaced — always with SIGKILL — after a crash, a stuck isolate,
  * high memory, or a number of runs.
@@ -13,7 +14,7 @@ import type { BridgeHandler } from '../bridge/protocol.js';
 import type { Diagnostic } from '../script/diagnostics.js';
 import { formatDiagnostics } from '../script/diagnostics.js';
 import { transpileScript } from '../script/transpile.js';
-import { ScriptChecker } from '../script/typecheck.js';
+import { skippedCheck, type TypeChecker } from '../script/typecheck.js';
 import type { WorkerLimits, WorkerToHost } from './ipc.js';
 import { DEFAULT_LIMITS, InvalidLimitsError, resolveLimits, type SandboxLimits } from './limits.js';
 import { locateWorker } from './locate.js';
@@ -33,7 +34,7 @@ export interface SandboxEngineOptions {
   /** Default limits for every run; a run may override them. */
   limits?: Partial<SandboxLimits>;
   /** The type-checker for the current SDK declarations; no check when absent or when it returns undefined. */
-  checker?: () => ScriptChecker | undefined;
+  checker?: () => TypeChecker | undefined;
   /** Time budget of each type-check (default: the checker's own, 1,000 ms). */
   typecheckBudgetMs?: number;
   /** The compiled worker entry (default: found next to this module or under dist/). */
@@ -50,7 +51,7 @@ export interface RunRequest {
    * The checker for this run's SDK (each cluster has its own schema); overrides the engine's
    * default checker.
    */
-  checker?: ScriptChecker;
+  checker?: TypeChecker;
   /** Each console line as it is produced (also returned in `logs`). */
   onLog?: (line: string) => void;
   /** Aborting kills the run and frees its worker; the outcome is 'cancelled'. */
@@ -69,7 +70,9 @@ const runRequestSchema = z.object({
   code: z.string(),
   limits: z.record(z.string(), z.unknown()).optional(),
   typecheck: z.boolean().optional(),
-  checker: z.instanceof(ScriptChecker).optional(),
+  checker: z
+    .custom<TypeChecker>((v) => typeof v === 'object' && v !== null && typeof (v as { check?: unknown }).check === 'function', 'checker must have a check(code) method')
+    .optional(),
   onLog: z.custom<(line: string) => void>((v) => typeof v === 'function', 'onLog must be a function').optional(),
   signal: z.instanceof(AbortSignal).optional(),
 });
@@ -159,16 +162,15 @@ export class SandboxEngine {
     let typecheckMs: number | undefined;
     const checker = request.typecheck === false ? undefined : (request.checker ?? this.options.checker?.());
     if (checker) {
-      try {
-        const check = checker.check(code, this.options.typecheckBudgetMs !== undefined ? { budgetMs: this.options.typecheckBudgetMs } : {});
-        typecheckMs = check.ms;
-        warnings = check.warnings;
-        if (!check.ok) return notExecuted(blocked('typecheck', check.errors), startedAt, warnings);
-      } catch (err) {
+      const checkStarted = performance.now();
+      const check = await Promise.resolve()
+        .then(() => checker.check(code, this.options.typecheckBudgetMs !== undefined ? { budgetMs: this.options.typecheckBudgetMs } : {}))
         // A checker failure proves nothing about the script: run it and say the check is missing.
-        const reason = err instanceof Error ? err.message : String(err);
-        warnings = [{ line: 1, col: 1, severity: 'warning', message: `type-check failed and was skipped: ${reason}` }];
-      }
+        .catch((err: unknown) => skippedCheck(err instanceof Error ? err.message : String(err), performance.now() - checkStarted));
+      // Wall time as the run saw it: with the checker process, waiting in its queue included.
+      typecheckMs = performance.now() - checkStarted;
+      warnings = check.warnings;
+      if (!check.ok) return notExecuted(blocked('typecheck', check.errors), startedAt, warnings);
     }
 
     if (this.closed) return notExecuted({ kind: 'cancelled', message: 'the sandbox engine is closed' }, startedAt, warnings);

@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { ScriptChecker, ScriptCheckerCache, declarationsHash } from './typecheck.js';
+import { sdkDeclarationFiles } from '../typegen/index.js';
+import { ScriptChecker, declarationsHash } from './typecheck.js';
 import { formatDiagnostic } from './diagnostics.js';
 import { miniModel, miniSdkFiles } from '../../test/sandbox/fixtures/mini-sdk.js';
 
@@ -130,24 +131,27 @@ describe('ScriptChecker: what only warns', () => {
   });
 });
 
-describe('ScriptCheckerCache', () => {
-  it('keys checkers by declaration set and swaps them', () => {
-    const cache = new ScriptCheckerCache(1);
-    const a = cache.get(miniSdkFiles);
-    expect(cache.get(miniSdkFiles)).toBe(a);
+describe('ScriptChecker identity and generated declarations', () => {
+  it('is keyed by its declaration set, plus the schema when paths are checked', () => {
     const other = [{ fileName: 'pve.d.ts', text: 'declare const pve: { get(path: string): Promise<unknown> };' }];
-    const b = cache.get(other);
-    expect(b).not.toBe(a);
-    expect(b.hash).toBe(declarationsHash(other));
-    expect(b.check("await pve.get('/anything');").ok).toBe(true);
+    const loose = new ScriptChecker({ files: other });
+    expect(loose.hash).toBe(declarationsHash(other));
+    expect(checker.hash).toBe(`${declarationsHash(miniSdkFiles)}:${miniModel().hash}`);
+    loose.dispose();
   });
 
-  it('builds a checker for a model from its generated declarations', () => {
-    const cache = new ScriptCheckerCache(1);
+  it('checkers in one process never see each other’s declarations or scripts', () => {
+    // Same file names, different contents, and their checks interleaved at equal versions.
     const model = miniModel();
-    const checker = cache.forModel(model);
-    expect(cache.forModel(model)).toBe(checker);
-    expect(checker.check("await pve.get('/nodes/{node}/qemu', { node: 'pve1' });").ok).toBe(true);
-    expect(checker.check("await pve.get('/nodes/{node}/qemu', { node: 'pve1', bogus: 1 });").ok).toBe(false);
+    const loose = new ScriptChecker({ files: [{ fileName: 'pve-api.d.ts', text: 'declare const pve: { get(path: string, params?: object): Promise<any> };' }] });
+    const generated = new ScriptChecker({ files: sdkDeclarationFiles(model), model });
+    for (let i = 0; i < 2; i++) {
+      expect(loose.check("await pve.get('/anything', { bogus: 1 });").ok).toBe(true);
+      expect(generated.check("await pve.get('/nodes/{node}/qemu', { node: 'pve1' });").errors).toEqual([]);
+      expect(generated.check("await pve.get('/nodes/{node}/qemu', { node: 'pve1', bogus: 1 });").ok).toBe(false);
+      expect(loose.check("await pve.get('/nodes/{node}/qemu');").ok).toBe(true);
+    }
+    loose.dispose();
+    generated.dispose();
   });
 });

@@ -11,7 +11,6 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import ts from 'typescript';
 import type { ApiModel } from '../schema/model.js';
-import { sdkDeclarationFiles } from '../typegen/index.js';
 import { SDK_MEMBERS, scanSdkUsage, type SdkCall, type SdkScan } from './calls.js';
 import type { Diagnostic } from './diagnostics.js';
 import { PROGRAM_FILE } from './names.js';
@@ -38,6 +37,28 @@ export interface CheckResult {
   ms: number;
 }
 
+/**
+ * Anything that type-checks a script: the in-process `ScriptChecker` (sync) or the client of the
+ * checker process (async). The sandbox engine awaits either.
+ */
+export interface TypeChecker {
+  check(source: string, options?: CheckOptions): CheckResult | Promise<CheckResult>;
+}
+
+/**
+ * The answer when the check itself failed (checker crashed, timed out, overloaded): that proves
+ * nothing about the script, so it runs, with a warning that its check is missing.
+ */
+export function skippedCheck(reason: string, ms: number, timedOut = false): CheckResult {
+  return {
+    ok: true,
+    errors: [],
+    warnings: [{ line: 1, col: 1, severity: 'warning', message: `type-check failed and was skipped: ${reason}` }],
+    timedOut,
+    ms,
+  };
+}
+
 export interface ScriptCheckerOptions {
   /** The SDK declarations (`sdkDeclarationFiles(model)`), plain `.d.ts` texts. */
   files: readonly DeclarationFile[];
@@ -49,9 +70,12 @@ export interface ScriptCheckerOptions {
 
 export const DEFAULT_CHECK_BUDGET_MS = 1_000;
 
-const ROOT = '/pve-check/';
-const AGENT_PATH = `${ROOT}${PROGRAM_FILE}`;
-const SANDBOX_GLOBALS_PATH = `${ROOT}sandbox-globals.d.ts`;
+/**
+ * Each checker gets its own virtual directory. The document registry (shared, for the standard
+ * library) keys source files by path and version, so two checkers using the same paths would be
+ * handed each other's declarations and scripts.
+ */
+let checkerCount = 0;
 
 /** What the prelude really provides besides `pve`; added unless the SDK files declare `console` themselves. */
 const SANDBOX_GLOBALS = `interface SandboxConsole {
@@ -104,6 +128,11 @@ export function declarationsHash(files: readonly DeclarationFile[]): string {
   return h.digest('hex').slice(0, 16);
 }
 
+/** A checker's identity: its declaration set, plus the schema when it checks literal paths. */
+export function checkerKey(files: readonly DeclarationFile[], model?: Pick<ApiModel, 'hash'>): string {
+  return declarationsHash(files) + (model ? `:${model.hash}` : '');
+}
+
 export class ScriptChecker {
   readonly hash: string;
   private readonly service: ts.LanguageService;
@@ -112,17 +141,19 @@ export class ScriptChecker {
   private readonly budgetMs: number;
   private agentText = wrapProgram('');
   private agentVersion = 0;
+  private readonly root = `/pve-check/${++checkerCount}/`;
+  private readonly agentPath = `${this.root}${PROGRAM_FILE}`;
   private deadline = Number.POSITIVE_INFINITY;
 
   constructor(options: ScriptCheckerOptions) {
-    this.hash = declarationsHash(options.files) + (options.model ? `:${options.model.hash}` : '');
+    this.hash = checkerKey(options.files, options.model);
     this.model = options.model;
     this.budgetMs = options.budgetMs ?? DEFAULT_CHECK_BUDGET_MS;
     for (const f of options.files) {
-      this.declarations.set(ROOT + path.posix.basename(f.fileName), ts.ScriptSnapshot.fromString(f.text));
+      this.declarations.set(this.root + path.posix.basename(f.fileName), ts.ScriptSnapshot.fromString(f.text));
     }
     if (!options.files.some((f) => /declare\s+(?:var|let|const)\s+console\b/.test(f.text))) {
-      this.declarations.set(SANDBOX_GLOBALS_PATH, ts.ScriptSnapshot.fromString(SANDBOX_GLOBALS));
+      this.declarations.set(`${this.root}sandbox-globals.d.ts`, ts.ScriptSnapshot.fromString(SANDBOX_GLOBALS));
     }
     this.service = ts.createLanguageService(this.host(), documentRegistry);
   }
@@ -141,12 +172,12 @@ export class ScriptChecker {
     const errors: Diagnostic[] = [];
     const warnings: Diagnostic[] = [];
     const program = this.service.getProgram();
-    const sf = program?.getSourceFile(AGENT_PATH);
+    const sf = program?.getSourceFile(this.agentPath);
     if (!program || !sf) throw new Error('type-check: the agent file is missing from the program (internal error)');
     const lines = lineCount(source);
     const at = (offset: number): UserPosition => userPositionOf(sf, offset, lines);
 
-    const syntax = this.service.getSyntacticDiagnostics(AGENT_PATH);
+    const syntax = this.service.getSyntacticDiagnostics(this.agentPath);
     for (const d of syntax) errors.push(toDiagnostic(d, at, 'error'));
     if (errors.length > 0) return finish(errors, warnings, false, started);
 
@@ -171,7 +202,7 @@ export class ScriptChecker {
     this.deadline = started + budget;
     let semantic: readonly ts.Diagnostic[] | undefined;
     try {
-      semantic = this.service.getSemanticDiagnostics(AGENT_PATH);
+      semantic = this.service.getSemanticDiagnostics(this.agentPath);
     } catch (err) {
       if (!(err instanceof ts.OperationCanceledException)) throw err;
     } finally {
@@ -212,7 +243,7 @@ export class ScriptChecker {
   private host(): ts.LanguageServiceHost {
     const libDir = path.dirname(ts.getDefaultLibFilePath(COMPILER_OPTIONS));
     const snapshot = (fileName: string): ts.IScriptSnapshot | undefined => {
-      if (fileName === AGENT_PATH) return ts.ScriptSnapshot.fromString(this.agentText);
+      if (fileName === this.agentPath) return ts.ScriptSnapshot.fromString(this.agentText);
       const decl = this.declarations.get(fileName);
       if (decl) return decl;
       if (!libCache.has(fileName)) {
@@ -222,10 +253,10 @@ export class ScriptChecker {
       return libCache.get(fileName);
     };
     return {
-      getScriptFileNames: () => [...this.declarations.keys(), AGENT_PATH],
-      getScriptVersion: (fileName) => (fileName === AGENT_PATH ? String(this.agentVersion) : '1'),
+      getScriptFileNames: () => [...this.declarations.keys(), this.agentPath],
+      getScriptVersion: (fileName) => (fileName === this.agentPath ? String(this.agentVersion) : '1'),
       getScriptSnapshot: snapshot,
-      getCurrentDirectory: () => ROOT,
+      getCurrentDirectory: () => this.root,
       getCompilationSettings: () => COMPILER_OPTIONS,
       getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
       fileExists: (fileName) => snapshot(fileName) !== undefined,
@@ -235,38 +266,6 @@ export class ScriptChecker {
       },
       getCancellationToken: () => ({ isCancellationRequested: () => performance.now() > this.deadline }),
     };
-  }
-}
-
-/** Keeps one warm checker per declaration set (a few, least recently used first out). */
-export class ScriptCheckerCache {
-  private readonly checkers = new Map<string, ScriptChecker>();
-
-  constructor(private readonly capacity = 2) {}
-
-  /** The checker for a loaded schema: its generated declarations plus the SDK surface. */
-  forModel(model: ApiModel): ScriptChecker {
-    return this.get(sdkDeclarationFiles(model), model);
-  }
-
-  /** A warm checker for this declaration set (built and warmed on first use: seconds for a full SDK). */
-  get(files: readonly DeclarationFile[], model?: ApiModel): ScriptChecker {
-    const key = declarationsHash(files) + (model ? `:${model.hash}` : '');
-    const found = this.checkers.get(key);
-    if (found) {
-      this.checkers.delete(key);
-      this.checkers.set(key, found);
-      return found;
-    }
-    const checker = new ScriptChecker({ files, ...(model ? { model } : {}) });
-    checker.warm();
-    this.checkers.set(key, checker);
-    while (this.checkers.size > this.capacity) {
-      const oldest = this.checkers.keys().next().value as string;
-      this.checkers.get(oldest)?.dispose();
-      this.checkers.delete(oldest);
-    }
-    return checker;
   }
 }
 

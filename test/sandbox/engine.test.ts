@@ -5,6 +5,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { BridgeCall, BridgeHandler } from '../../src/bridge/protocol.js';
 import { SandboxEngine } from '../../src/sandbox/engine.js';
+import { CheckerProcess } from '../../src/script/checker-process.js';
 import { ScriptChecker } from '../../src/script/typecheck.js';
 import { fakeBridge } from './fake-bridge.js';
 import { miniModel, miniSdkFiles } from './fixtures/mini-sdk.js';
@@ -208,6 +209,51 @@ describe('checks before running', () => {
     const bad = await engine.run({ code: 'return 1;', limits: { wallMs: -5 } }, fakeBridge().handler);
     expect(bad.error?.kind).toBe('invalid');
     expect(bad.error?.message).toMatch(/wallMs/);
+  });
+});
+
+describe('type-check in the checker process', () => {
+  let checkers: CheckerProcess;
+  beforeAll(async () => {
+    checkers = new CheckerProcess();
+    checkers.checker(miniSdkFiles, miniModel());
+    await checkers.warm();
+  });
+  afterAll(async () => {
+    await checkers.close();
+  });
+
+  it('blocks and warns exactly as the in-process checker does', async () => {
+    const remote = checkers.checker(miniSdkFiles, miniModel());
+    for (const code of ["await pve.get('/nodes/{node}/qemu', { nod: 'pve1' });", "const v = await pve.get('/version');\nreturn v.relase;"]) {
+      const there = await engine.run({ code, checker: remote }, fakeBridge().handler);
+      const here = await engine.run({ code }, fakeBridge().handler);
+      expect([there.ok, there.error?.kind, there.error?.message, there.warnings]).toEqual([here.ok, here.error?.kind, here.error?.message, here.warnings]);
+    }
+    const ok = await engine.run({ code: "return (await pve.get('/version')).release;", checker: remote }, fakeBridge().handler);
+    expect(ok).toMatchObject({ ok: true, result: '9.1' });
+    expect(ok.stats.typecheckMs).toBeGreaterThan(0);
+  });
+
+  it('runs the script with a warning when the checker process dies during the check', async () => {
+    const remote = checkers.checker(miniSdkFiles, miniModel());
+    const pid = checkers.pid as number;
+    const pending = engine.run({ code: "return (await pve.get('/version')).release;", checker: remote }, fakeBridge().handler);
+    process.kill(pid, 'SIGKILL');
+    const o = await pending;
+    expect(o).toMatchObject({ ok: true, result: '9.1' });
+    expect(o.warnings?.[0]?.message).toMatch(/^type-check failed and was skipped: .*type-check process/);
+    const next = await engine.run({ code: "return await pve.gett('/version');", checker: remote }, fakeBridge().handler);
+    expect(next.error?.kind).toBe('typecheck');
+  });
+
+  it('runs the script with a warning when a checker throws, and refuses a checker without check()', async () => {
+    const failing = { check: async () => Promise.reject(new Error('declarations unavailable')) };
+    const o = await engine.run({ code: 'return 1;', checker: failing }, fakeBridge().handler);
+    expect(o).toMatchObject({ ok: true, result: 1 });
+    expect(o.warnings).toEqual([{ line: 1, col: 1, severity: 'warning', message: 'type-check failed and was skipped: declarations unavailable' }]);
+    const bad = await engine.run({ code: 'return 1;', checker: {} as never }, fakeBridge().handler);
+    expect(bad.error).toMatchObject({ kind: 'invalid', message: expect.stringMatching(/check\(code\)/) });
   });
 });
 

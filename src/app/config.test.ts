@@ -1,0 +1,27 @@
+import { describe, it, expect } from 'vitest';
+import { PveConfigError } from '../client/errors.js';
+import { parseAppConfig } from './config.js';
+
+const cluster = { url: 'https://pve.example:8006', auth: { tokenId: 'root@pam!ci', secret: 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee' } };
+const parse = (extra: Record<string, unknown>) => parseAppConfig({ clusters: { lab: cluster }, ...extra }, { source: 'test', baseDir: '/tmp', env: {} });
+
+describe('sandbox.typecheck settings', () => {
+  it('default every knob of the type-check process', async () => {
+    expect((await parse({})).sandbox.typecheck).toEqual({ budgetMs: 1_000, recycleAfterChecks: 1_000, maxRssMb: 512, maxQueue: 64 });
+    expect((await parse({ sandbox: { workers: 3 } })).sandbox).toEqual({
+      workers: 3,
+      typecheck: { budgetMs: 1_000, recycleAfterChecks: 1_000, maxRssMb: 512, maxQueue: 64 },
+    });
+  });
+
+  it('keep what is set and default the rest', async () => {
+    const config = await parse({ sandbox: { typecheck: { recycleAfterChecks: 50, maxRssMb: 300 } } });
+    expect(config.sandbox.typecheck).toEqual({ budgetMs: 1_000, recycleAfterChecks: 50, maxRssMb: 300, maxQueue: 64 });
+  });
+
+  it('refuse out-of-range and unknown keys, naming them', async () => {
+    await expect(parse({ sandbox: { typecheck: { maxRssMb: 16 } } })).rejects.toThrow(PveConfigError);
+    await expect(parse({ sandbox: { typecheck: { maxRssMb: 16 } } })).rejects.toThrow(/sandbox\.typecheck\.maxRssMb/);
+    await expect(parse({ sandbox: { typecheck: { recycleAfter: 5 } } })).rejects.toThrow(/sandbox\.typecheck/);
+  });
+});

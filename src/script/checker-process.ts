@@ -1,0 +1,322 @@
+/**
+ * `CheckerProcess` type-checks agent scripts in a child process instead of the server's event loop.
+ *
+ * A warm TypeScript language service for the PVE SDK holds ~95 MB, grows with every check, and
+ * each check is 45–170 ms of CPU; run in the server, that memory never comes back and every MCP
+ * session stalls while one script is checked. Here one child process hosts one warm
+ * `ScriptChecker` per declaration set (one per schema); checks queue and go to it one at a time.
+ *
+ * The process is recycled after a number of checks or past an RSS limit: a replacement is started
+ * and warmed with every set while the old one keeps answering, then checks switch to it and the
+ * old one gets SIGKILL — no check waits for a cold start in steady state. When the process
+ * crashes, breaks the protocol or misses a deadline (the check's budget plus a grace), that check
+ * resolves as "type-check failed and was skipped: …" (the script still runs), and a new process
+ * starts. `check` never rejects.
+ */
+import type { ApiModel } from '../schema/model.js';
+import { CheckerChild, CheckerProcessError, locateCheckerWorker } from './checker-child.js';
+import type { DeclarationSet } from './checker-protocol.js';
+import { pathCatalogOf } from './path-catalog.js';
+import { checkerKey, DEFAULT_CHECK_BUDGET_MS, skippedCheck, type CheckOptions, type CheckResult, type DeclarationFile, type TypeChecker } from './typecheck.js';
+
+export interface CheckerProcessOptions {
+  /** Default budget of a check's type phase (default 1,000 ms); past it only syntax and path checks apply. */
+  budgetMs?: number;
+  /** Added to the budget before a check counts as hung and the process is killed (default 2,000 ms). */
+  graceMs?: number;
+  /** Replace the process after this many checks (default 1,000). */
+  recycleAfterChecks?: number;
+  /** Replace the process once its RSS passes this (default 512 MB). */
+  maxRssMb?: number;
+  /** Checks waiting for the process; past it a check is skipped at once (default 64). */
+  maxQueue?: number;
+  /** Time to start a process and build one declaration set in it (default 60 s). */
+  loadTimeoutMs?: number;
+  /** The compiled entry (default: found next to this module or under dist/). */
+  entry?: string;
+  /** Where recycling and restarts are reported (default: stderr). */
+  log?: (line: string) => void;
+}
+
+export interface CheckerProcessStats {
+  processesStarted: number;
+  recycled: number;
+  /** Processes lost to a crash, a protocol breach or a missed deadline. */
+  failures: number;
+  checks: number;
+  skipped: number;
+  /** Checks that found no process ready (without `warm()`, or after a loss): they waited for a start, or were skipped while none could start. */
+  coldWaits: number;
+  queued: number;
+}
+
+/** A check without its own budget may run this long before it counts as hung. */
+const UNBUDGETED_LIMIT_MS = 60_000;
+/** After a process failed to start, checks are skipped for this long instead of forking again. */
+const RESTART_BACKOFF_MS = 5_000;
+
+interface Job {
+  set: DeclarationSet;
+  code: string;
+  budgetMs: number;
+  queuedAt: number;
+  resolve(result: CheckResult): void;
+}
+
+export class CheckerProcess {
+  private readonly sets = new Map<string, DeclarationSet>();
+  private readonly queue: Job[] = [];
+  private readonly entry: string;
+  private readonly log: (line: string) => void;
+  /** The process answering checks. */
+  private active: CheckerChild | undefined;
+  /** A started, warmed replacement waiting for the switch-over. */
+  private standby: CheckerChild | undefined;
+  /** The start in progress (a replacement or, after a loss, the only process), and its process. */
+  private starting: Promise<void> | undefined;
+  private spawning: CheckerChild | undefined;
+  private lastStartFailure: { at: number; message: string } | undefined;
+  private inFlight = false;
+  private pumping = false;
+  private closed = false;
+  private readonly counters = { processesStarted: 0, recycled: 0, failures: 0, checks: 0, skipped: 0, coldWaits: 0 };
+
+  constructor(private readonly options: CheckerProcessOptions = {}) {
+    this.entry = options.entry ?? locateCheckerWorker();
+    this.log = options.log ?? ((line) => process.stderr.write(`pve-code-mcp: ${line}\n`));
+  }
+
+  get stats(): CheckerProcessStats {
+    return { ...this.counters, queued: this.queue.length };
+  }
+
+  /** PID of the process answering checks (undefined before the first start or after a loss). */
+  get pid(): number | undefined {
+    return this.active?.isAlive ? this.active.pid : undefined;
+  }
+
+  /**
+   * The checker for one declaration set (a schema's SDK). Registering is cheap; the set is built
+   * in the process by `warm()`, or by the first check that needs it.
+   */
+  checker(files: readonly DeclarationFile[], model?: ApiModel): RemoteScriptChecker {
+    const id = checkerKey(files, model);
+    let set = this.sets.get(id);
+    if (!set) {
+      set = { id, files: files.map((f) => ({ fileName: f.fileName, text: f.text })), ...(model ? { paths: pathCatalogOf(model) } : {}) };
+      this.sets.set(id, set);
+    }
+    return new RemoteScriptChecker(this, set);
+  }
+
+  /**
+   * Starts the process and builds every registered set, so the first checks are warm. A failure
+   * is logged, not thrown: checks then start a process themselves, or resolve as skipped.
+   */
+  async warm(): Promise<void> {
+    try {
+      const child = await this.serving();
+      await this.loadAll(child, [...this.sets.values()]);
+    } catch (err) {
+      this.log(`warming the type-check process failed: ${reasonOf(err)}`);
+    }
+  }
+
+  /** Type-checks `code` against a registered set. Never rejects: failures resolve as skipped checks. */
+  check(set: DeclarationSet, code: string, options: CheckOptions = {}): Promise<CheckResult> {
+    const budgetMs = options.budgetMs ?? this.options.budgetMs ?? DEFAULT_CHECK_BUDGET_MS;
+    if (this.closed) return Promise.resolve(this.skip('the type-check process is closed', 0));
+    if (this.queue.length >= (this.options.maxQueue ?? 64)) {
+      return Promise.resolve(this.skip(`${this.queue.length} checks are already waiting for the type-check process`, 0));
+    }
+    return new Promise((resolve) => {
+      this.queue.push({ set, code, budgetMs, queuedAt: performance.now(), resolve });
+      void this.pump();
+    });
+  }
+
+  /** Kills every process; waiting checks resolve as skipped. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const child of [this.active, this.standby, this.spawning]) child?.kill();
+    this.active = undefined;
+    this.standby = undefined;
+    for (const job of this.queue.splice(0)) job.resolve(this.skip('the type-check process is closed', performance.now() - job.queuedAt));
+  }
+
+  private get loadTimeoutMs(): number {
+    return this.options.loadTimeoutMs ?? 60_000;
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      for (let job = this.queue.shift(); job; job = this.queue.shift()) {
+        const queuedAt = job.queuedAt;
+        job.resolve(await this.run(job).catch((err: unknown) => this.skip(`internal error: ${reasonOf(err)}`, performance.now() - queuedAt)));
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private async run(job: Job): Promise<CheckResult> {
+    const elapsed = () => performance.now() - job.queuedAt;
+    if (this.closed) return this.skip('the type-check process is closed', elapsed());
+    let child: CheckerChild;
+    if (!this.active?.isAlive && !this.standby?.isAlive) this.counters.coldWaits++;
+    try {
+      child = await this.serving();
+      await child.load(job.set, this.loadTimeoutMs);
+    } catch (err) {
+      return this.skip(reasonOf(err), elapsed());
+    }
+    const limit = (Number.isFinite(job.budgetMs) ? Math.max(0, job.budgetMs) : UNBUDGETED_LIMIT_MS) + (this.options.graceMs ?? 2_000);
+    this.inFlight = true;
+    try {
+      const result = await child.check(job.set.id, job.code, job.budgetMs, limit);
+      this.counters.checks++;
+      this.recycleIfDue(child);
+      return result;
+    } catch (err) {
+      return this.skip(reasonOf(err), elapsed(), err instanceof CheckerProcessError && err.timedOut);
+    } finally {
+      this.inFlight = false;
+      this.promote();
+    }
+  }
+
+  /** The process to send the next check to: the warmed replacement if one is waiting. */
+  private async serving(): Promise<CheckerChild> {
+    this.promote();
+    if (this.active?.isAlive) return this.active;
+    const failed = this.lastStartFailure;
+    if (failed && performance.now() - failed.at < RESTART_BACKOFF_MS) {
+      throw new CheckerProcessError(`the type-check process could not start (${failed.message}); retrying in a few seconds`);
+    }
+    await this.startReplacement();
+    this.promote();
+    if (!this.active?.isAlive) throw new CheckerProcessError('the type-check process stopped right after it started');
+    return this.active;
+  }
+
+  /** Starts and warms a new process in the background, unless one is already on its way. */
+  private startReplacement(): Promise<void> {
+    if (this.starting) return this.starting;
+    const sets = [...this.sets.values()];
+    const starting = this.spawnWarm(sets)
+      .then((child) => {
+        this.lastStartFailure = undefined;
+        if (this.closed) return child.kill();
+        this.standby?.kill();
+        this.standby = child;
+        this.promote();
+      })
+      .catch((err: unknown) => {
+        if (this.closed) throw err;
+        this.lastStartFailure = { at: performance.now(), message: reasonOf(err) };
+        this.log(`the type-check process did not start: ${reasonOf(err)}`);
+        throw err;
+      })
+      .finally(() => {
+        if (this.starting === starting) this.starting = undefined;
+      });
+    // Background starts have no one awaiting them; the failure is logged above.
+    starting.catch(() => undefined);
+    this.starting = starting;
+    return starting;
+  }
+
+  private async spawnWarm(sets: DeclarationSet[]): Promise<CheckerChild> {
+    this.counters.processesStarted++;
+    const child = new CheckerChild(this.entry, this.loadTimeoutMs, (gone, why) => this.onExit(gone, why));
+    this.spawning = child;
+    try {
+      await child.ready;
+      await this.loadAll(child, sets);
+      return child;
+    } catch (err) {
+      child.kill();
+      throw err;
+    } finally {
+      this.spawning = undefined;
+    }
+  }
+
+  /**
+   * Builds the sets in `child`. One set that fails (its declarations break the compiler) must not
+   * take the others down: it is logged and retried by its next check. A dead process is thrown.
+   */
+  private async loadAll(child: CheckerChild, sets: readonly DeclarationSet[]): Promise<void> {
+    for (const set of sets) {
+      try {
+        await child.load(set, this.loadTimeoutMs);
+      } catch (err) {
+        if (!child.isAlive) throw err;
+        this.log(`declaration set ${set.id} could not be built: ${reasonOf(err)}`);
+      }
+    }
+  }
+
+  /** Switches to the warmed replacement when no check is in flight; the old process gets SIGKILL. */
+  private promote(): void {
+    if (this.inFlight || !this.standby) return;
+    if (!this.standby.isAlive) {
+      this.standby = undefined;
+      return;
+    }
+    const old = this.active;
+    this.active = this.standby;
+    this.standby = undefined;
+    if (old) {
+      if (old.isAlive) this.counters.recycled++;
+      old.kill();
+    }
+  }
+
+  private recycleIfDue(child: CheckerChild): void {
+    const limit = this.options.maxRssMb ?? 512;
+    const due = child.checks >= (this.options.recycleAfterChecks ?? 1_000) || child.rssMb > limit;
+    if (due && child === this.active && !this.standby && !this.starting && !this.closed) {
+      void this.startReplacement().catch(() => undefined);
+    }
+  }
+
+  private onExit(child: CheckerChild, why: CheckerProcessError): void {
+    // Processes we stopped (recycled, or whose start failed) are neither active nor standby.
+    if (this.closed || (child !== this.active && child !== this.standby)) return;
+    // A crash, a protocol breach or a missed deadline.
+    this.counters.failures++;
+    this.log(`${why.message}; starting a new one`);
+    if (child === this.standby) this.standby = undefined;
+    else this.active = undefined;
+    void this.startReplacement().catch(() => undefined);
+  }
+
+  private skip(reason: string, ms: number, timedOut = false): CheckResult {
+    this.counters.skipped++;
+    return skippedCheck(reason, ms, timedOut);
+  }
+}
+
+/** One declaration set's checker, backed by the shared `CheckerProcess`. */
+export class RemoteScriptChecker implements TypeChecker {
+  constructor(
+    private readonly owner: CheckerProcess,
+    private readonly set: DeclarationSet,
+  ) {}
+
+  /** The set's key, as `ScriptChecker.hash` for the same declarations and schema. */
+  get hash(): string {
+    return this.set.id;
+  }
+
+  check(source: string, options: CheckOptions = {}): Promise<CheckResult> {
+    return this.owner.check(this.set, source, options);
+  }
+}
+
+function reasonOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,64 @@
+/**
+ * Messages between the server and the type-check process. Both sides validate every message: the
+ * server trusts nothing a child process says (it may be broken, or out of memory mid-write), and
+ * the child refuses anything malformed rather than guessing.
+ */
+import { z } from 'zod';
+import { pathCatalogSchema } from './path-catalog.js';
+
+const requestId = z.number().int().positive();
+/** A declaration set's key: `declarationsHash` plus the schema hash. */
+export const setIdSchema = z.string().min(1).max(200);
+const text = (max: number) => z.string().max(max);
+
+export const declarationSetSchema = z
+  .object({
+    id: setIdSchema,
+    files: z.array(z.object({ fileName: text(1_000).min(1), text: text(64 * 1024 * 1024) }).strict()).min(1).max(1_000),
+    /** Lets literal paths be checked against the API. */
+    paths: pathCatalogSchema.optional(),
+  })
+  .strict();
+export type DeclarationSet = z.infer<typeof declarationSetSchema>;
+
+export const hostToCheckerSchema = z.discriminatedUnion('type', [
+  /** Build (and warm) a checker for this set; answered by `loaded` or `failed`. */
+  z.object({ type: z.literal('load'), id: requestId, set: declarationSetSchema }).strict(),
+  /** `budgetMs: null` = no budget (JSON has no Infinity). */
+  z.object({ type: z.literal('check'), id: requestId, setId: setIdSchema, code: text(16 * 1024 * 1024), budgetMs: z.number().nullable() }).strict(),
+]);
+export type HostToChecker = z.infer<typeof hostToCheckerSchema>;
+
+const diagnosticSchema = z
+  .object({
+    line: z.number().int(),
+    col: z.number().int(),
+    message: text(100_000),
+    severity: z.enum(['error', 'warning']),
+    code: z.number().int().optional(),
+    hint: text(10_000).optional(),
+  })
+  .strict();
+
+export const checkResultSchema = z
+  .object({
+    ok: z.boolean(),
+    errors: z.array(diagnosticSchema).max(100_000),
+    warnings: z.array(diagnosticSchema).max(100_000),
+    timedOut: z.boolean(),
+    ms: z.number().nonnegative(),
+  })
+  .strict();
+
+const rssMb = z.number().nonnegative();
+
+export const checkerToHostSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready'), pid: z.number().int() }).strict(),
+  z.object({ type: z.literal('loaded'), id: requestId, ms: z.number().nonnegative(), rssMb }).strict(),
+  z.object({ type: z.literal('result'), id: requestId, result: checkResultSchema, rssMb }).strict(),
+  /** The request could not be served (unknown set, the checker threw); the process is still fine. */
+  z.object({ type: z.literal('failed'), id: requestId, message: text(10_000) }).strict(),
+  /** The process cannot go on (it received garbage, or an uncaught error): kill it. */
+  z.object({ type: z.literal('fatal'), message: text(10_000) }).strict(),
+]);
+export type CheckerToHost = z.infer<typeof checkerToHostSchema>;
