@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { Guest } from '../../src/simulator/cluster/types.js';
-import { checked, plausibleAsOf, sameIds, sameValue, type TokenTask, type Truth } from './task.js';
+import { checked, plausibleAsOf, sameIds, sameValue, type TokenTask } from './task.js';
 
 const GiB = 1024 ** 3;
 const DAY = 86_400;

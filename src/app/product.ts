@@ -23,7 +23,6 @@ import type { BudgetUsage } from '../safety/budget.js';
 import { RunSession, type SessionResult } from '../safety/session.js';
 import type { ApiModel } from '../schema/model.js';
 import { CheckerProcess, type RemoteScriptChecker } from '../script/checker-process.js';
-import { ScriptChecker } from '../script/typecheck.js';
 import { sdkDeclarationFiles, type DeclarationFile } from '../typegen/index.js';
 import type { AppConfig } from './config.js';
 import { UnknownClusterError } from './errors.js';
@@ -38,11 +37,6 @@ export interface ClusterRuntime {
   declarations(): DeclarationFile[];
   /** What runs use: this cluster's SDK, checked in the shared type-check process (registered on first call). */
   typeChecker(): RemoteScriptChecker;
-  /**
-   * An in-process checker for the same SDK, built on the first call (seconds, ~95 MB). Runs never
-   * use it; it is for measuring the checker itself.
-   */
-  checker(): ScriptChecker;
 }
 
 export interface RunScriptInput {
@@ -215,7 +209,6 @@ function clusterRuntime(
   let files: DeclarationFile[] | undefined;
   const declarations = (): DeclarationFile[] => (files ??= sdkDeclarationFiles(model));
   let remote: RemoteScriptChecker | undefined;
-  let local: ScriptChecker | undefined;
   return {
     name,
     client,
@@ -226,13 +219,6 @@ function clusterRuntime(
     declarations,
     // Clusters on the same schema share one set in the process.
     typeChecker: () => (remote ??= checkers.checker(declarations(), model)),
-    checker: () => {
-      if (!local) {
-        local = new ScriptChecker({ files: declarations(), model });
-        local.warm();
-      }
-      return local;
-    },
   };
 }
 
