@@ -114,6 +114,8 @@ export class AuditLog {
   }
 
   private rotate(): void {
+    // Rotation is rare: the anchor follows each step at once, as a reader of the file set expects.
+    this.anchor.flush();
     closeSync(this.fd);
     const rotated = rotatedName(this.opts.file, this.state.index);
     renameSync(this.opts.file, rotated);
@@ -121,6 +123,7 @@ export class AuditLog {
     this.size = 0;
     this.state = { ...this.state, index: this.state.index + 1 };
     this.writeHead(rotated);
+    this.anchor.flush();
   }
 }
 
