@@ -5,15 +5,17 @@
  *
  * It is a fixed-size record rewritten in place at offset 0 (one small positional write, no
  * rename), tagged with HMAC-SHA256 when a key is configured so it cannot be rewritten to match a
- * shortened log without the key. It is rewritten once per turn of the event loop, not after every
- * entry: a script's thousand calls then cost one anchor write instead of a thousand. Entries a
- * crash leaves past the anchor are reported by `verifyAudit` as not anchored yet, never as
- * tampering.
+ * shortened log without the key. It is rewritten at most every `ANCHOR_DELAY_MS`, not after every
+ * entry: a script's thousand sequential calls then cost a few anchor writes instead of a thousand.
+ * Entries a crash leaves past the anchor are reported by `verifyAudit` as not anchored yet, never
+ * as tampering.
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { canonicalJson, hmacSha256Hex, sha256Hex } from '../safety/canonical.js';
 
 export const ANCHOR_SIZE = 512;
+/** How long the anchor may trail the log. */
+export const ANCHOR_DELAY_MS = 100;
 
 export interface AnchorState {
   v: 1;
@@ -44,12 +46,12 @@ export class AnchorWriter {
     this.fd = openSync(path, 'r+');
   }
 
-  /** Records `state` by the end of this turn of the event loop (or at `close`). */
+  /** Records `state` within `ANCHOR_DELAY_MS` (or at `flush`/`close`). */
   write(state: AnchorState, key?: string | Buffer): void {
     this.pending = { state, key };
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => this.flush());
+    setTimeout(() => this.flush(), ANCHOR_DELAY_MS);
   }
 
   flush(): void {
