@@ -7,7 +7,9 @@
  *              Targets: ≤ 2 s, server RSS ≤ 250 MB. The sandbox worker's peak is reported apart.
  *   soak       32 MCP clients over Streamable HTTP running the token suite's read-only scripts in
  *              a loop for 60 s (`--quick`: 5 s). Targets: zero errors, ≤ 10% RSS growth after
- *              warm-up. Two diagnostic runs follow: type-check off, and V8's heap capped.
+ *              warm-up. Diagnostic runs follow with the type-check off: as shipped, with V8's
+ *              defaults instead of the server's V8 settings, and with glibc told to give freed
+ *              memory back (see docs/benchmarks.md, "Server memory").
  */
 import { hasOfficialSchema, officialSchemaFile } from '../src/schema/official-schemas.js';
 import { startSimulator } from '../src/simulator/index.js';
@@ -23,7 +25,17 @@ const INVENTORY_MS_TARGET = 2_000;
 const INVENTORY_RSS_TARGET_MB = 250;
 const SOAK_GROWTH_TARGET = 0.1;
 const SOAK_CLIENTS = 32;
-const HEAP_CAP_FLAG = '--max-old-space-size=160';
+/** V8's own values of the flags `serve` sets (src/cli/v8-tuning.ts); given on the command line, serve keeps them. */
+const V8_DEFAULT_FLAGS = ['--heap-growing-percent=0', '--max-optimized-bytecode-size=61440'];
+/** glibc's default trim threshold, fixed: glibc stops raising it after large frees, so arenas keep freed memory. */
+const GLIBC_TRIM_ENV = { MALLOC_TRIM_THRESHOLD_: '131072' };
+
+interface SoakVariant {
+  label: string;
+  typecheck: boolean;
+  nodeFlags?: string[];
+  env?: Record<string, string>;
+}
 
 const INVENTORY_SCRIPT = `const [guests, nodes] = await Promise.all([pve.get('/cluster/resources', { type: 'vm' }), pve.get('/nodes')]);
 const perNode: Record<string, { running: number; stopped: number; vcpus: number; memGiB: number }> = {};
@@ -126,14 +138,15 @@ async function soakTable(durationMs: number): Promise<Table> {
   const sim = await startSimulator({ preset: 'demo', port: 0, authFailureDelayMs: 0, ...(official ? { schemaFile: officialSchemaFile('9.1') } : {}) });
   const facts = prepareScenario(sim);
   const scripts = TOKEN_TASKS.filter((t) => t !== snapshotPool && t !== stopTagged).map((t) => t.codeMode(facts).script);
-  const variants: Array<{ label: string; typecheck: boolean; nodeFlags: string[] }> = [
-    { label: 'as shipped (type-check on)', typecheck: true, nodeFlags: [] },
-    { label: 'type-check off', typecheck: false, nodeFlags: [] },
-    { label: `type-check on, ${HEAP_CAP_FLAG}`, typecheck: true, nodeFlags: [HEAP_CAP_FLAG] },
+  const variants: SoakVariant[] = [
+    { label: 'as shipped (type-check on)', typecheck: true },
+    { label: 'type-check off', typecheck: false },
+    { label: 'type-check off, V8 defaults', typecheck: false, nodeFlags: V8_DEFAULT_FLAGS },
+    { label: `type-check off, ${Object.entries(GLIBC_TRIM_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}`, typecheck: false, env: GLIBC_TRIM_ENV },
   ];
   const runs: Array<[string, SoakFigures]> = [];
   try {
-    for (const v of variants) runs.push([v.label, await soak(sim, scripts, durationMs, v.typecheck, v.nodeFlags)]);
+    for (const v of variants) runs.push([v.label, await soak(sim, scripts, durationMs, v)]);
   } finally {
     await sim.close();
   }
@@ -144,21 +157,24 @@ async function soakTable(durationMs: number): Promise<Table> {
     rows: runs.map(([label, f]) => [label, ...f.row]),
     notes: [
       `targets: zero errors, RSS growth ≤ ${pct(SOAK_GROWTH_TARGET)} from the end of the warm-up (first ${(warmupMs / 1000).toFixed(0)} s) to the end.`,
-      'Each row is a fresh `serve --http` process. Diagnostics: without the type-check, and with V8\'s old space capped',
-      '(growth that stops under a cap is heap headroom V8 takes because it may, not retained objects).',
+      'Each row is a fresh `serve --http` process. Diagnostics, type-check off: with V8\'s defaults instead of the',
+      'heap growth and optimization limits `serve` sets (old-generation headroom, compiler memory), and with glibc\'s',
+      'trim threshold fixed (memory freed inside malloc arenas goes back to the system). peak = sampled every 250 ms.',
       ...runs.map(([label, f]) => `RSS over time, ${label} (s: MB): ${f.series.filter((_, i) => i % Math.max(1, Math.floor(f.series.length / 12)) === 0).map(([t, rss]) => `${(t / 1000).toFixed(0)}: ${rss.toFixed(0)}`).join(', ')}`),
       ...runs.flatMap(([label, f]) => [...new Set(f.errors)].slice(0, 5).map((e) => `error (${label}): ${e}`)),
     ],
   };
 }
 
-async function soak(sim: SimulatorEndpoint, scripts: string[], durationMs: number, typecheck: boolean, nodeFlags: string[]): Promise<SoakFigures> {
-  const server = await startServerProcess(sim, { nodeFlags });
+async function soak(sim: SimulatorEndpoint, scripts: string[], durationMs: number, variant: SoakVariant): Promise<SoakFigures> {
+  const { typecheck } = variant;
+  const server = await startServerProcess(sim, { ...(variant.nodeFlags ? { nodeFlags: variant.nodeFlags } : {}), ...(variant.env ? { env: variant.env } : {}) });
   const latencies: number[] = [];
   const errors: string[] = [];
   const series: Array<[number, number]> = [];
   const warmupMs = Math.min(10_000, durationMs / 5);
   let workerPeak = 0;
+  let serverPeak = 0;
   let start: number | undefined;
   let baseline: number | undefined;
   let end: number | undefined;
@@ -191,6 +207,7 @@ async function soak(sim: SimulatorEndpoint, scripts: string[], durationMs: numbe
       clearInterval(recorder);
       sampler.stop();
       workerPeak = sampler.peakWorkerMb;
+      serverPeak = sampler.peakServerMb;
       await Promise.all(clients.map((c) => c.close()));
     }
     end = processMemory(server.pid)?.rssMb;
@@ -199,7 +216,7 @@ async function soak(sim: SimulatorEndpoint, scripts: string[], durationMs: numbe
   }
   const s = summarize(latencies);
   const growth = baseline !== undefined && end !== undefined ? (end - baseline) / baseline : Number.NaN;
-  const peak = Math.max(...series.map(([, rss]) => rss));
+  const peak = Math.max(serverPeak, ...series.map(([, rss]) => rss));
   return {
     row: [
       latencies.length,

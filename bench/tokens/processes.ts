@@ -24,19 +24,23 @@ async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** `pve-code-mcp serve --http` from dist/, configured for `sim` with the benchmark policy. */
+/**
+ * `pve-code-mcp serve --http` from dist/, configured for `sim` with the benchmark policy;
+ * `nodeFlags` go to node before the script, `env` is added to the environment.
+ */
 export async function startServerProcess(
   sim: SimulatorEndpoint,
-  options: ProductOptions & { nodeFlags?: string[] } = {},
+  options: ProductOptions & { nodeFlags?: string[]; env?: Record<string, string> } = {},
 ): Promise<{ pid: number; url: string; token: string; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'pve-bench-serve-'));
   const configFile = join(dir, 'config.json');
-  const { nodeFlags = [], ...product } = options;
+  const { nodeFlags = [], env = {}, ...product } = options;
   writeFileSync(configFile, JSON.stringify(benchConfig(sim, dir, product)), { mode: 0o600 });
   const token = `bench-${process.pid}-${Date.now()}`;
   const bin = join(repoRoot(), 'dist', 'src', 'cli', 'bin.js');
   const child = spawn(process.execPath, [...nodeFlags, bin, 'serve', '--http', '--port', '0', '--token', token, '--config', configFile], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {

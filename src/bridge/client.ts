@@ -14,7 +14,10 @@ export type { TaskResult };
 export interface PveClientLike {
   /** `user@realm!token` or `user@realm`: whose privileges the preflight checks. */
   readonly authId?: string;
-  /** `path` is a concrete API path below /api2/json, each segment already percent-encoded. */
+  /**
+   * `path` is a concrete API path below /api2/json, each segment already percent-encoded. The data
+   * returned is handed over: the bridge redacts it in place, so it must not be shared.
+   */
   request(method: HttpMethod, path: string, params?: Record<string, unknown>, opts?: { signal?: AbortSignal }): Promise<unknown>;
   /** Resolves with `ok: true` for OK/WARNINGS; rejects with the task failure otherwise. */
   waitTask(

@@ -16,7 +16,7 @@ import { GuestDirectory } from '../safety/guests.js';
 import { IdentityGuard, takesGuestDigest, type GuestIdentity } from '../safety/identity.js';
 import { isPlannedUpid, writeFingerprint, type PlanBinding, type PlannedWrite, type PlanRecorder } from '../safety/plan.js';
 import type { Policy } from '../safety/policy.js';
-import { redactData, SecretScrubber } from '../safety/redact.js';
+import { redactData, redactInPlace, SecretScrubber } from '../safety/redact.js';
 import { checkScope } from '../safety/scope.js';
 import { callRisk, callTargets, type CallTargets } from '../safety/targets.js';
 import type { PveClientLike, TaskResult } from './client.js';
@@ -215,7 +215,8 @@ async function read(rt: Runtime, cluster: string, req: ResolvedRequest, ctx: Bri
   }
   const data = await rt.client(cluster).request(req.method, req.urlPath, req.params, { signal: ctx.signal });
   rt.identity.observe(cluster, req.operation.path, req.pathValues, data);
-  return redactData(data, req.concretePath, rt.secrets);
+  // The client parsed this body for this call alone: redact it where it is rather than copy it.
+  return redactInPlace(data, req.concretePath, rt.secrets);
 }
 
 async function write(
@@ -285,7 +286,7 @@ async function write(
   const data = await rt.client(cluster).request(req.method, req.urlPath, params, { signal: ctx.signal });
   rt.identity.noteWrite(cluster, targets.vmids);
   if (typeof data === 'string' && data.startsWith('UPID:')) record.upid = data;
-  return redactData(data, req.concretePath, rt.secrets);
+  return redactInPlace(data, req.concretePath, rt.secrets);
 }
 
 async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, record: Record<string, unknown>): Promise<TaskResult & { planned?: true }> {

@@ -241,6 +241,10 @@ export class PveClient {
   /**
    * Run `fn` under one deadline covering queueing, retries and re-login. Aborts caused by the
    * deadline become `PveTimeoutError('request')`; the caller's own abort stays `PveAbortedError`.
+   *
+   * One timer per call, cleared as soon as the call settles: `AbortSignal.timeout` would leave
+   * each call's timer (and its registry entry) alive for the whole deadline, two minutes, long
+   * after the answer arrived — thousands of them under a steady load.
    */
   async #withDeadline<T>(
     method: HttpMethod,
@@ -249,18 +253,31 @@ export class PveClient {
     fn: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
     const timeoutMs = opts.timeoutMs ?? this.#requestTimeoutMs;
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
+    const caller = opts.signal;
+    const combined = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      combined.abort(new DOMException(`the request took longer than ${timeoutMs} ms`, 'TimeoutError'));
+    }, timeoutMs);
+    // Like AbortSignal.timeout: a pending deadline alone does not keep the process alive.
+    timer.unref();
+    const onCallerAbort = (): void => combined.abort(caller?.reason);
+    if (caller?.aborted) onCallerAbort();
+    else caller?.addEventListener('abort', onCallerAbort, { once: true });
     try {
-      return await fn(signal);
+      return await fn(combined.signal);
     } catch (err) {
-      if (opts.signal?.aborted) {
-        throw err instanceof PveAbortedError ? err : new PveAbortedError(method, path, opts.signal.reason);
+      if (caller?.aborted) {
+        throw err instanceof PveAbortedError ? err : new PveAbortedError(method, path, caller.reason);
       }
-      if (deadline.aborted && (err instanceof PveAbortedError || err instanceof PveTimeoutError)) {
+      if (timedOut && (err instanceof PveAbortedError || err instanceof PveTimeoutError)) {
         throw new PveTimeoutError('request', timeoutMs, method, path, undefined, err);
       }
       throw err;
+    } finally {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onCallerAbort);
     }
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSensitiveKey, REDACTED, redactData, SecretScrubber } from './redact.js';
+import { isSensitiveKey, REDACTED, redactData, redactInPlace, SecretScrubber } from './redact.js';
 
 describe('redaction', () => {
   it('redacts secret fields everywhere and path-scoped names only under their paths', () => {
@@ -50,5 +50,36 @@ describe('redaction', () => {
       log: [`secret is ${REDACTED}`],
       password: 'stays for key redaction',
     });
+  });
+  it('redacts parsed data in place, with the same rules as the copy', () => {
+    const scrubber = new SecretScrubber(['6f1d2c3b-aaaa-bbbb-cccc-0123456789ab']);
+    const text = JSON.stringify({
+      password: 'hunter2!',
+      nested: [{ secret: 's', name: 'keep', note: 'uses 6f1d2c3b-aaaa-bbbb-cccc-0123456789ab' }],
+      pending: [{ key: 'cipassword', value: 'abc', pending: 'def' }, { key: 'memory', value: '2048' }],
+      value: 'token-uuid',
+      empty: '',
+    });
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    const copied = redactData(JSON.parse(text), '/access/users/root@pam/token/mcp', scrubber);
+    const out = redactInPlace(parsed, '/access/users/root@pam/token/mcp', scrubber);
+    expect(out).toBe(parsed);
+    expect(out).toEqual(copied);
+    expect(parsed.password).toBe(REDACTED);
+    expect(JSON.stringify(parsed)).not.toContain('6f1d2c3b');
+    expect(parsed.empty).toBe('');
+  });
+
+  it('reaches an own __proto__ key of parsed JSON and cuts nesting past the depth limit', () => {
+    const scrubber = new SecretScrubber(['s3cr3t-value']);
+    const parsed = JSON.parse('{"__proto__": {"password": "x", "note": "s3cr3t-value"}, "list": ["s3cr3t-value"]}') as Record<string, unknown>;
+    redactInPlace(parsed, undefined, scrubber);
+    expect(JSON.stringify(parsed)).toBe(`{"__proto__":{"password":"${REDACTED}","note":"${REDACTED}"},"list":["${REDACTED}"]}`);
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 300; i++) deep = [deep];
+    const cut = redactInPlace(deep);
+    expect(JSON.stringify(cut)).toContain(REDACTED);
+    expect(JSON.stringify(cut)).not.toContain('bottom');
   });
 });

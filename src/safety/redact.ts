@@ -65,6 +65,16 @@ export function redactData(value: unknown, apiPath?: string, scrubber?: SecretSc
   return walk(value, { apiPath, scrubber, redactKeys: true }, 0);
 }
 
+/**
+ * `redactData` for JSON data nobody else holds, such as a response body the client has just
+ * parsed: secrets are overwritten where they are and the same value is returned. A copy of a
+ * 10,000-guest listing would be a second object graph three times the size of the parsed one
+ * (null-prototype objects are dictionary-mode in V8), the largest allocation of a big read.
+ */
+export function redactInPlace(value: unknown, apiPath?: string, scrubber?: SecretScrubber): unknown {
+  return rewrite(value, { apiPath, scrubber, redactKeys: true }, 0);
+}
+
 interface WalkOptions {
   apiPath: string | undefined;
   scrubber: SecretScrubber | undefined;
@@ -78,16 +88,47 @@ function walk(value: unknown, opts: WalkOptions, depth: number): unknown {
   if (Array.isArray(value)) return value.map((v) => walk(v, opts, depth + 1));
   const src = value as Record<string, unknown>;
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  const pairKey = opts.redactKeys && typeof src.key === 'string' ? src.key : undefined;
-  const pairIsSecret = pairKey !== undefined && isSensitiveKey(pairKey, opts.apiPath);
+  const pairIsSecret = isSecretPair(src, opts);
   for (const key of Object.keys(src)) {
     const v = src[key];
-    const secretField = opts.redactKeys && v !== null && v !== undefined && v !== '' && isSensitiveKey(key, opts.apiPath);
-    if (secretField) out[key] = REDACTED;
-    else if (pairIsSecret && (key === 'value' || key === 'pending') && v !== undefined) out[key] = REDACTED;
-    else out[key] = walk(v, opts, depth + 1);
+    out[key] = isSecretField(key, v, pairIsSecret, opts) ? REDACTED : walk(v, opts, depth + 1);
   }
   return out;
+}
+
+/** `walk` without the copy: only values that change are written back (own data keys, so `__proto__` too). */
+function rewrite(value: unknown, opts: WalkOptions, depth: number): unknown {
+  if (typeof value === 'string') return opts.scrubber ? opts.scrubber.scrub(value) : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return REDACTED;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      const next = rewrite(v, opts, depth + 1);
+      if (next !== v) value[i] = next;
+    }
+    return value;
+  }
+  const obj = value as Record<string, unknown>;
+  const pairIsSecret = isSecretPair(obj, opts);
+  for (const key of Object.keys(obj)) {
+    const v = obj[key];
+    const next = isSecretField(key, v, pairIsSecret, opts) ? REDACTED : rewrite(v, opts, depth + 1);
+    if (next !== v) Object.defineProperty(obj, key, { value: next, writable: true, enumerable: true, configurable: true });
+  }
+  return obj;
+}
+
+/** `{ key: 'cipassword', value: …, pending: … }`: the pair's value is as secret as the option it names. */
+function isSecretPair(obj: Record<string, unknown>, opts: WalkOptions): boolean {
+  const pairKey = opts.redactKeys && Object.hasOwn(obj, 'key') ? obj.key : undefined;
+  return typeof pairKey === 'string' && isSensitiveKey(pairKey, opts.apiPath);
+}
+
+function isSecretField(key: string, v: unknown, pairIsSecret: boolean, opts: WalkOptions): boolean {
+  if (!opts.redactKeys || v === undefined) return false;
+  if (v !== null && v !== '' && isSensitiveKey(key, opts.apiPath)) return true;
+  return pairIsSecret && (key === 'value' || key === 'pending');
 }
 
 /** Shortest secret the scrubber accepts: shorter strings would erase ordinary text everywhere. */

@@ -121,7 +121,7 @@ export class ApiModel {
   private readonly byKey = new Map<string, Operation>();
   private readonly byPathMap = new Map<string, Operation[]>();
   private readonly pathSet: ReadonlySet<string>;
-  private readonly templates: Array<{ path: string; segments: string[] }>;
+  private readonly templates: PathTemplate[];
 
   constructor(
     operations: Operation[],
@@ -142,7 +142,7 @@ export class ApiModel {
     }
     this.pathSet = new Set([...pathTemplates, ...this.byPathMap.keys()]);
     this.paths = [...this.pathSet];
-    this.templates = this.paths.map((path) => ({ path, segments: splitPath(path) }));
+    this.templates = this.paths.map(compileTemplate);
   }
 
   get(method: HttpMethod, path: string): Operation | undefined {
@@ -165,19 +165,63 @@ export class ApiModel {
    * "path exists, method does not".
    */
   matchPath(method: HttpMethod, concretePath: string): PathMatch | { path: string; operation?: undefined } | undefined {
+    // Runs for every bridge call over every template: nothing is allocated until the winner is known.
     const segments = splitPath(concretePath);
-    let best: { path: string; values: Record<string, string>; score: number } | undefined;
+    let best: PathTemplate | undefined;
     for (const tpl of this.templates) {
-      const values = matchSegments(tpl.segments, segments);
-      if (!values) continue;
-      const score = tpl.segments.filter((s) => !segmentParam.test(s)).length * 1000 - tpl.segments.length;
-      if (!best || score > best.score) best = { path: tpl.path, values, score };
+      if (fits(tpl, segments) && (!best || tpl.score > best.score)) best = tpl;
     }
     if (!best) return undefined;
     const operation = this.get(method, best.path);
     if (!operation) return { path: best.path };
-    return { operation, pathValues: best.values };
+    return { operation, pathValues: valuesOf(best, segments) };
   }
+}
+
+/** A path template prepared for matching: each segment's parameter name (undefined for literals). */
+interface PathTemplate {
+  path: string;
+  segments: string[];
+  params: Array<string | undefined>;
+  /** The last parameter takes the rest of the path (REST_OF_PATH_PARAMS). */
+  rest: boolean;
+  /** Literal segments beat parameters; among equals the shorter template wins. */
+  score: number;
+}
+
+function compileTemplate(path: string): PathTemplate {
+  const segments = splitPath(path);
+  const params = segments.map((s) => segmentParam.exec(s)?.[1]);
+  const last = params[params.length - 1];
+  const literals = params.filter((p) => p === undefined).length;
+  return { path, segments, params, rest: last !== undefined && REST_OF_PATH_PARAMS.has(last), score: literals * 1000 - segments.length };
+}
+
+function fits(tpl: PathTemplate, concrete: string[]): boolean {
+  const n = tpl.segments.length;
+  if (tpl.rest ? concrete.length < n : concrete.length !== n) return false;
+  for (let i = 0; i < n; i++) {
+    if (tpl.params[i] === undefined && tpl.segments[i] !== concrete[i]) return false;
+  }
+  return true;
+}
+
+/** The template's parameter values in a concrete path that `fits` it (URL-decoded). */
+function valuesOf(tpl: PathTemplate, concrete: string[]): Record<string, string> {
+  const values: Record<string, string> = {};
+  const n = tpl.segments.length;
+  for (let i = 0; i < n; i++) {
+    const name = tpl.params[i];
+    if (name === undefined) continue;
+    if (tpl.rest && i === n - 1) {
+      values[name] = safeDecode(concrete.slice(i).join('/'));
+    } else {
+      const c = concrete[i] as string;
+      // A template placeholder (`{node}`) given as-is matches its own parameter.
+      values[name] = c === tpl.segments[i] ? c : safeDecode(c);
+    }
+  }
+  return values;
 }
 
 export function splitPath(path: string): string[] {
@@ -192,28 +236,6 @@ export function templateParams(path: string): string[] {
     if (m?.[1]) names.push(m[1]);
   }
   return names;
-}
-
-function matchSegments(template: string[], concrete: string[]): Record<string, string> | undefined {
-  const values: Record<string, string> = {};
-  for (let i = 0; i < template.length; i++) {
-    const t = template[i] as string;
-    const m = segmentParam.exec(t);
-    if (m?.[1] && REST_OF_PATH_PARAMS.has(m[1]) && i === template.length - 1) {
-      if (concrete.length <= i) return undefined;
-      values[m[1]] = safeDecode(concrete.slice(i).join('/'));
-      return values;
-    }
-    const c = concrete[i];
-    if (c === undefined) return undefined;
-    if (m?.[1]) {
-      // A template placeholder (`{node}`) given as-is matches its own parameter.
-      values[m[1]] = c === t ? c : safeDecode(c);
-    } else if (t !== c) {
-      return undefined;
-    }
-  }
-  return template.length === concrete.length ? values : undefined;
 }
 
 function safeDecode(segment: string): string {

@@ -20,6 +20,12 @@ export interface HttpServerOptions {
   maxBodyBytes?: number;
   /** Sessions idle longer than this are closed. */
   sessionIdleMs?: number;
+  /**
+   * Open sessions at most (default 256, about 40 KB each). A new session past the cap closes the
+   * one idle longest: clients that go away without DELETE would otherwise hold theirs for the
+   * whole idle time, and one that reconnects in a loop would grow the server without bound.
+   */
+  maxSessions?: number;
   log?: (line: string) => void;
 }
 
@@ -47,6 +53,7 @@ export async function startHttpServer(
   const token = options.token ?? randomBytes(24).toString('base64url');
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const maxSessions = Math.max(1, options.maxSessions ?? 256);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sessions = new Map<string, Session>();
   const expected = Buffer.from(`Bearer ${token}`);
@@ -122,6 +129,7 @@ export async function startHttpServer(
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
+          if (sessions.size >= maxSessions) closeIdlest();
           sessions.set(id, { transport, server, lastSeen: Date.now() });
         },
       });
@@ -145,6 +153,17 @@ export async function startHttpServer(
     }
     res.setHeader('Allow', 'GET, POST, DELETE');
     sendJsonRpcError(res, 405, -32000, `Method ${req.method ?? ''} not allowed`);
+  }
+
+  /** Makes room for a new session; its client gets 404 on its next request and may start over. */
+  function closeIdlest(): void {
+    let idlest: [string, Session] | undefined;
+    for (const entry of sessions) if (!idlest || entry[1].lastSeen < idlest[1].lastSeen) idlest = entry;
+    if (!idlest) return;
+    const [id, s] = idlest;
+    sessions.delete(id);
+    log(`http: ${maxSessions} sessions open: closed session ${id}, idle for ${Math.round((Date.now() - s.lastSeen) / 1000)} s`);
+    void s.transport.close().catch(() => undefined);
   }
 
   const sweeper = setInterval(() => {

@@ -15,6 +15,7 @@ import { createMcpServer } from '../../server/mcp.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import { boolOpt, EXIT, parseCommandArgs, stringOpt, type CliIo, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
+import { tuneV8ForServer } from '../v8-tuning.js';
 import { HTTP_OPTIONS, serveProduct } from './serve.js';
 
 const usage = `Usage: pve-code-mcp demo [options]
@@ -49,6 +50,8 @@ export const demoCommand: Command = {
       io.out(usage);
       return EXIT.ok;
     }
+    const interactive = !boolOpt(args, 'stdio') && !boolOpt(args, 'http') && (boolOpt(args, 'walkthrough') || Boolean(process.stdin.isTTY));
+    if (!interactive) tuneV8ForServer();
     const schemaFile = stringOpt(args, 'schema');
     const sim = await startSimulator({
       preset: stringOpt(args, 'preset') ?? 'demo',
@@ -58,7 +61,6 @@ export const demoCommand: Command = {
     });
     try {
       const product = await demoProduct(sim, stringOpt(args, 'policy') ?? 'operator', io);
-      const interactive = !boolOpt(args, 'stdio') && !boolOpt(args, 'http') && (boolOpt(args, 'walkthrough') || Boolean(process.stdin.isTTY));
       if (!interactive) return await serveProduct(product, args, io);
       try {
         await product.warm();

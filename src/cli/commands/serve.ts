@@ -6,6 +6,7 @@ import { LineStdioTransport } from '../../server/stdio.js';
 import { boolOpt, EXIT, intOpt, parseCommandArgs, stringOpt, type CliIo, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { appConfigFrom, CONFIG_OPTIONS, CONFIG_USAGE, openProduct, untilSignal } from '../context.js';
+import { tuneV8ForServer } from '../v8-tuning.js';
 
 const usage = `Usage: pve-code-mcp serve [--http [--host H] [--port N] [--token T]] [options]
 
@@ -32,6 +33,8 @@ export const serveCommand: Command = {
       io.out(usage);
       return EXIT.ok;
     }
+    // Before the product opens: the collections while it loads already size the heap's limits.
+    tuneV8ForServer();
     const product = await openProduct(await appConfigFrom(args), io);
     return serveProduct(product, args, io);
   },
