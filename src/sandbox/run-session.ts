@@ -3,6 +3,7 @@
  * handler, answers every one of them, collects logs, enforces the limits again (the worker is not
  * trusted), and turns the worker's report into a `RunOutcome` in the agent's own coordinates.
  */
+import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import type { BridgeCall, BridgeError, BridgeErrorKind, BridgeHandler, BridgeReply } from '../bridge/protocol.js';
 import { HTTP_METHODS, RISK_CLASSES } from '../schema/model.js';
@@ -88,6 +89,9 @@ export class RunSession {
     private readonly input: SessionInput,
     private readonly ports: SessionPorts,
   ) {
+    // Every call the handler is running listens on this signal (the client adds one per request,
+    // queued ones included): up to maxParallelCalls at once, a few listeners each.
+    setMaxListeners(Math.max(10, input.limits.maxParallelCalls * 4), this.abort.signal);
     this.outcome = new Promise((r) => (this.resolveOutcome = r));
     this.released = new Promise((r) => (this.resolveRelease = r));
     this.stats = {
