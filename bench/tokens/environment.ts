@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseAppConfig } from '../../src/app/config.js';
 import { Product } from '../../src/app/product.js';
 import { PveClient } from '../../src/client/client.js';
+import { connectInMemory as connectServerInMemory, type InMemoryConnection } from '../../src/server/in-memory.js';
 import { createMcpServer } from '../../src/server/mcp.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/server/http.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
@@ -74,19 +74,8 @@ export async function openProduct(sim: SimulatorEndpoint, options: ProductOption
 }
 
 /** An MCP client connected in memory to a fresh server session of `product`. */
-export async function connectInMemory(product: Product): Promise<{ client: Client; close(): Promise<void> }> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const server = createMcpServer(product);
-  await server.connect(serverSide);
-  const client = new Client({ name: 'pve-code-mcp-bench', version: '1' });
-  await client.connect(clientSide);
-  return {
-    client,
-    async close() {
-      await client.close();
-      await server.close();
-    },
-  };
+export function connectInMemory(product: Product): Promise<InMemoryConnection> {
+  return connectServerInMemory(product, 'pve-code-mcp-bench');
 }
 
 /** The product served over Streamable HTTP on loopback, one MCP session per client. */

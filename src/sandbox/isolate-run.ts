@@ -272,13 +272,9 @@ export class IsolateRun implements IsolateListener {
     this.finished = true;
     clearTimeout(this.wallTimer);
     clearTimeout(this.deadlockTimer);
+    this.cpuAtEnd = this.cpuMs();
     const isolate = this.isolate;
     if (isolate && !isolate.isDisposed) {
-      try {
-        this.cpuAtEnd = Number(isolate.cpuTime) / 1e6;
-      } catch {
-        // Disposed by isolated-vm itself (memory limit) between the check and the read.
-      }
       try {
         isolate.dispose();
       } catch {

@@ -5,13 +5,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { defaultStateDir, parseAppConfig } from '../../app/config.js';
 import { Product } from '../../app/product.js';
 import { packageRoot } from '../../schema/package-root.js';
-import { createMcpServer } from '../../server/mcp.js';
+import { connectInMemory } from '../../server/in-memory.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import { boolOpt, EXIT, parseCommandArgs, stringOpt, type CliIo, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
@@ -125,11 +123,7 @@ for (const vm of vms.filter((v) => v.status === 'running')) {
 return { node, snapshotted: planned };`;
 
 async function walkthrough(product: Product, sim: RunningSimulator, io: CliIo): Promise<void> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const server = createMcpServer(product);
-  await server.connect(serverSide);
-  const client = new Client({ name: 'pve-code-mcp-demo', version: '1' });
-  await client.connect(clientSide);
+  const { client, close } = await connectInMemory(product, 'pve-code-mcp-demo');
   try {
     const cluster = sim.cluster;
     io.out(`Simulated Proxmox VE cluster: ${sim.url} (${cluster.nodeNames.length} nodes, ${cluster.guests().length} guests, ${sim.model.operations.length} API operations in its schema)`);
@@ -152,8 +146,7 @@ async function walkthrough(product: Product, sim: RunningSimulator, io: CliIo): 
     io.out('→');
     io.out(text(await client.callTool({ name: 'run_script', arguments: { code: DRY_RUN_SCRIPT, dryRun: true } })));
   } finally {
-    await client.close();
-    await server.close();
+    await close();
   }
 }
 
