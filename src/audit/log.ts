@@ -1,7 +1,8 @@
 /**
  * Append-only, hash-chained JSONL audit log (format in entry.ts, truncation anchor in anchor.ts).
  *
- * Appends are synchronous so an entry is on disk before the bridge answers the call it records.
+ * Appends are synchronous: a call's entry is on disk before the server reads anything more from
+ * the sandbox, so before anything derived from the call can leave the server.
  * One process writes a given audit file. When the active file would grow past `maxBytes` it is
  * renamed to `<file>.<index>` and a new file starts with a `head` entry linking to it, so the
  * chain stays verifiable across files.

@@ -283,4 +283,23 @@ describe('bridge handler: audit failure', () => {
     expect(e.message).toMatch(/audit log cannot be written \(ENOSPC/);
     expect(t.client.writes).toHaveLength(0);
   });
+
+  it('hands the record to afterReply when the caller offers it, and still fails closed once it fails', async () => {
+    let failing = false;
+    const t = setup({ preset: 'operator' }, 'live', {
+      audit: {
+        append: () => {
+          if (failing) throw new Error('EIO: i/o error');
+        },
+      },
+    });
+    const deferred: Array<() => void> = [];
+    const withHook = (path: string) => t.handler({ kind: 'request', method: 'GET', path, params: {} }, { ...ctx(), afterReply: (task) => deferred.push(task) });
+    expect((await withHook('/version')).ok).toBe(true);
+    expect(deferred).toHaveLength(1);
+    failing = true;
+    deferred.splice(0).forEach((task) => task());
+    const e = errorOf(await withHook('/version'));
+    expect(e.message).toMatch(/audit log cannot be written \(EIO/);
+  });
 });

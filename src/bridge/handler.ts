@@ -155,11 +155,15 @@ async function handle(rt: Runtime, rawCall: BridgeCall, ctx: BridgeContext): Pro
     record.message = reply.error.message;
   }
   record.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-  try {
-    rt.audit?.append('call', record);
-  } catch (err) {
-    rt.auditError = err instanceof Error ? err.message : String(err);
-  }
+  const audit = (): void => {
+    try {
+      rt.audit?.append('call', record);
+    } catch (err) {
+      rt.auditError = err instanceof Error ? err.message : String(err);
+    }
+  };
+  if (ctx.afterReply) ctx.afterReply(audit);
+  else audit();
   return reply;
 }
 

@@ -60,6 +60,13 @@ export type BridgeReply = { ok: true; data: unknown } | { ok: false; error: Brid
 export interface BridgeContext {
   /** Aborted when the run ends (finished, killed or cancelled): stop in-flight Proxmox I/O. */
   signal: AbortSignal;
+  /**
+   * Bookkeeping that must happen for this call but need not delay its answer (the audit record).
+   * The sandbox runs `task` synchronously right after the reply has left for the script, before
+   * the server handles anything else, so the script's next step overlaps it. Without this hook
+   * (a handler called directly) the handler runs the task before it resolves.
+   */
+  afterReply?(task: () => void): void;
 }
 
 /** Host side of the bridge. Implementations must always resolve, never reject. */

@@ -162,6 +162,7 @@ export class RunSession {
     this.stats.bytesOut += json.length;
     let reply: BridgeReply;
     let call: BridgeCall | undefined;
+    const afterReply: Array<() => void> = [];
     if (this.stats.bridgeCalls > limits.maxCalls || this.inFlight >= limits.maxParallelCalls) {
       reply = { ok: false, error: { kind: 'budget', message: 'too many bridge calls for this run' } };
     } else {
@@ -169,19 +170,22 @@ export class RunSession {
       if (parsed.ok) {
         call = parsed.call;
         this.inFlight++;
-        reply = await this.invokeHandler(call);
+        reply = await this.invokeHandler(call, afterReply);
         this.inFlight--;
       } else {
         reply = { ok: false, error: { kind: 'invalid', message: parsed.message } };
       }
     }
-    if (this.outcomeSent) return;
-    const payload = this.serialise(reply, limits.maxReplyBytes);
-    // Kept so an uncaught rejection of this call can be reported with its kind and details.
-    if (!payload.ok) this.failures.set(callId, { error: payload.error, ...(call ? { call } : {}) });
-    this.stats.bytesIn += payload.json.length;
-    this.lastHeard = performance.now();
-    this.ports.send({ type: 'reply', runId: this.input.runId, callId, ok: payload.ok, json: payload.json });
+    if (!this.outcomeSent) {
+      const payload = this.serialise(reply, limits.maxReplyBytes);
+      // Kept so an uncaught rejection of this call can be reported with its kind and details.
+      if (!payload.ok) this.failures.set(callId, { error: payload.error, ...(call ? { call } : {}) });
+      this.stats.bytesIn += payload.json.length;
+      this.lastHeard = performance.now();
+      this.ports.send({ type: 'reply', runId: this.input.runId, callId, ok: payload.ok, json: payload.json });
+    }
+    // Still owed when the run ended meanwhile: the call was made, so it is recorded.
+    for (const task of afterReply) runTask(task);
   }
 
   /** The reply as the JSON the prelude parses; unserialisable or oversized data becomes an error. */
@@ -205,9 +209,9 @@ export class RunSession {
   }
 
   /** Handlers must resolve, never reject; a broken one still gets a clean answer to the sandbox. */
-  private async invokeHandler(call: BridgeCall): Promise<BridgeReply> {
+  private async invokeHandler(call: BridgeCall, afterReply: Array<() => void>): Promise<BridgeReply> {
     try {
-      const raw = await this.input.handler(call, { signal: this.abort.signal });
+      const raw = await this.input.handler(call, { signal: this.abort.signal, afterReply: (task) => afterReply.push(task) });
       const checked = bridgeReplySchema.safeParse(raw);
       if (checked.success) return checked.data as BridgeReply;
       return { ok: false, error: { kind: 'internal', message: 'the bridge handler returned a malformed reply' } };
@@ -370,4 +374,13 @@ function crashOrMemory(message: string): RunError {
     return { kind: 'killed', reason: 'memory', message: `the script exhausted the sandbox's memory (${message.slice(0, 200)}); the sandbox process was replaced` };
   }
   return { kind: 'crashed', message: `the sandbox process failed: ${message.slice(0, 500)}; it was replaced` };
+}
+
+/** A handler's deferred bookkeeping must not break the session that runs it. */
+function runTask(task: () => void): void {
+  try {
+    task();
+  } catch {
+    // The handler owns its failures (the bridge records an audit failure and fails closed).
+  }
 }

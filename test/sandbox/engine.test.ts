@@ -164,6 +164,42 @@ describe('the pve bridge', () => {
     expect(o.error).toMatchObject({ kind: 'crashed', message: 'the bridge handler failed: handler bug' });
   });
 
+  it("runs a handler's deferred bookkeeping after its reply and before the script's next call", async () => {
+    const events: string[] = [];
+    let n = 0;
+    const handler: BridgeHandler = async (_call, ctx) => {
+      const id = ++n;
+      events.push(`call ${id}`);
+      ctx.afterReply?.(() => events.push(`after ${id}`));
+      return { ok: true, data: id };
+    };
+    const o = await engine.run({ code: "const a = await pve.get('/a'); const b = await pve.get('/b'); return [a, b];", typecheck: false }, handler);
+    expect(o.result).toEqual([1, 2]);
+    expect(events).toEqual(['call 1', 'after 1', 'call 2', 'after 2']);
+  });
+
+  it('still runs deferred bookkeeping when the run ended while the call was in flight, and survives a throwing task', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const done: string[] = [];
+    const controller = new AbortController();
+    const handler: BridgeHandler = async (_call, ctx) => {
+      await gate;
+      ctx.afterReply?.(() => {
+        throw new Error('bookkeeping bug');
+      });
+      ctx.afterReply?.(() => done.push('recorded'));
+      return { ok: true, data: null };
+    };
+    const pending = engine.run({ code: "await pve.get('/slow');", signal: controller.signal, typecheck: false }, handler);
+    await new Promise((r) => setTimeout(r, 200));
+    controller.abort();
+    expect((await pending).error?.kind).toBe('cancelled');
+    release();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(done).toEqual(['recorded']);
+  });
+
   it('refuses replies larger than the sandbox accepts', async () => {
     const o = await engine.run({ code: "await pve.get('/big');", limits: { maxReplyBytes: 10_000 }, typecheck: false }, fakeBridge().handler);
     expect(o.error).toMatchObject({ kind: 'invalid' });
