@@ -4,7 +4,23 @@
  * the worker refuses anything malformed rather than guessing.
  */
 import { z } from 'zod';
+import type { FrameLimits } from './frames.js';
 import { sandboxLimitsSchema } from './limits.js';
+
+/** The worker's end of the server channel (see frames.ts). */
+export const CHANNEL_FD = 3;
+
+/** What the worker accepts from the server (trusted; the reply size is checked on its own). */
+export const SERVER_FRAME_LIMITS: FrameLimits = { maxHeaderBytes: 16 * 1024 * 1024, maxPayloadBytes: 1024 * 1024 * 1024 };
+
+/**
+ * What the server accepts from a worker running a script with these limits: its largest string
+ * (call, log line or result, counted in UTF-16 units by the worker) as UTF-8, and headers large
+ * enough for an exception's message and stack.
+ */
+export function workerFrameLimits(limits: Pick<WorkerLimits, 'maxCallBytes' | 'maxLogLineBytes' | 'maxResultBytes'>): FrameLimits {
+  return { maxHeaderBytes: 4 * 1024 * 1024, maxPayloadBytes: 3 * Math.max(limits.maxCallBytes, limits.maxLogLineBytes, limits.maxResultBytes) };
+}
 
 const runId = z.number().int().nonnegative();
 const callId = z.number().int().positive();

@@ -1,11 +1,14 @@
 /**
- * Server-side handle of one sandbox worker process. The worker is forked with
+ * Server-side handle of one sandbox worker process. The worker is started with
  * `--no-node-snapshot` (required by isolated-vm on Node >= 20), an empty environment (no
- * credentials can leak into it) and its stdout/stderr piped to our stderr, so nothing it prints
- * can reach the MCP stdio channel. It is only ever ended with SIGKILL.
+ * credentials can leak into it), its stdout/stderr piped to our stderr, so nothing it prints can
+ * reach the MCP stdio channel, and its channel to us on fd 3 (length-prefixed frames, see
+ * frames.ts). It is only ever ended with SIGKILL.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { workerToHostSchema, type HostToWorker, type WorkerToHost } from './ipc.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
+import { encodeFrame, FrameReader } from './frames.js';
+import { workerFrameLimits, workerToHostSchema, type HostToWorker, type WorkerToHost } from './ipc.js';
 
 export interface WorkerProcessEvents {
   message(msg: WorkerToHost): void;
@@ -14,6 +17,8 @@ export interface WorkerProcessEvents {
 }
 
 const READY_TIMEOUT_MS = 15_000;
+/** Until a run says otherwise a worker only sends header-only messages (ready, fatal). */
+const IDLE_FRAME_LIMITS = { maxHeaderBytes: 64 * 1024, maxPayloadBytes: 0 };
 
 export class WorkerStartError extends Error {
   constructor(message: string) {
@@ -25,30 +30,39 @@ export class WorkerStartError extends Error {
 export class WorkerProcess {
   readonly ready: Promise<void>;
   private readonly child: ChildProcess;
+  private readonly channel: Socket;
+  private readonly reader: FrameReader;
   private alive = true;
   /** Runs started on this process (for periodic recycling). */
   runsStarted = 0;
 
   constructor(workerPath: string, events: WorkerProcessEvents) {
-    this.child = fork(workerPath, [], {
-      execArgv: ['--no-node-snapshot'],
+    this.child = spawn(process.execPath, ['--no-node-snapshot', workerPath], {
       env: {},
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      serialization: 'json',
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });
+    this.channel = this.child.stdio[3] as Socket;
     const forward = (chunk: Buffer) => process.stderr.write(`[sandbox worker ${this.child.pid ?? '?'}] ${chunk.toString('utf8')}`);
     this.child.stdout?.on('data', forward);
     this.child.stderr?.on('data', forward);
+
+    let onMessage: (raw: unknown) => void = () => undefined;
+    this.reader = new FrameReader(IDLE_FRAME_LIMITS, (raw) => onMessage(raw), (err) => {
+      // A worker that breaks the framing is compromised or broken either way.
+      process.stderr.write(`pve-code-mcp: ${err.message}; killing the sandbox worker\n`);
+      this.kill();
+    });
+    this.channel.on('data', (chunk: Buffer) => this.reader.push(chunk));
+    this.channel.on('error', () => this.kill());
 
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new WorkerStartError(`no ready signal within ${READY_TIMEOUT_MS} ms`));
         this.kill();
       }, READY_TIMEOUT_MS);
-      this.child.on('message', (raw: unknown) => {
+      onMessage = (raw: unknown) => {
         const parsed = workerToHostSchema.safeParse(raw);
         if (!parsed.success) {
-          // A worker that speaks garbage is compromised or broken either way.
           process.stderr.write('pve-code-mcp: sandbox worker sent a malformed message; killing it\n');
           this.kill();
           return;
@@ -61,7 +75,7 @@ export class WorkerProcess {
           reject(new WorkerStartError(parsed.data.message));
         }
         events.message(parsed.data);
-      });
+      };
       this.child.on('exit', (code, signal) => {
         clearTimeout(timer);
         this.alive = false;
@@ -87,8 +101,10 @@ export class WorkerProcess {
   }
 
   send(message: HostToWorker): void {
-    if (!this.alive || !this.child.connected) return;
-    this.child.send(message, (err) => {
+    if (!this.alive || this.channel.destroyed) return;
+    // What the worker may send back is bounded by the limits of the run it is given.
+    if (message.type === 'run') this.reader.limits = workerFrameLimits(message.limits);
+    this.channel.write(encodeFrame(message), (err) => {
       if (err) this.kill();
     });
   }
@@ -98,5 +114,6 @@ export class WorkerProcess {
     if (!this.alive) return;
     this.alive = false;
     this.child.kill('SIGKILL');
+    this.channel.destroy();
   }
 }

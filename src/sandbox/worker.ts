@@ -4,10 +4,12 @@
  * It never writes to stdout, and it exits by being killed (SIGKILL), never gracefully, because
  * isolated-vm can crash or hang at process exit.
  */
-import { readFileSync } from 'node:fs';
+import { fstatSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { Socket } from 'node:net';
+import { encodeFrame, FrameReader } from './frames.js';
 import { FreshIsolate, isolateSettings } from './fresh-isolate.js';
-import { hostToWorkerSchema, type WorkerLimits, type WorkerToHost } from './ipc.js';
+import { CHANNEL_FD, hostToWorkerSchema, SERVER_FRAME_LIMITS, type WorkerLimits, type WorkerToHost } from './ipc.js';
 import { IsolateRun } from './isolate-run.js';
 import { locatePrelude } from './locate.js';
 
@@ -19,15 +21,24 @@ function die(message: string): never {
   throw new Error(message);
 }
 
-function post(message: WorkerToHost): void {
-  if (process.connected) process.send?.(message);
+/** The channel to the server: fd 3, a socket pair the server opened for us. */
+function openChannel(): Socket {
+  try {
+    if (!fstatSync(CHANNEL_FD).isSocket()) throw new Error('not a socket');
+  } catch {
+    die(`must be started by the server with its channel on fd ${CHANNEL_FD} (stdio: ['ignore', 'pipe', 'pipe', 'pipe'])`);
+  }
+  return new Socket({ fd: CHANNEL_FD, readable: true, writable: true });
 }
 
 function main(): void {
   // isolated-vm on Node >= 20 needs the flag; a mis-launched worker must fail loudly, not crash later.
   const flagged = process.execArgv.includes(NO_SNAPSHOT) || (process.env.NODE_OPTIONS ?? '').split(/\s+/).includes(NO_SNAPSHOT);
-  if (!flagged) die(`refusing to start without ${NO_SNAPSHOT} (fork it with execArgv: ['${NO_SNAPSHOT}'])`);
-  if (!process.send) die('must be started by the server with an IPC channel (child_process.fork)');
+  if (!flagged) die(`refusing to start without ${NO_SNAPSHOT} (start it as: node ${NO_SNAPSHOT} worker.js)`);
+  const channel = openChannel();
+  const post = (message: WorkerToHost): void => {
+    if (!channel.destroyed) channel.write(encodeFrame(message));
+  };
 
   let ivm: typeof import('isolated-vm');
   try {
@@ -63,7 +74,7 @@ function main(): void {
     }
   };
 
-  process.on('message', (raw: unknown) => {
+  const onMessage = (raw: unknown): void => {
     const parsed = hostToWorkerSchema.safeParse(raw);
     if (!parsed.success) {
       post({ type: 'fatal', message: 'the worker received a malformed message from the server' });
@@ -90,9 +101,18 @@ function main(): void {
     } else {
       runs.get(msg.runId)?.cancel();
     }
+  };
+  const reader = new FrameReader(SERVER_FRAME_LIMITS, onMessage, (err) => {
+    post({ type: 'fatal', message: err.message });
   });
-  // Orphaned (server gone): nothing left to serve.
-  process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
+  channel.on('data', (chunk: Buffer) => reader.push(chunk));
+  // Orphaned (server gone, channel closed or broken): nothing left to serve.
+  const orphaned = (): void => {
+    process.kill(process.pid, 'SIGKILL');
+  };
+  channel.on('end', orphaned);
+  channel.on('close', orphaned);
+  channel.on('error', orphaned);
   process.on('uncaughtException', (err) => {
     post({ type: 'fatal', message: `worker error: ${err.message}`.slice(0, 2_000) });
     setTimeout(() => process.kill(process.pid, 'SIGKILL'), 100).unref();

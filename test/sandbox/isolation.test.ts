@@ -4,8 +4,10 @@
  */
 import { describe, it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { openSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SandboxEngine } from '../../src/sandbox/engine.js';
 import { locateWorker } from '../../src/sandbox/locate.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -17,9 +19,12 @@ describe('sandbox worker launch guard', () => {
     expect(r.status === 0).toBe(false);
   });
 
-  it('refuses to start without an IPC channel', () => {
+  it('refuses to start without its channel to the server on fd 3', () => {
     const r = spawnSync(process.execPath, ['--no-node-snapshot', locateWorker()], { encoding: 'utf8', env: {}, timeout: 20_000 });
-    expect(r.stderr).toMatch(/IPC channel/);
+    expect(r.stderr).toMatch(/channel on fd 3/);
+    // fd 3 open but not a socket (a file) is refused the same way.
+    const file = spawnSync(process.execPath, ['--no-node-snapshot', locateWorker()], { encoding: 'utf8', env: {}, timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe', openSync(locateWorker(), 'r')] });
+    expect(file.stderr).toMatch(/channel on fd 3/);
   });
 });
 
@@ -49,5 +54,19 @@ describe.skipIf(process.platform !== 'linux')('server process', () => {
     expect(report.loaded).toEqual([]);
     expect(report.envs.length).toBeGreaterThan(0);
     for (const env of report.envs) expect(env).not.toContain('must-not-leak');
+  });
+});
+
+describe('a worker that breaks the channel', () => {
+  it('is killed when it announces a frame past the run limits; the run fails as crashed and nothing is buffered', async () => {
+    const engine = new SandboxEngine({ workers: 1, workerPath: path.join(root, 'test/sandbox/fixtures/rogue-worker.mjs') });
+    try {
+      const outcome = await engine.run({ code: 'return 1;', typecheck: false }, async () => ({ ok: true, data: null }));
+      expect(outcome.ok).toBe(false);
+      expect(outcome.error?.kind).toBe('crashed');
+      expect(outcome.error?.message).toMatch(/sandbox process ended \(SIGKILL\)/);
+    } finally {
+      await engine.close();
+    }
   });
 });
