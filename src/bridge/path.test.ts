@@ -31,6 +31,16 @@ describe('resolveRequest', () => {
     expect(() => resolveRequest(model, 'GET', '/nodes/{node}/storage/{storage}/content/{volume}', { node: 'pve1', storage: 'local', volume: 'local:iso/../../etc' })).toThrow(/dot segment/);
   });
 
+  it('lets an IPset entry carry its prefix length or alias scope and encodes it as one segment', () => {
+    const r = resolveRequest(model, 'DELETE', '/cluster/firewall/ipset/{name}/{cidr}', { name: 'office', cidr: 'fd00::/64' });
+    expect({ ...r.pathValues }).toEqual({ name: 'office', cidr: 'fd00::/64' });
+    expect(r.urlPath).toBe('/cluster/firewall/ipset/office/fd00%3A%3A%2F64');
+    expect(resolveRequest(model, 'GET', '/cluster/firewall/ipset/office/dc/servers', {}).pathValues.cidr).toBe('dc/servers');
+    // Only the last parameter may span segments: the set name stays one segment.
+    expect(() => resolveRequest(model, 'GET', '/cluster/firewall/ipset/{name}/{cidr}', { name: 'a/b', cidr: '10.0.0.1' })).toThrow(/characters outside/);
+    expect(() => resolveRequest(model, 'GET', '/cluster/firewall/ipset/{name}/{cidr}', { name: 'office', cidr: '10.0.0.0/../24' })).toThrow(/dot segment/);
+  });
+
   it.each([
     ['/nodes/pve1/../access/users', 'dot segment'],
     ['/nodes/./qemu', 'dot segment'],

@@ -8,7 +8,7 @@
  * the matched template and the validated values with `encodeURIComponent`.
  */
 import type { ApiModel, HttpMethod, Operation } from '../schema/model.js';
-import { splitPath } from '../schema/model.js';
+import { isRestOfPathParam, splitPath } from '../schema/model.js';
 import { copyJsonData, JsonDataError, type JsonValue } from './json-data.js';
 
 export type Params = Record<string, JsonValue>;
@@ -39,8 +39,6 @@ const MAX_SEGMENT_LENGTH = 512;
 const SAFE_SEGMENT = /^[A-Za-z0-9._~:@!+,=-]+$/;
 const PLACEHOLDER = /^\{([A-Za-z][A-Za-z0-9_-]*)\}$/;
 const FORBIDDEN = /[?#%\\\s\u0000-\u001f\u007f]/;
-/** The one template parameter whose value may contain `/` (storage volume IDs, `local:iso/x.iso`). */
-const REST_OF_PATH = 'volume';
 const CANONICAL_VMID = /^[1-9][0-9]{0,8}$/;
 
 export function resolveRequest(model: ApiModel, method: HttpMethod, rawPath: string, rawParams: unknown): ResolvedRequest {
@@ -60,7 +58,7 @@ export function resolveRequest(model: ApiModel, method: HttpMethod, rawPath: str
   }
   const pathValues = Object.create(null) as Record<string, string>;
   for (const [name, value] of Object.entries(match.pathValues)) {
-    checkValue(name, value, name === REST_OF_PATH);
+    checkValue(name, value, isRestOfPathParam(name));
     if (name === 'vmid' && !CANONICAL_VMID.test(value)) {
       throw new InvalidCallError(`path value vmid '${value}' is not a VMID`, 'Use the number as PVE shows it, e.g. 101');
     }
@@ -124,7 +122,7 @@ function substitute(parts: string[], params: Params): string[] {
       }
       delete params[name];
       const value = String(raw);
-      const restOfPath = name === REST_OF_PATH && index === parts.length - 1;
+      const restOfPath = isRestOfPathParam(name) && index === parts.length - 1;
       checkValue(name, value, restOfPath);
       out.push(...(restOfPath ? value.split('/') : [value]));
       return;

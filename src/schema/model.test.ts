@@ -26,6 +26,7 @@ const model = new ApiModel(
     op('GET', '/nodes/{node}/qemu/{vmid}/status/current'),
     op('POST', '/nodes/{node}/qemu/{vmid}/status/start'),
     op('GET', '/nodes/{node}/storage/{storage}/content/{volume}'),
+    op('GET', '/cluster/firewall/ipset/{name}/{cidr}'),
     op('GET', '/nodes/{node}/{kind}'),
   ],
   'hash',
@@ -51,6 +52,13 @@ describe('ApiModel.matchPath', () => {
   it('lets the volume parameter take the rest of the path', () => {
     const m = model.matchPath('GET', '/nodes/pve1/storage/local/content/local:iso/debian.iso');
     expect(m && 'pathValues' in m ? m.pathValues.volume : undefined).toBe('local:iso/debian.iso');
+  });
+
+  it('lets an IPset entry take the rest of the path (a CIDR or a scoped alias has a slash)', () => {
+    const m = model.matchPath('GET', '/cluster/firewall/ipset/office/10.0.0.0/24');
+    expect(m && 'pathValues' in m ? m.pathValues : undefined).toEqual({ name: 'office', cidr: '10.0.0.0/24' });
+    const plain = model.matchPath('GET', '/cluster/firewall/ipset/office/10.0.0.7');
+    expect(plain && 'pathValues' in plain ? plain.pathValues.cidr : undefined).toBe('10.0.0.7');
   });
 
   it('reports a known path with an unknown method', () => {

@@ -110,10 +110,16 @@ export interface PathMatch {
 const segmentParam = /^\{([^}]+)\}$/;
 
 /**
- * Path templates whose last parameter swallows the rest of the path (PVE mounts these with an
- * empty fragment delimiter), so storage volume IDs such as `local:iso/debian.iso` fit in one param.
+ * Parameters that, last in a template, take the rest of the path: PVE mounts their sub-trees with
+ * an empty fragment delimiter (RESTHandler joins the remaining segments into one), so storage
+ * volume IDs (`local:iso/debian.iso`, storage content) and IPset entries (`10.0.0.0/24`,
+ * `dc/alias`; cluster, VM and CT IP sets) fit in one param.
  */
-const REST_OF_PATH_PARAMS = new Set(['volume']);
+const REST_OF_PATH_PARAMS: ReadonlySet<string> = new Set(['volume', 'cidr']);
+
+export function isRestOfPathParam(name: string): boolean {
+  return REST_OF_PATH_PARAMS.has(name);
+}
 
 export class ApiModel {
   readonly operations: readonly Operation[];

@@ -69,6 +69,8 @@ export const OPERATIONS: Operation[] = [
   op('GET', '/nodes/{node}/lxc/{vmid}/config', { risk: 'read', returns: { type: 'object' } }),
   op('GET', '/nodes/{node}/storage/{storage}/content/{volume}', { risk: 'read', returns: { type: 'object' } }),
   op('DELETE', '/nodes/{node}/storage/{storage}/content/{volume}', { risk: 'destructive', returns: TASK }),
+  op('GET', '/cluster/firewall/ipset/{name}/{cidr}', { risk: 'read', returns: { type: 'object' } }),
+  op('DELETE', '/cluster/firewall/ipset/{name}/{cidr}', { risk: 'write' }),
   op('GET', '/nodes/{node}/tasks/{upid}/status', { risk: 'read', returns: { type: 'object' } }),
   op('GET', '/nodes/{node}/tasks/{upid}/log', { risk: 'read', returns: { type: 'array' } }),
   op('POST', '/nodes/{node}/vzdump', { risk: 'write', returns: TASK, params: { vmid: { format: 'pve-vmid-list' }, all: { type: 'boolean' }, exclude: { format: 'pve-vmid-list' } } }),
