@@ -54,6 +54,11 @@ const SECONDARY_METHOD = 0.8;
 const HINT_MISMATCH = 0.7;
 /** Without a verb most requests are questions: writes rank lower. */
 const NO_INTENT_WRITE = 0.6;
+/**
+ * Without a verb, a request for many things ("two factor authentication entries") asks to see
+ * them: writes rank lower still.
+ */
+const NO_INTENT_COLLECTION_WRITE = 0.45;
 /** Terms this long also match as prefixes ("snap" → snapshot). */
 const PREFIX_MIN_LENGTH = 4;
 /** Terms this long also match with one typo per five characters. */
@@ -131,7 +136,8 @@ export class Ranker {
       return rank === 0 ? 1 : rank > 0 ? SECONDARY_METHOD : METHOD_MISMATCH;
     }
     if (query.hintedMethods) return query.hintedMethods.includes(method) ? 1 : HINT_MISMATCH;
-    return method === 'GET' ? 1 : NO_INTENT_WRITE;
+    if (method === 'GET') return 1;
+    return query.collection ? NO_INTENT_COLLECTION_WRITE : NO_INTENT_WRITE;
   }
 
   /**
