@@ -21,6 +21,7 @@ import { ScriptChecker } from '../src/script/typecheck.js';
 import { DEFAULT_MAX_CONCURRENCY } from '../src/client/transport.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { sdkDeclarationFiles } from '../src/typegen/index.js';
+import { measureChannelFloor } from './lib/channel-echo.js';
 import { startSimulatorProcess } from './lib/simulator-process.js';
 import { ms, ratio, summarize, withinTarget, type Table } from './lib/table.js';
 import { directClient, type SimulatorEndpoint } from './tokens/environment.js';
@@ -199,18 +200,20 @@ async function typecheckTable(runs: number): Promise<Table> {
 
 async function bridgeTable(calls: number, reps: number): Promise<Table> {
   const rows: Table['rows'] = [];
+  const floorUs = await measureChannelFloor(calls, reps);
+  rows.push(['channel round trip between two Node processes, nothing else done (the floor per call)', '', ms(floorUs), '', '']);
   // Where the simulator runs changes what "direct" costs: in this process the client and the
   // simulator share one event loop and never wait for another process; in its own process (as a
   // real node is another machine) both arms pay the same network round trip.
   const own = await startSimulatorProcess();
   try {
-    rows.push(...(await bridgeRows(own, 'simulator in its own process', calls, reps)));
+    rows.push(...(await bridgeRows(own, 'simulator in its own process', calls, reps, floorUs)));
   } finally {
     await own.close();
   }
   const inProcess = await startSimulator({ authFailureDelayMs: 0 });
   try {
-    rows.push(...(await bridgeRows(inProcess, 'simulator in this process', calls, reps)));
+    rows.push(...(await bridgeRows(inProcess, 'simulator in this process', calls, reps, floorUs)));
   } finally {
     await inProcess.close();
   }
@@ -218,7 +221,7 @@ async function bridgeTable(calls: number, reps: number): Promise<Table> {
   // the sandbox keeps the client's concurrency cap busy.
   const slow = await startSimulator({ authFailureDelayMs: 0, faults: { rules: [{ path: '/version', latencyMs: SLOW_NODE_MS }] } });
   try {
-    rows.push(...(await bridgeRows(slow, `node answering in ${SLOW_NODE_MS} ms`, Math.min(calls, 200), reps)));
+    rows.push(...(await bridgeRows(slow, `node answering in ${SLOW_NODE_MS} ms`, Math.min(calls, 200), reps, floorUs)));
   } finally {
     await slow.close();
   }
@@ -228,13 +231,14 @@ async function bridgeTable(calls: number, reps: number): Promise<Table> {
     rows,
     notes: [
       'the client queues beyond its own concurrency cap (4 by default); the sandbox allows more calls in flight than that.',
-      'bridge alone = the same calls answered by an in-memory handler: the sandbox, IPC and validation cost per call.',
+      'bridge alone = the same calls answered by an in-memory handler: the sandbox, channel and validation cost per call.',
+      'the floor = two process wake-ups and the channel, measured between two bare Node processes: what a bridge that keeps the isolate in another process costs at the least on this machine.',
       `with a ${SLOW_NODE_MS} ms node, 50 parallel GETs cannot beat 50 / cap × ${SLOW_NODE_MS} ms (cap = the client's concurrency, 4): ${ms((50 / DEFAULT_MAX_CONCURRENCY) * SLOW_NODE_MS)} ms.`,
     ],
   };
 }
 
-async function bridgeRows(sim: SimulatorEndpoint, setup: string, calls: number, reps: number): Promise<Table['rows']> {
+async function bridgeRows(sim: SimulatorEndpoint, setup: string, calls: number, reps: number, floorUs: number): Promise<Table['rows']> {
   const client = directClient(sim);
   // A thin pass-through: the bench measures the sandbox bridge, not the policy layer.
   const viaClient: BridgeHandler = async (call, ctx) => {
@@ -271,9 +275,11 @@ async function bridgeRows(sim: SimulatorEndpoint, setup: string, calls: number, 
     const pd = summarize(parallelDirect).median;
     const pb = summarize(parallelBridged).median;
     const bb = summarize(bare).median;
+    const floored = d + (floorUs * calls) / 1000;
     return [
       [`${setup}: ${calls} sequential GET /version, client directly`, ms(d), ms((d / calls) * 1000), '', ''],
       [`${setup}: ${calls} sequential GET /version, through the sandbox`, ms(b), ms((b / calls) * 1000), ratio(b, d), withinTarget(b / d, SEQUENTIAL_RATIO_TARGET)],
+      [`${setup}: client directly + the floor (the best any process boundary allows)`, ms(floored), ms((floored / calls) * 1000), ratio(floored, d), ''],
       [`${setup}: 50 parallel GETs, client directly`, ms(pd), '', '', ''],
       [`${setup}: 50 parallel GETs, through the sandbox`, ms(pb), '', ratio(pb, pd), ''],
       [`${setup}: ${calls} sequential calls, bridge alone`, ms(bb), ms((bb / calls) * 1000), '', ''],

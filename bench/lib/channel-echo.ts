@@ -1,0 +1,49 @@
+/**
+ * The floor under any bridge call on this machine: a round trip between two Node processes on
+ * the sandbox channel itself (frames over a socket pair on fd 3), with nothing else done on
+ * either side — no isolate, no validation, no handler. Run as a child it echoes every frame;
+ * `measureChannelFloor` starts it and times sequential round trips of a reply-sized message.
+ */
+import { spawn } from 'node:child_process';
+import { Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { encodeFrame, FrameReader } from '../../src/sandbox/frames.js';
+
+const LIMITS = { maxHeaderBytes: 1 << 20, maxPayloadBytes: 1 << 24 };
+const CHANNEL_FD = 3;
+
+/** Microseconds per round trip (median of `reps` runs of `trips` sequential round trips). */
+export async function measureChannelFloor(trips: number, reps: number): Promise<number> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'echo'], { stdio: ['ignore', 'inherit', 'inherit', 'pipe'] });
+  const channel = child.stdio[CHANNEL_FD] as Socket;
+  let answered: () => void = () => undefined;
+  const reader = new FrameReader(LIMITS, () => answered(), (err) => {
+    throw err;
+  });
+  channel.on('data', (chunk: Buffer) => reader.push(chunk));
+  const message = { type: 'reply', runId: 1, callId: 1, ok: true, json: '{"release":"9.1","repoid":"0123456789abcdef","version":"9.1.2"}' };
+  const roundTrip = () =>
+    new Promise<void>((resolve) => {
+      answered = resolve;
+      channel.write(encodeFrame(message));
+    });
+  try {
+    for (let i = 0; i < 200; i++) await roundTrip();
+    const perTrip: number[] = [];
+    for (let r = 0; r < reps; r++) {
+      const t0 = performance.now();
+      for (let i = 0; i < trips; i++) await roundTrip();
+      perTrip.push(((performance.now() - t0) / trips) * 1000);
+    }
+    return perTrip.sort((a, b) => a - b)[Math.floor(perTrip.length / 2)] as number;
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+if (process.argv[2] === 'echo') {
+  const channel = new Socket({ fd: CHANNEL_FD, readable: true, writable: true });
+  const reader = new FrameReader(LIMITS, (message) => channel.write(encodeFrame(message as { type: string })), () => process.exit(1));
+  channel.on('data', (chunk: Buffer) => reader.push(chunk));
+  channel.on('close', () => process.exit(0));
+}
