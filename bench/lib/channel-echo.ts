@@ -6,15 +6,18 @@
  */
 import { spawn } from 'node:child_process';
 import { Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import { encodeFrame, FrameReader } from '../../src/sandbox/frames.js';
+import { repoRoot } from './repo.js';
 
 const LIMITS = { maxHeaderBytes: 1 << 20, maxPayloadBytes: 1 << 24 };
 const CHANNEL_FD = 3;
 
 /** Microseconds per round trip (median of `reps` runs of `trips` sequential round trips). */
 export async function measureChannelFloor(trips: number, reps: number): Promise<number> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'echo'], { stdio: ['ignore', 'inherit', 'inherit', 'pipe'] });
+  // The compiled file, also when this module runs from source (vitest): the child is plain node.
+  const echo = path.join(repoRoot(), 'dist', 'bench', 'lib', 'channel-echo.js');
+  const child = spawn(process.execPath, [echo, 'echo'], { stdio: ['ignore', 'inherit', 'inherit', 'pipe'] });
   const channel = child.stdio[CHANNEL_FD] as Socket;
   let answered: () => void = () => undefined;
   const reader = new FrameReader(LIMITS, () => answered(), (err) => {
