@@ -13,8 +13,8 @@ import { z } from 'zod';
 import type { BridgeHandler } from '../bridge/protocol.js';
 import type { Diagnostic } from '../script/diagnostics.js';
 import { formatDiagnostics } from '../script/diagnostics.js';
-import { transpileScript } from '../script/transpile.js';
-import { skippedCheck, type TypeChecker } from '../script/typecheck.js';
+import { materialize, transpileScript, type PortableTranspile, type TranspileResult } from '../script/transpile.js';
+import { skippedCheck, type CheckAnswer, type TypeChecker } from '../script/typecheck.js';
 import type { WorkerLimits, WorkerToHost } from './ipc.js';
 import { DEFAULT_LIMITS, InvalidLimitsError, resolveLimits, type SandboxLimits } from './limits.js';
 import { locateWorker } from './locate.js';
@@ -155,23 +155,32 @@ export class SandboxEngine {
       return notExecuted({ kind: 'invalid', message: `not executed: the script is ${codeBytes} bytes; the limit is ${limits.maxCodeBytes}` }, startedAt);
     }
 
-    const compiled = transpileScript(code);
-    if (!compiled.ok) return notExecuted(blocked('syntax', compiled.diagnostics), startedAt);
+    const checker = request.typecheck === false ? undefined : (request.checker ?? this.options.checker?.());
+    // A checker in its own process transpiles too; otherwise syntax errors stop the run before a check.
+    let compiled: TranspileResult | undefined;
+    if (!checker?.checkAndTranspile) {
+      compiled = transpileScript(code);
+      if (!compiled.ok) return notExecuted(blocked('syntax', compiled.diagnostics), startedAt);
+    }
 
     let warnings: Diagnostic[] = [];
     let typecheckMs: number | undefined;
-    const checker = request.typecheck === false ? undefined : (request.checker ?? this.options.checker?.());
     if (checker) {
       const checkStarted = performance.now();
-      const check = await Promise.resolve()
-        .then(() => checker.check(code, this.options.typecheckBudgetMs !== undefined ? { budgetMs: this.options.typecheckBudgetMs } : {}))
+      const options = this.options.typecheckBudgetMs !== undefined ? { budgetMs: this.options.typecheckBudgetMs } : {};
+      const answer: CheckAnswer = await Promise.resolve()
+        .then(async () => (checker.checkAndTranspile ? checker.checkAndTranspile(code, options) : { result: await checker.check(code, options) }))
         // A checker failure proves nothing about the script: run it and say the check is missing.
-        .catch((err: unknown) => skippedCheck(err instanceof Error ? err.message : String(err), performance.now() - checkStarted));
+        .catch((err: unknown) => ({ result: skippedCheck(err instanceof Error ? err.message : String(err), performance.now() - checkStarted) }));
       // Wall time as the run saw it: with the checker process, waiting in its queue included.
       typecheckMs = performance.now() - checkStarted;
-      warnings = check.warnings;
-      if (!check.ok) return notExecuted(blocked('typecheck', check.errors), startedAt, warnings);
+      compiled ??= materializeOrLocal(answer.transpiled, code);
+      warnings = answer.result.warnings;
+      if (!answer.result.ok) return notExecuted(blocked('typecheck', answer.result.errors), startedAt, warnings);
     }
+    // The checker process answers a syntax error without a type check, so this comes first in effect.
+    compiled ??= transpileScript(code);
+    if (!compiled.ok) return notExecuted(blocked('syntax', compiled.diagnostics), startedAt);
 
     if (this.closed) return notExecuted({ kind: 'cancelled', message: 'the sandbox engine is closed' }, startedAt, warnings);
     if (request.signal?.aborted) return notExecuted({ kind: 'cancelled', message: 'the run was cancelled before it started' }, startedAt, warnings);
@@ -311,4 +320,16 @@ function blocked(kind: 'syntax' | 'typecheck', diagnostics: Diagnostic[]): { kin
     ...(first ? { line: first.line, col: first.col } : {}),
     diagnostics,
   };
+}
+
+/** The checker process's transpilation, or our own when it has none (check skipped) or it is unusable. */
+function materializeOrLocal(transpiled: PortableTranspile | undefined, code: string): TranspileResult {
+  if (transpiled) {
+    try {
+      return materialize(transpiled);
+    } catch {
+      // A source map that does not parse: fall back to transpiling here.
+    }
+  }
+  return transpileScript(code);
 }

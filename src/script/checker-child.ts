@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkerToHostSchema, type CheckerToHost, type DeclarationSet, type HostToChecker } from './checker-protocol.js';
-import type { CheckResult } from './typecheck.js';
+import type { CheckAnswer } from './typecheck.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ENTRY = 'checker-worker.js';
@@ -133,12 +133,12 @@ export class CheckerChild {
     return loading;
   }
 
-  async check(setId: string, code: string, budgetMs: number, timeoutMs: number): Promise<CheckResult> {
+  async check(setId: string, code: string, budgetMs: number, timeoutMs: number, transpile = false): Promise<CheckAnswer> {
     const budget = Number.isFinite(budgetMs) ? budgetMs : null;
-    const msg = await this.request({ type: 'check', id: this.nextId++, setId, code, budgetMs: budget }, 'result', 'the check', timeoutMs);
+    const msg = await this.request({ type: 'check', id: this.nextId++, setId, code, budgetMs: budget, ...(transpile ? { transpile } : {}) }, 'result', 'the check', timeoutMs);
     this.checks++;
     this.rssMb = msg.rssMb;
-    return msg.result;
+    return msg.transpiled ? { result: msg.result, transpiled: msg.transpiled } : { result: msg.result };
   }
 
   /** Ends the process at once; whatever was pending is rejected. */

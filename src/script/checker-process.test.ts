@@ -11,6 +11,7 @@ import { miniModel, miniSdkFiles } from '../../test/sandbox/fixtures/mini-sdk.js
 import { locateCheckerWorker } from './checker-child.js';
 import { CheckerProcess } from './checker-process.js';
 import { checkerToHostSchema } from './checker-protocol.js';
+import { transpileToText } from './transpile.js';
 import { ScriptChecker, type CheckResult } from './typecheck.js';
 
 const SCRIPTS = [
@@ -68,6 +69,26 @@ describe('CheckerProcess with the built entry', () => {
     } finally {
       await checkers.close();
     }
+  });
+
+  it('transpiles for the sandbox with the check: the same JavaScript and map as here; a syntax error answers without a check', async () => {
+    const checkers = new CheckerProcess();
+    try {
+      const remote = checkers.checker(miniSdkFiles, miniModel());
+      for (const code of SCRIPTS) {
+        const answer = await remote.checkAndTranspile(code);
+        const here = transpileToText(code);
+        expect(answer.transpiled).toEqual(here);
+        if (here.ok) expect(withoutTime(answer.result)).toEqual(withoutTime(local.check(code)));
+        else expect(withoutTime(answer.result)).toEqual({ ok: true, errors: [], warnings: [], timedOut: false });
+      }
+      // A plain check does not pay for a transpilation.
+      expect((await checkers.check(remote['set'], OK_SCRIPT)).transpiled).toBeUndefined();
+    } finally {
+      await checkers.close();
+    }
+    // A skipped check carries no transpilation: the caller transpiles itself.
+    expect((await checkers.checker(miniSdkFiles, miniModel()).checkAndTranspile(OK_SCRIPT)).transpiled).toBeUndefined();
   });
 
   it('starts on demand and serves several declaration sets, one registered after the start', async () => {

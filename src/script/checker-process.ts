@@ -17,7 +17,7 @@ import type { ApiModel } from '../schema/model.js';
 import { CheckerChild, CheckerProcessError, locateCheckerWorker } from './checker-child.js';
 import type { DeclarationSet } from './checker-protocol.js';
 import { pathCatalogOf } from './path-catalog.js';
-import { checkerKey, DEFAULT_CHECK_BUDGET_MS, skippedCheck, type CheckOptions, type CheckResult, type DeclarationFile, type TypeChecker } from './typecheck.js';
+import { checkerKey, DEFAULT_CHECK_BUDGET_MS, skippedCheck, type CheckAnswer, type CheckOptions, type CheckResult, type DeclarationFile, type TypeChecker } from './typecheck.js';
 
 export interface CheckerProcessOptions {
   /** Default budget of a check's type phase (default 1,000 ms); past it only syntax and path checks apply. */
@@ -59,8 +59,10 @@ interface Job {
   set: DeclarationSet;
   code: string;
   budgetMs: number;
+  /** Also transpile the script for the sandbox. */
+  transpile: boolean;
   queuedAt: number;
-  resolve(result: CheckResult): void;
+  resolve(answer: CheckAnswer): void;
 }
 
 export class CheckerProcess {
@@ -122,15 +124,18 @@ export class CheckerProcess {
     }
   }
 
-  /** Type-checks `code` against a registered set. Never rejects: failures resolve as skipped checks. */
-  check(set: DeclarationSet, code: string, options: CheckOptions = {}): Promise<CheckResult> {
+  /**
+   * Type-checks `code` against a registered set and, with `transpile`, transpiles it for the
+   * sandbox too. Never rejects: failures resolve as skipped checks (without `transpiled`).
+   */
+  check(set: DeclarationSet, code: string, options: CheckOptions = {}, transpile = false): Promise<CheckAnswer> {
     const budgetMs = options.budgetMs ?? this.options.budgetMs ?? DEFAULT_CHECK_BUDGET_MS;
-    if (this.closed) return Promise.resolve(this.skip('the type-check process is closed', 0));
+    if (this.closed) return Promise.resolve({ result: this.skip('the type-check process is closed', 0) });
     if (this.queue.length >= (this.options.maxQueue ?? 64)) {
-      return Promise.resolve(this.skip(`${this.queue.length} checks are already waiting for the type-check process`, 0));
+      return Promise.resolve({ result: this.skip(`${this.queue.length} checks are already waiting for the type-check process`, 0) });
     }
     return new Promise((resolve) => {
-      this.queue.push({ set, code, budgetMs, queuedAt: performance.now(), resolve });
+      this.queue.push({ set, code, budgetMs, transpile, queuedAt: performance.now(), resolve });
       void this.pump();
     });
   }
@@ -141,7 +146,7 @@ export class CheckerProcess {
     for (const child of [this.active, this.standby, this.spawning]) child?.kill();
     this.active = undefined;
     this.standby = undefined;
-    for (const job of this.queue.splice(0)) job.resolve(this.skip('the type-check process is closed', performance.now() - job.queuedAt));
+    for (const job of this.queue.splice(0)) job.resolve({ result: this.skip('the type-check process is closed', performance.now() - job.queuedAt) });
   }
 
   private get loadTimeoutMs(): number {
@@ -154,33 +159,33 @@ export class CheckerProcess {
     try {
       for (let job = this.queue.shift(); job; job = this.queue.shift()) {
         const queuedAt = job.queuedAt;
-        job.resolve(await this.run(job).catch((err: unknown) => this.skip(`internal error: ${reasonOf(err)}`, performance.now() - queuedAt)));
+        job.resolve(await this.run(job).catch((err: unknown) => ({ result: this.skip(`internal error: ${reasonOf(err)}`, performance.now() - queuedAt) })));
       }
     } finally {
       this.pumping = false;
     }
   }
 
-  private async run(job: Job): Promise<CheckResult> {
+  private async run(job: Job): Promise<CheckAnswer> {
     const elapsed = () => performance.now() - job.queuedAt;
-    if (this.closed) return this.skip('the type-check process is closed', elapsed());
+    if (this.closed) return { result: this.skip('the type-check process is closed', elapsed()) };
     let child: CheckerChild;
     if (!this.active?.isAlive && !this.standby?.isAlive) this.counters.coldWaits++;
     try {
       child = await this.serving();
       await child.load(job.set, this.loadTimeoutMs);
     } catch (err) {
-      return this.skip(reasonOf(err), elapsed());
+      return { result: this.skip(reasonOf(err), elapsed()) };
     }
     const limit = (Number.isFinite(job.budgetMs) ? Math.max(0, job.budgetMs) : UNBUDGETED_LIMIT_MS) + (this.options.graceMs ?? 2_000);
     this.inFlight = true;
     try {
-      const result = await child.check(job.set.id, job.code, job.budgetMs, limit);
+      const answer = await child.check(job.set.id, job.code, job.budgetMs, limit, job.transpile);
       this.counters.checks++;
       this.recycleIfDue(child);
-      return result;
+      return answer;
     } catch (err) {
-      return this.skip(reasonOf(err), elapsed(), err instanceof CheckerProcessError && err.timedOut);
+      return { result: this.skip(reasonOf(err), elapsed(), err instanceof CheckerProcessError && err.timedOut) };
     } finally {
       this.inFlight = false;
       this.promote();
@@ -312,8 +317,12 @@ export class RemoteScriptChecker implements TypeChecker {
     return this.set.id;
   }
 
-  check(source: string, options: CheckOptions = {}): Promise<CheckResult> {
-    return this.owner.check(this.set, source, options);
+  async check(source: string, options: CheckOptions = {}): Promise<CheckResult> {
+    return (await this.owner.check(this.set, source, options)).result;
+  }
+
+  checkAndTranspile(source: string, options: CheckOptions = {}): Promise<CheckAnswer> {
+    return this.owner.check(this.set, source, options, true);
   }
 }
 

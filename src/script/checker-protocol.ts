@@ -24,8 +24,13 @@ export type DeclarationSet = z.infer<typeof declarationSetSchema>;
 export const hostToCheckerSchema = z.discriminatedUnion('type', [
   /** Build (and warm) a checker for this set; answered by `loaded` or `failed`. */
   z.object({ type: z.literal('load'), id: requestId, set: declarationSetSchema }).strict(),
-  /** `budgetMs: null` = no budget (JSON has no Infinity). */
-  z.object({ type: z.literal('check'), id: requestId, setId: setIdSchema, code: text(16 * 1024 * 1024), budgetMs: z.number().nullable() }).strict(),
+  /**
+   * `budgetMs: null` = no budget (JSON has no Infinity). `transpile`: also transpile the script for
+   * the sandbox (then a syntax error answers at once, without a type check).
+   */
+  z
+    .object({ type: z.literal('check'), id: requestId, setId: setIdSchema, code: text(16 * 1024 * 1024), budgetMs: z.number().nullable(), transpile: z.boolean().optional() })
+    .strict(),
 ]);
 export type HostToChecker = z.infer<typeof hostToCheckerSchema>;
 
@@ -50,12 +55,18 @@ export const checkResultSchema = z
   })
   .strict();
 
+/** `PortableTranspile` (transpile.ts). */
+export const transpiledSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), js: text(64 * 1024 * 1024), sourceMapText: text(64 * 1024 * 1024), lines: z.number().int().nonnegative() }).strict(),
+  z.object({ ok: z.literal(false), diagnostics: z.array(diagnosticSchema).min(1).max(100_000) }).strict(),
+]);
+
 const rssMb = z.number().nonnegative();
 
 export const checkerToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), pid: z.number().int() }).strict(),
   z.object({ type: z.literal('loaded'), id: requestId, ms: z.number().nonnegative(), rssMb }).strict(),
-  z.object({ type: z.literal('result'), id: requestId, result: checkResultSchema, rssMb }).strict(),
+  z.object({ type: z.literal('result'), id: requestId, result: checkResultSchema, transpiled: transpiledSchema.optional(), rssMb }).strict(),
   /** The request could not be served (unknown set, the checker threw); the process is still fine. */
   z.object({ type: z.literal('failed'), id: requestId, message: text(10_000) }).strict(),
   /** The process cannot go on (it received garbage, or an uncaught error): kill it. */

@@ -6,6 +6,7 @@
  */
 import { checkerToHostSchema, hostToCheckerSchema, type CheckerToHost, type DeclarationSet } from './checker-protocol.js';
 import { pathCatalogModel } from './path-catalog.js';
+import { transpileToText } from './transpile.js';
 import { ScriptChecker } from './typecheck.js';
 
 const MAX_MESSAGE_CHARS = 2_000;
@@ -56,8 +57,14 @@ function main(): void {
         post({ type: 'failed', id: msg.id, message: `declaration set ${msg.setId} is not loaded in the type-check process` });
         return;
       }
+      const transpiled = msg.transpile ? transpileToText(msg.code) : undefined;
+      if (transpiled && !transpiled.ok) {
+        // Not runnable: the syntax error is the answer; a type check would only repeat it.
+        post({ type: 'result', id: msg.id, result: { ok: true, errors: [], warnings: [], timedOut: false, ms: performance.now() - started }, transpiled, rssMb: rssMb() });
+        return;
+      }
       const result = checker.check(msg.code, { budgetMs: msg.budgetMs ?? Number.POSITIVE_INFINITY });
-      post({ type: 'result', id: msg.id, result, rssMb: rssMb() });
+      post({ type: 'result', id: msg.id, result, ...(transpiled ? { transpiled } : {}), rssMb: rssMb() });
     } catch (err) {
       post({ type: 'failed', id: msg.id, message: reason(err) });
     }

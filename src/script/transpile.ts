@@ -18,6 +18,12 @@ export interface TranspiledScript {
 
 export type TranspileResult = { ok: true; script: TranspiledScript } | { ok: false; diagnostics: Diagnostic[] };
 
+/**
+ * The same result as plain data, so the type-check process can transpile for the server (the
+ * server then runs no TypeScript per run) and send it over its channel.
+ */
+export type PortableTranspile = { ok: true; js: string; sourceMapText: string; lines: number } | { ok: false; diagnostics: Diagnostic[] };
+
 const COMPILER_OPTIONS: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
   module: ts.ModuleKind.None,
@@ -26,6 +32,16 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
 };
 
 export function transpileScript(source: string): TranspileResult {
+  return materialize(transpileToText(source));
+}
+
+/** Builds the source map of a portable result; throws when its map is not valid JSON. */
+export function materialize(portable: PortableTranspile): TranspileResult {
+  if (!portable.ok) return portable;
+  return { ok: true, script: { js: portable.js, sourceMap: new ScriptSourceMap(portable.sourceMapText, portable.lines) } };
+}
+
+export function transpileToText(source: string): PortableTranspile {
   const wrapped = parseProgram(source);
   const lines = lineCount(source);
   const at = (offset: number) => userPositionOf(wrapped, offset, lines);
@@ -45,13 +61,7 @@ export function transpileScript(source: string): TranspileResult {
   if (diagnostics.length > 0) return { ok: false, diagnostics };
 
   const js = out.outputText.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n');
-  return {
-    ok: true,
-    script: {
-      js: `${js}${START_FUNCTION}(${PROGRAM_FUNCTION});\n`,
-      sourceMap: new ScriptSourceMap(out.sourceMapText ?? '{}', lines),
-    },
-  };
+  return { ok: true, js: `${js}${START_FUNCTION}(${PROGRAM_FUNCTION});\n`, sourceMapText: out.sourceMapText ?? '{}', lines };
 }
 
 /** Mistakes the parser accepts but the program form cannot run. */

@@ -16,6 +16,7 @@ import type { Diagnostic } from './diagnostics.js';
 import { PROGRAM_FILE } from './names.js';
 import { lineCount, userPositionOf, wrapProgram, type UserPosition } from './program.js';
 import { closestMatch } from './suggest.js';
+import type { PortableTranspile } from './transpile.js';
 
 export interface DeclarationFile {
   fileName: string;
@@ -43,6 +44,18 @@ export interface CheckResult {
  */
 export interface TypeChecker {
   check(source: string, options?: CheckOptions): CheckResult | Promise<CheckResult>;
+  /**
+   * Checks and also transpiles the script for the sandbox, where the checker lives in another
+   * process: the server then runs no TypeScript per run (its compiler allocations and JIT work
+   * were most of the server's memory growth under load). `transpiled` is missing when the check
+   * was skipped; the caller transpiles itself then.
+   */
+  checkAndTranspile?(source: string, options?: CheckOptions): Promise<CheckAnswer>;
+}
+
+export interface CheckAnswer {
+  result: CheckResult;
+  transpiled?: PortableTranspile;
 }
 
 /**

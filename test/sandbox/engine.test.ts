@@ -271,6 +271,16 @@ describe('type-check in the checker process', () => {
     expect(ok.stats.typecheckMs).toBeGreaterThan(0);
   });
 
+  it('runs the JavaScript the checker process transpiled: syntax errors and thrown positions as here', async () => {
+    const remote = checkers.checker(miniSdkFiles, miniModel());
+    for (const code of ['const a = ;\nreturn 1;', "const v = await pve.get('/version');\n\nthrow new Error('bad ' + v.release);"]) {
+      const there = await engine.run({ code, checker: remote }, fakeBridge().handler);
+      const here = await engine.run({ code }, fakeBridge().handler);
+      expect(there.error?.line).toBeGreaterThan(0);
+      expect([there.error?.kind, there.error?.message, there.error?.line, there.error?.col]).toEqual([here.error?.kind, here.error?.message, here.error?.line, here.error?.col]);
+    }
+  });
+
   it('runs the script with a warning when the checker process dies during the check', async () => {
     const remote = checkers.checker(miniSdkFiles, miniModel());
     const pid = checkers.pid as number;
