@@ -173,15 +173,16 @@ export class Product {
       permissions: this.permissions,
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
     });
-    const checker = input.typecheck === false ? undefined : runtime.typeChecker();
+    // Passed even with the check off: the type-check process then only transpiles.
+    const checker = runtime.typeChecker();
     const result = await session.run(
       { code: input.code, ...(input.dryRun ? { dryRun: true } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) },
       (handler) =>
         this.engine.run(
           {
             code: input.code,
-            typecheck: checker !== undefined,
-            ...(checker ? { checker } : {}),
+            typecheck: input.typecheck !== false,
+            checker,
             ...(hooks.onLog ? { onLog: hooks.onLog } : {}),
             ...(hooks.signal ? { signal: hooks.signal } : {}),
           },
