@@ -173,16 +173,15 @@ export class Product {
       permissions: this.permissions,
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
     });
-    // Passed even with the check off: the type-check process then only transpiles.
-    const checker = runtime.typeChecker();
+    const checker = input.typecheck === false ? undefined : runtime.typeChecker();
     const result = await session.run(
       { code: input.code, ...(input.dryRun ? { dryRun: true } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) },
       (handler) =>
         this.engine.run(
           {
             code: input.code,
-            typecheck: input.typecheck !== false,
-            checker,
+            typecheck: checker !== undefined,
+            ...(checker ? { checker } : {}),
             ...(hooks.onLog ? { onLog: hooks.onLog } : {}),
             ...(hooks.signal ? { signal: hooks.signal } : {}),
           },

@@ -155,14 +155,11 @@ export class SandboxEngine {
       return notExecuted({ kind: 'invalid', message: `not executed: the script is ${codeBytes} bytes; the limit is ${limits.maxCodeBytes}` }, startedAt);
     }
 
-    const provider = request.checker ?? this.options.checker?.();
-    const checker = request.typecheck === false ? undefined : provider;
-    // A checker in its own process transpiles too (with the check, or alone when the check is off),
-    // so the server runs no TypeScript per run; otherwise syntax errors stop the run before a check.
+    const checker = request.typecheck === false ? undefined : (request.checker ?? this.options.checker?.());
+    // A checker in its own process transpiles too; otherwise syntax errors stop the run before a check.
     let compiled: TranspileResult | undefined;
     if (!checker?.checkAndTranspile) {
-      const elsewhere = checker === undefined && provider?.transpile ? await provider.transpile(code).catch(() => undefined) : undefined;
-      compiled = materializeOrLocal(elsewhere, code);
+      compiled = transpileScript(code);
       if (!compiled.ok) return notExecuted(blocked('syntax', compiled.diagnostics), startedAt);
     }
 

@@ -59,9 +59,6 @@ export function locateCheckerWorker(): string {
 
 type Answer = Extract<CheckerToHost, { type: 'ready' | 'loaded' | 'result' }>;
 
-/** What a request asks of the type-check process. */
-export type CheckWork = 'check' | 'check+transpile' | 'transpile';
-
 interface Pending {
   what: string;
   /** The only answer that fits the request (besides `failed`). */
@@ -136,10 +133,9 @@ export class CheckerChild {
     return loading;
   }
 
-  async check(setId: string, code: string, budgetMs: number, timeoutMs: number, work: CheckWork = 'check'): Promise<CheckAnswer> {
+  async check(setId: string, code: string, budgetMs: number, timeoutMs: number, transpile = false): Promise<CheckAnswer> {
     const budget = Number.isFinite(budgetMs) ? budgetMs : null;
-    const flags = work === 'check' ? {} : work === 'check+transpile' ? { transpile: true } : { transpile: true, types: false };
-    const msg = await this.request({ type: 'check', id: this.nextId++, setId, code, budgetMs: budget, ...flags }, 'result', 'the check', timeoutMs);
+    const msg = await this.request({ type: 'check', id: this.nextId++, setId, code, budgetMs: budget, ...(transpile ? { transpile } : {}) }, 'result', 'the check', timeoutMs);
     this.checks++;
     this.rssMb = msg.rssMb;
     return msg.transpiled ? { result: msg.result, transpiled: msg.transpiled } : { result: msg.result };

@@ -82,12 +82,8 @@ describe('CheckerProcess with the built entry', () => {
         if (here.ok) expect(withoutTime(answer.result)).toEqual(withoutTime(local.check(code)));
         else expect(withoutTime(answer.result)).toEqual({ ok: true, errors: [], warnings: [], timedOut: false });
       }
-      // A plain check does not pay for a transpilation; a run with the check off only transpiles.
+      // A plain check does not pay for a transpilation.
       expect((await checkers.check(remote['set'], OK_SCRIPT)).transpiled).toBeUndefined();
-      const typeMistake = SCRIPTS[2] as string;
-      expect(await remote.transpile(typeMistake)).toEqual(transpileToText(typeMistake));
-      const only = await checkers.check(remote['set'], typeMistake, {}, 'transpile');
-      expect(withoutTime(only.result)).toEqual({ ok: true, errors: [], warnings: [], timedOut: false });
     } finally {
       await checkers.close();
     }

@@ -14,9 +14,8 @@
  * starts. `check` never rejects.
  */
 import type { ApiModel } from '../schema/model.js';
-import { CheckerChild, CheckerProcessError, locateCheckerWorker, type CheckWork } from './checker-child.js';
+import { CheckerChild, CheckerProcessError, locateCheckerWorker } from './checker-child.js';
 import type { DeclarationSet } from './checker-protocol.js';
-import type { PortableTranspile } from './transpile.js';
 import { pathCatalogOf } from './path-catalog.js';
 import { checkerKey, DEFAULT_CHECK_BUDGET_MS, skippedCheck, type CheckAnswer, type CheckOptions, type CheckResult, type DeclarationFile, type TypeChecker } from './typecheck.js';
 
@@ -60,7 +59,8 @@ interface Job {
   set: DeclarationSet;
   code: string;
   budgetMs: number;
-  work: CheckWork;
+  /** Also transpile the script for the sandbox. */
+  transpile: boolean;
   queuedAt: number;
   resolve(answer: CheckAnswer): void;
 }
@@ -125,17 +125,17 @@ export class CheckerProcess {
   }
 
   /**
-   * Type-checks `code` against a registered set, and/or transpiles it for the sandbox (`work`).
-   * Never rejects: failures resolve as skipped checks (without `transpiled`).
+   * Type-checks `code` against a registered set and, with `transpile`, transpiles it for the
+   * sandbox too. Never rejects: failures resolve as skipped checks (without `transpiled`).
    */
-  check(set: DeclarationSet, code: string, options: CheckOptions = {}, work: CheckWork = 'check'): Promise<CheckAnswer> {
+  check(set: DeclarationSet, code: string, options: CheckOptions = {}, transpile = false): Promise<CheckAnswer> {
     const budgetMs = options.budgetMs ?? this.options.budgetMs ?? DEFAULT_CHECK_BUDGET_MS;
     if (this.closed) return Promise.resolve({ result: this.skip('the type-check process is closed', 0) });
     if (this.queue.length >= (this.options.maxQueue ?? 64)) {
       return Promise.resolve({ result: this.skip(`${this.queue.length} checks are already waiting for the type-check process`, 0) });
     }
     return new Promise((resolve) => {
-      this.queue.push({ set, code, budgetMs, work, queuedAt: performance.now(), resolve });
+      this.queue.push({ set, code, budgetMs, transpile, queuedAt: performance.now(), resolve });
       void this.pump();
     });
   }
@@ -180,7 +180,7 @@ export class CheckerProcess {
     const limit = (Number.isFinite(job.budgetMs) ? Math.max(0, job.budgetMs) : UNBUDGETED_LIMIT_MS) + (this.options.graceMs ?? 2_000);
     this.inFlight = true;
     try {
-      const answer = await child.check(job.set.id, job.code, job.budgetMs, limit, job.work);
+      const answer = await child.check(job.set.id, job.code, job.budgetMs, limit, job.transpile);
       this.counters.checks++;
       this.recycleIfDue(child);
       return answer;
@@ -322,12 +322,7 @@ export class RemoteScriptChecker implements TypeChecker {
   }
 
   checkAndTranspile(source: string, options: CheckOptions = {}): Promise<CheckAnswer> {
-    return this.owner.check(this.set, source, options, 'check+transpile');
-  }
-
-  /** Transpiles only (a run with the type-check off); undefined when the process could not. */
-  async transpile(source: string): Promise<PortableTranspile | undefined> {
-    return (await this.owner.check(this.set, source, {}, 'transpile')).transpiled;
+    return this.owner.check(this.set, source, options, true);
   }
 }
 

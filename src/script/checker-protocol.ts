@@ -26,19 +26,10 @@ export const hostToCheckerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('load'), id: requestId, set: declarationSetSchema }).strict(),
   /**
    * `budgetMs: null` = no budget (JSON has no Infinity). `transpile`: also transpile the script for
-   * the sandbox (then a syntax error answers at once, without a type check). `types: false`: only
-   * transpile (a run with the type-check off).
+   * the sandbox (then a syntax error answers at once, without a type check).
    */
   z
-    .object({
-      type: z.literal('check'),
-      id: requestId,
-      setId: setIdSchema,
-      code: text(16 * 1024 * 1024),
-      budgetMs: z.number().nullable(),
-      transpile: z.boolean().optional(),
-      types: z.boolean().optional(),
-    })
+    .object({ type: z.literal('check'), id: requestId, setId: setIdSchema, code: text(16 * 1024 * 1024), budgetMs: z.number().nullable(), transpile: z.boolean().optional() })
     .strict(),
 ]);
 export type HostToChecker = z.infer<typeof hostToCheckerSchema>;

@@ -58,8 +58,8 @@ function main(): void {
         return;
       }
       const transpiled = msg.transpile ? transpileToText(msg.code) : undefined;
-      if (transpiled && (!transpiled.ok || msg.types === false)) {
-        // Not runnable (the syntax error is the answer; a type check would only repeat it), or no check asked for.
+      if (transpiled && !transpiled.ok) {
+        // Not runnable: the syntax error is the answer; a type check would only repeat it.
         post({ type: 'result', id: msg.id, result: { ok: true, errors: [], warnings: [], timedOut: false, ms: performance.now() - started }, transpiled, rssMb: rssMb() });
         return;
       }

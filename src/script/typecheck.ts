@@ -51,8 +51,6 @@ export interface TypeChecker {
    * was skipped; the caller transpiles itself then.
    */
   checkAndTranspile?(source: string, options?: CheckOptions): Promise<CheckAnswer>;
-  /** The same process transpiling a run whose type-check is off; undefined when it could not. */
-  transpile?(source: string): Promise<PortableTranspile | undefined>;
 }
 
 export interface CheckAnswer {

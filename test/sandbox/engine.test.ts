@@ -281,18 +281,6 @@ describe('type-check in the checker process', () => {
     }
   });
 
-  it('with the check off, the checker process only transpiles: type mistakes run, syntax errors do not', async () => {
-    const remote = checkers.checker(miniSdkFiles, miniModel());
-    const before = checkers.stats.checks;
-    const o = await engine.run({ code: "const v = await pve.get('/version');\nreturn v.relase ?? 'none';", checker: remote, typecheck: false }, fakeBridge().handler);
-    expect(o).toMatchObject({ ok: true, result: 'none' });
-    expect(o.warnings ?? []).toEqual([]);
-    expect(checkers.stats.checks).toBe(before + 1);
-    const bad = await engine.run({ code: 'return (;', checker: remote, typecheck: false }, fakeBridge().handler);
-    const here = await engine.run({ code: 'return (;', typecheck: false }, fakeBridge().handler);
-    expect([bad.error?.kind, bad.error?.message, bad.error?.line]).toEqual([here.error?.kind, here.error?.message, here.error?.line]);
-  });
-
   it('runs the script with a warning when the checker process dies during the check', async () => {
     const remote = checkers.checker(miniSdkFiles, miniModel());
     const pid = checkers.pid as number;
