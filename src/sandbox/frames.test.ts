@@ -94,3 +94,23 @@ describe('sandbox channel frames', () => {
     expect(({} as Record<string, unknown>).type).toBeUndefined();
   });
 });
+
+describe('sandbox channel frames: decoding failures', () => {
+  it('reports a payload that cannot become one string instead of throwing into the socket handler', () => {
+    const { reader, errors } = collect({ maxHeaderBytes: 4096, maxPayloadBytes: 1 << 30 });
+    const original = Buffer.prototype.toString;
+    let calls = 0;
+    // Simulates V8's string-length limit on the payload (allocating 512 MB in a test is not an option).
+    Buffer.prototype.toString = function (this: Buffer, ...args: Parameters<Buffer['toString']>) {
+      calls++;
+      if (calls === 2) throw new Error('Cannot create a string longer than 0x1fffffe8 characters');
+      return original.apply(this, args);
+    } as Buffer['toString'];
+    try {
+      expect(() => reader.push(encodeFrame({ type: 'log', runId: 1, line: 'x' } as never))).not.toThrow();
+    } finally {
+      Buffer.prototype.toString = original;
+    }
+    expect(errors[0]?.message).toMatch(/cannot be decoded as one string/);
+  });
+});

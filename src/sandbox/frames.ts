@@ -112,7 +112,17 @@ export class FrameReader {
         this.fail('a frame header is not JSON');
         return;
       }
-      if (rawPayload !== NO_PAYLOAD) attachPayload(header, frame.toString('utf8', PREFIX_BYTES + headerBytes, total));
+      if (rawPayload !== NO_PAYLOAD) {
+        let payload: string;
+        try {
+          payload = frame.toString('utf8', PREFIX_BYTES + headerBytes, total);
+        } catch {
+          // Past V8's longest string (~512 M characters): a limit can allow more bytes than that.
+          this.fail(`a frame payload of ${payloadBytes} bytes cannot be decoded as one string`);
+          return;
+        }
+        attachPayload(header, payload);
+      }
       this.onMessage(header);
     }
   }
