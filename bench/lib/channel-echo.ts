@@ -8,10 +8,10 @@ import { spawn } from 'node:child_process';
 import { Socket } from 'node:net';
 import path from 'node:path';
 import { encodeFrame, FrameReader } from '../../src/sandbox/frames.js';
+import { CHANNEL_FD } from '../../src/sandbox/ipc.js';
 import { repoRoot } from './repo.js';
 
 const LIMITS = { maxHeaderBytes: 1 << 20, maxPayloadBytes: 1 << 24 };
-const CHANNEL_FD = 3;
 
 /** Microseconds per round trip (median of `reps` runs of `trips` sequential round trips). */
 export async function measureChannelFloor(trips: number, reps: number): Promise<number> {

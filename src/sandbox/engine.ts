@@ -178,7 +178,7 @@ export class SandboxEngine {
       warnings = answer.result.warnings;
       if (!answer.result.ok) return notExecuted(blocked('typecheck', answer.result.errors), startedAt, warnings);
     }
-    // The checker process answers a syntax error without a type check, so this comes first in effect.
+    // Syntax errors found by the checker process land here (it answers them without a type check).
     compiled ??= transpileScript(code);
     if (!compiled.ok) return notExecuted(blocked('syntax', compiled.diagnostics), startedAt);
 

@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { encodeFrame, FrameReader } from './frames.js';
-import { workerFrameLimits, workerToHostSchema, type HostToWorker, type WorkerToHost } from './ipc.js';
+import { CHANNEL_FD, workerFrameLimits, workerToHostSchema, type HostToWorker, type WorkerToHost } from './ipc.js';
 
 export interface WorkerProcessEvents {
   message(msg: WorkerToHost): void;
@@ -41,7 +41,7 @@ export class WorkerProcess {
       env: {},
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });
-    this.channel = this.child.stdio[3] as Socket;
+    this.channel = this.child.stdio[CHANNEL_FD] as Socket;
     const forward = (chunk: Buffer) => process.stderr.write(`[sandbox worker ${this.child.pid ?? '?'}] ${chunk.toString('utf8')}`);
     this.child.stdout?.on('data', forward);
     this.child.stderr?.on('data', forward);

@@ -130,9 +130,9 @@ export class CheckerProcess {
    */
   check(set: DeclarationSet, code: string, options: CheckOptions = {}, transpile = false): Promise<CheckAnswer> {
     const budgetMs = options.budgetMs ?? this.options.budgetMs ?? DEFAULT_CHECK_BUDGET_MS;
-    if (this.closed) return Promise.resolve({ result: this.skip('the type-check process is closed', 0) });
+    if (this.closed) return Promise.resolve(this.skip('the type-check process is closed', 0));
     if (this.queue.length >= (this.options.maxQueue ?? 64)) {
-      return Promise.resolve({ result: this.skip(`${this.queue.length} checks are already waiting for the type-check process`, 0) });
+      return Promise.resolve(this.skip(`${this.queue.length} checks are already waiting for the type-check process`, 0));
     }
     return new Promise((resolve) => {
       this.queue.push({ set, code, budgetMs, transpile, queuedAt: performance.now(), resolve });
@@ -146,7 +146,7 @@ export class CheckerProcess {
     for (const child of [this.active, this.standby, this.spawning]) child?.kill();
     this.active = undefined;
     this.standby = undefined;
-    for (const job of this.queue.splice(0)) job.resolve({ result: this.skip('the type-check process is closed', performance.now() - job.queuedAt) });
+    for (const job of this.queue.splice(0)) job.resolve(this.skip('the type-check process is closed', performance.now() - job.queuedAt));
   }
 
   private get loadTimeoutMs(): number {
@@ -159,7 +159,7 @@ export class CheckerProcess {
     try {
       for (let job = this.queue.shift(); job; job = this.queue.shift()) {
         const queuedAt = job.queuedAt;
-        job.resolve(await this.run(job).catch((err: unknown) => ({ result: this.skip(`internal error: ${reasonOf(err)}`, performance.now() - queuedAt) })));
+        job.resolve(await this.run(job).catch((err: unknown) => this.skip(`internal error: ${reasonOf(err)}`, performance.now() - queuedAt)));
       }
     } finally {
       this.pumping = false;
@@ -168,14 +168,14 @@ export class CheckerProcess {
 
   private async run(job: Job): Promise<CheckAnswer> {
     const elapsed = () => performance.now() - job.queuedAt;
-    if (this.closed) return { result: this.skip('the type-check process is closed', elapsed()) };
+    if (this.closed) return this.skip('the type-check process is closed', elapsed());
     let child: CheckerChild;
     if (!this.active?.isAlive && !this.standby?.isAlive) this.counters.coldWaits++;
     try {
       child = await this.serving();
       await child.load(job.set, this.loadTimeoutMs);
     } catch (err) {
-      return { result: this.skip(reasonOf(err), elapsed()) };
+      return this.skip(reasonOf(err), elapsed());
     }
     const limit = (Number.isFinite(job.budgetMs) ? Math.max(0, job.budgetMs) : UNBUDGETED_LIMIT_MS) + (this.options.graceMs ?? 2_000);
     this.inFlight = true;
@@ -185,7 +185,7 @@ export class CheckerProcess {
       this.recycleIfDue(child);
       return answer;
     } catch (err) {
-      return { result: this.skip(reasonOf(err), elapsed(), err instanceof CheckerProcessError && err.timedOut) };
+      return this.skip(reasonOf(err), elapsed(), err instanceof CheckerProcessError && err.timedOut);
     } finally {
       this.inFlight = false;
       this.promote();
@@ -299,9 +299,10 @@ export class CheckerProcess {
     void this.startReplacement().catch(() => undefined);
   }
 
-  private skip(reason: string, ms: number, timedOut = false): CheckResult {
+  /** A skipped check carries no transpilation: the caller transpiles itself. */
+  private skip(reason: string, ms: number, timedOut = false): CheckAnswer {
     this.counters.skipped++;
-    return skippedCheck(reason, ms, timedOut);
+    return { result: skippedCheck(reason, ms, timedOut) };
   }
 }
 
