@@ -7,6 +7,7 @@
  * instead of being overwritten.
  */
 import type { PveClientLike } from '../bridge/client.js';
+import { isPlainObject } from '../schema/schema-node.js';
 import type { GuestDirectory } from './guests.js';
 
 export interface GuestIdentity {
@@ -40,7 +41,7 @@ export class IdentityGuard {
   /** Learn names and digests from a read result the script received. */
   observe(cluster: string, template: string, pathValues: Record<string, string>, data: unknown): void {
     const guestPath = GUEST_PATH.exec(template);
-    if (guestPath && pathValues.vmid !== undefined && isRecord(data)) {
+    if (guestPath && pathValues.vmid !== undefined && isPlainObject(data)) {
       const vmid = Number(pathValues.vmid);
       const type = guestPath[1] as 'qemu' | 'lxc';
       if (template.endsWith('/config') && !template.includes('/snapshot/')) {
@@ -54,7 +55,7 @@ export class IdentityGuard {
     const listed = /^\/nodes\/\{node\}\/(qemu|lxc)$/.exec(template);
     if ((listed || template === '/cluster/resources') && Array.isArray(data)) {
       for (const item of data) {
-        if (!isRecord(item) || typeof item.name !== 'string') continue;
+        if (!isPlainObject(item) || typeof item.name !== 'string') continue;
         const vmid = Number(item.vmid);
         if (!Number.isSafeInteger(vmid)) continue;
         const type = listed ? (listed[1] as 'qemu' | 'lxc') : item.type === 'qemu' || item.type === 'lxc' ? item.type : undefined;
@@ -82,7 +83,7 @@ export class IdentityGuard {
         now = await this.current(cluster, vmid, vmids.length === 1 ? hint : {}, signal);
       } catch (err) {
         // Proxmox refused the check itself (e.g. no VM.Audit): unverifiable means not sent.
-        if (!isRecord(err) || typeof err.status !== 'number') throw err;
+        if (!isPlainObject(err) || typeof err.status !== 'number') throw err;
         const reason = typeof err.message === 'string' ? err.message : `HTTP ${err.status}`;
         return { ok: false, message: `could not verify the identity of VMID ${vmid} before writing (${reason}); nothing was sent. The token needs VM.Audit on /vms/${vmid} to read the guest's config` };
       }
@@ -127,7 +128,7 @@ export class IdentityGuard {
     try {
       const path = `/nodes/${encodeURIComponent(node)}/${type}/${vmid}/config`;
       const data = await this.clientFor(cluster).request('GET', path, {}, { signal });
-      return { vmid, exists: true, type, node, ...nameAndDigest(isRecord(data) ? data : {}, type) };
+      return { vmid, exists: true, type, node, ...nameAndDigest(isPlainObject(data) ? data : {}, type) };
     } catch (err) {
       if (isMissingGuest(err)) return { vmid, exists: false };
       throw err;
@@ -164,14 +165,10 @@ function nameAndDigest(config: Record<string, unknown>, type: 'qemu' | 'lxc'): {
 }
 
 function isMissingGuest(err: unknown): boolean {
-  if (!isRecord(err)) return false;
+  if (!isPlainObject(err)) return false;
   const status = err.status;
   const message = typeof err.message === 'string' ? err.message : '';
   return status === 500 && /does not exist/.test(message);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 function keyOf(cluster: string, vmid: number): string {

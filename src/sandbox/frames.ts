@@ -11,6 +11,7 @@
  * largest cost of moving an inventory into the sandbox after the parse itself. Frames also let
  * the server cap what a (possibly compromised) worker can make it buffer.
  */
+import { isPlainObject } from '../schema/schema-node.js';
 
 /** Where each message type carries its large string (a property path); other types are header only. */
 const BULK_PATHS: ReadonlyMap<string, readonly [string] | readonly [string, string]> = new Map<string, readonly [string] | readonly [string, string]>([
@@ -31,8 +32,6 @@ export class FrameError extends Error {
   }
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** One message as one frame (a single buffer, so it goes out in one write). */
 export function encodeFrame(message: { type: string }): Buffer {
@@ -41,7 +40,7 @@ export function encodeFrame(message: { type: string }): Buffer {
   let payload: string | undefined;
   if (path) {
     const [outer, inner] = path;
-    const msg = message as unknown as Obj;
+    const msg = message as unknown as Record<string, unknown>;
     if (inner === undefined) {
       if (typeof msg[outer] === 'string') {
         payload = msg[outer];
@@ -49,7 +48,7 @@ export function encodeFrame(message: { type: string }): Buffer {
       }
     } else {
       const holder = msg[outer];
-      if (isObj(holder) && typeof holder[inner] === 'string') {
+      if (isPlainObject(holder) && typeof holder[inner] === 'string') {
         payload = holder[inner];
         header = { ...msg, [outer]: { ...holder, [inner]: undefined } };
       }
@@ -155,13 +154,13 @@ export class FrameReader {
 
 /** Puts the payload back where the message type carries it; the receiver's schema judges the rest. */
 function attachPayload(header: unknown, payload: string): void {
-  if (!isObj(header) || typeof header.type !== 'string') return;
+  if (!isPlainObject(header) || typeof header.type !== 'string') return;
   const path = BULK_PATHS.get(header.type);
   if (!path) return;
   const [outer, inner] = path;
   if (inner === undefined) header[outer] = payload;
   else {
     const holder = header[outer];
-    if (isObj(holder)) holder[inner] = payload;
+    if (isPlainObject(holder)) holder[inner] = payload;
   }
 }
