@@ -10,6 +10,7 @@ describe('sandbox.typecheck settings', () => {
     expect((await parse({})).sandbox.typecheck).toEqual({ budgetMs: 1_000, recycleAfterChecks: 1_000, maxRssMb: 512, maxQueue: 64 });
     expect((await parse({ sandbox: { workers: 3 } })).sandbox).toEqual({
       workers: 3,
+      confineWorker: true,
       typecheck: { budgetMs: 1_000, recycleAfterChecks: 1_000, maxRssMb: 512, maxQueue: 64 },
     });
   });
@@ -23,5 +24,13 @@ describe('sandbox.typecheck settings', () => {
     await expect(parse({ sandbox: { typecheck: { maxRssMb: 16 } } })).rejects.toThrow(PveConfigError);
     await expect(parse({ sandbox: { typecheck: { maxRssMb: 16 } } })).rejects.toThrow(/sandbox\.typecheck\.maxRssMb/);
     await expect(parse({ sandbox: { typecheck: { recycleAfter: 5 } } })).rejects.toThrow(/sandbox\.typecheck/);
+  });
+});
+
+describe('sandbox.confineWorker', () => {
+  it('is on unless the configuration turns it off, and only takes a boolean', async () => {
+    expect((await parse({})).sandbox.confineWorker).toBe(true);
+    expect((await parse({ sandbox: { confineWorker: false } })).sandbox.confineWorker).toBe(false);
+    await expect(parse({ sandbox: { confineWorker: 'no' } })).rejects.toThrow(/sandbox\.confineWorker/);
   });
 });

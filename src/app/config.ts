@@ -23,7 +23,7 @@ export interface AppConfig {
   audit: { file: string; hmacKey?: string };
   /** Dry-run plans and operator approvals (shared by the server and `pve-code-mcp approve`). */
   stateDir: string;
-  sandbox: { workers?: number; limits?: Partial<SandboxLimits>; typecheck: TypecheckSettings };
+  sandbox: { workers?: number; confineWorker: boolean; limits?: Partial<SandboxLimits>; typecheck: TypecheckSettings };
   /** Every configured secret value, scrubbed from all output. */
   secrets: string[];
   source: string;
@@ -56,6 +56,8 @@ const productSchema = z.strictObject({
   sandbox: z
     .strictObject({
       workers: z.number().int().min(1).max(16).optional(),
+      /** Node's permission model around each sandbox worker (see worker-launch.ts); off only where it cannot run. */
+      confineWorker: z.boolean().default(true),
       limits: sandboxLimitsSchema.partial().optional(),
       typecheck: typecheckSchema.prefault({}),
     })
@@ -183,6 +185,7 @@ function assemble(
     stateDir,
     sandbox: {
       ...(product.sandbox.workers !== undefined ? { workers: product.sandbox.workers } : {}),
+      confineWorker: product.sandbox.confineWorker,
       ...(product.sandbox.limits ? { limits: product.sandbox.limits as Partial<SandboxLimits> } : {}),
       typecheck: product.sandbox.typecheck,
     },

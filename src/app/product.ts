@@ -85,6 +85,7 @@ export class Product {
     this.approvals = new ApprovalStore(config.stateDir);
     this.engine = new SandboxEngine({
       ...(config.sandbox.workers !== undefined ? { workers: config.sandbox.workers } : {}),
+      confineWorker: config.sandbox.confineWorker,
       ...(config.sandbox.limits ? { limits: config.sandbox.limits } : {}),
     });
   }

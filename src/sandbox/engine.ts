@@ -20,6 +20,7 @@ import { DEFAULT_LIMITS, InvalidLimitsError, resolveLimits, type SandboxLimits }
 import { locateWorker } from './locate.js';
 import { notExecuted, type RunOutcome } from './outcome.js';
 import { RunSession } from './run-session.js';
+import { workerLaunch, type WorkerLaunch } from './worker-launch.js';
 import { WorkerProcess } from './worker-process.js';
 
 export interface SandboxEngineOptions {
@@ -39,6 +40,11 @@ export interface SandboxEngineOptions {
   typecheckBudgetMs?: number;
   /** The compiled worker entry (default: found next to this module or under dist/). */
   workerPath?: string;
+  /**
+   * Confine each worker with Node's permission model (default true): it may read only its own
+   * code and may not write files or start processes or threads. See worker-launch.ts.
+   */
+  confineWorker?: boolean;
 }
 
 export interface RunRequest {
@@ -64,6 +70,8 @@ export interface EngineStats {
   runs: number;
   queued: number;
   running: number;
+  /** Workers run under Node's permission model. */
+  workerConfined: boolean;
 }
 
 const runRequestSchema = z.object({
@@ -92,14 +100,14 @@ export class SandboxEngine {
   private readonly slots: Slot[];
   private readonly waiters: Waiter[] = [];
   private readonly baseLimits: SandboxLimits;
-  private readonly workerPath: string;
+  private readonly launch: WorkerLaunch;
   private nextRunId = 1;
   private closed = false;
   private readonly counters = { workersStarted: 0, workersRecycled: 0, runs: 0 };
 
   constructor(private readonly options: SandboxEngineOptions = {}) {
     this.baseLimits = resolveLimits(DEFAULT_LIMITS, options.limits);
-    this.workerPath = options.workerPath ?? locateWorker();
+    this.launch = workerLaunch(options.workerPath ?? locateWorker(), options.confineWorker ?? true);
     const count = Math.max(1, Math.floor(options.workers ?? 2));
     this.slots = Array.from({ length: count }, () => ({ worker: undefined, session: undefined, runId: undefined }));
   }
@@ -109,6 +117,7 @@ export class SandboxEngine {
       ...this.counters,
       queued: this.waiters.length,
       running: this.slots.filter((s) => s.session).length,
+      workerConfined: this.launch.confined,
     };
   }
 
@@ -289,7 +298,7 @@ export class SandboxEngine {
   private workerFor(slot: Slot): WorkerProcess {
     if (slot.worker?.isAlive) return slot.worker;
     this.counters.workersStarted++;
-    const worker: WorkerProcess = new WorkerProcess(this.workerPath, {
+    const worker: WorkerProcess = new WorkerProcess(this.launch, {
       message: (msg) => this.route(slot, worker, msg),
       exit: (_code, signal) => {
         if (slot.worker === worker) slot.worker = undefined;

@@ -10,6 +10,9 @@ import { sandboxLimitsSchema } from './limits.js';
 /** The worker's end of the server channel (see frames.ts). */
 export const CHANNEL_FD = 3;
 
+/** isolated-vm on Node >= 20 needs this flag; the worker refuses to start without it. */
+export const NO_SNAPSHOT_FLAG = '--no-node-snapshot';
+
 /** What the worker accepts from the server (trusted; the reply size is checked on its own). */
 export const SERVER_FRAME_LIMITS: FrameLimits = { maxHeaderBytes: 16 * 1024 * 1024, maxPayloadBytes: 1024 * 1024 * 1024 };
 
@@ -87,7 +90,8 @@ export const runStatsSchema = z
 export type WorkerRunStats = z.infer<typeof runStatsSchema>;
 
 export const workerToHostSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready'), pid: z.number().int() }).strict(),
+  /** `confined`: the worker checked that Node's permission model denies it writes, processes and threads. */
+  z.object({ type: z.literal('ready'), pid: z.number().int(), confined: z.boolean() }).strict(),
   z.object({ type: z.literal('call'), runId, callId, json: z.string() }).strict(),
   z.object({ type: z.literal('log'), runId, line: z.string() }).strict(),
   z.object({ type: z.literal('end'), runId, end: runEndSchema, stats: runStatsSchema }).strict(),

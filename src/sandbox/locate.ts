@@ -17,7 +17,7 @@ export class SandboxFilesMissingError extends Error {
 }
 
 /** The package root: the nearest ancestor holding both package.json and sandbox/prelude.js. */
-function packageRoot(): string | undefined {
+export function packageRoot(): string | undefined {
   let dir = here;
   for (let i = 0; i < 6; i++) {
     if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'sandbox', 'prelude.js'))) return dir;

@@ -1,14 +1,15 @@
 /**
- * Server-side handle of one sandbox worker process. The worker is started with
- * `--no-node-snapshot` (required by isolated-vm on Node >= 20), an empty environment (no
- * credentials can leak into it), its stdout/stderr piped to our stderr, so nothing it prints can
- * reach the MCP stdio channel, and its channel to us on fd 3 (length-prefixed frames, see
- * frames.ts). It is only ever ended with SIGKILL.
+ * Server-side handle of one sandbox worker process. The worker is started with the flags of its
+ * launch (`--no-node-snapshot`, and Node's permission model unless turned off: see
+ * worker-launch.ts), an empty environment (no credentials can leak into it), its stdout/stderr
+ * piped to our stderr, so nothing it prints can reach the MCP stdio channel, and its channel to us
+ * on fd 3 (length-prefixed frames, see frames.ts). It is only ever ended with SIGKILL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { encodeFrame, FrameReader } from './frames.js';
 import { CHANNEL_FD, workerFrameLimits, workerToHostSchema, type HostToWorker, type WorkerToHost } from './ipc.js';
+import type { WorkerLaunch } from './worker-launch.js';
 
 export interface WorkerProcessEvents {
   message(msg: WorkerToHost): void;
@@ -36,8 +37,8 @@ export class WorkerProcess {
   /** Runs started on this process (for periodic recycling). */
   runsStarted = 0;
 
-  constructor(workerPath: string, events: WorkerProcessEvents) {
-    this.child = spawn(process.execPath, ['--no-node-snapshot', workerPath], {
+  constructor(launch: WorkerLaunch, events: WorkerProcessEvents) {
+    this.child = spawn(process.execPath, launch.args, {
       env: {},
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });
@@ -69,6 +70,12 @@ export class WorkerProcess {
         }
         if (parsed.data.type === 'ready') {
           clearTimeout(timer);
+          if (launch.confined && !parsed.data.confined) {
+            // Launched under the permission model yet not confined by it: never run scripts there.
+            reject(new WorkerStartError(`Node ${process.version} started it without the permission model confining it (writes, processes or threads allowed)`));
+            this.kill();
+            return;
+          }
           resolve();
         } else if (parsed.data.type === 'fatal') {
           clearTimeout(timer);

@@ -9,11 +9,9 @@ import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
 import { encodeFrame, FrameReader } from './frames.js';
 import { FreshIsolate, isolateSettings } from './fresh-isolate.js';
-import { CHANNEL_FD, hostToWorkerSchema, SERVER_FRAME_LIMITS, type WorkerLimits, type WorkerToHost } from './ipc.js';
+import { CHANNEL_FD, hostToWorkerSchema, NO_SNAPSHOT_FLAG, SERVER_FRAME_LIMITS, type WorkerLimits, type WorkerToHost } from './ipc.js';
 import { IsolateRun } from './isolate-run.js';
 import { locatePrelude } from './locate.js';
-
-const NO_SNAPSHOT = '--no-node-snapshot';
 
 function die(message: string): never {
   process.stderr.write(`pve-code-mcp sandbox worker: ${message}\n`);
@@ -31,10 +29,16 @@ function openChannel(): Socket {
   return new Socket({ fd: CHANNEL_FD, readable: true, writable: true });
 }
 
+/** Whether Node's permission model confines this process (see worker-launch.ts), as it reports itself. */
+function confined(): boolean {
+  const { permission } = process as { permission?: { has(scope: string): boolean } };
+  return permission !== undefined && !permission.has('fs.write') && !permission.has('child') && !permission.has('worker');
+}
+
 function main(): void {
   // isolated-vm on Node >= 20 needs the flag; a mis-launched worker must fail loudly, not crash later.
-  const flagged = process.execArgv.includes(NO_SNAPSHOT) || (process.env.NODE_OPTIONS ?? '').split(/\s+/).includes(NO_SNAPSHOT);
-  if (!flagged) die(`refusing to start without ${NO_SNAPSHOT} (start it as: node ${NO_SNAPSHOT} worker.js)`);
+  const flagged = process.execArgv.includes(NO_SNAPSHOT_FLAG) || (process.env.NODE_OPTIONS ?? '').split(/\s+/).includes(NO_SNAPSHOT_FLAG);
+  if (!flagged) die(`refusing to start without ${NO_SNAPSHOT_FLAG} (start it as: node ${NO_SNAPSHOT_FLAG} worker.js)`);
   const channel = openChannel();
   const post = (message: WorkerToHost): void => {
     if (!channel.destroyed) channel.write(encodeFrame(message));
@@ -121,7 +125,7 @@ function main(): void {
     post({ type: 'fatal', message: `worker error: ${err instanceof Error ? err.message : String(err)}`.slice(0, 2_000) });
     setTimeout(() => process.kill(process.pid, 'SIGKILL'), 100).unref();
   });
-  post({ type: 'ready', pid: process.pid });
+  post({ type: 'ready', pid: process.pid, confined: confined() });
 }
 
 main();

@@ -1,0 +1,99 @@
+/**
+ * How the server starts a sandbox worker: its Node flags, and the permission model that confines it.
+ *
+ * isolated-vm contains realm escapes, but a V8 bug that lets code out of the isolate would land in
+ * the worker's own Node realm, running as the server's user. The worker holds no secrets, yet that
+ * user can read the ones the server holds: its config file, `/proc/<server pid>/environ`, SSH keys.
+ * Under Node's permission model the worker's realm may read only the files it runs from (its
+ * compiled code, the prelude, isolated-vm and zod), and may not write files, start processes or
+ * threads, use WASI or open the inspector. What it cannot do (documented in docs/security.md):
+ * `--allow-addons` is required for isolated-vm and `process.dlopen` is not confined by the read
+ * grants; network access is not restricted before Node 25.
+ */
+import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { NO_SNAPSHOT_FLAG } from './ipc.js';
+import { packageRoot } from './locate.js';
+
+/** The packages the worker loads from node_modules (a test checks this against its imports). */
+export const WORKER_PACKAGES = ['isolated-vm', 'zod'] as const;
+
+export interface WorkerLaunch {
+  /** Node arguments, the worker's path last. */
+  args: string[];
+  /** Paths the worker may read; empty when it is not confined. */
+  readable: string[];
+  confined: boolean;
+}
+
+export class WorkerConfinementError extends Error {
+  constructor(reason: string) {
+    super(`the sandbox worker cannot be confined: ${reason}; run the server on Node >= 20.19, or set "sandbox": {"confineWorker": false} in the configuration to run scripts without that layer`);
+    this.name = 'WorkerConfinementError';
+  }
+}
+
+/** The Node flag that turns the permission model on: stable `--permission` since Node 22.13/23.5. */
+function permissionFlag(): string | undefined {
+  const flags = process.allowedNodeEnvironmentFlags;
+  if (flags.has('--permission')) return '--permission';
+  if (flags.has('--experimental-permission')) return '--experimental-permission';
+  return undefined;
+}
+
+/** The directory of an installed package, as the worker resolves it. */
+function packageDir(fromFile: string, name: string): string {
+  return path.dirname(createRequire(fromFile).resolve(`${name}/package.json`));
+}
+
+/** The paths a worker at `workerPath` needs to read, with symlinks resolved too. */
+export function workerReadablePaths(workerPath: string): string[] {
+  const root = packageRoot();
+  const paths = new Set<string>();
+  const add = (p: string): void => {
+    paths.add(p);
+    try {
+      paths.add(realpathSync(p));
+    } catch {
+      // A path that does not exist yet is still granted as named.
+    }
+  };
+  const absolute = path.resolve(workerPath);
+  const insideDist = root !== undefined && !path.relative(path.join(root, 'dist'), absolute).startsWith('..');
+  if (root) {
+    add(path.join(root, 'dist'));
+    add(path.join(root, 'sandbox'));
+    add(path.join(root, 'package.json'));
+  }
+  if (!insideDist) add(path.dirname(absolute));
+  for (const name of WORKER_PACKAGES) add(packageDir(absolute, name));
+  return [...paths];
+}
+
+/**
+ * The arguments that start the worker at `workerPath`, confined unless `confine` is false. Throws
+ * WorkerConfinementError when confinement is asked for and this Node cannot provide it.
+ */
+export function workerLaunch(workerPath: string, confine: boolean): WorkerLaunch {
+  if (!confine) return { args: [NO_SNAPSHOT_FLAG, workerPath], readable: [], confined: false };
+  const flag = permissionFlag();
+  if (!flag || !process.allowedNodeEnvironmentFlags.has('--allow-addons')) {
+    throw new WorkerConfinementError(`Node ${process.version} has no permission model with --allow-addons`);
+  }
+  const readable = workerReadablePaths(workerPath);
+  return {
+    args: [
+      NO_SNAPSHOT_FLAG,
+      flag,
+      '--allow-addons',
+      ...readable.map((p) => `--allow-fs-read=${p}`),
+      // The worker's stderr reaches the server's log: the model's own notices would be noise there.
+      '--disable-warning=ExperimentalWarning',
+      '--disable-warning=SecurityWarning',
+      workerPath,
+    ],
+    readable,
+    confined: true,
+  };
+}
