@@ -76,21 +76,13 @@ describe.skipIf(process.platform !== 'linux')('code running with the worker\'s f
 });
 
 describe('the engine', () => {
-  it('runs scripts in confined workers by default', async () => {
-    const engine = new SandboxEngine({ workers: 1 });
+  it.each([
+    ['confined by default', {}, true],
+    ['unconfined when told to, and says so', { confineWorker: false }, false],
+  ] as const)('runs scripts in workers %s', async (_name, options, confined) => {
+    const engine = new SandboxEngine({ workers: 1, ...options });
     try {
-      expect(engine.stats.workerConfined).toBe(true);
-      const outcome = await engine.run({ code: 'return 6 * 7;', typecheck: false }, noBridge);
-      expect(outcome.result).toBe(42);
-    } finally {
-      await engine.close();
-    }
-  });
-
-  it('runs them unconfined when told to, and says so', async () => {
-    const engine = new SandboxEngine({ workers: 1, confineWorker: false });
-    try {
-      expect(engine.stats.workerConfined).toBe(false);
+      expect(engine.stats.workerConfined).toBe(confined);
       const outcome = await engine.run({ code: 'return 6 * 7;', typecheck: false }, noBridge);
       expect(outcome.result).toBe(42);
     } finally {
