@@ -24,6 +24,9 @@ const USER_RE = /^[^\s:/]+@[A-Za-z][A-Za-z0-9.\-_]+$/;
 const STORAGE_CONTENT = new Set(['images', 'rootdir', 'vztmpl', 'iso', 'backup', 'snippets', 'import', 'none']);
 const WEEKDAYS = new Set(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
 
+/** A firewall alias name, optionally scoped to the datacenter or the guest (`dc/name`, `guest/name`). */
+export const FIREWALL_ALIAS_RE = /^(?:(?:dc|guest)\/)?[A-Za-z][A-Za-z0-9\-_]+$/;
+
 const VERIFIERS: Record<string, Verifier> = {
   'pve-vmid': (v) => (/^[1-9][0-9]{2,8}$/.test(v) ? undefined : 'value does not look like a valid VM ID\n'),
   'pve-node': (v) => (/^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$/.test(v) ? undefined : 'value does not look like a valid node name\n'),
@@ -57,6 +60,10 @@ const VERIFIERS: Record<string, Verifier> = {
   CIDRv6: (v) => (cidr(v, isIPv6, 128) ? undefined : `value does not look like a valid IPv6 CIDR network\n`),
   IPorCIDR: (v) =>
     isIP(v) || cidr(v, isIPv4, 32) || cidr(v, isIPv6, 128) ? undefined : `value does not look like a valid IP address or CIDR network\n`,
+  IPorCIDRorAlias: (v) =>
+    isIP(v) || cidr(v, isIPv4, 32) || cidr(v, isIPv6, 128) || FIREWALL_ALIAS_RE.test(v)
+      ? undefined
+      : `value does not look like a valid IP address or CIDR network\n`,
   'dns-name': (v) => (DNS_NAME_RE.test(v) ? undefined : `value does not look like a valid DNS name\n`),
   'mac-addr': (v) =>
     /^[a-f0-9]{2}(?::[a-f0-9]{2}){5}$/i.test(v) ? undefined : `value does not look like a valid unicast MAC address\n`,

@@ -68,6 +68,24 @@ describe('MCP over stdio: the built server and the SDK client', () => {
     await checkRead(approving, env.sim);
   });
 
+  it('run_script reads an IP set entry whose CIDR is the rest of the path; the preflight refuses deleting it under the operator policy', async () => {
+    const params = "{ name: 'blocklist', cidr: '203.0.113.0/24' }";
+    const read = runAnswer((await callTool(approving, 'run_script', { code: `const e = await pve.get('/cluster/firewall/ipset/{name}/{cidr}', ${params});\nreturn [e.cidr, e.comment];` })).result);
+    expect(read.error).toBeUndefined();
+    expect(read.result).toEqual(['203.0.113.0/24', 'Scanner range']);
+
+    const before = env.sim.counters.snapshot();
+    const del = runAnswer((await callTool(approving, 'run_script', { code: `const e = await pve.get('/cluster/firewall/ipset/{name}/{cidr}', ${params});\nawait pve.delete('/cluster/firewall/ipset/{name}/{cidr}', ${params});` })).result);
+    expect(del.error?.kind).toBe('denied');
+    expect(del.error?.message).toContain('2:7 DELETE /cluster/firewall/ipset/blocklist/203.0.113.0/24 is a privileged operation');
+    expect(del.error?.message).toContain("policy.privileged: ['DELETE /cluster/firewall/ipset/{name}/{cidr}']");
+    // Refused before any call: not even the read went out.
+    const after = env.sim.counters.snapshot();
+    expect(after.writes).toBe(before.writes);
+    expect(after.byOperation['GET /cluster/firewall/ipset/{name}/{cidr}']).toBe(1);
+    expect(before.byOperation['GET /cluster/firewall/ipset/{name}/{cidr}']).toBe(1);
+  });
+
   it('run_script writes under the operator policy: a stopped VM starts', async () => {
     await checkWrite(approving, env.sim, 'pve2', 107);
   });

@@ -3,7 +3,7 @@
  * new disks from `STORAGE:SIZE`, and hot-plug rules — on a running guest, options that cannot
  * change live are queued as pending until the next start.
  */
-import { fail, locked } from './errors.js';
+import { assertUnmodified, fail, locked } from './errors.js';
 import { allocateIfNew, usedDiskNumbers } from './disks.js';
 import { configDigest, isDiskKey } from './guest-config.js';
 import { storedValue } from './guest-options.js';
@@ -27,9 +27,7 @@ const LIVE: Record<Guest['type'], RegExp> = {
 const NOT_SETTABLE = new Set(['lock', 'digest', 'parent', 'snaptime', 'vmstate']);
 
 export function assertDigest(g: Guest, digest: string | undefined): void {
-  if (digest !== undefined && digest !== configDigest(g)) {
-    throw fail('detected modified configuration - file changed by other user? Try again.');
-  }
+  assertUnmodified(configDigest(g), digest);
 }
 
 /** The checks PVE makes under the config lock before changing anything (500 errors). */

@@ -37,6 +37,14 @@ export function fail(message: string): PveHttpError {
   return new PveHttpError(500, message.endsWith('\n') ? message : `${message}\n`);
 }
 
+/**
+ * PVE's `assert_if_modified`: a change that names a digest other than the current one (someone
+ * else changed the config in between) is refused.
+ */
+export function assertUnmodified(currentDigest: string, givenDigest: string | undefined): void {
+  if (givenDigest !== undefined && givenDigest !== currentDigest) throw fail('detected modified configuration - file changed by other user? Try again.');
+}
+
 /** 403 from a permission check made inside a handler (as PVE's `$rpcenv->check`). */
 export function permissionDenied(path: string, privilege: string): PveHttpError {
   return new PveHttpError(403, `Permission check failed (${path}, ${privilege})\n`);

@@ -57,6 +57,7 @@ export function generateCluster(spec: PresetSpec, seed: number, clock: () => num
   const shared = spec.nodes >= 3;
   makeStorages(state, shared);
   makePools(state, shared);
+  makeFirewall(state);
   makeGuests(state, spec, rng, nodes, shared, nowSec);
   makeVolumes(state, nodes, shared, rng, nowSec);
   makeBackupJobs(state, shared, rng);
@@ -123,6 +124,27 @@ function makePools(state: ClusterState, shared: boolean): void {
   ];
   for (const [poolid, comment] of pools) state.pools.set(poolid, { poolid, comment, vms: new Set(), storages: new Set() });
   if (shared) state.pools.get('production')?.storages.add('ceph');
+}
+
+/** IP sets an operator keeps: the admin networks, and a block list with one excluded address. */
+function makeFirewall(state: ClusterState): void {
+  state.ipsets.set('management', {
+    name: 'management',
+    comment: 'Admin workstations and jump hosts',
+    entries: [
+      { cidr: '192.168.100.10', comment: 'Jump host' },
+      { cidr: '10.0.0.0/24', comment: 'Office LAN' },
+    ],
+  });
+  state.ipsets.set('blocklist', {
+    name: 'blocklist',
+    comment: 'Addresses refused at the edge',
+    entries: [
+      { cidr: '203.0.113.7', comment: 'Partner monitoring', nomatch: true },
+      { cidr: '203.0.113.0/24', comment: 'Scanner range' },
+      { cidr: '2001:db8:bad::/48' },
+    ],
+  });
 }
 
 function makeGuests(state: ClusterState, spec: PresetSpec, rng: Rng, nodes: SimNode[], shared: boolean, nowSec: number): void {

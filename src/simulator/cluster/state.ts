@@ -8,7 +8,7 @@ import { diskEntries } from './guest-config.js';
 import { guestRuntime, nodeRuntime, type GuestRuntime, type NodeRuntime } from './metrics.js';
 import type { Rng } from './prng.js';
 import { TaskEngine, type TaskFault } from './tasks.js';
-import type { BackupJob, Guest, GuestType, HaResource, Pool, SimNode, SimStorage, StoredVolume } from './types.js';
+import type { BackupJob, Guest, GuestType, HaResource, IpSet, Pool, SimNode, SimStorage, StoredVolume } from './types.js';
 
 export interface VersionInfo {
   version: string;
@@ -24,6 +24,8 @@ export class ClusterState {
   readonly pools = new Map<string, Pool>();
   readonly backupJobs = new Map<string, BackupJob>();
   readonly haResources = new Map<string, HaResource>();
+  /** Cluster firewall IP sets by name. */
+  readonly ipsets = new Map<string, IpSet>();
   readonly taskFaults: TaskFault[] = [];
   readonly tasks: TaskEngine;
 

@@ -118,6 +118,20 @@ export interface StoredVolume {
   protected?: number;
 }
 
+/** A cluster firewall IP set; `entries` newest first, as PVE keeps them. */
+export interface IpSet {
+  name: string;
+  comment?: string;
+  entries: IpSetEntry[];
+}
+
+export interface IpSetEntry {
+  /** An address, a CIDR network, or an alias name, exactly as given. */
+  cidr: string;
+  comment?: string;
+  nomatch?: boolean;
+}
+
 export interface Pool {
   poolid: string;
   comment?: string;

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SimEndpoint, SimRequestContext } from '../../contract.js';
-import { fail, paramError } from '../errors.js';
+import { assertUnmodified, fail, paramError } from '../errors.js';
 import type { ClusterState } from '../state.js';
 import type { HaResource } from '../types.js';
 import { flag, list, optInt, optStr, reqStr } from './params.js';
@@ -124,7 +124,7 @@ export function haEndpoints(state: ClusterState): SimEndpoint[] {
       handler: (ctx) => {
         const res = resource(ctx);
         const digest = optStr(ctx, 'digest');
-        if (digest !== undefined && digest !== digestOf(res)) throw fail('detected modified configuration - file changed by other user? Try again.');
+        assertUnmodified(digestOf(res), digest);
         for (const key of list(ctx.params.delete)) if (key === 'comment') delete res.comment;
         apply(res, ctx);
         return null;

@@ -2,14 +2,15 @@
  * Resource pools: list, create, read with members, update membership, delete. Both the
  * classic `/pools/{poolid}` paths and the 9.x variants with `poolid` as a parameter.
  */
-import type { HttpMethod, SchemaNode } from '../../../schema/model.js';
-import type { SimEndpoint, SimHandler, SimRequestContext } from '../../contract.js';
+import type { SchemaNode } from '../../../schema/model.js';
+import type { SimEndpoint, SimRequestContext } from '../../contract.js';
 import { fail, permissionDenied } from '../errors.js';
 import { guestName } from '../guest-config.js';
 import type { ClusterState } from '../state.js';
 import type { Pool } from '../types.js';
+import { changeOperations } from './change.js';
 import { flag, list, optStr, reqStr } from './params.js';
-import { arr, bool, int, NULL, obj, opt, perm, str } from './schema.js';
+import { arr, bool, int, obj, opt, perm, str } from './schema.js';
 
 const POOLID = str('Pool ID.', { format: 'pve-poolid' });
 const TYPE_FILTER = opt(str('Only members of this kind.', { enum: ['qemu', 'lxc', 'storage'] }));
@@ -105,16 +106,7 @@ export function poolEndpoints(state: ClusterState): SimEndpoint[] {
   };
 
   /** A pool change: needs Pool.Allocate on the pool and answers with nothing. */
-  const change = (method: HttpMethod, path: string, description: string, parameters: Record<string, SchemaNode>, handler: SimHandler): SimEndpoint => ({
-    method,
-    path,
-    description,
-    parameters,
-    returns: NULL,
-    permissions: { check: perm('/pool/{poolid}', ['Pool.Allocate']) },
-    protected: true,
-    handler,
-  });
+  const change = changeOperations({ check: perm('/pool/{poolid}', ['Pool.Allocate']) });
 
   return [
     {

@@ -1,0 +1,144 @@
+/**
+ * Cluster firewall IP sets: named lists of addresses and networks that firewall rules match on
+ * (an operator's block list, the admin networks). PVE mounts a set's entries with an empty
+ * fragment delimiter, so an entry's path segment is the whole CIDR, slash included
+ * (`/cluster/firewall/ipset/blocked/10.0.0.0/24`). Entries keep PVE's order: newest first.
+ */
+import { createHash } from 'node:crypto';
+import type { SchemaNode } from '../../../schema/model.js';
+import type { SimEndpoint, SimRequestContext } from '../../contract.js';
+import { FIREWALL_ALIAS_RE } from '../../formats.js';
+import { assertUnmodified, fail, paramError } from '../errors.js';
+import type { ClusterState } from '../state.js';
+import type { IpSet, IpSetEntry } from '../types.js';
+import { changeOperations } from './change.js';
+import { flag, optStr, reqStr } from './params.js';
+import { arr, bool, obj, opt, perm, str } from './schema.js';
+
+const NAME_RULES = { pattern: '[A-Za-z][A-Za-z0-9\\-\\_]+', minLength: 2, maxLength: 64 } as const;
+const NAME = str('Name of the IP set.', NAME_RULES);
+const CIDR = str('An address, a network in CIDR notation, or the name of a firewall alias.', { format: 'IPorCIDRorAlias' });
+const DIGEST = opt(str('Refuse the change unless the current list has this digest (guards against concurrent edits).', { maxLength: 64 }));
+const ENTRY_SETTINGS: Record<string, SchemaNode> = {
+  comment: opt(str('Free-form note.')),
+  nomatch: opt(bool('Exclude this entry from the set (matches everything else the set holds).')),
+};
+const ENTRY = obj({ cidr: str('The entry.'), comment: opt(str('Note.')), nomatch: opt(bool('Excluded entry.')), digest: str('Digest of the whole list.', { maxLength: 64 }) });
+
+/** PVE hands every item of a listing the digest of the whole listing. */
+function withDigest<T extends object>(items: T[]): { items: Array<T & { digest: string }>; digest: string } {
+  const digest = createHash('sha1').update(JSON.stringify(items)).digest('hex');
+  return { items: items.map((item) => ({ ...item, digest })), digest };
+}
+
+function entryView(e: IpSetEntry): Record<string, unknown> {
+  return { cidr: e.cidr, ...(e.nomatch ? { nomatch: 1 } : {}), ...(e.comment !== undefined ? { comment: e.comment } : {}) };
+}
+
+export function firewallIpsetEndpoints(state: ClusterState): SimEndpoint[] {
+  const sets = state.ipsets;
+  const ipset = (ctx: SimRequestContext): IpSet => {
+    const name = reqStr(ctx, 'name');
+    const set = sets.get(name);
+    if (!set) throw fail(`no such IPSet '${name}'`);
+    return set;
+  };
+  const setList = () => withDigest([...sets.values()].sort((a, b) => a.name.localeCompare(b.name)).map((s) => ({ name: s.name, ...(s.comment !== undefined ? { comment: s.comment } : {}) })));
+  const entryList = (set: IpSet) => withDigest(set.entries.map(entryView));
+
+  const audit = { check: perm('/', ['Sys.Audit']) };
+  const change = changeOperations({ check: perm('/', ['Sys.Modify']) });
+
+  return [
+    {
+      method: 'GET',
+      path: '/cluster/firewall/ipset',
+      description: 'The cluster-wide IP sets, by name.',
+      parameters: {},
+      returns: arr(obj({ name: NAME, comment: opt(str('Note.')), digest: str('Digest of the whole list.', { maxLength: 64 }) }), { links: [{ rel: 'child', href: '{name}' }] }),
+      permissions: audit,
+      handler: () => setList().items,
+    },
+    change(
+      'POST',
+      '/cluster/firewall/ipset',
+      'Create an IP set, or rename one (and change its comment) with rename.',
+      { name: NAME, comment: opt(str('Free-form note.')), digest: DIGEST, rename: opt(str('The existing set to rename to name (the same name only changes the comment).', NAME_RULES)) },
+      (ctx) => {
+        const name = reqStr(ctx, 'name');
+        const comment = optStr(ctx, 'comment');
+        const from = optStr(ctx, 'rename');
+        if (from === undefined) {
+          if (sets.has(name)) throw paramError('name', `IPSet '${name}' already exists`);
+          sets.set(name, { name, ...(comment !== undefined ? { comment } : {}), entries: [] });
+          return null;
+        }
+        assertUnmodified(setList().digest, optStr(ctx, 'digest'));
+        const existing = sets.get(from);
+        if (!existing) throw paramError('name', `IPSet '${from}' does not exists`);
+        if (name !== from && sets.has(name)) throw paramError('name', `IPSet '${name}' does already exist`);
+        sets.delete(from);
+        sets.set(name, { ...existing, name, ...(comment !== undefined ? { comment } : {}) });
+        return null;
+      },
+    ),
+    {
+      method: 'GET',
+      path: '/cluster/firewall/ipset/{name}',
+      description: 'The entries of one IP set, newest first.',
+      parameters: { name: NAME },
+      returns: arr(ENTRY, { links: [{ rel: 'child', href: '{cidr}' }] }),
+      permissions: audit,
+      handler: (ctx) => entryList(ipset(ctx)).items,
+    },
+    change('POST', '/cluster/firewall/ipset/{name}', 'Add an address, network or alias to an IP set.', { name: NAME, cidr: CIDR, ...ENTRY_SETTINGS }, (ctx) => {
+      const set = ipset(ctx);
+      const cidr = reqStr(ctx, 'cidr');
+      if (set.entries.some((e) => e.cidr === cidr)) throw paramError('cidr', `address '${cidr}' already exists`);
+      if (/\/0+$/.test(cidr)) throw paramError('cidr', 'a zero prefix is not allowed in ipset entries');
+      // The simulated cluster defines no firewall aliases, so every alias reference is unknown.
+      if (FIREWALL_ALIAS_RE.test(cidr)) throw fail(`no such alias '${cidr}'`);
+      const comment = optStr(ctx, 'comment');
+      set.entries.unshift({ cidr, ...(flag(ctx, 'nomatch') ? { nomatch: true } : {}), ...(comment ? { comment } : {}) });
+      return null;
+    }),
+    change('DELETE', '/cluster/firewall/ipset/{name}', 'Delete an IP set; one with entries only with force.', { name: NAME, force: opt(bool('Delete the entries too.')) }, (ctx) => {
+      const set = ipset(ctx);
+      if (set.entries.length > 0 && !flag(ctx, 'force')) throw fail(`IPSet '${set.name}' is not empty`);
+      sets.delete(set.name);
+      return null;
+    }),
+    {
+      method: 'GET',
+      path: '/cluster/firewall/ipset/{name}/{cidr}',
+      description: 'One entry of an IP set.',
+      parameters: { name: NAME, cidr: CIDR },
+      returns: ENTRY,
+      permissions: audit,
+      protected: true,
+      handler: (ctx) => {
+        const cidr = reqStr(ctx, 'cidr');
+        const found = entryList(ipset(ctx)).items.find((e) => e.cidr === cidr);
+        if (!found) throw paramError('cidr', 'no such IP/Network');
+        return found;
+      },
+    },
+    change('PUT', '/cluster/firewall/ipset/{name}/{cidr}', 'Change the comment and exclusion of an entry (both are replaced).', { name: NAME, cidr: CIDR, ...ENTRY_SETTINGS, digest: DIGEST }, (ctx) => {
+      const set = ipset(ctx);
+      assertUnmodified(entryList(set).digest, optStr(ctx, 'digest'));
+      const cidr = reqStr(ctx, 'cidr');
+      const index = set.entries.findIndex((e) => e.cidr === cidr);
+      if (index < 0) throw paramError('cidr', 'no such IP/Network');
+      const comment = optStr(ctx, 'comment');
+      set.entries[index] = { cidr, ...(flag(ctx, 'nomatch') ? { nomatch: true } : {}), ...(comment !== undefined ? { comment } : {}) };
+      return null;
+    }),
+    change('DELETE', '/cluster/firewall/ipset/{name}/{cidr}', 'Remove an entry from an IP set (nothing happens when it is not there).', { name: NAME, cidr: CIDR, digest: DIGEST }, (ctx) => {
+      const set = ipset(ctx);
+      assertUnmodified(entryList(set).digest, optStr(ctx, 'digest'));
+      const cidr = reqStr(ctx, 'cidr');
+      set.entries = set.entries.filter((e) => e.cidr !== cidr);
+      return null;
+    }),
+  ];
+}
