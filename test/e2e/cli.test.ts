@@ -155,9 +155,26 @@ describe('pve-code-mcp CLI against the simulator', () => {
   it('config check passes against the simulator', async () => {
     const r = await runCli(['config', 'check', '--config', env.configFile], { env: env.env });
     expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/ok\s+sandbox: a script ran in \d+ ms, worker confined by Node's permission model/);
     expect(r.stdout).toMatch(/ok\s+TLS \+ authentication/);
     expect(r.stdout).toMatch(/ok\s+permissions/);
     expect(r.stdout).toContain('all checks passed');
+  });
+
+  it('config check says so when the configuration turns worker confinement off', async () => {
+    const unconfined = env.writeConfig('unconfined.json', { sandbox: { confineWorker: false } });
+    const r = await runCli(['config', 'check', '--config', unconfined], { env: env.env });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/ok\s+sandbox: .*worker NOT confined \(sandbox\.confineWorker is false\)/);
+  });
+
+  it('config check fails the sandbox step with the fix when the limits refuse any script, and exits 3', async () => {
+    const tight = env.writeConfig('tight.json', { sandbox: { limits: { maxCodeBytes: 1 } } });
+    const r = await runCli(['config', 'check', '--config', tight], { env: env.env });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(/FAIL\s+sandbox: a trivial script did not run/);
+    expect(r.stdout).toMatch(/fix: sandbox\.limits in the configuration refuse even this script/);
+    expect(r.stdout).toMatch(/ok\s+TLS \+ authentication/);
   });
 
   it('config check reports a wrong fingerprint with the fix, and exits 3', async () => {

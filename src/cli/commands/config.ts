@@ -1,6 +1,7 @@
 /**
- * `pve-code-mcp config check`: validate the configuration, then for each cluster test TLS, auth,
- * the schema and the token's permissions, printing a fix for each failure.
+ * `pve-code-mcp config check`: validate the configuration, run a script in the sandbox as the
+ * server would (isolated-vm's native module, the worker's confinement), then for each cluster test
+ * TLS, auth, the schema and the token's permissions, printing a fix for each failure.
  */
 import { createClients } from '../../client/config.js';
 import {
@@ -11,13 +12,17 @@ import {
   TlsPinMismatchError,
 } from '../../client/errors.js';
 import { loadClusterSchema } from '../../client/schema-source.js';
+import type { AppConfig } from '../../app/config.js';
+import { SandboxEngine } from '../../sandbox/engine.js';
+import { WorkerConfinementError } from '../../sandbox/worker-launch.js';
 import { EXIT, parseCommandArgs, UsageError, type CliIo } from '../args.js';
 import type { Command } from '../command.js';
 import { appConfigFrom, CONFIG_OPTIONS, CONFIG_USAGE } from '../context.js';
 
 const usage = `Usage: pve-code-mcp config check [options]
 
-Validate the configuration and test each cluster: TLS, authentication, schema, permissions.
+Validate the configuration, run a script in the sandbox, and test each cluster: TLS,
+authentication, schema, permissions.
 ${CONFIG_USAGE}`;
 
 export const configCommand: Command = {
@@ -33,8 +38,8 @@ export const configCommand: Command = {
     const config = await appConfigFrom(args);
     io.out(`configuration ${config.source}: valid (${config.pve.clusters.length} cluster(s), default '${config.pve.defaultCluster}')`);
     io.out(`  state dir ${config.stateDir}; audit log ${config.audit.file}${config.audit.hmacKey ? ' (HMAC)' : ''}`);
+    let failures = await step(io, 'sandbox', () => checkSandbox(config.sandbox));
     const clients = createClients(config.pve, { logger: { warn: (m) => io.err(`warning: ${m}`) } });
-    let failures = 0;
     try {
       for (const cluster of config.pve.clusters) {
         const client = clients.get(cluster.name);
@@ -69,6 +74,44 @@ export const configCommand: Command = {
   },
 };
 
+class SandboxCheckError extends Error {
+  constructor(
+    message: string,
+    readonly fix: string,
+  ) {
+    super(message);
+    this.name = 'SandboxCheckError';
+  }
+}
+
+/** One trivial script through a fresh engine with the configured settings: what every run needs. */
+async function checkSandbox(settings: AppConfig['sandbox']): Promise<string> {
+  const started = performance.now();
+  let engine: SandboxEngine;
+  try {
+    engine = new SandboxEngine({ workers: 1, confineWorker: settings.confineWorker, ...(settings.limits ? { limits: settings.limits } : {}) });
+  } catch (err) {
+    if (err instanceof WorkerConfinementError) throw new SandboxCheckError(err.message, 'upgrade Node.js to 20.19 or newer (22 or 24 recommended)');
+    throw err;
+  }
+  try {
+    const outcome = await engine.run({ code: 'return 6 * 7;', typecheck: false }, async () => ({ ok: true, data: null }));
+    if (!outcome.ok || outcome.result !== 42) {
+      const crashed = outcome.error === undefined || outcome.error.kind === 'crashed';
+      throw new SandboxCheckError(
+        `a trivial script did not run: ${outcome.error?.message ?? `it returned ${JSON.stringify(outcome.result)}`}`,
+        crashed
+          ? 'rebuild the native module (npm rebuild isolated-vm; it needs python3, make and a C++ compiler) and run this check again'
+          : `sandbox.limits in the configuration refuse even this script (${outcome.error?.kind}): raise them`,
+      );
+    }
+    const confinement = engine.stats.workerConfined ? "confined by Node's permission model" : 'NOT confined (sandbox.confineWorker is false)';
+    return `a script ran in ${Math.round(performance.now() - started)} ms, worker ${confinement}`;
+  } finally {
+    await engine.close();
+  }
+}
+
 async function step(io: CliIo, name: string, fn: () => Promise<string>): Promise<number> {
   try {
     io.out(`  ok    ${name}: ${await fn()}`);
@@ -82,6 +125,7 @@ async function step(io: CliIo, name: string, fn: () => Promise<string>): Promise
 }
 
 function fixFor(err: unknown): string | undefined {
+  if (err instanceof SandboxCheckError) return err.fix;
   if (err instanceof TlsPinMismatchError) return 'the certificate changed or the pin is wrong: compare with the node (System → Certificates) and update tls.fingerprint';
   if (err instanceof PveTlsError) return 'pin the certificate: set tls.fingerprint to the SHA-256 fingerprint shown under System → Certificates, or give tls.caFile';
   if (err instanceof PveConnectionError) return 'check the URL (https://<host>:8006), that the node is up and reachable from here';
