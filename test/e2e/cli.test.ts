@@ -91,6 +91,21 @@ describe('pve-code-mcp CLI against the simulator', () => {
     expect(r.stderr).toContain('log: nodes: 3');
   });
 
+  it('run --policy admin adds a guest IP set entry and reads it back by its CIDR path', async () => {
+    const guest = env.sim.cluster.guests().find((g) => g.type === 'qemu' && g.node === 'pve1');
+    expect(guest).toBeDefined();
+    const at = `node: 'pve1', vmid: ${guest?.vmid}, name: 'allowed'`;
+    const code = [
+      `await pve.post('/nodes/{node}/qemu/{vmid}/firewall/ipset', { node: 'pve1', vmid: ${guest?.vmid}, name: 'allowed', comment: 'from the CLI' });`,
+      `await pve.post('/nodes/{node}/qemu/{vmid}/firewall/ipset/{name}', { ${at}, cidr: '10.20.0.0/16' });`,
+      `return (await pve.get('/nodes/{node}/qemu/{vmid}/firewall/ipset/{name}/{cidr}', { ${at}, cidr: '10.20.0.0/16' })).cidr;`,
+    ].join('\n');
+    const r = await runCli(['run', '-', '--config', env.configFile, '--policy', 'admin'], { env: env.env, input: code });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).result).toBe('10.20.0.0/16');
+    expect(env.sim.cluster.state.guestIpsets(guest?.vmid as number).get('allowed')).toEqual({ name: 'allowed', comment: 'from the CLI', entries: [{ cidr: '10.20.0.0/16' }] });
+  });
+
   it('run --format table renders returned rows; run - reads the script from stdin', async () => {
     const r = await runCli(['run', '-', '--config', env.configFile, '--format', 'table'], {
       env: env.env,

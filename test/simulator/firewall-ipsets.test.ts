@@ -1,7 +1,7 @@
 /**
- * Cluster firewall IP sets over plain HTTPS: an entry's CIDR is the rest of the path (slash
- * included), entries come newest first with the list's digest, stale digests and duplicates are
- * refused with PVE's errors, and only Sys.Modify on / may change them. Runs against the
+ * Firewall IP sets over plain HTTPS: an entry's CIDR is the rest of the path (slash included),
+ * entries come newest first with the list's digest, stale digests and duplicates are refused with
+ * PVE's errors; the cluster's sets need Sys.Modify on / to change, a guest's VM.Config.Network. Runs against the
  * simulator's own schema and, where present, the official 9.1 schema with responses checked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,14 @@ describe.each(variants)('cluster firewall IP sets ($name)', ({ schemaFile }) => 
   afterAll(async () => {
     await sim.close();
   });
+
+  /** A new user holding one role on one path, logged in. */
+  const sessionWith = async (userid: string, path: string, role: string) => {
+    sim.access.addUser(userid, { password: 'ipset-test-pass' });
+    sim.access.grant({ path, roles: [role], users: [userid] });
+    const s = await login(sim, userid, 'ipset-test-pass');
+    return { ticket: s.ticket, csrf: s.csrf };
+  };
 
   it('lists the seeded sets with one digest, and a set\'s entries newest first', async () => {
     const sets = (await call(sim, BASE)).json.data as Array<{ name: string; comment?: string; digest: string }>;
@@ -96,11 +104,27 @@ describe.each(variants)('cluster firewall IP sets ($name)', ({ schemaFile }) => 
     expect((await call(sim, `${BASE}/renamed?force=1`, { method: 'DELETE' })).status).toBe(200);
   });
 
+  it('keeps each guest\'s own sets by VMID, readable with VM.Audit and changed with VM.Config.Network', async () => {
+    const guest = `/api2/json/nodes/pve1/qemu/100/firewall/ipset`;
+    // As on PVE, a guest's firewall file is read without looking for the guest.
+    expect((await call(sim, '/api2/json/nodes/pve1/qemu/999999/firewall/ipset')).json.data).toEqual([]);
+    expect((await call(sim, guest, { method: 'POST', body: { name: 'allowed' } })).status).toBe(200);
+    expect((await call(sim, `${guest}/allowed`, { method: 'POST', body: { cidr: 'fd00:10::/64', comment: 'Backend' } })).status).toBe(200);
+    const entry = await call(sim, `${guest}/allowed/fd00:10::/64`);
+    expect(entry.json.data).toMatchObject({ cidr: 'fd00:10::/64', comment: 'Backend' });
+    // Not the cluster's sets, nor another guest's.
+    expect((await call(sim, `${BASE}/allowed`)).status).toBe(500);
+    expect((await call(sim, '/api2/json/nodes/pve1/qemu/101/firewall/ipset')).json.data).toEqual([]);
+
+    const auth = await sessionWith('vm-user@pve', '/vms/100', 'PVEVMUser');
+    expect((await call(sim, `${guest}/allowed`, { auth })).status).toBe(200);
+    const denied = await call(sim, `${guest}/allowed`, { method: 'POST', auth, body: { cidr: '192.0.2.60' } });
+    expect([denied.status, denied.statusText]).toEqual([403, 'Permission check failed (/vms/100, VM.Config.Network)']);
+    expect((await call(sim, `${guest}/allowed?force=1`, { method: 'DELETE' })).status).toBe(200);
+  });
+
   it('lets an auditor read but not change them', async () => {
-    sim.access.addUser('fw-auditor@pve', { password: 'audit-pass-1' });
-    sim.access.grant({ path: '/', roles: ['PVEAuditor'], users: ['fw-auditor@pve'] });
-    const s = await login(sim, 'fw-auditor@pve', 'audit-pass-1');
-    const auth = { ticket: s.ticket, csrf: s.csrf };
+    const auth = await sessionWith('fw-auditor@pve', '/', 'PVEAuditor');
     expect((await call(sim, `${BASE}/management`, { auth })).status).toBe(200);
     const denied = await call(sim, `${BASE}/management`, { method: 'POST', auth, body: { cidr: '192.0.2.50' } });
     expect([denied.status, denied.statusText]).toEqual([403, 'Permission check failed (/, Sys.Modify)']);

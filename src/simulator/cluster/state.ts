@@ -26,6 +26,8 @@ export class ClusterState {
   readonly haResources = new Map<string, HaResource>();
   /** Cluster firewall IP sets by name. */
   readonly ipsets = new Map<string, IpSet>();
+  /** Each guest's own firewall IP sets (its `<vmid>.fw`), by VMID. */
+  private readonly ipsetsByGuest = new Map<number, Map<string, IpSet>>();
   readonly taskFaults: TaskFault[] = [];
   readonly tasks: TaskEngine;
 
@@ -159,7 +161,19 @@ export class ClusterState {
     }
   }
 
+  /** The firewall IP sets of the guest with this VMID (none until one is created). */
+  guestIpsets(vmid: number): Map<string, IpSet> {
+    let sets = this.ipsetsByGuest.get(vmid);
+    if (!sets) {
+      sets = new Map();
+      this.ipsetsByGuest.set(vmid, sets);
+    }
+    return sets;
+  }
+
+  /** Destroying a guest removes its firewall config too, as PVE does. */
   removeGuest(g: Guest): void {
+    this.ipsetsByGuest.delete(g.vmid);
     this.setPool(g, undefined);
     this.guests.delete(g.vmid);
     this.haResources.delete(`${g.type === 'qemu' ? 'vm' : 'ct'}:${g.vmid}`);

@@ -1,19 +1,19 @@
 /**
- * Cluster firewall IP sets: named lists of addresses and networks that firewall rules match on
- * (an operator's block list, the admin networks). PVE mounts a set's entries with an empty
- * fragment delimiter, so an entry's path segment is the whole CIDR, slash included
- * (`/cluster/firewall/ipset/blocked/10.0.0.0/24`). Entries keep PVE's order: newest first.
+ * Firewall IP sets: named lists of addresses and networks that firewall rules match on (an
+ * operator's block list, the admin networks), cluster-wide and per guest. PVE mounts a set's
+ * entries with an empty fragment delimiter, so an entry's path segment is the whole CIDR, slash
+ * included (`/cluster/firewall/ipset/blocked/10.0.0.0/24`). Entries keep PVE's order: newest first.
  */
 import { createHash } from 'node:crypto';
 import type { SchemaNode } from '../../../schema/model.js';
-import type { SimEndpoint, SimRequestContext } from '../../contract.js';
+import type { SimEndpoint, SimPermissions, SimRequestContext } from '../../contract.js';
 import { FIREWALL_ALIAS_RE } from '../../formats.js';
 import { assertUnmodified, fail, paramError } from '../errors.js';
 import type { ClusterState } from '../state.js';
-import type { IpSet, IpSetEntry } from '../types.js';
+import type { GuestType, IpSet, IpSetEntry } from '../types.js';
 import { changeOperations } from './change.js';
-import { flag, optStr, reqStr } from './params.js';
-import { arr, bool, obj, opt, perm, str } from './schema.js';
+import { flag, optStr, reqInt, reqStr } from './params.js';
+import { arr, bool, obj, opt, P, perm, str } from './schema.js';
 
 const NAME_RULES = { pattern: '[A-Za-z][A-Za-z0-9\\-\\_]+', minLength: 2, maxLength: 64 } as const;
 const NAME = str('Name of the IP set.', NAME_RULES);
@@ -35,36 +35,75 @@ function entryView(e: IpSetEntry): Record<string, unknown> {
   return { cidr: e.cidr, ...(e.nomatch ? { nomatch: 1 } : {}), ...(e.comment !== undefined ? { comment: e.comment } : {}) };
 }
 
-export function firewallIpsetEndpoints(state: ClusterState): SimEndpoint[] {
-  const sets = state.ipsets;
+/** Where a family of IP set operations lives and who may use it. */
+interface IpsetScope {
+  /** The path of the set list. */
+  base: string;
+  /** Words for the sets in descriptions: "the cluster-wide", "the guest's". */
+  whose: string;
+  /** Path parameters of the scope itself (`node`, `vmid`). */
+  context: Record<string, SchemaNode>;
+  audit: SimPermissions;
+  modify: SimPermissions;
+  /** The scope's sets. */
+  sets(ctx: SimRequestContext): Map<string, IpSet>;
+}
+
+export function clusterIpsetEndpoints(state: ClusterState): SimEndpoint[] {
+  return ipsetEndpoints({
+    base: '/cluster/firewall/ipset',
+    whose: 'the cluster-wide',
+    context: {},
+    audit: { check: perm('/', ['Sys.Audit']) },
+    modify: { check: perm('/', ['Sys.Modify']) },
+    sets: () => state.ipsets,
+  });
+}
+
+export function guestIpsetEndpoints(state: ClusterState, type: GuestType): SimEndpoint[] {
+  return ipsetEndpoints({
+    base: `/nodes/{node}/${type}/{vmid}/firewall/ipset`,
+    whose: "the guest's",
+    context: { node: P.node, vmid: P.vmid },
+    audit: { check: perm('/vms/{vmid}', ['VM.Audit']) },
+    modify: { check: perm('/vms/{vmid}', ['VM.Config.Network']) },
+    // PVE keeps a guest's firewall in /etc/pve/firewall/<vmid>.fw and reads it without looking
+    // for the guest: any VMID answers (an empty list when there is no file), on any node's path.
+    sets: (ctx) => state.guestIpsets(reqInt(ctx, 'vmid')),
+  });
+}
+
+function ipsetEndpoints(scope: IpsetScope): SimEndpoint[] {
+  const { base, context } = scope;
   const ipset = (ctx: SimRequestContext): IpSet => {
     const name = reqStr(ctx, 'name');
-    const set = sets.get(name);
+    const set = scope.sets(ctx).get(name);
     if (!set) throw fail(`no such IPSet '${name}'`);
     return set;
   };
-  const setList = () => withDigest([...sets.values()].sort((a, b) => a.name.localeCompare(b.name)).map((s) => ({ name: s.name, ...(s.comment !== undefined ? { comment: s.comment } : {}) })));
+  const setList = (sets: Map<string, IpSet>) => withDigest([...sets.values()].sort((a, b) => a.name.localeCompare(b.name)).map((s) => ({ name: s.name, ...(s.comment !== undefined ? { comment: s.comment } : {}) })));
   const entryList = (set: IpSet) => withDigest(set.entries.map(entryView));
 
-  const audit = { check: perm('/', ['Sys.Audit']) };
-  const change = changeOperations({ check: perm('/', ['Sys.Modify']) });
+  const audit = scope.audit;
+  const change = changeOperations(scope.modify);
 
   return [
     {
       method: 'GET',
-      path: '/cluster/firewall/ipset',
-      description: 'The cluster-wide IP sets, by name.',
-      parameters: {},
+      path: base,
+      description: `${scope.whose.charAt(0).toUpperCase()}${scope.whose.slice(1)} IP sets, by name.`,
+      parameters: { ...context },
       returns: arr(obj({ name: NAME, comment: opt(str('Note.')), digest: str('Digest of the whole list.', { maxLength: 64 }) }), { links: [{ rel: 'child', href: '{name}' }] }),
       permissions: audit,
-      handler: () => setList().items,
+      handler: (ctx) => setList(scope.sets(ctx)).items,
     },
     change(
       'POST',
-      '/cluster/firewall/ipset',
-      'Create an IP set, or rename one (and change its comment) with rename.',
-      { name: NAME, comment: opt(str('Free-form note.')), digest: DIGEST, rename: opt(str('The existing set to rename to name (the same name only changes the comment).', NAME_RULES)) },
+      base,
+      `Create one of ${scope.whose} IP sets, or rename one (and change its comment) with rename.`,
+      { ...context, name: NAME, comment: opt(str('Free-form note.')), digest: DIGEST, rename: opt(str('The existing set to rename to name (the same name only changes the comment).', NAME_RULES)) },
       (ctx) => {
+        const sets = scope.sets(ctx);
         const name = reqStr(ctx, 'name');
         const comment = optStr(ctx, 'comment');
         const from = optStr(ctx, 'rename');
@@ -73,7 +112,7 @@ export function firewallIpsetEndpoints(state: ClusterState): SimEndpoint[] {
           sets.set(name, { name, ...(comment !== undefined ? { comment } : {}), entries: [] });
           return null;
         }
-        assertUnmodified(setList().digest, optStr(ctx, 'digest'));
+        assertUnmodified(setList(sets).digest, optStr(ctx, 'digest'));
         const existing = sets.get(from);
         if (!existing) throw paramError('name', `IPSet '${from}' does not exists`);
         if (name !== from && sets.has(name)) throw paramError('name', `IPSet '${name}' does already exist`);
@@ -84,14 +123,14 @@ export function firewallIpsetEndpoints(state: ClusterState): SimEndpoint[] {
     ),
     {
       method: 'GET',
-      path: '/cluster/firewall/ipset/{name}',
-      description: 'The entries of one IP set, newest first.',
-      parameters: { name: NAME },
+      path: `${base}/{name}`,
+      description: `The entries of one of ${scope.whose} IP sets, newest first.`,
+      parameters: { ...context, name: NAME },
       returns: arr(ENTRY, { links: [{ rel: 'child', href: '{cidr}' }] }),
       permissions: audit,
       handler: (ctx) => entryList(ipset(ctx)).items,
     },
-    change('POST', '/cluster/firewall/ipset/{name}', 'Add an address, network or alias to an IP set.', { name: NAME, cidr: CIDR, ...ENTRY_SETTINGS }, (ctx) => {
+    change('POST', `${base}/{name}`, `Add an address, network or alias to one of ${scope.whose} IP sets.`, { ...context, name: NAME, cidr: CIDR, ...ENTRY_SETTINGS }, (ctx) => {
       const set = ipset(ctx);
       const cidr = reqStr(ctx, 'cidr');
       if (set.entries.some((e) => e.cidr === cidr)) throw paramError('cidr', `address '${cidr}' already exists`);
@@ -102,17 +141,17 @@ export function firewallIpsetEndpoints(state: ClusterState): SimEndpoint[] {
       set.entries.unshift({ cidr, ...(flag(ctx, 'nomatch') ? { nomatch: true } : {}), ...(comment ? { comment } : {}) });
       return null;
     }),
-    change('DELETE', '/cluster/firewall/ipset/{name}', 'Delete an IP set; one with entries only with force.', { name: NAME, force: opt(bool('Delete the entries too.')) }, (ctx) => {
+    change('DELETE', `${base}/{name}`, `Delete one of ${scope.whose} IP sets; one with entries only with force.`, { ...context, name: NAME, force: opt(bool('Delete the entries too.')) }, (ctx) => {
       const set = ipset(ctx);
       if (set.entries.length > 0 && !flag(ctx, 'force')) throw fail(`IPSet '${set.name}' is not empty`);
-      sets.delete(set.name);
+      scope.sets(ctx).delete(set.name);
       return null;
     }),
     {
       method: 'GET',
-      path: '/cluster/firewall/ipset/{name}/{cidr}',
-      description: 'One entry of an IP set.',
-      parameters: { name: NAME, cidr: CIDR },
+      path: `${base}/{name}/{cidr}`,
+      description: `One entry of one of ${scope.whose} IP sets.`,
+      parameters: { ...context, name: NAME, cidr: CIDR },
       returns: ENTRY,
       permissions: audit,
       protected: true,
@@ -123,7 +162,7 @@ export function firewallIpsetEndpoints(state: ClusterState): SimEndpoint[] {
         return found;
       },
     },
-    change('PUT', '/cluster/firewall/ipset/{name}/{cidr}', 'Change the comment and exclusion of an entry (both are replaced).', { name: NAME, cidr: CIDR, ...ENTRY_SETTINGS, digest: DIGEST }, (ctx) => {
+    change('PUT', `${base}/{name}/{cidr}`, 'Change the comment and exclusion of an IP set entry (both are replaced).', { ...context, name: NAME, cidr: CIDR, ...ENTRY_SETTINGS, digest: DIGEST }, (ctx) => {
       const set = ipset(ctx);
       assertUnmodified(entryList(set).digest, optStr(ctx, 'digest'));
       const cidr = reqStr(ctx, 'cidr');
@@ -133,7 +172,7 @@ export function firewallIpsetEndpoints(state: ClusterState): SimEndpoint[] {
       set.entries[index] = { cidr, ...(flag(ctx, 'nomatch') ? { nomatch: true } : {}), ...(comment !== undefined ? { comment } : {}) };
       return null;
     }),
-    change('DELETE', '/cluster/firewall/ipset/{name}/{cidr}', 'Remove an entry from an IP set (nothing happens when it is not there).', { name: NAME, cidr: CIDR, digest: DIGEST }, (ctx) => {
+    change('DELETE', `${base}/{name}/{cidr}`, 'Remove an entry from an IP set (nothing happens when it is not there).', { ...context, name: NAME, cidr: CIDR, digest: DIGEST }, (ctx) => {
       const set = ipset(ctx);
       assertUnmodified(entryList(set).digest, optStr(ctx, 'digest'));
       const cidr = reqStr(ctx, 'cidr');

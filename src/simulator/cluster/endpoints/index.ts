@@ -5,7 +5,7 @@ import type { GuestType } from '../types.js';
 import { agentEndpoints } from './agent.js';
 import { backupEndpoints } from './backup.js';
 import { clusterViewEndpoints } from './cluster.js';
-import { firewallIpsetEndpoints } from './firewall-ipsets.js';
+import { clusterIpsetEndpoints, guestIpsetEndpoints } from './firewall-ipsets.js';
 import { guestConfigEndpoints } from './guest-config.js';
 import { guestLifecycleEndpoints } from './guest-lifecycle.js';
 import { guestPowerEndpoints } from './guest-power.js';
@@ -26,6 +26,7 @@ const GUEST_FAMILIES: Array<(state: ClusterState, type: GuestType) => SimEndpoin
   guestPowerEndpoints,
   snapshotEndpoints,
   migrateEndpoints,
+  guestIpsetEndpoints,
 ];
 
 export function clusterEndpoints(state: ClusterState): SimEndpoint[] {
@@ -37,7 +38,7 @@ export function clusterEndpoints(state: ClusterState): SimEndpoint[] {
     ...backupEndpoints(state),
     ...haEndpoints(state),
     ...poolEndpoints(state),
-    ...firewallIpsetEndpoints(state),
+    ...clusterIpsetEndpoints(state),
     ...GUEST_FAMILIES.flatMap((family) => [...family(state, 'qemu'), ...family(state, 'lxc')]),
     ...agentEndpoints(state),
   ];
