@@ -72,6 +72,8 @@ export interface EngineStats {
   running: number;
   /** Workers run under Node's permission model. */
   workerConfined: boolean;
+  /** The isolated-vm the last worker to start loaded (`isolated-vm 5.0.4`); undefined before one is ready. */
+  workerRuntime: string | undefined;
 }
 
 const runRequestSchema = z.object({
@@ -101,6 +103,7 @@ export class SandboxEngine {
   private readonly waiters: Waiter[] = [];
   private readonly baseLimits: SandboxLimits;
   private readonly launch: WorkerLaunch;
+  private lastRuntime: string | undefined;
   private nextRunId = 1;
   private closed = false;
   private readonly counters = { workersStarted: 0, workersRecycled: 0, runs: 0 };
@@ -118,6 +121,7 @@ export class SandboxEngine {
       queued: this.waiters.length,
       running: this.slots.filter((s) => s.session).length,
       workerConfined: this.launch.confined,
+      workerRuntime: this.lastRuntime,
     };
   }
 
@@ -311,7 +315,10 @@ export class SandboxEngine {
 
   private route(slot: Slot, worker: WorkerProcess, msg: WorkerToHost): void {
     if (slot.worker !== worker) return;
-    if (msg.type === 'ready') return;
+    if (msg.type === 'ready') {
+      this.lastRuntime = msg.runtime;
+      return;
+    }
     if (msg.type === 'fatal' && msg.runId === undefined) {
       slot.session?.onMessage(msg);
       worker.kill();

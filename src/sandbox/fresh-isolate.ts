@@ -4,10 +4,8 @@
  * context and the prelude (~3.5 ms together) is off the critical path of a warm run. A fresh
  * isolate serves exactly one run and is disposed with it; it is reused for nothing.
  */
-import type ivm from 'isolated-vm';
 import type { WorkerLimits } from './ipc.js';
-
-type Ivm = typeof ivm;
+import type { IsolatedVm, IvmContext, IvmIsolate, IvmReference } from './ivm.js';
 
 /** What the prelude calls on the host; owned by the run the isolate is handed to. */
 export interface IsolateListener {
@@ -38,16 +36,16 @@ export function isolateSettings(limits: WorkerLimits): IsolateSettings {
 }
 
 export class FreshIsolate {
-  readonly isolate: ivm.Isolate;
-  readonly context: ivm.Context;
+  readonly isolate: IvmIsolate;
+  readonly context: IvmContext;
   /** The prelude's `resolve(id, ok, json)`, held by the host only. */
-  readonly resolveRef: ivm.Reference<(id: number, ok: boolean, json: string) => void>;
+  readonly resolveRef: IvmReference;
   /** Calls from the prelude before a run owns the isolate are dropped. */
   listener: IsolateListener | undefined;
 
   /** Builds synchronously; throws (with the isolate disposed) when any step fails. */
   constructor(
-    ivmModule: Ivm,
+    ivmModule: IsolatedVm,
     preludeSource: string,
     readonly settings: IsolateSettings,
     timeoutMs: number,
@@ -65,7 +63,7 @@ export class FreshIsolate {
         filename: 'pve:prelude',
         timeout: timeoutMs,
         result: { reference: true },
-      }) as ivm.Reference<(id: number, ok: boolean, json: string) => void>;
+      }) as IvmReference;
     } catch (err) {
       this.dispose();
       throw err;

@@ -90,8 +90,11 @@ export const runStatsSchema = z
 export type WorkerRunStats = z.infer<typeof runStatsSchema>;
 
 export const workerToHostSchema = z.discriminatedUnion('type', [
-  /** `confined`: the worker checked that Node's permission model denies it writes, processes and threads. */
-  z.object({ type: z.literal('ready'), pid: z.number().int(), confined: z.boolean() }).strict(),
+  /**
+   * `confined`: the worker checked that Node's permission model denies it writes, processes and
+   * threads; `runtime`: the isolated-vm it loaded (`isolated-vm 5.0.4`).
+   */
+  z.object({ type: z.literal('ready'), pid: z.number().int(), confined: z.boolean(), runtime: text(200) }).strict(),
   z.object({ type: z.literal('call'), runId, callId, json: z.string() }).strict(),
   z.object({ type: z.literal('log'), runId, line: z.string() }).strict(),
   z.object({ type: z.literal('end'), runId, end: runEndSchema, stats: runStatsSchema }).strict(),

@@ -12,9 +12,9 @@
  * its timeout, e.g. in a fatal OOM) cannot be seen from here: the server's silence watchdog
  * (RunSession) kills the whole process.
  */
-import type ivm from 'isolated-vm';
 import type { FreshIsolate, IsolateListener } from './fresh-isolate.js';
 import type { KillReason, RunEndStatus, WorkerLimits, WorkerRunStats } from './ipc.js';
+import type { IvmIsolate, IvmReference, IvmScript } from './ivm.js';
 import { thrownSchema } from './ipc.js';
 import { SCRIPT_URL } from '../script/names.js';
 
@@ -36,8 +36,8 @@ interface Slice {
 }
 
 export class IsolateRun implements IsolateListener {
-  private isolate: ivm.Isolate | undefined;
-  private resolveRef: ivm.Reference<(id: number, ok: boolean, json: string) => void> | undefined;
+  private isolate: IvmIsolate | undefined;
+  private resolveRef: IvmReference | undefined;
   private finished = false;
   private inEntry = false;
   private readonly startedAt = performance.now();
@@ -72,7 +72,7 @@ export class IsolateRun implements IsolateListener {
     fresh.listener = this;
     this.isolate = fresh.isolate;
     this.resolveRef = fresh.resolveRef;
-    let script: ivm.Script;
+    let script: IvmScript;
     try {
       script = fresh.isolate.compileScriptSync(this.js, { filename: SCRIPT_URL });
     } catch (err) {

@@ -14,10 +14,14 @@ import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { NO_SNAPSHOT_FLAG } from './ipc.js';
+import { ISOLATED_VM_PACKAGES } from './ivm.js';
 import { packageRoot } from './locate.js';
 
-/** The packages the worker loads from node_modules (a test checks this against its imports). */
-export const WORKER_PACKAGES = ['isolated-vm', 'zod'] as const;
+/**
+ * The packages the worker may load from node_modules (a test checks this against its imports):
+ * whichever isolated-vm is installed (see ivm.ts) with the loader 6.x uses, and zod.
+ */
+export const WORKER_PACKAGES = [...ISOLATED_VM_PACKAGES, 'node-gyp-build', 'zod'] as const;
 
 export interface WorkerLaunch {
   /** Node arguments, the worker's path last. */
@@ -42,9 +46,13 @@ function permissionFlag(): string | undefined {
   return undefined;
 }
 
-/** The directory of an installed package, as the worker resolves it. */
-function packageDir(fromFile: string, name: string): string {
-  return path.dirname(createRequire(fromFile).resolve(`${name}/package.json`));
+/** The directory of an installed package, as the worker resolves it; undefined when it is not installed. */
+function packageDir(fromFile: string, name: string): string | undefined {
+  try {
+    return path.dirname(createRequire(fromFile).resolve(`${name}/package.json`));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The paths a worker at `workerPath` needs to read, with symlinks resolved too. */
@@ -67,7 +75,10 @@ export function workerReadablePaths(workerPath: string): string[] {
     add(path.join(root, 'package.json'));
   }
   if (!insideDist) add(path.dirname(absolute));
-  for (const name of WORKER_PACKAGES) add(packageDir(absolute, name));
+  for (const name of WORKER_PACKAGES) {
+    const dir = packageDir(absolute, name);
+    if (dir) add(dir);
+  }
   return [...paths];
 }
 

@@ -36,6 +36,8 @@ export class WorkerProcess {
   private alive = true;
   /** Runs started on this process (for periodic recycling). */
   runsStarted = 0;
+  /** The isolated-vm the worker loaded, once it is ready. */
+  runtime: string | undefined;
 
   constructor(launch: WorkerLaunch, events: WorkerProcessEvents) {
     this.child = spawn(process.execPath, launch.args, {
@@ -76,6 +78,7 @@ export class WorkerProcess {
             this.kill();
             return;
           }
+          this.runtime = parsed.data.runtime;
           resolve();
         } else if (parsed.data.type === 'fatal') {
           clearTimeout(timer);

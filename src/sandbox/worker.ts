@@ -11,6 +11,7 @@ import { encodeFrame, FrameReader } from './frames.js';
 import { FreshIsolate, isolateSettings } from './fresh-isolate.js';
 import { CHANNEL_FD, hostToWorkerSchema, NO_SNAPSHOT_FLAG, SERVER_FRAME_LIMITS, type WorkerLimits, type WorkerToHost } from './ipc.js';
 import { IsolateRun } from './isolate-run.js';
+import { loadIsolatedVm, type LoadedIsolatedVm } from './ivm.js';
 import { locatePrelude } from './locate.js';
 
 function die(message: string): never {
@@ -44,13 +45,14 @@ function main(): void {
     if (!channel.destroyed) channel.write(encodeFrame(message));
   };
 
-  let ivm: typeof import('isolated-vm');
+  let loaded: LoadedIsolatedVm;
   try {
-    ivm = createRequire(import.meta.url)('isolated-vm') as typeof import('isolated-vm');
+    loaded = loadIsolatedVm(createRequire(import.meta.url));
   } catch (err) {
-    post({ type: 'fatal', message: `isolated-vm could not be loaded: ${(err as Error).message}`.slice(0, 2_000) });
+    post({ type: 'fatal', message: (err as Error).message.slice(0, 2_000) });
     return die('isolated-vm could not be loaded');
   }
+  const { ivm } = loaded;
   const prelude = readFileSync(locatePrelude(), 'utf8');
   const runs = new Map<number, IsolateRun>();
   /** The next run's isolate, built while idle with the last run's settings. */
@@ -125,7 +127,7 @@ function main(): void {
     post({ type: 'fatal', message: `worker error: ${err instanceof Error ? err.message : String(err)}`.slice(0, 2_000) });
     setTimeout(() => process.kill(process.pid, 'SIGKILL'), 100).unref();
   });
-  post({ type: 'ready', pid: process.pid, confined: confined() });
+  post({ type: 'ready', pid: process.pid, confined: confined(), runtime: loaded.runtime });
 }
 
 main();

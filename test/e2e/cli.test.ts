@@ -170,7 +170,7 @@ describe('pve-code-mcp CLI against the simulator', () => {
   it('config check passes against the simulator', async () => {
     const r = await runCli(['config', 'check', '--config', env.configFile], { env: env.env });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/ok\s+sandbox: a script ran in \d+ ms, worker confined by Node's permission model/);
+    expect(r.stdout).toMatch(/ok\s+sandbox: a script ran in \d+ ms \(isolated-vm \d+\.\d+\.\d+\), worker confined by Node's permission model/);
     expect(r.stdout).toMatch(/ok\s+TLS \+ authentication/);
     expect(r.stdout).toMatch(/ok\s+permissions/);
     expect(r.stdout).toContain('all checks passed');

@@ -5,10 +5,11 @@
  */
 import { describe, it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SandboxEngine } from '../../src/sandbox/engine.js';
+import { ISOLATED_VM_PACKAGES } from '../../src/sandbox/ivm.js';
 import { locateWorker } from '../../src/sandbox/locate.js';
 import { WORKER_PACKAGES, workerLaunch } from '../../src/sandbox/worker-launch.js';
 
@@ -44,10 +45,15 @@ describe('the worker launch', () => {
     const grants = launch.args.filter((a) => a.startsWith('--allow-')).filter((a) => a !== '--allow-addons');
     // Only reads are granted: no writes, child processes, threads or WASI.
     expect(grants.every((a) => a.startsWith('--allow-fs-read='))).toBe(true);
-    for (const p of ['dist', 'sandbox', 'package.json', 'node_modules/isolated-vm', 'node_modules/zod']) {
+    for (const p of ['dist', 'sandbox', 'package.json', 'node_modules/zod']) {
       expect(launch.readable).toContain(path.join(root, p));
     }
+    // Whichever isolated-vm this Node got installed (src/sandbox/ivm.ts), and nothing else of node_modules.
+    const installed = ISOLATED_VM_PACKAGES.filter((name) => existsSync(path.join(root, 'node_modules', name)));
+    expect(installed.length).toBeGreaterThan(0);
+    for (const name of installed) expect(launch.readable).toContain(path.join(root, 'node_modules', name));
     expect(launch.readable).not.toContain(root);
+    expect(launch.readable).not.toContain(path.join(root, 'node_modules'));
   });
 
   it('loads no package from node_modules that it is not allowed to read', () => {
@@ -85,6 +91,7 @@ describe('the engine', () => {
       expect(engine.stats.workerConfined).toBe(confined);
       const outcome = await engine.run({ code: 'return 6 * 7;', typecheck: false }, noBridge);
       expect(outcome.result).toBe(42);
+      expect(engine.stats.workerRuntime).toMatch(/^isolated-vm \d+\.\d+\.\d+$/);
     } finally {
       await engine.close();
     }

@@ -106,7 +106,7 @@ async function checkSandbox(settings: AppConfig['sandbox']): Promise<string> {
       );
     }
     const confinement = engine.stats.workerConfined ? "confined by Node's permission model" : 'NOT confined (sandbox.confineWorker is false)';
-    return `a script ran in ${Math.round(performance.now() - started)} ms, worker ${confinement}`;
+    return `a script ran in ${Math.round(performance.now() - started)} ms (${engine.stats.workerRuntime ?? 'isolated-vm'}), worker ${confinement}`;
   } finally {
     await engine.close();
   }

@@ -1,0 +1,69 @@
+/**
+ * isolated-vm, as the worker loads and uses it. Two majors are installed as optional
+ * dependencies because no single one covers every supported Node: 5.0.x (`isolated-vm`) builds
+ * for Node 20 and 22 but not for Node 24, whose V8 13.6 headers dropped APIs it compiles against;
+ * 6.x (`isolated-vm-v6`) needs Node >= 22 and ships prebuilt binaries for 22 and 24. npm skips
+ * whichever cannot install, and the worker takes the first that loads. The part of the API the
+ * worker uses is typed here, so the build does not depend on which one is present.
+ */
+
+export interface IvmReference {
+  applySync(receiver: undefined, args: unknown[], options: { timeout: number }): unknown;
+}
+
+export interface IvmContext {
+  evalClosureSync(code: string, args: unknown[], options: { filename: string; timeout: number; result: { reference: true } }): unknown;
+}
+
+export interface IvmScript {
+  runSync(context: IvmContext, options: { timeout: number }): unknown;
+}
+
+export interface IvmIsolate {
+  /** CPU time the isolate has used, in nanoseconds. */
+  readonly cpuTime: bigint;
+  readonly isDisposed: boolean;
+  createContextSync(): IvmContext;
+  compileScriptSync(code: string, options: { filename: string }): IvmScript;
+  dispose(): void;
+}
+
+export interface IsolatedVm {
+  Isolate: new (options: { memoryLimit: number; onCatastrophicError?: (message: string) => void }) => IvmIsolate;
+  /** A host function the isolate can call; `ignored` calls return nothing and do not wait. */
+  Callback: new (fn: (...args: unknown[]) => unknown, options?: { ignored?: boolean }) => object;
+}
+
+/** The packages to try, in order: the 5.0.x line first, then 6.x where 5.0.x could not install. */
+export const ISOLATED_VM_PACKAGES = ['isolated-vm', 'isolated-vm-v6'] as const;
+
+export interface LoadedIsolatedVm {
+  ivm: IsolatedVm;
+  /** `isolated-vm 5.0.4`: the package's own name and version, as its package.json says. */
+  runtime: string;
+}
+
+export class IsolatedVmMissingError extends Error {
+  constructor(reasons: string[]) {
+    super(
+      `isolated-vm could not be loaded (${reasons.join('; ')}); reinstall the dependencies with this Node (npm ci): ` +
+        'on Node 20 and 22 isolated-vm 5.0.x builds from source (python3, make and a C++ compiler), on Node 22 and 24 isolated-vm 6.x uses its prebuilt binary',
+    );
+    this.name = 'IsolatedVmMissingError';
+  }
+}
+
+/** Loads the first isolated-vm that works here, with `load` resolving from the worker's location. */
+export function loadIsolatedVm(load: (id: string) => unknown): LoadedIsolatedVm {
+  const reasons: string[] = [];
+  for (const name of ISOLATED_VM_PACKAGES) {
+    try {
+      const ivm = load(name) as IsolatedVm;
+      const manifest = load(`${name}/package.json`) as { name?: unknown; version?: unknown };
+      return { ivm, runtime: `${String(manifest.name)} ${String(manifest.version)}` };
+    } catch (err) {
+      reasons.push(`${name}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
+    }
+  }
+  throw new IsolatedVmMissingError(reasons);
+}
