@@ -38,6 +38,8 @@ export class WorkerConfinementError extends Error {
   }
 }
 
+const ALPINE_MARKER = '/etc/alpine-release';
+
 /** The Node flag that turns the permission model on: stable `--permission` since Node 22.13/23.5. */
 function permissionFlag(): string | undefined {
   const flags = process.allowedNodeEnvironmentFlags;
@@ -79,6 +81,9 @@ export function workerReadablePaths(workerPath: string): string[] {
     const dir = packageDir(absolute, name);
     if (dir) add(dir);
   }
+  // node-gyp-build picks musl or glibc binaries by looking for this file when it loads; on Node 24
+  // a denied look throws instead of answering "absent". It is a distro marker, nothing secret.
+  if (packageDir(absolute, 'node-gyp-build')) paths.add(ALPINE_MARKER);
   return [...paths];
 }
 
