@@ -123,6 +123,33 @@ describe.each(variants)('cluster firewall IP sets ($name)', ({ schemaFile }) => 
     expect((await call(sim, `${guest}/allowed?force=1`, { method: 'DELETE' })).status).toBe(200);
   });
 
+  it('gives a clone a copy of its source\'s sets and drops a guest\'s sets with the guest', async () => {
+    sim.cluster.settle();
+    const source = sim.cluster.guests().find((g) => g.type === 'qemu' && g.node === 'pve1' && g.status === 'stopped' && !g.config.template && !g.config.lock);
+    expect(source).toBeDefined();
+    const vm = `/api2/json/nodes/pve1/qemu/${source?.vmid}`;
+    expect((await call(sim, `${vm}/firewall/ipset`, { method: 'POST', body: { name: 'backend' } })).status).toBe(200);
+    expect((await call(sim, `${vm}/firewall/ipset/backend`, { method: 'POST', body: { cidr: '10.30.0.0/16' } })).status).toBe(200);
+    const finished = async (upid: string) => {
+      for (let i = 0; i < 200 && (await call(sim, `/api2/json/nodes/pve1/tasks/${encodeURIComponent(upid)}/status`)).json.data.status !== 'stopped'; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    const clone = await call(sim, `${vm}/clone`, { method: 'POST', body: { newid: 7701, full: 1 } });
+    expect(clone.status).toBe(200);
+    await finished(clone.json.data);
+    const copy = '/api2/json/nodes/pve1/qemu/7701/firewall/ipset/backend';
+    expect((await call(sim, copy)).json.data.map((e: { cidr: string }) => e.cidr)).toEqual(['10.30.0.0/16']);
+    // A copy, not the same list: changing the clone's set leaves the source's alone.
+    expect((await call(sim, copy, { method: 'POST', body: { cidr: '10.31.0.0/16' } })).status).toBe(200);
+    expect((await call(sim, `${vm}/firewall/ipset/backend`)).json.data).toHaveLength(1);
+
+    const destroy = await call(sim, '/api2/json/nodes/pve1/qemu/7701', { method: 'DELETE' });
+    expect(destroy.status).toBe(200);
+    await finished(destroy.json.data);
+    expect((await call(sim, '/api2/json/nodes/pve1/qemu/7701/firewall/ipset')).json.data).toEqual([]);
+  });
+
   it('lets an auditor read but not change them', async () => {
     const auth = await sessionWith('fw-auditor@pve', '/', 'PVEAuditor');
     expect((await call(sim, `${BASE}/management`, { auth })).status).toBe(200);

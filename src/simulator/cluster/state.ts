@@ -171,6 +171,15 @@ export class ClusterState {
     return sets;
   }
 
+  /** A clone gets a copy of its source's firewall config, as PVE's clone does. */
+  copyGuestIpsets(fromVmid: number, toVmid: number): void {
+    const source = this.ipsetsByGuest.get(fromVmid);
+    if (!source) return;
+    const copy = new Map<string, IpSet>();
+    for (const [name, set] of source) copy.set(name, { ...set, entries: set.entries.map((e) => ({ ...e })) });
+    this.ipsetsByGuest.set(toVmid, copy);
+  }
+
   /** Destroying a guest removes its firewall config too, as PVE does. */
   removeGuest(g: Guest): void {
     this.ipsetsByGuest.delete(g.vmid);

@@ -286,6 +286,7 @@ function cloneEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
         config[d.key] = [volid, ...rest].join(',');
       }
       state.guests.set(newid, copy);
+      state.copyGuestIpsets(src.vmid, newid);
       if (pool) state.setPool(copy, pool);
       return guestTask(state, src, ctx.principal.authId, t.clone, {
         weight: full ? 3 : 1,
