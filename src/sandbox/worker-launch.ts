@@ -6,9 +6,9 @@
  * user can read the ones the server holds: its config file, `/proc/<server pid>/environ`, SSH keys.
  * Under Node's permission model the worker's realm may read only the files it runs from (its
  * compiled code, the prelude, isolated-vm and zod), and may not write files, start processes or
- * threads, use WASI or open the inspector. What it cannot do (documented in docs/security.md):
- * `--allow-addons` is required for isolated-vm and `process.dlopen` is not confined by the read
- * grants; network access is not restricted before Node 25.
+ * threads, use WASI or open the inspector. What the model leaves open (docs/sandbox.md,
+ * "Processes"): `--allow-addons`, which isolated-vm needs, lets `process.dlopen` load an addon from
+ * any path; the network is not restricted before Node 25.
  */
 import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -58,7 +58,7 @@ function packageDir(fromFile: string, name: string): string | undefined {
 }
 
 /** The paths a worker at `workerPath` needs to read, with symlinks resolved too. */
-export function workerReadablePaths(workerPath: string): string[] {
+function workerReadablePaths(workerPath: string): string[] {
   const root = packageRoot();
   const paths = new Set<string>();
   const add = (p: string): void => {
