@@ -113,6 +113,9 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['rule', 'firewall rule', 'fw rule'], terms: { rule: 1, firewall: 0.3 } },
   { triggers: ['security group', 'firewall group'], terms: { security: 1, group: 0.5, firewall: 0.5 } },
   { triggers: ['ipset', 'ip set', 'ip list', 'blocklist', 'allowlist', 'whitelist', 'blacklist'], terms: { ipset: 1 } },
+  // PVE blocks an address by putting it in an IP set (or a rule) of the firewall.
+  { triggers: ['block', 'ban'], terms: { ipset: 0.8, firewall: 0.6, rule: 0.3 }, methods: ['POST'] },
+  { triggers: ['unblock', 'unban'], terms: { ipset: 0.8, firewall: 0.6, rule: 0.3 }, methods: ['DELETE'] },
   { triggers: ['alias', 'network alias'], terms: { alias: 1 } },
   { triggers: ['dns', 'nameserver', 'resolver', 'resolv conf', 'search domain'], terms: { dns: 1 } },
   { triggers: ['hosts file', 'etc hosts', '/etc/hosts'], terms: { host: 1, etc: 1 } },
@@ -146,6 +149,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['running', 'active'], terms: { status: 0.6, running: 0.5, current: 0.4 }, weight: 0.5 },
   { triggers: ['cpu', 'cpus', 'processor', 'vcpu', 'vcpus', 'cores', 'core', 'sockets'], terms: { cpu: 1, core: 0.5, status: 0.3 }, weight: 0.6 },
   { triggers: ['memory', 'ram', 'mem'], terms: { memory: 1, mem: 0.8, status: 0.3 }, weight: 0.6 },
+  { triggers: ['memory block', 'memory blocks'], terms: { memory: 1, block: 1 } },
   { triggers: ['load', 'load average', 'loadavg', 'busy', 'performance', 'utilisation'], terms: { loadavg: 1, status: 0.6, cpu: 0.4 }, weight: 0.6 },
   { triggers: ['history', 'graph', 'graphs', 'chart', 'trend', 'statistics', 'stats', 'over time', 'rrd', 'time series', 'historical'], terms: { rrddata: 1, rrd: 0.6, statistic: 0.5 } },
   { triggers: ['metric server', 'metric servers', 'metrics server', 'metrics servers', 'external metric server'], terms: { metric: 1, server: 1 } },
