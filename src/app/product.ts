@@ -147,6 +147,14 @@ export class Product {
     await Promise.all([this.engine.warm(), this.checkers.warm()]);
   }
 
+  /** One line for the server's log: how scripts will run (workers, isolated-vm, confinement). */
+  sandboxSummary(): string {
+    const stats = this.engine.stats;
+    const workers = this.config.sandbox.workers ?? 2;
+    const confinement = stats.workerConfined ? "confined by Node's permission model" : 'NOT confined (sandbox.confineWorker is false)';
+    return `sandbox: ${workers} worker${workers === 1 ? '' : 's'}, ${stats.workerRuntime ?? 'isolated-vm (not started)'}, ${confinement}`;
+  }
+
   search(query: string, options: SearchOptions & { cluster?: string } = {}): { hits: SearchHit[]; lines: string[] } {
     const { cluster, ...rest } = options;
     const hits = this.cluster(cluster).search.search(query, rest);

@@ -46,6 +46,10 @@ describe('MCP over stdio: the built server and the SDK client', () => {
     await checkToolList(approving);
   });
 
+  it('logs on stderr how scripts will run: workers, the isolated-vm loaded, confinement', () => {
+    expect(plain.stderr()).toMatch(/pve-code-mcp: sandbox: 1 worker, isolated-vm \d+\.\d+\.\d+, confined by Node's permission model/);
+  });
+
   it('offers the SDK declarations, the PVE version and the active policy as resources', async () => {
     const { resources } = await approving.client.listResources();
     expect(resources.map((r) => r.uri).sort()).toEqual(['pve://sim/policy', 'pve://sim/sdk.d.ts', 'pve://sim/version']);

@@ -44,6 +44,7 @@ export const serveCommand: Command = {
 export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo): Promise<number> {
   try {
     await product.warm();
+    io.err(`pve-code-mcp: ${product.sandboxSummary()}`);
     if (boolOpt(args, 'http')) {
       const token = stringOpt(args, 'token') ?? process.env.PVE_MCP_TOKEN;
       const http = await startHttpServer(() => createMcpServer(product), {
