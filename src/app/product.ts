@@ -14,6 +14,7 @@ import { loadClusterSchema, type LoadedSchema } from '../client/schema-source.js
 import { describeOperations, type DescribeResult } from '../describe/index.js';
 import { ApiSearch, formatHit, type SearchHit, type SearchOptions } from '../search/index.js';
 import { SandboxEngine } from '../sandbox/engine.js';
+import { describeConfinement } from '../sandbox/worker-launch.js';
 import type { RunOutcome } from '../sandbox/outcome.js';
 import { ApprovalStore, type Approver } from '../safety/approval.js';
 import { Policy } from '../safety/policy.js';
@@ -149,10 +150,8 @@ export class Product {
 
   /** One line for the server's log: how scripts will run (workers, isolated-vm, confinement). */
   sandboxSummary(): string {
-    const stats = this.engine.stats;
-    const workers = this.config.sandbox.workers ?? 2;
-    const confinement = stats.workerConfined ? "confined by Node's permission model" : 'NOT confined (sandbox.confineWorker is false)';
-    return `sandbox: ${workers} worker${workers === 1 ? '' : 's'}, ${stats.workerRuntime ?? 'isolated-vm (not started)'}, ${confinement}`;
+    const { workers, workerRuntime, workerConfined } = this.engine.stats;
+    return `sandbox: ${workers} worker${workers === 1 ? '' : 's'}, ${workerRuntime ?? 'isolated-vm (not started)'}, ${describeConfinement(workerConfined)}`;
   }
 
   search(query: string, options: SearchOptions & { cluster?: string } = {}): { hits: SearchHit[]; lines: string[] } {

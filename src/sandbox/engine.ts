@@ -70,9 +70,11 @@ export interface EngineStats {
   runs: number;
   queued: number;
   running: number;
+  /** Worker processes (runs at once). */
+  workers: number;
   /** Workers run under Node's permission model. */
   workerConfined: boolean;
-  /** The isolated-vm the last worker to start loaded (`isolated-vm 5.0.4`); undefined before one is ready. */
+  /** The isolated-vm the workers loaded (`isolated-vm 5.0.4`); undefined while none is ready. */
   workerRuntime: string | undefined;
 }
 
@@ -103,7 +105,6 @@ export class SandboxEngine {
   private readonly waiters: Waiter[] = [];
   private readonly baseLimits: SandboxLimits;
   private readonly launch: WorkerLaunch;
-  private lastRuntime: string | undefined;
   private nextRunId = 1;
   private closed = false;
   private readonly counters = { workersStarted: 0, workersRecycled: 0, runs: 0 };
@@ -120,8 +121,9 @@ export class SandboxEngine {
       ...this.counters,
       queued: this.waiters.length,
       running: this.slots.filter((s) => s.session).length,
+      workers: this.slots.length,
       workerConfined: this.launch.confined,
-      workerRuntime: this.lastRuntime,
+      workerRuntime: this.slots.find((s) => s.worker?.runtime !== undefined)?.worker?.runtime,
     };
   }
 
@@ -315,10 +317,7 @@ export class SandboxEngine {
 
   private route(slot: Slot, worker: WorkerProcess, msg: WorkerToHost): void {
     if (slot.worker !== worker) return;
-    if (msg.type === 'ready') {
-      this.lastRuntime = msg.runtime;
-      return;
-    }
+    if (msg.type === 'ready') return;
     if (msg.type === 'fatal' && msg.runId === undefined) {
       slot.session?.onMessage(msg);
       worker.kill();

@@ -79,12 +79,18 @@ function workerReadablePaths(workerPath: string): string[] {
   if (!insideDist) add(path.dirname(absolute));
   for (const name of WORKER_PACKAGES) {
     const dir = packageDir(absolute, name);
-    if (dir) add(dir);
+    if (!dir) continue;
+    add(dir);
+    // node-gyp-build picks musl or glibc binaries by looking for this file when it loads; on Node
+    // 24 a denied look throws instead of answering "absent". It is a distro marker, nothing secret.
+    if (name === 'node-gyp-build') paths.add(ALPINE_MARKER);
   }
-  // node-gyp-build picks musl or glibc binaries by looking for this file when it loads; on Node 24
-  // a denied look throws instead of answering "absent". It is a distro marker, nothing secret.
-  if (packageDir(absolute, 'node-gyp-build')) paths.add(ALPINE_MARKER);
   return [...paths];
+}
+
+/** How a launch's confinement reads in the server's log and in `config check`. */
+export function describeConfinement(confined: boolean): string {
+  return confined ? "confined by Node's permission model" : 'NOT confined (sandbox.confineWorker is false)';
 }
 
 /**

@@ -36,7 +36,7 @@ export class WorkerProcess {
   private alive = true;
   /** Runs started on this process (for periodic recycling). */
   runsStarted = 0;
-  /** The isolated-vm the worker loaded, once it is ready. */
+  /** The isolated-vm the worker loaded (`isolated-vm 5.0.4`), once it is ready. */
   runtime: string | undefined;
 
   constructor(launch: WorkerLaunch, events: WorkerProcessEvents) {

@@ -14,7 +14,7 @@ import {
 import { loadClusterSchema } from '../../client/schema-source.js';
 import type { AppConfig } from '../../app/config.js';
 import { SandboxEngine } from '../../sandbox/engine.js';
-import { WorkerConfinementError } from '../../sandbox/worker-launch.js';
+import { describeConfinement, WorkerConfinementError } from '../../sandbox/worker-launch.js';
 import { EXIT, parseCommandArgs, UsageError, type CliIo } from '../args.js';
 import type { Command } from '../command.js';
 import { appConfigFrom, CONFIG_OPTIONS, CONFIG_USAGE } from '../context.js';
@@ -105,8 +105,8 @@ async function checkSandbox(settings: AppConfig['sandbox']): Promise<string> {
           : `sandbox.limits in the configuration refuse even this script (${outcome.error?.kind}): raise them`,
       );
     }
-    const confinement = engine.stats.workerConfined ? "confined by Node's permission model" : 'NOT confined (sandbox.confineWorker is false)';
-    return `a script ran in ${Math.round(performance.now() - started)} ms (${engine.stats.workerRuntime ?? 'isolated-vm'}), worker ${confinement}`;
+    const { workerRuntime, workerConfined } = engine.stats;
+    return `a script ran in ${Math.round(performance.now() - started)} ms (${workerRuntime ?? 'isolated-vm'}), worker ${describeConfinement(workerConfined)}`;
   } finally {
     await engine.close();
   }
