@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { startSimulator, type StartSimulatorOptions } from './index.js';
+import { describeScenario, parseScenarioList, SCENARIO_SYNTAX, ScenarioError } from './scenarios.js';
 
 const USAGE = `Usage: pve-code-mcp simulator [options]
 
@@ -15,7 +16,12 @@ const USAGE = `Usage: pve-code-mcp simulator [options]
   --ticket-lifetime SEC  ticket lifetime in seconds (default 7200)
   --auth-delay-ms MS     delay of 401 answers (default 3000, as PVE)
   --root-password PW     root@pam password (default: random)
+  --scenario LIST        fault scenarios, repeatable or comma-separated (see below)
+  --scenario-file FILE   JSON file {"scenarios": [...]} with more scenarios
   --help                 show this text
+
+Scenarios:
+  ${SCENARIO_SYNTAX.join('\n  ')}
 `;
 
 export class CliUsageError extends Error {
@@ -46,6 +52,8 @@ export function parseSimulatorArgs(argv: string[]): StartSimulatorOptions | 'hel
         'ticket-lifetime': { type: 'string' },
         'auth-delay-ms': { type: 'string' },
         'root-password': { type: 'string' },
+        scenario: { type: 'string', multiple: true },
+        'scenario-file': { type: 'string' },
         help: { type: 'boolean' },
       },
     }));
@@ -64,6 +72,15 @@ export function parseSimulatorArgs(argv: string[]): StartSimulatorOptions | 'hel
   if (lifetime !== undefined) opts.ticketLifetimeSec = lifetime;
   const delay = integer('auth-delay-ms', values['auth-delay-ms'], 0, 60_000);
   if (delay !== undefined) opts.authFailureDelayMs = delay;
+  if (values.scenario !== undefined) {
+    try {
+      opts.scenarios = parseScenarioList(values.scenario);
+    } catch (error) {
+      if (error instanceof ScenarioError) throw new CliUsageError(error.message);
+      throw error;
+    }
+  }
+  if (values['scenario-file'] !== undefined) opts.scenarioFile = values['scenario-file'];
   return opts;
 }
 
@@ -99,6 +116,7 @@ export async function runSimulatorCli(
   io.out(`  API token:     ${sim.token.id}`);
   io.out(`  Token secret:  ${sim.token.secret}`);
   io.out(`  root@pam:      ${sim.rootPassword}`);
+  for (const s of sim.scenarios) io.out(`  Scenario:      ${describeScenario(s)}`);
   io.out(`  Schema:        ${sim.schemaKind === 'file' ? opts.schemaFile : `own (${sim.model.operations.length} operations)`}; ${sim.url}/pve-docs/api-viewer/apidoc.js`);
   io.out('Press Ctrl+C to stop.');
   await new Promise<void>((resolve) => {

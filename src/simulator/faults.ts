@@ -18,6 +18,11 @@ export const faultRuleSchema = z.object({
   errorRate: z.number().min(0).max(1).optional(),
   errorStatus: z.number().int().min(400).max(599).optional(),
   errorMessage: z.string().optional(),
+  /**
+   * `json` (default): PVE's error envelope; `none`: status and reason only, empty body, as
+   * pveproxy answers when it cannot reach the daemon behind it (595/596).
+   */
+  errorBody: z.enum(['json', 'none']).optional(),
   /** Probability (0..1) that the connection is reset. */
   resetRate: z.number().min(0).max(1).optional(),
   /** `before`: the call never runs; `after`: it runs, but the client never sees the answer. */
@@ -33,12 +38,14 @@ export const faultSpecSchema = z.object({
   offlineNodes: z.record(z.string(), offlineModeSchema).optional(),
   /** How long a proxied call to a `timeout` node hangs before its 595 (ms). */
   offlineTimeoutMs: z.number().int().min(0).optional(),
+  /** False: the node the simulator answers as has lost quorum (writes fail, see `quorate`). */
+  quorate: z.boolean().optional(),
 });
 export type FaultSpec = z.infer<typeof faultSpecSchema>;
 
 export interface FaultDecision {
   latencyMs: number;
-  error?: { status: number; message: string };
+  error?: { status: number; message: string; body: 'json' | 'none' };
   reset?: 'before' | 'after';
 }
 
@@ -76,6 +83,11 @@ export class FaultController {
   private nextId = 1;
   private readonly random: () => number;
   offlineTimeoutMs: number;
+  /**
+   * False while the answering node has no quorum: the cluster file system is read-only there, so
+   * every call that writes cluster configuration fails with PVE's `cluster not ready - no quorum?`.
+   */
+  quorate = true;
 
   constructor(
     seed: number,
@@ -87,6 +99,7 @@ export class FaultController {
     this.offlineTimeoutMs = parsed.offlineTimeoutMs ?? 3_000;
     for (const r of parsed.rules ?? []) this.add(r);
     for (const [node, mode] of Object.entries(parsed.offlineNodes ?? {})) this.setNodeOffline(node, mode);
+    if (parsed.quorate === false) this.quorate = false;
   }
 
   /** Add a rule; returns its id for `remove`. */
@@ -106,6 +119,7 @@ export class FaultController {
 
   clear(): void {
     this.rules.length = 0;
+    this.quorate = true;
     for (const node of [...this.offline.keys()]) this.setNodeOnline(node);
   }
 
@@ -148,7 +162,11 @@ export class FaultController {
         decision.reset = rule.resetWhen ?? 'before';
       }
       if (!decision.error && rule.errorRate !== undefined && this.random() < rule.errorRate) {
-        decision.error = { status: rule.errorStatus ?? 500, message: rule.errorMessage ?? 'simulated failure (fault injection)' };
+        decision.error = {
+          status: rule.errorStatus ?? 500,
+          message: rule.errorMessage ?? 'simulated failure (fault injection)',
+          body: rule.errorBody ?? 'json',
+        };
       }
     }
     return decision;

@@ -18,6 +18,7 @@ import { AccessStore, newUser, type AclSubjectType, type ApiToken, type User } f
 import { generateSigningKeys, TicketAuthority } from './access/tickets.js';
 import { FaultController, faultSpecSchema, type FaultSpec } from './faults.js';
 import { renderApidoc } from './own-schema.js';
+import { applyScenarios, loadScenarioFile, normalizeScenario, ScenarioError, type Scenario, type ScenarioInput } from './scenarios.js';
 import { tlsIdentity } from './server/certificate.js';
 import { RequestCounters } from './server/counters.js';
 import { listen } from './server/listener.js';
@@ -51,6 +52,10 @@ export const startOptionsSchema = z.object({
   clock: z.custom<() => number>((v) => typeof v === 'function').optional(),
   /** Check every handler result against the loaded schema's declared return type. */
   checkResponses: z.boolean().optional(),
+  /** Fault scenarios (`offline-node:pve2`, `{kind: 'slow', ms: 200}`…), see docs/simulator.md. */
+  scenarios: z.array(z.custom<ScenarioInput>((v) => typeof v === 'string' || (typeof v === 'object' && v !== null), 'a scenario text or object')).optional(),
+  /** A JSON file `{"scenarios": [...]}` applied after `scenarios`. */
+  scenarioFile: z.string().min(1).optional(),
 });
 export type StartSimulatorOptions = z.input<typeof startOptionsSchema>;
 
@@ -127,6 +132,8 @@ export interface RunningSimulator {
   settings: PipelineSettings;
   /** Handler results that did not match their declared return schema (with `checkResponses`), and handler crashes. */
   responseProblems: ResponseProblem[];
+  /** The fault scenarios applied at start (from `scenarios` and `scenarioFile`). */
+  scenarios: Scenario[];
   /** Reason text style for bad credentials, changeable at run time. */
   setAuthFailureStyle(style: AuthFailureStyle): void;
   close(): Promise<void>;
@@ -207,6 +214,17 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     throw new SimulatorStartError(`Invalid start-time faults: ${(error as Error).message}`, { cause: error });
   }
 
+  const localNode = cluster.nodeNames[0] ?? 'localhost';
+  let scenarios: Scenario[];
+  try {
+    scenarios = (opts.scenarios ?? []).map(normalizeScenario);
+    if (opts.scenarioFile) scenarios.push(...(await loadScenarioFile(opts.scenarioFile)));
+    applyScenarios(scenarios, { cluster, faults, localNode });
+  } catch (error) {
+    const message = error instanceof ScenarioError ? error.message : `Invalid scenario: ${(error as Error).message}`;
+    throw new SimulatorStartError(message, { cause: error });
+  }
+
   const counters = new RequestCounters();
   const settings: PipelineSettings = { authFailureDelayMs: opts.authFailureDelayMs ?? 3000 };
   const responseProblems: ResponseProblem[] = [];
@@ -225,7 +243,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     faults,
     counters,
     nodes: {
-      local: cluster.nodeNames[0] ?? 'localhost',
+      local: localNode,
       has: (n) => cluster.hasNode(n),
       isOnline: (n) => cluster.isNodeOnline(n),
       unknownNodeError: unknownNode,
@@ -268,6 +286,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     access,
     settings,
     responseProblems,
+    scenarios,
     setAuthFailureStyle: (style) => {
       authenticator.failureStyle = style;
     },

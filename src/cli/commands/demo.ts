@@ -11,7 +11,8 @@ import { Product } from '../../app/product.js';
 import { packageRoot } from '../../schema/package-root.js';
 import { connectInMemory } from '../../server/in-memory.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
-import { boolOpt, EXIT, parseCommandArgs, stringOpt, type CliIo, type ParsedArgs } from '../args.js';
+import { describeScenario, parseScenarioList, SCENARIO_SYNTAX, ScenarioError, type Scenario } from '../../simulator/scenarios.js';
+import { boolOpt, EXIT, parseCommandArgs, stringOpt, UsageError, type CliIo, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { tuneV8ForServer } from '../v8-tuning.js';
 import { HTTP_OPTIONS, serveProduct } from './serve.js';
@@ -24,6 +25,9 @@ Started by an MCP client: serve stdio.
   --schema FILE       serve and validate the whole official API (an apidoc.js file) in the simulator
   --policy NAME       read-only, operator (default for the demo) or admin
   --preset NAME       simulator preset (default demo; scale-2000, scale-10000 …)
+  --scenario LIST     fault scenarios in the simulated cluster, repeatable or comma-separated:
+                        ${SCENARIO_SYNTAX.join('\n                        ')}
+  --scenario-file F   JSON file {"scenarios": [...]} with more scenarios
   --walkthrough       run the walkthrough even when stdin is not a terminal, then exit
   --stdio             serve stdio even in a terminal
   --http              serve Streamable HTTP (see serve --help for --host/--port/--token)`;
@@ -39,6 +43,8 @@ export const demoCommand: Command = {
         schema: { type: 'string' },
         policy: { type: 'string' },
         preset: { type: 'string' },
+        scenario: { type: 'string', multiple: true },
+        'scenario-file': { type: 'string' },
         walkthrough: { type: 'boolean' },
         stdio: { type: 'boolean' },
       },
@@ -51,12 +57,16 @@ export const demoCommand: Command = {
     const interactive = !boolOpt(args, 'stdio') && !boolOpt(args, 'http') && (boolOpt(args, 'walkthrough') || Boolean(process.stdin.isTTY));
     if (!interactive) tuneV8ForServer();
     const schemaFile = stringOpt(args, 'schema');
+    const scenarioFile = stringOpt(args, 'scenario-file');
     const sim = await startSimulator({
       preset: stringOpt(args, 'preset') ?? 'demo',
       port: 0,
       authFailureDelayMs: 0,
       ...(schemaFile ? { schemaFile: resolve(schemaFile) } : {}),
+      scenarios: scenarioArgs(args),
+      ...(scenarioFile ? { scenarioFile: resolve(scenarioFile) } : {}),
     });
+    for (const s of sim.scenarios) io.err(`Simulator scenario: ${describeScenario(s)}`);
     try {
       const product = await demoProduct(sim, stringOpt(args, 'policy') ?? 'operator', io);
       if (!interactive) return await serveProduct(product, args, io);
@@ -73,6 +83,17 @@ export const demoCommand: Command = {
     }
   },
 };
+
+function scenarioArgs(args: ParsedArgs): Scenario[] {
+  const v = args.values.scenario;
+  const list = Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
+  try {
+    return parseScenarioList(list);
+  } catch (error) {
+    if (error instanceof ScenarioError) throw new UsageError(error.message);
+    throw error;
+  }
+}
 
 async function demoProduct(sim: RunningSimulator, policy: string, io: CliIo): Promise<Product> {
   const stateDir = join(process.env.PVE_STATE_DIR ?? defaultStateDir(), 'demo');

@@ -3,6 +3,7 @@
  * schedules, and the vzdump worker that locks each guest `backup` and writes archives.
  */
 import { lockedText } from './errors.js';
+import { backupNoSpaceReason, isStorageFull } from './space.js';
 import { TaskFailure } from './tasks.js';
 import type { ClusterState } from './state.js';
 import type { BackupJob, Guest, StoredVolume } from './types.js';
@@ -101,6 +102,7 @@ export function startVzdump(state: ClusterState, guests: Guest[], opts: VzdumpOp
       for (const g of guests) {
         const kind = g.type === 'qemu' ? 'qemu' : 'lxc';
         run.log(`INFO: Starting Backup of VM ${g.vmid} (${kind})`);
+        if (!failed.has(g.vmid) && isStorageFull(state, opts.storage)) failed.set(g.vmid, backupNoSpaceReason(g.type));
         const reason = failed.get(g.vmid);
         if (reason !== undefined) {
           run.log(`ERROR: Backup of VM ${g.vmid} failed - ${reason}`);

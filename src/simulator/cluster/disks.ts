@@ -4,6 +4,7 @@
  */
 import { fail } from './errors.js';
 import { diskEntries, formatSize } from './guest-config.js';
+import { assertSpace } from './space.js';
 import type { ClusterState } from './state.js';
 import type { Guest, GuestType, SimStorage } from './types.js';
 
@@ -54,6 +55,7 @@ export function allocateIfNew(state: ClusterState, g: Guest, value: string, rese
   while (reserved.has(n)) n++;
   reserved.add(n);
   const volid = volumeName(s, g.vmid, n, g.type);
+  assertSpace(state, s, volid, g.vmid);
   const rest = opts.filter((o) => !o.startsWith('size='));
   return [volid, ...rest, `size=${formatSize(Math.round(Number(m[2]) * GiB))}`].join(',');
 }

@@ -5,6 +5,7 @@
  */
 import { configMissing, unknownNode } from './errors.js';
 import { diskEntries } from './guest-config.js';
+import { fullStorages } from './space.js';
 import { guestRuntime, nodeRuntime, type GuestRuntime, type NodeRuntime } from './metrics.js';
 import type { Rng } from './prng.js';
 import { TaskEngine, type TaskFault } from './tasks.js';
@@ -144,6 +145,15 @@ export class ClusterState {
       for (const d of diskEntries(g.type, g.config)) add(d.storage, g.node, d.size);
     }
     for (const v of this.volumes) add(v.storage, v.node, v.size);
+    for (const id of fullStorages(this)) {
+      const s = this.storages.get(id);
+      if (!s) continue;
+      for (const n of this.nodes.keys()) {
+        if (s.nodes && !s.nodes.includes(n)) continue;
+        const key = this.storageKey(s, n);
+        used.set(key, Math.max(used.get(key) ?? 0, s.total));
+      }
+    }
     return used;
   }
 

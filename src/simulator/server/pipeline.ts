@@ -247,9 +247,12 @@ export function createRequestHandler(deps: PipelineDeps): (req: IncomingMessage,
         dropConnection(req);
         return { kind: 'dropped' };
       }
+      if (fault.error?.body === 'none') return { kind: 'raw', status: fault.error.status, message: fault.error.message };
       if (fault.error) throw new PveHttpError(fault.error.status, fault.error.message);
 
       const validated = validateParams(op, uriParams);
+      // Handlers check quorum before they write /etc/pve (PVE::Cluster::check_cfs_quorum).
+      if (!deps.faults.quorate && writesClusterFiles(method, op.path)) throw new PveHttpError(500, 'cluster not ready - no quorum?\n');
       let total: number | undefined;
       const ctx: SimRequestContext = {
         method,
@@ -304,6 +307,16 @@ export function createRequestHandler(deps: PipelineDeps): (req: IncomingMessage,
       writeResponse(req, res, { status: 501, message: error instanceof Error ? error.message : String(error) });
     });
   };
+}
+
+/**
+ * Whether a call changes the cluster file system (refused without quorum). Logging in only reads
+ * it, and guest-agent commands talk to the guest; every other POST/PUT/DELETE writes a config.
+ */
+export function writesClusterFiles(method: HttpMethod, template: string): boolean {
+  if (method === 'GET') return false;
+  if (template === '/access/ticket' || template === '/access/vncticket' || template.startsWith('/access/openid/')) return false;
+  return !/^\/nodes\/\{node\}\/qemu\/\{vmid\}\/agent(\/|$)/.test(template);
 }
 
 /** Privilege lookups memoized per request: list handlers may check thousands of paths. */

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { SimEndpoint, SimRequestContext } from '../../contract.js';
 import { fail, paramError, permissionDenied } from '../errors.js';
+import { assertSpace } from '../space.js';
 import { diskEntries, parseSize } from '../guest-config.js';
 import type { ClusterState } from '../state.js';
 import type { SimStorage, StorageContent, StoredVolume } from '../types.js';
@@ -289,6 +290,7 @@ export function storageEndpoints(state: ClusterState): SimEndpoint[] {
         const file = s.type === 'dir' || s.type === 'nfs';
         const volid = file ? `${s.storage}:${vmid}/${filename}` : `${s.storage}:${filename}`;
         if (volumesOn(state, s, node).some((v) => v.volid === volid)) throw fail(`volume '${volid}' already exists`);
+        assertSpace(state, s, volid, vmid);
         state.volumes.push({
           storage: s.storage, ...(s.shared ? {} : { node }), volid, content: 'images', format: optStr(ctx, 'format') ?? formatOf(s, volid),
           size: bytes, ctime: state.nowSec(), vmid,
