@@ -49,13 +49,14 @@ export class ClusterState {
     });
   }
 
+  /** The clock, or while tasks are being settled the time of the event being applied. */
   now(): number {
-    return this.clock();
+    return this.tasks.now();
   }
 
   /** Epoch seconds. */
   nowSec(): number {
-    return Math.floor(this.clock() / 1000);
+    return Math.floor(this.now() / 1000);
   }
 
   /** The node, or PVE's hostname-lookup error for a name that is not a cluster member. */

@@ -54,6 +54,14 @@ export interface TaskSpec {
   cleanup?(): void;
   /** Duration multiplier for work that is slower than a power operation (clone, backup…). */
   weight?: number;
+  /**
+   * For a task that waits on other work (a bulk action waiting for the tasks it started): the
+   * task does not end after its duration but at the first poll where this returns true. Polls
+   * come every `pollMs` (default: the task duration) from the time the task begins, as PVE's
+   * workers poll the status of the tasks they started.
+   */
+  until?(run: TaskRun): boolean;
+  pollMs?: number;
 }
 
 export interface TaskRecord extends UpidParts {
@@ -90,18 +98,38 @@ export interface TaskEngineOptions {
 /** Finished tasks kept per node before the oldest are dropped (PVE rotates its index too). */
 const HISTORY_PER_NODE = 20_000;
 
+interface Timer {
+  at: number;
+  seq: number;
+  fn: () => void;
+}
+
 export class TaskEngine {
   private readonly byUpid = new Map<string, TaskRecord>();
   private readonly byNode = new Map<string, TaskRecord[]>();
   private readonly active = new Set<TaskRecord>();
+  private readonly timers: Timer[] = [];
   private seq = 0;
+  private settling = false;
+  /** While settling, the time of the event being applied: what work started from a hook sees as now. */
+  private eventTime: number | undefined;
 
   constructor(private readonly opts: TaskEngineOptions) {}
+
+  /** The current time as work sees it: the clock, or during settling the time of the event being applied. */
+  now(): number {
+    return this.eventTime ?? this.opts.clock();
+  }
+
+  /** Runs `fn` at clock time `at` (ms), in time order with task begins and ends (the HA manager's reactions). */
+  schedule(at: number, fn: () => void): void {
+    this.timers.push({ at, seq: this.seq++, fn });
+  }
 
   /** Creates a task and returns its UPID; the task begins now or after the tasks it waits for. */
   start(spec: TaskSpec): string {
     this.settle();
-    const now = this.opts.clock();
+    const now = this.now();
     const fault = this.takeFault(spec);
     const duration = Math.max(0, fault?.durationMs ?? this.opts.durationMs * (spec.weight ?? 1));
     let beginAt = now;
@@ -125,7 +153,7 @@ export class TaskEngine {
       state: 'queued',
       log: [],
       beginAt,
-      endAt: beginAt + duration,
+      endAt: beginAt + (spec.until ? Math.max(1, spec.pollMs ?? duration) : duration),
       seq: this.seq++,
       warnings: 0,
       ...(fault?.fail !== undefined ? { failure: fault.fail } : {}),
@@ -154,20 +182,62 @@ export class TaskEngine {
     return record;
   }
 
-  /** Applies every begin/end that is due at the current clock time, in time order. */
+  /**
+   * Applies every begin, end and timer that is due at the current clock time, one at a time in
+   * time order, so work started by a hook (a bulk action's sub-tasks) is replayed too.
+   */
   settle(): void {
-    if (this.active.size === 0) return;
-    const now = this.opts.clock();
-    const events: Array<{ at: number; seq: number; kind: 0 | 1; task: TaskRecord }> = [];
+    if (this.settling || (this.active.size === 0 && this.timers.length === 0)) return;
+    this.settling = true;
+    try {
+      const now = this.opts.clock();
+      for (;;) {
+        const e = this.nextEvent(now);
+        if (!e) break;
+        this.eventTime = e.at;
+        if (e.kind === 0) this.beginTask(e.task as TaskRecord);
+        else if (e.kind === 1) this.endOrPoll(e.task as TaskRecord, e.at);
+        else {
+          this.timers.splice(this.timers.indexOf(e.timer as Timer), 1);
+          e.timer?.fn();
+        }
+      }
+    } finally {
+      this.eventTime = undefined;
+      this.settling = false;
+    }
+  }
+
+  private nextEvent(now: number): { at: number; seq: number; kind: 0 | 1 | 2; task?: TaskRecord; timer?: Timer } | undefined {
+    let best: { at: number; seq: number; kind: 0 | 1 | 2; task?: TaskRecord; timer?: Timer } | undefined;
+    const better = (at: number, seq: number, kind: 0 | 1 | 2): boolean =>
+      !best || at < best.at || (at === best.at && (seq < best.seq || (seq === best.seq && kind < best.kind)));
     for (const t of this.active) {
-      if (t.state === 'queued' && t.beginAt <= now) events.push({ at: t.beginAt, seq: t.seq, kind: 0, task: t });
-      if (t.endAt <= now) events.push({ at: t.endAt, seq: t.seq, kind: 1, task: t });
+      if (t.state === 'queued' && t.beginAt <= now) {
+        if (better(t.beginAt, t.seq, 0)) best = { at: t.beginAt, seq: t.seq, kind: 0, task: t };
+      } else if (t.endAt <= now && better(t.endAt, t.seq, 1)) best = { at: t.endAt, seq: t.seq, kind: 1, task: t };
     }
-    events.sort((a, b) => a.at - b.at || a.seq - b.seq || a.kind - b.kind);
-    for (const e of events) {
-      if (e.kind === 0) this.beginTask(e.task);
-      else this.endTask(e.task, e.at);
+    for (const timer of this.timers) if (timer.at <= now && better(timer.at, timer.seq, 2)) best = { at: timer.at, seq: timer.seq, kind: 2, timer };
+    return best;
+  }
+
+  /** A waiting task that is not done yet polls again later instead of ending. */
+  private endOrPoll(t: TaskRecord, at: number): void {
+    const until = t.spec?.until;
+    if (until && t.state === 'running' && t.failure === undefined) {
+      let done: boolean;
+      try {
+        done = until(this.runFor(t));
+      } catch (err) {
+        t.failure = failureText(err);
+        done = true;
+      }
+      if (!done) {
+        t.endAt = at + Math.max(1, t.spec?.pollMs ?? this.opts.durationMs);
+        return;
+      }
     }
+    this.endTask(t, at);
   }
 
   get(upid: string): TaskRecord | undefined {
@@ -194,7 +264,7 @@ export class TaskEngine {
     if (!t || t.state === 'stopped') return;
     t.failure = 'interrupted by signal';
     if (t.state === 'running') t.log.push('received interrupt');
-    this.endTask(t, this.opts.clock(), true);
+    this.endTask(t, this.now(), true);
   }
 
   private add(record: TaskRecord): void {

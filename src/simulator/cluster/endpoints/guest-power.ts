@@ -316,6 +316,17 @@ function abortTasks(state: ClusterState, node: string, type: string, vmid: numbe
   }
 }
 
+/**
+ * Runs one power action on a guest as its API call would (same checks, same task, HA routing),
+ * for callers that act on many guests at once (bulk actions, startall/stopall). `ctx` carries the
+ * caller and the action's parameters.
+ */
+export function runPowerAction(state: ClusterState, g: Guest, action: string, ctx: SimRequestContext): string {
+  const op = (g.type === 'qemu' ? qemuOps : lxcOps).find((o) => o.action === action);
+  if (!op) throw fail(`unknown power action '${action}'`);
+  return op.run(state, { g, node: g.node, vmid: g.vmid, user: ctx.principal.authId }, ctx);
+}
+
 export function guestPowerEndpoints(state: ClusterState, type: GuestType): SimEndpoint[] {
   const base = `/nodes/{node}/${type}/{vmid}/status`;
   const ops = type === 'qemu' ? qemuOps : lxcOps;

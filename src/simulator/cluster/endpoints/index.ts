@@ -4,6 +4,7 @@ import type { ClusterState } from '../state.js';
 import type { GuestType } from '../types.js';
 import { agentEndpoints } from './agent.js';
 import { backupEndpoints } from './backup.js';
+import { bulkEndpoints } from './bulk.js';
 import { clusterViewEndpoints } from './cluster.js';
 import { clusterIpsetEndpoints, guestIpsetEndpoints } from './firewall-ipsets.js';
 import { guestConfigEndpoints } from './guest-config.js';
@@ -36,6 +37,7 @@ export function clusterEndpoints(state: ClusterState): SimEndpoint[] {
     ...taskEndpoints(state),
     ...storageEndpoints(state),
     ...backupEndpoints(state),
+    ...bulkEndpoints(state),
     ...haEndpoints(state),
     ...poolEndpoints(state),
     ...clusterIpsetEndpoints(state),

@@ -19,14 +19,14 @@ import { arr, bool, int, num, obj, opt, P, perm, str, UPID } from './schema.js';
 
 const MIGRATE = { check: perm('/vms/{vmid}', ['VM.Migrate']) };
 
-function localDisks(state: ClusterState, g: Guest): Array<{ volid: string; size: number; is_unused: number; cdrom: number }> {
+export function localDisks(state: ClusterState, g: Guest): Array<{ volid: string; size: number; is_unused: number; cdrom: number }> {
   return diskEntries(g.type, g.config)
     .filter((d) => !state.storages.get(d.storage)?.shared)
     .map((d) => ({ volid: d.volid, size: d.size, is_unused: d.key.startsWith('unused') ? 1 : 0, cdrom: 0 }));
 }
 
 /** Nodes whose storage lacks one of the guest's volumes, with the missing storages. */
-function unavailableStorages(state: ClusterState, g: Guest): Map<string, string[]> {
+export function unavailableStorages(state: ClusterState, g: Guest): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const n of state.nodes.values()) {
     if (n.name === g.node) continue;
@@ -132,48 +132,54 @@ export function migrateEndpoints(state: ClusterState, type: GuestType): SimEndpo
     permissions: MIGRATE,
     protected: true,
     proxyto: 'node',
-    handler: (ctx) => {
-      const g = guest(ctx);
-      const target = reqStr(ctx, 'target');
-      checkTarget(state, g, target);
-      const running = g.status === 'running';
-      const online = flag(ctx, 'online') ?? false;
-      const restart = flag(ctx, 'restart') ?? false;
-      if (qemu && running && !online) throw fail("can't migrate running VM without --online");
-      if (!qemu && running && online) throw fail('lxc live migration is currently not implemented');
-      if (!qemu && running && !restart) throw fail("CT is running - use 'restart' for restart mode");
-      const label = qemu ? 'VM' : 'CT';
-      const user = ctx.principal.authId;
-      if (state.haResources.has(haSid(g))) {
-        return guestTask(state, g, user, 'hamigrate', {
-          begin: (run) => run.log(`Requesting HA migration for ${label} ${g.vmid} to node ${target}`),
-          finish: () => moveGuest(state, liveGuest(state, g), target),
-        });
-      }
-      const local = localDisks(state, g).filter((d) => !d.is_unused);
-      const withLocal = (flag(ctx, 'with-local-disks') ?? false) || optStr(ctx, 'targetstorage') !== undefined || optStr(ctx, 'target-storage') !== undefined;
-      const blocked = unavailableStorages(state, g).get(target);
-      return lockingGuestTask(state, g, user, qemu ? 'qmigrate' : 'vzmigrate', {
-        lock: 'migrate',
-        weight: 3,
-        check: (run) => {
-          run.log(`starting migration of ${label} ${g.vmid} to node '${target}' (${state.node(target).ip})`);
-          if (blocked) throw new TaskFailure(`storage '${blocked[0]}' is not available on node '${target}'`);
-          if (qemu && running && local.length > 0 && !withLocal) {
-            throw new TaskFailure(`can't live migrate attached local disks without with-local-disks option`);
-          }
-          for (const d of local) run.log(`found local disk '${d.volid}' (attached)`);
-        },
-        finish: (run) => {
-          if (!qemu && running) powerOff(g);
-          moveGuest(state, g, target);
-          if (!qemu && running) powerOn(state, g);
-          run.log(`migration finished successfully (duration 00:00:0${Math.min(9, 2 + local.length)})`);
-        },
-      });
-    },
+    handler: (ctx) => startMigration(state, guest(ctx), ctx),
   };
   return [precondition, migrate];
+}
+
+/**
+ * Starts the migration of a guest to `target` as `POST …/migrate` does (checks before the task
+ * answer with a 500; HA-managed guests go through HA), for that endpoint and for bulk migrations.
+ */
+export function startMigration(state: ClusterState, g: Guest, ctx: SimRequestContext): string {
+  const qemu = g.type === 'qemu';
+  const target = reqStr(ctx, 'target');
+  checkTarget(state, g, target);
+  const running = g.status === 'running';
+  const online = flag(ctx, 'online') ?? false;
+  const restart = flag(ctx, 'restart') ?? false;
+  if (qemu && running && !online) throw fail("can't migrate running VM without --online");
+  if (!qemu && running && online) throw fail('lxc live migration is currently not implemented');
+  if (!qemu && running && !restart) throw fail("CT is running - use 'restart' for restart mode");
+  const label = qemu ? 'VM' : 'CT';
+  const user = ctx.principal.authId;
+  if (state.haResources.has(haSid(g))) {
+    return guestTask(state, g, user, 'hamigrate', {
+      begin: (run) => run.log(`Requesting HA migration for ${label} ${g.vmid} to node ${target}`),
+      finish: () => moveGuest(state, liveGuest(state, g), target),
+    });
+  }
+  const local = localDisks(state, g).filter((d) => !d.is_unused);
+  const withLocal = (flag(ctx, 'with-local-disks') ?? false) || optStr(ctx, 'targetstorage') !== undefined || optStr(ctx, 'target-storage') !== undefined;
+  const blocked = unavailableStorages(state, g).get(target);
+  return lockingGuestTask(state, g, user, qemu ? 'qmigrate' : 'vzmigrate', {
+    lock: 'migrate',
+    weight: 3,
+    check: (run) => {
+      run.log(`starting migration of ${label} ${g.vmid} to node '${target}' (${state.node(target).ip})`);
+      if (blocked) throw new TaskFailure(`storage '${blocked[0]}' is not available on node '${target}'`);
+      if (qemu && running && local.length > 0 && !withLocal) {
+        throw new TaskFailure(`can't live migrate attached local disks without with-local-disks option`);
+      }
+      for (const d of local) run.log(`found local disk '${d.volid}' (attached)`);
+    },
+    finish: (run) => {
+      if (!qemu && running) powerOff(g);
+      moveGuest(state, g, target);
+      if (!qemu && running) powerOn(state, g);
+      run.log(`migration finished successfully (duration 00:00:0${Math.min(9, 2 + local.length)})`);
+    },
+  });
 }
 
 function moveGuest(state: ClusterState, g: Guest, target: string): void {

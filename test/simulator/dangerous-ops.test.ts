@@ -1,0 +1,182 @@
+/**
+ * The operations where PVE is most dangerous, over real HTTPS: each test checks the effect on the
+ * simulated state (guests started, stopped, moved, volumes destroyed…), the task that did it and
+ * PVE's errors. Run against the simulator's own schema and, when present, the official 9.1 one.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+import { call, startTestSimulator, type CallOptions } from './helpers.js';
+
+const variants = [
+  { name: 'own schema', schemaFile: undefined },
+  ...(hasOfficialSchema('9.1') ? [{ name: 'official 9.1 schema', schemaFile: officialSchemaFile('9.1') }] : []),
+];
+
+describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
+  let sim: RunningSimulator;
+  beforeAll(async () => {
+    sim = await startTestSimulator({ taskDurationMs: 20, checkResponses: true, ...(schemaFile ? { schemaFile } : {}) });
+  });
+  afterAll(async () => {
+    expect(sim.responseProblems).toEqual([]);
+    await sim.close();
+  });
+
+  const api = (path: string, opts: CallOptions = {}) => call(sim, `/api2/json${path}`, opts);
+  const post = async (path: string, body: Record<string, string | number | string[]> = {}, method = 'POST') => {
+    const r = await api(path, { method, body });
+    expect(r.status, `${method} ${path}: ${r.statusText}`).toBe(200);
+    return r.json.data as string;
+  };
+  const waitTask = async (upid: string) => {
+    const node = upid.split(':')[1] as string;
+    for (let i = 0; i < 500; i++) {
+      const st = await api(`/nodes/${node}/tasks/${encodeURIComponent(upid)}/status`);
+      expect(st.status).toBe(200);
+      if (st.json.data.status === 'stopped') {
+        const log = await api(`/nodes/${node}/tasks/${encodeURIComponent(upid)}/log?limit=1000`);
+        return { exitstatus: st.json.data.exitstatus as string, log: (log.json.data as Array<{ t: string }>).map((l) => l.t) };
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`task ${upid} did not finish`);
+  };
+  const guest = (vmid: number) => {
+    const g = sim.cluster.guest(vmid);
+    if (!g) throw new Error(`no guest ${vmid}`);
+    return g;
+  };
+  /** Plain guests (no template, not HA-managed) of a node. */
+  const plain = (node?: string) =>
+    sim.cluster
+      .guests()
+      .filter((g) => !g.config.template && !sim.cluster.state.haResources.has(`${g.type === 'qemu' ? 'vm' : 'ct'}:${g.vmid}`))
+      .filter((g) => node === undefined || g.node === node);
+
+  describe('bulk actions', () => {
+    it('start: starts the listed stopped guests with one sub-task each, skips running VMs with a warning', async () => {
+      const stopped = plain().filter((g) => g.status === 'stopped' && g.type === 'qemu').slice(0, 2);
+      const running = plain().find((g) => g.status === 'running' && g.type === 'qemu');
+      expect(stopped.length).toBe(2);
+      expect(running).toBeDefined();
+      const vms = [...stopped.map((g) => String(g.vmid)), String(running?.vmid)];
+      const upid = await post('/cluster/bulk-action/guest/start', { vms });
+      expect(upid).toContain(':bulk-start::root@pam!mcp:');
+      const task = await waitTask(upid);
+      expect(task.exitstatus).toBe('WARNINGS: 1');
+      expect(task.log[0]).toBe(`Starting guests: ${vms.join(', ')}`);
+      expect(task.log).toContain(`WARN: Skipping VM ${running?.vmid}, already running.`);
+      for (const g of stopped) {
+        expect(task.log).toContain(`Starting VM ${g.vmid}`);
+        expect(guest(g.vmid).status).toBe('running');
+        const sub = sim.cluster.tasks().find((t) => t.type === 'qmstart' && t.id === String(g.vmid));
+        expect(sub?.exitstatus).toBe('OK');
+        expect(sub?.user).toBe('root@pam!mcp');
+      }
+    });
+
+    it('start: a guest whose start fails makes the whole task fail with the list of failures', async () => {
+      const g = plain().find((x) => x.status === 'stopped' && x.type === 'qemu');
+      if (!g) throw new Error('no stopped VM');
+      sim.cluster.taskFaults.push({ type: 'qmstart', vmid: g.vmid, fail: 'start failed: QEMU exited with code 1', times: 1 });
+      const task = await waitTask(await post('/cluster/bulk-action/guest/start', { vms: [String(g.vmid)] }));
+      expect(task.exitstatus).toBe(`Some guests failed to start: ${g.vmid}`);
+      expect(task.log).toContain(`WARN: Starting VM ${g.vmid} failed: start failed: QEMU exited with code 1`);
+      expect(guest(g.vmid).status).toBe('stopped');
+    });
+
+    it('shutdown without vms shuts down every running non-HA guest of the cluster', async () => {
+      const before = plain().filter((g) => g.status === 'running');
+      expect(before.length).toBeGreaterThan(2);
+      const ha = sim.cluster.guests().filter((g) => sim.cluster.state.haResources.has(`${g.type === 'qemu' ? 'vm' : 'ct'}:${g.vmid}`) && g.status === 'running');
+      const task = await waitTask(await post('/cluster/bulk-action/guest/shutdown', { 'max-workers': 3 }));
+      expect(task.exitstatus).toMatch(/^(OK|WARNINGS: \d+)$/);
+      expect(task.log[0]).toBe('Shutting down all guests');
+      for (const g of before) expect(guest(g.vmid).status).toBe('stopped');
+      // HA-managed guests are left to the HA manager when no list is given.
+      for (const g of ha) expect(guest(g.vmid).status).toBe('running');
+      expect(task.log.some((l) => /^Shutting down (VM|CT) \d+ \(Timeout = 180 seconds\)$/.test(l))).toBe(true);
+    });
+
+    it('needs VM.PowerMgmt on / without a list, on each guest with one', async () => {
+      sim.access.addUser('op@pve', { password: 'x' });
+      const tok = sim.access.addToken('op@pve', 'tok', { privsep: false });
+      sim.access.grant({ path: '/vms/100', roles: ['PVEVMUser'], users: ['op@pve'] });
+      const auth = { tokenHeader: tok.header };
+      const all = await api('/cluster/bulk-action/guest/start', { method: 'POST', auth, body: {} });
+      expect(all.status, all.statusText).toBe(403);
+      expect(all.json.message).toBe('Permission check failed (/, VM.PowerMgmt)\n');
+      const other = await api('/cluster/bulk-action/guest/start', { method: 'POST', auth, body: { vms: ['100', '101'] } });
+      expect(other.status).toBe(403);
+      expect(other.json.message).toBe('Permission check failed (/vms/101, VM.PowerMgmt)\n');
+    });
+
+    it('migrate: moves the listed guests to the target, skips those already there', async () => {
+      const onPve1 = plain('pve1').filter((g) => g.status === 'stopped' && g.type === 'qemu');
+      const onPve2 = plain('pve2').find((g) => g.status === 'stopped');
+      // Stopped guests on shared or local storage: local disks are recreated on the target.
+      const moving = onPve1.slice(0, 2);
+      const vms = [...moving.map((g) => String(g.vmid)), String(onPve2?.vmid)];
+      const task = await waitTask(await post('/cluster/bulk-action/guest/migrate', { vms, target: 'pve2' }));
+      expect(task.log[0]).toBe(`Migrating guests to pve2: ${vms.join(', ')}`);
+      expect(task.log).toContain(`WARN: ${onPve2?.type === 'qemu' ? 'VM' : 'CT'} ${onPve2?.vmid} already on pve2, skipping.`);
+      for (const g of moving) expect(guest(g.vmid).node).toBe('pve2');
+    });
+  });
+
+  describe('node startall / stopall / migrateall', () => {
+    it('stopall shuts down every running guest of the node (HA-managed ones only when listed)', async () => {
+      const node = 'pve3';
+      for (const g of plain(node).filter((x) => x.status === 'stopped').slice(0, 2)) {
+        await waitTask(await post(`/nodes/${node}/${g.type}/${g.vmid}/status/start`));
+      }
+      const running = plain(node).filter((g) => g.status === 'running');
+      expect(running.length).toBeGreaterThan(0);
+      const upid = await post(`/nodes/${node}/stopall`, { timeout: 30 });
+      expect(upid).toMatch(new RegExp(`^UPID:${node}:.*:stopall::root@pam!mcp:$`));
+      const task = await waitTask(upid);
+      expect(task.exitstatus).toBe('OK');
+      for (const g of running) {
+        expect(guest(g.vmid).status).toBe('stopped');
+        expect(task.log).toContain(`Stopping ${g.type === 'qemu' ? 'VM' : 'CT'} ${g.vmid} (timeout = 30 seconds)`);
+      }
+      // Reverse order: the highest VMID of the last startup group goes first.
+      const stops = task.log.filter((l) => l.startsWith('Stopping ')).map((l) => Number(/(\d+) \(/.exec(l)?.[1]));
+      expect(stops).toEqual([...stops].sort((a, b) => b - a));
+    });
+
+    it('startall starts the onboot guests of the node; with force all of them', async () => {
+      const node = 'pve3';
+      const onboot = plain(node).filter((g) => g.status === 'stopped' && Number(g.config.onboot ?? 0) === 1);
+      const other = plain(node).filter((g) => g.status === 'stopped' && Number(g.config.onboot ?? 0) !== 1);
+      const task = await waitTask(await post(`/nodes/${node}/startall`));
+      expect(task.exitstatus).toBe('OK');
+      for (const g of onboot) expect(guest(g.vmid).status).toBe('running');
+      for (const g of other) expect(guest(g.vmid).status).toBe('stopped');
+      if (other.length > 0) {
+        const forced = await waitTask(await post(`/nodes/${node}/startall`, { force: 1 }));
+        expect(forced.exitstatus).toBe('OK');
+        for (const g of other) expect(guest(g.vmid).status).toBe('running');
+      }
+    });
+
+    it('migrateall refuses the local node and a missing worker count; otherwise empties the node', async () => {
+      const bad = await api('/nodes/pve3/migrateall', { method: 'POST', body: { target: 'pve3' } });
+      expect(bad.status).toBe(400);
+      expect(bad.json.errors).toEqual({ target: 'target is local node.' });
+      const noWorkers = await api('/nodes/pve3/migrateall', { method: 'POST', body: { target: 'pve2' } });
+      expect(noWorkers.status).toBe(500);
+      expect(noWorkers.json.message).toBe("either 'max-workers' parameter or max_workers in datacenter.cfg must be set!\n");
+
+      // Stop everything first so no live migration with local disks is needed.
+      await waitTask(await post('/nodes/pve3/stopall', { vms: sim.cluster.guests().filter((g) => g.node === 'pve3').map((g) => g.vmid).join(',') }));
+      const before = sim.cluster.guests().filter((g) => g.node === 'pve3');
+      expect(before.length).toBeGreaterThan(0);
+      const task = await waitTask(await post('/nodes/pve3/migrateall', { target: 'pve1', 'max-workers': 2 }));
+      expect(task.exitstatus).toBe('OK');
+      expect(task.log.at(-2)).toMatch(/^All jobs finished, used \d+ workers in total\.$/);
+      for (const g of before) expect(guest(g.vmid).node).toBe('pve1');
+    });
+  });
+});
