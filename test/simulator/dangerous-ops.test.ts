@@ -125,6 +125,72 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
     });
   });
 
+  describe('config delete with force', () => {
+    const volumesOf = async (node: string, storage: string, vmid: number) =>
+      ((await api(`/nodes/${node}/storage/${storage}/content?vmid=${vmid}`)).json.data as Array<{ volid: string }>).map((v) => v.volid);
+
+    it('without force a removed disk stays as unusedN; deleting unusedN destroys the volume', async () => {
+      const g = plain().find((x) => x.type === 'qemu' && x.status === 'stopped' && x.snapshots.length === 0);
+      if (!g) throw new Error('no VM');
+      const base = `/nodes/${g.node}/qemu/${g.vmid}/config`;
+      await post(base, { scsi5: 'local-lvm:1' }, 'PUT');
+      const volid = String(guest(g.vmid).config.scsi5).split(',')[0] as string;
+      expect(await volumesOf(g.node, 'local-lvm', g.vmid)).toContain(volid);
+      await post(base, { delete: 'scsi5' }, 'PUT');
+      const unused = Object.entries(guest(g.vmid).config).find(([k, v]) => k.startsWith('unused') && v === volid)?.[0];
+      expect(unused).toBeDefined();
+      expect(await volumesOf(g.node, 'local-lvm', g.vmid)).toContain(volid);
+      await post(base, { delete: unused as string }, 'PUT');
+      expect(guest(g.vmid).config[unused as string]).toBeUndefined();
+      expect(await volumesOf(g.node, 'local-lvm', g.vmid)).not.toContain(volid);
+    });
+
+    it('with force the disk volume is destroyed at once (stopped VM) or, for a disk a running VM cannot unplug, at the next start with delete=2 pending', async () => {
+      const g = plain().find((x) => x.type === 'qemu' && x.status === 'stopped' && x.snapshots.length === 0 && x.node === 'pve1');
+      if (!g) throw new Error('no VM');
+      const base = `/nodes/${g.node}/qemu/${g.vmid}/config`;
+      await post(base, { scsi6: 'local-lvm:1' }, 'PUT');
+      const volid = String(guest(g.vmid).config.scsi6).split(',')[0] as string;
+      await post(base, { delete: 'scsi6', force: 1 }, 'PUT');
+      expect(Object.values(guest(g.vmid).config)).not.toContain(volid);
+      expect(await volumesOf(g.node, 'local-lvm', g.vmid)).not.toContain(volid);
+
+      await post(base, { ide3: 'local-lvm:1' }, 'PUT');
+      const second = String(guest(g.vmid).config.ide3).split(',')[0] as string;
+      await waitTask(await post(`/nodes/${g.node}/qemu/${g.vmid}/status/start`));
+      const upid = await post(base, { delete: 'ide3', force: 1 });
+      expect((await waitTask(upid)).exitstatus).toBe('OK');
+      const pending = (await api(`/nodes/${g.node}/qemu/${g.vmid}/pending`)).json.data as Array<{ key: string; delete?: number }>;
+      expect(pending.find((p) => p.key === 'ide3')?.delete).toBe(2);
+      await waitTask(await post(`/nodes/${g.node}/qemu/${g.vmid}/status/reboot`));
+      expect(guest(g.vmid).config.ide3).toBeUndefined();
+      expect(await volumesOf(g.node, 'local-lvm', g.vmid)).not.toContain(second);
+    });
+
+    it('refuses to destroy a volume a snapshot still uses', async () => {
+      const g = plain().find((x) => x.type === 'qemu' && x.status === 'stopped' && x.snapshots.length > 0);
+      if (!g) throw new Error('no VM with snapshots');
+      const key = Object.keys(g.snapshots[0]?.config ?? {}).find((k) => /^scsi\d+$/.test(k) && k in g.config) as string;
+      const volid = String(g.config[key]).split(',')[0];
+      const r = await api(`/nodes/${g.node}/qemu/${g.vmid}/config`, { method: 'PUT', body: { delete: key, force: 1 } });
+      expect(r.status).toBe(500);
+      expect(r.json.message).toBe(`unable to delete '${volid}' - volume is still in use (snapshot?)\n`);
+    });
+
+    it('a container mount point becomes unusedN; deleting that destroys it', async () => {
+      const ct = plain().find((x) => x.type === 'lxc' && x.status === 'stopped' && x.snapshots.length === 0);
+      if (!ct) throw new Error('no CT');
+      const base = `/nodes/${ct.node}/lxc/${ct.vmid}/config`;
+      await post(base, { mp7: 'local-lvm:1,mp=/data' }, 'PUT');
+      const volid = String(guest(ct.vmid).config.mp7).split(',')[0] as string;
+      await post(base, { delete: 'mp7' }, 'PUT');
+      const unused = Object.entries(guest(ct.vmid).config).find(([k, v]) => k.startsWith('unused') && v === volid)?.[0] as string;
+      expect(unused).toBeDefined();
+      await post(base, { delete: unused }, 'PUT');
+      expect(await volumesOf(ct.node, 'local-lvm', ct.vmid)).not.toContain(volid);
+    });
+  });
+
   describe('node startall / stopall / migrateall', () => {
     it('stopall shuts down every running guest of the node (HA-managed ones only when listed)', async () => {
       const node = 'pve3';

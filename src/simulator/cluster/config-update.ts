@@ -7,6 +7,7 @@ import { assertUnmodified, fail, locked } from './errors.js';
 import { allocateIfNew, usedDiskNumbers } from './disks.js';
 import { configDigest, isDiskKey } from './guest-config.js';
 import { storedValue } from './guest-options.js';
+import { removeOption } from './guest-ops.js';
 import type { Guest } from './types.js';
 import type { ClusterState } from './state.js';
 
@@ -16,6 +17,8 @@ export interface ConfigChange {
   revert: string[];
   digest?: string;
   skiplock: boolean;
+  /** With `delete`: destroy removed VM disks instead of keeping them as unusedN. */
+  force?: boolean;
 }
 
 /** Options a running guest takes without a restart. */
@@ -52,33 +55,29 @@ export function applyConfigChange(state: ClusterState, g: Guest, change: ConfigC
 
 /** Applies an already checked change. */
 export function writeConfigChange(state: ClusterState, g: Guest, change: ConfigChange): void {
-  const setKeys = Object.keys(change.set);  const running = g.status === 'running';
+  const setKeys = Object.keys(change.set);
+  const running = g.status === 'running';
   const live = (key: string): boolean => !running || LIVE[g.type].test(key);
   const reserved = usedDiskNumbers(g);
 
   for (const key of change.revert) {
     delete g.pending[key];
     g.pendingDelete.delete(key);
+    g.pendingForce?.delete(key);
   }
   for (const key of change.delete) {
     if (!live(key)) {
-      if (key in g.config || key in g.pending) g.pendingDelete.add(key);
+      if (key in g.config || key in g.pending) {
+        g.pendingDelete.add(key);
+        if (change.force) (g.pendingForce ??= new Set()).add(key);
+      }
       delete g.pending[key];
       continue;
     }
-    const value = g.config[key];
-    delete g.config[key];
+    removeOption(g, key, change.force ?? false);
     delete g.pending[key];
     g.pendingDelete.delete(key);
-    // A removed qemu disk is kept as unusedN, as PVE does; deleting unusedN drops the volume.
-    if (value !== undefined && g.type === 'qemu' && isDiskKey('qemu', key) && !key.startsWith('unused')) {
-      const volid = String(value).split(',')[0] ?? '';
-      if (!/media=cdrom/.test(String(value)) && volid.includes(':')) {
-        let i = 0;
-        while (`unused${i}` in g.config) i++;
-        g.config[`unused${i}`] = volid;
-      }
-    }
+    g.pendingForce?.delete(key);
   }
   for (const key of setKeys) {
     let value = storedValue(g.type, key, change.set[key]);

@@ -2,7 +2,8 @@
  * State changes on guests that several endpoints share (power transitions, pending changes,
  * locks), so a start from the API, from HA or from a resume does the same thing.
  */
-import { lockedText } from './errors.js';
+import { fail, lockedText } from './errors.js';
+import { isDiskKey } from './guest-config.js';
 import { TaskFailure } from './tasks.js';
 import type { ClusterState } from './state.js';
 import type { Guest } from './types.js';
@@ -23,12 +24,61 @@ export function liveGuest(state: ClusterState, g: Guest): Guest {
   return g;
 }
 
-/** Pending changes take effect when the guest (re)starts. */
+/** The volume ID of a disk option value (`local-lvm:vm-101-disk-0,size=8G` → `local-lvm:vm-101-disk-0`), or undefined for CD-ROMs and `none`. */
+export function diskVolid(value: string | number | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  if (/(?:^|,)media=cdrom(?:,|$)/.test(text)) return undefined;
+  const first = text.split(',')[0] ?? '';
+  const volid = first.includes('=') ? (first.split('=')[1] ?? '') : first;
+  return volid.includes(':') && !volid.startsWith('/') ? volid : undefined;
+}
+
+/** Whether a snapshot of the guest still references the volume. */
+function inSnapshots(g: Guest, volid: string): boolean {
+  return g.snapshots.some((s) => Object.entries(s.config).some(([k, v]) => isDiskKey(g.type, k) && diskVolid(v) === volid));
+}
+
+/**
+ * Removes one option from the live config as PVE does for disks: a removed VM disk or container
+ * mount point stays as the next free `unusedN` (unless a snapshot still holds it), while deleting
+ * an `unusedN` entry, or a VM disk with `force`, destroys the volume — refused while a snapshot
+ * still uses it. The volume then disappears from its storage's content.
+ */
+export function removeOption(g: Guest, key: string, force: boolean): void {
+  const value = g.config[key];
+  const volid = isDiskKey(g.type, key) ? diskVolid(value) : undefined;
+  if (volid === undefined) {
+    delete g.config[key];
+    return;
+  }
+  const destroy = key.startsWith('unused') || (force && g.type === 'qemu');
+  if (destroy) {
+    if (inSnapshots(g, volid)) throw fail(`unable to delete '${volid}' - volume is still in use (snapshot?)`);
+    delete g.config[key];
+    return;
+  }
+  delete g.config[key];
+  if (inSnapshots(g, volid) || Object.entries(g.config).some(([k, v]) => isDiskKey(g.type, k) && diskVolid(v) === volid)) return;
+  let i = 0;
+  while (`unused${i}` in g.config) i++;
+  g.config[`unused${i}`] = volid;
+}
+
+/** Pending changes take effect when the guest (re)starts; pending disk removals keep or destroy the volume as asked. */
 export function applyPending(g: Guest): void {
+  for (const key of g.pendingDelete) {
+    try {
+      removeOption(g, key, g.pendingForce?.has(key) ?? false);
+    } catch {
+      // PVE reports "unable to apply pending change" and keeps the option.
+      continue;
+    }
+  }
   Object.assign(g.config, g.pending);
-  for (const key of g.pendingDelete) delete g.config[key];
   g.pending = {};
   g.pendingDelete.clear();
+  g.pendingForce?.clear();
 }
 
 export function powerOn(state: ClusterState, g: Guest): void {

@@ -76,6 +76,8 @@ export interface Guest {
   pending: GuestConfig;
   /** Option names queued for deletion (`delete` on a running guest). */
   pendingDelete: Set<string>;
+  /** Pending deletions asked for with `force` (the volume is destroyed, not kept as unused). */
+  pendingForce?: Set<string>;
   status: 'running' | 'stopped';
   /** qemu only: `paused` while suspended. */
   paused: boolean;

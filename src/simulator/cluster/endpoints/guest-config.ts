@@ -6,10 +6,10 @@
 import type { SchemaNode } from '../../../schema/model.js';
 import type { SimEndpoint, SimRequestContext } from '../../contract.js';
 import { applyConfigChange, checkConfigChange, writeConfigChange, type ConfigChange } from '../config-update.js';
-import { fail } from '../errors.js';
-import { configDigest } from '../guest-config.js';
+import { fail, permissionDenied } from '../errors.js';
+import { configDigest, isDiskKey } from '../guest-config.js';
 import { guestOptions } from '../guest-options.js';
-import { liveGuest } from '../guest-ops.js';
+import { diskVolid, liveGuest } from '../guest-ops.js';
 import type { ClusterState } from '../state.js';
 import { TaskFailure } from '../tasks.js';
 import type { Guest, GuestConfig, GuestType } from '../types.js';
@@ -35,7 +35,29 @@ function changeFrom(ctx: SimRequestContext): ConfigChange {
     revert: list(ctx.params.revert),
     ...(digest !== undefined ? { digest } : {}),
     skiplock: flag(ctx, 'skiplock') ?? false,
+    force: flag(ctx, 'force') ?? false,
   };
+}
+
+/**
+ * The per-option checks PVE makes for deletions: removing a disk needs VM.Config.Disk (a CD-ROM
+ * drive VM.Config.CDROM), and destroying a volume (an unusedN entry, or a disk with `force`)
+ * also Datastore.AllocateSpace on its storage.
+ */
+function checkDeletePermissions(ctx: SimRequestContext, g: Guest, change: ConfigChange): void {
+  for (const key of change.delete) {
+    if (!isDiskKey(g.type, key)) continue;
+    const value = g.config[key] ?? g.pending[key];
+    if (value === undefined) continue;
+    const volid = diskVolid(value);
+    const priv = volid === undefined && g.type === 'qemu' && /media=cdrom/.test(String(value)) ? 'VM.Config.CDROM' : 'VM.Config.Disk';
+    if (!ctx.hasPriv(`/vms/${g.vmid}`, priv)) throw permissionDenied(`/vms/${g.vmid}`, priv);
+    const destroys = key.startsWith('unused') || (change.force && g.type === 'qemu');
+    if (destroys && volid !== undefined && new RegExp(`^[^:]+:(?:\\d+/)?(?:vm|base)-${g.vmid}-`).test(volid)) {
+      const storage = volid.slice(0, volid.indexOf(':'));
+      if (!ctx.hasPriv(`/storage/${storage}`, 'Datastore.AllocateSpace')) throw permissionDenied(`/storage/${storage}`, 'Datastore.AllocateSpace');
+    }
+  }
 }
 
 /** The config a client reads: current values with pending ones applied unless `current` is set. */
@@ -52,7 +74,7 @@ function pendingList(g: Guest): Array<Record<string, unknown>> {
     const item: Record<string, unknown> = { key };
     if (key in g.config) item.value = g.config[key];
     if (key in g.pending) item.pending = g.pending[key];
-    if (g.pendingDelete.has(key)) item.delete = 1;
+    if (g.pendingDelete.has(key)) item.delete = g.pendingForce?.has(key) ? 2 : 1;
     return item;
   });
 }
@@ -74,7 +96,7 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
   };
   if (type === 'qemu') {
     editParams.skiplock = P.skiplock;
-    editParams.force = opt(bool('With delete: destroy removed disks instead of keeping them as unused.', { requires: 'delete' }));
+    editParams.force = opt(bool('With delete: destroy the removed disks\' volumes instead of keeping them as unusedN.', { requires: 'delete' }));
   }
 
   const configProps: Record<string, SchemaNode> = {
@@ -121,7 +143,10 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
       proxyto: 'node',
       handler: (ctx) => {
         rootOnly(ctx, 'skiplock');
-        applyConfigChange(state, guest(ctx), changeFrom(ctx));
+        const g = guest(ctx);
+        const change = changeFrom(ctx);
+        checkDeletePermissions(ctx, g, change);
+        applyConfigChange(state, g, change);
         return null;
       },
     },
@@ -163,6 +188,7 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
         const change = changeFrom(ctx);
         // Digest, lock and option checks run before the worker forks, so they answer with a 500.
         checkConfigChange(g, change);
+        checkDeletePermissions(ctx, g, change);
         return serialGuestTask(state, g, ctx.principal.authId, 'qmconfig', {
           begin: (run) => {
             liveGuest(state, g);
