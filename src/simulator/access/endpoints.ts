@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { PveHttpError, type SimEndpoint, type SimRequestContext } from '../contract.js';
 import { arr, bool, int, NULL, obj, opt, str } from '../cluster/endpoints/schema.js';
-import { normalizeAclPath } from '../../permissions/acl-path.js';
+import { normalizePath } from './acl-path.js';
 import { splitList } from '../formats.js';
 import { computeCapabilities } from './capabilities.js';
 import { newUser, USERID_RE, type AccessStore, type AclSubjectType, type ApiToken, type User } from './store.js';
@@ -116,7 +116,8 @@ export function accessEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
     }
     if (user.password === undefined || user.password !== password) throw authFailure();
     if (typeof p.path === 'string' && typeof p.privs === 'string') {
-      const path = normalizeAclPath(p.path);
+      const path = normalizePath(p.path);
+      if (path === undefined) throw authFailure();
       if (!splitList(p.privs).every((priv) => store.hasPriv(username, path, priv))) throw authFailure();
       return { username };
     }
@@ -140,7 +141,7 @@ export function accessEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
     }
     const paths =
       typeof ctx.params.path === 'string'
-        ? [normalizeAclPath(ctx.params.path)]
+        ? [normalizePath(ctx.params.path) ?? ctx.params.path]
         : [...new Set(['/', '/access', '/access/groups', '/nodes', '/pool', '/sdn', '/storage', '/vms', ...store.acl.keys()])];
     const out: Record<string, Record<string, 1>> = {};
     for (const path of paths) {
@@ -498,8 +499,8 @@ export function accessEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
       permissions: { check: ['perm-modify', '{path}'], description: 'Permissions.Modify on the path (or the matching Allocate privilege).' },
       handler: (ctx) => {
         const p = ctx.params;
-        const path = normalizeAclPath(String(p.path));
-        if (!ACL_PATH_RE.test(path)) throw die(`invalid ACL path '${String(p.path)}'`);
+        const path = normalizePath(String(p.path));
+        if (path === undefined || !ACL_PATH_RE.test(path)) throw die(`invalid ACL path '${String(p.path)}'`);
         const subjects: Array<[AclSubjectType, string]> = [
           ...splitList(String(p.users ?? '')).map((u): [AclSubjectType, string] => ['user', u]),
           ...splitList(String(p.groups ?? '')).map((g): [AclSubjectType, string] => ['group', g]),

@@ -4,7 +4,7 @@
  * along the path (deeper entries replace inherited ones, user entries beat group entries,
  * `NoAccess` wins), pool ACLs for pool members, root@pam bypass and token privilege separation.
  */
-import { aclPathChain, normalizeAclPath } from '../../permissions/acl-path.js';
+import { normalizePath, pathLevels } from './acl-path.js';
 import { ALL_PRIVILEGES, BUILTIN_ROLES } from './privileges.js';
 
 export type RealmType = 'pam' | 'pve';
@@ -115,14 +115,16 @@ export class AccessStore {
   }
 
   setAcl(entry: AclEntry): void {
-    const path = normalizeAclPath(entry.path);
+    const path = normalizePath(entry.path);
+    if (path === undefined) throw new Error(`invalid ACL path '${entry.path}'`);
     const list = (this.acl.get(path) ?? []).filter((e) => !(e.type === entry.type && e.ugid === entry.ugid && e.roleid === entry.roleid));
     list.push({ ...entry, path });
     this.acl.set(path, list);
   }
 
   deleteAcl(entry: Omit<AclEntry, 'propagate'>): void {
-    const path = normalizeAclPath(entry.path);
+    const path = normalizePath(entry.path);
+    if (path === undefined) return;
     const list = (this.acl.get(path) ?? []).filter((e) => !(e.type === entry.type && e.ugid === entry.ugid && e.roleid === entry.roleid));
     if (list.length > 0) this.acl.set(path, list);
     else this.acl.delete(path);
@@ -166,7 +168,9 @@ export class AccessStore {
   }
 
   private principalPrivileges(type: 'user' | 'token', ugid: string, path: string): Set<string> {
-    const normalized = normalizeAclPath(path);
+    // Nobody holds privileges on what is not an ACL path.
+    const normalized = normalizePath(path);
+    if (normalized === undefined) return new Set();
     const roles = this.rolesAt(type, ugid, normalized);
     if (!roles.has('NoAccess')) {
       for (const pool of this.poolsFor(normalized)) for (const r of this.rolesAt(type, ugid, `/pool/${pool}`)) roles.add(r);
@@ -179,7 +183,7 @@ export class AccessStore {
 
   /** Roles in effect at a path: walk from `/` down; each level with matching entries replaces the inherited set. */
   private rolesAt(type: 'user' | 'token', ugid: string, path: string): Set<string> {
-    const chain = aclPathChain(path);
+    const chain = pathLevels(path);
     const memberOf = type === 'user' ? (this.users.get(ugid)?.groups ?? new Set<string>()) : new Set<string>();
     let roles = new Set<string>();
     chain.forEach((level, i) => {

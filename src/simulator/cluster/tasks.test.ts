@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TaskEngine, TaskFailure, type TaskFault } from './tasks.js';
-import { parseUpid } from '../../pve/upid.js';
+import { decodeUpid as parseUpid } from './upid.js';
 
 function engine(durationMs = 1000) {
   let now = Date.UTC(2026, 0, 10, 8, 0, 0);

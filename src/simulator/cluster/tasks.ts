@@ -5,7 +5,7 @@
  * of the cluster first settles all events that are due, so a fake clock fully controls progress
  * and a duration of 0 still completes only after the starting request has returned.
  */
-import { formatUpid, type UpidParts } from '../../pve/upid.js';
+import { encodeUpid as formatUpid, type UpidFields as UpidParts } from './upid.js';
 
 /** Makes matching tasks slow or failing (`{ type: 'qmstart', vmid: 101, fail: 'boom' }`). */
 export interface TaskFault {

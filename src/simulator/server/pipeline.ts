@@ -6,8 +6,8 @@
  * → implemented by the simulator (501) → injected faults → parameter validation (400) → handler.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HTTP_METHODS, type ApiModel, type HttpMethod, type Operation } from '../../schema/model.js';
-import { evaluatePermission } from '../../permissions/evaluate.js';
+import type { ApiModel, HttpMethod, Operation } from '../../schema/model.js';
+import { checkOperationPermissions } from '../access/permission-check.js';
 import { PveHttpError, type SimEndpoint, type SimPrincipal, type SimRequestContext } from '../contract.js';
 import type { Authenticator, AuthOutcome } from '../access/authenticate.js';
 import { uriUnescape } from '../access/credentials.js';
@@ -16,8 +16,12 @@ import type { FaultController } from '../faults.js';
 import { validateParams } from '../validate.js';
 import type { RequestCounters } from './counters.js';
 import { ACCEPTED_BODY_TYPES, BodyParseError, mediaType, mergeParams, parseBody } from './request-params.js';
+import { Router } from './route.js';
 import type { StaticFiles } from './static-files.js';
 import { envelope, JSON_CONTENT_TYPE, writeResponse } from './wire.js';
+
+/** The methods pveproxy serves; anything else is 501. */
+const SERVED_METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'DELETE']);
 
 /** pveproxy refuses larger form/JSON bodies. */
 export const MAX_BODY_BYTES = 512 * 1024;
@@ -104,11 +108,12 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 export function createRequestHandler(deps: PipelineDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const raw = (req: IncomingMessage, res: ServerResponse, status: number, message: string) =>
     writeResponse(req, res, { status, message });
+  const router = Router.fromModel(deps.model);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
     const method = req.method ?? '';
-    if (!(HTTP_METHODS as readonly string[]).includes(method)) return raw(req, res, 501, `method '${method}' not available`);
+    if (!SERVED_METHODS.has(method)) return raw(req, res, 501, `method '${method}' not available`);
     const te = header(req, 'transfer-encoding');
     if (te) {
       return raw(req, res, 501, te.toLowerCase() === 'chunked' ? 'chunked transfer encoding not supported' : `Unknown transfer encoding '${te}'`);
@@ -196,8 +201,8 @@ export function createRequestHandler(deps: PipelineDeps): (req: IncomingMessage,
     auth: Exclude<AuthOutcome, { kind: 'denied' }>,
     params: Record<string, unknown>,
   ): Promise<RestResult> {
-    const match = deps.model.matchPath(method, rel);
-    if (!match?.operation) {
+    const match = router.match(method, rel);
+    if (!match) {
       deps.counters.request(`${method} (unmatched)`);
       return { kind: 'api', status: 501, message: `Method '${method} ${rel}' not implemented` };
     }
@@ -225,14 +230,14 @@ export function createRequestHandler(deps: PipelineDeps): (req: IncomingMessage,
         throw new PveHttpError(403, 'Permission check failed (user != null)\n');
       }
       const hasPriv = privilegeCache(deps.store, principal.authId);
-      const verdict = evaluatePermission(op.permissions, {
+      const verdict = checkOperationPermissions(op.permissions, {
+        authId: principal.authId,
         params: uriParams,
-        userid: principal.authId,
-        hasPriv,
-        groupsOf: (u) => deps.store.groupsOf(u),
+        hasPriv: (path, priv) => path !== undefined && hasPriv(path, priv),
         userExists: (u) => deps.store.users.has(u),
+        groups: () => [...deps.store.groups.values()].map((g) => ({ groupid: g.groupid, members: g.members })),
       });
-      if (!verdict.ok) throw new PveHttpError(403, `${verdict.message}\n`);
+      if (!verdict.allowed) throw new PveHttpError(403, `${verdict.message}\n`);
 
       const proxied = await proxyCheck(op, uriParams);
       if (proxied) return proxied;

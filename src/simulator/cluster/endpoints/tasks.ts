@@ -3,7 +3,7 @@
  * and the cluster-wide recent task list. Visibility follows PVE: callers see their own tasks
  * (a token sees only its own), Sys.Audit on the node shows all.
  */
-import { parseUpid } from '../../../pve/upid.js';
+import { decodeUpid as parseUpid } from '../upid.js';
 import type { SimEndpoint, SimRequestContext } from '../../contract.js';
 import { paramError, permissionDenied } from '../errors.js';
 import type { ClusterState } from '../state.js';
