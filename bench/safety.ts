@@ -16,7 +16,7 @@ import { createBridgeHandler } from '../src/bridge/handler.js';
 import type { BridgeHandler } from '../src/bridge/protocol.js';
 import { PveClient } from '../src/client/index.js';
 import { Budget, resolveBudgetLimits } from '../src/safety/budget.js';
-import { Policy } from '../src/safety/policy.js';
+import { Policy } from '../src/policy/policy.js';
 import { startSimulator } from '../src/simulator/index.js';
 import type { SuiteContext } from './lib/suite.js';
 import { ms, ratio, withinTarget, type Table } from './lib/table.js';

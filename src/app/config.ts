@@ -12,9 +12,9 @@ import { loadConfig, parseConfigObject, type PveConfig } from '../client/config.
 import { PveConfigError } from '../client/errors.js';
 import { Secret } from '../client/secret.js';
 import { sandboxLimitsSchema, type SandboxLimits } from '../sandbox/limits.js';
-import { parsePolicyConfig, PolicyConfigError } from '../safety/policy-config.js';
-import { Policy } from '../safety/policy.js';
-import { PRESET_NAMES } from '../safety/presets.js';
+import { parsePolicyConfig, PolicyConfigError } from '../policy/policy-config.js';
+import { Policy } from '../policy/policy.js';
+import { PRESET_NAMES } from '../policy/presets.js';
 
 export interface AppConfig {
   pve: PveConfig;

@@ -3,7 +3,7 @@ import { FakeClient } from '../../test/safety/helpers/fake-client.js';
 import { testModel } from '../../test/safety/helpers/model.js';
 import { Budget } from '../safety/budget.js';
 import { PlanBinding, PlanRecorder } from '../safety/plan.js';
-import { Policy } from '../safety/policy.js';
+import { Policy } from '../policy/policy.js';
 import { REDACTED, SecretScrubber } from '../safety/redact.js';
 import { createBridgeHandler, type BridgeDeps, type RunMode } from './handler.js';
 import type { BridgeCall, BridgeReply } from './protocol.js';
@@ -74,7 +74,7 @@ describe('bridge handler: policy', () => {
     const t = setup({ preset: 'operator' });
     const e = errorOf(await t.req('PUT', '/nodes/pve1/qemu/101/config', { cipassword: 'S3cret-pass' }));
     expect(e).toMatchObject({ kind: 'denied', risk: 'privileged' });
-    expect(e.message).toMatch(/parameter 'cipassword' makes the call privileged/);
+    expect(e.message).toMatch(/privileged with parameter 'cipassword'/);
     expect(t.audit[0]?.params).toEqual({ cipassword: REDACTED });
   });
 
@@ -100,7 +100,7 @@ describe('bridge handler: policy', () => {
 
   it('under a guest scope, untargeted or all-guest writes are refused', async () => {
     const t = setup({ preset: 'operator', scopes: { vmids: ['100-199'] } });
-    expect(errorOf(await t.req('POST', '/nodes/pve1/vzdump', { all: 1 })).message).toMatch(/addresses all guests/);
+    expect(errorOf(await t.req('POST', '/nodes/pve1/vzdump', { all: 1 })).message).toMatch(/addresses every guest/);
     expect(errorOf(await t.req('POST', '/nodes/pve1/vzdump', {})).message).toMatch(/names no guest/);
     expect(errorOf(await t.req('POST', '/nodes/pve1/vzdump', { vmid: '101,300' })).message).toMatch(/VMID 300/);
     expect((await t.req('POST', '/nodes/pve1/vzdump', { vmid: '101', exclude: '300' })).ok).toBe(true);

@@ -12,16 +12,16 @@ import { z } from 'zod';
 import { HTTP_METHODS, type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
 import { approvalNextStep } from '../safety/approval.js';
 import type { Budget, BudgetRefusal } from '../safety/budget.js';
-import { GuestDirectory } from '../safety/guests.js';
+import { decideCall, type Decision } from '../policy/decide.js';
+import { resolveFacts, touchedGuests, type CallFacts } from '../policy/facts.js';
+import { GuestDirectory } from '../policy/guests.js';
 import { IdentityGuard, takesGuestDigest, type GuestIdentity } from '../safety/identity.js';
 import { isPlannedUpid, writeFingerprint, type PlanBinding, type PlannedWrite, type PlanRecorder } from '../safety/plan.js';
-import type { Policy } from '../safety/policy.js';
+import type { Policy } from '../policy/policy.js';
 import { redactData, redactInPlace, SecretScrubber } from '../safety/redact.js';
-import { checkScope } from '../safety/scope.js';
-import { callRisk, callTargets, type CallTargets } from '../safety/targets.js';
-import type { PveClientLike, TaskResult } from './client.js';
+import type { PveClientLike, TaskResult } from '../client/client-like.js';
 import { toBridgeError } from './errors.js';
-import { InvalidCallError, resolveRequest, type ResolvedRequest } from './path.js';
+import { InvalidCallError, resolveRequest, type ResolvedRequest } from '../policy/request.js';
 import type { BridgeCall, BridgeContext, BridgeError, BridgeHandler, BridgeReply, RequestCall, WaitTaskCall } from './protocol.js';
 import { emptyCounts, type CallCounts } from './stats.js';
 
@@ -47,11 +47,14 @@ export interface BridgeDeps {
   /** Throws for an unknown cluster (reported to the script as `invalid`). */
   model(cluster: string): ApiModel;
   client(cluster: string): PveClientLike;
-  /** The run's policy: budget limits come from it; it decides calls on clusters `policyFor` does not cover. */
+  /** The run's policy: it decides calls on clusters `policyFor` does not cover. */
   policy: Policy;
   /** Per-cluster policies: a call on cluster X is decided by `policyFor(X)` (scopes, rules, approvals). */
   policyFor?(cluster: string): Policy;
+  /** The budget of the default cluster. */
   budget: Budget;
+  /** Budgets of the other clusters a run reaches (each with its own policy's limits). */
+  budgetFor?(cluster: string): Budget;
   mode: RunMode;
   /** dry-run: where writes are recorded. */
   plan?: PlanRecorder;
@@ -134,7 +137,7 @@ async function handle(rt: Runtime, rawCall: BridgeCall, ctx: BridgeContext): Pro
   }
   let reply: BridgeReply;
   try {
-    const attempt = rt.budget.chargeAttempt();
+    const attempt = budgetOf(rt, attemptCluster(rt, rawCall)).chargeAttempt();
     if (attempt) throw budgetRefusal(attempt);
     const parsed = CallSchema.safeParse(rawCall);
     if (!parsed.success) {
@@ -183,32 +186,27 @@ async function handleRequest(rt: Runtime, call: RequestCall, ctx: BridgeContext,
     throw err;
   }
   const op = req.operation;
-  const { risk, reason } = callRisk(op, req.params);
+  const policy = policyOf(rt, cluster);
+  record.policy = policy.name;
+  const facts = await resolveFacts({ cluster, operation: op, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath }, policy, rt.guests, ctx.signal);
+  const risk = facts.risk;
   Object.assign(record, { path: req.concretePath, template: op.path, risk, params: redactData(req.params, req.concretePath) });
+  if (facts.escalations.length > 0) record.escalations = facts.escalations.map((e) => `${e.param} (${e.rule})`);
   const where = { method: req.method, path: req.concretePath, risk };
   rt.counts.byRisk[risk]++;
 
-  const riskBudget = rt.budget.chargeRisk(risk);
+  const budget = budgetOf(rt, cluster);
+  const riskBudget = budget.chargeRisk(risk);
   if (riskBudget) throw budgetRefusal(riskBudget, where);
 
-  const opRef = { method: req.method, template: op.path, concretePath: req.concretePath, risk };
-  const policy = policyOf(rt, cluster);
-  const decision = policy.decide(opRef);
+  const decision = decideCall(facts, policy);
   record.rule = decision.rule;
-  if (!decision.allowed) {
+  if (decision.outcome === 'deny') {
     rt.counts.denied++;
-    throw new Refusal({ kind: 'denied', message: reason ? `${decision.message} (${reason})` : decision.message, ...where });
+    throw new Refusal({ kind: 'denied', message: decision.message, ...where });
   }
-  const targets = callTargets(op, req.pathValues, req.params);
-  const scope = await checkScope(policy, opRef, targets, req.params, cluster, rt.guests, ctx.signal);
-  if (!scope.ok) {
-    rt.counts.denied++;
-    record.rule = scope.rule;
-    throw new Refusal({ kind: 'denied', message: scope.message, ...where });
-  }
-
   if (risk === 'read') return read(rt, cluster, req, ctx, record);
-  return write(rt, policy, cluster, req, risk, targets, ctx, record);
+  return write(rt, budget, cluster, req, facts, decision, ctx, record);
 }
 
 async function read(rt: Runtime, cluster: string, req: ResolvedRequest, ctx: BridgeContext, record: Record<string, unknown>): Promise<unknown> {
@@ -225,26 +223,27 @@ async function read(rt: Runtime, cluster: string, req: ResolvedRequest, ctx: Bri
 
 async function write(
   rt: Runtime,
-  policy: Policy,
+  budget: Budget,
   cluster: string,
   req: ResolvedRequest,
-  risk: RiskClass,
-  targets: CallTargets,
+  facts: CallFacts,
+  decision: Decision,
   ctx: BridgeContext,
   record: Record<string, unknown>,
 ): Promise<unknown> {
+  const risk = facts.risk;
   const where = { method: req.method, path: req.concretePath, risk };
-  const guestBudget = rt.budget.touchGuests(targets.vmids);
+  const guestBudget = budget.touchGuests(touchedGuests(facts));
   if (guestBudget) throw budgetRefusal(guestBudget, where);
 
-  const needsApproval = policy.needsApproval(risk);
+  const needsApproval = decision.outcome === 'approval';
   const fingerprint = writeFingerprint(cluster, req.method, req.concretePath, req.params);
   let planned: PlannedWrite | undefined;
-  if (rt.mode === 'live' && needsApproval) {
+  if (rt.mode === 'live' && decision.outcome === 'approval') {
     rt.counts.needsApproval++;
     throw new Refusal({
       kind: 'approval',
-      message: `${req.method} ${req.concretePath} is ${risk} and policy '${policy.name}' requires human approval for ${risk} operations; nothing was sent. ${approvalNextStep()}`,
+      message: `${req.method} ${req.concretePath} is ${decision.reason}; nothing was sent. ${approvalNextStep()}`,
       ...where,
     });
   }
@@ -262,7 +261,7 @@ async function write(
   }
 
   const hint = guestHint(req);
-  const verdict = await rt.identity.check(cluster, targets.vmids, hint, planned?.targets, ctx.signal);
+  const verdict = await rt.identity.check(cluster, facts.targets.vmids, hint, planned?.targets, ctx.signal);
   if (!verdict.ok) throw new Refusal({ kind: 'identity', message: verdict.message, ...where });
   record.targets = verdict.current.map(shortIdentity);
 
@@ -288,7 +287,7 @@ async function write(
 
   const params = withGuestDigest(req, verdict.current);
   const data = await rt.client(cluster).request(req.method, req.urlPath, params, { signal: ctx.signal });
-  rt.identity.noteWrite(cluster, targets.vmids);
+  rt.identity.noteWrite(cluster, facts.targets.vmids);
   if (typeof data === 'string' && data.startsWith('UPID:')) record.upid = data;
   return redactInPlace(data, req.concretePath, rt.secrets);
 }
@@ -305,16 +304,10 @@ async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, r
   if (isPlannedUpid(call.upid)) {
     throw new Refusal({ kind: 'invalid', message: `${call.upid} is a planned task from a dry-run, not a real one; it cannot be waited for in this run` });
   }
-  clusterModel(rt, cluster);
-  const node = /^UPID:([^:]+):/.exec(call.upid)?.[1];
-  const policy = policyOf(rt, cluster);
-  const nodes = policy.scope.nodes;
-  if (nodes && node !== undefined && !nodes.has(node)) {
-    rt.counts.denied++;
-    throw new Refusal({ kind: 'denied', message: `task ${call.upid} runs on node ${node}, outside policy '${policy.name}' scopes.nodes [${[...nodes].join(', ')}]` });
-  }
-  const remaining = rt.budget.remainingWaitMs();
-  if (remaining <= 0) throw budgetRefusal(rt.budget.waitRefusal());
+  await decideTaskRead(rt, cluster, call.upid, ctx, record);
+  const budget = budgetOf(rt, cluster);
+  const remaining = budget.remainingWaitMs();
+  if (remaining <= 0) throw budgetRefusal(budget.waitRefusal());
   const timeoutMs = Math.min(call.timeoutMs ?? rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, remaining);
   const started = performance.now();
   try {
@@ -326,8 +319,58 @@ async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, r
     record.exitstatus = result.exitstatus;
     return rt.secrets.scrubDeep(result);
   } finally {
-    rt.budget.chargeWait(performance.now() - started);
+    budget.chargeWait(performance.now() - started);
   }
+}
+
+/**
+ * Waiting for a task reads its status and log: it is decided as those GETs are (path rules, node
+ * scope, the task's guest), and charged as one read.
+ */
+async function decideTaskRead(rt: Runtime, cluster: string, upid: string, ctx: BridgeContext, record: Record<string, unknown>): Promise<void> {
+  const model = clusterModel(rt, cluster);
+  const node = /^UPID:([^:]+):/.exec(upid)?.[1];
+  const policy = policyOf(rt, cluster);
+  record.policy = policy.name;
+  if (node === undefined) {
+    rt.counts.invalid++;
+    throw new Refusal({ kind: 'invalid', message: `'${upid}' is not a task ID (UPID:<node>:…); pass the UPID a write returned` });
+  }
+  for (const leaf of ['status', 'log'] as const) {
+    let req: ResolvedRequest;
+    try {
+      req = resolveRequest(model, 'GET', `/nodes/${node}/tasks/${upid}/${leaf}`, {});
+    } catch (err) {
+      if (!(err instanceof InvalidCallError)) throw err;
+      rt.counts.invalid++;
+      throw new Refusal({ kind: 'invalid', message: `'${upid}' is not a task ID this cluster can look up: ${err.message}` });
+    }
+    const facts = await resolveFacts({ cluster, operation: req.operation, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath }, policy, rt.guests, ctx.signal);
+    const decision = decideCall(facts, policy);
+    record.rule = decision.rule;
+    if (decision.outcome === 'deny') {
+      rt.counts.denied++;
+      throw new Refusal({ kind: 'denied', message: `waiting for task ${upid} reads its ${leaf}: ${decision.message}`, method: 'GET', path: req.concretePath, risk: 'read' });
+    }
+  }
+  const refusal = budgetOf(rt, cluster).chargeRisk('read');
+  if (refusal) throw budgetRefusal(refusal);
+}
+
+/** The cluster an attempt is charged to: the one it names when that is a cluster of this server. */
+function attemptCluster(rt: Runtime, call: unknown): string {
+  const named = call !== null && typeof call === 'object' ? (call as { cluster?: unknown }).cluster : undefined;
+  if (typeof named !== 'string' || named === rt.defaultCluster) return rt.defaultCluster;
+  try {
+    rt.client(named);
+    return named;
+  } catch {
+    return rt.defaultCluster;
+  }
+}
+
+function budgetOf(rt: Runtime, cluster: string): Budget {
+  return cluster === rt.defaultCluster ? rt.budget : (rt.budgetFor?.(cluster) ?? rt.budget);
 }
 
 function policyOf(rt: Runtime, cluster: string): Policy {

@@ -114,3 +114,36 @@ export class Budget {
     return { limit, message: `${what}; split the work into several runs or ask the operator to raise policy.budget.${limit}` };
   }
 }
+
+/**
+ * One budget per cluster a run reaches: a call is charged to the budget of the cluster it goes to,
+ * with that cluster's policy limits, whatever cluster the run started on.
+ */
+export class Budgets {
+  private readonly byCluster = new Map<string, Budget>();
+
+  constructor(
+    readonly defaultCluster: string,
+    private readonly limitsFor: (cluster: string) => BudgetLimits,
+  ) {}
+
+  for(cluster: string): Budget {
+    let budget = this.byCluster.get(cluster);
+    if (!budget) {
+      budget = new Budget(this.limitsFor(cluster));
+      this.byCluster.set(cluster, budget);
+    }
+    return budget;
+  }
+
+  /** The run's own cluster. */
+  usage(): BudgetUsage {
+    return this.for(this.defaultCluster).usage();
+  }
+
+  /** Every cluster the run reached, when it reached more than its own. */
+  usageByCluster(): Record<string, BudgetUsage> | undefined {
+    if ([...this.byCluster.keys()].every((c) => c === this.defaultCluster)) return undefined;
+    return Object.fromEntries([...this.byCluster].map(([c, b]) => [c, b.usage()]));
+  }
+}

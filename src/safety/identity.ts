@@ -6,9 +6,9 @@
  * `digest` parameter get it, so a change between the check and the write fails on the node
  * instead of being overwritten.
  */
-import type { PveClientLike } from '../bridge/client.js';
+import type { PveClientLike } from '../client/client-like.js';
 import { isPlainObject } from '../schema/schema-node.js';
-import type { GuestDirectory } from './guests.js';
+import type { GuestDirectory } from '../policy/guests.js';
 
 export interface GuestIdentity {
   vmid: number;

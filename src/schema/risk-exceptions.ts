@@ -22,6 +22,10 @@ export const RISK_EXCEPTIONS: Readonly<Partial<Record<OperationKey, RiskExceptio
     risk: 'privileged',
     reason: 'extracts any file from a guest backup',
   },
+  'GET /nodes/{node}/qemu/{vmid}/agent/exec-status': {
+    risk: 'privileged',
+    reason: 'returns the output of a command anybody ran in the guest, by its process ID',
+  },
   'GET /cluster/acme/plugins/{id}': { risk: 'privileged', reason: 'returns the DNS plugin configuration including its API credentials' },
 
   // Irreversible although not DELETE.

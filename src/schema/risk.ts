@@ -131,6 +131,20 @@ export const RISK_RULES: readonly RiskRule[] = [
     path: re(String.raw`/cluster/sdn`),
     reason: 'applies the pending SDN configuration to the network of every node',
   },
+  {
+    id: 'remote-migration',
+    risk: 'privileged',
+    methods: ['POST'],
+    path: re(String.raw`${GUEST}/remote_migrate`),
+    reason: 'moves the guest and its disks to another cluster, outside every policy of this one',
+  },
+  {
+    id: 'node-contacts-address',
+    risk: 'privileged',
+    methods: 'any',
+    path: re(String.raw`${NODE}/(?:query-url-metadata|query-oci-repo-tags|scan/(?:nfs|cifs|pbs|iscsi)|storage/\{storage\}/(?:download-url|oci-registry-pull))`),
+    reason: 'makes the node connect to an address the caller chooses (downloads, lookups, storage scans with credentials)',
+  },
   // --- destructive: loses data or state, or stops guests hard ---
   {
     id: 'guest-hard-stop',

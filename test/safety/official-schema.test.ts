@@ -4,12 +4,12 @@
  * be rebuilt as an encoded URL, and name the guests and nodes it acts on.
  */
 import { describe, expect, it } from 'vitest';
-import { resolveRequest } from '../../src/bridge/path.js';
+import { resolveRequest } from '../../src/policy/request.js';
 import { loadSchemaFromFile } from '../../src/schema/loader.js';
 import { OFFICIAL_SCHEMA_SKIP_MESSAGE, hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
 import { templateParams } from '../../src/schema/model.js';
-import { Policy } from '../../src/safety/policy.js';
-import { callTargets } from '../../src/safety/targets.js';
+import { Policy } from '../../src/policy/policy.js';
+import { callTargets } from '../../src/policy/targets.js';
 
 const SAMPLE: Record<string, string | number> = {
   node: 'pve1',

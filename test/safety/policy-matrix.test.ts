@@ -11,8 +11,8 @@ import type { BridgeHandler } from '../../src/bridge/protocol.js';
 import { SandboxEngine } from '../../src/sandbox/engine.js';
 import type { HttpMethod, RiskClass } from '../../src/schema/model.js';
 import { Budget } from '../../src/safety/budget.js';
-import { parseResource, type GuestInfo } from '../../src/safety/guests.js';
-import { Policy } from '../../src/safety/policy.js';
+import { parseResource, type GuestInfo } from '../../src/policy/guests.js';
+import { Policy } from '../../src/policy/policy.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { clientFor, sandboxUnavailable, startSim, writesSince } from './helpers/sim.js';
 

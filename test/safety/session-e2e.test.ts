@@ -14,9 +14,9 @@ import type { PveClient } from '../../src/client/index.js';
 import { SandboxEngine } from '../../src/sandbox/engine.js';
 import type { RunOutcome } from '../../src/sandbox/outcome.js';
 import { ApprovalStore, approvePlan, type Approver, type ElicitationAnswer } from '../../src/safety/approval.js';
-import { Policy } from '../../src/safety/policy.js';
+import { Policy } from '../../src/policy/policy.js';
 import { REDACTED, SecretScrubber } from '../../src/safety/redact.js';
-import { RunSession, type SessionDeps, type SessionResult } from '../../src/safety/session.js';
+import { RunSession, type SessionDeps, type SessionResult } from '../../src/app/session.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { clientFor, sandboxUnavailable, startSim, writesSince } from './helpers/sim.js';
 

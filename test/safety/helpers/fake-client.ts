@@ -3,7 +3,7 @@
  * tests use the simulator over HTTPS). Guests live in a map; every request is recorded.
  */
 import { createHash } from 'node:crypto';
-import type { PveClientLike, TaskResult } from '../../../src/bridge/client.js';
+import type { PveClientLike, TaskResult } from '../../../src/client/client-like.js';
 import type { HttpMethod } from '../../../src/schema/model.js';
 
 export interface FakeGuest {

@@ -15,8 +15,34 @@ const opPattern = z.string().superRefine((value, ctx) => {
   }
 });
 
-const privilegedPattern = opPattern.refine((value) => !value.includes('**'), {
-  message: "privileged operations are enabled one by one: use an operation key or a glob with single-segment '*', not '**'",
+/**
+ * `METHOD /path [+param,param]`: the operation, and the parameters whose escalation to privileged
+ * (escalations.ts) the entry enables on it. Without `+…` only the operation itself is enabled.
+ */
+export function splitPrivilegedEntry(value: string): { pattern: string; params: string[] } {
+  const plus = value.indexOf(' +');
+  if (plus < 0) return { pattern: value, params: [] };
+  const params = value
+    .slice(plus + 2)
+    .split(/[,+\s]+/)
+    .filter((p) => p !== '');
+  return { pattern: value.slice(0, plus), params };
+}
+
+const privilegedPattern = z.string().superRefine((value, ctx) => {
+  const { pattern, params } = splitPrivilegedEntry(value);
+  try {
+    compileOpPattern(pattern);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: err instanceof PatternError ? err.message : String(err) });
+    return;
+  }
+  if (pattern.includes('**')) {
+    ctx.addIssue({ code: 'custom', message: "privileged operations are enabled one by one: use an operation key or a glob with single-segment '*', not '**'" });
+  }
+  if (value.includes(' +') && params.length === 0) {
+    ctx.addIssue({ code: 'custom', message: "name the parameters after '+', e.g. 'POST /nodes/*/vzdump +script'" });
+  }
 });
 
 const vmidRange = /^([1-9]\d{0,8})(?:-([1-9]\d{0,8}))?$/;
@@ -29,6 +55,33 @@ const vmidEntry = z.union([z.number().int().min(1), z.string()]).superRefine((va
 });
 
 const name = z.string().min(1, 'must not be empty');
+
+const TARGET_SELECTORS = ['vmids', 'nodes', 'pools', 'tags', 'storages'] as const;
+
+/**
+ * A rule over effects: it protects guests, nodes, pools or storages from every operation that
+ * affects them, whatever path reaches them (a deny on VMID 100 also stops HA, bulk actions and
+ * migrate-all from acting on it). `risk` limits the rule to some classes (default: every class
+ * that changes something).
+ */
+export const TargetRuleSchema = z
+  .strictObject({
+    action: z.enum(['deny', 'approval'], { message: "action must be 'deny' or 'approval'" }),
+    vmids: z.array(vmidEntry).min(1).optional(),
+    nodes: z.array(name).min(1).optional(),
+    pools: z.array(name).min(1).optional(),
+    tags: z.array(name).min(1).optional(),
+    storages: z.array(name).min(1).optional(),
+    risk: z.array(z.enum(RISK_CLASSES)).min(1).optional(),
+    /** Shown in refusals: why the operator protects these targets. */
+    comment: z.string().optional(),
+  })
+  .refine((rule) => TARGET_SELECTORS.some((k) => rule[k] !== undefined), {
+    message: `a target rule names what it protects: one or more of ${TARGET_SELECTORS.join(', ')}`,
+  })
+  .refine((rule) => rule.action !== 'approval' || !rule.risk?.includes('read'), {
+    message: "reads never need approval: an approval rule's risk lists 'write', 'destructive' or 'privileged' (use action 'deny' to hide reads)",
+  });
 
 export const BudgetLimitsSchema = z.strictObject({
   read: z.number().int().min(0).optional(),
@@ -49,8 +102,10 @@ export const PolicyConfigSchema = z.strictObject({
   preset: z.enum(PRESET_NAMES, { message: `preset must be one of ${PRESET_NAMES.join(', ')}` }).default('read-only'),
   allow: z.array(opPattern).default([]),
   deny: z.array(opPattern).default([]),
-  /** Privileged operations enabled one by one (operation key or single-segment glob). */
+  /** Privileged operations enabled one by one (operation key or single-segment glob), with `+param` for escalating parameters. */
   privileged: z.array(privilegedPattern).default([]),
+  /** Rules over effects (by VMID, node, pool, tag or storage), checked with every call's targets. */
+  targets: z.array(TargetRuleSchema).default([]),
   scopes: z
     .strictObject({
       nodes: z.array(name).optional(),
@@ -72,6 +127,7 @@ export const PolicyConfigSchema = z.strictObject({
 export type PolicyConfigInput = z.input<typeof PolicyConfigSchema>;
 export type PolicyConfig = z.output<typeof PolicyConfigSchema>;
 export type BudgetLimitsInput = z.output<typeof BudgetLimitsSchema>;
+export type TargetRuleConfig = z.output<typeof TargetRuleSchema>;
 
 export class PolicyConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -90,7 +146,7 @@ export function parsePolicyConfig(raw: unknown): PolicyConfig {
 function describeIssue(issue: z.core.$ZodIssue): string {
   const key = ['policy', ...issue.path.map(String)].join('.');
   if (issue.code === 'unrecognized_keys') {
-    const known = 'name, preset, allow, deny, privileged, scopes, approval, budget';
+    const known = 'name, preset, allow, deny, privileged, targets, scopes, approval, budget';
     return `${key}: unknown key(s) ${issue.keys.join(', ')}; check the spelling (known at the top level: ${known})`;
   }
   return `${key}: ${issue.message}`;

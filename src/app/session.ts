@@ -14,20 +14,20 @@
  * - otherwise → one live run (approval-needing writes that only show up at run time are refused).
  */
 import { randomUUID } from 'node:crypto';
-import type { PveClientLike } from '../bridge/client.js';
+import type { PveClientLike } from '../client/client-like.js';
 import { createBridgeHandler, type RunMode, type TaskProgressEvent } from '../bridge/handler.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
 import { emptyCounts, type CallCounts } from '../bridge/stats.js';
 import type { ApiModel } from '../schema/model.js';
 import { extractSdkCalls } from '../script/calls.js';
-import { approvalNextStep, type ApprovalStore, type Approver, type ElicitationAnswer } from './approval.js';
-import { Budget, type BudgetUsage } from './budget.js';
-import { GuestDirectory } from './guests.js';
-import { hashCode, PlanBinding, PlanRecorder, summarizePlan, type Plan } from './plan.js';
-import type { Policy } from './policy.js';
-import { preflight, type PreflightReport } from './preflight.js';
-import { PermissionCache } from './privileges.js';
-import { SecretScrubber } from './redact.js';
+import { approvalNextStep, type ApprovalStore, type Approver, type ElicitationAnswer } from '../safety/approval.js';
+import { Budget, Budgets, type BudgetUsage } from '../safety/budget.js';
+import { GuestDirectory } from '../policy/guests.js';
+import { hashCode, PlanBinding, PlanRecorder, summarizePlan, type Plan } from '../safety/plan.js';
+import type { Policy } from '../policy/policy.js';
+import { preflight, type PreflightReport } from '../policy/preflight.js';
+import { PermissionCache } from '../policy/privileges.js';
+import { SecretScrubber } from '../safety/redact.js';
 
 /** The audit surface a session writes to (`AuditLog` satisfies it). */
 export interface SessionAudit {
@@ -80,7 +80,10 @@ export interface ApprovalInfo {
 
 export interface RunStats {
   calls: CallCounts;
+  /** The run's own cluster. */
   budget: BudgetUsage;
+  /** Each cluster the run reached, when it reached others than its own (each charged to its own policy's limits). */
+  budgetByCluster?: Record<string, BudgetUsage>;
 }
 
 export interface SessionResult<T> {
@@ -104,7 +107,7 @@ export interface SessionResult<T> {
 interface PhaseResult<T> {
   outcome: T;
   counts: CallCounts;
-  budget: Budget;
+  budgets: Budgets;
   plan?: Plan;
   binding?: PlanBinding;
 }
@@ -259,7 +262,7 @@ export class RunSession {
     const mode: RunMode = phase === 'probe' ? 'dry-run' : phase;
     const recorder = mode === 'dry-run' ? new PlanRecorder() : undefined;
     const counts = emptyCounts();
-    const budget = new Budget(this.deps.policy.budgetLimits);
+    const budgets = new Budgets(this.deps.defaultCluster, (cluster) => this.policyOf(cluster).budgetLimits);
     const audit = this.deps.audit;
     const handler = createBridgeHandler({
       runId: this.runId,
@@ -268,7 +271,8 @@ export class RunSession {
       client: this.deps.client,
       policy: this.deps.policy,
       ...(this.deps.policyFor ? { policyFor: this.deps.policyFor } : {}),
-      budget,
+      budget: budgets.for(this.deps.defaultCluster),
+      budgetFor: (cluster) => budgets.for(cluster),
       mode,
       counts,
       secrets: this.secrets,
@@ -279,11 +283,16 @@ export class RunSession {
       ...(this.deps.defaultTaskTimeoutMs !== undefined ? { defaultTaskTimeoutMs: this.deps.defaultTaskTimeoutMs } : {}),
     });
     const outcome = await execute(handler, phase);
-    return { outcome, counts, budget, ...(recorder ? { plan: recorder.finish(code, this.deps.policy.name) } : {}), ...(binding ? { binding } : {}) };
+    return { outcome, counts, budgets, ...(recorder ? { plan: recorder.finish(code, this.deps.policy.name) } : {}), ...(binding ? { binding } : {}) };
   }
 
   private finish<T>(phase: PhaseResult<T>, mode: RunMode): SessionResult<T> {
-    return { runId: this.runId, mode, outcome: phase.outcome, stats: { calls: phase.counts, budget: phase.budget.usage() } };
+    const byCluster = phase.budgets.usageByCluster();
+    return { runId: this.runId, mode, outcome: phase.outcome, stats: { calls: phase.counts, budget: phase.budgets.usage(), ...(byCluster ? { budgetByCluster: byCluster } : {}) } };
+  }
+
+  private policyOf(cluster: string): Policy {
+    return this.deps.policyFor ? this.deps.policyFor(cluster) : this.deps.policy;
   }
 
   private blocked<T>(reason: 'preflight' | 'approval' | 'audit', message: string, report?: PreflightReport): SessionResult<T> {

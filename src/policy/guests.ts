@@ -4,7 +4,7 @@
  * (pool and tag membership does not change under a single script's feet; identity checks that
  * need the current truth ask for a fresh listing).
  */
-import type { PveClientLike } from '../bridge/client.js';
+import type { PveClientLike } from '../client/client-like.js';
 
 export interface GuestInfo {
   vmid: number;
@@ -19,12 +19,41 @@ export interface GuestInfo {
 
 export class GuestDirectory {
   private readonly cache = new Map<string, Promise<Map<number, GuestInfo>>>();
+  private readonly local = new Map<string, Promise<string | undefined>>();
 
   constructor(private readonly clientFor: (cluster: string) => PveClientLike) {}
 
   /** The guest as of the first lookup in this run (undefined when no such VMID exists). */
   async lookup(cluster: string, vmid: number, signal?: AbortSignal): Promise<GuestInfo | undefined> {
     return (await (this.cache.get(cluster) ?? this.refresh(cluster, signal))).get(vmid);
+  }
+
+  /** Every guest of the cluster as of the first lookup in this run. */
+  async all(cluster: string, signal?: AbortSignal): Promise<GuestInfo[]> {
+    return [...(await (this.cache.get(cluster) ?? this.refresh(cluster, signal))).values()];
+  }
+
+  /**
+   * The node the API connection lands on: what PVE means by `localhost` in a path
+   * (`GET /cluster/status`, the node entry with `local: 1`). Undefined when the cluster does not say.
+   */
+  localNode(cluster: string, signal?: AbortSignal): Promise<string | undefined> {
+    let found = this.local.get(cluster);
+    if (!found) {
+      found = this.clientFor(cluster)
+        .request('GET', '/cluster/status', {}, { signal })
+        .then((data) => {
+          if (!Array.isArray(data)) return undefined;
+          const entry = data.find((e: unknown) => {
+            const r = e as Record<string, unknown> | null;
+            return r !== null && typeof r === 'object' && r.type === 'node' && (r.local === 1 || r.local === true);
+          }) as Record<string, unknown> | undefined;
+          return typeof entry?.name === 'string' ? entry.name : undefined;
+        });
+      this.local.set(cluster, found);
+      found.catch(() => this.local.delete(cluster));
+    }
+    return found;
   }
 
   /** The guest as the cluster sees it right now (refreshes the cache). */

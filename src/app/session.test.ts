@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClient } from '../../test/safety/helpers/fake-client.js';
 import { testModel } from '../../test/safety/helpers/model.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
-import { ApprovalStore, approvePlan, type ApprovalRequest, type ElicitationAnswer } from './approval.js';
-import { Policy } from './policy.js';
+import { ApprovalStore, approvePlan, type ApprovalRequest, type ElicitationAnswer } from '../safety/approval.js';
+import { Policy } from '../policy/policy.js';
 import { RunSession, type Execute, type SessionDeps } from './session.js';
 
 const model = testModel();

@@ -23,7 +23,9 @@ export interface PresetDefinition {
 const GUEST = '/nodes/*/{qemu,lxc}/*';
 
 export const PRESETS: Record<PresetName, PresetDefinition> = {
-  'read-only': { riskClasses: ['read'], operations: [], approval: [] },
+  // Approval classes matter for read-only only where allow rules add writes: their destructive
+  // escalations (a backup that prunes) still go to a human.
+  'read-only': { riskClasses: ['read'], operations: [], approval: ['destructive', 'privileged'] },
   operator: {
     riskClasses: ['read'],
     operations: [

@@ -9,9 +9,9 @@
  * Scopes (nodes, VMIDs, pools, tags) are checked separately with the call's targets (scope.ts).
  */
 import type { HttpMethod, RiskClass } from '../schema/model.js';
-import { resolveBudgetLimits, type BudgetLimits } from './budget.js';
+import { resolveBudgetLimits, type BudgetLimits } from '../safety/budget.js';
 import { compileOpPattern, matchesOp, type OpPattern } from './glob.js';
-import { parsePolicyConfig, parseVmidRanges, type PolicyConfig } from './policy-config.js';
+import { parsePolicyConfig, parseVmidRanges, splitPrivilegedEntry, type PolicyConfig, type TargetRuleConfig } from './policy-config.js';
 import { PRESETS, type PresetName } from './presets.js';
 
 export interface OperationRef {
@@ -35,6 +35,28 @@ export interface ScopeSpec {
   tags?: ReadonlySet<string>;
 }
 
+/** A compiled target rule (policy.targets[i]). */
+export interface TargetRule {
+  index: number;
+  action: 'deny' | 'approval';
+  vmids?: ReadonlyArray<readonly [number, number]>;
+  nodes?: ReadonlySet<string>;
+  pools?: ReadonlySet<string>;
+  /** Lower-cased. */
+  tags?: ReadonlySet<string>;
+  storages?: ReadonlySet<string>;
+  risk: ReadonlySet<RiskClass>;
+  comment?: string;
+  /** `targets[0] (deny vmids 100)`: for messages and the audit. */
+  label: string;
+}
+
+interface PrivilegedEntry {
+  pattern: OpPattern;
+  /** Escalating parameters (or escalation rule ids) this entry enables; empty: the operation only. */
+  params: ReadonlySet<string>;
+}
+
 export class Policy {
   readonly name: string;
   readonly preset: PresetName;
@@ -43,15 +65,20 @@ export class Policy {
   readonly budgetLimits: BudgetLimits;
   private readonly deny: OpPattern[];
   private readonly allow: OpPattern[];
-  private readonly privileged: OpPattern[];
+  private readonly privileged: PrivilegedEntry[];
   private readonly presetOps: OpPattern[];
+  readonly targetRules: readonly TargetRule[];
 
   constructor(readonly config: PolicyConfig) {
     this.preset = config.preset;
     this.name = config.name ?? config.preset;
     this.deny = config.deny.map(compileOpPattern);
     this.allow = config.allow.map(compileOpPattern);
-    this.privileged = config.privileged.map(compileOpPattern);
+    this.privileged = config.privileged.map((entry) => {
+      const { pattern, params } = splitPrivilegedEntry(entry);
+      return { pattern: { ...compileOpPattern(pattern), source: entry }, params: new Set(params) };
+    });
+    this.targetRules = config.targets.map(compileTargetRule);
     this.presetOps = PRESETS[config.preset].operations.map(compileOpPattern);
     this.approvalClasses = new Set(config.approval?.require ?? PRESETS[config.preset].approval);
     this.budgetLimits = resolveBudgetLimits(config.budget);
@@ -78,8 +105,8 @@ export class Policy {
       return { allowed: false, rule, message: `${shown} is refused by policy '${this.name}' rule ${rule}` };
     }
     if (op.risk === 'privileged') {
-      const enabled = this.privileged.findIndex((p) => matchesOp(p, op.method, paths));
-      if (enabled >= 0) return { allowed: true, rule: `privileged[${enabled}] '${this.privileged[enabled]?.source}'` };
+      const enabled = this.privileged.findIndex((p) => matchesOp(p.pattern, op.method, paths));
+      if (enabled >= 0) return { allowed: true, rule: `privileged[${enabled}] '${this.privileged[enabled]?.pattern.source}'` };
       return {
         allowed: false,
         rule: 'privileged',
@@ -103,6 +130,16 @@ export class Policy {
     };
   }
 
+  /**
+   * The `privileged` entry that enables this escalating parameter (concrete name such as `scsi1`,
+   * its family `scsi[n]`, or the escalation rule's id) on this operation.
+   */
+  enablesEscalation(op: OperationRef, names: readonly string[]): string | undefined {
+    const paths = op.concretePath && op.concretePath !== op.template ? [op.concretePath, op.template] : [op.template];
+    const i = this.privileged.findIndex((p) => matchesOp(p.pattern, op.method, paths) && names.some((n) => p.params.has(n)));
+    return i >= 0 ? `privileged[${i}] '${this.privileged[i]?.pattern.source}'` : undefined;
+  }
+
   needsApproval(risk: RiskClass): boolean {
     return this.approvalClasses.has(risk);
   }
@@ -115,8 +152,35 @@ export class Policy {
   /** An explicit allow rule names this operation (used to permit untargeted writes under a guest scope). */
   explicitlyAllowed(op: OperationRef): boolean {
     const paths = op.concretePath ? [op.concretePath, op.template] : [op.template];
-    return this.allow.some((p) => matchesOp(p, op.method, paths)) || this.privileged.some((p) => matchesOp(p, op.method, paths));
+    return this.allow.some((p) => matchesOp(p, op.method, paths)) || this.privileged.some((p) => matchesOp(p.pattern, op.method, paths));
   }
+}
+
+const CHANGING: readonly RiskClass[] = ['write', 'destructive', 'privileged'];
+
+function compileTargetRule(rule: TargetRuleConfig, index: number): TargetRule {
+  const parts: string[] = [];
+  const list = (key: string, values: ReadonlyArray<string | number> | undefined) => {
+    if (values) parts.push(`${key} ${values.join(', ')}`);
+  };
+  list('vmids', rule.vmids);
+  list('nodes', rule.nodes);
+  list('pools', rule.pools);
+  list('tags', rule.tags);
+  list('storages', rule.storages);
+  const risk = new Set(rule.risk ?? CHANGING);
+  return {
+    index,
+    action: rule.action,
+    ...(rule.vmids ? { vmids: parseVmidRanges(rule.vmids) } : {}),
+    ...(rule.nodes ? { nodes: new Set(rule.nodes) } : {}),
+    ...(rule.pools ? { pools: new Set(rule.pools) } : {}),
+    ...(rule.tags ? { tags: new Set(rule.tags.map((t) => t.toLowerCase())) } : {}),
+    ...(rule.storages ? { storages: new Set(rule.storages) } : {}),
+    risk,
+    ...(rule.comment !== undefined ? { comment: rule.comment } : {}),
+    label: `targets[${index}] (${rule.action} ${parts.join('; ')}${rule.risk ? ` for ${rule.risk.join(', ')}` : ''})`,
+  };
 }
 
 function describePreset(preset: PresetName): string {

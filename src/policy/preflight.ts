@@ -7,16 +7,17 @@
  * Example error: "POST /nodes/pve1/qemu/101/status/start needs VM.PowerMgmt on /vms/101; token
  * has VM.Audit only".
  */
-import type { PveClientLike } from '../bridge/client.js';
-import { InvalidCallError, resolveRequest } from '../bridge/path.js';
+import type { PveClientLike } from '../client/client-like.js';
+import { InvalidCallError, resolveRequest } from './request.js';
 import { evaluatePermission, type MissingPrivilege } from '../permissions/index.js';
 import type { ApiModel, HttpMethod, Operation, OperationKey, RiskClass } from '../schema/model.js';
 import type { SdkCall } from '../script/calls.js';
 import type { GuestDirectory } from './guests.js';
 import type { Policy } from './policy.js';
 import { PermissionCache, UNKNOWN_SEGMENT, type TokenPrivileges } from './privileges.js';
-import { checkScope } from './scope.js';
-import { callRisk, callTargets } from './targets.js';
+import { decideCall } from './decide.js';
+import { escalatingParams, paramMatches } from './escalations.js';
+import { describeCall, resolveFacts } from './facts.js';
 
 export interface PreflightDeps {
   defaultCluster: string;
@@ -98,25 +99,26 @@ export async function preflight(calls: readonly SdkCall[], deps: PreflightDeps):
       continue;
     }
     const { op, pathValues, concretePath, params } = resolved;
-    const { risk, reason } = callRisk(op, params);
     const policy = deps.policyFor ? deps.policyFor(cluster) : deps.policy;
-    Object.assign(entry, { operation: op.key, risk, static: resolved.static, needsApproval: risk !== 'read' && policy.needsApproval(risk) });
+    const input = { cluster, operation: op, pathValues, params, ...(concretePath ? { concretePath } : {}) };
+    // Without a concrete path the targets are not known: decide on the operation and parameters alone.
+    const facts = concretePath && deps.guests ? await resolveFacts(input, policy, deps.guests, deps.signal) : describeCall(input);
+    const decision = decideCall(facts, policy);
+    const risk = facts.risk;
+    Object.assign(entry, { operation: op.key, risk, static: resolved.static, needsApproval: decision.outcome === 'approval' });
     if (entry.needsApproval) report.needsApproval = true;
-    // Unknown param names could raise the risk class (a password makes a call privileged).
+    // Unknown param names or values could raise the risk class (a password makes a call privileged).
     if (call.params === null && op.risk !== 'read') report.hasDynamicCalls = true;
+    if (call.unknownParams.some((name) => escalatingParams(op).some((e) => paramMatches(e.param, name) || e.param === name))) report.hasDynamicCalls = true;
+    // Targets known only at run time may meet a target rule that asks for approval.
+    if (!resolved.static && op.risk !== 'read' && policy.targetRules.some((r) => r.action === 'approval')) report.hasDynamicCalls = true;
     const shown = `${call.method} ${concretePath ?? op.path}`;
 
-    const opRef = { method: call.method, template: op.path, ...(concretePath ? { concretePath } : {}), risk };
-    const decision = policy.decide(opRef);
-    if (!decision.allowed) {
-      report.problems.push({ ...at, severity: 'error', kind: 'denied', message: reason ? `${decision.message} (${reason})` : decision.message });
-      continue;
-    }
-    if (concretePath && deps.guests) {
-      const scope = await checkScope(policy, opRef, callTargets(op, pathValues, params), params, cluster, deps.guests, deps.signal).catch(() => undefined);
-      // "Names no guest" is only certain when every param is known.
-      if (scope && !scope.ok && (resolved.static || scope.rule !== 'scopes')) {
-        report.problems.push({ ...at, severity: 'error', kind: 'denied', message: scope.message });
+    if (decision.outcome === 'deny') {
+      // Scopes and target rules over values known only at run time are checked again then.
+      const certain = resolved.static || /^(?:deny\[|preset|privileged|allow)/.test(decision.rule);
+      if (certain && (concretePath || !/^(?:scopes|targets)/.test(decision.rule))) {
+        report.problems.push({ ...at, severity: 'error', kind: 'denied', message: decision.message });
         continue;
       }
     }

@@ -6,7 +6,7 @@
  * Errors are expected as the client throws them: an HTTP failure carries a numeric `status` (and
  * PVE's per-parameter `errors`), a failed task is `PveTaskFailedError` with its `result`.
  */
-import type { TaskResult, TaskStatus } from '../client/tasks.js';
+import type { TaskResult, TaskStatus } from './tasks.js';
 import type { HttpMethod } from '../schema/model.js';
 
 export type { TaskResult };

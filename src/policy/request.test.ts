@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { testModel } from '../../test/safety/helpers/model.js';
 import { copyJsonData } from './json-data.js';
-import { InvalidCallError, resolveRequest } from './path.js';
+import { InvalidCallError, resolveRequest } from './request.js';
 
 const model = testModel();
 

@@ -9,7 +9,7 @@
  * wildcard: the privilege counts as present if any matching listed path, or the nearest ancestor
  * of the known prefix, grants it, so only certain failures are reported before the run.
  */
-import type { PveClientLike } from '../bridge/client.js';
+import type { PveClientLike } from '../client/client-like.js';
 import { normalizeAclPath } from '../permissions/acl-path.js';
 
 /** Stands for a path value only known at run time. */

@@ -1,0 +1,111 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadSchemaFromFile } from '../schema/loader.js';
+import type { ApiModel, Operation } from '../schema/model.js';
+import { OFFICIAL_SCHEMA_SKIP_MESSAGE, hasOfficialSchema, officialSchemaFile } from '../schema/official-schemas.js';
+import { callRisk, ESCALATION_RULES, escalatingParams, paramMatches, rulesFor, showsEvidence } from './escalations.js';
+
+const op = (method: Operation['method'], path: string, risk: Operation['risk']) => ({ method, path, risk });
+const shutdown = op('POST', '/nodes/{node}/qemu/{vmid}/status/shutdown', 'write');
+const qemuConfig = op('PUT', '/nodes/{node}/qemu/{vmid}/config', 'write');
+const lxcConfig = op('PUT', '/nodes/{node}/lxc/{vmid}/config', 'write');
+const vzdump = op('POST', '/nodes/{node}/vzdump', 'write');
+
+describe('call risk from concrete parameters', () => {
+  it('raises only on escalating values and keeps the harmless twin', () => {
+    expect(callRisk(shutdown, { forceStop: 1, timeout: 0 }).risk).toBe('destructive');
+    expect(callRisk(shutdown, { forceStop: 0 }).risk).toBe('write');
+    expect(callRisk(shutdown, { timeout: 30 }).risk).toBe('write');
+    expect(callRisk(qemuConfig, { delete: 'scsi1', force: 1 }).risk).toBe('destructive');
+    expect(callRisk(qemuConfig, { delete: 'scsi1' }).risk).toBe('write');
+    expect(callRisk(qemuConfig, { delete: 'description', force: 1 }).risk).toBe('write');
+    expect(callRisk(qemuConfig, { delete: 'unused0' }).risk).toBe('destructive');
+    expect(callRisk(vzdump, { vmid: '100', remove: 1 }).risk).toBe('destructive');
+    expect(callRisk(vzdump, { vmid: '100', 'prune-backups': 'keep-last=1' }).risk).toBe('destructive');
+    expect(callRisk(vzdump, { vmid: '100', 'prune-backups': 'keep-last=1', remove: 0 }).risk).toBe('write');
+    expect(callRisk(vzdump, { vmid: '100', 'prune-backups': 'keep-all=1' }).risk).toBe('write');
+    expect(callRisk(vzdump, { vmid: '100', script: '/root/hook.pl' }).risk).toBe('privileged');
+    expect(callRisk(vzdump, { vmid: '100', mode: 'snapshot' }).risk).toBe('write');
+  });
+
+  it('reads property strings: host paths, host devices, mappings', () => {
+    expect(callRisk(lxcConfig, { mp0: '/,mp=/host' }).risk).toBe('privileged');
+    expect(callRisk(lxcConfig, { mp0: 'volume=/dev/sda,mp=/mnt' }).risk).toBe('privileged');
+    expect(callRisk(lxcConfig, { mp0: 'local-lvm:8,mp=/data' }).risk).toBe('write');
+    expect(callRisk(lxcConfig, { dev0: '/dev/sda' }).risk).toBe('privileged');
+    expect(callRisk(lxcConfig, { features: 'nesting=1' }).risk).toBe('write');
+    expect(callRisk(lxcConfig, { features: 'nesting=1,mknod=1' }).risk).toBe('privileged');
+    expect(callRisk(qemuConfig, { hostpci0: '0000:01:00.0' }).risk).toBe('privileged');
+    expect(callRisk(qemuConfig, { hostpci0: 'mapping=gpu' }).risk).toBe('write');
+    expect(callRisk(qemuConfig, { usb1: 'host=1234:5678' }).risk).toBe('privileged');
+    expect(callRisk(qemuConfig, { usb1: 'spice' }).risk).toBe('write');
+    expect(callRisk(qemuConfig, { scsi1: '/dev/sdb' }).risk).toBe('privileged');
+    expect(callRisk(qemuConfig, { scsi1: 'local-lvm:32,import-from=/var/lib/vz/x.qcow2' }).risk).toBe('privileged');
+    expect(callRisk(qemuConfig, { scsi1: 'local-lvm:32' }).risk).toBe('write');
+    expect(callRisk(qemuConfig, { serial0: 'socket' }).risk).toBe('write');
+    expect(callRisk(qemuConfig, { serial0: '/dev/ttyS0' }).risk).toBe('privileged');
+    expect(callRisk(qemuConfig, { sshkeys: 'ssh-ed25519 AAAA' }).risk).toBe('privileged');
+    expect(callRisk(qemuConfig, { ciuser: 'admin' }).risk).toBe('privileged');
+  });
+
+  it('an action on every guest is destructive; the same action on a list is not', () => {
+    const bulk = op('POST', '/cluster/bulk-action/guest/shutdown', 'write');
+    expect(callRisk(bulk, {}).risk).toBe('destructive');
+    expect(callRisk(bulk, { vms: [] }).risk).toBe('destructive');
+    expect(callRisk(bulk, { vms: [100, 101] }).risk).toBe('write');
+    expect(callRisk(bulk, { vms: [100], 'force-stop': 1 }).risk).toBe('destructive');
+    const startall = op('POST', '/nodes/{node}/startall', 'write');
+    expect(callRisk(startall, {}).risk).toBe('destructive');
+    expect(callRisk(startall, { vms: '100,101' }).risk).toBe('write');
+  });
+
+  it('names the parameter and the rule of each escalation', () => {
+    expect(callRisk(vzdump, { vmid: '100', script: '/x', remove: 1 }).escalations).toEqual([
+      expect.objectContaining({ rule: 'backup-remove', param: 'remove', risk: 'destructive' }),
+      expect.objectContaining({ rule: 'backup-script', param: 'script', risk: 'privileged', class: 'host-exec' }),
+    ]);
+  });
+
+  it('matches indexed families by their base only', () => {
+    expect(paramMatches('hostpci[n]', 'hostpci3')).toBe(true);
+    expect(paramMatches('hostpci[n]', 'hostpci')).toBe(false);
+    expect(paramMatches('mp[n]', 'mpx1')).toBe(false);
+  });
+});
+
+describe.skipIf(!hasOfficialSchema('9.1'))(`escalation rules against the PVE 9.1 schema (skipped when absent: ${OFFICIAL_SCHEMA_SKIP_MESSAGE})`, () => {
+  let model: ApiModel;
+  beforeAll(async () => {
+    model = await loadSchemaFromFile(officialSchemaFile('9.1'));
+  });
+
+  // A rule that names a parameter the schema no longer has, whose parameter no longer shows the
+  // evidence, or that raises no operation above its own class has rotted: this fails.
+  for (const rule of ESCALATION_RULES) {
+    it(`${rule.id}: its parameters exist with their evidence and raise the class`, () => {
+      const ops = model.operations.filter((o) => rulesFor(o).includes(rule));
+      expect(ops.length, `${rule.id} applies to no operation`).toBeGreaterThan(0);
+      for (const param of rule.params) {
+        const carriers = ops.filter((o) => o.params.some((p) => paramMatches(param, p.name) || p.name === param));
+        expect(carriers.length, `${rule.id}: no operation it applies to has '${param}'`).toBeGreaterThan(0);
+        const withEvidence = carriers.filter((o) => o.params.some((p) => (paramMatches(param, p.name) || p.name === param) && showsEvidence(p, rule.evidence)));
+        expect(withEvidence.length, `${rule.id}: '${param}' does not show its evidence ${String(Object.values(rule.evidence)[0])}`).toBeGreaterThan(0);
+        expect(
+          withEvidence.some((o) => escalatingParams(o).some((e) => e.rule === rule)),
+          `${rule.id}: '${param}' raises no operation above its own class`,
+        ).toBe(true);
+      }
+    });
+  }
+
+  it('every parameter PVE documents as root-only is covered by an escalation or a privileged operation', () => {
+    const uncovered: string[] = [];
+    for (const o of model.operations) {
+      if (o.risk === 'privileged') continue;
+      for (const p of o.params) {
+        if (!/only root|root@pam|requires 'root/i.test(p.description ?? '')) continue;
+        if (!escalatingParams(o).some((e) => paramMatches(e.param, p.name) || e.param === p.name)) uncovered.push(`${o.key} ${p.name}`);
+      }
+    }
+    expect(uncovered).toEqual([]);
+  });
+});

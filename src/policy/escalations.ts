@@ -1,0 +1,561 @@
+/**
+ * Parameters that change what a call does. The risk class of an operation (schema/risk.ts) is its
+ * effect with ordinary parameters; PVE's danger often lives in the parameters: a shutdown with
+ * `forceStop` is a power cut, a config `delete` of `unused0` destroys a volume, a backup with
+ * `script` runs a hook as root on the node, `sshkeys` hands out a login, an LXC mount point of `/`
+ * gives a guest the host. Each rule here raises the call's class when its parameter has such a
+ * value, names the class of effect, and names its evidence in the official schema: a test walks
+ * the 9.1 schema and fails when a rule's parameter no longer exists, no longer shows that
+ * evidence, or no longer raises the class of any operation it applies to.
+ *
+ * Rules never lower a class. Where a rule raises a call to `privileged`, the policy enables it per
+ * parameter (`privileged: ['POST /nodes/*\/vzdump +script']`), so enabling an operation never
+ * silently enables its escalations. The rationale of every rule is in docs/risk-classes.md.
+ */
+import type { HttpMethod, Operation, ParamSpec, RiskClass } from '../schema/model.js';
+import { isTruthy, listOf } from './targets.js';
+import { parsePropertyString, parseVolume } from './volumes.js';
+
+export const ESCALATION_CLASSES = [
+  'hard-stop',
+  'physical-removal',
+  'overwrite',
+  'host-exec',
+  'credential',
+  'host-resource',
+  'data-egress',
+  'bulk',
+  'lock-bypass',
+  'root-only',
+] as const;
+export type EscalationClass = (typeof ESCALATION_CLASSES)[number];
+
+/** What in the official schema shows that the parameter has the rule's effect. */
+export type Evidence =
+  | { description: RegExp }
+  | { format: string }
+  | { pattern: RegExp }
+  | { keys: readonly string[] }
+  | { enum: string }
+  | { type: string };
+
+export interface EscalationRule {
+  id: string;
+  class: EscalationClass;
+  risk: 'destructive' | 'privileged';
+  methods: readonly HttpMethod[];
+  /** Path templates the rule applies to. */
+  path: RegExp;
+  /** The parameter; `name[n]` stands for an indexed family (`hostpci[n]` = hostpci0…hostpciN). */
+  params: readonly string[];
+  evidence: Evidence;
+  /**
+   * Whether the concrete value escalates. Called for every matching parameter present, and once
+   * with `undefined` when `whenAbsent` is set and none is present. Default: the value is set and
+   * not false.
+   */
+  when?: (value: unknown, params: Readonly<Record<string, unknown>>) => boolean;
+  whenAbsent?: boolean;
+  reason: string;
+}
+
+/** One escalation of one call: which rule, which parameter. */
+export interface Escalation {
+  rule: string;
+  class: EscalationClass;
+  risk: 'destructive' | 'privileged';
+  /** The concrete parameter (`scsi1`), or the rule's parameter when it escalates by its absence. */
+  param: string;
+  reason: string;
+}
+
+const GUEST = String.raw`/nodes/\{node\}/(?:qemu|lxc)/\{vmid\}`;
+const QEMU = String.raw`/nodes/\{node\}/qemu/\{vmid\}`;
+const LXC = String.raw`/nodes/\{node\}/lxc/\{vmid\}`;
+const CREATE_OR_CONFIG_QEMU = String.raw`/nodes/\{node\}/qemu(?:/\{vmid\}/config)?`;
+const CREATE_OR_CONFIG_LXC = String.raw`/nodes/\{node\}/lxc(?:/\{vmid\}/config)?`;
+const CREATE_OR_CONFIG_GUEST = String.raw`/nodes/\{node\}/(?:qemu|lxc)(?:/\{vmid\}/config)?`;
+const BACKUP = String.raw`/nodes/\{node\}/vzdump|/cluster/backup(?:/\{id\})?`;
+const re = (source: string) => new RegExp(`^(?:${source})$`);
+const CHANGES: readonly HttpMethod[] = ['POST', 'PUT'];
+
+const DISK_KEY = /^(?:ide|sata|scsi|virtio|unused|mp)\d+$|^(?:efidisk0|tpmstate0|rootfs)$/;
+const UNUSED_KEY = /^unused\d+$/;
+const isSet = (v: unknown): boolean => v !== undefined && v !== null && v !== '' && v !== false && v !== 0 && v !== '0';
+const deletes = (params: Readonly<Record<string, unknown>>): string[] => listOf(params.delete);
+const noVms = (_: unknown, params: Readonly<Record<string, unknown>>): boolean => listOf(params.vms).length === 0;
+const hostPath = (v: unknown): boolean => typeof v === 'string' && parseVolume(v)?.hostPath !== undefined;
+
+export const ESCALATION_RULES: readonly EscalationRule[] = [
+  // --- hard stops ---
+  {
+    id: 'shutdown-force-stop',
+    class: 'hard-stop',
+    risk: 'destructive',
+    methods: ['POST'],
+    path: re(`${GUEST}/status/shutdown`),
+    params: ['forceStop'],
+    evidence: { description: /stops/i },
+    when: isTruthy,
+    reason: 'a shutdown with forceStop cuts power when the guest does not stop in time (with timeout 0: at once)',
+  },
+  {
+    id: 'bulk-shutdown-force-stop',
+    class: 'hard-stop',
+    risk: 'destructive',
+    methods: ['POST'],
+    path: re(String.raw`/cluster/bulk-action/guest/shutdown`),
+    params: ['force-stop'],
+    evidence: { description: /stops/i },
+    when: isTruthy,
+    reason: 'a bulk shutdown with force-stop cuts power to every guest that does not stop in time',
+  },
+  // --- every guest at once ---
+  {
+    id: 'bulk-every-guest',
+    class: 'bulk',
+    risk: 'destructive',
+    methods: ['POST'],
+    path: re(String.raw`/cluster/bulk-action/guest/(?:start|shutdown|suspend|migrate)`),
+    params: ['vms'],
+    evidence: { type: 'array' },
+    whenAbsent: true,
+    when: noVms,
+    reason: 'without vms a bulk action acts on every guest of the cluster',
+  },
+  {
+    id: 'node-every-guest',
+    class: 'bulk',
+    risk: 'destructive',
+    methods: ['POST'],
+    path: re(String.raw`/nodes/\{node\}/(?:startall|migrateall)`),
+    params: ['vms'],
+    evidence: { format: 'pve-vmid-list' },
+    whenAbsent: true,
+    when: noVms,
+    reason: 'without vms the action starts or migrates every guest of the node',
+  },
+  // --- physical removal and pruning ---
+  {
+    id: 'config-delete-force',
+    class: 'physical-removal',
+    risk: 'destructive',
+    methods: CHANGES,
+    path: re(`${QEMU}/config`),
+    params: ['force'],
+    evidence: { description: /physical removal/i },
+    when: (v, params) => isTruthy(v) && deletes(params).some((k) => DISK_KEY.test(k)),
+    reason: 'deleting a disk with force destroys its volume instead of keeping it as an unused disk',
+  },
+  {
+    id: 'config-delete-unused',
+    class: 'physical-removal',
+    risk: 'destructive',
+    methods: CHANGES,
+    path: re(`${GUEST}/config`),
+    params: ['delete'],
+    evidence: { format: 'pve-configid-list' },
+    when: (v) => listOf(v).some((k) => UNUSED_KEY.test(k)),
+    reason: 'deleting an unusedN entry destroys the volume it refers to',
+  },
+  {
+    id: 'backup-remove',
+    class: 'physical-removal',
+    risk: 'destructive',
+    methods: CHANGES,
+    path: re(BACKUP),
+    params: ['remove'],
+    evidence: { description: /prune/i },
+    when: isTruthy,
+    reason: 'remove prunes older backups by the retention settings: backups are deleted',
+  },
+  {
+    id: 'backup-prune-backups',
+    class: 'physical-removal',
+    risk: 'destructive',
+    methods: CHANGES,
+    path: re(BACKUP),
+    params: ['prune-backups'],
+    evidence: { format: 'prune-backups' },
+    when: (v, params) => prunes(v) && !(Object.hasOwn(params, 'remove') && !isTruthy(params.remove)),
+    reason: 'a retention other than keep-all prunes (deletes) older backups after the backup',
+  },
+  {
+    id: 'backup-maxfiles',
+    class: 'physical-removal',
+    risk: 'destructive',
+    methods: CHANGES,
+    path: re(BACKUP),
+    params: ['maxfiles'],
+    evidence: { description: /backup file/i },
+    when: (v, params) => isSet(v) && !(Object.hasOwn(params, 'remove') && !isTruthy(params.remove)),
+    reason: 'the older retention setting: backups beyond the count are deleted',
+  },
+  {
+    id: 'replication-remove-job',
+    class: 'physical-removal',
+    risk: 'destructive',
+    methods: CHANGES,
+    path: re(String.raw`/cluster/replication(?:/\{id\})?`),
+    params: ['remove_job'],
+    evidence: { description: /remove/i },
+    reason: 'marks the job for removal: its replication snapshots (with full: the replicated volumes on the target) are deleted',
+  },
+  {
+    id: 'move-delete-source',
+    class: 'physical-removal',
+    risk: 'destructive',
+    methods: ['POST'],
+    path: re(`${QEMU}/move_disk|${LXC}/move_volume`),
+    params: ['delete'],
+    evidence: { description: /delete/i },
+    when: isTruthy,
+    reason: 'the source volume is destroyed after the copy instead of being kept as an unused disk',
+  },
+  // --- overwrite on restore ---
+  {
+    id: 'restore-force',
+    class: 'overwrite',
+    risk: 'destructive',
+    methods: ['POST'],
+    path: re(String.raw`/nodes/\{node\}/(?:qemu|lxc)`),
+    params: ['force'],
+    evidence: { description: /overwrite/i },
+    when: isTruthy,
+    reason: 'force restores over an existing guest: its disks and configuration are destroyed',
+  },
+  // --- code execution on the host ---
+  {
+    id: 'guest-hookscript',
+    class: 'host-exec',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(CREATE_OR_CONFIG_GUEST),
+    params: ['hookscript'],
+    evidence: { description: /script/i },
+    when: isSet,
+    reason: 'a hook script runs as root on the node at every start and stop of the guest',
+  },
+  ...(['script', 'dumpdir', 'tmpdir'] as const).map(
+    (param): EscalationRule => ({
+      id: `backup-${param}`,
+      class: 'host-exec',
+      risk: 'privileged',
+      methods: CHANGES,
+      path: re(BACKUP),
+      params: [param],
+      evidence: { description: param === 'script' ? /script/i : /directory/i },
+      when: isSet,
+      reason:
+        param === 'script'
+          ? 'the backup runs the named hook script as root on the node (PVE restricts it to root@pam)'
+          : `the backup writes to an arbitrary directory of the node (PVE restricts ${param} to root@pam)`,
+    }),
+  ),
+  {
+    id: 'qemu-args',
+    class: 'host-exec',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(CREATE_OR_CONFIG_QEMU),
+    params: ['args'],
+    evidence: { description: /arguments/i },
+    when: isSet,
+    reason: 'raw QEMU arguments can open host files and devices or run programs (root@pam only in PVE)',
+  },
+  ...(['force-cpu', 'migratedfrom', 'stateuri'] as const).map(
+    (param): EscalationRule => ({
+      id: `start-${param}`,
+      class: 'root-only',
+      risk: 'privileged',
+      methods: ['POST'],
+      path: re(`${QEMU}/status/start`),
+      params: [param],
+      evidence: { description: param === 'force-cpu' ? /cpu/i : param === 'migratedfrom' ? /node/i : /state/i },
+      when: isSet,
+      reason: `${param} is an internal migration parameter that overrides how QEMU starts on the host (root@pam only in PVE)`,
+    }),
+  ),
+  {
+    id: 'upload-tmpfilename',
+    class: 'host-exec',
+    risk: 'privileged',
+    methods: ['POST'],
+    path: re(String.raw`/nodes/\{node\}/storage/\{storage\}/upload`),
+    params: ['tmpfilename'],
+    evidence: { description: /localhost/i },
+    when: isSet,
+    reason: 'names a file of the node to import into the storage instead of the uploaded one',
+  },
+  // --- credentials and logins ---
+  ...(
+    [
+      ['cloudinit-password', CREATE_OR_CONFIG_QEMU, 'cipassword', /password/i, 'sets the password of the cloud-init user'],
+      ['cloudinit-user', CREATE_OR_CONFIG_QEMU, 'ciuser', /user/i, 'chooses which guest user receives the cloud-init keys and password'],
+      ['cloudinit-sshkeys', CREATE_OR_CONFIG_QEMU, 'sshkeys', /ssh/i, 'installs SSH keys: hands out a login to the guest'],
+      ['cloudinit-custom', CREATE_OR_CONFIG_QEMU, 'cicustom', /cloud-init/i, 'custom cloud-init files run arbitrary commands and create users in the guest'],
+      ['ct-password', String.raw`/nodes/\{node\}/lxc`, 'password', /password/i, "sets the container's root password"],
+      ['ct-ssh-keys', String.raw`/nodes/\{node\}/lxc`, 'ssh-public-keys', /ssh/i, "installs SSH keys for the container's root"],
+      ['notification-password', String.raw`/cluster/notifications/endpoints/smtp(?:/\{name\})?`, 'password', /password/i, 'stores a mail server password'],
+    ] as const
+  ).map(
+    ([id, path, param, description, reason]): EscalationRule => ({
+      id,
+      class: 'credential',
+      risk: 'privileged',
+      methods: CHANGES,
+      path: re(path),
+      params: [param],
+      evidence: { description },
+      when: isSet,
+      reason,
+    }),
+  ),
+  {
+    id: 'cloudinit-dump-user',
+    class: 'credential',
+    risk: 'privileged',
+    methods: ['GET'],
+    path: re(`${QEMU}/cloudinit/dump`),
+    params: ['type'],
+    evidence: { enum: 'user' },
+    when: (v) => v === 'user',
+    reason: 'the user-data dump carries the cloud-init password and SSH keys in plain text',
+  },
+  // --- host resources exposed to guests ---
+  {
+    id: 'qemu-host-pci',
+    class: 'host-resource',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(CREATE_OR_CONFIG_QEMU),
+    params: ['hostpci[n]'],
+    evidence: { format: 'pve-qm-hostpci' },
+    when: (v) => typeof v === 'string' && v !== '' && parsePropertyString(v, 'host').mapping === undefined,
+    reason: 'passes a host PCI device through to the guest (root@pam only without a resource mapping)',
+  },
+  {
+    id: 'qemu-host-usb',
+    class: 'host-resource',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(CREATE_OR_CONFIG_QEMU),
+    params: ['usb[n]'],
+    evidence: { keys: ['host', 'mapping'] },
+    when: (v) => {
+      if (typeof v !== 'string' || v === '') return false;
+      const host = parsePropertyString(v, 'host').host;
+      return host !== undefined && host !== 'spice';
+    },
+    reason: 'passes a host USB device through to the guest (root@pam only without a resource mapping)',
+  },
+  {
+    id: 'qemu-host-serial',
+    class: 'host-resource',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(CREATE_OR_CONFIG_QEMU),
+    params: ['serial[n]'],
+    evidence: { pattern: /\/dev\// },
+    when: (v) => typeof v === 'string' && v.startsWith('/dev/'),
+    reason: 'maps a host serial device into the guest (root@pam only in PVE)',
+  },
+  {
+    id: 'qemu-host-parallel',
+    class: 'host-resource',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(CREATE_OR_CONFIG_QEMU),
+    params: ['parallel[n]'],
+    evidence: { pattern: /\/dev\// },
+    when: isSet,
+    reason: 'maps a host parallel device into the guest (root@pam only in PVE)',
+  },
+  {
+    id: 'qemu-disk-host-path',
+    class: 'host-resource',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(CREATE_OR_CONFIG_QEMU),
+    params: ['ide[n]', 'sata[n]', 'scsi[n]', 'virtio[n]', 'efidisk0', 'tpmstate0'],
+    evidence: { keys: ['file', 'import-from'] },
+    when: (v) => {
+      if (typeof v !== 'string') return false;
+      const keys = parsePropertyString(v, 'file');
+      return hostPath(keys.file) || hostPath(keys['import-from']);
+    },
+    reason: 'a disk or import source given as an absolute path gives the guest a host device or file (root@pam only in PVE)',
+  },
+  {
+    id: 'ct-mount-host-path',
+    class: 'host-resource',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(CREATE_OR_CONFIG_LXC),
+    params: ['mp[n]', 'rootfs'],
+    evidence: { keys: ['volume'] },
+    when: (v) => typeof v === 'string' && hostPath(parsePropertyString(v, 'volume').volume),
+    reason: 'a bind mount or device mount point gives the container a host directory or disk (root@pam only in PVE)',
+  },
+  {
+    id: 'ct-device',
+    class: 'host-resource',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(CREATE_OR_CONFIG_LXC),
+    params: ['dev[n]'],
+    evidence: { keys: ['path'] },
+    when: isSet,
+    reason: 'passes a host device node through to the container (root@pam only in PVE)',
+  },
+  {
+    id: 'ct-features',
+    class: 'host-resource',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(CREATE_OR_CONFIG_LXC),
+    params: ['features'],
+    evidence: { keys: ['mknod', 'mount', 'nesting'] },
+    when: (v) => typeof v === 'string' && Object.entries(parsePropertyString(v, 'nesting')).some(([k, val]) => k !== 'nesting' && isSet(val)),
+    reason: 'feature flags other than nesting (mount, mknod, fuse, keyctl, force_rw_sys) loosen the container confinement (root@pam only in PVE)',
+  },
+  {
+    id: 'ct-privileged',
+    class: 'host-resource',
+    risk: 'privileged',
+    methods: ['POST'],
+    path: re(String.raw`/nodes/\{node\}/lxc`),
+    params: ['unprivileged'],
+    evidence: { type: 'boolean' },
+    when: (v) => v !== undefined && !isTruthy(v),
+    reason: "a privileged container's root is root on the host",
+  },
+  {
+    id: 'restore-host-path',
+    class: 'host-resource',
+    risk: 'privileged',
+    methods: ['POST'],
+    path: re(String.raw`/nodes/\{node\}/(?:qemu|lxc)`),
+    params: ['archive', 'ostemplate'],
+    evidence: { description: /path|file/i },
+    when: (v) => typeof v === 'string' && (v === '-' || v.startsWith('/')),
+    reason: 'restores from a file of the node (or stdin) instead of a storage volume',
+  },
+  {
+    id: 'backup-job-id',
+    class: 'root-only',
+    risk: 'privileged',
+    methods: ['POST'],
+    path: re(String.raw`/nodes/\{node\}/vzdump`),
+    params: ['job-id'],
+    evidence: { description: /root@pam/ },
+    when: isSet,
+    reason: 'passes the backup off as a scheduled job in its notifications (root@pam only in PVE)',
+  },
+  // --- guard rails bypassed ---
+  {
+    id: 'skiplock',
+    class: 'lock-bypass',
+    risk: 'privileged',
+    methods: ['POST', 'PUT', 'DELETE'],
+    path: re(`${GUEST}(?:/.*)?`),
+    params: ['skiplock'],
+    evidence: { description: /root/i },
+    when: isTruthy,
+    reason: 'ignores the lock a backup, migration or snapshot holds on the guest (root@pam only in PVE)',
+  },
+  {
+    id: 'qemu-lock',
+    class: 'lock-bypass',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(`${QEMU}/config`),
+    params: ['lock'],
+    evidence: { description: /lock/i },
+    when: isSet,
+    reason: 'sets or clears the guest lock by hand (root@pam only in PVE)',
+  },
+  {
+    id: 'migrate-local-devices',
+    class: 'lock-bypass',
+    risk: 'privileged',
+    methods: ['POST'],
+    path: re(`${QEMU}/migrate`),
+    params: ['force'],
+    evidence: { description: /root/i },
+    when: isTruthy,
+    reason: 'migrates a VM that uses local host devices (root@pam only in PVE)',
+  },
+];
+
+const ORDER: Readonly<Record<RiskClass, number>> = { read: 0, write: 1, destructive: 2, privileged: 3 };
+
+export function higherRisk(a: RiskClass, b: RiskClass): RiskClass {
+  return ORDER[b] > ORDER[a] ? b : a;
+}
+
+/** Does the rule's parameter name (`hostpci[n]`) cover this concrete parameter (`hostpci3`)? */
+export function paramMatches(ruleParam: string, name: string): boolean {
+  if (!ruleParam.endsWith('[n]')) return ruleParam === name;
+  const base = ruleParam.slice(0, -3);
+  return name.startsWith(base) && /^\d+$/.test(name.slice(base.length));
+}
+
+export function rulesFor(op: Pick<Operation, 'method' | 'path'>): EscalationRule[] {
+  return ESCALATION_RULES.filter((r) => r.methods.includes(op.method) && r.path.test(op.path));
+}
+
+/** The escalations of one call: every rule whose parameter has an escalating value. */
+export function callEscalations(op: Pick<Operation, 'method' | 'path' | 'risk'>, params: Readonly<Record<string, unknown>>): Escalation[] {
+  if (op.risk === 'privileged') return [];
+  const out: Escalation[] = [];
+  for (const rule of rulesFor(op)) {
+    if (ORDER[rule.risk] <= ORDER[op.risk]) continue;
+    const when = rule.when ?? isSet;
+    let present = false;
+    for (const name of Object.keys(params)) {
+      if (!rule.params.some((p) => paramMatches(p, name))) continue;
+      present = true;
+      if (when(params[name], params)) out.push({ rule: rule.id, class: rule.class, risk: rule.risk, param: name, reason: rule.reason });
+    }
+    if (!present && rule.whenAbsent && when(undefined, params)) {
+      out.push({ rule: rule.id, class: rule.class, risk: rule.risk, param: rule.params[0] as string, reason: rule.reason });
+    }
+  }
+  return out;
+}
+
+/** The risk of a call: the operation's class raised by its escalations. */
+export function callRisk(op: Pick<Operation, 'method' | 'path' | 'risk'>, params: Readonly<Record<string, unknown>>): { risk: RiskClass; escalations: Escalation[] } {
+  const escalations = callEscalations(op, params);
+  return { risk: escalations.reduce<RiskClass>((r, e) => higherRisk(r, e.risk), op.risk), escalations };
+}
+
+/** Does the parameter show the rule's evidence? (Used by the schema test and by get_schema.) */
+export function showsEvidence(spec: ParamSpec, evidence: Evidence): boolean {
+  if ('description' in evidence) return evidence.description.test(spec.description ?? '');
+  if ('format' in evidence) return spec.format === evidence.format || spec.items?.format === evidence.format;
+  if ('pattern' in evidence) return evidence.pattern.test(spec.pattern ?? '');
+  if ('enum' in evidence) return (spec.enum ?? []).includes(evidence.enum);
+  if ('type' in evidence) return spec.type === evidence.type;
+  const format = spec.format;
+  return typeof format === 'object' && evidence.keys.every((k) => Object.hasOwn(format, k));
+}
+
+/** Escalation rules a parameter of this operation can trigger (get_schema and search_api show them). */
+export function escalatingParams(op: Pick<Operation, 'method' | 'path' | 'risk' | 'params'>): Array<{ param: string; rule: EscalationRule }> {
+  const out: Array<{ param: string; rule: EscalationRule }> = [];
+  for (const rule of rulesFor(op)) {
+    if (ORDER[rule.risk] <= ORDER[op.risk]) continue;
+    for (const p of rule.params) {
+      if (op.params.some((spec) => paramMatches(p, spec.name) || spec.name === p)) out.push({ param: p, rule });
+    }
+  }
+  return out;
+}
+
+function prunes(value: unknown): boolean {
+  if (typeof value !== 'string' || value === '') return isSet(value);
+  const keys = parsePropertyString(value, 'keep-all');
+  return !(isTruthy(keys['keep-all']) && Object.keys(keys).length === 1) && Object.keys(keys).some((k) => k.startsWith('keep-') && k !== 'keep-all');
+}

@@ -1,0 +1,191 @@
+/**
+ * What a call acts on, read from the operation's schema (parameter formats, array items and
+ * property-string keys) and the concrete values — path values and parameters alike:
+ *
+ * - nodes: `pve-node`/`pve-node-list`/HA node lists (`pve1:2`), the path's node, migration targets;
+ * - guests: `pve-vmid`/`pve-vmid-list` values as strings, numbers or arrays (`vms: [100, 101]`,
+ *   `vms: '100,101'`), HA resource IDs (`vm:100`, `ct:101`, lists in HA rules), clone/restore/migrate
+ *   destinations (`newid`, `target-vmid`);
+ * - data of other guests: volumes whose name carries an owner (`vm-111-disk-0` attached to VM 100
+ *   reaches guest 111's data), restore archives, import sources;
+ * - storages, pools, volumes, host paths;
+ * - every guest of the cluster, or of the named nodes, for calls that name none: bulk actions
+ *   without `vms`, `startall`/`stopall`/`migrateall` without `vms`, backups with `all`;
+ *   every guest of a pool for backups with `pool`.
+ *
+ * A value that should name a target but cannot be read (`vms: 'abc'`) makes the call unresolved:
+ * the decision treats it as touching everything.
+ */
+import type { Operation, ParamSpec, SchemaNode } from '../schema/model.js';
+import { parsePropertyString, parseVolume } from './volumes.js';
+
+export interface CallTargets {
+  nodes: string[];
+  /** Guests the call acts on (path vmid, `vms`, HA resources, clone/restore/migrate destinations). */
+  vmids: number[];
+  /** Guests whose data the call reaches through a volume it names (not already in `vmids`). */
+  dataOf: number[];
+  storages: string[];
+  pools: string[];
+  volumes: string[];
+  hostPaths: string[];
+  /** Every guest of the cluster, or of the call's nodes; absent when the call names its guests. */
+  allGuests?: 'cluster' | 'nodes';
+  /** Pools whose every guest the call acts on (backup `pool`). */
+  poolGuests: string[];
+  /** Values that should name targets but could not be read; non-empty means "touches everything". */
+  unresolved: string[];
+}
+
+const NODE_FORMATS = new Set(['pve-node', 'pve-node-list', 'pve-ha-node-list']);
+const VMID_FORMATS = new Set(['pve-vmid', 'pve-vmid-list']);
+const VOLUME_FORMATS = new Set(['pve-volume-id', 'pve-volume-id-or-qm-path', 'pve-volume-id-or-absolute-path', 'pve-lxc-mp-string']);
+const STORAGE_FORMATS = new Set(['pve-storage-id', 'pve-storage-id-list']);
+const HA_FORMATS = new Set(['pve-ha-resource-or-vm-id', 'pve-ha-resource-id-list']);
+/** Parameters without a format that carry a volume ID in every operation that has them. */
+const VOLUME_NAMES = new Set(['archive', 'volume', 'ostemplate', 'vmstate']);
+/** vmid lists that name guests to leave out, not to act on. */
+const NOT_TARGETS = new Set(['exclude']);
+/** `target-storage`/`targetstorage` pairs (`src:dst` or one storage for all). */
+const STORAGE_PAIR_FORMATS = new Set(['storage-pair-list']);
+/** Operations that act on every guest in reach unless `vms` narrows them. */
+const ALL_UNLESS_VMS = /^\/cluster\/bulk-action\/guest\/[^/]+$|^\/nodes\/\{node\}\/(?:startall|stopall|migrateall)$/;
+const HA_SID = /^(?:(?:vm|ct):)?([1-9][0-9]{0,8})$/;
+const VMID = /^[1-9][0-9]{0,8}$/;
+
+export function callTargets(op: Operation, pathValues: Record<string, string>, params: Record<string, unknown>): CallTargets {
+  const t = new TargetSet();
+  const value = (name: string): unknown => (Object.hasOwn(pathValues, name) ? pathValues[name] : params[name]);
+  const named = new Set<string>();
+
+  for (const spec of op.params) {
+    named.add(spec.name);
+    const v = value(spec.name);
+    if (v === undefined || v === null || v === '') continue;
+    readParam(t, op, spec, v);
+  }
+  // Path values count even when the schema's parameter list does not repeat them.
+  for (const [name, v] of Object.entries(pathValues)) {
+    if (named.has(name)) continue;
+    if (name === 'node') t.nodes.add(v);
+    else if (name === 'vmid') t.vmid(v, 'vmid');
+    else if (name === 'storage') t.storages.add(v);
+    else if (name === 'poolid') t.pools.add(v);
+    else if (VOLUME_NAMES.has(name)) t.volume(v);
+  }
+
+  const vms = value('vms');
+  const empty = vms === undefined || vms === null || vms === '' || (Array.isArray(vms) && vms.length === 0);
+  if (ALL_UNLESS_VMS.test(op.path) && empty) t.allGuests = op.path.startsWith('/cluster/') ? 'cluster' : 'nodes';
+  if (isBackupSelection(op)) {
+    if (isTruthy(value('all'))) t.allGuests = t.nodes.size > 0 ? 'nodes' : 'cluster';
+    const pool = value('pool');
+    if (typeof pool === 'string' && pool !== '') t.poolGuests.add(pool);
+  }
+  return t.done();
+}
+
+/** Backup operations select guests by `all`, `pool` or `vmid`; there `pool` is a selector, not a destination. */
+function isBackupSelection(op: Operation): boolean {
+  return op.params.some((p) => p.name === 'all') && op.params.some((p) => p.name === 'exclude');
+}
+
+function readParam(t: TargetSet, op: Operation, spec: ParamSpec, v: unknown): void {
+  const format = typeof spec.format === 'string' ? spec.format : undefined;
+  const itemFormat = typeof spec.items?.format === 'string' ? spec.items.format : undefined;
+  const fmt = format ?? itemFormat;
+  if (spec.name === 'node' || (fmt && NODE_FORMATS.has(fmt))) {
+    for (const item of listOf(v)) t.nodes.add(item.split(':')[0] as string);
+  } else if (spec.name === 'vmid' || (fmt && VMID_FORMATS.has(fmt))) {
+    if (NOT_TARGETS.has(spec.name)) return;
+    const items = listOf(v);
+    if (items.length === 0 && typeof v !== 'string') t.unresolved.push(`${spec.name}: ${JSON.stringify(v)}`);
+    for (const item of items) t.vmid(item, spec.name);
+  } else if (fmt && HA_FORMATS.has(fmt)) {
+    for (const item of listOf(v)) {
+      const m = HA_SID.exec(item);
+      if (m?.[1]) t.vmids.add(Number(m[1]));
+      else t.unresolved.push(`${spec.name}: ${item}`);
+    }
+  } else if (fmt && STORAGE_FORMATS.has(fmt)) {
+    for (const item of listOf(v)) t.storages.add(item);
+  } else if (fmt && STORAGE_PAIR_FORMATS.has(fmt)) {
+    for (const item of listOf(v)) for (const s of item.split(':')) if (s !== '' && s !== '1') t.storages.add(s);
+  } else if (spec.name === 'pool' || spec.name === 'poolid' || fmt === 'pve-poolid') {
+    if (!isBackupSelection(op)) for (const item of listOf(v)) t.pools.add(item);
+  } else if ((fmt && VOLUME_FORMATS.has(fmt)) || VOLUME_NAMES.has(spec.name)) {
+    for (const item of listOf(v)) t.volume(item);
+  } else if (spec.format !== undefined && typeof spec.format === 'object' && typeof v === 'string') {
+    readPropertyString(t, spec.format, v);
+  }
+}
+
+/** Volume-carrying keys of property strings: disks (`file`, `import-from`), mount points and rootfs (`volume`). */
+function readPropertyString(t: TargetSet, format: Record<string, SchemaNode>, text: string): void {
+  const defaultKey = Object.entries(format).find(([, node]) => node.default_key === 1 || node.default_key === true)?.[0];
+  const keys = parsePropertyString(text, defaultKey ?? '');
+  for (const [key, node] of Object.entries(format)) {
+    const sub = typeof node.format === 'string' ? node.format : undefined;
+    const v = keys[key];
+    if (v === undefined || v === '') continue;
+    if (sub && VOLUME_FORMATS.has(sub)) t.volume(v);
+    else if (sub && STORAGE_FORMATS.has(sub)) t.storages.add(v);
+  }
+}
+
+class TargetSet {
+  readonly nodes = new Set<string>();
+  readonly vmids = new Set<number>();
+  readonly dataOf = new Set<number>();
+  readonly storages = new Set<string>();
+  readonly pools = new Set<string>();
+  readonly volumes = new Set<string>();
+  readonly hostPaths = new Set<string>();
+  readonly poolGuests = new Set<string>();
+  readonly unresolved: string[] = [];
+  allGuests?: 'cluster' | 'nodes';
+
+  vmid(item: string, name: string): void {
+    if (VMID.test(item)) this.vmids.add(Number(item));
+    else this.unresolved.push(`${name}: ${item}`);
+  }
+
+  volume(text: string): void {
+    const ref = parseVolume(text);
+    if (!ref) return;
+    if (ref.hostPath) {
+      this.hostPaths.add(ref.hostPath);
+      return;
+    }
+    if (ref.storage) this.storages.add(ref.storage);
+    if (!ref.allocation) this.volumes.add(ref.text);
+    for (const owner of ref.owners) this.dataOf.add(owner);
+  }
+
+  done(): CallTargets {
+    const vmids = [...this.vmids];
+    return {
+      nodes: [...this.nodes],
+      vmids,
+      dataOf: [...this.dataOf].filter((v) => !this.vmids.has(v)),
+      storages: [...this.storages],
+      pools: [...this.pools],
+      volumes: [...this.volumes],
+      hostPaths: [...this.hostPaths],
+      ...(this.allGuests ? { allGuests: this.allGuests } : {}),
+      poolGuests: [...this.poolGuests],
+      unresolved: this.unresolved,
+    };
+  }
+}
+
+export function listOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(listOf);
+  if (typeof value === 'number') return [String(value)];
+  if (typeof value !== 'string') return [];
+  return value.split(/[,;\s\0]+/).filter((s) => s.length > 0);
+}
+
+export function isTruthy(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 'true' || value === 'on' || value === 'yes';
+}
