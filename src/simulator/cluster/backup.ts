@@ -7,6 +7,8 @@ import { backupNoSpaceReason, isStorageFull } from './space.js';
 import { TaskFailure } from './tasks.js';
 import type { ClusterState } from './state.js';
 import type { BackupJob, Guest, StoredVolume } from './types.js';
+import { nodeDirExists, nodeFileExists, storageOfDumpdir } from './node-files.js';
+import { pruneList, removeMarked, retentionText, type Retention } from './prune.js';
 
 const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 
@@ -58,7 +60,17 @@ function stamp(sec: number): string {
 
 export interface VzdumpOptions {
   node: string;
-  storage: string;
+  /** Target storage; undefined when the archives go to `dumpdir`. */
+  storage?: string;
+  /** Directory the archives go to instead of a storage. */
+  dumpdir?: string;
+  tmpdir?: string;
+  /** Hook script run at each phase; it must exist on the node. */
+  script?: string;
+  /** Prune older backups per `retention` after each backup. */
+  remove: boolean;
+  /** The retention in effect (`prune-backups` of the call, else of the storage, else keep-all). */
+  retention: Retention;
   mode: string;
   compress: string;
   notesTemplate?: string;
@@ -80,6 +92,12 @@ export function startVzdump(state: ClusterState, guests: Guest[], opts: VzdumpOp
     user: opts.user,
     weight: Math.max(1, Math.min(5, guests.length)),
     begin: (run) => {
+      // What vzdump checks when it sets up the job; any problem ends the task before a guest is touched.
+      const errors: string[] = [];
+      if (opts.script !== undefined && !nodeFileExists(state, opts.node, opts.script)) errors.push(`Error: The hook script '${opts.script}' does not exist.`);
+      if (opts.storage === undefined && opts.dumpdir !== undefined && !nodeDirExists(state, opts.node, opts.dumpdir)) errors.push(`dumpdir '${opts.dumpdir}' does not exist`);
+      if (opts.tmpdir !== undefined && !nodeDirExists(state, opts.node, opts.tmpdir)) errors.push(`tmpdir '${opts.tmpdir}' does not exist`);
+      if (errors.length > 0) throw new TaskFailure(errors.join('\n'));
       run.log(`INFO: starting new backup job: ${opts.commandLine}`);
       for (const g of guests) {
         const lock = g.config.lock;
@@ -99,32 +117,60 @@ export function startVzdump(state: ClusterState, guests: Guest[], opts: VzdumpOp
     },
     finish: (run) => {
       const now = state.nowSec();
+      // Archives written to a storage (or to a dumpdir that is a storage's dump directory) show in its content.
+      const storage = opts.storage ?? (opts.dumpdir !== undefined ? storageOfDumpdir(state, opts.node, opts.dumpdir)?.storage : undefined);
+      const keepAll = Boolean(opts.retention['keep-all']);
+      const remove = opts.remove && !keepAll;
+      const limit = keepAll ? 0 : Object.values(opts.retention).reduce((a, b) => a + b, 0);
       for (const g of guests) {
         const kind = g.type === 'qemu' ? 'qemu' : 'lxc';
         run.log(`INFO: Starting Backup of VM ${g.vmid} (${kind})`);
-        if (!failed.has(g.vmid) && isStorageFull(state, opts.storage)) failed.set(g.vmid, backupNoSpaceReason(g.type));
+        if (!failed.has(g.vmid) && storage !== undefined && isStorageFull(state, storage)) failed.set(g.vmid, backupNoSpaceReason(g.type));
+        if (!failed.has(g.vmid) && storage !== undefined && limit > 0 && !remove && !opts.protect) {
+          const existing = pruneList(state, storage, opts.node, { 'keep-all': 1 }, g.vmid, kind).filter((e) => e.mark !== 'protected');
+          if (existing.length >= limit) {
+            failed.set(g.vmid, `There is a max backup limit of ${limit} enforced by the target storage or the vzdump parameters. Either increase the limit or delete old backups.`);
+          }
+        }
         const reason = failed.get(g.vmid);
         if (reason !== undefined) {
           run.log(`ERROR: Backup of VM ${g.vmid} failed - ${reason}`);
           continue;
         }
         const file = `vzdump-${kind}-${g.vmid}-${stamp(now)}.${ext(g)}`;
-        const volume: StoredVolume = {
-          storage: opts.storage,
-          ...(state.storages.get(opts.storage)?.shared ? {} : { node: opts.node }),
-          volid: `${opts.storage}:backup/${file}`,
-          content: 'backup',
-          format: ext(g),
-          size: Math.floor((0.3 + (g.vmid % 7) / 10) * 1024 ** 3),
-          ctime: now,
-          vmid: g.vmid,
-          ...(opts.notesTemplate ? { notes: opts.notesTemplate.replace(/\{\{guestname\}\}/g, String(g.config.name ?? g.config.hostname ?? g.vmid)).replace(/\{\{vmid\}\}/g, String(g.vmid)) } : {}),
-          ...(opts.protect ? { protected: 1 } : {}),
-        };
-        state.volumes.push(volume);
+        const notes = opts.notesTemplate
+          ? opts.notesTemplate.replace(/\{\{guestname\}\}/g, String(g.config.name ?? g.config.hostname ?? g.vmid)).replace(/\{\{vmid\}\}/g, String(g.vmid))
+          : undefined;
         run.log(`INFO: backup mode: ${opts.mode}`);
-        run.log(`INFO: creating vzdump archive '${file}'`);
+        if (storage !== undefined) {
+          const volume: StoredVolume = {
+            storage,
+            ...(state.storages.get(storage)?.shared ? {} : { node: opts.node }),
+            volid: `${storage}:backup/${file}`,
+            content: 'backup',
+            format: ext(g),
+            size: Math.floor((0.3 + (g.vmid % 7) / 10) * 1024 ** 3),
+            ctime: now,
+            vmid: g.vmid,
+            ...(notes !== undefined ? { notes } : {}),
+            ...(opts.protect ? { protected: 1 } : {}),
+            config: { ...g.config },
+          };
+          state.volumes.push(volume);
+          run.log(`INFO: creating vzdump archive '${file}'`);
+        } else {
+          const path = `${(opts.dumpdir ?? '').replace(/\/+$/, '')}/${file}`;
+          const n = state.node(opts.node);
+          (n.files ??= new Set()).add(path);
+          run.log(`INFO: creating vzdump archive '${path}'`);
+        }
+        if (opts.protect) run.log('INFO: marking backup as protected');
         run.log(`INFO: Finished Backup of VM ${g.vmid} (00:00:${String(5 + (g.vmid % 50)).padStart(2, '0')})`);
+        if (remove && storage !== undefined) {
+          run.log(`INFO: prune older backups with retention: ${retentionText(opts.retention)}`);
+          const pruned = removeMarked(state, pruneList(state, storage, opts.node, opts.retention, g.vmid, kind), (line) => run.log(`INFO: ${line}`));
+          run.log(`INFO: pruned ${pruned} backup(s)${pruned > 0 ? ' not covered by keep-retention policy' : ''}`);
+        }
       }
       if (failed.size > 0) {
         run.log('INFO: Backup job finished with errors');

@@ -33,6 +33,11 @@ export interface SimNode {
   /** Next PID handed to a worker task or guest process. */
   nextPid: number;
   interfaces: NodeInterface[];
+  /**
+   * Files on the node outside any storage (hook scripts…), by absolute path. Snippets on the
+   * node's storages exist as files too; see node-files.ts.
+   */
+  files?: Set<string>;
 }
 
 export interface NodeInterface {
@@ -118,6 +123,8 @@ export interface StoredVolume {
   vmid?: number;
   notes?: string;
   protected?: number;
+  /** Backups: the guest configuration saved in the archive (what a restore brings back). */
+  config?: GuestConfig;
 }
 
 /** A cluster firewall IP set; `entries` newest first, as PVE keeps them. */

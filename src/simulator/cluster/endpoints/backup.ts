@@ -5,7 +5,8 @@
 import type { SchemaNode } from '../../../schema/model.js';
 import type { SimEndpoint, SimRequestContext } from '../../contract.js';
 import { jobSelection, nextRun, selectGuests, startVzdump } from '../backup.js';
-import { fail, permissionDenied } from '../errors.js';
+import { fail, paramError, permissionDenied } from '../errors.js';
+import { parseRetention } from '../prune.js';
 import { guestName } from '../guest-config.js';
 import type { ClusterState } from '../state.js';
 import type { BackupJob } from '../types.js';
@@ -193,35 +194,96 @@ export function backupEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'POST',
       path: '/nodes/{node}/vzdump',
-      description: 'Back up guests of this node now (task `vzdump`); guests on other nodes in the selection are skipped.',
-      parameters: { ...BACKUP_OPTIONS, node: str('Node whose guests are backed up.', { format: 'pve-node' }) },
-      returns: str('UPID of the backup task.'),
-      permissions: { user: 'all', description: 'Needs VM.Backup on each guest and Datastore.AllocateSpace on the target storage.' },
+      description:
+        'Back up guests of this node now (task `vzdump`); guests on other nodes in the selection are skipped. With `remove` (default) older backups beyond the `prune-backups` retention are deleted afterwards.',
+      parameters: {
+        ...BACKUP_OPTIONS,
+        node: str('Node whose guests are backed up.', { format: 'pve-node' }),
+        dumpdir: opt(str('Directory on the node to write the archives to instead of a storage (root@pam only).')),
+        tmpdir: opt(str('Directory for temporary files (root@pam only).')),
+        script: opt(str('Hook script run at each backup phase; must exist on the node (root@pam only).')),
+        'job-id': opt(str('ID of the scheduled job this run belongs to (root@pam only).')),
+        ionice: opt(int('I/O priority.', { minimum: 0, maximum: 8, default: 7 })),
+        lockwait: opt(int('Minutes to wait for the global backup lock.', { minimum: 0, default: 180 })),
+      },
+      returns: str('UPID of the backup task, or OK when none of the selected guests is on this node.'),
+      permissions: {
+        user: 'all',
+        description:
+          'Needs VM.Backup on each guest and Datastore.AllocateSpace on the target storage; dumpdir, tmpdir, script and job-id only for root@pam; prune-backups needs Datastore.Allocate on the storage; bwlimit and ionice Sys.Modify on /.',
+      },
       protected: true,
       proxyto: 'node',
       handler: (ctx) => {
         const node = pathNode(state, ctx);
-        const storage = optStr(ctx, 'storage') ?? 'local';
-        const s = state.storageOn(storage, node);
-        if (!s) throw fail(`storage '${storage}' does not exist`);
-        if (!s.content.includes('backup')) throw fail(`storage '${storage}' does not support vzdump backups`);
-        if (!ctx.hasPriv(`/storage/${storage}`, 'Datastore.AllocateSpace')) throw permissionDenied(`/storage/${storage}`, 'Datastore.AllocateSpace');
+        const p = ctx.params;
+        const given = (key: string): boolean => p[key] !== undefined && p[key] !== null;
+        const dumpdir = optStr(ctx, 'dumpdir');
+        const storageParam = optStr(ctx, 'storage');
+        const storage = storageParam ?? (dumpdir !== undefined ? undefined : 'local');
+        // Option permissions first (PVE's assert_param_permission_vzdump), root@pam may do anything.
+        if (ctx.principal.authId !== 'root@pam') {
+          for (const key of ['tmpdir', 'dumpdir', 'script', 'job-id']) if (given(key)) throw paramError(key, 'Only root may set this option.');
+          if (['bwlimit', 'ionice', 'performance'].some(given) && !ctx.hasPriv('/', 'Sys.Modify')) throw permissionDenied('/', 'Sys.Modify');
+          if (given('prune-backups') && storage !== undefined && !ctx.hasPriv(`/storage/${storage}`, 'Datastore.Allocate')) {
+            throw permissionDenied(`/storage/${storage}`, 'Datastore.Allocate');
+          }
+        }
+        if (given('node') && p.node !== node) throw paramError('node', 'option is only allowed on the command line interface.');
+        const vmidText = optStr(ctx, 'vmid');
+        let all = flag(ctx, 'all') ?? false;
+        if (all && vmidText) throw paramError('all', "option conflicts with option 'vmid'");
+        if (given('exclude') && vmidText) throw paramError('exclude', "option conflicts with option 'vmid'");
+        if (given('pool') && vmidText) throw paramError('pool', "option conflicts with option 'vmid'");
+        if (given('exclude') && !given('pool')) all = true;
+        if (!all && !given('pool') && !vmidText) throw paramError('vmid', 'property is missing');
         const sel = {
-          all: flag(ctx, 'all') ?? false,
-          ...(optStr(ctx, 'vmid') !== undefined ? { vmid: reqStr(ctx, 'vmid') } : {}),
-          ...(optStr(ctx, 'pool') !== undefined ? { pool: reqStr(ctx, 'pool') } : {}),
-          ...(optStr(ctx, 'exclude') !== undefined ? { exclude: reqStr(ctx, 'exclude') } : {}),
+          all,
+          ...(vmidText !== undefined ? { vmid: vmidText } : {}),
+          ...(given('pool') ? { pool: reqStr(ctx, 'pool') } : {}),
+          ...(given('exclude') ? { exclude: reqStr(ctx, 'exclude') } : {}),
         };
-        if (!sel.all && sel.vmid === undefined && sel.pool === undefined) throw fail('No guests selected. Use vmid, all or pool.');
-        const guests = selectGuests(state, sel).filter((g) => g.node === node);
+        const selected = selectGuests(state, sel);
+        const guests = selected.filter((g) => g.node === node);
+        // Nothing of the selection lives here: PVE answers OK without starting a task.
+        if (guests.length === 0 && !all) return 'OK';
+        let s: ReturnType<ClusterState['storageOn']>;
+        if (storage !== undefined) {
+          s = state.storageOn(storage, node);
+          if (!s) throw fail(`storage '${storage}' does not exist`);
+          if (!s.content.includes('backup')) throw fail(`storage '${storage}' does not support vzdump backups`);
+          if (!ctx.hasPriv(`/storage/${storage}`, 'Datastore.AllocateSpace')) throw permissionDenied(`/storage/${storage}`, 'Datastore.AllocateSpace');
+        }
         for (const g of guests) if (!ctx.hasPriv(`/vms/${g.vmid}`, 'VM.Backup')) throw permissionDenied(`/vms/${g.vmid}`, 'VM.Backup');
         const mode = optStr(ctx, 'mode') ?? 'snapshot';
         const compress = optStr(ctx, 'compress') ?? '0';
         const notesTemplate = optStr(ctx, 'notes-template');
-        const args = [sel.all ? '--all 1' : (sel.vmid ?? '').split(/[,;\s]+/).join(' '), `--storage ${storage}`, `--mode ${mode}`, `--compress ${compress}`, `--node ${node}`];
+        const pruneText = optStr(ctx, 'prune-backups') ?? (s?.props['prune-backups'] !== undefined ? String(s.props['prune-backups']) : undefined);
+        const retention = pruneText !== undefined ? parseRetention(pruneText) : { 'keep-all': 1 };
+        const remove = flag(ctx, 'remove') ?? true;
+        const script = optStr(ctx, 'script');
+        const tmpdir = optStr(ctx, 'tmpdir');
+        const args = [
+          all ? '--all 1' : (sel.vmid ?? '').split(/[,;\s]+/).join(' '),
+          ...(sel.pool !== undefined ? [`--pool ${sel.pool}`] : []),
+          ...(sel.exclude !== undefined ? [`--exclude ${sel.exclude}`] : []),
+          storage !== undefined ? `--storage ${storage}` : `--dumpdir ${dumpdir}`,
+          `--mode ${mode}`,
+          `--compress ${compress}`,
+          ...(optStr(ctx, 'prune-backups') !== undefined ? [`--prune-backups '${optStr(ctx, 'prune-backups')}'`] : []),
+          ...(given('remove') ? [`--remove ${remove ? 1 : 0}`] : []),
+          ...(script !== undefined ? [`--script ${script}`] : []),
+          `--node ${node}`,
+        ];
         return startVzdump(state, guests, {
-          node, storage, mode, compress, protect: flag(ctx, 'protected') ?? false, user: ctx.principal.authId,
+          node, mode, compress, protect: flag(ctx, 'protected') ?? false, user: ctx.principal.authId,
           commandLine: `vzdump ${args.filter(Boolean).join(' ')}`,
+          remove,
+          retention,
+          ...(storage !== undefined ? { storage } : {}),
+          ...(dumpdir !== undefined ? { dumpdir } : {}),
+          ...(tmpdir !== undefined ? { tmpdir } : {}),
+          ...(script !== undefined ? { script } : {}),
           ...(notesTemplate !== undefined ? { notesTemplate } : {}),
         });
       },

@@ -15,6 +15,7 @@ import { haEndpoints } from './ha.js';
 import { migrateEndpoints } from './migrate.js';
 import { nodeEndpoints } from './nodes.js';
 import { poolEndpoints } from './pools.js';
+import { pruneEndpoints } from './prune.js';
 import { snapshotEndpoints } from './snapshots.js';
 import { storageEndpoints } from './storage.js';
 import { taskEndpoints } from './tasks.js';
@@ -40,6 +41,7 @@ export function clusterEndpoints(state: ClusterState): SimEndpoint[] {
     ...bulkEndpoints(state),
     ...haEndpoints(state),
     ...poolEndpoints(state),
+    ...pruneEndpoints(state),
     ...clusterIpsetEndpoints(state),
     ...GUEST_FAMILIES.flatMap((family) => [...family(state, 'qemu'), ...family(state, 'lxc')]),
     ...agentEndpoints(state),
