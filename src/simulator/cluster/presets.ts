@@ -11,11 +11,17 @@ export interface PresetSpec {
   guests: number;
   /** Seed used when the caller gives none. */
   defaultSeed: number;
+  /**
+   * `round-robin`: guest i on node i mod n (the small fixed presets, whose layout tests know);
+   * `balanced`: node hardware sized to the load and guests placed where there is room, so every
+   * node carries a mix of roles and no node, storage or CPU runs at 100%.
+   */
+  layout: 'round-robin' | 'balanced';
 }
 
 const FIXED: Record<string, Omit<PresetSpec, 'name'>> = {
-  demo: { clusterName: 'demo', nodes: 3, guests: 30, defaultSeed: 1 },
-  small: { nodes: 1, guests: 8, defaultSeed: 1 },
+  demo: { clusterName: 'demo', nodes: 3, guests: 30, defaultSeed: 1, layout: 'round-robin' },
+  small: { nodes: 1, guests: 8, defaultSeed: 1, layout: 'round-robin' },
 };
 
 export const PRESET_NAMES = ['demo', 'small', 'scale-2000', 'scale-10000'] as const;
@@ -39,5 +45,5 @@ export function resolvePreset(name: string): PresetSpec {
   if (!Number.isInteger(guests) || guests < 1 || guests > MAX_GUESTS) throw new UnknownPresetError(name);
   // About 200 guests per node, as dense production clusters run, capped at PVE's practical 50 nodes.
   const nodes = Math.min(50, Math.max(2, Math.ceil(guests / 200)));
-  return { name, clusterName: 'scale', nodes, guests, defaultSeed: 1 };
+  return { name, clusterName: 'scale', nodes, guests, defaultSeed: 1, layout: 'balanced' };
 }
