@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { startSimulator, type StartSimulatorOptions } from './index.js';
+import { DEFAULT_PVE_VERSION, KNOWN_PVE_VERSIONS } from './versions.js';
 import { describeScenario, parseScenarioList, SCENARIO_SYNTAX, ScenarioError } from './scenarios.js';
 
 const USAGE = `Usage: pve-code-mcp simulator [options]
@@ -16,6 +17,8 @@ const USAGE = `Usage: pve-code-mcp simulator [options]
   --ticket-lifetime SEC  ticket lifetime in seconds (default 7200)
   --auth-delay-ms MS     delay of 401 answers (default 3000, as PVE)
   --root-password PW     root@pam password (default: random)
+  --pve-version V        PVE release to be, e.g. 9.1.1 or 8.4.16 (default ${DEFAULT_PVE_VERSION});
+                         /version and the 401 texts follow it
   --scenario LIST        fault scenarios, repeatable or comma-separated (see below)
   --scenario-file FILE   JSON file {"scenarios": [...]} with more scenarios
   --help                 show this text
@@ -52,6 +55,7 @@ export function parseSimulatorArgs(argv: string[]): StartSimulatorOptions | 'hel
         'ticket-lifetime': { type: 'string' },
         'auth-delay-ms': { type: 'string' },
         'root-password': { type: 'string' },
+        'pve-version': { type: 'string' },
         scenario: { type: 'string', multiple: true },
         'scenario-file': { type: 'string' },
         help: { type: 'boolean' },
@@ -66,6 +70,12 @@ export function parseSimulatorArgs(argv: string[]): StartSimulatorOptions | 'hel
   if (values.host !== undefined) opts.host = values.host;
   if (values.schema !== undefined) opts.schemaFile = values.schema;
   if (values['root-password'] !== undefined) opts.rootPassword = values['root-password'];
+  if (values['pve-version'] !== undefined) {
+    if (!KNOWN_PVE_VERSIONS.includes(values['pve-version'])) {
+      throw new CliUsageError(`--pve-version must be one of ${KNOWN_PVE_VERSIONS.join(', ')}, got '${values['pve-version']}'.`);
+    }
+    opts.pveVersion = values['pve-version'];
+  }
   const seed = integer('seed', values.seed, 0, 2 ** 31 - 1);
   if (seed !== undefined) opts.seed = seed;
   const lifetime = integer('ticket-lifetime', values['ticket-lifetime'], 1, 10 * 365 * 86400);
@@ -117,6 +127,7 @@ export async function runSimulatorCli(
   io.out(`  Token secret:  ${sim.token.secret}`);
   io.out(`  root@pam:      ${sim.rootPassword}`);
   for (const s of sim.scenarios) io.out(`  Scenario:      ${describeScenario(s)}`);
+  io.out(`  PVE version:   ${sim.pveVersion}`);
   io.out(`  Schema:        ${sim.schemaKind === 'file' ? opts.schemaFile : `own (${sim.model.operations.length} operations)`}; ${sim.url}/pve-docs/api-viewer/apidoc.js`);
   io.out('Press Ctrl+C to stop.');
   await new Promise<void>((resolve) => {

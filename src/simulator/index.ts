@@ -25,6 +25,7 @@ import { listen } from './server/listener.js';
 import { createRequestHandler, type PipelineSettings } from './server/pipeline.js';
 import { StaticFiles } from './server/static-files.js';
 import { validateValue } from './validate.js';
+import { DEFAULT_PVE_VERSION, KNOWN_PVE_VERSIONS, pveRelease } from './versions.js';
 
 export const startOptionsSchema = z.object({
   /** Cluster preset: `demo` (default), `small`, `scale-<N>`. */
@@ -39,7 +40,12 @@ export const startOptionsSchema = z.object({
   ticketLifetimeSec: z.number().int().min(1).optional(),
   /** Delay of 401 answers in ms (PVE: 3000, the default; tests set 0). */
   authFailureDelayMs: z.number().int().min(0).optional(),
-  /** Reason text for bad credentials: `modern` (PVE ≥ 9.1.5, default) or `legacy`. */
+  /**
+   * The PVE release to be (`/version`, node versions, version-dependent texts); default
+   * `DEFAULT_PVE_VERSION`, a current 9.1. See versions.ts.
+   */
+  pveVersion: z.enum(KNOWN_PVE_VERSIONS as [string, ...string[]]).optional(),
+  /** Reason text for bad credentials: `modern` (PVE ≥ 9.1.5 / 8.4.17) or `legacy`; default: what `pveVersion` says. */
   authFailureStyle: z.enum(['modern', 'legacy']).optional(),
   faults: faultSpecSchema.optional(),
   /** PEM certificate and key; a self-signed pair is generated when absent. */
@@ -134,6 +140,8 @@ export interface RunningSimulator {
   responseProblems: ResponseProblem[];
   /** The fault scenarios applied at start (from `scenarios` and `scenarioFile`). */
   scenarios: Scenario[];
+  /** The PVE release the simulator reports (`pveVersion`). */
+  pveVersion: string;
   /** Reason text style for bad credentials, changeable at run time. */
   setAuthFailureStyle(style: AuthFailureStyle): void;
   close(): Promise<void>;
@@ -170,6 +178,11 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     throw new SimulatorStartError(`Cannot build the simulated cluster: ${(error as Error).message}`, { cause: error });
   }
 
+  // The release the cluster claims to run; its version-dependent texts follow unless overridden.
+  const release = pveRelease(opts.pveVersion ?? DEFAULT_PVE_VERSION);
+  Object.assign(cluster.state.version, { version: release.version, release: release.release, repoid: release.repoid });
+  for (const n of cluster.state.nodes.values()) n.kernel = release.kernel;
+
   const store = new AccessStore(clockSec);
   store.poolsFor = (path) => cluster.poolsFor(path);
   const rootPassword = opts.rootPassword ?? randomBytes(9).toString('base64url');
@@ -182,7 +195,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     throw new SimulatorStartError(`Cannot set up TLS and ticket keys: ${(error as Error).message}`, { cause: error });
   }
   const tickets = new TicketAuthority(keys, opts.ticketLifetimeSec ?? 7200, clockSec);
-  const authenticator = new Authenticator(store, tickets, opts.authFailureStyle ?? 'modern');
+  const authenticator = new Authenticator(store, tickets, opts.authFailureStyle ?? release.authFailureStyle);
 
   const endpoints: SimEndpoint[] = [
     ...cluster.endpoints(),
@@ -287,6 +300,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     settings,
     responseProblems,
     scenarios,
+    pveVersion: release.version,
     setAuthFailureStyle: (style) => {
       authenticator.failureStyle = style;
     },

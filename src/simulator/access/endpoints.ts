@@ -411,15 +411,15 @@ export function accessEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
       permissions: TOKEN_PERMS,
       handler: (ctx) => {
         const { user, name, token } = tokenOf(ctx);
-        if (token) throw die('Token already exists.');
-        const created: ApiToken = {
-          expire: ctx.params.expire === undefined ? user.expire : Number(ctx.params.expire),
-          privsep: flag(ctx.params.privsep, true),
-          secret: randomUUID(),
-          ...(typeof ctx.params.comment === 'string' ? { comment: ctx.params.comment } : {}),
-        };
+        if (token) throw new PveHttpError(400, 'Parameter verification failed.\n', { tokenid: 'Token already exists.' });
+        const expire = ctx.params.expire === undefined ? undefined : Number(ctx.params.expire);
+        const comment = typeof ctx.params.comment === 'string' && ctx.params.comment !== '' ? ctx.params.comment : undefined;
+        // user.cfg stores 0 for "no expiry of its own"; the owner's expiry still applies through the account check.
+        const created: ApiToken = { expire: expire ?? 0, privsep: flag(ctx.params.privsep, true), secret: randomUUID(), ...(comment !== undefined ? { comment } : {}) };
         user.tokens.set(name, created);
-        return { 'full-tokenid': `${user.userid}!${name}`, info: tokenInfo(created), value: created.secret };
+        // As PVE answers from the new in-memory entry: only the keys that were set (privsep always).
+        const info = { privsep: created.privsep ? 1 : 0, ...(expire !== undefined ? { expire } : {}), ...(comment !== undefined ? { comment } : {}) };
+        return { 'full-tokenid': `${user.userid}!${name}`, info, value: created.secret };
       },
     },
     {
