@@ -18,7 +18,7 @@ import { GuestDirectory } from '../policy/guests.js';
 import { IdentityGuard, takesGuestDigest, type GuestIdentity } from '../safety/identity.js';
 import { isPlannedUpid, writeFingerprint, type PlanBinding, type PlannedWrite, type PlanRecorder } from '../safety/plan.js';
 import type { Policy } from '../policy/policy.js';
-import { redactData, redactInPlace, SecretScrubber } from '../safety/redact.js';
+import { redactData, redactInPlace, redactText, SecretScrubber } from '../safety/redact.js';
 import type { PveClientLike, TaskResult } from '../client/client-like.js';
 import { toBridgeError } from './errors.js';
 import { InvalidCallError, resolveRequest, type ResolvedRequest } from '../policy/request.js';
@@ -274,6 +274,7 @@ async function write(
       params: redactData(req.params, req.concretePath, rt.secrets) as Record<string, unknown>,
       risk,
       needsApproval,
+      ...(decision.outcome === 'approval' ? { why: decision.reason } : {}),
       targets: verdict.current,
       fullParams: req.params,
       returnsTask: returnsString(req),
@@ -314,10 +315,10 @@ async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, r
     const result = await rt.client(cluster).waitTask(call.upid, {
       timeoutMs,
       signal: ctx.signal,
-      onProgress: (lines, status) => rt.onProgress?.({ cluster, upid: call.upid, status: status.status, lines: lines.map((l) => rt.secrets.scrub(l)) }),
+      onProgress: (lines, status) => rt.onProgress?.({ cluster, upid: call.upid, status: status.status, lines: lines.map((l) => redactText(l, rt.secrets)) }),
     });
     record.exitstatus = result.exitstatus;
-    return rt.secrets.scrubDeep(result);
+    return rt.secrets.scrubDeep({ ...result, log: result.log.map((l) => redactText(l)) });
   } finally {
     budget.chargeWait(performance.now() - started);
   }

@@ -26,6 +26,8 @@ export interface PlannedWrite {
   params: Record<string, unknown>;
   risk: RiskClass;
   needsApproval: boolean;
+  /** Why it needs approval (its class and what raised it, or the target rule that asks). */
+  why?: string;
   /** Guests the write targets, as they were when planned. */
   targets: GuestIdentity[];
   /** SHA-256 over cluster, method, path and the full params. */
@@ -143,7 +145,7 @@ export function summarizePlan(plan: Plan): string {
   if (plan.writes.length === 0) return `Plan ${plan.planId}: no writes.`;
   const showCluster = new Set(plan.writes.map((w) => w.cluster)).size > 1;
   const lines = plan.writes.map((w) => {
-    const approval = w.needsApproval ? ', needs approval' : '';
+    const approval = w.needsApproval ? `, needs approval${w.why ? `: ${w.why}` : ''}` : '';
     const targets = w.targets
       .map((t) => (t.exists ? `VMID ${t.vmid}${t.name ? ` '${t.name}'` : ''}${t.digest ? ` (config ${t.digest.slice(0, 12)})` : ''}` : `VMID ${t.vmid} (new)`))
       .join(', ');

@@ -83,3 +83,24 @@ describe('redaction', () => {
     expect(JSON.stringify(cut)).not.toContain('bottom');
   });
 });
+
+describe('text bodies', () => {
+  it('redacts secret lines of cloud-init user data, extracted configs and task logs, keeping the rest', async () => {
+    const { redactText } = await import('./redact.js');
+    const userData = ['#cloud-config', 'user: admin', 'password: $5$abc$hash', 'chpasswd:', '  expire: False', '  list: |', '    root:hunter22', '    admin:s3cret', 'ssh_authorized_keys:', '  - ssh-ed25519 AAAAC3 me'].join('\n');
+    const out = redactText(userData);
+    expect(out).toContain('user: admin');
+    expect(out).toContain(`password: ${REDACTED}`);
+    expect(out).not.toContain('hunter22');
+    expect(out).not.toContain('s3cret');
+    expect(out).toContain('expire: False');
+    expect(out).toContain('ssh-ed25519 AAAAC3 me');
+    expect(redactText('name: web\ncipassword: plain\nmemory: 2048')).toBe(`name: web\ncipassword: ${REDACTED}\nmemory: 2048`);
+    expect(redactData('bootdisk: scsi0\ncipassword: x1', '/nodes/pve1/vzdump/extractconfig')).toBe(`bootdisk: scsi0\ncipassword: ${REDACTED}`);
+    expect(redactData([{ n: 1, t: 'set password=abc123' }, { n: 2, t: 'TASK OK' }], '/nodes/pve1/tasks/UPID:x/log')).toEqual([
+      { n: 1, t: `set password=${REDACTED}` },
+      { n: 2, t: 'TASK OK' },
+    ]);
+    expect(redactText('no secrets: here')).toBe('no secrets: here');
+  });
+});

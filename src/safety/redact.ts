@@ -66,6 +66,35 @@ export function redactData(value: unknown, apiPath?: string, scrubber?: SecretSc
 }
 
 /**
+ * Secrets inside text bodies, where no JSON key marks them: cloud-init dumps (`password: …`,
+ * a `chpasswd` list of `user:password` lines), guest configs extracted from backups
+ * (`cipassword: …`), task log lines (`password=…`). A line whose key is a secret by the same
+ * rules as JSON keys (`isSensitiveKey`) keeps its key and loses its value.
+ */
+export function redactText(text: string, scrubber?: SecretScrubber): string {
+  if (!/[:=]/.test(text)) return scrubber ? scrubber.scrub(text) : text;
+  let credentialList = -1;
+  const lines = text.split('\n').map((line) => {
+    const indent = /^\s*/.exec(line)?.[0].length ?? 0;
+    if (credentialList >= 0) {
+      if (line.trim() !== '' && indent <= credentialList) credentialList = -1;
+      else {
+        const entry = /^(\s*-?\s*[^\s:]+:)(.+)$/.exec(line);
+        if (entry && !/^\s*-?\s*(?:name|type|lock_passwd):/.test(line)) return `${entry[1]}${REDACTED}`;
+      }
+    }
+    // `chpasswd:` → `list: |` (or `users:`) holds user:password pairs.
+    if (/^\s*(?:list|users):\s*\|?\s*$/.test(line) && /chpasswd/.test(text)) credentialList = indent;
+    const m = /^(\s*-?\s*["']?)([A-Za-z0-9_.-]+)(["']?\s*[:=]\s*)(\S.*)$/.exec(line);
+    if (m && isSensitiveKey(m[2] as string) && !/^\|\s*$/.test(m[4] as string)) return `${m[1]}${m[2]}${m[3]}${REDACTED}`;
+    // `… password=abc …` inside a line (command lines in task logs).
+    return line.replace(/(^|[\s,;?&])([A-Za-z0-9_.-]+)=([^\s,;&]+)/g, (all, pre: string, key: string) => (isSensitiveKey(key) ? `${pre}${key}=${REDACTED}` : all));
+  });
+  const out = lines.join('\n');
+  return scrubber ? scrubber.scrub(out) : out;
+}
+
+/**
  * `redactData` for JSON data nobody else holds, such as a response body the client has just
  * parsed: secrets are overwritten where they are and the same value is returned. A copy of a
  * 10,000-guest listing would be a second object graph three times the size of the parsed one
@@ -82,7 +111,7 @@ interface WalkOptions {
 }
 
 function walk(value: unknown, opts: WalkOptions, depth: number): unknown {
-  if (typeof value === 'string') return opts.scrubber ? opts.scrubber.scrub(value) : value;
+  if (typeof value === 'string') return scrubString(value, opts, depth);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return REDACTED;
   if (Array.isArray(value)) return value.map((v) => walk(v, opts, depth + 1));
@@ -98,7 +127,7 @@ function walk(value: unknown, opts: WalkOptions, depth: number): unknown {
 
 /** `walk` without the copy: only values that change are written back (own data keys, so `__proto__` too). */
 function rewrite(value: unknown, opts: WalkOptions, depth: number): unknown {
-  if (typeof value === 'string') return opts.scrubber ? opts.scrubber.scrub(value) : value;
+  if (typeof value === 'string') return scrubString(value, opts, depth);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return REDACTED;
   if (Array.isArray(value)) {
@@ -117,6 +146,15 @@ function rewrite(value: unknown, opts: WalkOptions, depth: number): unknown {
     if (next !== v) Object.defineProperty(obj, key, { value: next, writable: true, enumerable: true, configurable: true });
   }
   return obj;
+}
+
+/** Task log lines (`[{n, t}]`) sit two levels down. */
+const LOG_PATH = /\/tasks\/[^/]+\/log$|\/tasks\/\{upid\}\/log$/;
+
+/** A whole text body, or a task log line, is redacted as text; other strings only lose known secrets. */
+function scrubString(value: string, opts: WalkOptions, depth: number): string {
+  if (opts.redactKeys && (depth === 0 || (depth === 2 && opts.apiPath !== undefined && LOG_PATH.test(opts.apiPath)))) return redactText(value, opts.scrubber);
+  return opts.scrubber ? opts.scrubber.scrub(value) : value;
 }
 
 /** `{ key: 'cipassword', value: …, pending: … }`: the pair's value is as secret as the option it names. */

@@ -1,0 +1,82 @@
+/**
+ * Each corpus case is contained by the rule it names, and by nothing else: with that escalation
+ * rule, risk rule or policy part removed, the same call (the same facts, looked up on the same
+ * simulator) is allowed. The decision is the pure `decideCall` the bridge and the preflight use.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PveClient } from '../../src/client/index.js';
+import { decideCall } from '../../src/policy/decide.js';
+import { higherRisk } from '../../src/policy/escalations.js';
+import { resolveFacts, type CallFacts } from '../../src/policy/facts.js';
+import { GuestDirectory } from '../../src/policy/guests.js';
+import { Policy } from '../../src/policy/policy.js';
+import { resolveRequest } from '../../src/policy/request.js';
+import { hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
+import { METHOD_DEFAULT_RISK } from '../../src/schema/risk.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { CORPUS, CORPUS_POLICIES, type CorpusCase } from './corpus.js';
+
+let sim: RunningSimulator;
+let client: PveClient;
+
+beforeAll(async () => {
+  sim = await startSimulator({ preset: 'demo', port: 0, authFailureDelayMs: 0, schemaFile: officialSchemaFile('9.1') });
+  client = new PveClient({ name: 'sim', url: sim.url, auth: { kind: 'token', tokenId: sim.token.id, secret: sim.token.secret }, tls: { fingerprint: sim.fingerprint } });
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+  await sim?.close();
+});
+
+function policyOf(name: string, without?: string): Policy {
+  const config: Record<string, unknown> = { name, ...CORPUS_POLICIES[name] };
+  if (without === 'preset') config.preset = 'admin';
+  else if (without) delete config[without];
+  return Policy.fromConfig(config);
+}
+
+async function factsOf(c: CorpusCase, policy: Policy): Promise<CallFacts> {
+  if (c.call === 'waitTask') throw new Error('waitTask cases are decided on the task GETs');
+  const req = resolveRequest(sim.model, c.call.method, c.call.path, c.call.params ?? {});
+  const directory = new GuestDirectory(() => client);
+  return resolveFacts({ cluster: 'sim', operation: req.operation, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath }, policy, directory);
+}
+
+/** The facts as they would be without one escalation rule, or without the operation's own risk rule. */
+function withoutGuard(facts: CallFacts, c: CorpusCase): CallFacts {
+  const guard = c.guard;
+  if ('escalation' in guard) {
+    const escalations = facts.escalations.filter((e) => e.rule !== guard.escalation);
+    return { ...facts, escalations, risk: escalations.reduce((r, e) => higherRisk(r, e.risk), facts.baseRisk) };
+  }
+  if ('risk' in guard) {
+    const baseRisk = METHOD_DEFAULT_RISK[facts.method];
+    return { ...facts, baseRisk, risk: facts.escalations.reduce((r, e) => higherRisk(r, e.risk), baseRisk) };
+  }
+  return facts;
+}
+
+const decided = CORPUS.filter((c) => c.call !== 'waitTask' && c.expect !== 'budget');
+
+describe.skipIf(!hasOfficialSchema('9.1'))('every corpus case is contained by the rule it names', () => {
+  it('covers every case but the task wait and the budget ones (checked end to end)', () => {
+    expect(decided.length).toBeGreaterThanOrEqual(CORPUS.length - 4);
+  });
+
+  for (const c of decided) {
+    it(`${c.id}: contained with ${JSON.stringify(c.guard)}, allowed without it`, async () => {
+      const name = c.via ?? c.cluster;
+      const policy = policyOf(name);
+      const facts = await factsOf(c, policy);
+      const contained = decideCall(facts, policy);
+      expect(contained.outcome, JSON.stringify(contained)).toBe(c.expect === 'denied' ? 'deny' : 'approval');
+
+      const part = 'policy' in c.guard ? c.guard.policy : undefined;
+      const mutatedPolicy = part ? policyOf(name, part) : policy;
+      const mutatedFacts = part ? await factsOf(c, mutatedPolicy) : withoutGuard(facts, c);
+      const without = decideCall(mutatedFacts, mutatedPolicy);
+      expect(without.outcome, `${c.id} without its guard: ${JSON.stringify(without)}`).toBe('allow');
+    });
+  }
+});
