@@ -145,6 +145,8 @@ const direct: Executor = async (handler) => {
   for (const c of CALLS) {
     const reply = await handler({ kind: 'request', method: c.method, path: c.path, params: c.params ?? {} }, { signal: new AbortController().signal });
     out[c.id] = reply.ok ? 'ok' : reply.error.kind;
+    // A task still running when the next cell starts (a snapshot) would change the guest under it.
+    if (reply.ok && typeof reply.data === 'string' && reply.data.startsWith('UPID:')) await client.waitTask(reply.data).catch(() => undefined);
   }
   return out;
 };
