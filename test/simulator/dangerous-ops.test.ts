@@ -191,6 +191,94 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
     });
   });
 
+  describe('HA resources and rules', () => {
+    const haGuests = () => sim.cluster.guests().filter((g) => sim.cluster.state.haResources.has(`${g.type === 'qemu' ? 'vm' : 'ct'}:${g.vmid}`));
+    const until = async (pred: () => boolean) => {
+      for (let i = 0; i < 300 && !pred(); i++) {
+        await api('/version');
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      return pred();
+    };
+
+    it('state stopped makes the HA manager shut the guest down shortly after (its own task, as root@pam)', async () => {
+      let g = haGuests().find((x) => x.status === 'running');
+      if (!g) {
+        g = haGuests()[0];
+        if (!g) throw new Error('no HA guest');
+        await post(`/cluster/ha/resources/vm:${g.vmid}`, { state: 'started' }, 'PUT');
+        expect(await until(() => guest(g?.vmid as number).status === 'running')).toBe(true);
+      }
+      const sid = `vm:${g.vmid}`;
+      await post(`/cluster/ha/resources/${sid}`, { state: 'stopped' }, 'PUT');
+      expect((await api(`/cluster/ha/resources/${sid}`)).json.data.state).toBe('stopped');
+      expect(await until(() => guest(g?.vmid as number).status === 'stopped')).toBe(true);
+      const task = sim.cluster.tasks().find((t) => t.type === 'qmshutdown' && t.id === String(g?.vmid));
+      expect(task?.user).toBe('root@pam');
+      expect(task?.exitstatus).toBe('OK');
+    });
+
+    it('adding a stopped guest with state started makes HA start it; errors and digests as PVE', async () => {
+      const g = plain().find((x) => x.type === 'qemu' && x.status === 'stopped' && x.config.lock === undefined);
+      if (!g) throw new Error('no VM');
+      const sid = `vm:${g.vmid}`;
+      await post('/cluster/ha/resources', { sid, state: 'started' });
+      expect(await until(() => guest(g.vmid).status === 'running')).toBe(true);
+      const again = await api('/cluster/ha/resources', { method: 'POST', body: { sid } });
+      expect(again.json.message).toBe(`resource ID '${sid}' already defined\n`);
+      const ct = sim.cluster.guests().find((x) => x.type === 'lxc') as { vmid: number };
+      expect((await api('/cluster/ha/resources', { method: 'POST', body: { sid: `vm:${ct.vmid}` } })).json.message).toBe(
+        `resource 'vm:${ct.vmid}' - guest with ID ${ct.vmid} is not a VM\n`,
+      );
+      expect((await api('/cluster/ha/resources', { method: 'POST', body: { sid: 'vm:999999' } })).json.message).toBe("resource 'vm:999999' does not exist in cluster\n");
+      const list = (await api('/cluster/ha/resources')).json.data as Array<{ digest: string }>;
+      expect(new Set(list.map((r) => r.digest)).size).toBe(1);
+      const stale = list[0]?.digest as string;
+      await post(`/cluster/ha/resources/${sid}`, { comment: 'web' }, 'PUT');
+      const refused = await api(`/cluster/ha/resources/${sid}`, { method: 'PUT', body: { comment: 'db', digest: stale } });
+      expect(refused.status).toBe(500);
+      expect(refused.json.message).toBe('detected modified configuration - file changed by other user? Try again.\n');
+      const gone = await api('/cluster/ha/resources/vm:999998', { method: 'DELETE' });
+      expect(gone.json.message).toBe("cannot delete service 'vm:999998', not HA managed!\n");
+    });
+
+    it('rules: node and resource affinity with PVE\'s checks, digest, conflicts and purge', async () => {
+      const managed = [...sim.cluster.state.haResources.keys()];
+      expect(managed.length).toBeGreaterThanOrEqual(2);
+      const [a, b] = managed as [string, string];
+      await post('/cluster/ha/rules', { rule: 'db-on-pve1', type: 'node-affinity', resources: a, nodes: 'pve1:2,pve2', strict: 1 });
+      const read = (await api('/cluster/ha/rules/db-on-pve1')).json.data;
+      expect(read).toMatchObject({ rule: 'db-on-pve1', type: 'node-affinity', resources: a, nodes: 'pve1:2,pve2', strict: 1, order: 1 });
+      expect(read.digest).toMatch(/^[0-9a-f]{40}$/);
+
+      const unmanaged = plain().find((g) => g.type === 'qemu') as { vmid: number };
+      const um = await api("/cluster/ha/rules", { method: "POST", body: { rule: "xx", type: "node-affinity", resources: `vm:${unmanaged.vmid}`, nodes: "pve1" } });
+      expect(um.json.message, JSON.stringify(um.json.errors)).toBe(
+        `cannot use unmanaged resource(s) vm:${unmanaged.vmid}.\n`,
+      );
+      expect((await api('/cluster/ha/rules', { method: 'POST', body: { rule: 'xx', type: 'node-affinity', resources: a, nodes: 'pve9' } })).json.message).toBe(
+        'cannot use non-existent node(s) pve9.\n',
+      );
+      const twice = await api('/cluster/ha/rules', { method: 'POST', body: { rule: 'dup', type: 'node-affinity', resources: a, nodes: 'pve2' } });
+      expect(twice.status).toBe(400);
+      expect(twice.json.message).toBe("Rule 'dup' is invalid.\n");
+      expect(twice.json.errors).toEqual({ resources: `resource '${a}' is already used in another node affinity rule` });
+      const lonely = await api('/cluster/ha/rules', { method: 'POST', body: { rule: 'lonely', type: 'resource-affinity', resources: a, affinity: 'negative' } });
+      expect(lonely.json.errors).toEqual({ resources: 'rule is ineffective as there are less than two resources' });
+      await post('/cluster/ha/rules', { rule: 'apart', type: 'resource-affinity', resources: `${a},${b}`, affinity: 'negative' });
+      expect(((await api('/cluster/ha/rules?type=resource-affinity')).json.data as Array<{ rule: string }>).map((r) => r.rule)).toEqual(['apart']);
+
+      const stale = read.digest as string;
+      const refused = await api('/cluster/ha/rules/db-on-pve1', { method: 'PUT', body: { type: 'node-affinity', comment: 'x', digest: stale } });
+      expect(refused.json.message).toBe('detected modified configuration - file changed by other user? Try again.\n');
+
+      // Taking the resource out of HA (purge is the default) takes it out of the rules; emptied rules go.
+      await post(`/cluster/ha/resources/${a}`, {}, 'DELETE');
+      expect((await api('/cluster/ha/rules/db-on-pve1')).json.message).toBe("no such ha rule 'db-on-pve1'\n");
+      expect((await api('/cluster/ha/rules/apart')).json.data.resources).toBe(b);
+    });
+  });
+
   describe('node startall / stopall / migrateall', () => {
     it('stopall shuts down every running guest of the node (HA-managed ones only when listed)', async () => {
       const node = 'pve3';

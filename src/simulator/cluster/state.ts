@@ -9,7 +9,7 @@ import { fullStorages } from './space.js';
 import { guestRuntime, nodeRuntime, type GuestRuntime, type NodeRuntime } from './metrics.js';
 import type { Rng } from './prng.js';
 import { TaskEngine, type TaskFault } from './tasks.js';
-import type { BackupJob, Guest, GuestType, HaResource, IpSet, Pool, SimNode, SimStorage, StoredVolume } from './types.js';
+import type { BackupJob, Guest, GuestType, HaResource, HaRule, IpSet, Pool, SimNode, SimStorage, StoredVolume } from './types.js';
 
 export interface VersionInfo {
   version: string;
@@ -25,6 +25,8 @@ export class ClusterState {
   readonly pools = new Map<string, Pool>();
   readonly backupJobs = new Map<string, BackupJob>();
   readonly haResources = new Map<string, HaResource>();
+  /** HA rules by ID (rules.cfg). */
+  readonly haRules = new Map<string, HaRule>();
   /** Cluster firewall IP sets by name. */
   readonly ipsets = new Map<string, IpSet>();
   /** Each guest's own firewall IP sets (its `<vmid>.fw`), by VMID. */
@@ -196,7 +198,13 @@ export class ClusterState {
     this.ipsetsByGuest.delete(g.vmid);
     this.setPool(g, undefined);
     this.guests.delete(g.vmid);
-    this.haResources.delete(`${g.type === 'qemu' ? 'vm' : 'ct'}:${g.vmid}`);
+    const sid = `${g.type === 'qemu' ? 'vm' : 'ct'}:${g.vmid}`;
+    this.haResources.delete(sid);
+    // A purged guest leaves the HA rules too; rules left without resources go.
+    for (const [id, rule] of this.haRules) {
+      rule.resources = rule.resources.filter((r) => r !== sid);
+      if (rule.resources.length === 0) this.haRules.delete(id);
+    }
   }
 
   /** Worker PID and node process start time (jiffies since boot at 100 Hz), as in a UPID. */

@@ -116,6 +116,11 @@ export class TaskEngine {
 
   constructor(private readonly opts: TaskEngineOptions) {}
 
+  /** How long a task runs unless a fault or weight says otherwise. */
+  get defaultDurationMs(): number {
+    return this.opts.durationMs;
+  }
+
   /** The current time as work sees it: the clock, or during settling the time of the event being applied. */
   now(): number {
     return this.eventTime ?? this.opts.clock();

@@ -161,3 +161,21 @@ export interface HaResource {
   failback: number;
   comment?: string;
 }
+
+/** An HA rule (`/cluster/ha/rules`): where resources may run, or which run together or apart. */
+export interface HaRule {
+  rule: string;
+  type: 'node-affinity' | 'resource-affinity';
+  /** HA resource IDs (`vm:101`, `ct:102`), in the order given. */
+  resources: string[];
+  /** node-affinity: `node[:priority]` entries. */
+  nodes?: string[];
+  /** node-affinity: only the listed nodes (1) or preferably them (0). */
+  strict?: number;
+  /** resource-affinity: keep together (`positive`) or apart (`negative`). */
+  affinity?: 'positive' | 'negative';
+  disable?: number;
+  comment?: string;
+  /** Position in rules.cfg. */
+  order: number;
+}

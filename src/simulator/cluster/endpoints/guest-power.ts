@@ -12,6 +12,7 @@ import type { ClusterState } from '../state.js';
 import { TaskFailure, type TaskSpec } from '../tasks.js';
 import type { Guest, GuestType } from '../types.js';
 import { haSid } from '../views.js';
+import { haReconcile } from '../ha-manager.js';
 import { serialGuestTask } from './guest-tasks.js';
 import { flag, optStr, rootOnly } from './params.js';
 import { pathGuest } from './path-targets.js';
@@ -51,12 +52,12 @@ function powerOffHooks(state: ClusterState, t: Target, skiplock = false): Pick<T
 function haTask(state: ClusterState, t: Target, want: 'started' | 'stopped'): string {
   return serialGuestTask(state, t.g, t.user, want === 'started' ? 'hastart' : 'hastop', {
     begin: (run) => run.log(`Requesting HA ${want === 'started' ? 'start' : 'stop'} for ${label(t.g)} ${t.vmid}`),
+    // The task only changes the request state; the HA manager starts or stops the guest shortly after.
     finish: () => {
       const g = liveGuest(state, t.g);
       const res = state.haResources.get(haSid(g));
       if (res) res.state = want;
-      if (want === 'started' && !isRunning(g)) powerOn(state, g);
-      if (want === 'stopped' && isRunning(g)) powerOff(g);
+      haReconcile(state, haSid(g));
     },
   });
 }

@@ -4,29 +4,41 @@
  */
 import { createHash } from 'node:crypto';
 import type { SimEndpoint, SimRequestContext } from '../../contract.js';
-import { assertUnmodified, fail, paramError } from '../errors.js';
+import { assertUnmodified, fail } from '../errors.js';
 import type { ClusterState } from '../state.js';
 import type { HaResource } from '../types.js';
 import { flag, list, optInt, optStr, reqStr } from './params.js';
 import { arr, bool, int, NULL, obj, opt, perm, str } from './schema.js';
+import { haReconcile } from '../ha-manager.js';
+import { haRuleEndpoints, purgeFromRules } from './ha-rules.js';
 
 const SID = str('HA resource ID: vm:<vmid>, ct:<vmid>, or a bare VMID.', { format: 'pve-ha-resource-or-vm-id' });
 const STATES = ['started', 'stopped', 'enabled', 'disabled', 'ignored'];
 
-function digestOf(res: HaResource): string {
-  return createHash('sha1').update(JSON.stringify(res)).digest('hex');
+/** resources.cfg as PVE writes it; its SHA1 is the `digest` every resource carries. */
+function resourcesCfg(state: ClusterState): string {
+  let text = '';
+  for (const res of state.haResources.values()) {
+    text += `${res.type}: ${res.sid.split(':')[1]}\n`;
+    for (const [k, v] of Object.entries(res)) if (k !== 'sid' && k !== 'type' && v !== undefined) text += `\t${k} ${v}\n`;
+    text += '\n';
+  }
+  return text;
 }
 
-function view(res: HaResource): Record<string, unknown> {
-  return { ...res, digest: digestOf(res) };
+function resourcesDigest(state: ClusterState): string {
+  return createHash('sha1').update(resourcesCfg(state)).digest('hex');
 }
 
 export function haEndpoints(state: ClusterState): SimEndpoint[] {
+  const view = (res: HaResource): Record<string, unknown> => ({ ...res, digest: resourcesDigest(state) });
   /** `vm:101`, `ct:101` or `101` (typed by the guest that has the ID). */
   const canonical = (sid: string): string => {
     if (!/^\d+$/.test(sid)) return sid;
+    state.tasks.settle();
     const g = state.guests.get(Number(sid));
-    return `${g?.type === 'lxc' ? 'ct' : 'vm'}:${sid}`;
+    if (!g) throw fail(`unable to detect SID from VMID - VM/CT ${sid} does not exist`);
+    return `${g.type === 'lxc' ? 'ct' : 'vm'}:${sid}`;
   };
   const resource = (ctx: SimRequestContext): HaResource => {
     const sid = canonical(reqStr(ctx, 'sid'));
@@ -56,6 +68,7 @@ export function haEndpoints(state: ClusterState): SimEndpoint[] {
   };
 
   return [
+    ...haRuleEndpoints(state),
     {
       method: 'GET',
       path: '/cluster/ha/resources',
@@ -79,13 +92,17 @@ export function haEndpoints(state: ClusterState): SimEndpoint[] {
       handler: (ctx) => {
         const sid = canonical(reqStr(ctx, 'sid'));
         const m = /^(vm|ct):(\d+)$/.exec(sid);
-        if (!m) throw paramError('sid', `unable to parse service id '${sid}'`);
-        if (state.haResources.has(sid)) throw fail(`resource ID '${sid}' already defined`);
+        if (!m) throw fail(`unable to parse service id '${sid}'`);
+        const type = optStr(ctx, 'type');
+        if (type !== undefined && type !== m[1]) throw fail('types does not match');
         const g = state.guests.get(Number(m[2]));
-        if (!g || (g.type === 'qemu') !== (m[1] === 'vm')) throw fail(`no such ${m[1] === 'vm' ? 'VM' : 'CT'} '${m[2]}'`);
+        if (!g) throw fail(`resource '${sid}' does not exist in cluster`);
+        if ((g.type === 'qemu') !== (m[1] === 'vm')) throw fail(`resource '${sid}' - guest with ID ${m[2]} is not a ${m[1] === 'vm' ? 'VM' : 'CT'}`);
+        if (state.haResources.has(sid)) throw fail(`resource ID '${sid}' already defined`);
         const res: HaResource = { sid, type: m[1] as 'vm' | 'ct', state: 'started', max_restart: 1, max_relocate: 1, failback: 1 };
         apply(res, ctx);
         state.haResources.set(sid, res);
+        haReconcile(state, sid);
         return null;
       },
     },
@@ -123,10 +140,15 @@ export function haEndpoints(state: ClusterState): SimEndpoint[] {
       protected: true,
       handler: (ctx) => {
         const res = resource(ctx);
-        const digest = optStr(ctx, 'digest');
-        assertUnmodified(digestOf(res), digest);
-        for (const key of list(ctx.params.delete)) if (key === 'comment') delete res.comment;
+        assertUnmodified(resourcesDigest(state), optStr(ctx, 'digest'));
+        for (const key of list(ctx.params.delete)) {
+          if (key === 'comment') delete res.comment;
+          else if (key === 'state') res.state = 'started';
+          else if (key === 'max_restart' || key === 'max_relocate') res[key] = 1;
+          else if (key === 'failback') res.failback = 1;
+        }
         apply(res, ctx);
+        haReconcile(state, res.sid);
         return null;
       },
     },
@@ -139,7 +161,10 @@ export function haEndpoints(state: ClusterState): SimEndpoint[] {
       permissions: { check: perm('/', ['Sys.Console']) },
       protected: true,
       handler: (ctx) => {
-        state.haResources.delete(resource(ctx).sid);
+        const sid = canonical(reqStr(ctx, 'sid'));
+        if (!state.haResources.has(sid)) throw fail(`cannot delete service '${sid}', not HA managed!`);
+        state.haResources.delete(sid);
+        if (flag(ctx, 'purge') ?? true) purgeFromRules(state, sid);
         return null;
       },
     },
