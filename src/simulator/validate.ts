@@ -187,6 +187,8 @@ function checkPropertyString(format: Record<string, SchemaNode>, data: string, p
       if (parsed[key] !== undefined) return `duplicate key in comma-separated list property: ${key}\n`;
       let schema = format[key];
       if (schema && typeof schema.alias === 'string') {
+        // `virtio=MAC`: the key is an alias of macaddr and, with keyAlias, also the value of model.
+        if (typeof schema.keyAlias === 'string') parsed[schema.keyAlias] = key;
         key = schema.alias;
         schema = format[key];
       }

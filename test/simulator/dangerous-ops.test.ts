@@ -279,6 +279,49 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
     });
   });
 
+  describe('cloud-init', () => {
+    it('the user dump carries the stored password hash and the SSH keys; network and meta as qemu-server writes them', async () => {
+      const g = plain().find((x) => x.type === 'qemu' && x.status === 'stopped' && x.config.lock === undefined && !/^w/.test(String(x.config.ostype ?? '')));
+      if (!g) throw new Error('no VM');
+      const base = `/nodes/${g.node}/qemu/${g.vmid}`;
+      const keys = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq0 ops@bastion\nssh-rsa AAAAB3NzaC1yc2E backup@host\n';
+      await post(`${base}/config`, { ciuser: 'ops', cipassword: 'S3cret!', sshkeys: encodeURIComponent(keys), ipconfig0: 'ip=10.0.5.20/24,gw=10.0.5.1', searchdomain: 'corp.example' }, 'PUT');
+      const stored = String(guest(g.vmid).config.cipassword);
+      expect(stored).toMatch(/^\$5\$[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{43}$/);
+      const cfg = (await api(`${base}/config`)).json.data;
+      expect(cfg.cipassword).toBe('**********');
+
+      const user = (await api(`${base}/cloudinit/dump?type=user`)).json.data as string;
+      const name = String(guest(g.vmid).config.name ?? `VM${g.vmid}`);
+      expect(user).toBe(
+        `#cloud-config\nhostname: ${name}\nmanage_etc_hosts: true\nfqdn: ${name}.corp.example\nuser: ops\npassword: ${stored}\n` +
+          'ssh_authorized_keys:\n  - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq0 ops@bastion\n  - ssh-rsa AAAAB3NzaC1yc2E backup@host\n' +
+          'chpasswd:\n  expire: False\nusers:\n  - default\npackage_upgrade: true\n',
+      );
+      const network = (await api(`${base}/cloudinit/dump?type=network`)).json.data as string;
+      const mac = /((?:[0-9A-F]{2}:){5}[0-9A-F]{2})/i.exec(String(guest(g.vmid).config.net0))?.[1]?.toLowerCase();
+      expect(network).toContain(`    - type: physical\n      name: eth0\n      mac_address: '${mac}'\n      subnets:\n      - type: static\n        address: '10.0.5.20'\n        netmask: '255.255.255.0'\n        gateway: '10.0.5.1'\n`);
+      expect(network).toContain("      search:\n      - 'corp.example'\n");
+      const meta = (await api(`${base}/cloudinit/dump?type=meta`)).json.data as string;
+      expect(meta).toMatch(/^instance-id: [0-9a-f]{40}\n$/);
+
+      // Without VM.Config.Cloudinit the hash is masked.
+      sim.access.addUser('ci-audit@pve', { password: 'x' });
+      const tok = sim.access.addToken('ci-audit@pve', 'tok', { privsep: false });
+      sim.access.grant({ path: `/vms/${g.vmid}`, roles: ['PVEAuditor'], users: ['ci-audit@pve'] });
+      const masked = (await api(`${base}/cloudinit/dump?type=user`, { auth: { tokenHeader: tok.header } })).json.data as string;
+      expect(masked).toContain('password: **********\n');
+
+      // The drive was generated before the change: the options are pending until PUT cloudinit (or a start).
+      const pending = (await api(`${base}/cloudinit`)).json.data as Array<{ key: string; value?: string; pending?: string }>;
+      expect(pending.find((p) => p.key === 'ciuser')).toEqual({ key: 'ciuser', pending: 'ops' });
+      expect(pending.find((p) => p.key === 'cipassword')).toEqual({ key: 'cipassword', pending: '**********' });
+      await post(`${base}/cloudinit`, {}, 'PUT');
+      const regenerated = (await api(`${base}/cloudinit`)).json.data as Array<{ key: string; value?: string; pending?: string }>;
+      expect(regenerated.find((p) => p.key === 'ciuser')).toEqual({ key: 'ciuser', value: 'ops' });
+    });
+  });
+
   describe('node startall / stopall / migrateall', () => {
     it('stopall shuts down every running guest of the node (HA-managed ones only when listed)', async () => {
       const node = 'pve3';

@@ -8,6 +8,7 @@ import { allocateIfNew, usedDiskNumbers } from './disks.js';
 import { configDigest, isDiskKey } from './guest-config.js';
 import { storedValue } from './guest-options.js';
 import { removeOption } from './guest-ops.js';
+import { isCloudinitKey, storedCipassword } from './cloudinit.js';
 import type { Guest } from './types.js';
 import type { ClusterState } from './state.js';
 
@@ -57,6 +58,10 @@ export function applyConfigChange(state: ClusterState, g: Guest, change: ConfigC
 export function writeConfigChange(state: ClusterState, g: Guest, change: ConfigChange): void {
   const setKeys = Object.keys(change.set);
   const running = g.status === 'running';
+  // The drive still holds what it was generated from; GET …/cloudinit shows the difference.
+  if (g.type === 'qemu' && g.cloudinitGenerated === undefined && [...setKeys, ...change.delete].some(isCloudinitKey)) {
+    g.cloudinitGenerated = cloudinitValues(g.config);
+  }
   const live = (key: string): boolean => !running || LIVE[g.type].test(key);
   const reserved = usedDiskNumbers(g);
 
@@ -81,6 +86,11 @@ export function writeConfigChange(state: ClusterState, g: Guest, change: ConfigC
   }
   for (const key of setKeys) {
     let value = storedValue(g.type, key, change.set[key]);
+    if (g.type === 'qemu' && key === 'cipassword') {
+      // PVE stores the hash and writes it at once, also on a running VM.
+      g.config.cipassword = storedCipassword(state, g, String(value));
+      continue;
+    }
     if (isDiskKey(g.type, key) && typeof value === 'string') value = allocateIfNew(state, g, value, reserved);
     if (live(key)) {
       g.config[key] = value;
@@ -90,4 +100,11 @@ export function writeConfigChange(state: ClusterState, g: Guest, change: ConfigC
       g.pending[key] = value;
     }
   }
+}
+
+/** The cloud-init relevant part of a config. */
+export function cloudinitValues(config: Record<string, string | number>): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const [k, v] of Object.entries(config)) if (isCloudinitKey(k)) out[k] = v;
+  return out;
 }

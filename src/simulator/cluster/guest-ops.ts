@@ -83,6 +83,8 @@ export function applyPending(g: Guest): void {
 
 export function powerOn(state: ClusterState, g: Guest): void {
   applyPending(g);
+  // A start regenerates the cloud-init drive from the config.
+  delete g.cloudinitGenerated;
   g.status = 'running';
   g.paused = false;
   g.startedAt = state.now();

@@ -81,6 +81,8 @@ export interface Guest {
   pending: GuestConfig;
   /** Option names queued for deletion (`delete` on a running guest). */
   pendingDelete: Set<string>;
+  /** qemu: the cloud-init options as the current cloud-init drive was generated (undefined: from the current config). */
+  cloudinitGenerated?: GuestConfig;
   /** Pending deletions asked for with `force` (the volume is destroyed, not kept as unused). */
   pendingForce?: Set<string>;
   status: 'running' | 'stopped';

@@ -72,8 +72,8 @@ function pendingList(g: Guest): Array<Record<string, unknown>> {
   const keys = new Set([...Object.keys(g.config), ...Object.keys(g.pending), ...g.pendingDelete]);
   return [...keys].sort().map((key) => {
     const item: Record<string, unknown> = { key };
-    if (key in g.config) item.value = g.config[key];
-    if (key in g.pending) item.pending = g.pending[key];
+    if (key in g.config) item.value = key === 'cipassword' ? '**********' : g.config[key];
+    if (key in g.pending) item.pending = key === 'cipassword' ? '********** ' : g.pending[key];
     if (g.pendingDelete.has(key)) item.delete = g.pendingForce?.has(key) ? 2 : 1;
     return item;
   });
@@ -129,7 +129,10 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
           if (!snap) throw fail(`snapshot '${snapname}' does not exist`);
           return { ...snap.config, digest: configDigest(g) };
         }
-        return { ...readableConfig(g, flag(ctx, 'current') ?? false), digest: configDigest(g) };
+        const config: Record<string, unknown> = { ...readableConfig(g, flag(ctx, 'current') ?? false), digest: configDigest(g) };
+        // The stored hash is never shown.
+        if (config.cipassword) config.cipassword = '**********';
+        return config;
       },
     },
     {

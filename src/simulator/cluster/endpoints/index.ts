@@ -5,6 +5,7 @@ import type { GuestType } from '../types.js';
 import { agentEndpoints } from './agent.js';
 import { backupEndpoints } from './backup.js';
 import { bulkEndpoints } from './bulk.js';
+import { cloudinitEndpoints } from './cloudinit.js';
 import { clusterViewEndpoints } from './cluster.js';
 import { clusterIpsetEndpoints, guestIpsetEndpoints } from './firewall-ipsets.js';
 import { guestConfigEndpoints } from './guest-config.js';
@@ -45,5 +46,6 @@ export function clusterEndpoints(state: ClusterState): SimEndpoint[] {
     ...clusterIpsetEndpoints(state),
     ...GUEST_FAMILIES.flatMap((family) => [...family(state, 'qemu'), ...family(state, 'lxc')]),
     ...agentEndpoints(state),
+    ...cloudinitEndpoints(state),
   ];
 }
