@@ -169,6 +169,7 @@ function assemble(
   const secrets: string[] = [];
   for (const c of pve.clusters) {
     secrets.push(Secret.from(c.auth.kind === 'token' ? c.auth.secret : c.auth.password).reveal());
+    for (const token of Object.values(c.tokens ?? {})) secrets.push(Secret.from(token.secret).reveal());
   }
   if (hmacKey) secrets.push(hmacKey);
   return {

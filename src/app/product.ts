@@ -9,9 +9,10 @@ import { AuditLog } from '../audit/log.js';
 import type { TaskProgressEvent } from '../bridge/handler.js';
 import type { CallCounts } from '../bridge/stats.js';
 import { PveClient } from '../client/client.js';
-import { createClients } from '../client/config.js';
+import { createClassClients, createClients } from '../client/config.js';
 import { loadClusterSchema, type LoadedSchema } from '../client/schema-source.js';
 import { describeOperations, type DescribeResult } from '../describe/index.js';
+import { operationVerdict, VERDICT_TEXT } from '../describe/verdict.js';
 import { ApiSearch, formatHit, type SearchHit, type SearchOptions } from '../search/index.js';
 import { SandboxEngine } from '../sandbox/engine.js';
 import { describeConfinement } from '../sandbox/worker-launch.js';
@@ -22,7 +23,7 @@ import { PermissionCache } from '../policy/privileges.js';
 import { SecretScrubber } from '../safety/redact.js';
 import type { BudgetUsage } from '../safety/budget.js';
 import { RunSession, type SessionResult } from './session.js';
-import type { ApiModel } from '../schema/model.js';
+import type { ApiModel, RiskClass } from '../schema/model.js';
 import { CheckerProcess, type RemoteScriptChecker } from '../script/checker-process.js';
 import { sdkDeclarationFiles, type DeclarationFile } from '../typegen/index.js';
 import type { AppConfig } from './config.js';
@@ -30,7 +31,10 @@ import { UnknownClusterError } from './errors.js';
 
 export interface ClusterRuntime {
   readonly name: string;
+  /** The cluster's main credentials: schema loading, and every class without a token of its own. */
   readonly client: PveClient;
+  /** The client a call of this class goes out with (`tokens` of the cluster config). */
+  clientFor(risk?: RiskClass): PveClient;
   readonly schema: LoadedSchema;
   readonly model: ApiModel;
   readonly policy: Policy;
@@ -99,6 +103,7 @@ export class Product {
     const clients = createClients(config.pve, { logger });
     const scrubber = new SecretScrubber(config.secrets);
     const clusters = new Map<string, ClusterRuntime>();
+    const classClients: PveClient[] = [];
     // One process for all clusters, holding one warm checker per distinct schema.
     const { budgetMs, recycleAfterChecks, maxRssMb, maxQueue } = config.sandbox.typecheck;
     const checkers = new CheckerProcess({ budgetMs, recycleAfterChecks, maxRssMb, maxQueue, log });
@@ -111,10 +116,12 @@ export class Product {
           logger,
         });
         const policy = config.policyFor(cluster.name);
-        clusters.set(cluster.name, clusterRuntime(cluster.name, client, schema, policy, checkers));
+        const byClass = createClassClients(cluster, { logger });
+        classClients.push(...Object.values(byClass));
+        clusters.set(cluster.name, clusterRuntime(cluster.name, client, byClass, schema, policy, checkers));
       }
     } catch (err) {
-      await Promise.all([...clients.values()].map((c) => c.close()));
+      await Promise.all([...clients.values(), ...classClients].map((c) => c.close()));
       await checkers.close();
       throw err;
     }
@@ -154,15 +161,24 @@ export class Product {
     return `sandbox: ${workers} worker${workers === 1 ? '' : 's'}, ${workerRuntime ?? 'isolated-vm (not started)'}, ${describeConfinement(workerConfined)}`;
   }
 
+  /** Hits carry the verdict of the cluster's policy at default parameters and the parameters that raise them. */
   search(query: string, options: SearchOptions & { cluster?: string } = {}): { hits: SearchHit[]; lines: string[] } {
     const { cluster, ...rest } = options;
-    const hits = this.cluster(cluster).search.search(query, rest);
+    const runtime = this.cluster(cluster);
+    const hits = runtime.search.search(query, rest).map((hit): SearchHit => {
+      const op = runtime.model.get(hit.method, hit.path);
+      if (!op) return hit;
+      const v = operationVerdict(op, { cluster: runtime.name, policy: runtime.policy });
+      return { ...hit, verdict: VERDICT_TEXT[v.verdict], ...(v.raisedBy.length > 0 ? { raisedBy: v.raisedBy.map((r) => r.param) } : {}) };
+    });
     return { hits, lines: hits.map(formatHit) };
   }
 
   describe(operations: string[], options: { params?: string[]; cluster?: string } = {}): DescribeResult {
-    return describeOperations(this.cluster(options.cluster).model, operations, {
+    const runtime = this.cluster(options.cluster);
+    return describeOperations(runtime.model, operations, {
       ...(options.params ? { params: options.params } : {}),
+      policy: { cluster: runtime.name, policy: runtime.policy },
     });
   }
 
@@ -171,7 +187,7 @@ export class Product {
     const session = new RunSession({
       defaultCluster: runtime.name,
       model: (name) => this.cluster(name).model,
-      client: (name) => this.cluster(name).client,
+      client: (name, risk) => this.cluster(name).clientFor(risk),
       policy: runtime.policy,
       policyFor: (name) => this.cluster(name).policy,
       approvals: this.approvals,
@@ -201,7 +217,7 @@ export class Product {
 
   async close(): Promise<void> {
     await Promise.all([this.engine.close(), this.checkers.close()]);
-    await Promise.all([...this.clusters.values()].map((c) => c.client.close()));
+    await Promise.all([...this.clusters.values()].flatMap((c) => [...new Set([c.client, ...(['read', 'write', 'destructive', 'privileged'] as const).map((r) => c.clientFor(r))])].map((client) => client.close())));
     this.audit.close();
   }
 }
@@ -209,6 +225,7 @@ export class Product {
 function clusterRuntime(
   name: string,
   client: PveClient,
+  byClass: Partial<Record<RiskClass, PveClient>>,
   schema: LoadedSchema,
   policy: Policy,
   checkers: CheckerProcess,
@@ -220,6 +237,7 @@ function clusterRuntime(
   return {
     name,
     client,
+    clientFor: (risk) => (risk ? byClass[risk] : undefined) ?? client,
     schema,
     model,
     policy,
@@ -250,7 +268,7 @@ function toOutput(session: SessionResult<RunOutcome>): RunScriptOutput {
     ...(plan ? { plan } : {}),
     ...(session.approval ? { approval: session.approval } : {}),
     ...(outcome?.warnings?.length ? { warnings: outcome.warnings } : {}),
-    ...(outcome?.truncated ? { truncated: outcome.truncated } : {}),
+    ...(outcome?.truncated ? { truncated: { ...outcome.truncated, note: truncationNote(outcome.truncated) } } : {}),
   };
   if (session.blocked) {
     return {
@@ -263,6 +281,29 @@ function toOutput(session: SessionResult<RunOutcome>): RunScriptOutput {
     };
   }
   return outcome?.error ? { ...base, error: outcome.error } : base;
+}
+
+/**
+ * What was cut, in words the model reads with the result (the text rendering starts with it):
+ * `the result was cut to fit 48 KiB (it was 312.4 KiB): $ 30 → 16 items, $[3].log 9000 → 200
+ * characters; return less (filter, pick fields, slice or aggregate in the script)`.
+ */
+function truncationNote(truncated: NonNullable<RunOutcome['truncated']>): string {
+  const kib = (bytes: number) => `${(bytes / 1024).toFixed(bytes < 10 * 1024 ? 1 : 0)} KiB`;
+  const parts: string[] = [];
+  const report = truncated.result;
+  if (report) {
+    const unit = { array: 'items', string: 'characters', object: 'keys' } as const;
+    const cuts = report.cuts.slice(0, 5).map((c) => `${c.path} ${c.from} → ${c.to} ${unit[c.kind]}`);
+    const more = report.cuts.length - cuts.length + report.moreCuts;
+    parts.push(
+      `the result was cut to fit ${kib(report.keptBytes)} (it was ${kib(report.originalBytes)}): ${cuts.join(', ') || 'replaced by a stub'}` +
+        `${more > 0 ? `, and ${more} more cut${more === 1 ? '' : 's'}` : ''}; the data shown is incomplete — return less ` +
+        `(filter, pick the fields you need, slice, or aggregate in the script)`,
+    );
+  }
+  if (truncated.logLines) parts.push(`${truncated.logLines} log line${truncated.logLines === 1 ? ' was' : 's were'} dropped past the log budget`);
+  return parts.join('; ');
 }
 
 /** Calls by risk class plus the non-zero outcome counters: every field here costs context tokens. */

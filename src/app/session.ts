@@ -18,7 +18,7 @@ import type { PveClientLike } from '../client/client-like.js';
 import { createBridgeHandler, type RunMode, type TaskProgressEvent } from '../bridge/handler.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
 import { emptyCounts, type CallCounts } from '../bridge/stats.js';
-import type { ApiModel } from '../schema/model.js';
+import type { ApiModel, RiskClass } from '../schema/model.js';
 import { extractSdkCalls } from '../script/calls.js';
 import { approvalNextStep, type ApprovalStore, type Approver, type ElicitationAnswer } from '../safety/approval.js';
 import { Budget, Budgets, type BudgetUsage } from '../safety/budget.js';
@@ -37,7 +37,8 @@ export interface SessionAudit {
 export interface SessionDeps {
   defaultCluster: string;
   model(cluster: string): ApiModel;
-  client(cluster: string): PveClientLike;
+  /** The client a call of this class goes out with (per-class tokens); the main credentials without a class. */
+  client(cluster: string, risk?: RiskClass): PveClientLike;
   /** The run's policy (budget limits, name in the audit); decides calls on clusters `policyFor` does not cover. */
   policy: Policy;
   /** Per-cluster policies: calls through `pve.cluster('x')` are decided by `policyFor('x')`. */
@@ -166,7 +167,7 @@ export class RunSession {
         policy,
         ...(this.deps.policyFor ? { policyFor: this.deps.policyFor } : {}),
         permissions: this.permissions,
-        guests: new GuestDirectory(this.deps.client),
+        guests: new GuestDirectory((c) => this.deps.client(c)),
         ...(request.signal ? { signal: request.signal } : {}),
       });
       if (!report.ok) {

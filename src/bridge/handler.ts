@@ -46,7 +46,12 @@ export interface BridgeDeps {
   defaultCluster: string;
   /** Throws for an unknown cluster (reported to the script as `invalid`). */
   model(cluster: string): ApiModel;
-  client(cluster: string): PveClientLike;
+  /**
+   * The client a call of this class goes out with (per-class tokens: a bug in the policy cannot
+   * turn a read into a write on the cluster). Without a class: the main credentials, used for the
+   * policy's own lookups.
+   */
+  client(cluster: string, risk?: RiskClass): PveClientLike;
   /** The run's policy: it decides calls on clusters `policyFor` does not cover. */
   policy: Policy;
   /** Per-cluster policies: a call on cluster X is decided by `policyFor(X)` (scopes, rules, approvals). */
@@ -101,11 +106,14 @@ class Refusal extends Error {
 export function createBridgeHandler(deps: BridgeDeps): BridgeHandler {
   if (deps.mode === 'dry-run' && !deps.plan) throw new Error('dry-run mode needs a PlanRecorder (deps.plan)');
   if (deps.mode === 'approved' && !deps.binding) throw new Error('approved mode needs a PlanBinding (deps.binding)');
+  // The policy's own lookups (guest directory, identity) see what the main credentials see: a read
+  // token that cannot see a protected guest must not make it look absent to a target rule.
   const guests = deps.guests ?? new GuestDirectory((c) => deps.client(c));
   const rt: Runtime = {
     ...deps,
     guests,
     identity: deps.identity ?? new IdentityGuard((c) => deps.client(c), guests),
+    taskClass: new Map(),
     counts: deps.counts ?? emptyCounts(),
     secrets: deps.secrets ?? new SecretScrubber(),
   };
@@ -124,6 +132,8 @@ type Runtime = BridgeDeps & {
   identity: IdentityGuard;
   counts: CallCounts;
   secrets: SecretScrubber;
+  /** The class of the write that started each task: its status is read with that write's token. */
+  taskClass: Map<string, RiskClass>;
   /** Set when an audit append failed: the run fails closed, nothing more is sent unaudited. */
   auditError?: string;
 };
@@ -215,7 +225,7 @@ async function read(rt: Runtime, cluster: string, req: ResolvedRequest, ctx: Bri
     record.planned = true;
     return planned;
   }
-  const data = await rt.client(cluster).request(req.method, req.urlPath, req.params, { signal: ctx.signal });
+  const data = await rt.client(cluster, 'read').request(req.method, req.urlPath, req.params, { signal: ctx.signal });
   rt.identity.observe(cluster, req.operation.path, req.pathValues, data);
   // The client parsed this body for this call alone: redact it where it is rather than copy it.
   return redactInPlace(data, req.concretePath, rt.secrets);
@@ -287,9 +297,12 @@ async function write(
   }
 
   const params = withGuestDigest(req, verdict.current);
-  const data = await rt.client(cluster).request(req.method, req.urlPath, params, { signal: ctx.signal });
+  const data = await rt.client(cluster, risk).request(req.method, req.urlPath, params, { signal: ctx.signal });
   rt.identity.noteWrite(cluster, facts.targets.vmids);
-  if (typeof data === 'string' && data.startsWith('UPID:')) record.upid = data;
+  if (typeof data === 'string' && data.startsWith('UPID:')) {
+    record.upid = data;
+    rt.taskClass.set(data, risk);
+  }
   return redactInPlace(data, req.concretePath, rt.secrets);
 }
 
@@ -312,7 +325,7 @@ async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, r
   const timeoutMs = Math.min(call.timeoutMs ?? rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, remaining);
   const started = performance.now();
   try {
-    const result = await rt.client(cluster).waitTask(call.upid, {
+    const result = await rt.client(cluster, rt.taskClass.get(call.upid) ?? 'read').waitTask(call.upid, {
       timeoutMs,
       signal: ctx.signal,
       onProgress: (lines, status) => rt.onProgress?.({ cluster, upid: call.upid, status: status.status, lines: lines.map((l) => redactText(l, rt.secrets)) }),

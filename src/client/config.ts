@@ -18,10 +18,20 @@ import type { TimeoutOptions } from './transport.js';
 
 export type SecretRef = string | { env: string } | { file: string };
 
+/** Risk classes a cluster can give a token of its own (`tokens` in the config). */
+export const TOKEN_CLASSES = ['read', 'write', 'destructive', 'privileged'] as const;
+export type TokenClass = (typeof TOKEN_CLASSES)[number];
+
 export interface ClusterConfig {
   name: string;
   url: string;
+  /** The credentials of every call whose risk class has no token of its own in `tokens`. */
   auth: TokenAuthOptions | TicketAuthOptions;
+  /**
+   * Least privilege enforced by PVE too: calls of these classes go out with these API tokens
+   * (a read token with PVEAuditor, say), so a misclassified call cannot do more than its class.
+   */
+  tokens?: Partial<Record<TokenClass, TokenAuthOptions>>;
   tls: TlsOptions;
   /** Name of the safety policy for this cluster; the safety layer resolves it. */
   policy?: string;
@@ -105,9 +115,17 @@ const tlsSchema = z
     error: 'choose one: "fingerprint" (verify by pin) or "insecure" (no verification)',
   });
 
+const classTokenSchema = z.strictObject({
+  tokenId: z.string().regex(TOKEN_ID_PATTERN, { error: 'expected user@realm!tokenname, e.g. "mcp@pve!read"' }),
+  secret: secretRef,
+});
+
 const clusterSchema = z.strictObject({
   url: z.string().regex(/^https:\/\/[^\s/]+/, { error: 'expected https://<host>:8006' }),
   auth: authSchema,
+  tokens: z
+    .strictObject(Object.fromEntries(TOKEN_CLASSES.map((c) => [c, classTokenSchema.optional()])) as Record<TokenClass, z.ZodOptional<typeof classTokenSchema>>)
+    .optional(),
   tls: tlsSchema.optional(),
   policy: z.string().min(1).optional(),
   schema: z.string().min(1).optional(),
@@ -155,6 +173,29 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<PveCo
   const env = options.env ?? process.env;
   if (options.file) return loadFile(options.file, env);
   return loadEnv(env);
+}
+
+/**
+ * The clients of one cluster's per-class tokens (`tokens`), keyed by class. Calls of a class
+ * without one use the cluster's main client. Close them with `client.close()`.
+ */
+export function createClassClients(cluster: ClusterConfig, options: { logger?: PveLogger } = {}): Partial<Record<TokenClass, PveClient>> {
+  const out: Partial<Record<TokenClass, PveClient>> = {};
+  for (const cls of TOKEN_CLASSES) {
+    const auth = cluster.tokens?.[cls];
+    if (!auth) continue;
+    out[cls] = new PveClient({
+      name: `${cluster.name} (${cls} token)`,
+      url: cluster.url,
+      auth,
+      tls: cluster.tls,
+      timeouts: cluster.timeouts,
+      retry: cluster.retry,
+      maxConcurrency: cluster.maxConcurrency,
+      logger: options.logger,
+    });
+  }
+  return out;
 }
 
 /** One `PveClient` per configured cluster, keyed by name. Close them with `client.close()`. */
@@ -297,7 +338,7 @@ async function build(
     const secret = async (ref: SecretRef, key: string): Promise<Secret> => {
       const result = await resolveSecret(ref, env, baseDir);
       if (typeof result === 'string') {
-        issues.push({ key: keyName(`${prefix}.auth.${key}`), message: result });
+        issues.push({ key: keyName(`${prefix}.${key}`), message: result });
         return new Secret('');
       }
       return result;
@@ -306,14 +347,15 @@ async function build(
       name,
       url: c.url,
       auth: c.auth.tokenId
-        ? { kind: 'token', tokenId: c.auth.tokenId, secret: await secret(c.auth.secret!, 'secret') }
+        ? { kind: 'token', tokenId: c.auth.tokenId, secret: await secret(c.auth.secret!, 'auth.secret') }
         : {
             kind: 'ticket',
             username: c.auth.username!,
-            password: await secret(c.auth.password!, 'password'),
+            password: await secret(c.auth.password!, 'auth.password'),
             ...(c.auth.realm ? { realm: c.auth.realm } : {}),
             ...(c.auth.renewAfterMs ? { renewAfterMs: c.auth.renewAfterMs } : {}),
           },
+      ...(c.tokens ? { tokens: await classTokens(c.tokens, (ref, cls) => secret(ref, `tokens.${cls}.secret`)) } : {}),
       tls: tlsOptions(c, baseDir),
       ...optional('policy', c.policy),
       ...optional('schema', c.schema && !/^https?:\/\//.test(c.schema) ? resolvePath(baseDir, c.schema) : c.schema),
@@ -330,6 +372,18 @@ async function build(
     ...optional('cacheDir', raw.cacheDir ? resolvePath(baseDir, raw.cacheDir) : undefined),
     source,
   };
+}
+
+async function classTokens(
+  raw: NonNullable<RawCluster['tokens']>,
+  secret: (ref: SecretRef, cls: TokenClass) => Promise<Secret>,
+): Promise<Partial<Record<TokenClass, TokenAuthOptions>>> {
+  const out: Partial<Record<TokenClass, TokenAuthOptions>> = {};
+  for (const cls of TOKEN_CLASSES) {
+    const t = raw[cls];
+    if (t) out[cls] = { kind: 'token', tokenId: t.tokenId, secret: await secret(t.secret, cls) };
+  }
+  return out;
 }
 
 function tlsOptions(c: RawCluster, baseDir: string): TlsOptions {

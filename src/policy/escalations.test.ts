@@ -109,3 +109,11 @@ describe.skipIf(!hasOfficialSchema('9.1'))(`escalation rules against the PVE 9.1
     expect(uncovered).toEqual([]);
   });
 });
+
+describe('docs/risk-classes.md', () => {
+  it('lists every escalation rule', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const doc = await readFile(new URL('../../docs/risk-classes.md', import.meta.url), 'utf8');
+    for (const rule of ESCALATION_RULES) expect(doc, rule.id).toContain(`| \`${rule.id}\` | ${rule.class} | ${rule.risk} |`);
+  });
+});

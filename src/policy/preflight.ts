@@ -22,7 +22,8 @@ import { describeCall, resolveFacts } from './facts.js';
 export interface PreflightDeps {
   defaultCluster: string;
   model(cluster: string): ApiModel;
-  client(cluster: string): PveClientLike;
+  /** The client a call of this class goes out with: the permission check reads that token's privileges. */
+  client(cluster: string, risk?: RiskClass): PveClientLike;
   policy: Policy;
   /** Per-cluster policies (as in the bridge); `policy` when absent. */
   policyFor?(cluster: string): Policy;
@@ -84,10 +85,9 @@ export async function preflight(calls: readonly SdkCall[], deps: PreflightDeps):
       continue;
     }
     let model: ApiModel;
-    let client: PveClientLike;
     try {
       model = deps.model(cluster);
-      client = deps.client(cluster);
+      deps.client(cluster);
     } catch (err) {
       report.problems.push({ ...at, severity: 'error', kind: 'invalid', message: `unknown cluster '${cluster}': ${err instanceof Error ? err.message : String(err)}` });
       continue;
@@ -124,6 +124,7 @@ export async function preflight(calls: readonly SdkCall[], deps: PreflightDeps):
     }
 
     if (!op.permissions) continue;
+    const client = deps.client(cluster, risk);
     let privs: TokenPrivileges;
     try {
       privs = await permissions.get(cluster, client, deps.signal);
