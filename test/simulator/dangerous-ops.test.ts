@@ -322,6 +322,60 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
     });
   });
 
+  describe('restore over an existing guest', () => {
+    it('without force PVE refuses; with force the old disks go, the archived config comes back, extra disks stay unused', async () => {
+      const g = plain().find((x) => x.type === 'qemu' && x.status === 'stopped' && x.config.lock === undefined && !x.config.protection && x.node === 'pve1');
+      if (!g) throw new Error('no VM');
+      const base = `/nodes/pve1/qemu/${g.vmid}`;
+      const dump = await waitTask(await post('/nodes/pve1/vzdump', { vmid: g.vmid, storage: 'nas' }));
+      expect(dump.exitstatus).toBe('OK');
+      const archive = ((await api(`/nodes/pve1/storage/nas/content?content=backup&vmid=${g.vmid}`)).json.data as Array<{ volid: string; ctime: number }>).sort((a, b) => b.ctime - a.ctime)[0]?.volid as string;
+      const before = { ...guest(g.vmid).config };
+      await post(`${base}/config`, { scsi9: 'local-lvm:1', cores: 7 }, 'PUT');
+      const extra = String(guest(g.vmid).config.scsi9).split(',')[0] as string;
+      await waitTask(await post(`${base}/snapshot`, { snapname: 'pre' }));
+
+      const refused = await api('/nodes/pve1/qemu', { method: 'POST', body: { vmid: g.vmid, archive } });
+      expect(refused.status).toBe(500);
+      expect(refused.json.message).toBe(`unable to restore VM ${g.vmid} - VM ${g.vmid} already exists on node 'pve1'\n`);
+
+      const upid = await post('/nodes/pve1/qemu', { vmid: g.vmid, archive, force: 1 });
+      expect(upid).toContain(`:qmrestore:${g.vmid}:`);
+      const task = await waitTask(upid);
+      expect(task.exitstatus).toBe('OK');
+      const after = guest(g.vmid).config;
+      expect(after.cores).toBe(before.cores);
+      expect(after.scsi9).toBeUndefined();
+      expect(Object.entries(after).find(([k]) => k.startsWith('unused'))?.[1]).toBe(extra);
+      expect(guest(g.vmid).snapshots).toEqual([]);
+      expect(after.lock).toBeUndefined();
+    });
+
+    it('a running VM is not overwritten; a container needs force and must be stopped', async () => {
+      const vm = plain().find((x) => x.type === 'qemu' && x.status === 'running' && x.node === 'pve1' && x.config.lock === undefined);
+      if (!vm) throw new Error('no running VM');
+      const archive = (sim.cluster.state.volumes.find((v) => v.content === 'backup' && v.volid.includes('vzdump-qemu-') && (v.node === undefined || v.node === 'pve1')) as { volid: string }).volid;
+      const task = await waitTask(await post('/nodes/pve1/qemu', { vmid: vm.vmid, archive, force: 1 }));
+      expect(task.exitstatus).toBe(`unable to restore VM ${vm.vmid} - vm is running`);
+      expect(guest(vm.vmid).status).toBe('running');
+      expect(guest(vm.vmid).config.lock).toBeUndefined();
+
+      const ct = plain().find((x) => x.type === 'lxc' && x.node === 'pve1');
+      if (!ct) throw new Error('no CT');
+      const ctArchive = sim.cluster.state.volumes.find((v) => v.content === 'backup' && v.volid.includes('vzdump-lxc-') && (v.node === undefined || v.node === 'pve1'));
+      if (!ctArchive) throw new Error('no CT backup');
+      const plainCreate = await api('/nodes/pve1/lxc', { method: 'POST', body: { vmid: ct.vmid, ostemplate: ctArchive.volid, restore: 1 } });
+      expect(plainCreate.json.message).toBe(`CT ${ct.vmid} already exists on node 'pve1'\n`);
+      if (ct.status !== 'running') await waitTask(await post(`/nodes/pve1/lxc/${ct.vmid}/status/start`));
+      const running = await api('/nodes/pve1/lxc', { method: 'POST', body: { vmid: ct.vmid, ostemplate: ctArchive.volid, restore: 1, force: 1 } });
+      expect(running.json.message).toBe("can't overwrite running container\n");
+      await waitTask(await post(`/nodes/pve1/lxc/${ct.vmid}/status/stop`));
+      const restored = await waitTask(await post('/nodes/pve1/lxc', { vmid: ct.vmid, ostemplate: ctArchive.volid, restore: 1, force: 1 }));
+      expect(restored.exitstatus).toBe('OK');
+      expect(sim.cluster.tasks().find((t) => t.type === 'vzrestore' && t.id === String(ct.vmid))?.exitstatus).toBe('OK');
+    });
+  });
+
   describe('node startall / stopall / migrateall', () => {
     it('stopall shuts down every running guest of the node (HA-managed ones only when listed)', async () => {
       const node = 'pve3';

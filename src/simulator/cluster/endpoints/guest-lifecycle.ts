@@ -17,6 +17,7 @@ import { TaskFailure } from '../tasks.js';
 import type { Guest, GuestConfig, GuestType } from '../types.js';
 import { haSid } from '../views.js';
 import { guestTask, serialGuestTask } from './guest-tasks.js';
+import { startRestore } from './restore.js';
 import { flag, optStr, reqInt, reqStr, rootOnly } from './params.js';
 import { pathGuest, pathNode } from './path-targets.js';
 import { bool, int, NULL, num, opt, P, perm, str, UPID } from './schema.js';
@@ -79,6 +80,17 @@ function createEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
     start: opt(bool('Start the guest once it is created.', { default: 0 })),
     'ha-managed': opt(bool('Put the new guest under HA management.', { default: 0 })),
   };
+  parameters.force = opt(bool('With a backup archive: restore over the existing guest of this VMID, destroying its volumes.', type === 'qemu' ? { requires: 'archive' } : {}));
+  parameters.unique = opt(bool('With a backup archive: give the restored guest new MAC addresses (and a VM a new SMBIOS UUID).', { requires: type === 'qemu' ? 'archive' : 'restore' }));
+  if (type === 'qemu') {
+    parameters.archive = opt(str('Backup archive (volume ID) to restore instead of creating an empty VM.', { maxLength: 255 }));
+    parameters['live-restore'] = opt(bool('Start the VM at once and restore its data in the background (PBS archives).'));
+    parameters.bwlimit = opt(int('Restore bandwidth limit in KiB/s.', { minimum: 0 }));
+  } else {
+    parameters.restore = opt(bool('The ostemplate is a backup archive to restore.'));
+    parameters['ignore-unpack-errors'] = opt(bool('Ignore errors while extracting the archive.'));
+    parameters.bwlimit = opt(num('Restore bandwidth limit in KiB/s.', { minimum: 0 }));
+  }
   if (type === 'lxc') {
     parameters.ostemplate = str('Template archive (volume ID) to create the container from.', { maxLength: 255 });
     parameters.password = opt(str('Root password inside the container.'));
@@ -97,6 +109,11 @@ function createEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
     protected: true,
     proxyto: 'node',
     handler: (ctx) => {
+      if (type === 'qemu' ? optStr(ctx, 'archive') !== undefined : flag(ctx, 'restore')) {
+        const overrides: GuestConfig = {};
+        for (const [k, v] of Object.entries(ctx.params)) if (k in options && v !== undefined) overrides[k] = storedValue(type, k, v);
+        return startRestore(state, type, ctx, overrides);
+      }
       const node = pathNode(state, ctx);
       const vmid = reqInt(ctx, 'vmid');
       const pool = optStr(ctx, 'pool');
