@@ -274,6 +274,19 @@ describe('bridge handler: unverifiable identity', () => {
   });
 });
 
+describe('bridge handler: calls the sandbox channel refused', () => {
+  it('are audited, counted as invalid and charged against the call budget, without their bytes', async () => {
+    const t = setup({ budget: { calls: 2 } });
+    const refused = { kind: 'rejected' as const, error: { kind: 'invalid' as const, message: "invalid call: path: '..' segments are not allowed" } };
+    expect(errorOf(await t.call(refused))).toEqual(refused.error);
+    expect(t.audit).toEqual([expect.objectContaining({ status: 'invalid', channel: 'refused before parsing', message: refused.error.message })]);
+    await t.call(refused);
+    // The third attempt is over the call budget, refused ones included.
+    expect(errorOf(await t.req('GET', '/version')).kind).toBe('budget');
+    expect(t.audit.map((a) => a.status)).toEqual(['invalid', 'invalid', 'budget']);
+  });
+});
+
 describe('bridge handler: audit failure', () => {
   it('fails closed once the audit cannot be written', async () => {
     const t = setup({ preset: 'operator' }, 'live', { audit: { append: () => { throw new Error('ENOSPC: no space left on device'); } } });

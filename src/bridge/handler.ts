@@ -87,6 +87,10 @@ const CallSchema = z.discriminatedUnion('kind', [
     cluster: CLUSTER_NAME.optional(),
   }),
   z.strictObject({
+    kind: z.literal('rejected'),
+    error: z.strictObject({ kind: z.enum(['invalid', 'budget']), message: z.string().max(2_000) }),
+  }),
+  z.strictObject({
     kind: z.literal('waitTask'),
     upid: z.string().max(512),
     timeoutMs: z.number().int().positive().max(24 * 3600_000).optional(),
@@ -155,6 +159,11 @@ async function handle(rt: Runtime, rawCall: BridgeCall, ctx: BridgeContext): Pro
       throw new Refusal({ kind: 'invalid', message: `malformed bridge call: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'call'}: ${i.message}`).join('; ')}` });
     }
     const call = parsed.data;
+    if (call.kind === 'rejected') {
+      if (call.error.kind === 'invalid') rt.counts.invalid++;
+      record.channel = 'refused before parsing';
+      throw new Refusal(call.error);
+    }
     record.cluster = call.cluster ?? rt.defaultCluster;
     if (ctx.signal.aborted) throw new Refusal({ kind: 'cancelled', message: 'the run has ended; the call was not made' });
     const data = call.kind === 'request' ? await handleRequest(rt, call as RequestCall, ctx, record) : await handleWait(rt, call, ctx, record);

@@ -22,7 +22,18 @@ export interface WaitTaskCall {
   cluster?: string;
 }
 
-export type BridgeCall = RequestCall | WaitTaskCall;
+/**
+ * A call the sandbox channel refused before it could be parsed (an oversized or malformed frame, a
+ * path with `..` or `%`, prototype keys, too many calls). It still goes to the handler, which is
+ * the one place that counts, charges and audits every attempt; only the refusal travels, never the
+ * refused bytes.
+ */
+export interface RejectedCall {
+  kind: 'rejected';
+  error: { kind: 'invalid' | 'budget'; message: string };
+}
+
+export type BridgeCall = RequestCall | WaitTaskCall | RejectedCall;
 
 export type BridgeErrorKind =
   /** The call was malformed (bad path segment, non-JSON params, unknown operation). */

@@ -163,8 +163,9 @@ export class RunSession {
     let reply: BridgeReply;
     let call: BridgeCall | undefined;
     const afterReply: Array<() => void> = [];
+    // Refusals here go through the handler too: it counts, charges and audits every attempt.
     if (this.stats.bridgeCalls > limits.maxCalls || this.inFlight >= limits.maxParallelCalls) {
-      reply = { ok: false, error: { kind: 'budget', message: 'too many bridge calls for this run' } };
+      reply = await this.invokeHandler({ kind: 'rejected', error: { kind: 'budget', message: 'too many bridge calls for this run' } }, afterReply);
     } else {
       const parsed = parseBridgeCall(json, limits.maxCallBytes);
       if (parsed.ok) {
@@ -173,7 +174,7 @@ export class RunSession {
         reply = await this.invokeHandler(call, afterReply);
         this.inFlight--;
       } else {
-        reply = { ok: false, error: { kind: 'invalid', message: parsed.message } };
+        reply = await this.invokeHandler({ kind: 'rejected', error: { kind: 'invalid', message: parsed.message } }, afterReply);
       }
     }
     if (!this.outcomeSent) {
@@ -365,7 +366,7 @@ function bridgeDetails(error: BridgeError, call: BridgeCall | undefined): Record
   if (error.status !== undefined) details.status = error.status;
   if (error.errors) details.errors = error.errors;
   if (error.risk) details.risk = error.risk;
-  if (call?.cluster) details.cluster = call.cluster;
+  if (call && call.kind !== 'rejected' && call.cluster) details.cluster = call.cluster;
   return details;
 }
 

@@ -20,6 +20,8 @@ export function fakeBridge(options: { hangPaths?: string[]; delayMs?: number } =
   const calls: BridgeCall[] = [];
   let pending = 0;
   const answer = (call: BridgeCall): BridgeReply => {
+    // Refused by the channel: the real handler counts and audits it and answers with the refusal.
+    if (call.kind === 'rejected') return { ok: false, error: call.error };
     if (call.kind === 'waitTask') {
       return { ok: true, data: { upid: call.upid, node: 'pve1', status: 'stopped', exitstatus: 'OK', ok: true, log: ['done'] } };
     }
