@@ -51,6 +51,11 @@ interface PveTaskResult {
   ok: boolean;
   /** The last lines of the task log, oldest first. */
   log: string[];
+  /**
+   * Set in a dry-run: the write that started this task was planned, not sent, so nothing ran and
+   * `ok`/`exitstatus` only stand in for the outcome. Check it before reading a result as done.
+   */
+  planned?: true;
 }
 
 interface PveWaitTaskOptions {

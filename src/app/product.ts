@@ -12,6 +12,7 @@ import { PveClient } from '../client/client.js';
 import { createClassClients, createClients } from '../client/config.js';
 import { loadClusterSchema, type LoadedSchema } from '../client/schema-source.js';
 import { describeOperations, type DescribeResult } from '../describe/index.js';
+import { operationVerdict, VERDICT_TEXT } from '../describe/verdict.js';
 import { ApiSearch, formatHit, type SearchHit, type SearchOptions } from '../search/index.js';
 import { SandboxEngine } from '../sandbox/engine.js';
 import { describeConfinement } from '../sandbox/worker-launch.js';
@@ -160,15 +161,24 @@ export class Product {
     return `sandbox: ${workers} worker${workers === 1 ? '' : 's'}, ${workerRuntime ?? 'isolated-vm (not started)'}, ${describeConfinement(workerConfined)}`;
   }
 
+  /** Hits carry the verdict of the cluster's policy at default parameters and the parameters that raise them. */
   search(query: string, options: SearchOptions & { cluster?: string } = {}): { hits: SearchHit[]; lines: string[] } {
     const { cluster, ...rest } = options;
-    const hits = this.cluster(cluster).search.search(query, rest);
+    const runtime = this.cluster(cluster);
+    const hits = runtime.search.search(query, rest).map((hit): SearchHit => {
+      const op = runtime.model.get(hit.method, hit.path);
+      if (!op) return hit;
+      const v = operationVerdict(op, { cluster: runtime.name, policy: runtime.policy });
+      return { ...hit, verdict: VERDICT_TEXT[v.verdict], ...(v.raisedBy.length > 0 ? { raisedBy: v.raisedBy.map((r) => r.param) } : {}) };
+    });
     return { hits, lines: hits.map(formatHit) };
   }
 
   describe(operations: string[], options: { params?: string[]; cluster?: string } = {}): DescribeResult {
-    return describeOperations(this.cluster(options.cluster).model, operations, {
+    const runtime = this.cluster(options.cluster);
+    return describeOperations(runtime.model, operations, {
       ...(options.params ? { params: options.params } : {}),
+      policy: { cluster: runtime.name, policy: runtime.policy },
     });
   }
 

@@ -1,6 +1,7 @@
 import { HTTP_METHODS, type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
 import { parseSpec, resolveSpec, suggest } from './spec.js';
 import { permissionText, renderSignature } from './signature.js';
+import { operationVerdict, type OperationVerdict, type PolicyContext } from './verdict.js';
 
 export interface DescribedOperation {
   method: HttpMethod;
@@ -10,6 +11,8 @@ export interface DescribedOperation {
   permission: string;
   /** Compact TypeScript-style signature with one line per parameter and an example call. */
   signature: string;
+  /** What the cluster's policy says about it (when described under a policy). */
+  verdict?: OperationVerdict;
 }
 
 export interface DescribeResult {
@@ -20,6 +23,8 @@ export interface DescribeResult {
 export interface DescribeOptions {
   /** Parameters to show in full even on operations with dozens of them (`net[n]`, `net0` and `net` all name the family). */
   params?: string[];
+  /** Show each operation's verdict under this cluster's policy. */
+  policy?: PolicyContext;
 }
 
 /**
@@ -41,12 +46,14 @@ export function describeOperations(model: ApiModel, specs: readonly string[], op
     for (const op of ordered) {
       if (seen.has(op.key)) continue;
       seen.add(op.key);
+      const verdict = opts.policy ? operationVerdict(op, opts.policy) : undefined;
       result.operations.push({
         method: op.method,
         path: op.path,
         risk: op.risk,
         permission: permissionText(op),
-        signature: renderSignature(op, opts.params),
+        signature: renderSignature(op, opts.params, verdict),
+        ...(verdict ? { verdict } : {}),
       });
     }
   }

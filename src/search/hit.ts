@@ -1,5 +1,6 @@
 /**
- * One search result and its one-line rendering for the model: `METHOD /path — summary [risk]`.
+ * One search result and its one-line rendering for the model: `METHOD /path — summary [risk]`,
+ * under a policy `[risk, verdict; raised by p1, p2]`.
  * A line must stay within LINE_TOKEN_BUDGET tokens so ten hits cost a few hundred tokens at most;
  * the summary is what gets trimmed, never the path the model has to copy.
  */
@@ -13,6 +14,10 @@ export interface SearchHit {
   risk: RiskClass;
   /** Relevance, comparable only within one result list. */
   score: number;
+  /** What the cluster's policy says at default parameters (`allowed`, `needs approval`, `refused`, `in scope only`). */
+  verdict?: string;
+  /** Parameters that raise the operation's class. */
+  raisedBy?: string[];
 }
 
 export const LINE_TOKEN_BUDGET = 40;
@@ -23,14 +28,25 @@ const SUMMARY_MAX_CHARS = 90;
 const SUMMARY_CHARS_PER_TOKEN = 3;
 /** Tokens of the fixed frame: method, spaces, dash, brackets and the longest risk word. */
 const FRAME_TOKENS = 7;
+/** Raising parameters named on a line; the rest are counted (get_schema lists them all). */
+const MAX_RAISERS = 2;
+/** Characters per token assumed for the tag's extra text (verdict words, parameter names): conservative. */
+const TAG_CHARS_PER_TOKEN = 2;
 
 export function formatHit(hit: SearchHit): string {
-  const budget = LINE_TOKEN_BUDGET - FRAME_TOKENS - estimatePathTokens(hit.path);
+  const tag = hitTag(hit);
+  const extra = Math.ceil((tag.length - hit.risk.length - 2) / TAG_CHARS_PER_TOKEN);
+  const budget = LINE_TOKEN_BUDGET - FRAME_TOKENS - extra - estimatePathTokens(hit.path);
   const maxChars = Math.min(SUMMARY_MAX_CHARS, Math.max(0, budget - 1) * SUMMARY_CHARS_PER_TOKEN);
   const summary = trimSummary(hit.summary, maxChars);
-  return summary
-    ? `${hit.method} ${hit.path} — ${summary} [${hit.risk}]`
-    : `${hit.method} ${hit.path} [${hit.risk}]`;
+  return summary ? `${hit.method} ${hit.path} — ${summary} ${tag}` : `${hit.method} ${hit.path} ${tag}`;
+}
+
+/** `[write]`, `[write, needs approval]`, `[write, allowed; raised by forceStop, skiplock]`. */
+function hitTag(hit: SearchHit): string {
+  const raisers = hit.raisedBy ?? [];
+  const names = raisers.slice(0, MAX_RAISERS).join(', ') + (raisers.length > MAX_RAISERS ? ` +${raisers.length - MAX_RAISERS}` : '');
+  return `[${hit.risk}${hit.verdict ? `, ${hit.verdict}` : ''}${raisers.length > 0 ? `; raised by ${names}` : ''}]`;
 }
 
 /**

@@ -13,6 +13,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Product } from '../app/product.js';
 import type { Approver } from '../safety/approval.js';
+import type { Policy } from '../policy/policy.js';
+import { VERDICT_TEXT } from '../describe/verdict.js';
 import { PRODUCT_VERSION } from '../version.js';
 import { registerResources } from './resources.js';
 import { GET_SCHEMA, listedTool, registration, runScriptTool, SEARCH_API, type ToolDefinition } from './tools/definitions.js';
@@ -23,15 +25,9 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export function createMcpServer(product: Product): McpServer {
   const server = new McpServer(
     { name: 'pve-code-mcp', version: PRODUCT_VERSION },
-    {
-      capabilities: { logging: {}, resources: {}, tools: {} },
-      instructions:
-        'Proxmox VE in code mode: search_api finds operations, get_schema gives their TypeScript signatures, ' +
-        'run_script runs a script against the typed `pve` SDK and returns only what the script returns.',
-    },
+    { capabilities: { logging: {}, resources: {}, tools: {} }, instructions: serverInstructions(product) },
   );
-  const policy = product.cluster().policy;
-  const runScript = runScriptTool(policy.preset === 'read-only');
+  const runScript = runScriptTool(product.clusterNames.every((name) => cannotWrite(product.cluster(name).policy)));
   const tools: ToolDefinition[] = [SEARCH_API, GET_SCHEMA, runScript];
 
   server.registerTool(
@@ -41,7 +37,13 @@ export function createMcpServer(product: Product): McpServer {
       guard(() => {
         const { query, ...options } = args;
         const { hits, lines } = product.search(query, options);
-        const results = hits.map((h) => ({ method: h.method, path: h.path, summary: h.summary, risk: h.risk }));
+        const results = hits.map((h) => ({
+          method: h.method,
+          path: h.path,
+          summary: h.summary,
+          risk: h.risk,
+          verdict: h.verdict ?? 'unknown',
+        }));
         return { structuredContent: { results }, content: [{ type: 'text', text: renderSearchText(query, lines) }] };
       }),
   );
@@ -51,11 +53,15 @@ export function createMcpServer(product: Product): McpServer {
     registration(GET_SCHEMA),
     async (args) =>
       guard(() => {
-        const described = product.describe(args.operations, args.params ? { params: args.params } : {});
+        const described = product.describe(args.operations, {
+          ...(args.params ? { params: args.params } : {}),
+          ...(args.cluster !== undefined ? { cluster: args.cluster } : {}),
+        });
         const operations = described.operations.map((o) => ({
           method: o.method,
           path: o.path,
           risk: o.risk,
+          verdict: o.verdict ? VERDICT_TEXT[o.verdict.verdict] : 'unknown',
           permission: o.permission,
           signature: o.signature,
         }));
@@ -96,6 +102,30 @@ export function createMcpServer(product: Product): McpServer {
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(listedTool) }));
   registerResources(server, product);
   return server;
+}
+
+/**
+ * Sent once at initialize (not with every tools/list): the workflow, and where each cluster's
+ * policy can be read before the first refusal.
+ */
+function serverInstructions(product: Product): string {
+  const clusters = product.clusterNames.map((name) => {
+    const policy = product.cluster(name).policy;
+    const approval = [...policy.approvalClasses].join('/');
+    return `${name}${name === product.defaultCluster ? ' (default)' : ''}: policy '${policy.name}' (preset ${policy.preset}${approval ? `, approval for ${approval}` : ''}) — pve://${name}/policy`;
+  });
+  return [
+    'Proxmox VE in code mode: search_api finds operations, get_schema gives their TypeScript signatures, ' +
+      'run_script runs a script against the typed `pve` SDK and returns only what the script returns.',
+    'Every call is decided by the policy of the cluster it goes to; search_api and get_schema mark each operation ' +
+      'allowed / needs approval / refused / in scope only under it, and name the parameters that raise its risk.',
+    `Clusters (run_script's cluster argument, or pve.cluster(name) inside a script): ${clusters.join('; ')}.`,
+  ].join('\n');
+}
+
+/** Whether no operation can change anything under this policy: a read-only preset with nothing allowed or enabled beyond it. */
+function cannotWrite(policy: Policy): boolean {
+  return policy.preset === 'read-only' && policy.config.allow.length === 0 && policy.config.privileged.length === 0;
 }
 
 /** Progress notifications go only to clients that asked for them with a progress token. */

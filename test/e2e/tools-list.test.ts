@@ -41,12 +41,18 @@ describe('tools/list', () => {
     };
     const props = (s: Record<string, unknown>) => Object.keys(s.properties as object).sort();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(props(byName.search_api!.inputSchema)).toEqual(['limit', 'method', 'pathPrefix', 'query', 'risk']);
+    expect(props(byName.search_api!.inputSchema)).toEqual(['cluster', 'limit', 'method', 'pathPrefix', 'query', 'risk']);
     expect(props(byName.search_api!.outputSchema)).toEqual(['results']);
-    expect(props(byName.get_schema!.inputSchema)).toEqual(['operations', 'params']);
+    expect(props(byName.get_schema!.inputSchema)).toEqual(['cluster', 'operations', 'params']);
     expect(props(byName.get_schema!.outputSchema)).toEqual(['operations']);
     expect(props(byName.run_script!.inputSchema)).toEqual(['cluster', 'code', 'dryRun', 'typecheck']);
-    expect(props(byName.run_script!.outputSchema)).toEqual(['error', 'logs', 'ok', 'plan', 'result', 'stats']);
+    // Every field run_script emits is declared, the cut report included.
+    expect(props(byName.run_script!.outputSchema)).toEqual(['approval', 'error', 'logs', 'ok', 'plan', 'result', 'stats', 'truncated', 'warnings']);
+    const item = (t: { outputSchema: Record<string, unknown> }, key: string) =>
+      Object.keys(((t.outputSchema.properties as Record<string, { items: { properties: object } }>)[key]!.items.properties)).sort();
+    expect(item(byName.search_api!, 'results')).toEqual(['method', 'path', 'risk', 'summary', 'verdict']);
+    expect(item(byName.get_schema!, 'operations')).toEqual(['method', 'path', 'permission', 'risk', 'signature', 'verdict']);
+    for (const t of tools) expect((t as { title?: string }).title).toMatch(/\S/);
     // The descriptions teach the workflow and the SDK.
     expect(byName.search_api!.description).toMatch(/search_api → get_schema → run_script/);
     expect(byName.run_script!.description).toMatch(/pve\.get/);

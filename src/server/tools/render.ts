@@ -21,6 +21,9 @@ export function renderSchemaText(described: DescribeResult): string {
 
 export function renderRunText(output: RunScriptOutput): string {
   const lines: string[] = [];
+  // First, so a model cannot read the (valid, shorter) JSON without seeing that it is partial.
+  const truncated = output.truncated as { note?: string } | undefined;
+  if (truncated?.note) lines.push(`TRUNCATED: ${truncated.note}.`);
   if (output.ok) {
     lines.push(output.result === undefined ? '(no return value)' : JSON.stringify(output.result));
   } else {

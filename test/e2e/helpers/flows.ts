@@ -29,7 +29,9 @@ export async function checkSearch(c: Connected): Promise<void> {
   expect(results.length).toBeGreaterThan(0);
   expect(results.length).toBeLessThanOrEqual(5);
   expect(results).toContainEqual(expect.objectContaining({ method: 'POST', path: '/nodes/{node}/qemu/{vmid}/status/start', risk: 'write' }));
-  for (const r of results) expect(Object.keys(r).sort()).toEqual(['method', 'path', 'risk', 'summary']);
+  for (const r of results) expect(Object.keys(r).sort()).toEqual(['method', 'path', 'risk', 'summary', 'verdict']);
+  // The e2e policy (operator) runs guest power directly.
+  expect(results).toContainEqual(expect.objectContaining({ path: '/nodes/{node}/qemu/{vmid}/status/start', verdict: 'allowed' }));
   expect(textOf(result)).toContain('POST /nodes/{node}/qemu/{vmid}/status/start');
 
   const filtered = await callTool(c, 'search_api', { query: 'delete', method: 'DELETE', risk: 'destructive', pathPrefix: '/nodes' });
@@ -59,7 +61,8 @@ export async function checkGetSchema(c: Connected): Promise<void> {
   expect(start?.permission).toMatch(/VM\.PowerMgmt/);
   expect(start?.signature).toContain("pve.post('/nodes/{node}/qemu/{vmid}/status/start'");
   expect(start?.signature).toMatch(/vmid: number/);
-  for (const o of operations) expect(Object.keys(o).sort()).toEqual(['method', 'path', 'permission', 'risk', 'signature']);
+  for (const o of operations) expect(Object.keys(o).sort()).toEqual(['method', 'path', 'permission', 'risk', 'signature', 'verdict']);
+  expect(start?.signature).toContain("// policy 'e2e' on sim: allowed");
 
   const missing = await callTool(c, 'get_schema', { operations: ['GET /nodes/{node}/qemu/{vmid}/no-such-thing'] });
   expect(missing.result.isError).toBe(true);

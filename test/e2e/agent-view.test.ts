@@ -1,0 +1,100 @@
+/**
+ * What an agent sees before and after it acts, through a real MCP client against the built server
+ * and the simulator: the policy of each cluster up front (instructions, search_api and get_schema
+ * verdicts, the parameters that raise a call), run_script annotations that follow the most
+ * permissive cluster, and a cut result that says so in the text the model reads.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startE2eEnv, type E2eEnv } from './helpers/harness.js';
+import { callTool, connectStdio, runAnswer, textOf, type Connected } from './helpers/mcp.js';
+
+describe('the agent view: policy up front, results that say what they are', () => {
+  let env: E2eEnv;
+  let agent: Connected;
+
+  beforeAll(async () => {
+    env = await startE2eEnv({ sandbox: { workers: 1 } });
+    // Two clusters on the same simulator: the default one read-only, the other an operator.
+    const file = join(env.dir, 'two-clusters.json');
+    const cluster = (policy: string) => ({
+      url: env.sim.url,
+      auth: { tokenId: env.sim.token.id, secret: env.sim.token.secret },
+      tls: { fingerprint: env.sim.fingerprint },
+      policy,
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        defaultCluster: 'audit',
+        clusters: { audit: cluster('read-only'), ops: cluster('ops') },
+        policies: { ops: { preset: 'operator', approval: { require: ['destructive', 'privileged'] } } },
+        cacheDir: join(env.dir, 'cache'),
+        stateDir: env.stateDir,
+        sandbox: { workers: 1 },
+      }),
+      { mode: 0o600 },
+    );
+    agent = await connectStdio(env, { name: 'agent' }, file);
+  }, 180_000);
+
+  afterAll(async () => {
+    await agent?.close();
+    await env?.close();
+  });
+
+  it('points to each cluster policy in the instructions, and annotates run_script by the most permissive cluster', async () => {
+    const instructions = agent.client.getInstructions() ?? '';
+    expect(instructions).toContain("audit (default): policy 'read-only'");
+    expect(instructions).toContain('pve://audit/policy');
+    expect(instructions).toContain("ops: policy 'ops'");
+    expect(instructions).toContain('pve://ops/policy');
+    const { tools } = await agent.client.listTools();
+    const run = tools.find((t) => t.name === 'run_script');
+    // The default cluster is read-only, but `ops` can write: clients must not auto-approve.
+    expect(run?.annotations?.readOnlyHint).toBe(false);
+    expect(run?.annotations?.destructiveHint).toBe(true);
+    for (const t of tools) expect(t.title).toMatch(/\S/);
+  });
+
+  it('search_api marks each hit under the chosen cluster policy and names the raising parameters', async () => {
+    const onOps = await callTool(agent, 'search_api', { query: 'shut down a vm', limit: 5, cluster: 'ops' });
+    const line = textOf(onOps.result).split('\n').find((l) => l.startsWith('POST /nodes/{node}/qemu/{vmid}/status/shutdown '));
+    expect(line).toMatch(/\[write, allowed; raised by forceStop/);
+    const clone = await callTool(agent, 'search_api', { query: 'clone a vm', limit: 3, cluster: 'ops' });
+    const cloned = (clone.result.structuredContent as { results: Array<{ path: string; verdict: string }> }).results;
+    expect(cloned).toContainEqual(expect.objectContaining({ path: '/nodes/{node}/qemu/{vmid}/clone', verdict: 'refused' }));
+    // The default cluster is read-only: the same shutdown is refused there.
+    const onAudit = await callTool(agent, 'search_api', { query: 'shut down a vm', limit: 5 });
+    expect(textOf(onAudit.result)).toMatch(/POST \/nodes\/\{node\}\/qemu\/\{vmid\}\/status\/shutdown .*\[write, refused/);
+    const unknown = await callTool(agent, 'search_api', { query: 'vm', cluster: 'nope' });
+    expect(unknown.result.isError).toBe(true);
+    expect(textOf(unknown.result)).toMatch(/nope/);
+  });
+
+  it('get_schema gives the verdict, the parameters that raise it and their verdicts', async () => {
+    const { result } = await callTool(agent, 'get_schema', { operations: ['POST /nodes/{node}/qemu/{vmid}/status/shutdown'], cluster: 'ops' });
+    const [op] = (result.structuredContent as { operations: Array<{ verdict: string; signature: string }> }).operations;
+    expect(op?.verdict).toBe('allowed');
+    expect(op?.signature).toContain("// policy 'ops' on ops: allowed");
+    expect(op?.signature).toMatch(/\/\/ raises: forceStop → destructive, needs approval/);
+    const audit = await callTool(agent, 'get_schema', { operations: ['POST /nodes/{node}/qemu/{vmid}/status/shutdown'] });
+    expect(textOf(audit.result)).toMatch(/\/\/ policy 'read-only' on audit: refused — .*read-only/);
+  });
+
+  it('a result cut to fit says so first in its text, and in structuredContent.truncated.note', async () => {
+    const code = "return Array.from({ length: 4000 }, (_, i) => ({ i, name: 'guest-' + i, note: 'x'.repeat(40) }));";
+    const { result } = await callTool(agent, 'run_script', { code });
+    const answer = runAnswer(result) as ReturnType<typeof runAnswer> & { truncated?: { note: string; result?: { originalBytes: number } } };
+    expect(answer.ok).toBe(true);
+    expect(answer.truncated?.note).toMatch(/the result was cut to fit .* KiB \(it was .* KiB\): \$ 4000 → \d+ items/);
+    expect((answer.result as unknown[]).length).toBeLessThan(4000);
+    const text = textOf(result);
+    expect(text.split('\n')[0]).toMatch(/^TRUNCATED: the result was cut .*incomplete.*return less/);
+    // A result that fits carries no such word.
+    const small = await callTool(agent, 'run_script', { code: 'return [1, 2, 3];' });
+    expect(textOf(small.result)).not.toMatch(/TRUNCATED/);
+    expect(runAnswer(small.result)).not.toHaveProperty('truncated');
+  });
+});
