@@ -41,7 +41,8 @@ describe('describeOperations on the fixture', () => {
     expect(create?.signature).not.toContain('net1');
     const [list] = describeOperations(model, ['GET /nodes/{node}/qemu']).operations;
     expect(list?.signature).toContain("params: {\n  node: string;");
-    expect(list?.signature).toContain("Promise<{ vmid: number; status: 'running' | 'stopped'; name?: string; mem?: number; [key: string]: any; }[]>");
+    // Identity and status first: what the guest is, what it is called, its state, then its size.
+    expect(list?.signature).toContain("Promise<{ vmid: number; name?: string; status: 'running' | 'stopped'; mem?: number; [key: string]: any; }[]>");
   });
 
   it('marks optional params objects and omits them when there are none', () => {
@@ -141,5 +142,34 @@ describe.skipIf(!hasOfficialSchema('9.1'))(`every operation of PVE 9.1 (skipped 
     const official = await loadSchemaFromFile(officialSchemaFile('9.1'));
     const script = official.operations.map((op) => `${exampleCall(op)};`).join('\n');
     expect(strictCheck(sdkDeclarationFiles(official), script)).toEqual([]);
+  });
+});
+
+describe.skipIf(!hasOfficialSchema('9.1'))(`what matters on PVE 9.1 (skipped when absent: ${OFFICIAL_SCHEMA_SKIP_MESSAGE})`, () => {
+  it('types identity and status fields first, names every other field, and types a field asked for', async () => {
+    const official = await loadSchemaFromFile(officialSchemaFile('9.1'));
+    const [resources] = describeOperations(official, ['GET /cluster/resources']).operations;
+    const sig = resources?.signature ?? '';
+    const returned = /Promise<(.*)>/.exec(sig)?.[1] ?? '';
+    for (const field of ['node', 'vmid', 'name', 'status', 'maxmem', 'template']) expect(returned).toMatch(new RegExp(`\\b${field}\\?: `));
+    // Every field name appears, typed or listed.
+    const all = Object.keys(official.get('GET', '/cluster/resources')?.returns.items?.properties ?? {});
+    expect(all.length).toBeGreaterThan(30);
+    for (const field of all) expect(sig).toContain(field);
+    expect(sig).toMatch(/14 of \d+ fields typed; also: .*netin/);
+    const [expanded] = describeOperations(official, ['GET /cluster/resources'], { params: ['netin', 'diskwrite'] }).operations;
+    expect(/Promise<(.*)>/.exec(expanded?.signature ?? '')?.[1]).toMatch(/netin\?: number;.*|diskwrite\?: number;/);
+    expect(expanded?.signature).not.toContain('no such params');
+  });
+
+  it('shows units and the keys of property strings asked for', async () => {
+    const official = await loadSchemaFromFile(officialSchemaFile('9.1'));
+    const [config] = describeOperations(official, ['PUT /nodes/{node}/qemu/{vmid}/config'], { params: ['memory', 'net[n]'] }).operations;
+    const sig = config?.signature ?? '';
+    expect(sig).toMatch(/ {2}memory\?: string;.*in MiB/);
+    expect(sig).toMatch(/\/\/ {3}\[current=\] integer, ≥ 16, default 512, in MiB — Current amount of online RAM/);
+    expect(sig).toMatch(/\/\/ {3}bridge\? string.* — Bridge to attach the network device to/);
+    const [plain] = describeOperations(official, ['POST /nodes/{node}/qemu']).operations;
+    expect(plain?.signature).toMatch(/ {2}memory\?: string;  \/\/ keys: \[current=\], in MiB/);
   });
 });

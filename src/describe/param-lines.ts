@@ -1,7 +1,7 @@
 import { firstSentence } from '../schema/normalize.js';
 import type { Operation, ParamSpec } from '../schema/model.js';
 import { groupName, groupParams, groupSpec, type ParamGroup } from '../typegen/families.js';
-import { paramFacts } from '../typegen/param-facts.js';
+import { formatKeyLines, paramFacts } from '../typegen/param-facts.js';
 import { paramTypeNode } from '../typegen/param-type.js';
 import { typeText } from '../typegen/print.js';
 
@@ -76,7 +76,10 @@ function paramLine(group: ParamGroup, detailed: boolean): string {
   if (group.kind === 'family') facts.unshift(`n 0..${group.maxIndex}`);
   const description = detailed ? (spec.description ?? '').replace(/\s+/g, ' ').trim() : shortDescription(spec);
   const comment = [facts.join(', '), description].filter(Boolean).join(' — ');
-  return `  ${key}${spec.optional ? '?' : ''}: ${typeText(paramTypeNode(typed))};${comment ? `  // ${comment}` : ''}`;
+  const line = `  ${key}${spec.optional ? '?' : ''}: ${typeText(paramTypeNode(typed))};${comment ? `  // ${comment}` : ''}`;
+  // Asked for by name, a property string also says what each of its keys means.
+  if (!detailed || typeof spec.format !== 'object' || spec.format === null) return line;
+  return [line, ...formatKeyLines(spec.format).map((k) => `  //   ${k}`)].join('\n');
 }
 
 function shortDescription(spec: ParamSpec): string {

@@ -32,9 +32,10 @@ export function permissionText(op: Operation): string {
 export function renderSignature(op: Operation, requestedParams: readonly string[] = [], verdict?: OperationVerdict): string {
   const lines = [`// ${op.summary || op.key} [risk: ${op.risk}]`, ...(verdict ? verdictLines(verdict) : raisesLines(raisingParams(op))), `// permission: ${permissionText(op)}`];
   const call = `pve.${op.method.toLowerCase()}('${op.path}'`;
-  const returns = returnsText(op);
+  const returns = returnsText(op, requestedParams);
   const tail = `): Promise<${returns.type}>${returns.note ? `  // ${returns.note}` : ''}`;
-  const section = paramSection(op, requestedParams);
+  // A requested name may be a return field instead of a parameter: that is not "no such param".
+  const section = paramSection(op, requestedParams.filter((name) => !returns.expanded.includes(name)));
   if (section.lines.length === 0 && section.omitted.length === 0) {
     lines.push(`${call}${tail}`);
   } else {
