@@ -289,3 +289,12 @@ export function validateValue(schema: SchemaNode, value: unknown): string[] {
   checkProp(value, schema, 'data', errors);
   return [...errors].map(([path, msg]) => `${path}: ${msg.trimEnd()}`);
 }
+
+/**
+ * Checks a value against an inline property-string format, for handlers that validate a named
+ * format the schema leaves unchecked; returns PVE's parameter error text or `undefined`.
+ */
+export function propertyStringProblem(format: Record<string, SchemaNode>, value: string): string | undefined {
+  const problem = checkPropertyString(format, value, '');
+  return problem === undefined ? undefined : `invalid format - ${problem}`;
+}

@@ -376,6 +376,72 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
     });
   });
 
+  describe('contacting other hosts (nothing is fetched; every attempt is recorded)', () => {
+    const outbound = () => sim.cluster.state.outbound;
+
+    it('query-url-metadata answers from the URL, fails for an unresolvable host, and is recorded', async () => {
+      const url = 'https://cdimage.debian.org/debian-cd/current/amd64/iso-cd/debian-13.1.0-amd64-netinst.iso';
+      const r = await api(`/nodes/pve1/query-url-metadata?url=${encodeURIComponent(url)}`);
+      expect(r.status).toBe(200);
+      expect(r.json.data).toMatchObject({ filename: 'debian-13.1.0-amd64-netinst.iso', mimetype: 'application/x-iso9660-image' });
+      expect(r.json.data.size).toBeGreaterThan(0);
+      expect((await api(`/nodes/pve1/query-url-metadata?url=${encodeURIComponent(url)}`)).json.data).toEqual(r.json.data);
+      const bad = await api(`/nodes/pve1/query-url-metadata?url=${encodeURIComponent('http://mirror.invalid/x.iso')}`);
+      expect(bad.status).toBe(500);
+      expect(bad.json.message).toBe("invalid server response: '500 Can't connect to mirror.invalid:80 (Name or service not known)'\n");
+      expect(outbound().filter((o) => o.kind === 'query-url-metadata').map((o) => o.url)).toEqual([url, url, 'http://mirror.invalid/x.iso']);
+    });
+
+    it('download-url adds the file to the storage content (task download); an unresolvable host fails the task', async () => {
+      const url = 'https://releases.example.org/images/tools-1.2.iso';
+      const upid = await post('/nodes/pve1/storage/local/download-url', { url, content: 'iso', filename: 'tools-1.2.iso' });
+      expect(upid).toContain(':download:tools-1.2.iso:');
+      const task = await waitTask(upid);
+      expect(task.exitstatus).toBe('OK');
+      expect(task.log[0]).toBe(`downloading ${url} to /var/lib/vz/template/iso/tools-1.2.iso`);
+      const content = (await api('/nodes/pve1/storage/local/content?content=iso')).json.data as Array<{ volid: string }>;
+      expect(content.map((c) => c.volid)).toContain('local:iso/tools-1.2.iso');
+      const again = await waitTask(await post('/nodes/pve1/storage/local/download-url', { url, content: 'iso', filename: 'tools-1.2.iso' }));
+      expect(again.exitstatus).toBe("refusing to override existing file '/var/lib/vz/template/iso/tools-1.2.iso'");
+      const failed = await waitTask(await post('/nodes/pve1/storage/local/download-url', { url: 'https://files.corp/x.iso', content: 'iso', filename: 'x.iso' }));
+      expect(failed.exitstatus).toMatch(/^command 'wget --progress=dot:giga -O \/var\/lib\/vz\/template\/iso\/x\.iso\.tmp\.\d+ https:\/\/files\.corp\/x\.iso' failed: exit code 4$/);
+      const wrong = await api('/nodes/pve1/storage/local/download-url', { method: 'POST', body: { url, content: 'iso', filename: 'tools.txt' } });
+      expect(wrong.json.errors).toEqual({ filename: 'wrong file extension' });
+      const block = await api('/nodes/pve1/storage/local-lvm/download-url', { method: 'POST', body: { url, content: 'iso', filename: 'a.iso' } });
+      expect(block.json.message).toBe("can't upload to storage type 'lvmthin', not a file based storage!\n");
+      expect(outbound().filter((o) => o.kind === 'download-url').length).toBe(3);
+    });
+
+    it('remote migration validates locally, then fails as PVE does when the endpoint cannot be reached', async () => {
+      const g = plain().find((x) => x.type === 'qemu' && x.status === 'stopped' && x.config.lock === undefined);
+      if (!g) throw new Error('no VM');
+      const base = `/nodes/${g.node}/qemu/${g.vmid}/remote_migrate`;
+      const fp = Array.from({ length: 32 }, () => 'AB').join(':');
+      const token = 'apitoken=PVEAPIToken=root@pam!mig=0f0e0d0c-0000-4000-8000-000000000000';
+      const missingHost = await api(base, { method: 'POST', body: { 'target-endpoint': token, 'target-storage': 'local-lvm', 'target-bridge': 'vmbr0' } });
+      expect(missingHost.status).toBe(400);
+      expect(Object.keys(missingHost.json.errors)).toEqual(['target-endpoint']);
+      const identity = await api(base, { method: 'POST', body: { 'target-endpoint': `${token},host=10.20.0.5,fingerprint=${fp}`, 'target-storage': '1', 'target-bridge': 'vmbr0' } });
+      expect(identity.json.message).toBe('remote migration requires explicit storage mapping!\n');
+      const before = outbound().length;
+      const refused = await api(base, { method: 'POST', body: { 'target-endpoint': `${token},host=10.20.0.5,fingerprint=${fp}`, 'target-storage': 'local-lvm:ceph', 'target-bridge': 'vmbr0' } });
+      expect(refused.status).toBe(500);
+      expect(refused.json.message).toBe("Can't connect to 10.20.0.5:8006 (Connection refused)\n");
+      const unknown = await api(base, { method: 'POST', body: { 'target-endpoint': `${token},host=pve.remote.invalid,port=8443`, 'target-storage': 'ceph', 'target-bridge': 'vmbr0' } });
+      expect(unknown.json.message).toBe("Can't connect to pve.remote.invalid:8443 (Name or service not known)\n");
+      expect(outbound().slice(before).map((o) => [o.kind, o.url])).toEqual([
+        ['remote-migrate', 'https://10.20.0.5:8006/api2/json'],
+        ['remote-migrate', 'https://pve.remote.invalid:8443/api2/json'],
+      ]);
+      expect(guest(g.vmid).node).toBe(g.node);
+      const ha = sim.cluster.guests().find((x) => x.type === 'qemu' && sim.cluster.state.haResources.has(`vm:${x.vmid}`) && x.config.lock === undefined);
+      if (ha) {
+        const r = await api(`/nodes/${ha.node}/qemu/${ha.vmid}/remote_migrate`, { method: 'POST', body: { 'target-endpoint': `${token},host=10.20.0.5`, 'target-storage': 'ceph', 'target-bridge': 'vmbr0' } });
+        expect(r.json.errors).toEqual({ vmid: 'cannot remote-migrate VM that is configured for HA' });
+      }
+    });
+  });
+
   describe('node startall / stopall / migrateall', () => {
     it('stopall shuts down every running guest of the node (HA-managed ones only when listed)', async () => {
       const node = 'pve3';

@@ -8,6 +8,7 @@ import { diskEntries } from './guest-config.js';
 import { fullStorages } from './space.js';
 import { guestRuntime, nodeRuntime, type GuestRuntime, type NodeRuntime } from './metrics.js';
 import type { Rng } from './prng.js';
+import type { OutboundRequest } from './outbound.js';
 import { TaskEngine, type TaskFault } from './tasks.js';
 import type { BackupJob, Guest, GuestType, HaResource, HaRule, IpSet, Pool, SimNode, SimStorage, StoredVolume } from './types.js';
 
@@ -32,6 +33,8 @@ export class ClusterState {
   /** Each guest's own firewall IP sets (its `<vmid>.fw`), by VMID. */
   private readonly ipsetsByGuest = new Map<number, Map<string, IpSet>>();
   readonly taskFaults: TaskFault[] = [];
+  /** Every attempt of a node to contact the outside (nothing is ever fetched); see outbound.ts. */
+  readonly outbound: OutboundRequest[] = [];
   readonly tasks: TaskEngine;
 
   constructor(

@@ -15,6 +15,7 @@ import { guestEndpoints } from './guests.js';
 import { haEndpoints } from './ha.js';
 import { migrateEndpoints } from './migrate.js';
 import { nodeEndpoints } from './nodes.js';
+import { outboundEndpoints } from './outbound.js';
 import { poolEndpoints } from './pools.js';
 import { pruneEndpoints } from './prune.js';
 import { snapshotEndpoints } from './snapshots.js';
@@ -47,5 +48,6 @@ export function clusterEndpoints(state: ClusterState): SimEndpoint[] {
     ...GUEST_FAMILIES.flatMap((family) => [...family(state, 'qemu'), ...family(state, 'lxc')]),
     ...agentEndpoints(state),
     ...cloudinitEndpoints(state),
+    ...outboundEndpoints(state),
   ];
 }
