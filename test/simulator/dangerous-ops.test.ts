@@ -112,6 +112,36 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
       expect(other.json.message).toBe('Permission check failed (/vms/101, VM.PowerMgmt)\n');
     });
 
+    it('suspend: pauses running VMs (or suspends them to disk), skips containers', async () => {
+      const picked = plain().filter((g) => g.type === 'qemu' && g.config.lock === undefined && !g.config.template).slice(0, 2);
+      await waitTask(await post('/cluster/bulk-action/guest/start', { vms: picked.map((g) => String(g.vmid)) }));
+      const vms = picked.filter((g) => guest(g.vmid).status === 'running');
+      const ct = plain().find((g) => g.type === 'lxc');
+      expect(vms.length).toBe(2);
+      const list = [...vms.map((g) => String(g.vmid)), String(ct?.vmid)];
+      const task = await waitTask(await post('/cluster/bulk-action/guest/suspend', { vms: list, 'to-disk': 1 }));
+      expect(task.log[0]).toBe(`Suspending guests: ${list.join(', ')}`);
+      expect(task.log).toContain(`WARN: skipping ${ct?.vmid}, only VMs can be suspended`);
+      for (const g of vms) {
+        expect(guest(g.vmid).status).toBe('stopped');
+        expect(guest(g.vmid).config.lock).toBe('suspended');
+      }
+      // A start resumes them from disk.
+      const start = await waitTask(await post('/cluster/bulk-action/guest/start', { vms: vms.map((g) => String(g.vmid)) }));
+      expect(start.exitstatus).toBe('OK');
+      for (const g of vms) {
+        expect(guest(g.vmid).status).toBe('running');
+        expect(guest(g.vmid).config.lock).toBeUndefined();
+      }
+      const node = vms[0]?.node as string;
+      const onNode = plain(node).filter((g) => g.type === 'qemu' && g.status === 'running');
+      const all = await waitTask(await post(`/nodes/${node}/suspendall`));
+      expect(all.exitstatus).toMatch(/^(OK|WARNINGS: \d+)$/);
+      for (const g of onNode) expect(guest(g.vmid).config.lock).toBe('suspended');
+      await waitTask(await post(`/nodes/${node}/startall`, { force: 1, vms: onNode.map((g) => g.vmid).join(',') }));
+      for (const g of onNode) expect(guest(g.vmid).status).toBe('running');
+    });
+
     it('migrate: moves the listed guests to the target, skips those already there', async () => {
       const onPve1 = plain('pve1').filter((g) => g.status === 'stopped' && g.type === 'qemu');
       const onPve2 = plain('pve2').find((g) => g.status === 'stopped');
