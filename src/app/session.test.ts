@@ -82,7 +82,7 @@ describe('RunSession approvals', () => {
     const t = setup('accept');
     const r = await new RunSession(t.deps).run({ code: CODE }, t.execute);
     expect(t.asked).toHaveLength(1);
-    expect(t.asked[0]?.summary).toMatch(/POST \/nodes\/pve1\/qemu\/101\/status\/stop \[destructive, needs approval: destructive and policy .* requires human approval for destructive operations\]/);
+    expect(t.asked[0]?.summary).toMatch(/POST \/nodes\/pve1\/qemu\/101\/status\/stop \[DESTRUCTIVE, needs approval: destructive and policy .* requires human approval for destructive operations\]/);
     expect(r).toMatchObject({ mode: 'approved', approval: { via: 'elicitation', answer: 'accept', planId: t.asked[0]?.planId } });
     expect(t.client.writes.map((w) => w.path)).toEqual(['/nodes/pve1/qemu/101/status/stop', '/nodes/pve1/qemu/102/status/stop']);
     expect(t.executions()).toBe(2);
@@ -124,7 +124,7 @@ describe('RunSession approvals', () => {
     const r = await new RunSession(t.deps).run({ code: CODE }, t.execute);
     expect(r.mode).toBe('approved');
     expect(r.outcome).toMatchObject({ ok: false, error: { kind: 'approval' } });
-    expect(r.outcome?.error?.message).toMatch(/\/nodes\/pve1\/qemu\/103\/status\/stop is not in the approved plan/);
+    expect(r.outcome?.error?.message).toMatch(/\/nodes\/pve1\/qemu\/103\/status\/stop: this write is not in the approved plan/);
     expect(t.client.writes.map((w) => w.path)).toEqual(['/nodes/pve1/qemu/101/status/stop', '/nodes/pve1/qemu/102/status/stop']);
   });
 

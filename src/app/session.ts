@@ -20,6 +20,7 @@ import type { BridgeHandler } from '../bridge/protocol.js';
 import { emptyCounts, type CallCounts } from '../bridge/stats.js';
 import type { ApiModel, RiskClass } from '../schema/model.js';
 import { extractSdkCalls } from '../script/calls.js';
+import { scrubSecretLiterals, secretLiterals } from '../script/secrets.js';
 import { approvalNextStep, type ApprovalStore, type Approver, type ElicitationAnswer } from '../safety/approval.js';
 import { Budget, Budgets, type BudgetUsage } from '../safety/budget.js';
 import { GuestDirectory } from '../policy/guests.js';
@@ -73,6 +74,8 @@ export type Execute<T> = (handler: BridgeHandler, phase: ExecutePhase) => Promis
 
 export interface ApprovalInfo {
   required: boolean;
+  /** Steps of the approved plan the run did not make (it may stop early; they stay unmade). */
+  unusedSteps?: number[];
   via?: 'elicitation' | 'operator';
   answer?: ElicitationAnswer | 'approved';
   planId?: string;
@@ -115,7 +118,7 @@ interface PhaseResult<T> {
 
 export class RunSession {
   readonly runId = randomUUID();
-  private readonly secrets: SecretScrubber;
+  private secrets: SecretScrubber;
   private readonly permissions: PermissionCache;
 
   constructor(private readonly deps: SessionDeps) {
@@ -125,11 +128,14 @@ export class RunSession {
 
   async run<T extends { ok: boolean; error?: unknown }>(request: RunRequest, execute: Execute<T>): Promise<SessionResult<T>> {
     const codeHash = hashCode(request.code);
+    // Secrets written into the source leave the stored source, and this run's outputs and records.
+    const literals = secretLiterals(request.code);
+    if (literals.length > 0) this.secrets = this.secrets.with(literals);
     try {
       this.deps.audit?.append('run-start', {
         runId: this.runId,
         codeHash,
-        source: request.code,
+        source: scrubSecretLiterals(request.code, literals),
         policy: this.deps.policy.name,
         dryRun: request.dryRun === true,
         ...(request.planId ? { planId: request.planId } : {}),
@@ -144,7 +150,7 @@ export class RunSession {
         runId: this.runId,
         mode: result.mode,
         ok: result.outcome?.ok ?? false,
-        ...(result.outcome?.error !== undefined ? { error: result.outcome.error } : {}),
+        ...(result.outcome?.error !== undefined ? { error: this.secrets.scrubDeep(result.outcome.error) } : {}),
         ...(result.blocked ? { blocked: result.blocked } : {}),
         ...(result.plan ? { plan: result.plan } : {}),
         ...(result.approval ? { approval: result.approval } : {}),
@@ -247,7 +253,11 @@ export class RunSession {
   private async approvedRun<T extends { ok: boolean }>(code: string, plan: Plan, approval: ApprovalInfo, execute: Execute<T>, base: { preflight?: PreflightReport }): Promise<SessionResult<T>> {
     const phase = await this.phase('approved', code, execute, new PlanBinding(plan));
     const unused = phase.binding?.remaining().map((w) => w.seq) ?? [];
-    return { ...this.finish(phase, 'approved'), ...base, ...planFields(plan), approval, ...(unused.length > 0 ? { unusedPlanSteps: unused } : {}) };
+    const told =
+      unused.length > 0
+        ? { ...approval, unusedSteps: unused, message: `${approval.message}; step${unused.length === 1 ? '' : 's'} ${unused.join(', ')} of the plan ${unused.length === 1 ? 'was' : 'were'} not made` }
+        : approval;
+    return { ...this.finish(phase, 'approved'), ...base, ...planFields(plan), approval: told, ...(unused.length > 0 ? { unusedPlanSteps: unused } : {}) };
   }
 
   private async ask(plan: Plan, summary: string): Promise<ElicitationAnswer> {

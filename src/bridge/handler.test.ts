@@ -176,18 +176,19 @@ describe('bridge handler: dry-run, approval binding, identity', () => {
     expect(plan.writes[0]?.targets[0]).toMatchObject({ vmid: 101, exists: true, name: 'web', digest: t.client.digestOf(t.client.guests.get(101)!) });
   });
 
-  it('an approved run may make exactly the planned writes', async () => {
+  it('an approved run may make exactly the planned writes, in the planned order', async () => {
     const dry = setup({ preset: 'operator' }, 'dry-run');
     await dry.req('POST', '/nodes/pve1/qemu/101/status/stop');
     await dry.req('PUT', '/nodes/pve1/qemu/102/config', { memory: 8192 });
     const plan = dry.plan!.finish('script', 'operator');
-    const t = setup({ preset: 'operator' }, 'approved', { binding: new PlanBinding(plan) });
+    const t = setup({ preset: 'operator' }, 'approved', { binding: new PlanBinding(plan, 20) });
     expect(errorOf(await t.req('PUT', '/nodes/pve1/qemu/102/config', { memory: 9999 })).kind).toBe('approval');
     expect(errorOf(await t.req('POST', '/nodes/pve1/qemu/102/status/stop')).message).toMatch(/not in the approved plan/);
-    expect((await t.req('PUT', '/nodes/pve1/qemu/102/config', { memory: 8192 })).ok).toBe(true);
+    expect(errorOf(await t.req('PUT', '/nodes/pve1/qemu/102/config', { memory: 8192 })).message).toMatch(/step 2 of the approved plan, but step 1 .* has not been made/);
     expect((await t.req('POST', '/nodes/pve1/qemu/101/status/stop')).ok).toBe(true);
-    expect(errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/stop')).message).toMatch(/already made/);
-    expect(t.client.writes.map((w) => w.path)).toEqual(['/nodes/pve1/qemu/102/config', '/nodes/pve1/qemu/101/status/stop']);
+    expect((await t.req('PUT', '/nodes/pve1/qemu/102/config', { memory: 8192 })).ok).toBe(true);
+    expect(errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/stop')).message).toMatch(/already been made/);
+    expect(t.client.writes.map((w) => w.path)).toEqual(['/nodes/pve1/qemu/101/status/stop', '/nodes/pve1/qemu/102/config']);
   });
 
   it('an approved run is refused when the guest changed since the plan', async () => {

@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import { HTTP_METHODS, type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
 import { approvalNextStep } from '../safety/approval.js';
+import { capValue } from '../safety/caps.js';
 import type { Budget, BudgetRefusal } from '../safety/budget.js';
 import { decideCall, type Decision } from '../policy/decide.js';
 import { resolveFacts, touchedGuests, type CallFacts } from '../policy/facts.js';
@@ -209,7 +210,7 @@ async function handleRequest(rt: Runtime, call: RequestCall, ctx: BridgeContext,
   record.policy = policy.name;
   const facts = await resolveFacts({ cluster, operation: op, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath }, policy, rt.guests, ctx.signal);
   const risk = facts.risk;
-  Object.assign(record, { path: req.concretePath, template: op.path, risk, params: redactData(req.params, req.concretePath) });
+  Object.assign(record, { path: req.concretePath, template: op.path, risk, params: capValue(redactData(req.params, req.concretePath)) });
   if (facts.escalations.length > 0) record.escalations = facts.escalations.map((e) => `${e.param} (${e.rule})`);
   const where = { method: req.method, path: req.concretePath, risk };
   rt.counts.byRisk[risk]++;
@@ -266,16 +267,18 @@ async function write(
       ...where,
     });
   }
-  if (rt.mode === 'approved') {
-    planned = rt.binding?.consume(fingerprint);
-    if (!planned) {
+  if (rt.mode === 'approved' && rt.binding) {
+    const bound = await rt.binding.acquire(fingerprint, ctx.signal);
+    if (!bound.ok) {
       rt.counts.needsApproval++;
+      record.binding = bound.reason;
       throw new Refusal({
         kind: 'approval',
-        message: `${req.method} ${req.concretePath} is not in the approved plan ${rt.binding?.plan.planId ?? ''} (or its params differ, or it was already made); an approved run may only make the approved writes. Nothing was sent; re-plan with dryRun: true if the script changed its mind`,
+        message: `${req.method} ${req.concretePath}: ${bound.message} (plan ${rt.binding.plan.planId}). Nothing was sent; an approved run makes exactly the approved writes in order — re-plan with dryRun: true if the script changed its mind`,
         ...where,
       });
     }
+    planned = bound.write;
     record.planSeq = planned.seq;
   }
 

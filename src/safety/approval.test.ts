@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalError, ApprovalStore, approvePlan } from './approval.js';
-import { computePlanId, hashCode, PlanBinding, PlanRecorder, summarizePlan, type Plan } from './plan.js';
+import { computePlanId, hashCode, PlanRecorder, type Plan } from './plan.js';
 
 let dir: string;
 beforeEach(() => {
@@ -52,22 +52,6 @@ describe('plans', () => {
     expect(computePlanId(a.codeHash, otherDigest.writes)).not.toBe(a.planId);
     expect(JSON.stringify(a)).not.toContain('real-secret');
     expect(a.writes[1]?.upid).toMatch(/^UPID:pve1:.*:planned@dry-run:$/);
-  });
-
-  it('summarizes writes for a human', () => {
-    const text = summarizePlan(makePlan());
-    expect(text).toMatch(/^Plan [0-9a-f]{64} \(2 writes, policy 'operator'\):/);
-    expect(text).toContain("1. PUT /nodes/pve1/qemu/101/config {\"memory\":8192,\"cipassword\":\"[redacted]\"} [write] → VMID 101 'web' (config dddddddddddd)");
-    expect(text).toContain("2. DELETE /nodes/pve1/qemu/102 [destructive, needs approval] → VMID 102 'old'");
-  });
-
-  it('a binding lets each planned write through once', () => {
-    const plan = makePlan();
-    const b = new PlanBinding(plan);
-    const fp = plan.writes[1]!.fingerprint;
-    expect(b.consume(fp)?.seq).toBe(2);
-    expect(b.consume(fp)).toBeUndefined();
-    expect(b.remaining().map((w) => w.seq)).toEqual([1]);
   });
 });
 

@@ -12,6 +12,7 @@
  */
 import type { HttpMethod, RiskClass } from '../schema/model.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
+import { capValue } from './caps.js';
 import type { GuestIdentity } from './identity.js';
 
 export interface PlannedWrite {
@@ -81,6 +82,7 @@ export class PlanRecorder {
     const { fullParams, returnsTask, node, ...rest } = entry;
     const write: PlannedWrite = {
       ...rest,
+      params: capValue(rest.params) as Record<string, unknown>,
       seq,
       fingerprint: writeFingerprint(entry.cluster, entry.method, entry.path, fullParams),
     };
@@ -118,39 +120,130 @@ export function isPlannedUpid(upid: string): boolean {
   return PLANNED_UPID.test(upid);
 }
 
+/** How long a write for a later step waits for the earlier steps to be sent (a `Promise.all` fan-out). */
+export const PLAN_ORDER_WAIT_MS = 10_000;
+
+export type BindingVerdict =
+  | { ok: true; write: PlannedWrite }
+  | { ok: false; reason: 'not-in-plan' | 'out-of-order'; message: string };
+
 /**
- * Holds an approved run to its plan: each write must match an unused planned write with the same
- * fingerprint (cluster, method, path, full params). Order is not enforced, so `Promise.all`
- * fan-outs may arrive in any order; each planned write can be used once.
+ * Holds an approved run to its plan: exactly the approved writes, in the approved order. Each
+ * write must match the next unused step with the same fingerprint (cluster, method, path, full
+ * params). A write for a later step made in parallel waits, bounded, until every earlier step has
+ * been sent; one that would skip a step, or is not in the plan, is refused before it is sent. A
+ * run may stop early: steps it never makes are reported as unused. A script can tell the approved
+ * run from its dry-run (by timing, say) and change its mind; it still cannot reorder, skip or add.
  */
 export class PlanBinding {
   private readonly used = new Set<number>();
+  private waiters: Array<() => void> = [];
 
-  constructor(readonly plan: Plan) {}
+  constructor(
+    readonly plan: Plan,
+    private readonly waitMs = PLAN_ORDER_WAIT_MS,
+  ) {}
 
-  consume(fingerprint: string): PlannedWrite | undefined {
-    const write = this.plan.writes.find((w) => w.fingerprint === fingerprint && !this.used.has(w.seq));
-    if (write) this.used.add(write.seq);
-    return write;
+  async acquire(fingerprint: string, signal?: AbortSignal): Promise<BindingVerdict> {
+    const step = this.plan.writes.find((w) => w.fingerprint === fingerprint && !this.used.has(w.seq));
+    if (!step) {
+      const made = this.plan.writes.some((w) => w.fingerprint === fingerprint);
+      return {
+        ok: false,
+        reason: 'not-in-plan',
+        message: made ? 'this write was approved once and has already been made' : 'this write is not in the approved plan (or its params differ)',
+      };
+    }
+    const deadline = performance.now() + this.waitMs;
+    for (;;) {
+      const missing = this.plan.writes.find((w) => w.seq < step.seq && !this.used.has(w.seq));
+      if (!missing) break;
+      const left = deadline - performance.now();
+      if (left <= 0 || signal?.aborted) {
+        return {
+          ok: false,
+          reason: 'out-of-order',
+          message: `this write is step ${step.seq} of the approved plan, but step ${missing.seq} (${missing.method} ${visible(missing.path)}) has not been made; an approved run makes the approved writes in their order`,
+        };
+      }
+      await this.nextRelease(left, signal);
+    }
+    this.used.add(step.seq);
+    const wake = this.waiters;
+    this.waiters = [];
+    for (const w of wake) w();
+    return { ok: true, write: step };
   }
 
   /** Planned writes the run has not made (yet). */
   remaining(): PlannedWrite[] {
     return this.plan.writes.filter((w) => !this.used.has(w.seq));
   }
+
+  private nextRelease(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+      this.waiters.push(done);
+    });
+  }
 }
 
-/** One line per write, for elicitation prompts, the CLI and results. */
+/**
+ * Characters that change how text looks without being seen: control characters, format
+ * characters (bidi embeddings, overrides and isolates, zero-width joiners, the BOM), line and
+ * paragraph separators. In text a human approves they are shown as `\u{202E}`, so a script cannot
+ * push a step out of sight or make it read backwards.
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+export function visible(text: string): string {
+  return text.replace(INVISIBLE, (ch) => `\\u{${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}}`);
+}
+
+/** The whole summary at most (the counts at its top always cover every step). */
+export const MAX_SUMMARY_CHARS = 8_000;
+const MAX_STEP_CHARS = 600;
+
+/**
+ * The plan as a human approves it: the risky steps counted at the top, one line per step with
+ * everything the script controls made visible and long values cut with their size and hash,
+ * the whole capped.
+ */
 export function summarizePlan(plan: Plan): string {
   if (plan.writes.length === 0) return `Plan ${plan.planId}: no writes.`;
   const showCluster = new Set(plan.writes.map((w) => w.cluster)).size > 1;
-  const lines = plan.writes.map((w) => {
-    const approval = w.needsApproval ? `, needs approval${w.why ? `: ${w.why}` : ''}` : '';
-    const targets = w.targets
-      .map((t) => (t.exists ? `VMID ${t.vmid}${t.name ? ` '${t.name}'` : ''}${t.digest ? ` (config ${t.digest.slice(0, 12)})` : ''}` : `VMID ${t.vmid} (new)`))
-      .join(', ');
-    const params = Object.keys(w.params).length > 0 ? ` ${JSON.stringify(w.params)}` : '';
-    return `${w.seq}. ${w.method} ${w.path}${params} [${w.risk}${approval}]${targets ? ` → ${targets}` : ''}${showCluster ? ` on cluster ${w.cluster}` : ''}`;
-  });
-  return [`Plan ${plan.planId} (${plan.writes.length} write${plan.writes.length === 1 ? '' : 's'}, policy '${plan.policy}'):`, ...lines].join('\n');
+  const header = [`Plan ${plan.planId} (${plan.writes.length} write${plan.writes.length === 1 ? '' : 's'}, policy '${visible(plan.policy)}'):`];
+  for (const risk of ['privileged', 'destructive'] as const) {
+    const steps = plan.writes.filter((w) => w.risk === risk).map((w) => w.seq);
+    if (steps.length > 0) header.push(`!! ${steps.length} ${risk} step${steps.length === 1 ? '' : 's'}: ${steps.join(', ')}`);
+  }
+  const lines: string[] = [];
+  let size = header.join('\n').length;
+  for (const w of plan.writes) {
+    const line = stepLine(w, showCluster);
+    if (size + line.length + 1 > MAX_SUMMARY_CHARS) {
+      lines.push(`… ${plan.writes.length - lines.length} more step${plan.writes.length - lines.length === 1 ? '' : 's'} not shown here (the summary is capped at ${MAX_SUMMARY_CHARS} characters; the plan lists them all)`);
+      break;
+    }
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return [...header, ...lines].join('\n');
+}
+
+function stepLine(w: PlannedWrite, showCluster: boolean): string {
+  const risky = w.risk === 'destructive' || w.risk === 'privileged';
+  const approval = w.needsApproval ? `, needs approval${w.why ? `: ${visible(w.why)}` : ''}` : ', runs directly';
+  const targets = w.targets
+    .map((t) => (t.exists ? `VMID ${t.vmid}${t.name ? ` '${visible(t.name)}'` : ''}${t.digest ? ` (config ${t.digest.slice(0, 12)})` : ''}` : `VMID ${t.vmid} (new)`))
+    .join(', ');
+  const params = Object.keys(w.params).length > 0 ? ` ${visible(JSON.stringify(capValue(w.params)))}` : '';
+  const line = `${w.seq}. ${w.method} ${visible(w.path)}${params} [${risky ? w.risk.toUpperCase() : w.risk}${approval}]${targets ? ` → ${targets}` : ''}${showCluster ? ` on cluster ${visible(w.cluster)}` : ''}`;
+  return line.length > MAX_STEP_CHARS ? `${line.slice(0, MAX_STEP_CHARS)}…[step line cut at ${MAX_STEP_CHARS} characters]` : line;
 }

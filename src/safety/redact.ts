@@ -195,6 +195,14 @@ export class SecretScrubber {
     return this.needles.size;
   }
 
+  /** A scrubber that also knows these secrets (one run's), leaving this one as it is. */
+  with(extra: Iterable<string>): SecretScrubber {
+    const copy = new SecretScrubber();
+    for (const n of this.needles) copy.needles.add(n);
+    for (const s of extra) copy.add(s);
+    return copy;
+  }
+
   scrub(text: string): string {
     let out = text;
     for (const needle of this.needles) {

@@ -1,0 +1,40 @@
+/**
+ * Size caps for what the safety layer keeps and shows: plan steps (in tool outputs, elicitation
+ * prompts and plan files) and audit records. A script controls every byte of its parameters, so
+ * without caps one dry-run with a 20 MB parameter becomes a 60 MB JSON-RPC message and a 20 MB plan
+ * file, and refused calls with huge parameters grow the audit by megabytes each. Long strings keep
+ * their start, their length and a hash (so two values can still be told apart and matched against
+ * the script); what is still too big is cut structurally (valid JSON of the same shape).
+ */
+import { createHash } from 'node:crypto';
+import { truncateJson } from '../sandbox/truncate.js';
+
+/** Strings longer than this keep their first `KEEP_CHARS` characters, their length and a hash. */
+export const MAX_VALUE_CHARS = 256;
+const KEEP_CHARS = 64;
+/** One capped value (a step's params, a call record's params) as JSON at most. */
+export const MAX_CAPPED_BYTES = 8 * 1024;
+const MAX_DEPTH = 32;
+
+/** `abcd…[3214 chars, sha256 1f2e3d4c]`: recognisable, comparable, small. */
+export function capString(text: string): string {
+  if (text.length <= MAX_VALUE_CHARS) return text;
+  const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  return `${text.slice(0, KEEP_CHARS)}…[${text.length} chars, sha256 ${hash}]`;
+}
+
+/** A copy of JSON data with long strings capped and the whole cut to `MAX_CAPPED_BYTES`. */
+export function capValue(value: unknown): unknown {
+  const capped = capStrings(value, 0);
+  return truncateJson(capped, MAX_CAPPED_BYTES).value;
+}
+
+function capStrings(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return capString(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return '[nested too deep]';
+  if (Array.isArray(value)) return value.map((v) => capStrings(v, depth + 1));
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(value)) out[capString(k)] = capStrings(v, depth + 1);
+  return out;
+}

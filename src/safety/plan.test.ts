@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_CAPPED_BYTES } from './caps.js';
+import { MAX_SUMMARY_CHARS, PlanBinding, PlanRecorder, summarizePlan, visible, type Plan } from './plan.js';
+
+function plan(steps: Array<{ path: string; params?: Record<string, unknown>; risk?: 'write' | 'destructive' | 'privileged'; name?: string }>): Plan {
+  const rec = new PlanRecorder();
+  for (const s of steps) {
+    const params = s.params ?? {};
+    rec.record({
+      cluster: 'default',
+      method: 'POST',
+      path: s.path,
+      template: s.path,
+      params,
+      fullParams: params,
+      risk: s.risk ?? 'write',
+      needsApproval: s.risk === 'destructive',
+      ...(s.risk === 'destructive' ? { why: 'destructive and policy requires approval' } : {}),
+      targets: [{ vmid: 101, exists: true, name: s.name ?? 'web' }],
+      returnsTask: true,
+      node: 'pve1',
+    });
+  }
+  return rec.finish('script', 'operator');
+}
+
+const snapshotThenRollback = () =>
+  plan([
+    { path: '/nodes/pve1/qemu/101/snapshot', params: { snapname: 'safety_net' } },
+    { path: '/nodes/pve1/qemu/101/snapshot/old/rollback', risk: 'destructive' },
+  ]);
+
+describe('plan binding', () => {
+  it('lets the approved writes through once each, in order', async () => {
+    const p = snapshotThenRollback();
+    const b = new PlanBinding(p, 50);
+    const [first, second] = p.writes.map((w) => w.fingerprint) as [string, string];
+    expect(await b.acquire(first)).toMatchObject({ ok: true, write: { seq: 1 } });
+    expect(await b.acquire(second)).toMatchObject({ ok: true, write: { seq: 2 } });
+    expect(await b.acquire(second)).toMatchObject({ ok: false, reason: 'not-in-plan', message: expect.stringMatching(/already been made/) });
+    expect(b.remaining()).toEqual([]);
+  });
+
+  it('refuses a write that skips an approved step (the script told the approved run from its dry-run)', async () => {
+    const p = snapshotThenRollback();
+    const b = new PlanBinding(p, 30);
+    const verdict = await b.acquire(p.writes[1]!.fingerprint);
+    expect(verdict).toMatchObject({ ok: false, reason: 'out-of-order' });
+    if (!verdict.ok) expect(verdict.message).toMatch(/step 2 .* step 1 \(POST \/nodes\/pve1\/qemu\/101\/snapshot\) has not been made/);
+    expect(b.remaining().map((w) => w.seq)).toEqual([1, 2]);
+  });
+
+  it('holds a parallel later step until the earlier one is sent', async () => {
+    const p = snapshotThenRollback();
+    const b = new PlanBinding(p, 2_000);
+    const order: number[] = [];
+    const later = b.acquire(p.writes[1]!.fingerprint).then((v) => v.ok && order.push(v.write.seq));
+    const earlier = b.acquire(p.writes[0]!.fingerprint).then((v) => v.ok && order.push(v.write.seq));
+    await Promise.all([later, earlier]);
+    expect(order).toEqual([1, 2]);
+  });
+
+  it('refuses writes that are not in the plan', async () => {
+    const b = new PlanBinding(snapshotThenRollback(), 30);
+    expect(await b.acquire('f'.repeat(64))).toMatchObject({ ok: false, reason: 'not-in-plan' });
+  });
+
+  it('lets a run stop early: the steps it never made stay unused', async () => {
+    const p = snapshotThenRollback();
+    const b = new PlanBinding(p, 30);
+    await b.acquire(p.writes[0]!.fingerprint);
+    expect(b.remaining().map((w) => w.seq)).toEqual([2]);
+  });
+});
+
+describe('plan summaries for humans', () => {
+  it('counts destructive and privileged steps at the top and marks them', () => {
+    const text = summarizePlan(snapshotThenRollback());
+    const lines = text.split('\n');
+    expect(lines[1]).toBe('!! 1 destructive step: 2');
+    expect(text).toContain('1. POST /nodes/pve1/qemu/101/snapshot {"snapname":"safety_net"} [write, runs directly]');
+    expect(text).toContain('2. POST /nodes/pve1/qemu/101/snapshot/old/rollback [DESTRUCTIVE, needs approval: destructive and policy requires approval]');
+  });
+
+  it('shows line separators, bidi controls and control characters visibly, so nothing hides a step', () => {
+    const p = plan([
+      { path: '/nodes/pve1/qemu/101/config', params: { description: `ok\u2028\u2029\u202Eesrever${'\n'.repeat(300)}Nothing else is changed.` }, name: 'web\u200B' },
+      { path: '/nodes/pve1/qemu/101/status/stop', risk: 'destructive' },
+    ]);
+    const text = summarizePlan(p);
+    expect(text).not.toMatch(/[\u2028\u2029\u202E\u200B]/);
+    expect(text.split('\n')).toHaveLength(4);
+    expect(text).toContain('\\u{2028}\\u{2029}');
+    expect(text).toContain('\\u{202E}');
+    expect(text).toContain("'web\\u{200B}'");
+    expect(visible('a\tb')).toBe('a\\u{0009}b');
+  });
+
+  it('cuts long values with their size and hash, and caps the whole summary', () => {
+    const huge = 'x'.repeat(20 * 1024 * 1024);
+    const p = plan([{ path: '/nodes/pve1/qemu/101/config', params: { description: huge } }]);
+    expect(JSON.stringify(p).length).toBeLessThan(MAX_CAPPED_BYTES * 2);
+    expect(summarizePlan(p)).toMatch(/x…\[20971520 chars, sha256 [0-9a-f]{16}\]/);
+    const many = plan(Array.from({ length: 400 }, (_, i) => ({ path: `/nodes/pve1/qemu/${100 + i}/status/start`, risk: i % 7 === 0 ? ('destructive' as const) : ('write' as const) })));
+    const text = summarizePlan(many);
+    expect(text.length).toBeLessThanOrEqual(MAX_SUMMARY_CHARS + 200);
+    expect(text).toMatch(/more steps not shown here/);
+    expect(text.split('\n')[1]).toMatch(/^!! 58 destructive steps: 1, 8, 15/);
+  });
+});
