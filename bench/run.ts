@@ -6,6 +6,7 @@
  * fewer repetitions (smoke runs, CI); figures for docs come from full runs.
  */
 import type { Suite } from './lib/suite.js';
+import { auditSuite } from './audit.js';
 import { e2eSuite } from './e2e.js';
 import { renderTable } from './lib/table.js';
 import { safetySuite } from './safety.js';
@@ -20,6 +21,7 @@ const SUITES: Record<string, Suite> = {
   sandbox: sandboxSuite,
   simulator: simulatorSuite,
   safety: safetySuite,
+  audit: auditSuite,
   tokens: tokensSuite,
   e2e: e2eSuite,
   soak: soakSuite,

@@ -5,12 +5,13 @@
  *
  * It is a fixed-size record rewritten in place at offset 0 (one small positional write, no
  * rename), tagged with HMAC-SHA256 when a key is configured so it cannot be rewritten to match a
- * shortened log without the key. It is rewritten at most every `ANCHOR_DELAY_MS`, not after every
- * entry: a script's thousand sequential calls then cost a few anchor writes instead of a thousand.
+ * shortened log without the key. The log rewrites it at most every `ANCHOR_DELAY_MS` (under the
+ * state lock, with the log's real end, whichever process wrote it), not after every entry: a
+ * script's thousand sequential calls then cost a few anchor writes instead of a thousand.
  * Entries a crash leaves past the anchor are reported by `verifyAudit` as not anchored yet, never
  * as tampering.
  */
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, writeSync } from 'node:fs';
 import { canonicalJson, hmacSha256Hex, sha256Hex } from '../safety/canonical.js';
 
 export const ANCHOR_SIZE = 512;
@@ -34,40 +35,19 @@ function tagOf(state: AnchorState, key?: string | Buffer): string {
   return key !== undefined ? hmacSha256Hex(key, text) : sha256Hex(text);
 }
 
-export class AnchorWriter {
-  private readonly fd: number;
-  private pending: { state: AnchorState; key: string | Buffer | undefined } | undefined;
-  private scheduled = false;
-  private closed = false;
-
-  constructor(path: string) {
-    // Create (owner-only) without truncating; positional writes need a non-append descriptor.
-    closeSync(openSync(path, 'a', 0o600));
-    this.fd = openSync(path, 'r+');
-  }
-
-  /** Records `state` within `ANCHOR_DELAY_MS` (or at `flush`/`close`). */
-  write(state: AnchorState, key?: string | Buffer): void {
-    this.pending = { state, key };
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setTimeout(() => this.flush(), ANCHOR_DELAY_MS);
-  }
-
-  flush(): void {
-    this.scheduled = false;
-    const pending = this.pending;
-    if (!pending || this.closed) return;
-    this.pending = undefined;
-    const text = JSON.stringify({ ...pending.state, tag: tagOf(pending.state, pending.key) });
-    const padded = text.padEnd(ANCHOR_SIZE - 1, ' ') + '\n';
-    writeSync(this.fd, padded, 0, 'utf8');
-  }
-
-  close(): void {
-    this.flush();
-    this.closed = true;
-    closeSync(this.fd);
+/**
+ * Rewrite the anchor in place (create it owner-only if missing). The caller holds the state lock,
+ * so the anchor always names the log's real end, whichever process wrote that end.
+ */
+export function writeAnchor(path: string, state: AnchorState, key?: string | Buffer): void {
+  const text = JSON.stringify({ ...state, tag: tagOf(state, key) });
+  const padded = text.padEnd(ANCHOR_SIZE - 1, ' ') + '\n';
+  // Read-write, created if missing, never truncated; positional writes need a non-append descriptor.
+  const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+  try {
+    writeSync(fd, padded, 0, 'utf8');
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -79,6 +59,11 @@ export function readAnchor(path: string, key?: string | Buffer): AnchorRead {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' };
     throw err;
   }
+  return parseAnchor(text, key);
+}
+
+export function parseAnchor(text: string, key?: string | Buffer): AnchorRead {
+  if (text.trim() === '') return { status: 'invalid', reason: 'the anchor file is empty' };
   let raw: unknown;
   try {
     raw = JSON.parse(text.trim());
@@ -92,7 +77,7 @@ export function readAnchor(path: string, key?: string | Buffer): AnchorRead {
   }
   const state: AnchorState = { v: 1, index: r.index, seq: r.seq, hash: r.hash };
   if (tagOf(state, key) !== r.tag) {
-    return { status: 'invalid', reason: key !== undefined ? 'the anchor tag does not match (edited, or a different HMAC key)' : 'the anchor tag does not match (edited)' };
+    return { status: 'invalid', reason: key !== undefined ? 'the anchor tag does not match (edited, or a different HMAC key)' : 'the anchor tag does not match (edited, or written with an HMAC key)' };
   }
   return { status: 'ok', state };
 }

@@ -7,7 +7,7 @@
  * without `hash`. `seq` counts from 0 across rotated files; `prev` of the very first entry is 64
  * zeros. Every file starts with a `head` entry (its index, the algorithm, the previous file), so a
  * rotated file's end is certified by the next file's head, and the active file's end by the
- * anchor sidecar (anchor.ts).
+ * anchor sidecar (anchor.ts) and, where one is configured, the witness (witness.ts).
  */
 import { canonicalJson, hmacSha256Hex, sha256Hex } from '../safety/canonical.js';
 
@@ -26,8 +26,10 @@ export type AuditEntryType =
   | 'approval'
   /** A run ended: outcome, stats, plan. */
   | 'run-end'
-  /** The writer found the log inconsistent with its anchor when opening it. */
-  | 'alert';
+  /** The writer found the log inconsistent with its anchor when opening it, or could not reach its witness. */
+  | 'alert'
+  /** Retention removed the oldest rotated files (which ones, and where the chain continues). */
+  | 'prune';
 
 export interface AuditEntry {
   v: 1;
@@ -45,6 +47,19 @@ export interface HeadData {
   alg: AuditAlgorithm;
   /** Name of the previous file in the chain (absent for the first). */
   prevFile?: string;
+  /** Random id of the chain, the same in every file's head; witness records name it. */
+  chain?: string;
+}
+
+/** One rotated file removed by retention, as the `prune` entry records it. */
+export interface PrunedFile {
+  file: string;
+  index: number;
+  /** The file's last entry: the first file left links to it. */
+  lastSeq: number;
+  lastHash: string;
+  lastTs: string;
+  bytes: number;
 }
 
 export function entryHash(entry: Omit<AuditEntry, 'hash'>, key?: string | Buffer): string {
@@ -61,7 +76,7 @@ export function anchorName(file: string): string {
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
-const TYPES: ReadonlySet<string> = new Set<AuditEntryType>(['head', 'run-start', 'call', 'approval', 'run-end', 'alert']);
+const TYPES: ReadonlySet<string> = new Set<AuditEntryType>(['head', 'run-start', 'call', 'approval', 'run-end', 'alert', 'prune']);
 
 /** Parse one line; undefined when it is not a well-formed entry (torn write, edited JSON…). */
 export function parseEntryLine(line: string): AuditEntry | undefined {

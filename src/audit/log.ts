@@ -1,21 +1,42 @@
 /**
- * Append-only, hash-chained JSONL audit log (format in entry.ts, truncation anchor in anchor.ts).
+ * Append-only, hash-chained JSONL audit log (format in entry.ts, truncation anchor in anchor.ts,
+ * external witness in witness.ts).
+ *
+ * Many writers: every `serve` process and every CLI run of a user shares one state directory, so
+ * several processes append to one chain. Each append takes the inter-process lock (lock.ts),
+ * reads where the chain really ends (the file's tail, whichever process wrote it; a rotation by
+ * another process is seen as a new inode), appends its entry linked to that end, and releases.
+ * One total order, one chain, no fork — and no false tamper alarm. The anchor and the witness
+ * are written under the same lock, always with the log's real end.
  *
  * Appends are synchronous: a call's entry is on disk before the server reads anything more from
- * the sandbox, so before anything derived from the call can leave the server.
- * One process writes a given audit file. When the active file would grow past `maxBytes` it is
- * renamed to `<file>.<index>` and a new file starts with a `head` entry linking to it, so the
- * chain stays verifiable across files.
+ * the sandbox, so before anything derived from the call can leave the server. When the active
+ * file would grow past `maxBytes` it is renamed to `<file>.<index>` and a new file starts with a
+ * `head` entry linking to it, so the chain stays verifiable across files. Retention then removes
+ * the oldest rotated files past `maxTotalBytes` or `maxAgeMs` and records what it removed in a
+ * `prune` entry, which is how `verifyAudit` tells retention from deletion.
  *
  * Opening an existing log checks it against its anchor; if the log is shorter than the anchor
  * says, or the anchor is missing or altered, an `alert` entry is written first so the evidence
- * survives the anchor being moved forward.
+ * survives the anchor being moved forward. A log that shrinks or vanishes under a running writer
+ * gets an `alert` too.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { SecretScrubber } from '../safety/redact.js';
-import { AnchorWriter, readAnchor } from './anchor.js';
-import { anchorName, entryHash, GENESIS_HASH, parseEntryLine, rotatedName, type AuditAlgorithm, type AuditEntry, type AuditEntryType, type HeadData } from './entry.js';
+import { ANCHOR_DELAY_MS, readAnchor, writeAnchor } from './anchor.js';
+import { anchorName, entryHash, GENESIS_HASH, parseEntryLine, rotatedName, type AuditAlgorithm, type AuditEntry, type AuditEntryType, type HeadData, type PrunedFile } from './entry.js';
+import { AuditError } from './errors.js';
+import { withFileLock, type FileLockOptions } from './lock.js';
+import { openWitness, type Witness, type WitnessOptions } from './witness.js';
+
+export interface AuditRetention {
+  /** Remove the oldest rotated files while all files together exceed this (default 1 GiB; 0 = no limit). */
+  maxTotalBytes?: number;
+  /** Remove rotated files whose last entry is older than this (default 365 days; 0 = no limit). */
+  maxAgeMs?: number;
+}
 
 export interface AuditOptions {
   file: string;
@@ -23,12 +44,18 @@ export interface AuditOptions {
   hmacKey?: string | Buffer;
   /** Rotate when the active file would grow past this size (default 16 MiB). */
   maxBytes?: number;
+  retention?: AuditRetention;
+  /** Where the chain's end is also recorded, out of the audit directory's reach. */
+  witness?: WitnessOptions;
   /** Applied to every entry before hashing: no known secret ever reaches the disk. */
   scrubber?: SecretScrubber;
   now?: () => Date;
+  lock?: FileLockOptions;
 }
 
 export const DEFAULT_AUDIT_MAX_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_AUDIT_MAX_TOTAL_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_AUDIT_MAX_AGE_MS = 365 * 24 * 3600_000;
 
 interface ChainState {
   index: number;
@@ -38,36 +65,64 @@ interface ChainState {
 
 export class AuditLog {
   private fd: number;
+  private ino: number;
   private size: number;
   private state: ChainState;
-  private readonly anchor: AnchorWriter;
+  private chain: string;
+  /** The active file holds only its head (a fresh file is never rotated again). */
+  private onlyHead = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly witness: Witness | undefined;
+  private witnessFailing = false;
   private readonly alg: AuditAlgorithm;
   private closed = false;
 
-  private constructor(private readonly opts: AuditOptions, fd: number, size: number, state: ChainState, anchor: AnchorWriter) {
-    this.fd = fd;
-    this.size = size;
+  private constructor(
+    private readonly opts: AuditOptions,
+    state: ChainState,
+    chain: string,
+    witness: Witness | undefined,
+  ) {
     this.state = state;
-    this.anchor = anchor;
+    this.chain = chain;
+    this.witness = witness;
     this.alg = opts.hmacKey !== undefined ? 'hmac-sha256' : 'sha256';
+    this.fd = openSync(opts.file, 'a+', 0o600);
+    const st = fstatSync(this.fd);
+    this.ino = st.ino;
+    this.size = st.size;
   }
 
   static open(opts: AuditOptions): AuditLog {
     mkdirSync(dirname(opts.file), { recursive: true, mode: 0o700 });
-    const found = scanActive(opts.file);
-    const previous = found.last ? undefined : lastOfRotated(opts.file);
+    const witness = opts.witness ? openWitness(opts.witness) : undefined;
+    try {
+      return withFileLock(opts.file, () => AuditLog.openLocked(opts, witness), opts.lock);
+    } catch (err) {
+      witness?.close();
+      throw err;
+    }
+  }
+
+  private static openLocked(opts: AuditOptions, witness: Witness | undefined): AuditLog {
+    const found = inspectFile(opts.file);
+    const previous = found.last ? undefined : newestRotated(opts.file);
     const state: ChainState = found.last
       ? { index: found.index, seq: found.last.seq, hash: found.last.hash }
-      : previous
-        ? { index: previous.index + 1, seq: previous.entry.seq, hash: previous.entry.hash }
+      : previous?.last
+        ? { index: previous.index + 1, seq: previous.last.seq, hash: previous.last.hash }
         : { index: 1, seq: -1, hash: GENESIS_HASH };
-    const alerts = anchorAlerts(opts, found.exists, state);
-    const fd = openSync(opts.file, 'a', 0o600);
-    let size = fstatSync(fd).size;
-    if (size > 0 && !found.endsWithNewline) size += writeSync(fd, '\n');
-    const log = new AuditLog(opts, fd, size, state, new AnchorWriter(anchorName(opts.file)));
+    const chain = (found.last ? found.chain : previous?.chain) ?? randomUUID();
+    const alerts = anchorAlerts(opts, found, state);
+    const log = new AuditLog(opts, state, chain, witness);
+    if (log.size > 0 && !found.endsWithNewline) log.size += writeSync(log.fd, '\n');
     if (!found.last) log.writeHead(previous ? rotatedName(opts.file, previous.index) : undefined);
+    // A file written with another algorithm (a log from before keyed mode) or without a chain id
+    // is closed and the chain goes on in a new file: each file has one algorithm.
+    else if (found.alg !== log.alg || found.chain === undefined) log.rotate();
     for (const message of alerts) log.write('alert', { message });
+    log.prune();
+    log.flushAnchor();
     return log;
   }
 
@@ -76,30 +131,100 @@ export class AuditLog {
   }
 
   /** Append one entry; returns it as written. */
-  append(type: Exclude<AuditEntryType, 'head' | 'alert'>, data: Record<string, unknown>): AuditEntry {
-    if (this.closed) throw new Error(`audit log ${this.opts.file} is closed`);
+  append(type: Exclude<AuditEntryType, 'head' | 'alert' | 'prune'>, data: Record<string, unknown>): AuditEntry {
+    if (this.closed) throw new AuditError('audit-closed', `audit log ${this.opts.file} is closed`);
     return this.write(type, data);
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    closeSync(this.fd);
-    this.anchor.close();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    try {
+      this.locked(() => this.flushAnchor());
+    } finally {
+      closeSync(this.fd);
+      this.witness?.close();
+    }
+  }
+
+  private locked<T>(fn: () => T): T {
+    return withFileLock(this.opts.file, fn, this.opts.lock);
   }
 
   private write(type: AuditEntryType, data: Record<string, unknown>): AuditEntry {
     const clean = this.opts.scrubber ? this.opts.scrubber.scrubDeep(data) : data;
-    let line = this.render(type, clean);
-    const max = this.opts.maxBytes ?? DEFAULT_AUDIT_MAX_BYTES;
-    if (type !== 'head' && this.size + Buffer.byteLength(line.text) > max && this.state.seq >= 0 && this.size > 0) {
-      this.rotate();
-      line = this.render(type, clean);
+    return this.locked(() => {
+      this.sync();
+      let line = this.render(type, clean);
+      const max = this.opts.maxBytes ?? DEFAULT_AUDIT_MAX_BYTES;
+      if (type !== 'head' && !this.onlyHead && this.size + Buffer.byteLength(line.text) > max && this.state.seq >= 0 && this.size > 0) {
+        this.rotate();
+        line = this.render(type, clean);
+      }
+      this.size += writeSync(this.fd, line.text);
+      this.state = { index: this.state.index, seq: line.entry.seq, hash: line.entry.hash };
+      this.onlyHead = type === 'head';
+      this.scheduleAnchor();
+      return line.entry;
+    });
+  }
+
+  /**
+   * Under the lock: bring the in-memory end of the chain up to what is on disk (other processes
+   * append too). Only appends are legitimate; a file that shrank or vanished gets an alert.
+   */
+  private sync(): void {
+    const st = statSync(this.opts.file, { throwIfNoEntry: false });
+    if (!st) {
+      this.recreate();
+      return;
     }
-    this.size += writeSync(this.fd, line.text);
-    this.state = { index: this.state.index, seq: line.entry.seq, hash: line.entry.hash };
-    this.anchor.write({ v: 1, ...this.state }, this.opts.hmacKey);
-    return line.entry;
+    if (st.ino !== this.ino) {
+      // Another process rotated the file: continue in the new one.
+      closeSync(this.fd);
+      this.fd = openSync(this.opts.file, 'a+', 0o600);
+      this.ino = fstatSync(this.fd).ino;
+      this.size = -1;
+    }
+    if (st.size === this.size) return;
+    const found = inspectFd(this.fd, st.size);
+    const before = this.state;
+    this.size = st.size;
+    if (!found.last) {
+      // An active file without entries (a writer died between rotating and writing the head).
+      if (this.size > 0 && !found.endsWithNewline) this.size += writeSync(this.fd, '\n');
+      this.restart(before);
+      return;
+    }
+    this.state = { index: found.index, seq: found.last.seq, hash: found.last.hash };
+    if (found.chain) this.chain = found.chain;
+    this.onlyHead = found.last.type === 'head';
+    if (!found.endsWithNewline) this.size += writeSync(this.fd, '\n');
+    if (found.last.seq < before.seq) {
+      this.write('alert', { message: `audit log went back from seq ${before.seq} to seq ${found.last.seq} while this process was writing it: entries were removed or an older copy was restored` });
+    }
+  }
+
+  /** The active file is gone while this process runs: start a new one where the files on disk end. */
+  private recreate(): void {
+    closeSync(this.fd);
+    this.fd = openSync(this.opts.file, 'a+', 0o600);
+    this.ino = fstatSync(this.fd).ino;
+    this.size = 0;
+    this.restart(this.state);
+  }
+
+  /** Continue the chain in an active file that has no entry, from the newest rotated file. */
+  private restart(known: ChainState): void {
+    const previous = newestRotated(this.opts.file);
+    this.state = previous?.last ? { index: previous.index + 1, seq: previous.last.seq, hash: previous.last.hash } : { index: 1, seq: -1, hash: GENESIS_HASH };
+    const onDisk = this.state.seq;
+    this.writeHead(previous ? previous.path : undefined);
+    if (known.seq > onDisk) {
+      this.write('alert', { message: `the active audit file was removed or emptied while this process was writing it (it had reached seq ${known.seq}, the files left end at seq ${onDisk})` });
+    }
   }
 
   private render(type: AuditEntryType, data: Record<string, unknown>): { entry: AuditEntry; text: string } {
@@ -110,43 +235,170 @@ export class AuditLog {
   }
 
   private writeHead(prevFile?: string): void {
-    const head: HeadData = { index: this.state.index, alg: this.alg, ...(prevFile ? { prevFile: basename(prevFile) } : {}) };
+    const head: HeadData = { index: this.state.index, alg: this.alg, chain: this.chain, ...(prevFile ? { prevFile: basename(prevFile) } : {}) };
     this.write('head', { ...head });
   }
 
   private rotate(): void {
-    // Rotation is rare: the anchor follows each step at once, as a reader of the file set expects.
-    this.anchor.flush();
     closeSync(this.fd);
     const rotated = rotatedName(this.opts.file, this.state.index);
     renameSync(this.opts.file, rotated);
-    this.fd = openSync(this.opts.file, 'a', 0o600);
+    this.fd = openSync(this.opts.file, 'a+', 0o600);
+    this.ino = fstatSync(this.fd).ino;
     this.size = 0;
     this.state = { ...this.state, index: this.state.index + 1 };
     this.writeHead(rotated);
-    this.anchor.flush();
+    this.prune();
+    // Rotation is rare: the anchor follows it at once, as a reader of the file set expects.
+    this.flushAnchor();
+  }
+
+  /** Retention: remove the oldest rotated files past the size or age limit, and say so in the chain. */
+  private prune(): void {
+    const maxTotal = this.opts.retention?.maxTotalBytes ?? DEFAULT_AUDIT_MAX_TOTAL_BYTES;
+    const maxAge = this.opts.retention?.maxAgeMs ?? DEFAULT_AUDIT_MAX_AGE_MS;
+    if (maxTotal <= 0 && maxAge <= 0) return;
+    const files = rotatedFiles(this.opts.file).map((f) => ({ ...f, bytes: statSync(f.path).size }));
+    let total = files.reduce((n, f) => n + f.bytes, 0) + Math.max(this.size, 0);
+    const now = (this.opts.now ?? (() => new Date()))().getTime();
+    const removed: PrunedFile[] = [];
+    const reasons = new Set<string>();
+    for (const f of files) {
+      const found = inspectFile(f.path);
+      const tooBig = maxTotal > 0 && total > maxTotal;
+      const tooOld = maxAge > 0 && found.last !== undefined && Date.parse(found.last.ts) < now - maxAge;
+      if (!tooBig && !tooOld) break;
+      if (!found.last) break; // not an audit file we understand: leave it for verify to report
+      unlinkSync(f.path);
+      total -= f.bytes;
+      if (tooBig) reasons.add(`all audit files together exceeded ${maxTotal} bytes`);
+      if (tooOld) reasons.add(`older than ${Math.round(maxAge / 86_400_000)} day(s)`);
+      removed.push({ file: basename(f.path), index: f.index, lastSeq: found.last.seq, lastHash: found.last.hash, lastTs: found.last.ts, bytes: f.bytes });
+    }
+    if (removed.length > 0) this.write('prune', { removed, reason: [...reasons].join('; '), maxTotalBytes: maxTotal, maxAgeMs: maxAge });
+  }
+
+  private scheduleAnchor(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.closed) return;
+      try {
+        this.locked(() => this.flushAnchor());
+      } catch {
+        // Retried with the next entry; what is not anchored yet is reported by verify as a warning.
+      }
+    }, ANCHOR_DELAY_MS);
+  }
+
+  /** Under the lock: record the real end of the log in the anchor (and the witness). */
+  private flushAnchor(): void {
+    this.sync();
+    const path = anchorName(this.opts.file);
+    const current = readAnchor(path, this.opts.hmacKey);
+    if (current.status === 'ok' && current.state.seq === this.state.seq && current.state.hash === this.state.hash && current.state.index === this.state.index) return;
+    if (this.witness) {
+      try {
+        this.witness.write({ chain: this.chain, ...this.state, ts: (this.opts.now ?? (() => new Date()))().toISOString() }, this.opts.hmacKey);
+        this.witnessFailing = false;
+      } catch (err) {
+        if (!this.witnessFailing) {
+          this.witnessFailing = true;
+          this.write('alert', { message: `the audit witness could not be written: ${(err as Error).message}` });
+        }
+      }
+    }
+    writeAnchor(path, { v: 1, ...this.state }, this.opts.hmacKey);
   }
 }
 
-interface ActiveScan {
+interface FileScan {
   exists: boolean;
   index: number;
+  alg?: AuditAlgorithm;
+  chain?: string;
   last?: AuditEntry;
   endsWithNewline: boolean;
 }
 
-function scanActive(file: string): ActiveScan {
-  if (!existsSync(file)) return { exists: false, index: 1, endsWithNewline: true };
-  const text = readFileSync(file, 'utf8');
-  let index = 1;
-  let last: AuditEntry | undefined;
-  for (const line of text.split('\n')) {
-    const entry = line ? parseEntryLine(line) : undefined;
-    if (!entry) continue;
-    if (entry.type === 'head' && typeof entry.data.index === 'number') index = entry.data.index;
-    if (!last || entry.seq > last.seq) last = entry;
+const CHUNK = 64 * 1024;
+
+/** The head and the last entry of an audit file, read from its two ends (not the whole file). */
+function inspectFile(path: string): FileScan {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { exists: false, index: 1, endsWithNewline: true };
+    throw err;
   }
-  return { exists: true, index, ...(last ? { last } : {}), endsWithNewline: text.length === 0 || text.endsWith('\n') };
+  try {
+    return inspectFd(fd, fstatSync(fd).size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function inspectFd(fd: number, size: number): FileScan {
+  const scan: FileScan = { exists: true, index: 1, endsWithNewline: true };
+  if (size === 0) return scan;
+  const first = firstLine(fd, size);
+  const head = first !== undefined ? parseEntryLine(first) : undefined;
+  if (head?.type === 'head') {
+    if (typeof head.data.index === 'number') scan.index = head.data.index;
+    if (head.data.alg === 'sha256' || head.data.alg === 'hmac-sha256') scan.alg = head.data.alg;
+    if (typeof head.data.chain === 'string') scan.chain = head.data.chain;
+  }
+  const tail = lastEntry(fd, size);
+  scan.endsWithNewline = tail.endsWithNewline;
+  if (tail.entry) scan.last = tail.entry;
+  return scan;
+}
+
+function readAt(fd: number, position: number, length: number): Buffer {
+  const buf = Buffer.alloc(length);
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, buf, done, length - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return buf.subarray(0, done);
+}
+
+function firstLine(fd: number, size: number): string | undefined {
+  let collected = Buffer.alloc(0);
+  for (let pos = 0; pos < size; pos += CHUNK) {
+    const chunk = readAt(fd, pos, Math.min(CHUNK, size - pos));
+    const nl = chunk.indexOf(0x0a);
+    if (nl >= 0) return Buffer.concat([collected, chunk.subarray(0, nl)]).toString('utf8');
+    collected = Buffer.concat([collected, chunk]);
+    if (collected.length > 1024 * 1024) return undefined;
+  }
+  return collected.toString('utf8');
+}
+
+/** The last well-formed entry, reading backwards from the end; a torn or malformed last line is skipped. */
+function lastEntry(fd: number, size: number): { entry?: AuditEntry; endsWithNewline: boolean } {
+  const endsWithNewline = readAt(fd, size - 1, 1)[0] === 0x0a;
+  let pos = size;
+  let tail = Buffer.alloc(0); // bytes from `pos` on that are not parsed yet
+  for (;;) {
+    let stop = tail.length;
+    // Every line after a newline in `tail` is complete.
+    for (let nl = stop > 0 ? tail.lastIndexOf(0x0a, stop - 1) : -1; nl >= 0; nl = stop > 0 ? tail.lastIndexOf(0x0a, stop - 1) : -1) {
+      const entry = parseEntryLine(tail.subarray(nl + 1, stop).toString('utf8'));
+      if (entry) return { entry, endsWithNewline };
+      stop = nl;
+    }
+    if (pos === 0) {
+      const entry = stop > 0 ? parseEntryLine(tail.subarray(0, stop).toString('utf8')) : undefined;
+      return entry ? { entry, endsWithNewline } : { endsWithNewline };
+    }
+    const len = Math.min(CHUNK, pos);
+    pos -= len;
+    tail = Buffer.concat([readAt(fd, pos, len), tail.subarray(0, stop)]);
+  }
 }
 
 /** Rotated siblings of `file`, oldest first. */
@@ -160,18 +412,23 @@ export function rotatedFiles(file: string): Array<{ index: number; path: string 
     .sort((a, b) => a.index - b.index);
 }
 
-function lastOfRotated(file: string): { index: number; entry: AuditEntry } | undefined {
+function newestRotated(file: string): { index: number; path: string; last?: AuditEntry; chain?: string } | undefined {
   const newest = rotatedFiles(file).pop();
   if (!newest) return undefined;
-  const entries = readFileSync(newest.path, 'utf8').split('\n').map((l) => (l ? parseEntryLine(l) : undefined));
-  const last = entries.filter((e): e is AuditEntry => e !== undefined).pop();
-  return last ? { index: newest.index, entry: last } : undefined;
+  const found = inspectFile(newest.path);
+  return { ...newest, ...(found.last ? { last: found.last } : {}), ...(found.chain ? { chain: found.chain } : {}) };
 }
 
-function anchorAlerts(opts: AuditOptions, fileExists: boolean, state: ChainState): string[] {
-  const anchor = readAnchor(anchorName(opts.file), opts.hmacKey);
+function anchorAlerts(opts: AuditOptions, found: FileScan, state: ChainState): string[] {
+  const path = anchorName(opts.file);
+  let anchor = readAnchor(path, opts.hmacKey);
+  // A log written before keyed mode has an anchor tagged without the key: still authentic for it.
+  if (anchor.status === 'invalid' && opts.hmacKey !== undefined && found.alg === 'sha256') {
+    const unkeyed = readAnchor(path);
+    if (unkeyed.status === 'ok') anchor = unkeyed;
+  }
   if (anchor.status === 'missing') {
-    return fileExists || state.seq >= 0 ? ['audit anchor was missing when the log was opened; entries may have been cut off the end before this point'] : [];
+    return found.exists || state.seq >= 0 ? ['audit anchor was missing when the log was opened; entries may have been cut off the end before this point'] : [];
   }
   if (anchor.status === 'invalid') return [`audit anchor was invalid when the log was opened (${anchor.reason}); the end of the log before this point is unverified`];
   const a = anchor.state;

@@ -1,0 +1,23 @@
+/** Typed errors of the audit log and the shared state files, with stable codes. */
+
+export type AuditErrorCode =
+  /** Another process has held the state lock for too long (a dead holder's lock not yet stale). */
+  | 'audit-locked'
+  /** The lock directory cannot be created (permissions, read-only file system). */
+  | 'audit-lock-io'
+  /** Append after close. */
+  | 'audit-closed'
+  /** The audit HMAC key file cannot be read or created, or is unsafe. */
+  | 'audit-key'
+  /** A witness is misconfigured or cannot be written. */
+  | 'audit-witness';
+
+export class AuditError extends Error {
+  constructor(
+    readonly code: AuditErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AuditError';
+  }
+}
