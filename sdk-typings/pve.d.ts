@@ -64,9 +64,12 @@ interface PveWaitTaskOptions {
 }
 
 /**
- * What SDK calls reject with. `kind` says why: `api` (Proxmox answered with an error `status`),
- * `task` (the task failed), `denied` (policy), `budget`, `approval`, `identity` (the guest changed),
- * `timeout`, `invalid` (malformed call), `cancelled`, `internal`.
+ * What SDK calls reject with. `kind` says why: `api` (Proxmox answered with an error `status`;
+ * without a `status` no answer came — for a write the message says the outcome is unknown: it may
+ * have run, so look at the node's tasks or the object before repeating it), `task` (the task
+ * failed), `denied` (policy), `budget`, `approval`, `identity` (the guest changed), `timeout`,
+ * `invalid` (a malformed call, or a parameter value the schema does not accept), `cancelled`,
+ * `internal`. Refusals (`denied`, `approval`, `budget`, `invalid`) sent nothing.
  */
 interface PveError extends Error {
   kind: 'invalid' | 'denied' | 'budget' | 'approval' | 'identity' | 'api' | 'task' | 'timeout' | 'cancelled' | 'internal';

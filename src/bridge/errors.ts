@@ -4,6 +4,7 @@
  * passes them through the secret scrubber. Host stacks never cross.
  */
 import {
+  outcomeUnknown,
   PveAbortedError,
   PveConnectionError,
   PveHttpError,
@@ -25,6 +26,10 @@ export function toBridgeError(err: unknown, call: { method?: HttpMethod; path?: 
   if (err instanceof PveAbortedError || (signal?.aborted && isAbort(err))) {
     return { kind: 'cancelled', message: 'the call was cancelled because the run ended', ...base };
   }
+  // Before timeouts: a write that may have run is `api` without a status (no answer came), and
+  // its message says the outcome is unknown and where to look — never a refusal kind.
+  const unknown = outcomeUnknown(err);
+  if (unknown) return { kind: 'api', message: unknown.message, ...base };
   if (err instanceof PveTimeoutError) return { kind: 'timeout', message: err.message, ...base };
   if (err instanceof PveHttpError) {
     return { kind: 'api', message: err.message, status: err.status, ...(err.errors ? { errors: { ...err.errors } } : {}), ...base };

@@ -9,6 +9,7 @@
  *   ├─ PveAbortedError           the caller's AbortSignal fired
  *   ├─ PveTimeoutError           connect / headers / body / request / task wait timed out
  *   ├─ PveConnectionError        no usable connection (refused, reset, DNS…)
+ *   │  ├─ PveOutcomeUnknownError a write was sent but its answer was lost: it may have run
  *   │  └─ PveTlsError            the server certificate is not trusted
  *   │     └─ TlsPinMismatchError the certificate is not the pinned one
  *   ├─ PveProtocolError          the answer is not the PVE API (wrong URL, proxy page…)
@@ -98,6 +99,51 @@ export class PveConnectionError extends PveError {
   ) {
     super(message, { cause });
   }
+}
+
+/** Node/undici codes after which a request may already have reached pveproxy (and run). */
+const MAYBE_SENT_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ETIMEDOUT', 'ECONNABORTED']);
+
+/**
+ * A write (POST/PUT/DELETE) went out, but the connection failed or timed out before PVE
+ * answered: it may have run — a task may be running — or not. The client never repeats it, and
+ * neither should the caller without looking first: the message names where to look.
+ */
+export class PveOutcomeUnknownError extends PveConnectionError {
+  constructor(
+    method: HttpMethod,
+    path: string,
+    /** What happened to the exchange: `ECONNRESET`, `timed out (headers)`… */
+    readonly failure: string,
+    cause?: unknown,
+  ) {
+    super(
+      `${method} ${path} was sent, but the connection failed before Proxmox answered (${failure}): the outcome is unknown — it may have run. ` +
+        `Do not repeat it blindly: look first at the node's tasks (GET /nodes/{node}/tasks, newest first, or /cluster/tasks) ` +
+        `and at the object itself (its status or config), then decide.`,
+      cause instanceof PveConnectionError ? cause.code : undefined,
+      false,
+      method,
+      path,
+      cause,
+    );
+  }
+}
+
+/**
+ * The write behind this error may have run: a connection lost after sending, or a headers, body
+ * or overall timeout on a POST/PUT/DELETE. Returns the error as a `PveOutcomeUnknownError`
+ * (reads are safe to repeat, so a GET never is one).
+ */
+export function outcomeUnknown(err: unknown): PveOutcomeUnknownError | undefined {
+  if (err instanceof PveOutcomeUnknownError) return err;
+  if (err instanceof PveTimeoutError && err.method && err.method !== 'GET' && err.path && ['headers', 'body', 'request'].includes(err.phase)) {
+    return new PveOutcomeUnknownError(err.method, err.path, `timed out (${err.phase})`, err);
+  }
+  if (err instanceof PveConnectionError && !(err instanceof PveTlsError) && err.method && err.method !== 'GET' && err.path && err.code && MAYBE_SENT_CODES.has(err.code)) {
+    return new PveOutcomeUnknownError(err.method, err.path, err.code, err);
+  }
+  return undefined;
 }
 
 export class PveTlsError extends PveConnectionError {

@@ -87,7 +87,7 @@ function errorFromResponse(
       return new PveNodeOfflineError(details, nodeFromPath(path));
   }
   if (raw.status === 500 && /does not exist/.test(message)) {
-    return new PveNotFoundError(details, 'The object does not exist (any more): list it again and use a current ID.');
+    return new PveNotFoundError(details, notFoundHint(path));
   }
   if (raw.status === 500 && /^hostname lookup '[^']*' failed/.test(message)) {
     return new PveNotFoundError(details, 'There is no node with that name: list the nodes with GET /nodes.');
@@ -102,6 +102,33 @@ function errorFromResponse(
     return new PveHttpError(details, 'Fix the listed parameters and call again.');
   }
   return new PveHttpError(details);
+}
+
+const GUEST_PATH = /^\/nodes\/([^/]+)\/(qemu|lxc)\/(\d+)(?:\/|$)/;
+
+/**
+ * A guest path names a node and a type as well as the VMID: the usual miss is a VMID that is a
+ * container asked for as a VM (or the reverse) or one that lives on another node.
+ */
+function notFoundHint(path: string): string {
+  const m = GUEST_PATH.exec(path);
+  if (!m) return 'The object does not exist (any more): list it again and use a current ID.';
+  const [, rawNode, type, vmid] = m;
+  const node = decodeSegment(rawNode as string);
+  const what = type === 'qemu' ? 'VM (qemu)' : 'container (lxc)';
+  const other = type === 'qemu' ? 'container (lxc)' : 'VM (qemu)';
+  return (
+    `There is no ${what} ${vmid} on node '${node}': it may be a ${other}, live on another node, or be gone. ` +
+    `Find where it is and what it is in GET /cluster/resources {type: 'vm'} (fields node and type), then call with those.`
+  );
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function authHint(message: string, caller: CallerInfo): string {

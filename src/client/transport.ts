@@ -5,7 +5,7 @@
  */
 import { Pool, request } from 'undici';
 import type { HttpMethod } from '../schema/model.js';
-import { PveAbortedError, PveConnectionError, PveError, PveTimeoutError } from './errors.js';
+import { outcomeUnknown, PveAbortedError, PveConnectionError, PveError, PveTimeoutError } from './errors.js';
 import { ConcurrencyLimiter } from './limiter.js';
 import type { PveLogger } from './logger.js';
 import type { RawResponse } from './response.js';
@@ -109,7 +109,9 @@ export class HttpTransport {
       }, signal);
     } catch (err) {
       if (signal?.aborted) throw new PveAbortedError(x.method, x.apiPath, signal.reason);
-      throw this.#mapError(err, x);
+      const mapped = this.#mapError(err, x);
+      // A write whose answer was lost may have run: say so, instead of "cannot talk to…".
+      throw outcomeUnknown(mapped) ?? mapped;
     }
   }
 

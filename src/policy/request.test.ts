@@ -71,8 +71,10 @@ describe('resolveRequest', () => {
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(InvalidCallError);
-      expect((err as Error).message).toMatch(/no API path matches \/nodes\/pve1\/qemu\/101\/confg.*Nearest known paths: .*\/nodes\/\{node\}\/qemu\/\{vmid\}.*search_api/);
+      // Edit distance: the misspelt segment's nearest path comes first.
+      expect((err as Error).message).toMatch(/no API path matches \/nodes\/pve1\/qemu\/101\/confg\. Did you mean \/nodes\/\{node\}\/qemu\/\{vmid\}\/config, .*search_api/);
     }
+    expect(() => resolveRequest(model, 'GET', '/cluster/resource', {})).toThrow(/Did you mean \/cluster\/resources[,?]/);
     expect(() => resolveRequest(model, 'PUT', '/nodes/pve1/qemu/101/status/start', {})).toThrow(/PUT is not an operation of .*supports POST/);
   });
 
