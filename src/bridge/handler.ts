@@ -223,6 +223,7 @@ async function handleRequest(rt: Runtime, call: RequestCall, ctx: BridgeContext,
   record.rule = decision.rule;
   if (decision.outcome === 'deny') {
     rt.counts.denied++;
+    if (risk !== 'read') rt.plan?.refuse({ cluster, method: req.method, path: req.concretePath, risk, message: decision.message });
     throw new Refusal({ kind: 'denied', message: decision.message, ...where });
   }
   if (risk === 'read') return read(rt, cluster, req, ctx, record);

@@ -74,6 +74,16 @@ describe('plan binding', () => {
 });
 
 describe('plan summaries for humans', () => {
+  it('say which calls were refused and end with the next step', () => {
+    const rec = new PlanRecorder();
+    rec.refuse({ cluster: 'default', method: 'PUT', path: '/nodes/pve1/qemu/101/config', risk: 'privileged', message: "privileged with parameter 'hookscript'" });
+    const p = rec.finish('script', 'operator');
+    expect(summarizePlan(p)).toBe(
+      [`Plan ${p.planId}: no writes.`, "refused, not sent: PUT /nodes/pve1/qemu/101/config [privileged]: privileged with parameter 'hookscript'", "Next: 1 call was refused by the policy and will not be sent: change the script, or ask the operator to change policy 'operator'."].join('\n'),
+    );
+    expect(summarizePlan(plan([{ path: '/nodes/pve1/qemu/101/status/start' }]))).toMatch(/\nNext: every write runs directly: run the same script without dryRun\.$/);
+  });
+
   it('counts destructive and privileged steps at the top and marks them', () => {
     const text = summarizePlan(snapshotThenRollback());
     const lines = text.split('\n');
@@ -89,7 +99,8 @@ describe('plan summaries for humans', () => {
     ]);
     const text = summarizePlan(p);
     expect(text).not.toMatch(/[\u2028\u2029\u202E\u200B]/);
-    expect(text.split('\n')).toHaveLength(4);
+    expect(text.split('\n')).toHaveLength(5);
+    expect(text.split('\n')[4]).toMatch(/^Next: 1 write needs approval: a human approves plan [0-9a-f]{64}/);
     expect(text).toContain('\\u{2028}\\u{2029}');
     expect(text).toContain('\\u{202E}');
     expect(text).toContain("'web\\u{200B}'");
@@ -103,7 +114,7 @@ describe('plan summaries for humans', () => {
     expect(summarizePlan(p)).toMatch(/x…\[20971520 chars, sha256 [0-9a-f]{16}\]/);
     const many = plan(Array.from({ length: 400 }, (_, i) => ({ path: `/nodes/pve1/qemu/${100 + i}/status/start`, risk: i % 7 === 0 ? ('destructive' as const) : ('write' as const) })));
     const text = summarizePlan(many);
-    expect(text.length).toBeLessThanOrEqual(MAX_SUMMARY_CHARS + 200);
+    expect(text.length).toBeLessThanOrEqual(MAX_SUMMARY_CHARS);
     expect(text).toMatch(/more steps not shown here/);
     expect(text.split('\n')[1]).toMatch(/^!! 58 destructive steps: 1, 8, 15/);
   });

@@ -12,7 +12,7 @@
  */
 import type { HttpMethod, RiskClass } from '../schema/model.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
-import { capValue } from './caps.js';
+import { capString, capValue } from './caps.js';
 import type { GuestIdentity } from './identity.js';
 
 export interface PlannedWrite {
@@ -37,6 +37,16 @@ export interface PlannedWrite {
   upid?: string;
 }
 
+/** A call the dry-run's policy refused: never sent, not approvable; listed so the plan says so. */
+export interface RefusedCall {
+  cluster: string;
+  method: HttpMethod;
+  path: string;
+  risk: RiskClass;
+  /** Why (the policy's refusal, naming the rule). */
+  message: string;
+}
+
 export interface Plan {
   version: 1;
   planId: string;
@@ -45,6 +55,8 @@ export interface Plan {
   policy: string;
   createdAt: string;
   writes: PlannedWrite[];
+  /** Calls the policy refused during the dry-run (not part of the planId: nothing to approve). */
+  refused?: RefusedCall[];
 }
 
 export function hashCode(code: string): string {
@@ -74,8 +86,17 @@ export function computePlanId(codeHash: string, writes: readonly PlannedWrite[])
 export const PLANNED_UPID_USER = 'planned@dry-run';
 const PLANNED_UPID = /^UPID:[^:]+:00000000:00000000:([0-9A-F]{8}):[^:]+:[^:]*:planned@dry-run:$/;
 
+/** Refused calls kept in a plan at most (each one also failed in the script). */
+const MAX_REFUSED = 20;
+
 export class PlanRecorder {
   private readonly writes: PlannedWrite[] = [];
+  private readonly refused: RefusedCall[] = [];
+
+  /** A call the policy refused in the dry-run. */
+  refuse(call: RefusedCall): void {
+    if (this.refused.length < MAX_REFUSED) this.refused.push({ ...call, message: capString(call.message) });
+  }
 
   record(entry: Omit<PlannedWrite, 'seq' | 'fingerprint' | 'upid'> & { fullParams: Record<string, unknown>; returnsTask: boolean; node?: string }): PlannedWrite {
     const seq = this.writes.length + 1;
@@ -106,7 +127,15 @@ export class PlanRecorder {
   finish(code: string, policy: string, now: Date = new Date()): Plan {
     const codeHash = hashCode(code);
     const writes = this.writes.map((w) => ({ ...w }));
-    return { version: 1, planId: computePlanId(codeHash, writes), codeHash, policy, createdAt: now.toISOString(), writes };
+    return {
+      version: 1,
+      planId: computePlanId(codeHash, writes),
+      codeHash,
+      policy,
+      createdAt: now.toISOString(),
+      writes,
+      ...(this.refused.length > 0 ? { refused: this.refused.map((r) => ({ ...r })) } : {}),
+    };
   }
 }
 
@@ -216,7 +245,8 @@ const MAX_STEP_CHARS = 600;
  * the whole capped.
  */
 export function summarizePlan(plan: Plan): string {
-  if (plan.writes.length === 0) return `Plan ${plan.planId}: no writes.`;
+  const refused = (plan.refused ?? []).map((r) => `refused, not sent: ${r.method} ${visible(r.path)} [${r.risk}]: ${visible(r.message)}`);
+  if (plan.writes.length === 0) return [`Plan ${plan.planId}: no writes.`, ...refused, nextStep(plan)].join('\n');
   const showCluster = new Set(plan.writes.map((w) => w.cluster)).size > 1;
   const header = [`Plan ${plan.planId} (${plan.writes.length} write${plan.writes.length === 1 ? '' : 's'}, policy '${visible(plan.policy)}'):`];
   for (const risk of ['privileged', 'destructive'] as const) {
@@ -224,17 +254,38 @@ export function summarizePlan(plan: Plan): string {
     if (steps.length > 0) header.push(`!! ${steps.length} ${risk} step${steps.length === 1 ? '' : 's'}: ${steps.join(', ')}`);
   }
   const lines: string[] = [];
-  let size = header.join('\n').length;
+  const next = nextStep(plan);
+  let size = header.join('\n').length + next.length + 1;
   for (const w of plan.writes) {
     const line = stepLine(w, showCluster);
-    if (size + line.length + 1 > MAX_SUMMARY_CHARS) {
+    // Room is kept for the line that says how many steps are not shown.
+    if (size + line.length + 1 > MAX_SUMMARY_CHARS - 200) {
       lines.push(`… ${plan.writes.length - lines.length} more step${plan.writes.length - lines.length === 1 ? '' : 's'} not shown here (the summary is capped at ${MAX_SUMMARY_CHARS} characters; the plan lists them all)`);
       break;
     }
     lines.push(line);
     size += line.length + 1;
   }
-  return [...header, ...lines].join('\n');
+  for (const line of refused) {
+    if (size + line.length + 1 > MAX_SUMMARY_CHARS) break;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return [...header, ...lines, next].join('\n');
+}
+
+/** What to do with this plan, as its last line. */
+export function nextStep(plan: Plan): string {
+  const refused = plan.refused?.length ?? 0;
+  const approval = plan.writes.filter((w) => w.needsApproval).length;
+  const parts: string[] = [];
+  if (refused > 0) parts.push(`${refused} call${refused === 1 ? ' was' : 's were'} refused by the policy and will not be sent: change the script, or ask the operator to change policy '${visible(plan.policy)}'`);
+  if (approval > 0) {
+    parts.push(`${approval} write${approval === 1 ? ' needs' : 's need'} approval: a human approves plan ${plan.planId} (asked through the client, or out of band), then the same script runs unchanged, bound to exactly these writes in this order`);
+  } else if (plan.writes.length > 0) {
+    parts.push('every write runs directly: run the same script without dryRun');
+  }
+  return `Next: ${parts.join('; ') || 'nothing to do: the script makes no writes'}.`;
 }
 
 function stepLine(w: PlannedWrite, showCluster: boolean): string {
