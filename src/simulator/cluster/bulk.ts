@@ -5,10 +5,10 @@
  * until every one has ended. The parent's own log says what was started, skipped or failed.
  */
 import type { ClusterState } from './state.js';
-import { TaskFailure, type TaskRun } from './tasks.js';
+import type { TaskRun } from './tasks.js';
 import type { Guest } from './types.js';
 
-/** Tasks are polled about once a second on PVE; the simulator polls at its task duration. */
+/** What a bulk worker does; it polls its sub-tasks at the task duration (PVE: about once a second). */
 export interface BulkPlan {
   node: string;
   /** Task type (`bulk-start`, `startall`, …). */
@@ -120,4 +120,3 @@ export function byStartupOrder(guests: Guest[], orderDir: 1 | -1, vmidDir: 1 | -
     .map(([, list]) => list.sort((a, b) => (a.vmid - b.vmid) * vmidDir));
 }
 
-export { TaskFailure };

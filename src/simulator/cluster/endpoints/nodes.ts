@@ -102,7 +102,7 @@ export function nodeEndpoints(state: ClusterState): SimEndpoint[] {
       permissions: { user: 'all' },
       handler: (ctx) => {
         state.node(reqStr(ctx, 'node'));
-        return ['qemu', 'lxc', 'status', 'tasks', 'storage', 'network', 'version', 'vzdump'].map((name) => ({ name }));
+        return ['lxc', 'migrateall', 'network', 'qemu', 'query-url-metadata', 'startall', 'status', 'stopall', 'storage', 'suspendall', 'tasks', 'version', 'vzdump'].map((name) => ({ name }));
       },
     },
     {
