@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -100,5 +100,72 @@ describe('ApprovalStore', () => {
     store.savePlan(plan);
     writeFileSync(join(dir, 'approvals.jsonl'), `not json\n${JSON.stringify({ type: 'approve', planId: plan.planId })}\n`);
     expect(store.find({ codeHash: plan.codeHash })).toBeUndefined();
+  });
+});
+
+describe('ApprovalStore: single use across processes and channels', () => {
+  it('claim finds and consumes atomically: the second claim gets nothing', () => {
+    const store = new ApprovalStore(dir);
+    const plan = makePlan();
+    store.savePlan(plan);
+    store.approve(plan.planId);
+    const first = store.claim({ codeHash: plan.codeHash }, 'run-1');
+    expect(first?.plan.planId).toBe(plan.planId);
+    expect(store.claim({ codeHash: plan.codeHash }, 'run-2')).toBeUndefined();
+    expect(() => store.consume(plan.planId, 'run-3')).toThrow(expect.objectContaining({ code: 'already-consumed' }));
+    expect(store.status(plan.planId)).toMatchObject({ status: 'ran', lastRun: { runId: 'run-1', via: 'operator' } });
+  });
+
+  it('a plan accepted through elicitation spends earlier operator approvals and cannot be approved again without --again', () => {
+    const store = new ApprovalStore(dir);
+    const plan = makePlan();
+    store.savePlan(plan);
+    store.approve(plan.planId);
+    store.markConsumed(plan.planId, 'run-elicited', 'elicitation');
+    expect(store.find({ codeHash: plan.codeHash })).toBeUndefined();
+    expect(() => store.approve(plan.planId)).toThrow(expect.objectContaining({ code: 'already-run', message: expect.stringMatching(/already ran \(run run-elicited .*through the MCP client.*--again/) }));
+    expect(store.nextStep(plan.planId)).toMatch(/already ran .* --again/);
+    const again = store.approve(plan.planId, { again: true });
+    expect(store.claim({ codeHash: plan.codeHash }, 'run-2')?.approval.id).toBe(again.id);
+  });
+
+  it('approving twice returns the waiting approval instead of adding a second one', () => {
+    const store = new ApprovalStore(dir);
+    const plan = makePlan();
+    store.savePlan(plan);
+    const a = store.approve(plan.planId);
+    const b = store.approve(plan.planId);
+    expect(b.id).toBe(a.id);
+    expect(readFileSync(join(dir, 'approvals.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
+  });
+
+  it('lists stored plans with their status and resolves a unique id prefix', () => {
+    const store = new ApprovalStore(dir);
+    const a = makePlan('one');
+    const b = makePlan('two');
+    store.savePlan(a);
+    store.savePlan(b);
+    store.approve(b.planId);
+    const listed = store.list();
+    expect(listed.map((p) => [p.plan.planId, p.status]).sort()).toEqual([[a.planId, 'pending'], [b.planId, 'approved']].sort());
+    expect(store.resolvePlanId(a.planId.slice(0, 12))).toBe(a.planId);
+    expect(store.resolvePlanId('0123456789abcdef'.slice(0, 10))).toBeUndefined();
+    expect(() => store.resolvePlanId('abc')).toThrow(expect.objectContaining({ code: 'bad-plan-id' }));
+    expect(store.nextStep(a.planId)).toBe(`Plan ${a.planId} is stored: ask the operator to approve it with \`pve-code-mcp approve ${a.planId} --state-dir ${dir}\`, then run the same script again unchanged`);
+    expect(store.nextStep(b.planId)).toMatch(/is approved until .*run the same script again unchanged/);
+  });
+
+  it('the approve command quotes a state directory the shell would split', () => {
+    const store = new ApprovalStore("/tmp/it's a dir");
+    expect(store.approveCommand('a'.repeat(64))).toBe(`pve-code-mcp approve ${'a'.repeat(64)} --state-dir '/tmp/it'\\''s a dir'`);
+  });
+
+  it('saves plans atomically (no temporary file left behind)', () => {
+    const store = new ApprovalStore(dir);
+    const plan = makePlan();
+    store.savePlan(plan);
+    store.savePlan(plan);
+    expect(readdirSync(join(dir, 'plans'))).toEqual([`${plan.planId}.json`]);
+    expect(statSync(join(dir, 'plans', `${plan.planId}.json`)).mode & 0o777).toBe(0o600);
   });
 });

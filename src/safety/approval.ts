@@ -8,12 +8,16 @@
  *   (b) the operator approves the planId out of band: `pve-code-mcp approve <planId>` appends an
  *       approval to `approvals.jsonl` in the state directory (`approvePlan`).
  * Dry-run plans are stored under `plans/<planId>.json` so the CLI can show what it approves and
- * the approved run can be held to it. Approvals expire and are used once.
+ * the approved run can be held to it. Approvals expire and are used once, across processes and
+ * channels (see ApprovalStore).
  */
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { AuditError } from '../audit/errors.js';
+import { withFileLock } from '../audit/lock.js';
 import { HTTP_METHODS, RISK_CLASSES } from '../schema/model.js';
 import type { Plan } from './plan.js';
 import { computePlanId } from './plan.js';
@@ -36,8 +40,25 @@ export const DEFAULT_APPROVAL_TTL_MS = 60 * 60_000;
 
 const PLAN_ID = /^[0-9a-f]{64}$/;
 
+export type ApprovalErrorCode =
+  /** Not 64 hex characters (nor a unique prefix of a stored plan's id). */
+  | 'bad-plan-id'
+  /** No stored plan with that id in the state directory. */
+  | 'no-plan'
+  /** The stored plan is unreadable or does not hash to its id. */
+  | 'plan-modified'
+  /** The plan already ran (through elicitation or an operator approval); approving it again needs `again`. */
+  | 'already-run'
+  /** `consume` of an approval that another run (maybe in another process) consumed first. */
+  | 'already-consumed'
+  /** The store's lock could not be taken. */
+  | 'store-locked';
+
 export class ApprovalError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly code: ApprovalErrorCode = 'no-plan',
+  ) {
     super(message);
     this.name = 'ApprovalError';
   }
@@ -83,17 +104,54 @@ const RecordSchema = z.discriminatedUnion('type', [
     approvedAt: z.string(),
     expiresAt: z.string(),
     approvedBy: z.string(),
+    /** Random id of this approval (records from before ids were added have none). */
+    id: z.string().optional(),
   }),
-  z.object({ type: z.literal('consume'), planId: z.string().regex(PLAN_ID), at: z.string(), runId: z.string() }),
+  z.object({
+    type: z.literal('consume'),
+    planId: z.string().regex(PLAN_ID),
+    at: z.string(),
+    runId: z.string(),
+    /** How the run was approved: an operator approval (its id) or the human through elicitation. */
+    via: z.enum(['operator', 'elicitation']).optional(),
+    approvalId: z.string().optional(),
+  }),
 ]);
 
-export type ApprovalRecord = Extract<z.infer<typeof RecordSchema>, { type: 'approve' }>;
+type StoreRecord = z.infer<typeof RecordSchema>;
+export type ApprovalRecord = Extract<StoreRecord, { type: 'approve' }>;
+export type ConsumeRecord = Extract<StoreRecord, { type: 'consume' }>;
 
 export interface ApprovalMatch {
   approval: ApprovalRecord;
   plan: Plan;
 }
 
+/** A stored plan and where it stands, for `pve-code-mcp approve` without a planId. */
+export interface StoredPlanStatus {
+  plan: Plan;
+  /** `pending`: no valid approval and never run; `approved`: an unused approval is waiting; `ran`: consumed. */
+  status: 'pending' | 'approved' | 'ran';
+  approval?: ApprovalRecord;
+  lastRun?: ConsumeRecord;
+}
+
+/** Quote a path for a POSIX shell when it needs it. */
+export function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * Plans and approvals in the state directory, shared by every server and CLI process of the user.
+ *
+ * Every change and every read-then-change (claim, approve) happens under the store's
+ * inter-process lock (`approvals.jsonl.lock`, the audit's lock mechanism), so the append-only
+ * record file has one order, and an approval is consumed once however many processes race for
+ * it. Validity is decided by that order: an approval is spent by any `consume` of its plan that
+ * comes after it — including one recorded for a run the human accepted through elicitation, so a
+ * plan that already ran is never run again on an approval given before it ran, and `approve`
+ * refuses a plan that already ran unless the operator says `again`.
+ */
 export class ApprovalStore {
   constructor(readonly dir: string) {}
 
@@ -102,16 +160,50 @@ export class ApprovalStore {
   }
 
   private planFile(planId: string): string {
-    if (!PLAN_ID.test(planId)) throw new ApprovalError(`'${planId}' is not a planId (64 hex characters from a dry-run result)`);
+    if (!PLAN_ID.test(planId)) throw new ApprovalError(`'${planId}' is not a planId (64 hex characters from a dry-run result)`, 'bad-plan-id');
     return join(this.dir, 'plans', `${planId}.json`);
   }
 
-  /** Keep a dry-run plan so it can be approved and enforced later (owner-only file). */
+  private locked<T>(fn: () => T): T {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    try {
+      return withFileLock(this.approvalsFile, fn);
+    } catch (err) {
+      if (err instanceof AuditError) throw new ApprovalError(`the approvals store ${this.approvalsFile} cannot be locked: ${err.message}`, 'store-locked');
+      throw err;
+    }
+  }
+
+  /** The command an operator runs from a plain shell to approve this plan (it names this store). */
+  approveCommand(planId: string): string {
+    return `pve-code-mcp approve ${planId} --state-dir ${shellQuote(resolve(this.dir))}`;
+  }
+
+  /** What to tell the agent about a plan: approve it (the exact command), or that it already ran. */
+  nextStep(planId: string): string {
+    const status = this.status(planId);
+    if (!status) return approvalNextStep();
+    if (status.status === 'ran') {
+      return `Plan ${planId} already ran (run ${status.lastRun?.runId ?? '?'} at ${status.lastRun?.at ?? '?'}); an approval is used once. To run it again the operator approves it again: \`${this.approveCommand(planId)} --again\`, then run the same script unchanged`;
+    }
+    if (status.status === 'approved') return `Plan ${planId} is approved until ${status.approval?.expiresAt ?? '?'}: run the same script again unchanged`;
+    return `Plan ${planId} is stored: ask the operator to approve it with \`${this.approveCommand(planId)}\`, then run the same script again unchanged`;
+  }
+
+  /** Keep a dry-run plan so it can be approved and enforced later (owner-only file, replaced atomically). */
   savePlan(plan: Plan): void {
     const file = this.planFile(plan.planId);
     mkdirSync(join(this.dir, 'plans'), { recursive: true, mode: 0o700 });
-    writeFileSync(file, JSON.stringify(plan, null, 2) + '\n', { mode: 0o600 });
-    chmodSync(file, 0o600);
+    // Written aside and renamed: another process reading the plan never sees half a file.
+    const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
+    try {
+      writeFileSync(tmp, JSON.stringify(plan, null, 2) + '\n', { mode: 0o600 });
+      chmodSync(tmp, 0o600);
+      renameSync(tmp, file);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
   }
 
   loadPlan(planId: string): Plan | undefined {
@@ -123,59 +215,177 @@ export class ApprovalStore {
       throw err;
     }
     const parsed = PlanSchema.safeParse(safeJson(text));
-    if (!parsed.success) throw new ApprovalError(`stored plan ${planId} is unreadable or was modified; run the script with dryRun: true again`);
+    if (!parsed.success) throw new ApprovalError(`stored plan ${planId} is unreadable or was modified; run the script with dryRun: true again`, 'plan-modified');
     const plan = parsed.data as Plan;
     // The file name, the recorded id and the content must agree: an edited plan is not the approved one.
     if (plan.planId !== planId || computePlanId(plan.codeHash, plan.writes) !== planId) {
-      throw new ApprovalError(`stored plan ${planId} does not match its id (edited?); run the script with dryRun: true again`);
+      throw new ApprovalError(`stored plan ${planId} does not match its id (edited?); run the script with dryRun: true again`, 'plan-modified');
     }
     return plan;
   }
 
-  /** Record the operator's approval of a stored plan. */
-  approve(planId: string, opts: { ttlMs?: number; approvedBy?: string; now?: Date } = {}): ApprovalRecord {
-    const plan = this.loadPlan(planId);
-    if (!plan) {
-      throw new ApprovalError(`no dry-run plan ${planId} in ${this.dir}; run the script with dryRun: true and approve the planId it reports`);
-    }
-    const now = opts.now ?? new Date();
-    const record: ApprovalRecord = {
-      type: 'approve',
-      planId,
-      codeHash: plan.codeHash,
-      approvedAt: now.toISOString(),
-      expiresAt: new Date(now.getTime() + (opts.ttlMs ?? DEFAULT_APPROVAL_TTL_MS)).toISOString(),
-      approvedBy: opts.approvedBy ?? currentUser(),
-    };
-    this.append(record);
-    return record;
+  /** The full planId of a stored plan from a unique prefix (at least 8 hex characters). */
+  resolvePlanId(idOrPrefix: string): string | undefined {
+    const wanted = idOrPrefix.trim().toLowerCase();
+    if (PLAN_ID.test(wanted)) return wanted;
+    if (!/^[0-9a-f]{8,63}$/.test(wanted)) throw new ApprovalError(`'${idOrPrefix}' is not a planId (64 hex characters from a dry-run result, or a unique prefix of at least 8)`, 'bad-plan-id');
+    const hits = this.planIds().filter((id) => id.startsWith(wanted));
+    if (hits.length > 1) throw new ApprovalError(`'${idOrPrefix}' matches ${hits.length} stored plans; give more characters`, 'bad-plan-id');
+    return hits[0];
   }
 
-  /** Mark an approval used by a run; each approval authorizes one run. */
+  /**
+   * Record the operator's approval of a stored plan. Refused (`already-run`) when the plan already
+   * ran, unless `again`; an approval that is still valid is returned instead of adding another.
+   */
+  approve(planId: string, opts: { ttlMs?: number; approvedBy?: string; now?: Date; again?: boolean } = {}): ApprovalRecord {
+    const plan = this.loadPlan(planId);
+    if (!plan) {
+      throw new ApprovalError(`no dry-run plan ${planId} in ${this.dir}; run the script with dryRun: true and approve the planId it reports`, 'no-plan');
+    }
+    const now = opts.now ?? new Date();
+    return this.locked(() => {
+      const state = this.planState(planId, this.records(), now);
+      if (state.valid) return state.valid;
+      if (state.lastRun && !opts.again) {
+        throw new ApprovalError(
+          `plan ${planId} already ran (run ${state.lastRun.runId} at ${state.lastRun.at}, approved ${state.lastRun.via === 'elicitation' ? 'by the user through the MCP client' : 'by an operator'}); ` +
+            'an approval is used once: to let the same plan run once more, approve it again with --again',
+          'already-run',
+        );
+      }
+      const record: ApprovalRecord = {
+        type: 'approve',
+        planId,
+        codeHash: plan.codeHash,
+        approvedAt: now.toISOString(),
+        expiresAt: new Date(now.getTime() + (opts.ttlMs ?? DEFAULT_APPROVAL_TTL_MS)).toISOString(),
+        approvedBy: opts.approvedBy ?? currentUser(),
+        id: randomUUID(),
+      };
+      this.append(record);
+      return record;
+    });
+  }
+
+  /**
+   * Find a valid approval for this script and consume it, atomically across processes: of several
+   * runs racing for one approval exactly one gets it. What an approved run should call.
+   */
+  claim(query: { planId?: string; codeHash: string }, runId: string, now: Date = new Date()): ApprovalMatch | undefined {
+    return this.locked(() => {
+      const match = this.findIn(this.records(), query, now);
+      if (match) this.append({ type: 'consume', planId: match.plan.planId, at: now.toISOString(), runId, via: 'operator', ...(match.approval.id ? { approvalId: match.approval.id } : {}) });
+      return match;
+    });
+  }
+
+  /**
+   * Mark an approval used by a run; each approval authorizes one run. Throws `already-consumed`
+   * when no valid approval of the plan is left (another run, maybe in another process, took it).
+   */
   consume(planId: string, runId: string, now: Date = new Date()): void {
-    this.append({ type: 'consume', planId, at: now.toISOString(), runId });
+    this.locked(() => {
+      const state = this.planState(planId, this.records(), now);
+      if (!state.valid) throw new ApprovalError(`the approval of plan ${planId} was already used by another run (or expired); nothing may run on it`, 'already-consumed');
+      this.append({ type: 'consume', planId, at: now.toISOString(), runId, via: 'operator', ...(state.valid.id ? { approvalId: state.valid.id } : {}) });
+    });
+  }
+
+  /**
+   * Record that a plan ran on another channel's approval (the human accepted it through
+   * elicitation): operator approvals given before are spent, and `approve` refuses the plan
+   * unless `again`.
+   */
+  markConsumed(planId: string, runId: string, via: 'elicitation' | 'operator' = 'elicitation', now: Date = new Date()): void {
+    if (!PLAN_ID.test(planId)) throw new ApprovalError(`'${planId}' is not a planId`, 'bad-plan-id');
+    this.locked(() => this.append({ type: 'consume', planId, at: now.toISOString(), runId, via }));
   }
 
   /**
    * A valid (approved, unexpired, unused) approval for this script, by planId or else by the
-   * script's hash, together with its stored plan.
+   * script's hash, together with its stored plan. Read-only: use `claim` to run on it.
    */
   find(query: { planId?: string; codeHash: string }, now: Date = new Date()): ApprovalMatch | undefined {
+    return this.findIn(this.records(), query, now);
+  }
+
+  /** Where a stored plan stands. */
+  status(planId: string, now: Date = new Date()): StoredPlanStatus | undefined {
+    const plan = this.loadPlan(planId);
+    if (!plan) return undefined;
+    const state = this.planState(planId, this.records(), now);
+    return {
+      plan,
+      status: state.valid ? 'approved' : state.lastRun ? 'ran' : 'pending',
+      ...(state.valid ? { approval: state.valid } : {}),
+      ...(state.lastRun ? { lastRun: state.lastRun } : {}),
+    };
+  }
+
+  /** Stored plans, newest first (unreadable ones skipped), with their status. */
+  list(now: Date = new Date()): StoredPlanStatus[] {
     const records = this.records();
-    const consumed = new Set(records.filter((r) => r.type === 'consume').map((r) => r.planId));
-    const approvals = records
-      .filter((r): r is ApprovalRecord => r.type === 'approve')
-      .filter((r) => !consumed.has(r.planId) && Date.parse(r.expiresAt) > now.getTime() && r.codeHash === query.codeHash)
-      .filter((r) => query.planId === undefined || r.planId === query.planId)
-      .reverse();
-    for (const approval of approvals) {
+    const out: StoredPlanStatus[] = [];
+    for (const id of this.planIds()) {
+      let plan: Plan | undefined;
+      try {
+        plan = this.loadPlan(id);
+      } catch {
+        continue;
+      }
+      if (!plan) continue;
+      const state = this.planState(id, records, now);
+      out.push({ plan, status: state.valid ? 'approved' : state.lastRun ? 'ran' : 'pending', ...(state.valid ? { approval: state.valid } : {}), ...(state.lastRun ? { lastRun: state.lastRun } : {}) });
+    }
+    return out.sort((a, b) => Date.parse(b.plan.createdAt) - Date.parse(a.plan.createdAt));
+  }
+
+  private planIds(): string[] {
+    try {
+      return readdirSync(join(this.dir, 'plans'))
+        .filter((n) => /^[0-9a-f]{64}\.json$/.test(n))
+        .map((n) => n.slice(0, 64));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+  }
+
+  /** The valid approval of a plan (the newest approval after its last run, unexpired) and its last run. */
+  private planState(planId: string, records: StoreRecord[], now: Date): { valid?: ApprovalRecord; lastRun?: ConsumeRecord } {
+    let valid: ApprovalRecord | undefined;
+    let lastRun: ConsumeRecord | undefined;
+    for (const r of records) {
+      if (r.planId !== planId) continue;
+      if (r.type === 'consume') {
+        lastRun = r;
+        valid = undefined; // a run spends every approval recorded before it
+      } else {
+        valid = r;
+      }
+    }
+    if (valid && Date.parse(valid.expiresAt) <= now.getTime()) valid = undefined;
+    return { ...(valid ? { valid } : {}), ...(lastRun ? { lastRun } : {}) };
+  }
+
+  private findIn(records: StoreRecord[], query: { planId?: string; codeHash: string }, now: Date): ApprovalMatch | undefined {
+    const candidates = new Set<string>();
+    for (const r of records) {
+      if (r.type === 'approve' && r.codeHash === query.codeHash && (query.planId === undefined || r.planId === query.planId)) candidates.add(r.planId);
+    }
+    const valid = [...candidates]
+      .map((id) => this.planState(id, records, now).valid)
+      .filter((a): a is ApprovalRecord => a !== undefined && a.codeHash === query.codeHash)
+      .sort((a, b) => Date.parse(b.approvedAt) - Date.parse(a.approvedAt));
+    for (const approval of valid) {
       const plan = this.loadPlan(approval.planId);
       if (plan && plan.codeHash === query.codeHash) return { approval, plan };
     }
     return undefined;
   }
 
-  private records(): Array<z.infer<typeof RecordSchema>> {
+  private records(): StoreRecord[] {
     let text: string;
     try {
       text = readFileSync(this.approvalsFile, 'utf8');
@@ -183,7 +393,7 @@ export class ApprovalStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
     }
-    const out: Array<z.infer<typeof RecordSchema>> = [];
+    const out: StoreRecord[] = [];
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
       const parsed = RecordSchema.safeParse(safeJson(line));
@@ -192,14 +402,14 @@ export class ApprovalStore {
     return out;
   }
 
-  private append(record: z.infer<typeof RecordSchema>): void {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+  /** Append one record; the caller holds the lock. */
+  private append(record: StoreRecord): void {
     appendFileSync(this.approvalsFile, JSON.stringify(record) + '\n', { mode: 0o600 });
   }
 }
 
 /** CLI entry: `pve-code-mcp approve <planId>`. Returns the record; throws ApprovalError with the next step. */
-export function approvePlan(planId: string, storeDir: string, opts: { ttlMs?: number; approvedBy?: string; now?: Date } = {}): ApprovalRecord {
+export function approvePlan(planId: string, storeDir: string, opts: { ttlMs?: number; approvedBy?: string; now?: Date; again?: boolean } = {}): ApprovalRecord {
   return new ApprovalStore(storeDir).approve(planId.trim().toLowerCase(), opts);
 }
 
