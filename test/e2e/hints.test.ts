@@ -63,4 +63,27 @@ try {
     const { result } = await callTool(agent, 'run_script', { code: "return await pve.get('/cluster/resource');", typecheck: false });
     expect(textOf(result)).toMatch(/no API path matches \/cluster\/resource\. Did you mean \/cluster\/resources[,?]/);
   });
+
+  it('a parameter value the schema does not accept is refused before it is planned or sent, naming the expected form', async () => {
+    const { node, vmid } = pickVm(env.sim, 'stopped');
+    const writes = env.sim.counters.snapshot().writes;
+    // Literal: the preflight refuses it; the dry-run plans nothing.
+    const literal = await callTool(agent, 'run_script', {
+      code: `await pve.put('/nodes/{node}/qemu/{vmid}/config', { node: '${node}', vmid: ${vmid}, memory: '8G' }); return 'done';`,
+      dryRun: true,
+    });
+    expect(literal.result.isError).toBe(true);
+    expect(textOf(literal.result)).toMatch(/memory: current \(its default key\) got "8G", expected an integer ≥ 16, in MiB/);
+    expect(runAnswer(literal.result).plan?.writes ?? []).toEqual([]);
+    // Computed at run time: the bridge refuses it as invalid, in a live run.
+    const computed = await callTool(agent, 'run_script', {
+      code: `const size = ['8', 'G'].join('');
+try { await pve.put('/nodes/{node}/qemu/{vmid}/config', { node: '${node}', vmid: ${vmid}, memory: size }); return 'sent'; }
+catch (e) { return { kind: e.kind, message: e.message }; }`,
+    });
+    const answer = runAnswer(computed.result).result as { kind: string; message: string };
+    expect(answer.kind).toBe('invalid');
+    expect(answer.message).toMatch(/expected an integer ≥ 16, in MiB/);
+    expect(env.sim.counters.snapshot().writes).toBe(writes);
+  });
 });
