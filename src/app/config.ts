@@ -4,9 +4,11 @@
  * approvals) and sandbox limits. One JSON file holds both; without a file, `PVE_*` environment
  * variables describe a single cluster and the defaults apply.
  */
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { AuditError } from '../audit/errors.js';
 import { z } from 'zod';
 import { loadConfig, parseConfigObject, type PveConfig } from '../client/config.js';
 import { PveConfigError } from '../client/errors.js';
@@ -20,13 +22,167 @@ export interface AppConfig {
   pve: PveConfig;
   /** The policy for a cluster: its `policy` names a preset or an entry of `policies`. */
   policyFor(cluster: string): Policy;
-  audit: { file: string; hmacKey?: string };
+  audit: AuditSettings;
   /** Dry-run plans and operator approvals (shared by the server and `pve-code-mcp approve`). */
   stateDir: string;
   sandbox: { workers?: number; confineWorker: boolean; limits?: Partial<SandboxLimits>; typecheck: TypecheckSettings };
   /** Every configured secret value, scrubbed from all output. */
   secrets: string[];
   source: string;
+}
+
+/**
+ * The audit log's settings (`audit` section). Keyed by default: without `hmacKey`, a key is read
+ * from (or generated on first use into) `defaultAuditKeyFile()`, outside the audit directory.
+ */
+export interface AuditSettings {
+  file: string;
+  /** Absent only when the operator chose an unkeyed log (`"hmacKey": false`, `PVE_AUDIT_UNKEYED=1`). */
+  hmacKey?: string;
+  /** Where the key came from: `file:<path>`, `env:<VAR>`, `config`, or `none` (unkeyed by choice). */
+  keySource: string;
+  /** Rotate the active file past this size. */
+  maxBytes: number;
+  retention: { maxTotalBytes: number; maxAgeMs: number };
+  witness?: { file: string } | { syslog: { host: string; port?: number } };
+}
+
+const auditSchema = z
+  .strictObject({
+    file: z.string().min(1).optional(),
+    /** A key (≥ 16 characters), `{ env }`, `{ file }`, or `false` for an unkeyed log (plain SHA-256). */
+    hmacKey: z
+      .union([z.string().min(16, 'use at least 16 characters'), z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) }), z.literal(false)])
+      .optional(),
+    maxFileMb: z.number().min(0.01).max(4096).default(16),
+    /** All audit files together; the oldest rotated files are removed past it (0 = no limit). */
+    maxTotalMb: z.number().min(0).max(1_048_576).default(1024),
+    /** Rotated files whose last entry is older are removed (0 = no limit). */
+    maxAgeDays: z.number().min(0).max(36_500).default(365),
+    witness: z
+      .union([
+        z.strictObject({ file: z.string().min(1) }),
+        z.strictObject({ syslog: z.strictObject({ host: z.string().min(1), port: z.number().int().min(1).max(65_535).optional() }) }),
+      ])
+      .optional(),
+  })
+  .prefault({});
+
+/** `$XDG_CONFIG_HOME/pve-code-mcp/audit.key`, else `~/.config/pve-code-mcp/audit.key`; `PVE_AUDIT_KEY_FILE` overrides. */
+export function defaultAuditKeyFile(env: Record<string, string | undefined> = process.env): string {
+  const explicit = env.PVE_AUDIT_KEY_FILE?.trim();
+  if (explicit) return resolve(explicit);
+  const xdg = env.XDG_CONFIG_HOME?.trim();
+  return join(xdg ? xdg : join(homedir(), '.config'), 'pve-code-mcp', 'audit.key');
+}
+
+/**
+ * Read the audit key file; with `create`, generate it (32 random bytes, hex, mode 0600, directory
+ * 0700) when it does not exist. Two processes creating it at once both end up with the one key.
+ * A key file others can read or write is refused: the key is what makes the log forgery-evident.
+ */
+export function readAuditKeyFile(path: string, options: { create: boolean }): string | undefined {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const st = statSync(path);
+      if ((st.mode & 0o077) !== 0) {
+        throw new AuditError('audit-key', `the audit key ${path} is accessible to other users (mode ${(st.mode & 0o777).toString(8)}): run chmod 600 ${path}`);
+      }
+      const key = readFileSync(path, 'utf8').trim();
+      if (key.length < 16) throw new AuditError('audit-key', `the audit key ${path} is shorter than 16 characters: remove it to have a new one generated, or write a longer one`);
+      return key;
+    } catch (err) {
+      if (err instanceof AuditError) throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') throw new AuditError('audit-key', `cannot read the audit key ${path} (${code ?? (err as Error).message})`);
+      if (!options.create) return undefined;
+      try {
+        mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+        writeFileSync(path, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+      } catch (createErr) {
+        // EEXIST: another process generated it first; read theirs.
+        if ((createErr as NodeJS.ErrnoException).code !== 'EEXIST') {
+          throw new AuditError('audit-key', `cannot create the audit key ${path} (${(createErr as NodeJS.ErrnoException).code ?? (createErr as Error).message}): set audit.hmacKey, PVE_AUDIT_KEY_FILE, or choose an unkeyed log`);
+        }
+      }
+    }
+  }
+  return readAuditKeyFile(path, { create: false });
+}
+
+function isInside(dir: string, path: string): boolean {
+  const rel = relative(resolve(dir), resolve(path));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+type AuditRaw = z.output<typeof auditSchema>;
+
+/** Resolve the audit section: file, key (generated on first use when `createKey`), limits, witness. */
+function resolveAudit(raw: AuditRaw, ctx: { env: Record<string, string | undefined>; baseDir: string; stateDir: string; createKey: boolean }, issues: Array<{ key: string; message: string }>): AuditSettings {
+  const file = raw.file ? absolute(ctx.baseDir, raw.file) : join(ctx.stateDir, 'audit.jsonl');
+  const base: Omit<AuditSettings, 'keySource' | 'hmacKey'> = {
+    file,
+    maxBytes: Math.round(raw.maxFileMb * 1024 * 1024),
+    retention: { maxTotalBytes: Math.round(raw.maxTotalMb * 1024 * 1024), maxAgeMs: Math.round(raw.maxAgeDays * 86_400_000) },
+    ...(raw.witness ? { witness: 'file' in raw.witness ? { file: absolute(ctx.baseDir, raw.witness.file) } : { syslog: raw.witness.syslog } } : {}),
+  };
+  const witness = base.witness;
+  if (witness && 'file' in witness && isInside(dirname(file), witness.file)) {
+    issues.push({ key: 'audit.witness.file', message: 'the witness must be outside the audit directory (someone who can rewrite the log must not reach it)' });
+  }
+  const ref = raw.hmacKey;
+  const unkeyedEnv = ctx.env.PVE_AUDIT_UNKEYED?.trim();
+  if (ref === false || (ref === undefined && unkeyedEnv !== undefined && unkeyedEnv !== '' && unkeyedEnv !== '0')) return { ...base, keySource: 'none' };
+  if (typeof ref === 'string') return { ...base, hmacKey: ref, keySource: 'config' };
+  if (ref && 'env' in ref) {
+    const key = ctx.env[ref.env];
+    if (!key) issues.push({ key: 'audit.hmacKey', message: `environment variable ${ref.env} is not set: export it or remove the key` });
+    return { ...base, ...(key ? { hmacKey: key } : {}), keySource: `env:${ref.env}` };
+  }
+  const keyFile = ref && 'file' in ref ? absolute(ctx.baseDir, ref.file) : defaultAuditKeyFile(ctx.env);
+  if (isInside(dirname(file), keyFile)) {
+    issues.push({ key: 'audit.hmacKey', message: `the key file ${keyFile} is inside the audit directory: keep it elsewhere (whoever can rewrite the log must not find the key beside it)` });
+    return { ...base, keySource: `file:${keyFile}` };
+  }
+  try {
+    const key = readAuditKeyFile(keyFile, { create: ctx.createKey });
+    return { ...base, ...(key ? { hmacKey: key } : {}), keySource: `file:${keyFile}` };
+  } catch (err) {
+    issues.push({ key: 'audit.hmacKey', message: err instanceof Error ? err.message : String(err) });
+    return { ...base, keySource: `file:${keyFile}` };
+  }
+}
+
+/**
+ * The audit and state settings alone, for `audit verify` and `approve`: no cluster configuration
+ * is needed (a config file's clusters are not validated), and no key is generated (only read).
+ */
+export function loadStateSettings(options: { file?: string; env?: Record<string, string | undefined>; stateDir?: string } = {}): { stateDir: string; audit: AuditSettings; source: string } {
+  const env = options.env ?? process.env;
+  let product: Record<string, unknown> = {};
+  let baseDir = process.cwd();
+  let source = 'environment';
+  if (options.file) {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(options.file, 'utf8'));
+    } catch (err) {
+      const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new PveConfigError([{ key: '(file)', message: `cannot read ${options.file} as JSON (${why}): check the path and syntax` }], options.file);
+    }
+    if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new PveConfigError([{ key: '(root)', message: 'the config must be a JSON object' }], options.file);
+    const j = json as Record<string, unknown>;
+    product = { ...(j.audit !== undefined ? { audit: j.audit } : {}), ...(j.stateDir !== undefined ? { stateDir: j.stateDir } : {}) };
+    baseDir = dirname(resolve(options.file));
+    source = `file:${options.file}`;
+  }
+  const parsed = z.strictObject({ audit: auditSchema, stateDir: z.string().min(1).optional() }).safeParse(product);
+  if (!parsed.success) throw new PveConfigError(parsed.error.issues.map((i) => ({ key: i.path.map(String).join('.'), message: i.message })), options.file ?? source);
+  const stateDir = options.stateDir ? resolve(options.stateDir) : parsed.data.stateDir ? absolute(baseDir, parsed.data.stateDir) : env.PVE_STATE_DIR ? resolve(env.PVE_STATE_DIR) : defaultStateDir(env);
+  const issues: Array<{ key: string; message: string }> = [];
+  const audit = resolveAudit(parsed.data.audit, { env, baseDir, stateDir, createKey: false }, issues);
+  if (issues.length > 0) throw new PveConfigError(issues, options.file ?? source);
+  return { stateDir, audit, source };
 }
 
 /** The type-check process (see `CheckerProcess`); every field has a default. */
@@ -46,12 +202,7 @@ const PRODUCT_KEYS = ['policies', 'audit', 'stateDir', 'sandbox'] as const;
 
 const productSchema = z.strictObject({
   policies: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'policy names use letters, digits, _ . -'), z.unknown()).default({}),
-  audit: z
-    .strictObject({
-      file: z.string().min(1).optional(),
-      hmacKey: z.union([z.string().min(16, 'use at least 16 characters'), z.strictObject({ env: z.string().min(1) })]).optional(),
-    })
-    .default({}),
+  audit: auditSchema,
   stateDir: z.string().min(1).optional(),
   sandbox: z
     .strictObject({
@@ -157,13 +308,7 @@ function assemble(
     const policy = resolvePolicy(policyOverride ?? cluster.policy, policyOverride ? '--policy' : `clusters.${cluster.name}.policy`);
     if (policy) perCluster.set(cluster.name, policy);
   }
-  let hmacKey: string | undefined;
-  const keyRef = product.audit.hmacKey;
-  if (typeof keyRef === 'string') hmacKey = keyRef;
-  else if (keyRef) {
-    hmacKey = env[keyRef.env];
-    if (!hmacKey) issues.push({ key: 'audit.hmacKey', message: `environment variable ${keyRef.env} is not set: export it or remove the key` });
-  }
+  const audit = resolveAudit(product.audit, { env, baseDir, stateDir, createKey: true }, issues);
   if (issues.length > 0) throw new PveConfigError(issues, pve.source);
 
   const secrets: string[] = [];
@@ -171,7 +316,7 @@ function assemble(
     secrets.push(Secret.from(c.auth.kind === 'token' ? c.auth.secret : c.auth.password).reveal());
     for (const token of Object.values(c.tokens ?? {})) secrets.push(Secret.from(token.secret).reveal());
   }
-  if (hmacKey) secrets.push(hmacKey);
+  if (audit.hmacKey) secrets.push(audit.hmacKey);
   return {
     pve,
     policyFor: (cluster) => {
@@ -179,10 +324,7 @@ function assemble(
       if (!p) throw new PveConfigError([{ key: `clusters.${cluster}`, message: 'no such cluster in the configuration' }], pve.source);
       return p;
     },
-    audit: {
-      file: product.audit.file ? absolute(baseDir, product.audit.file) : join(stateDir, 'audit.jsonl'),
-      ...(hmacKey ? { hmacKey } : {}),
-    },
+    audit,
     stateDir,
     sandbox: {
       ...(product.sandbox.workers !== undefined ? { workers: product.sandbox.workers } : {}),

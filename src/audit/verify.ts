@@ -66,6 +66,7 @@ interface Snapshot {
   files: Array<{ path: string; text: string }>;
   anchor: string | undefined;
   witness: string | undefined;
+  witnessError?: string;
 }
 
 export function verifyAudit(file: string, opts: VerifyOptions = {}): AuditVerification {
@@ -78,6 +79,7 @@ export function verifyAudit(file: string, opts: VerifyOptions = {}): AuditVerifi
   result.files = snap.files.map((f) => f.path);
   const key = opts.hmacKey;
 
+  if (snap.witnessError) result.problems.push({ kind: 'witness', file: basename(opts.witness as string), message: snap.witnessError });
   const witness = snap.witness !== undefined ? parseWitness(snap.witness, key) : undefined;
   for (const bad of witness?.invalid ?? []) {
     result.problems.push({ kind: 'witness', file: basename(opts.witness as string), line: bad.line, message: `witness record on line ${bad.line}: ${bad.reason}` });
@@ -267,6 +269,7 @@ function checkWitness(
 
 /** The files, the anchor and the witness as the writers left them at one instant (under their lock). */
 function snapshot(file: string, opts: VerifyOptions, warnings: string[]): Snapshot {
+  let witnessError: string | undefined;
   const take = (): { fds: Array<{ path: string; fd: number; size: number }>; anchor: string | undefined; witness: { fd: number; size: number } | undefined } => {
     const fds: Array<{ path: string; fd: number; size: number }> = [];
     for (const path of [...rotatedFiles(file).map((f) => f.path), ...(existsSync(file) ? [file] : [])]) {
@@ -281,8 +284,12 @@ function snapshot(file: string, opts: VerifyOptions, warnings: string[]): Snapsh
     }
     let witness: { fd: number; size: number } | undefined;
     if (opts.witness !== undefined) {
-      const fd = openSync(opts.witness, 'r');
-      witness = { fd, size: fstatSync(fd).size };
+      try {
+        const fd = openSync(opts.witness, 'r');
+        witness = { fd, size: fstatSync(fd).size };
+      } catch (err) {
+        witnessError = `cannot read the witness ${opts.witness} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+      }
     }
     return { fds, anchor, witness };
   };
@@ -295,7 +302,7 @@ function snapshot(file: string, opts: VerifyOptions, warnings: string[]): Snapsh
     taken = take();
   }
   const files = taken.fds.map(({ path, fd, size }) => ({ path, text: readAll(fd, size) }));
-  return { files, anchor: taken.anchor, witness: taken.witness ? readAll(taken.witness.fd, taken.witness.size) : undefined };
+  return { files, anchor: taken.anchor, witness: taken.witness ? readAll(taken.witness.fd, taken.witness.size) : undefined, ...(witnessError ? { witnessError } : {}) };
 }
 
 /** Read `size` bytes (default: all) from `fd`, then close it. */

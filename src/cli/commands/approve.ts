@@ -1,41 +1,99 @@
-/** `pve-code-mcp approve PLANID`: the operator's out-of-band approval of a dry-run plan. */
-import { defaultStateDir } from '../../app/config.js';
-import { ApprovalStore } from '../../safety/approval.js';
+/** `pve-code-mcp approve [PLANID]`: the operator's out-of-band approval of a dry-run plan, or the list of plans waiting for one. */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { defaultStateDir, loadStateSettings } from '../../app/config.js';
+import { ApprovalError, ApprovalStore, type StoredPlanStatus } from '../../safety/approval.js';
 import { summarizePlan } from '../../safety/plan.js';
-import { EXIT, intOpt, parseCommandArgs, stringOpt, UsageError } from '../args.js';
+import { boolOpt, EXIT, intOpt, parseCommandArgs, stringOpt, UsageError } from '../args.js';
 import type { Command } from '../command.js';
-import { appConfigFrom, CONFIG_OPTIONS } from '../context.js';
 
-const usage = `Usage: pve-code-mcp approve PLANID [options]
+const usage = `Usage: pve-code-mcp approve [PLANID] [options]
 
-Approve the writes of a dry-run plan (run_script with dryRun: true prints its planId). The agent
-then runs the same script unchanged, and only exactly these writes may be made, once.
+Approve the writes of a dry-run plan (run_script with dryRun: true, or a refused run, prints its
+planId and this command). The agent then runs the same script unchanged, and only exactly these
+writes may be made, once. Without PLANID: list the plans waiting for approval, with their summaries.
+A unique prefix of a planId (8+ characters) is enough.
   --ttl MIN           approval lifetime in minutes (default 60)
-  --state-dir DIR     where plans and approvals live (default: from the config, else
-                      $XDG_STATE_HOME/pve-code-mcp or ~/.local/state/pve-code-mcp)
-  -c, --config FILE   config file naming the state directory`;
+  --again             approve a plan that already ran (an approval is used once)
+  --all               with no PLANID: list plans that already ran too
+  --state-dir DIR     where plans and approvals live (default: from the config, else $PVE_STATE_DIR,
+                      else $XDG_STATE_HOME/pve-code-mcp or ~/.local/state/pve-code-mcp, and the demo's
+                      <that>/demo)
+  -c, --config FILE   config file naming the state directory (clusters are not needed)`;
+
+/** Where to look: the directory given or configured, else the user's default and the demo's. */
+function storesFrom(stateDir: string | undefined, configFile: string | undefined): ApprovalStore[] {
+  if (stateDir) return [new ApprovalStore(resolve(stateDir))];
+  if (configFile) return [new ApprovalStore(loadStateSettings({ file: configFile }).stateDir)];
+  const dirs = [process.env.PVE_STATE_DIR ? resolve(process.env.PVE_STATE_DIR) : undefined, defaultStateDir(), join(process.env.PVE_STATE_DIR ? resolve(process.env.PVE_STATE_DIR) : defaultStateDir(), 'demo')];
+  return [...new Set(dirs.filter((d): d is string => d !== undefined && existsSync(d)))].map((d) => new ApprovalStore(d));
+}
+
+function describeStatus(s: StoredPlanStatus): string {
+  if (s.status === 'approved') return `approved until ${s.approval?.expiresAt ?? '?'}`;
+  if (s.status === 'ran') return `ran at ${s.lastRun?.at ?? '?'} (run ${s.lastRun?.runId ?? '?'})`;
+  return 'waiting for approval';
+}
 
 export const approveCommand: Command = {
   name: 'approve',
   usage,
   async run(argv, io) {
-    const args = parseCommandArgs(argv, { ...CONFIG_OPTIONS, ttl: { type: 'string' }, 'state-dir': { type: 'string' } });
+    const args = parseCommandArgs(argv, { config: { type: 'string', short: 'c' }, ttl: { type: 'string' }, 'state-dir': { type: 'string' }, again: { type: 'boolean' }, all: { type: 'boolean' } });
     if (args.help) {
       io.out(usage);
       return EXIT.ok;
     }
-    const [planId, ...extra] = args.positionals;
-    if (!planId || extra.length > 0) throw new UsageError('give exactly one planId');
-    const dir = stringOpt(args, 'state-dir') ?? (stringOpt(args, 'config') ? (await appConfigFrom(args)).stateDir : process.env.PVE_STATE_DIR ?? defaultStateDir());
-    const store = new ApprovalStore(dir);
-    const plan = store.loadPlan(planId.trim().toLowerCase());
-    if (!plan) {
-      io.err(`no plan ${planId} in ${dir}: run the script with dryRun: true first (and check --state-dir)`);
+    const [planArg, ...extra] = args.positionals;
+    if (extra.length > 0) throw new UsageError('give at most one planId');
+    const stores = storesFrom(stringOpt(args, 'state-dir'), stringOpt(args, 'config') ?? process.env.PVE_CODE_MCP_CONFIG);
+    const where = stores.map((s) => s.dir).join(', ') || '(no state directory exists yet)';
+
+    if (!planArg) {
+      const listed = stores.flatMap((store) => store.list().map((s) => ({ store, s }))).filter(({ s }) => boolOpt(args, 'all') || s.status !== 'ran');
+      if (listed.length === 0) {
+        io.out(`no plans waiting for approval in ${where}`);
+        return EXIT.ok;
+      }
+      for (const { store, s } of listed) {
+        io.out(`── ${s.plan.planId} · ${describeStatus(s)} · planned ${s.plan.createdAt} · ${store.dir}\n${summarizePlan(s.plan)}\n   approve: ${store.approveCommand(s.plan.planId)}${s.status === 'ran' ? ' --again' : ''}\n`);
+      }
+      return EXIT.ok;
+    }
+
+    const found: Array<{ store: ApprovalStore; planId: string }> = [];
+    try {
+      for (const store of stores) {
+        const planId = store.resolvePlanId(planArg);
+        if (planId && store.loadPlan(planId)) found.push({ store, planId });
+      }
+    } catch (err) {
+      if (!(err instanceof ApprovalError)) throw err;
+      io.err(err.message);
       return EXIT.failed;
     }
+    if (found.length === 0) {
+      io.err(`no plan ${planArg} in ${where}: check the planId, or pass the --state-dir (or --config) the server uses; \`pve-code-mcp approve\` lists the plans it finds`);
+      return EXIT.failed;
+    }
+    if (found.length > 1) {
+      io.err(`plan ${planArg} is in several state directories (${found.map((f) => f.store.dir).join(', ')}): choose one with --state-dir`);
+      return EXIT.failed;
+    }
+    const { store, planId } = found[0] as { store: ApprovalStore; planId: string };
+    const plan = store.loadPlan(planId);
+    if (!plan) return EXIT.failed;
     const ttl = intOpt(args, 'ttl');
-    const record = store.approve(plan.planId, ttl !== undefined ? { ttlMs: ttl * 60_000 } : {});
-    io.out(`${summarizePlan(plan)}\n\napproved plan ${plan.planId} (${plan.writes.length} write(s)) until ${record.expiresAt}`);
-    return EXIT.ok;
+    try {
+      const record = store.approve(plan.planId, { ...(ttl !== undefined ? { ttlMs: ttl * 60_000 } : {}), ...(boolOpt(args, 'again') ? { again: true } : {}) });
+      io.out(`${summarizePlan(plan)}\n\napproved plan ${plan.planId} (${plan.writes.length} write(s)) until ${record.expiresAt} in ${store.dir}`);
+      return EXIT.ok;
+    } catch (err) {
+      if (err instanceof ApprovalError) {
+        io.err(err.message);
+        return EXIT.failed;
+      }
+      throw err;
+    }
   },
 };

@@ -1,44 +1,79 @@
 /** `pve-code-mcp audit verify`: check the hash chain of the audit log. */
+import { loadStateSettings, readAuditKeyFile } from '../../app/config.js';
 import { formatVerification, verifyAudit } from '../../audit/verify.js';
 import { boolOpt, EXIT, parseCommandArgs, stringOpt, UsageError } from '../args.js';
 import type { Command } from '../command.js';
-import { appConfigFrom, CONFIG_OPTIONS } from '../context.js';
 
 const usage = `Usage: pve-code-mcp audit verify [options]
 
-Verify the audit log: detects edited, deleted, reordered and truncated entries (rotated files included).
+Verify the audit log: detects edited, deleted, reordered, appended and truncated entries (rotated
+files included), and checks the log against its witness when one is given. Needs no cluster
+configuration: the log is <state dir>/audit.jsonl and the key is the generated one, unless the
+config file or the options below say otherwise.
   --file FILE         audit log (default: from the config, else <state dir>/audit.jsonl)
-  --hmac-key-env VAR  environment variable holding the HMAC key the log was written with
-  --allow-pruned      accept a chain whose oldest rotated files were removed on purpose
-  -c, --config FILE   config file naming the audit file and key`;
+  --state-dir DIR     state directory (default: from the config, else $PVE_STATE_DIR, else
+                      $XDG_STATE_HOME/pve-code-mcp or ~/.local/state/pve-code-mcp)
+  --key-file FILE     HMAC key file (default: from the config, else $PVE_AUDIT_KEY_FILE, else
+                      $XDG_CONFIG_HOME/pve-code-mcp/audit.key or ~/.config/pve-code-mcp/audit.key)
+  --hmac-key-env VAR  environment variable holding the HMAC key instead
+  --unkeyed           the log was written without a key (plain SHA-256) by choice
+  --witness FILE      witness file, or an export of the syslog witness (e.g. journalctl -t pve-code-mcp -o cat)
+  --allow-pruned      accept a chain whose oldest rotated files were removed on purpose without a prune entry
+  -c, --config FILE   config file naming the state directory, audit file, key and witness (clusters are not needed)`;
 
 export const auditCommand: Command = {
   name: 'audit',
   usage,
   async run(argv, io) {
-    const args = parseCommandArgs(argv, { ...CONFIG_OPTIONS, file: { type: 'string' }, 'hmac-key-env': { type: 'string' }, 'allow-pruned': { type: 'boolean' } });
+    const args = parseCommandArgs(argv, {
+      config: { type: 'string', short: 'c' },
+      file: { type: 'string' },
+      'state-dir': { type: 'string' },
+      'key-file': { type: 'string' },
+      'hmac-key-env': { type: 'string' },
+      unkeyed: { type: 'boolean' },
+      witness: { type: 'string' },
+      'allow-pruned': { type: 'boolean' },
+    });
     if (args.help) {
       io.out(usage);
       return EXIT.ok;
     }
     if (args.positionals[0] !== 'verify' || args.positionals.length !== 1) throw new UsageError("the audit subcommand is 'verify'");
-    let file = stringOpt(args, 'file');
+    const configFile = stringOpt(args, 'config') ?? process.env.PVE_CODE_MCP_CONFIG;
+    const stateDir = stringOpt(args, 'state-dir');
+    const settings = loadStateSettings({ ...(configFile ? { file: configFile } : {}), ...(stateDir ? { stateDir } : {}) });
+    const file = stringOpt(args, 'file') ?? settings.audit.file;
+
     let key: string | undefined;
+    let keyNote: string;
     const keyEnv = stringOpt(args, 'hmac-key-env');
+    const keyFile = stringOpt(args, 'key-file');
+    if ([keyEnv, keyFile, boolOpt(args, 'unkeyed') || undefined].filter((v) => v !== undefined).length > 1) {
+      throw new UsageError('give at most one of --key-file, --hmac-key-env and --unkeyed');
+    }
     if (keyEnv) {
       key = process.env[keyEnv];
       if (!key) throw new UsageError(`environment variable ${keyEnv} is not set`);
+      keyNote = `key from $${keyEnv}`;
+    } else if (keyFile) {
+      key = readAuditKeyFile(keyFile, { create: false });
+      if (!key) throw new UsageError(`no key file ${keyFile}`);
+      keyNote = `key ${keyFile}`;
+    } else if (boolOpt(args, 'unkeyed')) {
+      keyNote = 'unkeyed (plain SHA-256)';
+    } else {
+      key = settings.audit.hmacKey;
+      keyNote = key ? `key ${settings.audit.keySource.replace(/^file:/, '')}` : settings.audit.keySource === 'none' ? 'unkeyed by configuration' : `no key found (${settings.audit.keySource.replace(/^file:/, '')} does not exist): checked as unkeyed`;
     }
-    if (!file || (!key && stringOpt(args, 'config'))) {
-      const config = await appConfigFrom(args).catch((err: unknown) => {
-        if (file) return undefined;
-        throw err;
-      });
-      file ??= config?.audit.file;
-      key ??= config?.audit.hmacKey;
-    }
-    const result = verifyAudit(file as string, { ...(key ? { hmacKey: key } : {}), ...(boolOpt(args, 'allow-pruned') ? { allowPruned: true } : {}) });
-    io.out(formatVerification(result));
+    const configuredWitness = settings.audit.witness && 'file' in settings.audit.witness ? settings.audit.witness.file : undefined;
+    const witness = stringOpt(args, 'witness') ?? configuredWitness;
+    const result = verifyAudit(file, {
+      ...(key ? { hmacKey: key } : {}),
+      ...(boolOpt(args, 'allow-pruned') ? { allowPruned: true } : {}),
+      ...(witness ? { witness } : {}),
+    });
+    io.out(`${file} (${keyNote}${witness ? `, witness ${witness}` : ''})\n${formatVerification(result)}`);
     return result.ok ? EXIT.ok : EXIT.failed;
   },
 };
