@@ -33,6 +33,8 @@ export interface ParsedQuery {
 
 /** Verbs steer the method; as search terms they only break ties between otherwise equal operations. */
 export const VERB_WEIGHT = 0.35;
+/** Weight of an action word (start, stop, backup…) inside a question: a state to look at, not the operation wanted. */
+const QUESTION_ACTION_WEIGHT = 0.4;
 /** The verb's own word is searched too ("order" a certificate, "register" an account). */
 const VERB_OWN_TERM_WEIGHT = 0.5;
 
@@ -58,7 +60,9 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
     if (phrase) {
       if (!seenRules.has(phrase.terms)) {
         seenRules.add(phrase.terms);
-        concepts.push({ terms: phrase.terms, weight: phrase.weight, source: tokens.slice(i, i + phrase.tokens.length).join(' '), verb: false });
+        // In a question an action word is a state ("which vms are stopped"): it asks to see, not to act.
+        const weight = opening.questionMethods && phrase.methods ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.weight;
+        concepts.push({ terms: phrase.terms, weight, source: tokens.slice(i, i + phrase.tokens.length).join(' '), verb: false });
         if (i === opening.firstContent) hinted = phrase.methods;
       }
       if (phrase.tokens.length === 1 && isPlural(token, stemmed)) collection = true;

@@ -37,6 +37,15 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   // Hosts and the cluster
   { triggers: ['node', 'host', 'server', 'hypervisor', 'pve host', 'physical host', 'machine', 'box'], terms: { node: 1, host: 0.3 } },
   { triggers: ['cluster', 'datacenter', 'data center', 'dc'], terms: { cluster: 1, datacenter: 0.4 } },
+  // Cluster-wide questions: one view of every guest, node or storage answers them, not a per-node list.
+  {
+    triggers: [
+      'each node', 'every node', 'all nodes', 'per node', 'each guest', 'every guest', 'all guests', 'each vm', 'every vm',
+      'in the datacenter', 'in the cluster', 'clusterwide', 'each storage', 'every storage',
+    ],
+    terms: { resource: 1, cluster: 0.6 },
+    weight: 0.8,
+  },
   { triggers: ['quorum', 'quorate', 'corosync'], terms: { quorum: 1, status: 0.6, cluster: 0.4, corosync: 0.4 } },
   { triggers: ['cluster member', 'cluster members', 'member'], terms: { node: 1, cluster: 0.4 } },
 
@@ -90,7 +99,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['prune', 'retention', 'cleanup old backups', 'old backups', 'keep last'], terms: { prune: 1, prunebackup: 1, backup: 0.3 } },
   { triggers: ['upload', 'upload file'], terms: { upload: 1 }, methods: ['POST'] },
   { triggers: ['download', 'fetch from url', 'from url', 'url', 'wget'], terms: { download: 1, url: 0.6 } },
-  { triggers: ['free space', 'disk space', 'capacity', 'space left', 'how full', 'usage', 'utilization', 'used space'], terms: { status: 0.6, used: 0.5, avail: 0.5, usage: 0.3 }, weight: 0.6 },
+  { triggers: ['free space', 'disk space', 'capacity', 'space left', 'how full', 'almost full', 'full', 'filling up', 'usage', 'utilization', 'used space'], terms: { status: 0.6, used: 0.5, avail: 0.5, usage: 0.3 }, weight: 0.6 },
   { triggers: ['zfs', 'zpool', 'zfs pool'], terms: { zfs: 1, zpool: 0.6 } },
   { triggers: ['lvm', 'volume group', 'vg'], terms: { lvm: 1 } },
   { triggers: ['thin pool', 'lvm thin', 'lvmthin', 'thinpool'], terms: { lvmthin: 1, thin: 0.5 } },
@@ -147,6 +156,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   // Monitoring
   { triggers: ['status', 'state', 'health', 'healthy', 'up', 'alive', 'online', 'uptime'], terms: { status: 1, current: 0.5 } },
   { triggers: ['running', 'active'], terms: { status: 0.6, running: 0.5, current: 0.4 }, weight: 0.5 },
+  { triggers: ['right now', 'currently', 'at the moment', 'current'], terms: { current: 1, status: 0.6 }, weight: 0.6 },
   { triggers: ['cpu', 'cpus', 'processor', 'vcpu', 'vcpus', 'cores', 'core', 'sockets'], terms: { cpu: 1, core: 0.5, status: 0.3 }, weight: 0.6 },
   { triggers: ['memory', 'ram', 'mem'], terms: { memory: 1, mem: 0.8, status: 0.3 }, weight: 0.6 },
   { triggers: ['memory block', 'memory blocks'], terms: { memory: 1, block: 1 } },
@@ -201,6 +211,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['grant', 'give access', 'allow access'], terms: { acl: 1, permission: 0.6 }, methods: ['PUT'] },
   { triggers: ['revoke'], terms: { revoke: 1, delete: 0.3 }, methods: ['DELETE'] },
   { triggers: ['role', 'roles'], terms: { role: 1 } },
+  { triggers: ['who has', 'who can', 'role assignment', 'role assignments', 'assigned roles', 'their roles', 'which role', 'which roles'], terms: { acl: 1, permission: 0.5, role: 0.3 } },
   { triggers: ['privilege', 'privileges', 'privs'], terms: { privs: 1, role: 0.6, permission: 0.4 } },
   { triggers: ['group', 'groups', 'user group', 'team'], terms: { group: 1 } },
   { triggers: ['login', 'log in', 'sign in', 'authenticate', 'ticket', 'session', 'auth ticket', 'csrf'], terms: { ticket: 1, login: 0.4 }, methods: ['POST'] },
