@@ -67,7 +67,10 @@ export function extractSdkCalls(tsSource: string): SdkCall[] {
 export function analyzeSdkUsage(tsSource: string): SdkUsage {
   // Parsed as the program function's body: at a script's top level `await (x)` reads as a call.
   const scan = scanSdkUsage(parseProgram(tsSource), lineCount(tsSource));
-  return { calls: scan.requests.map((s) => s.call), waitTasks: scan.waitTasks.map((s) => s.use) };
+  // A write through an object we cannot tie to the SDK (`(c ? pve.cluster('x') : pve).post`, a
+  // `let` alias) may still be an SDK write: it is reported as a fully dynamic call.
+  const unattributed = scan.unattributed.map((u): SdkCall => ({ ...u, path: null, pathIsTemplate: false, params: null, paramsComplete: false, unknownParams: [], clusterUnknown: true }));
+  return { calls: [...scan.requests.map((s) => s.call), ...unattributed], waitTasks: scan.waitTasks.map((s) => s.use) };
 }
 
 /** Members the sandbox's `pve` object really has; anything else is `undefined` at run time. */
@@ -78,12 +81,14 @@ export interface SdkScan {
   waitTasks: Array<{ node: ts.CallExpression; use: WaitTaskUse }>;
   /** `pve.gett`, `lab.waitTsk`...: member accesses on the SDK that do not exist. */
   unknownMembers: Array<{ node: ts.Node; name: string; line: number; col: number }>;
+  /** `x.post(…)`, `x.put(…)`, `x.delete(…)` on something not known to be the SDK nor known not to be. */
+  unattributed: Array<{ method: HttpMethod; line: number; col: number }>;
 }
 
 /** The SDK usage of a parsed program (see `parseProgram`), with the AST nodes for diagnostics. */
 export function scanSdkUsage(sf: ts.SourceFile, userLines: number): SdkScan {
   const bindings = collectConstBindings(sf);
-  const scan: SdkScan = { requests: [], waitTasks: [], unknownMembers: [] };
+  const scan: SdkScan = { requests: [], waitTasks: [], unknownMembers: [], unattributed: [] };
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node)) inspectCall(node, sf, userLines, bindings, scan);
     if (ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) {
@@ -111,7 +116,11 @@ function inspectCall(
   if (member === undefined) return;
   const receiver = skipParens((callee as ts.PropertyAccessExpression | ts.ElementAccessExpression).expression);
   const sdk = sdkOf(receiver, bindings);
-  if (!sdk) return;
+  if (!sdk) {
+    const method = Object.hasOwn(METHOD_BY_MEMBER, member) ? METHOD_BY_MEMBER[member] : undefined;
+    if (method && method !== 'GET' && mayBeSdk(receiver, bindings)) scan.unattributed.push({ method, ...userPositionOf(sf, call.getStart(sf), lines) });
+    return;
+  }
 
   const where = userPositionOf(sf, call.getStart(sf), lines);
   const clusterInfo = {
@@ -149,6 +158,15 @@ function memberName(callee: ts.Node): string | undefined {
     return callee.argumentExpression.text;
   }
   return undefined;
+}
+
+/**
+ * Whether `expr` could be the SDK at run time although `sdkOf` cannot tell: anything but a const
+ * bound to a known value and literals (`new Map()`, `[]`, `{}`, strings).
+ */
+function mayBeSdk(expr: ts.Expression, bindings: Map<string, Binding>): boolean {
+  if (ts.isIdentifier(expr)) return bindings.get(expr.text)?.kind !== 'value';
+  return !(ts.isNewExpression(expr) || ts.isArrayLiteralExpression(expr) || ts.isObjectLiteralExpression(expr) || ts.isStringLiteralLike(expr));
 }
 
 /** Whether `expr` is the SDK (`pve`, `pve.cluster(...)` or a const alias of either). */

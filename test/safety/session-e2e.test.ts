@@ -127,7 +127,7 @@ describe.skipIf(noSandbox !== undefined)(`safety sessions end to end${noSandbox 
     const result = r.outcome?.result as { done: number[]; refused: Array<[number, string, string]> };
     expect(result.done).toEqual([128]);
     expect(result.refused.map(([vmid, kind]) => [vmid, kind])).toEqual([[108, 'approval']]);
-    expect(result.refused[0]?.[2]).toMatch(/\/nodes\/pve3\/qemu\/108\/status\/stop is not in the approved plan/);
+    expect(result.refused[0]?.[2]).toMatch(/\/nodes\/pve3\/qemu\/108\/status\/stop: this write is not in the approved plan/);
     expect(writes).toEqual({ 'POST /nodes/{node}/qemu/{vmid}/status/stop': 1 });
   });
 
