@@ -79,6 +79,8 @@ class FileWitness implements Witness {
 class SyslogWitness implements Witness {
   private readonly socket: Socket;
   private readonly host = hostname().replace(/[^\x21-\x7e]/g, '') || '-';
+  private pending = 0;
+  private closing = false;
 
   constructor(
     private readonly target: string,
@@ -97,11 +99,18 @@ class SyslogWitness implements Witness {
   write(record: WitnessRecord, key?: string | Buffer): void {
     // <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID SD MSG, severity 6 (informational).
     const message = `<${this.facility * 8 + 6}>1 ${record.ts} ${this.host} pve-code-mcp ${process.pid} audit - ${witnessLine(record, key)}`;
-    this.socket.send(message, this.port, this.target);
+    this.pending++;
+    this.socket.send(message, this.port, this.target, () => {
+      this.pending--;
+      if (this.closing && this.pending === 0) this.socket.close();
+    });
   }
 
+  /** Closes once the messages already handed to the socket are sent. */
   close(): void {
-    this.socket.close();
+    if (this.closing) return;
+    this.closing = true;
+    if (this.pending === 0) this.socket.close();
   }
 }
 
