@@ -136,9 +136,9 @@
   let tooManyPending;
 
   function dispatch(callJson) {
-    if (callJson.length > config.maxCallBytes) {
-      return rejected('invalid', 'the call is ' + callJson.length + ' bytes as JSON; the limit is ' + config.maxCallBytes);
-    }
+    // An oversized call travels as a small stand-in, so the host refuses, counts and audits it
+    // like every other attempt without receiving its bytes.
+    if (callJson.length > config.maxCallBytes) callJson = '{"kind":"oversized","bytes":' + callJson.length + '}';
     // Floods are refused with one shared error each, so refusing costs almost nothing.
     if (callCount >= config.maxCalls) {
       tooManyCalls = tooManyCalls || makeError('budget', 'this run already made ' + config.maxCalls + ' bridge calls, the most one run may make', new ErrorCtor(), 'budget');

@@ -56,6 +56,8 @@ export function parseBridgeCall(json: string, maxBytes: number): ParsedCall {
   } catch {
     return { ok: false, message: 'the call is not valid JSON' };
   }
+  const stand = oversizedStandIn(raw);
+  if (stand !== undefined) return { ok: false, message: `the call is ${stand} bytes as JSON; the limit is ${maxBytes}` };
   // Checked on the raw JSON: schema parsing silently drops a `__proto__` key instead of reporting it.
   const problem = keysProblem(raw);
   if (problem) return { ok: false, message: `invalid params: ${problem}` };
@@ -96,4 +98,12 @@ function keysProblem(call: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The sandbox replaces a call over the size limit by `{"kind":"oversized","bytes":N}` (its size). */
+function oversizedStandIn(raw: unknown): number | undefined {
+  if (raw === null || typeof raw !== 'object') return undefined;
+  const r = raw as Record<string, unknown>;
+  if (r.kind !== 'oversized' || Object.keys(r).length !== 2) return undefined;
+  return typeof r.bytes === 'number' && Number.isSafeInteger(r.bytes) && r.bytes > 0 ? r.bytes : undefined;
 }

@@ -7,48 +7,24 @@
  * not reach it. Every case's harmless twin must reach the simulator, so a policy that refuses
  * everything fails here too.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
-import { callTool, connectStdio, runAnswer, type Connected, type RunAnswer } from '../e2e/helpers/mcp.js';
+import type { RunAnswer } from '../e2e/helpers/mcp.js';
 import { CORPUS, CORPUS_POLICIES, type CorpusCall, type CorpusCase } from './corpus.js';
+import { startPolicyEnv, type PolicyEnv } from './helpers/env.js';
 
-let sim: RunningSimulator;
-let mcp: Connected;
-let dir: string;
+let env: PolicyEnv;
 
 beforeAll(async () => {
-  sim = await startSimulator({ preset: 'demo', port: 0, authFailureDelayMs: 0, taskDurationMs: 20, schemaFile: officialSchemaFile('9.1') });
-  dir = mkdtempSync(join(tmpdir(), 'pve-corpus-'));
-  const clusters = Object.fromEntries(
-    Object.keys(CORPUS_POLICIES).map((name) => [
-      name,
-      { url: sim.url, auth: { tokenId: sim.token.id, secret: sim.token.secret }, tls: { fingerprint: sim.fingerprint }, policy: name },
-    ]),
-  );
-  const configFile = join(dir, 'config.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({ clusters, defaultCluster: 'ro', cacheDir: join(dir, 'cache'), stateDir: join(dir, 'state'), policies: CORPUS_POLICIES }),
-    { mode: 0o600 },
-  );
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('PVE_')) env[k] = v;
-  env.XDG_STATE_HOME = join(dir, 'xdg');
-  mcp = await connectStdio({ sim, dir, configFile, stateDir: join(dir, 'state'), env, writeConfig: () => configFile, close: async () => undefined }, { name: 'corpus' }, configFile);
+  env = await startPolicyEnv({ policies: CORPUS_POLICIES, defaultCluster: 'ro', simulator: { schemaFile: officialSchemaFile('9.1') }, name: 'corpus' });
 }, 180_000);
 
 afterAll(async () => {
-  await mcp?.close();
-  await sim?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await env?.close();
 });
 
 function opKey(c: CorpusCall): string | undefined {
-  return sim.model.matchPath(c.method, c.path.replace('/nodes/localhost/', '/nodes/pve1/'))?.operation?.key;
+  return env.sim.model.matchPath(c.method, c.path.replace('/nodes/localhost/', '/nodes/pve1/'))?.operation?.key;
 }
 
 function sdk(via: string | undefined): string {
@@ -73,9 +49,8 @@ function script(c: CorpusCase | CorpusCase['twin'], form: 'literal' | 'runtime')
   return lines.join('\n');
 }
 
-async function run(cluster: string, code: string): Promise<RunAnswer> {
-  const { result } = await callTool(mcp, 'run_script', { code, cluster, typecheck: false }, { timeout: 60_000 });
-  return runAnswer(result);
+function run(cluster: string, code: string): Promise<RunAnswer> {
+  return env.run(code, { cluster });
 }
 
 /** The reason an answer gives: the refusal's message, or why the planned call needs approval. */
@@ -102,9 +77,9 @@ describe.skipIf(!official)('adversarial policy corpus through MCP against the si
       const contained = c.call === 'waitTask' ? `GET /nodes/{node}/tasks/{upid}/status` : opKey(c.call);
       expect(contained, `${c.id}: the call names no operation of the 9.1 schema`).toBeDefined();
       for (const form of ['literal', 'runtime'] as const) {
-        const before = sim.counters.snapshot();
+        const before = env.sim.counters.snapshot();
         const answer = await run(c.cluster, script(c, form));
-        const after = sim.counters.snapshot();
+        const after = env.sim.counters.snapshot();
         const where = `${c.id} (${form}): ${JSON.stringify(answer).slice(0, 600)}`;
         expect(answer.ok, where).toBe(false);
         expect(answer.error?.kind, where).toBe(c.expect);
@@ -113,11 +88,11 @@ describe.skipIf(!official)('adversarial policy corpus through MCP against the si
         expect(after.writes - before.writes, `${where}: writes reached the simulator`).toBe(c.setup ? 1 : 0);
       }
       const twinKey = opKey(c.twin.call);
-      const before = sim.counters.get(twinKey as string);
+      const before = env.sim.counters.get(twinKey as string);
       const twin = await run(c.twin.cluster ?? c.cluster, script(c.twin, 'literal'));
       const where = `${c.id} twin: ${JSON.stringify(twin).slice(0, 600)}`;
       expect(['denied', 'approval', 'budget', 'invalid']).not.toContain(twin.error?.kind ?? 'none');
-      expect(sim.counters.get(twinKey as string) - before, `${where}: the twin did not reach the simulator`).toBeGreaterThan(0);
+      expect(env.sim.counters.get(twinKey as string) - before, `${where}: the twin did not reach the simulator`).toBeGreaterThan(0);
     });
   }
 

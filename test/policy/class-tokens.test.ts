@@ -5,58 +5,34 @@
  * could), writes and their task waits with the write token, and the permission preflight checks
  * the token each call will use.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { callTool, connectStdio, runAnswer, type Connected, type RunAnswer } from '../e2e/helpers/mcp.js';
+import type { RunAnswer } from '../e2e/helpers/mcp.js';
+import { startPolicyEnv, type PolicyEnv } from './helpers/env.js';
 
-let sim: RunningSimulator;
-let mcp: Connected;
-let dir: string;
-let readToken: { tokenid: string; secret: string };
+let env: PolicyEnv;
+let readToken: { tokenid: string; secret: string } | undefined;
 
 beforeAll(async () => {
-  sim = await startSimulator({ preset: 'demo', port: 0, authFailureDelayMs: 0, taskDurationMs: 20 });
-  sim.access.addUser('reader@pve');
-  readToken = sim.access.addToken('reader@pve', 'ro', { privsep: false });
-  for (const path of ['/nodes', '/storage', '/vms/118']) sim.access.grant({ path, roles: ['PVEAuditor'], users: ['reader@pve'] });
-  dir = mkdtempSync(join(tmpdir(), 'pve-tokens-'));
-  const configFile = join(dir, 'config.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      clusters: {
-        sim: {
-          url: sim.url,
-          auth: { tokenId: sim.token.id, secret: sim.token.secret },
-          tokens: { read: { tokenId: readToken.tokenid, secret: readToken.secret } },
-          tls: { fingerprint: sim.fingerprint },
-          policy: 'ops',
-        },
-      },
-      cacheDir: join(dir, 'cache'),
-      stateDir: join(dir, 'state'),
-      policies: { ops: { preset: 'operator' } },
-    }),
-    { mode: 0o600 },
-  );
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('PVE_')) env[k] = v;
-  env.XDG_STATE_HOME = join(dir, 'xdg');
-  mcp = await connectStdio({ sim, dir, configFile, stateDir: join(dir, 'state'), env, writeConfig: () => configFile, close: async () => undefined }, { name: 'tokens' }, configFile);
+  env = await startPolicyEnv({
+    name: 'tokens',
+    policies: { ops: { preset: 'operator' } },
+    arrange(sim) {
+      sim.access.addUser('reader@pve');
+      readToken = sim.access.addToken('reader@pve', 'ro', { privsep: false });
+      for (const path of ['/nodes', '/storage', '/vms/118']) sim.access.grant({ path, roles: ['PVEAuditor'], users: ['reader@pve'] });
+    },
+    get clusterExtras() {
+      return { ops: { tokens: { read: { tokenId: readToken?.tokenid, secret: readToken?.secret } } } };
+    },
+  });
 }, 120_000);
 
 afterAll(async () => {
-  await mcp?.close();
-  await sim?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await env?.close();
 });
 
-async function run(code: string): Promise<RunAnswer> {
-  const { result } = await callTool(mcp, 'run_script', { code, typecheck: false });
-  return runAnswer(result);
+function run(code: string): Promise<RunAnswer> {
+  return env.run(code);
 }
 
 describe('one API token per risk class', () => {
@@ -81,6 +57,6 @@ describe('one API token per risk class', () => {
     const result = answer.result as { upid: string; ok: boolean };
     expect(result.ok).toBe(true);
     // The task's owner field in the UPID is the token that started it.
-    expect(result.upid).toContain(`:${sim.token.id}:`);
+    expect(result.upid).toContain(`:${env.sim.token.id}:`);
   });
 });
