@@ -59,7 +59,8 @@ function compilePathGlob(source: string, glob: string): RegExp {
   return new RegExp(`^${re}$`);
 }
 
-function compileSegment(seg: string): string {
+/** One path segment of a glob as a regex source (`*`, `{a,b}`, `{name}` literal). */
+export function compileSegment(seg: string): string {
   let out = '';
   let i = 0;
   while (i < seg.length) {
