@@ -10,11 +10,11 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { AuditError } from '../audit/errors.js';
 import { z } from 'zod';
-import { loadConfig, parseConfigObject, type PveConfig } from '../client/config.js';
+import { CLUSTER_FILE_SHAPE, loadConfig, parseConfigObject, type PveConfig } from '../client/config.js';
 import { PveConfigError } from '../client/errors.js';
 import { Secret } from '../client/secret.js';
 import { sandboxLimitsSchema, type SandboxLimits } from '../sandbox/limits.js';
-import { parsePolicyConfig, PolicyConfigError } from '../policy/policy-config.js';
+import { parsePolicyConfig, PolicyConfigError, PolicyConfigSchema } from '../policy/policy-config.js';
 import { Policy } from '../policy/policy.js';
 import { PRESET_NAMES } from '../policy/presets.js';
 
@@ -221,6 +221,8 @@ export interface LoadAppConfigOptions {
   env?: Record<string, string | undefined>;
   /** Overrides `PVE_POLICY`/the config for every cluster (e.g. `--policy operator`). */
   policy?: string;
+  /** `serve`: a cluster whose secret cannot be read is marked unavailable instead of failing the configuration. */
+  degraded?: boolean;
 }
 
 /** `$XDG_STATE_HOME/pve-code-mcp`, else `~/.local/state/pve-code-mcp`. */
@@ -232,7 +234,7 @@ export function defaultStateDir(env: Record<string, string | undefined> = proces
 export async function loadAppConfig(options: LoadAppConfigOptions = {}): Promise<AppConfig> {
   const env = options.env ?? process.env;
   if (!options.file) {
-    const pve = await loadConfig({ env });
+    const pve = await loadConfig({ env, ...(options.degraded ? { degraded: true } : {}) });
     return assemble(pve, productSchema.parse({}), env, process.cwd(), options.policy, env.PVE_STATE_DIR);
   }
   const file = options.file;
@@ -243,13 +245,19 @@ export async function loadAppConfig(options: LoadAppConfigOptions = {}): Promise
     const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     throw new PveConfigError([{ key: '(file)', message: `cannot read ${file} as JSON (${why}): check the path and syntax` }], file);
   }
-  return parseAppConfig(json, { source: `file:${file}`, baseDir: dirname(resolve(file)), env, ...(options.policy ? { policy: options.policy } : {}) });
+  return parseAppConfig(json, {
+    source: `file:${file}`,
+    baseDir: dirname(resolve(file)),
+    env,
+    ...(options.policy ? { policy: options.policy } : {}),
+    ...(options.degraded ? { degraded: true } : {}),
+  });
 }
 
 /** Validate a config object (what a config file holds); relative paths resolve against `baseDir`. */
 export async function parseAppConfig(
   json: unknown,
-  options: { source: string; baseDir: string; env?: Record<string, string | undefined>; policy?: string },
+  options: { source: string; baseDir: string; env?: Record<string, string | undefined>; policy?: string; degraded?: boolean },
 ): Promise<AppConfig> {
   const env = options.env ?? process.env;
   const where = options.source.startsWith('file:') ? options.source.slice(5) : options.source;
@@ -262,7 +270,7 @@ export async function parseAppConfig(
     if ((PRODUCT_KEYS as readonly string[]).includes(key)) productPart[key] = value;
     else clientPart[key] = value;
   }
-  const pve = await parseConfigObject(clientPart, { source: options.source, env, baseDir: options.baseDir });
+  const pve = await parseConfigObject(clientPart, { source: options.source, env, baseDir: options.baseDir, ...(options.degraded ? { degraded: true } : {}) });
   const parsed = productSchema.safeParse(productPart);
   if (!parsed.success) {
     throw new PveConfigError(
@@ -339,4 +347,41 @@ function assemble(
 
 function absolute(baseDir: string, path: string): string {
   return isAbsolute(path) ? path : resolve(baseDir, path);
+}
+
+/** Descriptions shown by editors; the zod schemas carry the rules, these say what each key is for. */
+const KEY_DESCRIPTIONS: Record<string, string> = {
+  $schema: 'Path or URL of this JSON Schema (pve-code-mcp config schema prints it; the package ships it as schema/config.schema.json).',
+  defaultCluster: 'The cluster scripts use when they do not pick one (default: the first).',
+  cacheDir: 'Schema cache directory (default ~/.cache/pve-code-mcp).',
+  clusters: 'Proxmox VE clusters by name: url, auth (tokenId + secret, or username + password), tls (fingerprint or caFile), policy.',
+  policies: 'Named policies: preset, allow/deny/privileged operation patterns (METHOD /path/glob), target rules, scopes, approval, budget. Checked against each cluster by pve-code-mcp config check.',
+  audit: 'The hash-chained audit log: file, hmacKey (default: a key generated on first use), rotation and retention, witness.',
+  stateDir: 'Dry-run plans and operator approvals (default ~/.local/state/pve-code-mcp).',
+  sandbox: 'Sandbox workers, worker confinement, limits and the type-check process.',
+};
+
+/**
+ * The JSON Schema of the config file, generated from the same zod schemas that validate it (input
+ * side: keys with defaults are optional). Shipped as `schema/config.schema.json` and printed by
+ * `pve-code-mcp config schema`; a config file points at it with `"$schema"`.
+ */
+export function configJsonSchema(): Record<string, unknown> {
+  const file = z.strictObject({
+    ...CLUSTER_FILE_SHAPE,
+    ...productSchema.shape,
+    policies: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/), PolicyConfigSchema).optional(),
+  });
+  const schema = z.toJSONSchema(file, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown> & { properties: Record<string, Record<string, unknown>> };
+  for (const [key, description] of Object.entries(KEY_DESCRIPTIONS)) {
+    const prop = schema.properties[key];
+    if (prop) schema.properties[key] = { description, ...prop };
+  }
+  return {
+    $schema: schema.$schema,
+    title: 'pve-code-mcp configuration',
+    description: 'Clusters, policies, audit, state and sandbox settings of pve-code-mcp (README.md, "Connecting a real cluster").',
+    ...schema,
+    required: ['clusters'],
+  };
 }

@@ -9,7 +9,7 @@ import { AuditLog } from '../audit/log.js';
 import type { TaskProgressEvent } from '../bridge/handler.js';
 import type { CallCounts } from '../bridge/stats.js';
 import { PveClient } from '../client/client.js';
-import { createClassClients, createClients } from '../client/config.js';
+import { createClassClients, createClients, type ClusterConfig } from '../client/config.js';
 import { loadClusterSchema, type LoadedSchema } from '../client/schema-source.js';
 import { describeOperations, type DescribeResult } from '../describe/index.js';
 import { operationVerdict, VERDICT_TEXT } from '../describe/verdict.js';
@@ -21,6 +21,7 @@ import { ApprovalStore, type Approver } from '../safety/approval.js';
 import { Policy } from '../policy/policy.js';
 import { PermissionCache } from '../policy/privileges.js';
 import { SecretScrubber } from '../safety/redact.js';
+import { Secret } from '../client/secret.js';
 import type { BudgetUsage } from '../safety/budget.js';
 import { RunSession, type SessionResult } from './session.js';
 import type { ApiModel, RiskClass } from '../schema/model.js';
@@ -28,6 +29,7 @@ import { CheckerProcess, type RemoteScriptChecker } from '../script/checker-proc
 import { sdkDeclarationFiles, type DeclarationFile } from '../typegen/index.js';
 import type { AppConfig } from './config.js';
 import { UnknownClusterError } from './errors.js';
+import { ClusterUnavailableError, DEFAULT_CLUSTER_RETRY, describeClusterFailure, retryDelay, type ClusterFailure, type RetrySchedule } from './cluster-status.js';
 
 export interface ClusterRuntime {
   readonly name: string;
@@ -73,12 +75,28 @@ export interface RunScriptOutput {
 export interface ProductOptions {
   config: AppConfig;
   log?: (line: string) => void;
+  /**
+   * `serve`: a cluster that cannot be opened (unreachable without a cached schema, refused
+   * credentials, an unreadable secret) does not stop the others; it answers every call with
+   * `ClusterUnavailableError` and is retried in the background.
+   */
+  degraded?: { retry?: RetrySchedule; startWaitMs?: number; onClusterReady?: (runtime: ClusterRuntime) => void };
+}
+
+/** A configured cluster that is not serving yet. */
+export interface UnavailableCluster {
+  name: string;
+  failure: ClusterFailure;
+  attempts: number;
+  retryAt: number;
 }
 
 export class Product {
   private readonly engine: SandboxEngine;
   private readonly approvals: ApprovalStore;
   private readonly permissions = new PermissionCache();
+  private readonly down = new Map<string, UnavailableCluster & { timer?: NodeJS.Timeout }>();
+  private closed = false;
 
   private constructor(
     readonly config: AppConfig,
@@ -100,28 +118,36 @@ export class Product {
     const { config } = options;
     const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
     const logger = { warn: (m: string) => log(`warning: ${m}`) };
-    const clients = createClients(config.pve, { logger });
     const scrubber = new SecretScrubber(config.secrets);
     const clusters = new Map<string, ClusterRuntime>();
-    const classClients: PveClient[] = [];
     // One process for all clusters, holding one warm checker per distinct schema.
     const { budgetMs, recycleAfterChecks, maxRssMb, maxQueue } = config.sandbox.typecheck;
     const checkers = new CheckerProcess({ budgetMs, recycleAfterChecks, maxRssMb, maxQueue, log });
+    const open = (cluster: ClusterConfig) => openCluster(cluster, config, checkers, scrubber, logger);
+    const degraded = options.degraded;
+    // Degraded: every cluster at once, each given startWaitMs before the server starts without it.
+    const pending = new Map<string, Promise<ClusterRuntime>>();
+    const failed = new Map<string, unknown>();
     try {
-      for (const cluster of config.pve.clusters) {
-        const client = clients.get(cluster.name) as PveClient;
-        const schema = await loadClusterSchema(client, {
-          ...(cluster.schema ? { schema: cluster.schema } : {}),
-          ...(config.pve.cacheDir ? { cacheDir: config.pve.cacheDir } : {}),
-          logger,
-        });
-        const policy = config.policyFor(cluster.name);
-        const byClass = createClassClients(cluster, { logger });
-        classClients.push(...Object.values(byClass));
-        clusters.set(cluster.name, clusterRuntime(cluster.name, client, byClass, schema, policy, checkers));
+      if (!degraded) {
+        for (const cluster of config.pve.clusters) clusters.set(cluster.name, await open(cluster));
+      } else {
+        const startWaitMs = degraded.startWaitMs ?? 15_000;
+        await Promise.all(
+          config.pve.clusters.map(async (cluster) => {
+            const attempt = open(cluster);
+            const first = await Promise.race([
+              attempt.then((runtime) => ({ runtime }), (error: unknown) => ({ error })),
+              new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), startWaitMs).unref()),
+            ]);
+            if (first === 'waiting') pending.set(cluster.name, attempt);
+            else if ('runtime' in first) clusters.set(cluster.name, first.runtime);
+            else failed.set(cluster.name, first.error);
+          }),
+        );
       }
     } catch (err) {
-      await Promise.all([...clients.values(), ...classClients].map((c) => c.close()));
+      await Promise.all([...clusters.values()].map(closeRuntime));
       await checkers.close();
       throw err;
     }
@@ -131,7 +157,64 @@ export class Product {
       ...(config.audit.hmacKey ? { hmacKey: config.audit.hmacKey } : {}),
       scrubber,
     });
-    return new Product(config, clusters, checkers, audit, scrubber);
+    const product = new Product(config, clusters, checkers, audit, scrubber);
+    if (degraded) {
+      const supervise = { open, log, retry: degraded.retry ?? DEFAULT_CLUSTER_RETRY, ...(degraded.onClusterReady ? { onReady: degraded.onClusterReady } : {}) };
+      for (const cluster of config.pve.clusters) {
+        const attempt = pending.get(cluster.name);
+        if (attempt) {
+          product.markDown(cluster, { cause: `no answer within ${Math.round((degraded.startWaitMs ?? 15_000) / 1000)} s (still trying)`, fix: 'check the URL (https://<host>:8006), that the node is up and reachable from here' }, supervise);
+          product.adopt(cluster, attempt, supervise);
+        } else if (failed.has(cluster.name)) {
+          product.markDown(cluster, describeClusterFailure(failed.get(cluster.name)), supervise);
+          product.scheduleRetry(cluster, supervise);
+        }
+      }
+    }
+    return product;
+  }
+
+  /** Configured clusters that are not serving (yet), with why and when they are tried again. */
+  unavailableClusters(): UnavailableCluster[] {
+    return [...this.down.values()].map(({ name, failure, attempts, retryAt }) => ({ name, failure, attempts, retryAt }));
+  }
+
+  private markDown(cluster: ClusterConfig, failure: ClusterFailure, s: Supervision): void {
+    const state = this.down.get(cluster.name);
+    const attempts = (state?.attempts ?? 0) + 1;
+    this.down.set(cluster.name, { name: cluster.name, failure, attempts, retryAt: state?.retryAt ?? Date.now() });
+    // The full cause and fix once; a retry that fails the same way says so in one line.
+    if (state?.failure.cause === failure.cause) s.log(`pve-code-mcp: cluster '${cluster.name}' still unavailable (attempt ${attempts}, same cause)`);
+    else s.log(`pve-code-mcp: cluster '${cluster.name}' is unavailable (attempt ${attempts}): ${failure.cause}\n  fix: ${failure.fix}`);
+  }
+
+  private scheduleRetry(cluster: ClusterConfig, s: Supervision): void {
+    const state = this.down.get(cluster.name);
+    if (!state || this.closed) return;
+    const delay = retryDelay(s.retry, state.attempts);
+    state.retryAt = Date.now() + delay;
+    if (state.timer === undefined) s.log(`pve-code-mcp: retrying cluster '${cluster.name}' in the background (first in ${Math.round(delay / 1000)} s, then less often); the other clusters serve meanwhile`);
+    state.timer = setTimeout(() => this.adopt(cluster, s.open(cluster), s), delay);
+    state.timer.unref();
+  }
+
+  /** An attempt to open a down cluster: serving when it succeeds, another retry when it fails. */
+  private adopt(cluster: ClusterConfig, attempt: Promise<ClusterRuntime>, s: Supervision): void {
+    attempt.then(
+      (runtime) => {
+        if (this.closed) return void closeRuntime(runtime);
+        const attempts = this.down.get(cluster.name)?.attempts ?? 1;
+        this.down.delete(cluster.name);
+        this.clusters.set(cluster.name, runtime);
+        s.log(`pve-code-mcp: cluster '${cluster.name}' is available (after ${attempts} attempt${attempts === 1 ? '' : 's'}; schema from ${runtime.schema.origin})`);
+        s.onReady?.(runtime);
+      },
+      (err: unknown) => {
+        if (this.closed) return;
+        this.markDown(cluster, describeClusterFailure(err), s);
+        this.scheduleRetry(cluster, s);
+      },
+    );
   }
 
   get defaultCluster(): string {
@@ -145,8 +228,10 @@ export class Product {
   cluster(name?: string): ClusterRuntime {
     const key = name ?? this.defaultCluster;
     const found = this.clusters.get(key);
-    if (!found) throw new UnknownClusterError(key, this.clusterNames);
-    return found;
+    if (found) return found;
+    const down = this.down.get(key);
+    if (down) throw new ClusterUnavailableError(key, down.failure, down.retryAt, this.clusterNames);
+    throw new UnknownClusterError(key, [...this.clusterNames, ...this.down.keys()]);
   }
 
   /** Start the sandbox workers and the type-check process (every cluster's SDK built in it) now, so the first run does not pay for them. */
@@ -216,10 +301,52 @@ export class Product {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    for (const state of this.down.values()) clearTimeout(state.timer);
     await Promise.all([this.engine.close(), this.checkers.close()]);
     await Promise.all([...this.clusters.values()].flatMap((c) => [...new Set([c.client, ...(['read', 'write', 'destructive', 'privileged'] as const).map((r) => c.clientFor(r))])].map((client) => client.close())));
     this.audit.close();
   }
+}
+
+interface Supervision {
+  open(cluster: ClusterConfig): Promise<ClusterRuntime>;
+  log(line: string): void;
+  retry: RetrySchedule;
+  onReady?: (runtime: ClusterRuntime) => void;
+}
+
+/** One cluster: its secrets (read again when they were missing), clients, schema and policy. */
+async function openCluster(
+  configured: ClusterConfig,
+  config: AppConfig,
+  checkers: CheckerProcess,
+  scrubber: SecretScrubber,
+  logger: { warn(message: string): void },
+): Promise<ClusterRuntime> {
+  const cluster = configured.unavailable ? await configured.unavailable.resolve() : configured;
+  if (configured.unavailable) {
+    scrubber.add(Secret.from(cluster.auth.kind === 'token' ? cluster.auth.secret : cluster.auth.password).reveal());
+    for (const token of Object.values(cluster.tokens ?? {})) scrubber.add(Secret.from(token.secret).reveal());
+  }
+  const client = createClients({ ...config.pve, clusters: [cluster] }, { logger }).get(cluster.name) as PveClient;
+  const byClass = createClassClients(cluster, { logger });
+  try {
+    const schema = await loadClusterSchema(client, {
+      ...(cluster.schema ? { schema: cluster.schema } : {}),
+      ...(config.pve.cacheDir ? { cacheDir: config.pve.cacheDir } : {}),
+      logger,
+    });
+    return clusterRuntime(cluster.name, client, byClass, schema, config.policyFor(cluster.name), checkers);
+  } catch (err) {
+    await Promise.all([client, ...Object.values(byClass)].map((c) => c.close()));
+    throw err;
+  }
+}
+
+async function closeRuntime(runtime: ClusterRuntime): Promise<void> {
+  const clients = new Set([runtime.client, ...(['read', 'write', 'destructive', 'privileged'] as const).map((r) => runtime.clientFor(r))]);
+  await Promise.all([...clients].map((c) => c.close()));
 }
 
 function clusterRuntime(

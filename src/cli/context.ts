@@ -3,7 +3,7 @@
  * model without connecting anything (`--schema FILE`).
  */
 import { loadAppConfig, type AppConfig } from '../app/config.js';
-import type { Product } from '../app/product.js';
+import type { Product, ProductOptions } from '../app/product.js';
 import { createClients } from '../client/config.js';
 import { loadClusterSchema } from '../client/schema-source.js';
 import { loadSchemaFromFile } from '../schema/loader.js';
@@ -18,17 +18,17 @@ export const CONFIG_OPTIONS: OptionSpec = {
 export const CONFIG_USAGE = `  -c, --config FILE   config file (default: the PVE_* environment variables, see README)
   --policy NAME       policy for every cluster: read-only (default), operator, admin, or a name from the config`;
 
-export async function appConfigFrom(args: ParsedArgs): Promise<AppConfig> {
+export async function appConfigFrom(args: ParsedArgs, options: { degraded?: boolean } = {}): Promise<AppConfig> {
   const file = stringOpt(args, 'config') ?? process.env.PVE_CODE_MCP_CONFIG;
   const policy = stringOpt(args, 'policy');
-  return loadAppConfig({ ...(file ? { file } : {}), ...(policy ? { policy } : {}) });
+  return loadAppConfig({ ...(file ? { file } : {}), ...(policy ? { policy } : {}), ...(options.degraded ? { degraded: true } : {}) });
 }
 
-export async function openProduct(config: AppConfig, io: CliIo): Promise<Product> {
+export async function openProduct(config: AppConfig, io: CliIo, degraded?: ProductOptions['degraded']): Promise<Product> {
   // Loaded on demand: the product pulls in the TypeScript compiler (~1 s), which `--help`,
   // `approve` and `audit verify` never need.
   const { Product } = await import('../app/product.js');
-  return Product.open({ config, log: (line) => io.err(line) });
+  return Product.open({ config, log: (line) => io.err(line), ...(degraded ? { degraded } : {}) });
 }
 
 /** A schema model for offline commands: `--schema FILE`, else the configured cluster's schema. */

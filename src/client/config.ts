@@ -40,6 +40,12 @@ export interface ClusterConfig {
   timeouts?: Partial<TimeoutOptions>;
   retry?: Partial<RetryOptions>;
   maxConcurrency?: number;
+  /**
+   * Loaded with `degraded`: a secret of this cluster could not be read (a missing file or
+   * variable). Its credentials are empty; `resolve()` reads them again (throws `PveConfigError`
+   * while they are still missing).
+   */
+  unavailable?: { issues: readonly ConfigIssue[]; resolve(): Promise<ClusterConfig> };
 }
 
 export interface PveConfig {
@@ -58,6 +64,8 @@ export interface LoadConfigOptions {
   file?: string;
   /** Environment for `PVE_*` variables and `{ env }` secrets (default `process.env`). */
   env?: Record<string, string | undefined>;
+  /** A cluster whose secrets cannot be read is marked `unavailable` instead of failing the whole configuration. */
+  degraded?: boolean;
 }
 
 const CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
@@ -144,6 +152,14 @@ const clusterSchema = z.strictObject({
   maxConcurrency: z.number().int().min(1).max(64, { error: 'between 1 and 64' }).optional(),
 });
 
+/** The cluster part of a config file, for the JSON Schema (`configJsonSchema` in app/config.ts). */
+export const CLUSTER_FILE_SHAPE = {
+  $schema: z.string().optional(),
+  defaultCluster: z.string().optional(),
+  cacheDir: z.string().min(1).optional(),
+  clusters: z.record(z.string().regex(CLUSTER_NAME), clusterSchema),
+};
+
 const fileSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -171,8 +187,8 @@ type RawCluster = z.infer<typeof clusterSchema>;
 
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<PveConfig> {
   const env = options.env ?? process.env;
-  if (options.file) return loadFile(options.file, env);
-  return loadEnv(env);
+  if (options.file) return loadFile(options.file, env, options.degraded);
+  return loadEnv(env, options.degraded);
 }
 
 /**
@@ -227,7 +243,7 @@ export function createClients(
   return clients;
 }
 
-async function loadFile(file: string, env: Record<string, string | undefined>): Promise<PveConfig> {
+async function loadFile(file: string, env: Record<string, string | undefined>, degraded?: boolean): Promise<PveConfig> {
   const source = `file:${file}`;
   let text: string;
   try {
@@ -242,7 +258,7 @@ async function loadFile(file: string, env: Record<string, string | undefined>): 
   } catch (err) {
     throw new PveConfigError([{ key: '(file)', message: `not valid JSON: ${(err as Error).message}` }], file);
   }
-  return parseConfigObject(json, { source, env, baseDir: dirname(resolve(file)) });
+  return parseConfigObject(json, { source, env, baseDir: dirname(resolve(file)), ...(degraded ? { degraded } : {}) });
 }
 
 /**
@@ -251,12 +267,12 @@ async function loadFile(file: string, env: Record<string, string | undefined>): 
  */
 export async function parseConfigObject(
   json: unknown,
-  options: { source: string; env?: Record<string, string | undefined>; baseDir: string },
+  options: { source: string; env?: Record<string, string | undefined>; baseDir: string; degraded?: boolean },
 ): Promise<PveConfig> {
   const parsed = fileSchema.safeParse(json);
   const where = options.source.startsWith('file:') ? options.source.slice(5) : options.source;
   if (!parsed.success) throw new PveConfigError(zodIssues(parsed.error), where);
-  return build(parsed.data, options.source, options.env ?? process.env, options.baseDir, (key) => key);
+  return build(parsed.data, options.source, options.env ?? process.env, options.baseDir, (key) => key, options.degraded);
 }
 
 /** Maps config keys back to the env variable that set them, so env errors name the variable. */
@@ -275,7 +291,7 @@ const ENV_KEYS: Record<string, string> = {
   'clusters.default.schema': 'PVE_SCHEMA',
 };
 
-async function loadEnv(env: Record<string, string | undefined>): Promise<PveConfig> {
+async function loadEnv(env: Record<string, string | undefined>, degraded?: boolean): Promise<PveConfig> {
   const get = (name: string): string | undefined => {
     const v = env[name]?.trim();
     return v ? v : undefined;
@@ -321,7 +337,7 @@ async function loadEnv(env: Record<string, string | undefined>): Promise<PveConf
       'environment variables',
     );
   }
-  return build(parsed.data, 'env', env, process.cwd(), toEnv);
+  return build(parsed.data, 'env', env, process.cwd(), toEnv, degraded);
 }
 
 async function build(
@@ -330,41 +346,32 @@ async function build(
   env: Record<string, string | undefined>,
   baseDir: string,
   keyName: (key: string) => string,
+  degraded = false,
 ): Promise<PveConfig> {
   const issues: ConfigIssue[] = [];
   const clusters: ClusterConfig[] = [];
+  const where = source === 'env' ? 'environment variables' : source.slice(5);
   for (const [name, c] of Object.entries(raw.clusters)) {
-    const prefix = `clusters.${name}`;
-    const secret = async (ref: SecretRef, key: string): Promise<Secret> => {
-      const result = await resolveSecret(ref, env, baseDir);
-      if (typeof result === 'string') {
-        issues.push({ key: keyName(`${prefix}.${key}`), message: result });
-        return new Secret('');
-      }
-      return result;
-    };
+    const built = await buildCluster(name, c, env, baseDir, keyName);
+    if (built.issues.length === 0 || !degraded) {
+      issues.push(...built.issues);
+      clusters.push(built.cluster);
+      continue;
+    }
+    // Degraded: this cluster waits for its secrets; the others start.
     clusters.push({
-      name,
-      url: c.url,
-      auth: c.auth.tokenId
-        ? { kind: 'token', tokenId: c.auth.tokenId, secret: await secret(c.auth.secret!, 'auth.secret') }
-        : {
-            kind: 'ticket',
-            username: c.auth.username!,
-            password: await secret(c.auth.password!, 'auth.password'),
-            ...(c.auth.realm ? { realm: c.auth.realm } : {}),
-            ...(c.auth.renewAfterMs ? { renewAfterMs: c.auth.renewAfterMs } : {}),
-          },
-      ...(c.tokens ? { tokens: await classTokens(c.tokens, (ref, cls) => secret(ref, `tokens.${cls}.secret`)) } : {}),
-      tls: tlsOptions(c, baseDir),
-      ...optional('policy', c.policy),
-      ...optional('schema', c.schema && !/^https?:\/\//.test(c.schema) ? resolvePath(baseDir, c.schema) : c.schema),
-      ...optional('timeouts', c.timeouts),
-      ...optional('retry', c.retry),
-      ...optional('maxConcurrency', c.maxConcurrency),
+      ...built.cluster,
+      unavailable: {
+        issues: built.issues,
+        async resolve() {
+          const again = await buildCluster(name, c, env, baseDir, keyName);
+          if (again.issues.length > 0) throw new PveConfigError(again.issues, where);
+          return again.cluster;
+        },
+      },
     });
   }
-  if (issues.length > 0) throw new PveConfigError(issues, source === 'env' ? 'environment variables' : source.slice(5));
+  if (issues.length > 0) throw new PveConfigError(issues, where);
   const first = clusters[0]!.name;
   return {
     clusters,
@@ -372,6 +379,47 @@ async function build(
     ...optional('cacheDir', raw.cacheDir ? resolvePath(baseDir, raw.cacheDir) : undefined),
     source,
   };
+}
+
+/** One cluster's configuration with its secrets read; problems with them are returned, not thrown. */
+async function buildCluster(
+  name: string,
+  c: RawCluster,
+  env: Record<string, string | undefined>,
+  baseDir: string,
+  keyName: (key: string) => string,
+): Promise<{ cluster: ClusterConfig; issues: ConfigIssue[] }> {
+  const issues: ConfigIssue[] = [];
+  const prefix = `clusters.${name}`;
+  const secret = async (ref: SecretRef, key: string): Promise<Secret> => {
+    const result = await resolveSecret(ref, env, baseDir);
+    if (typeof result === 'string') {
+      issues.push({ key: keyName(`${prefix}.${key}`), message: result });
+      return new Secret('');
+    }
+    return result;
+  };
+  const cluster: ClusterConfig = {
+    name,
+    url: c.url,
+    auth: c.auth.tokenId
+      ? { kind: 'token', tokenId: c.auth.tokenId, secret: await secret(c.auth.secret!, 'auth.secret') }
+      : {
+          kind: 'ticket',
+          username: c.auth.username!,
+          password: await secret(c.auth.password!, 'auth.password'),
+          ...(c.auth.realm ? { realm: c.auth.realm } : {}),
+          ...(c.auth.renewAfterMs ? { renewAfterMs: c.auth.renewAfterMs } : {}),
+        },
+    ...(c.tokens ? { tokens: await classTokens(c.tokens, (ref, cls) => secret(ref, `tokens.${cls}.secret`)) } : {}),
+    tls: tlsOptions(c, baseDir),
+    ...optional('policy', c.policy),
+    ...optional('schema', c.schema && !/^https?:\/\//.test(c.schema) ? resolvePath(baseDir, c.schema) : c.schema),
+    ...optional('timeouts', c.timeouts),
+    ...optional('retry', c.retry),
+    ...optional('maxConcurrency', c.maxConcurrency),
+  };
+  return { cluster, issues };
 }
 
 async function classTokens(

@@ -3,26 +3,25 @@
  * server would (isolated-vm's native module, the worker's confinement), then for each cluster test
  * TLS, auth, the schema and the token's permissions, printing a fix for each failure.
  */
-import { createClients } from '../../client/config.js';
-import {
-  PveAuthError,
-  PveConnectionError,
-  PvePermissionError,
-  PveTlsError,
-  TlsPinMismatchError,
-} from '../../client/errors.js';
+import { createClassClients, createClients } from '../../client/config.js';
 import { loadClusterSchema } from '../../client/schema-source.js';
-import type { AppConfig } from '../../app/config.js';
+import { configJsonSchema, type AppConfig } from '../../app/config.js';
+import { fixFor } from '../../app/cluster-status.js';
 import { SandboxEngine } from '../../sandbox/engine.js';
 import { describeConfinement, WorkerConfinementError } from '../../sandbox/worker-launch.js';
 import { EXIT, parseCommandArgs, UsageError, type CliIo } from '../args.js';
 import type { Command } from '../command.js';
 import { appConfigFrom, CONFIG_OPTIONS, CONFIG_USAGE } from '../context.js';
+import { lintCluster } from '../lint.js';
 
 const usage = `Usage: pve-code-mcp config check [options]
+       pve-code-mcp config schema
 
-Validate the configuration, run a script in the sandbox, and test each cluster: TLS,
-authentication, schema, permissions.
+check   Validate the configuration, run a script in the sandbox, and test each cluster: TLS,
+        authentication (the per-class tokens too), schema, permissions, and the policy lint:
+        every allow/deny/privileged rule against the cluster's schema, every target rule and
+        scope against its inventory. A rule that matches nothing fails the check.
+schema  Print the JSON Schema of the config file (point "$schema" at a copy of it).
 ${CONFIG_USAGE}`;
 
 export const configCommand: Command = {
@@ -34,42 +33,83 @@ export const configCommand: Command = {
       io.out(usage);
       return EXIT.ok;
     }
-    if (args.positionals[0] !== 'check' || args.positionals.length !== 1) throw new UsageError("the config subcommand is 'check'");
-    const config = await appConfigFrom(args);
+    if (args.positionals.length === 1 && args.positionals[0] === 'schema') {
+      io.out(JSON.stringify(configJsonSchema(), null, 2));
+      return EXIT.ok;
+    }
+    if (args.positionals[0] !== 'check' || args.positionals.length !== 1) throw new UsageError("the config subcommands are 'check' and 'schema'");
+    // Degraded: a cluster whose secret cannot be read fails its own checks; the others are still tested.
+    const config = await appConfigFrom(args, { degraded: true });
     io.out(`configuration ${config.source}: valid (${config.pve.clusters.length} cluster(s), default '${config.pve.defaultCluster}')`);
     io.out(`  state dir ${config.stateDir}; audit log ${config.audit.file}${config.audit.hmacKey ? ' (HMAC)' : ''}`);
     let failures = await step(io, 'sandbox', () => checkSandbox(config.sandbox));
-    const clients = createClients(config.pve, { logger: { warn: (m) => io.err(`warning: ${m}`) } });
-    try {
-      for (const cluster of config.pve.clusters) {
-        const client = clients.get(cluster.name);
-        if (!client) continue;
-        io.out(`cluster ${cluster.name} (${cluster.url}), policy ${config.policyFor(cluster.name).name}:`);
+    let warnings = 0;
+    for (const cluster of config.pve.clusters) {
+      const policy = config.policyFor(cluster.name);
+      io.out(`cluster ${cluster.name} (${cluster.url}), policy ${policy.name}:`);
+      if (cluster.unavailable) {
+        for (const issue of cluster.unavailable.issues) {
+          io.out(`  FAIL  secret: ${issue.key}: ${issue.message}`);
+        }
+        io.out('        fix: provide the secret; the cluster is not tested further (serve starts without it and retries)');
+        failures += 1;
+        continue;
+      }
+      const clients = createClients({ ...config.pve, clusters: [cluster] }, { logger: { warn: (m) => io.err(`warning: ${m}`) } });
+      const client = clients.get(cluster.name);
+      const byClass = createClassClients(cluster, { logger: { warn: (m) => io.err(`warning: ${m}`) } });
+      if (!client) continue;
+      try {
+        let reachable = false;
         failures += await step(io, 'TLS + authentication', async () => {
           const v = await client.version();
+          reachable = true;
           return `PVE ${v.version} as ${client.authId}`;
         });
+        for (const [cls, classClient] of Object.entries(byClass)) {
+          failures += await step(io, `${cls} token`, async () => {
+            await classClient.version();
+            return `authenticated as ${classClient.authId}`;
+          });
+        }
+        let model: Awaited<ReturnType<typeof loadClusterSchema>>['model'] | undefined;
         failures += await step(io, 'schema', async () => {
           const s = await loadClusterSchema(client, {
             ...(cluster.schema ? { schema: cluster.schema } : {}),
             ...(config.pve.cacheDir ? { cacheDir: config.pve.cacheDir } : {}),
           });
+          model = s.model;
           return `${s.model.operations.length} operations (${s.origin}${s.fallbackReason ? `: ${s.fallbackReason}` : ''})`;
         });
-        failures += await step(io, 'permissions', async () => {
-          const perms = (await client.request('GET', '/access/permissions')) as Record<string, Record<string, number>>;
-          const paths = Object.keys(perms);
-          if (paths.length === 0) {
-            throw new Error('the token has no privileges: with privilege separation, grant the token its own ACL (Datacenter → Permissions → Add → API Token Permission), e.g. PVEAuditor on /');
-          }
-          const privs = new Set(paths.flatMap((p) => Object.keys(perms[p] ?? {})));
-          return `${privs.size} privileges on ${paths.length} path(s)`;
-        });
+        if (reachable) {
+          failures += await step(io, 'permissions', async () => {
+            const perms = (await client.request('GET', '/access/permissions')) as Record<string, Record<string, number>>;
+            const paths = Object.keys(perms);
+            if (paths.length === 0) {
+              throw new Error('the token has no privileges: with privilege separation, grant the token its own ACL (Datacenter → Permissions → Add → API Token Permission), e.g. PVEAuditor on /');
+            }
+            const privs = new Set(paths.flatMap((p) => Object.keys(perms[p] ?? {})));
+            return `${privs.size} privileges on ${paths.length} path(s)`;
+          });
+        }
+        if (model) {
+          const lint = await lintCluster(cluster, policy, model, client);
+          const errors = lint.findings.filter((f) => f.severity === 'error');
+          const warns = lint.findings.filter((f) => f.severity === 'warning');
+          const scope = lint.inventoryError === undefined ? 'schema and inventory' : 'schema only';
+          if (errors.length === 0) io.out(`  ok    policy lint (${scope}): ${policy.config.allow.length + policy.config.deny.length + policy.config.privileged.length} rule(s), ${policy.config.targets.length} target rule(s)${warns.length > 0 ? `, ${warns.length} warning(s)` : ''}`);
+          else io.out(`  FAIL  policy lint (${scope}): ${errors.length} rule(s) match nothing`);
+          for (const f of errors) io.out(`        error: ${f.key}: ${f.message}`);
+          for (const f of warns) io.out(`        warning: ${f.key}: ${f.message}`);
+          if (lint.inventoryError !== undefined) io.out(`        warning: targets and scopes not checked against the inventory: ${lint.inventoryError}`);
+          failures += errors.length > 0 ? 1 : 0;
+          warnings += warns.length + (lint.inventoryError !== undefined ? 1 : 0);
+        }
+      } finally {
+        await Promise.all([client, ...Object.values(byClass)].map((c) => c.close()));
       }
-    } finally {
-      await Promise.all([...clients.values()].map((c) => c.close()));
     }
-    io.out(failures === 0 ? 'all checks passed' : `${failures} check(s) failed`);
+    io.out(failures === 0 ? `all checks passed${warnings > 0 ? ` (${warnings} warning(s))` : ''}` : `${failures} check(s) failed`);
     return failures === 0 ? EXIT.ok : EXIT.config;
   },
 };
@@ -118,18 +158,8 @@ async function step(io: CliIo, name: string, fn: () => Promise<string>): Promise
     return 0;
   } catch (err) {
     io.out(`  FAIL  ${name}: ${err instanceof Error ? err.message : String(err)}`);
-    const fix = fixFor(err);
+    const fix = err instanceof SandboxCheckError ? err.fix : fixFor(err);
     if (fix) io.out(`        fix: ${fix}`);
     return 1;
   }
-}
-
-function fixFor(err: unknown): string | undefined {
-  if (err instanceof SandboxCheckError) return err.fix;
-  if (err instanceof TlsPinMismatchError) return 'the certificate changed or the pin is wrong: compare with the node (System → Certificates) and update tls.fingerprint';
-  if (err instanceof PveTlsError) return 'pin the certificate: set tls.fingerprint to the SHA-256 fingerprint shown under System → Certificates, or give tls.caFile';
-  if (err instanceof PveConnectionError) return 'check the URL (https://<host>:8006), that the node is up and reachable from here';
-  if (err instanceof PveAuthError) return 'check the token ID (user@realm!name) and secret, or username/password/realm; is the token expired or the user disabled?';
-  if (err instanceof PvePermissionError) return 'grant the user/token a role on the path named above (Datacenter → Permissions)';
-  return undefined;
 }

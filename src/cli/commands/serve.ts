@@ -1,5 +1,8 @@
 /** `pve-code-mcp serve`: the MCP server over stdio (default) or Streamable HTTP. */
-import type { Product } from '../../app/product.js';
+import type { ClusterRuntime, Product } from '../../app/product.js';
+import { DEFAULT_CLUSTER_RETRY, type RetrySchedule } from '../../app/cluster-status.js';
+import type { ClusterConfig } from '../../client/config.js';
+import { lintCluster } from '../lint.js';
 import { startHttpServer } from '../../server/http.js';
 import { createMcpServer } from '../../server/mcp.js';
 import { LineStdioTransport } from '../../server/stdio.js';
@@ -35,10 +38,38 @@ export const serveCommand: Command = {
     }
     // Before the product opens: the collections while it loads already size the heap's limits.
     tuneV8ForServer();
-    const product = await openProduct(await appConfigFrom(args), io);
+    // One bad cluster (unreachable, refused, a missing secret) does not stop the others; errors
+    // that are not a cluster's (audit key, state directory, the policy language) still do.
+    const config = await appConfigFrom(args, { degraded: true });
+    const lint = (runtime: ClusterRuntime): void => void lintAtStart(runtime, config.pve.clusters.find((c) => c.name === runtime.name), io);
+    const product = await openProduct(config, io, { retry: retryFromEnv(), onClusterReady: lint });
+    for (const name of product.clusterNames) lint(product.cluster(name));
     return serveProduct(product, args, io);
   },
 };
+
+/**
+ * The policy lint at start: every finding is a warning here (`config check` fails on errors). It
+ * runs beside the server's start, so an inventory read never delays the first tool call.
+ */
+async function lintAtStart(runtime: ClusterRuntime, cluster: ClusterConfig | undefined, io: CliIo): Promise<void> {
+  try {
+    const { findings, inventoryError } = await lintCluster({ name: runtime.name, ...(cluster?.tokens ? { tokens: cluster.tokens } : {}) }, runtime.policy, runtime.model, runtime.client);
+    for (const f of findings) io.err(`pve-code-mcp: warning: cluster '${runtime.name}' policy lint${f.severity === 'error' ? ' (matches nothing)' : ''}: ${f.key}: ${f.message}`);
+    if (inventoryError !== undefined && runtime.policy.config.targets.length + Object.keys(runtime.policy.config.scopes).length > 0) {
+      io.err(`pve-code-mcp: warning: cluster '${runtime.name}' policy lint: targets and scopes not checked against the inventory: ${inventoryError}`);
+    }
+    if (findings.some((f) => f.severity === 'error')) io.err(`pve-code-mcp: run 'pve-code-mcp config check' for the full report; rules that match nothing protect nothing`);
+  } catch (err) {
+    io.err(`pve-code-mcp: warning: cluster '${runtime.name}' policy lint failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** `PVE_CLUSTER_RETRY_MS`: the first retry delay of an unavailable cluster (then doubling, at most 5 min). */
+function retryFromEnv(): RetrySchedule {
+  const v = Number(process.env.PVE_CLUSTER_RETRY_MS);
+  return Number.isInteger(v) && v >= 100 ? { initialMs: v, maxMs: Math.max(v, DEFAULT_CLUSTER_RETRY.maxMs) } : DEFAULT_CLUSTER_RETRY;
+}
 
 /** Serve until the client goes away (stdio) or a signal arrives (HTTP); closes the product. */
 export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo): Promise<number> {
