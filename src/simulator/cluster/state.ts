@@ -36,6 +36,8 @@ export class ClusterState {
   /** Every attempt of a node to contact the outside (nothing is ever fetched); see outbound.ts. */
   readonly outbound: OutboundRequest[] = [];
   readonly tasks: TaskEngine;
+  /** Per-area state built on first use from the rest (firewall, SDN, Ceph, notifications…), see `area`. */
+  private readonly areas = new Map<string, unknown>();
 
   constructor(
     readonly clock: () => number,
@@ -196,8 +198,25 @@ export class ClusterState {
     this.ipsetsByGuest.set(toVmid, copy);
   }
 
+  /**
+   * The state of one area (firewall rules, SDN, Ceph…), made by `init` from the rest of the
+   * state the first time it is asked for and kept from then on, so reads and writes agree.
+   */
+  area<T>(key: string, init: () => T): T {
+    let v = this.areas.get(key) as T | undefined;
+    if (v === undefined) {
+      v = init();
+      this.areas.set(key, v);
+    }
+    return v;
+  }
+
+  /** Hooks run when a guest is destroyed (areas drop what belongs to it). */
+  readonly onGuestRemoved: Array<(vmid: number) => void> = [];
+
   /** Destroying a guest removes its firewall config too, as PVE does. */
   removeGuest(g: Guest): void {
+    for (const hook of this.onGuestRemoved) hook(g.vmid);
     this.ipsetsByGuest.delete(g.vmid);
     this.setPool(g, undefined);
     this.guests.delete(g.vmid);

@@ -9,6 +9,7 @@ import type { SchemaNode } from '../../../schema/model.js';
 import type { SimEndpoint, SimPermissions, SimRequestContext } from '../../contract.js';
 import { FIREWALL_ALIAS_RE } from '../../formats.js';
 import { assertUnmodified, fail, paramError } from '../errors.js';
+import { firewallOf, guestFirewall } from '../firewall.js';
 import type { ClusterState } from '../state.js';
 import type { GuestType, IpSet, IpSetEntry } from '../types.js';
 import { changeOperations } from './change.js';
@@ -47,6 +48,12 @@ interface IpsetScope {
   modify: SimPermissions;
   /** The scope's sets. */
   sets(ctx: SimRequestContext): Map<string, IpSet>;
+  /** Alias names entries may refer to (`name`, `dc/name`, `guest/name`). */
+  aliases(ctx: SimRequestContext): Set<string>;
+}
+
+function clusterAliases(state: ClusterState): Set<string> {
+  return new Set([...firewallOf(state).cluster.aliases.keys()].flatMap((n) => [n, `dc/${n}`]));
 }
 
 export function clusterIpsetEndpoints(state: ClusterState): SimEndpoint[] {
@@ -57,6 +64,7 @@ export function clusterIpsetEndpoints(state: ClusterState): SimEndpoint[] {
     audit: { check: perm('/', ['Sys.Audit']) },
     modify: { check: perm('/', ['Sys.Modify']) },
     sets: () => state.ipsets,
+    aliases: () => clusterAliases(state),
   });
 }
 
@@ -70,6 +78,11 @@ export function guestIpsetEndpoints(state: ClusterState, type: GuestType): SimEn
     // PVE keeps a guest's firewall in /etc/pve/firewall/<vmid>.fw and reads it without looking
     // for the guest: any VMID answers (an empty list when there is no file), on any node's path.
     sets: (ctx) => state.guestIpsets(reqInt(ctx, 'vmid')),
+    aliases: (ctx) => {
+      const known = clusterAliases(state);
+      for (const n of guestFirewall(state, reqInt(ctx, 'vmid')).aliases.keys()) known.add(n).add(`guest/${n}`);
+      return known;
+    },
   });
 }
 
@@ -135,8 +148,8 @@ function ipsetEndpoints(scope: IpsetScope): SimEndpoint[] {
       const cidr = reqStr(ctx, 'cidr');
       if (set.entries.some((e) => e.cidr === cidr)) throw paramError('cidr', `address '${cidr}' already exists`);
       if (/\/0+$/.test(cidr)) throw paramError('cidr', 'a zero prefix is not allowed in ipset entries');
-      // The simulated cluster defines no firewall aliases, so every alias reference is unknown.
-      if (FIREWALL_ALIAS_RE.test(cidr)) throw fail(`no such alias '${cidr}'`);
+      // An alias must exist in the datacenter (or, for a guest's set, in the guest's file).
+      if (FIREWALL_ALIAS_RE.test(cidr) && !scope.aliases(ctx).has(cidr.toLowerCase())) throw fail(`no such alias '${cidr}'`);
       const comment = optStr(ctx, 'comment');
       set.entries.unshift({ cidr, ...(flag(ctx, 'nomatch') ? { nomatch: true } : {}), ...(comment ? { comment } : {}) });
       return null;

@@ -3,6 +3,7 @@
  * before forking its worker answer with a 500; the work itself is a task. New guests exist
  * (locked `create` or `clone`) from the moment the request returns, as on a real node.
  */
+import { copyGuestFirewall } from '../firewall.js';
 import type { SchemaNode } from '../../../schema/model.js';
 import type { SimEndpoint } from '../../contract.js';
 import { assertDigest } from '../config-update.js';
@@ -304,6 +305,7 @@ function cloneEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
       }
       state.guests.set(newid, copy);
       state.copyGuestIpsets(src.vmid, newid);
+      copyGuestFirewall(state, src.vmid, newid);
       if (pool) state.setPool(copy, pool);
       return guestTask(state, src, ctx.principal.authId, t.clone, {
         weight: full ? 3 : 1,

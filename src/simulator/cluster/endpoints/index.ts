@@ -8,6 +8,7 @@ import { bulkEndpoints } from './bulk.js';
 import { cloudinitEndpoints } from './cloudinit.js';
 import { clusterViewEndpoints } from './cluster.js';
 import { clusterIpsetEndpoints, guestIpsetEndpoints } from './firewall-ipsets.js';
+import { firewallEndpoints } from './firewall.js';
 import { guestConfigEndpoints } from './guest-config.js';
 import { guestLifecycleEndpoints } from './guest-lifecycle.js';
 import { guestPowerEndpoints } from './guest-power.js';
@@ -18,6 +19,7 @@ import { nodeEndpoints } from './nodes.js';
 import { outboundEndpoints } from './outbound.js';
 import { poolEndpoints } from './pools.js';
 import { pruneEndpoints } from './prune.js';
+import { sdnEndpoints } from './sdn.js';
 import { snapshotEndpoints } from './snapshots.js';
 import { storageEndpoints } from './storage.js';
 import { taskEndpoints } from './tasks.js';
@@ -49,5 +51,7 @@ export function clusterEndpoints(state: ClusterState): SimEndpoint[] {
     ...agentEndpoints(state),
     ...cloudinitEndpoints(state),
     ...outboundEndpoints(state),
+    ...firewallEndpoints(state),
+    ...sdnEndpoints(state),
   ];
 }
