@@ -3,8 +3,12 @@
  * - API token: a static `Authorization: PVEAPIToken=USER@REALM!TOKENID=SECRET` header, no CSRF.
  * - Ticket: POST /access/ticket with user@realm + password (+ a second factor when PVE answers
  *   `NeedTFA`), then `Cookie: PVEAuthCookie=<ticket>` and, on writes, `CSRFPreventionToken`.
- *   Tickets live 2 h; we renew after `renewAfterMs` (default 1 h) by posting the ticket as the
- *   password, and log in again with the password when renewal is refused or a call gets a 401.
+ *   Tickets live 2 h on PVE; we renew after `renewAfterMs` (default 1 h, never later than half the
+ *   lifetime) by posting the ticket as the password, and log in again with the password when
+ *   renewal is refused or a call gets a 401. A ticket known to be expired (or about to be: its age
+ *   is past the lifetime less a margin) is never sent, not even to renew it: PVE answers an expired
+ *   ticket with a 401 it delays by ~3 s. A 401 for a ticket of age A shows the server's lifetime is
+ *   at most A (a cluster configured with shorter tickets): later tickets are renewed before that.
  */
 import { z } from 'zod';
 import type { HttpMethod } from '../schema/model.js';
@@ -32,11 +36,17 @@ export interface TicketAuthOptions {
   otp?: string | OtpProvider;
   /** Renew the ticket when it is older than this (default 1 h; PVE tickets expire after 2 h). */
   renewAfterMs?: number;
+  /** The server's ticket lifetime (default 2 h, PVE's); lowered by what a 401 shows. */
+  ticketLifetimeMs?: number;
 }
 
 export type AuthOptions = TokenAuthOptions | TicketAuthOptions;
 
 export const DEFAULT_RENEW_AFTER_MS = 3_600_000;
+/** PVE's ticket lifetime (`$ticket_lifetime` in PVE::AccessControl). */
+export const DEFAULT_TICKET_LIFETIME_MS = 7_200_000;
+/** A 401 never teaches a lifetime shorter than this (a revoked ticket can be young). */
+const MIN_LEARNED_LIFETIME_MS = 1_000;
 
 export interface Credentials {
   headers: Record<string, string>;
@@ -113,17 +123,21 @@ export class TicketAuthenticator implements Authenticator {
   readonly #password: Secret;
   readonly #otp: string | OtpProvider | undefined;
   readonly #renewAfterMs: number;
+  #lifetimeMs: number;
   readonly #endpoint: TicketEndpoint;
   readonly #now: () => number;
   #state: TicketState | undefined;
   #generation = 0;
   #pending: Promise<void> | undefined;
+  /** Age of the ticket when it was last handed out: what a 401 for it shows about the lifetime. */
+  #sentAgeMs = 0;
 
   constructor(options: TicketAuthOptions, endpoint: TicketEndpoint, now: () => number = Date.now) {
     this.authId = options.username.includes('@') ? options.username : `${options.username}@${options.realm ?? 'pam'}`;
     this.#password = Secret.from(options.password);
     this.#otp = options.otp;
     this.#renewAfterMs = options.renewAfterMs ?? DEFAULT_RENEW_AFTER_MS;
+    this.#lifetimeMs = options.ticketLifetimeMs ?? DEFAULT_TICKET_LIFETIME_MS;
     this.#endpoint = endpoint;
     this.#now = now;
   }
@@ -133,11 +147,35 @@ export class TicketAuthenticator implements Authenticator {
     return this.#state ? this.#now() - this.#state.obtainedAt : undefined;
   }
 
+  /** The lifetime the server's tickets are taken to have (PVE's, or lower after a 401 showed it). */
+  get ticketLifetimeMs(): number {
+    return this.#lifetimeMs;
+  }
+
+  /** Renew at this age: `renewAfterMs`, but never later than half the lifetime. */
+  get #renewAtMs(): number {
+    return Math.min(this.#renewAfterMs, this.#lifetimeMs / 2);
+  }
+
+  /**
+   * From this age a ticket counts as expired: the lifetime less a margin for transit and for the
+   * ticket's timestamp, which PVE keeps in whole seconds (a ticket can be a second older there).
+   */
+  get #expiredAtMs(): number {
+    return this.#lifetimeMs - Math.min(300_000, Math.max(this.#lifetimeMs / 10, Math.min(1_000, this.#lifetimeMs / 3)));
+  }
+
   async credentials(method: HttpMethod, signal?: AbortSignal): Promise<Credentials> {
-    if (!this.#state) await this.#once(() => this.#passwordLogin(signal));
-    else if (this.#now() - this.#state.obtainedAt >= this.#renewAfterMs) await this.#once(() => this.#renew(signal));
+    const age = this.ticketAgeMs;
+    if (age === undefined || age >= this.#expiredAtMs) {
+      // No ticket, or one that expired (a server idle past the lifetime): the password, never the dead ticket.
+      await this.#once(() => (this.#state && this.#now() - this.#state.obtainedAt < this.#expiredAtMs ? Promise.resolve() : this.#passwordLogin(signal)));
+    } else if (age >= this.#renewAtMs) {
+      await this.#once(() => (this.#state && this.#now() - this.#state.obtainedAt < this.#renewAtMs ? Promise.resolve() : this.#renew(signal)));
+    }
     // #once only resolves after #accept stored a ticket (it throws otherwise).
     const state = this.#state as TicketState;
+    this.#sentAgeMs = this.#now() - state.obtainedAt;
     const headers: Record<string, string> = { cookie: `PVEAuthCookie=${state.ticket.reveal()}` };
     // PVE checks the CSRF token on every non-GET ticket request, DELETE included.
     if (method !== 'GET') headers.csrfpreventiontoken = state.csrf.reveal();
@@ -147,6 +185,8 @@ export class TicketAuthenticator implements Authenticator {
   async recover(generation: number, signal?: AbortSignal): Promise<boolean> {
     // Another call already logged in again after this one was sent: just repeat with the new ticket.
     if (generation !== this.#generation) return true;
+    // The server refused a ticket sent at this age (not counting PVE's delayed answer): its tickets live no longer.
+    this.#lifetimeMs = Math.min(this.#lifetimeMs, Math.max(MIN_LEARNED_LIFETIME_MS, this.#sentAgeMs));
     await this.#once(() => this.#passwordLogin(signal));
     return true;
   }
@@ -165,7 +205,7 @@ export class TicketAuthenticator implements Authenticator {
 
   async #renew(signal?: AbortSignal): Promise<void> {
     const state = this.#state;
-    if (!state) return this.#passwordLogin(signal);
+    if (!state || this.#now() - state.obtainedAt >= this.#expiredAtMs) return this.#passwordLogin(signal);
     try {
       const data = await this.#endpoint({ username: this.authId, password: state.ticket.reveal() }, signal);
       this.#accept(this.#parse(data));
