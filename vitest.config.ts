@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,5 +10,8 @@ export default defineConfig({
     pool: 'forks',
     // Two cores here: more workers only add contention for the isolate-heavy suites.
     maxWorkers: 2,
+    // The audit key is generated on first use under $XDG_CONFIG_HOME: tests, and the servers they
+    // start, keep theirs out of the real home directory.
+    env: { XDG_CONFIG_HOME: join(tmpdir(), 'pve-code-mcp-test-config') },
   },
 });

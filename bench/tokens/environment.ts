@@ -51,6 +51,8 @@ export function benchConfig(sim: SimulatorEndpoint, dir: string, options: Produc
     policies: { bench: BENCH_POLICY },
     cacheDir: join(dir, 'cache'),
     stateDir: join(dir, 'state'),
+    // Keyed as in production, with a key of its own: a benchmark writes nothing to the home directory.
+    audit: { hmacKey: 'bench-audit-key-not-a-secret' },
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   };
 }

@@ -152,11 +152,8 @@ export class Product {
       throw err;
     }
     mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
-    const audit = AuditLog.open({
-      file: config.audit.file,
-      ...(config.audit.hmacKey ? { hmacKey: config.audit.hmacKey } : {}),
-      scrubber,
-    });
+    const { file, hmacKey, maxBytes, retention, witness } = config.audit;
+    const audit = AuditLog.open({ file, ...(hmacKey ? { hmacKey } : {}), maxBytes, retention, ...(witness ? { witness } : {}), scrubber });
     const product = new Product(config, clusters, checkers, audit, scrubber);
     if (degraded) {
       const supervise = { open, log, retry: degraded.retry ?? DEFAULT_CLUSTER_RETRY, ...(degraded.onClusterReady ? { onReady: degraded.onClusterReady } : {}) };

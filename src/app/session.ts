@@ -189,17 +189,23 @@ export class RunSession {
       return { ...this.finish(phase, 'dry-run'), ...base, ...planFields(phase.plan) };
     }
 
-    const stored = this.deps.approvals?.find({ codeHash, ...(request.planId ? { planId: request.planId } : {}) });
+    // Found and consumed in one step across processes: of runs racing for one approval, one gets it.
+    let stored: ReturnType<ApprovalStore['claim']>;
+    try {
+      stored = this.deps.approvals?.claim({ codeHash, ...(request.planId ? { planId: request.planId } : {}) }, this.runId);
+    } catch (err) {
+      return this.blocked('approval', `not executed: the approvals store cannot be read (${err instanceof Error ? err.message : String(err)})`, report);
+    }
     if (stored) {
       const approval: ApprovalInfo = { required: true, via: 'operator', answer: 'approved', planId: stored.plan.planId, message: `running the plan approved by ${stored.approval.approvedBy} at ${stored.approval.approvedAt}` };
       const unaudited = this.auditApproval<T>(approval);
       if (unaudited) return unaudited;
-      this.deps.approvals?.consume(stored.plan.planId, this.runId);
       return this.approvedRun(request.code, stored.plan, approval, execute, base);
     }
     if (request.planId) {
+      const next = this.deps.approvals ? this.deps.approvals.nextStep(request.planId) : approvalNextStep();
       return {
-        ...this.blocked('approval', `plan ${request.planId} is not approved for this script (never approved, expired, already used, or the script changed). ${approvalNextStep()}`, report),
+        ...this.blocked('approval', `plan ${request.planId} is not approved for this script (never approved, expired, already used, or the script changed). ${next}`, report),
         approval: { required: true, planId: request.planId, message: 'no valid operator approval' },
       };
     }
@@ -220,11 +226,18 @@ export class RunSession {
     const planStored = this.storePlan(plan);
     const summary = summarizePlan(plan);
     const answer = await this.ask(plan, summary);
-    const approval: ApprovalInfo = { required: true, via: 'elicitation', answer, planId: plan.planId, message: approvalMessage(answer, plan.planId, planStored) };
+    const command = planStored && this.deps.approvals ? this.deps.approvals.approveCommand(plan.planId) : undefined;
+    const approval: ApprovalInfo = { required: true, via: 'elicitation', answer, planId: plan.planId, message: approvalMessage(answer, plan.planId, command) };
     const unaudited = this.auditApproval<T>(approval);
     if (unaudited) return unaudited;
     if (answer !== 'accept') {
       return { ...this.blocked('approval', approval.message, report), ...planFields(plan), approval };
+    }
+    // Accepted here: the plan cannot also be approved out of band and run a second time.
+    try {
+      this.deps.approvals?.markConsumed(plan.planId, this.runId, 'elicitation');
+    } catch (err) {
+      return this.blocked('approval', `not executed: the approval could not be recorded in the approvals store (${err instanceof Error ? err.message : String(err)})`, report);
     }
     return this.approvedRun(request.code, plan, approval, execute, base);
   }
@@ -321,9 +334,9 @@ function planFields(plan: Plan | undefined): { plan?: Plan; planSummary?: string
   return plan ? { plan, planSummary: summarizePlan(plan) } : {};
 }
 
-function approvalMessage(answer: ElicitationAnswer, planId: string, stored: boolean): string {
-  const outOfBand = stored
-    ? `The plan is saved: the operator can approve it with \`pve-code-mcp approve ${planId}\`, then run the same script again unchanged.`
+function approvalMessage(answer: ElicitationAnswer, planId: string, approveCommand: string | undefined): string {
+  const outOfBand = approveCommand
+    ? `The plan is saved: the operator can approve it with \`${approveCommand}\`, then run the same script again unchanged.`
     : 'The plan could not be stored (no approval store configured, or it is not writable), so out-of-band approval is not available.';
   switch (answer) {
     case 'accept':

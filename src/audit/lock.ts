@@ -85,3 +85,73 @@ function acquire(target: string, options: FileLockOptions): () => void {
     }
   }
 }
+
+/** A lease is given up after this long idle, and at the latest after `LEASE_MAX_HOLD_MS`. */
+export const LEASE_IDLE_MS = 2;
+export const LEASE_MAX_HOLD_MS = 20;
+
+/**
+ * The lock of one busy writer, kept between its appends while they come in quick succession (a
+ * script's sequential bridge calls append one entry every fraction of a millisecond) and given up
+ * when the writer is idle for `LEASE_IDLE_MS`, or has held it for `LEASE_MAX_HOLD_MS`, so other
+ * processes wait at most that long. Taking the lock costs three file system calls and checking
+ * where the chain ends one more; while the lease is held no other writer can have appended, so
+ * both happen once per lease instead of once per entry.
+ */
+export class FileLease {
+  private release: (() => void) | undefined;
+  private since = 0;
+  private timer: NodeJS.Timeout | undefined;
+  /** Nested runs (an append that writes an alert): only the outermost one may give the lock up. */
+  private depth = 0;
+
+  constructor(
+    private readonly target: string,
+    private readonly options: FileLockOptions = {},
+  ) {}
+
+  /** Run `fn` holding the lock; `fresh` says the lock was taken for this call (the chain's end must be re-read). */
+  run<T>(fn: (fresh: boolean) => T): T {
+    if (this.release) return this.hold(fn, false);
+    // Inside a withFileLock scope of this process: the lock is ours for that scope only.
+    if (held.has(this.target)) return fn(true);
+    this.release = acquire(this.target, this.options);
+    this.since = performance.now();
+    held.set(this.target, 1);
+    return this.hold(fn, true);
+  }
+
+  /** Give the lock up now (close, or before a step that must not hold it). */
+  drop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const release = this.release;
+    if (!release) return;
+    this.release = undefined;
+    held.delete(this.target);
+    try {
+      release();
+    } catch {
+      // Already gone (taken over as stale after a very long stall): nothing left to release.
+    }
+  }
+
+  private hold<T>(fn: (fresh: boolean) => T, fresh: boolean): T {
+    this.depth++;
+    try {
+      return fn(fresh);
+    } finally {
+      this.depth--;
+      if (this.depth === 0) {
+        if (performance.now() - this.since >= LEASE_MAX_HOLD_MS) this.drop();
+        else this.arm();
+      }
+    }
+  }
+
+  private arm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.drop(), LEASE_IDLE_MS);
+    this.timer.unref();
+  }
+}

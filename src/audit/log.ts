@@ -28,7 +28,7 @@ import type { SecretScrubber } from '../safety/redact.js';
 import { ANCHOR_DELAY_MS, readAnchor, writeAnchor } from './anchor.js';
 import { anchorName, entryHash, GENESIS_HASH, parseEntryLine, rotatedName, type AuditAlgorithm, type AuditEntry, type AuditEntryType, type HeadData, type PrunedFile } from './entry.js';
 import { AuditError } from './errors.js';
-import { withFileLock, type FileLockOptions } from './lock.js';
+import { FileLease, withFileLock, type FileLockOptions } from './lock.js';
 import { openWitness, type Witness, type WitnessOptions } from './witness.js';
 
 export interface AuditRetention {
@@ -77,6 +77,9 @@ export class AuditLog {
   private readonly alg: AuditAlgorithm;
   private closed = false;
 
+  /** The lock kept across appends in quick succession (lock.ts). */
+  private readonly lease: FileLease;
+
   private constructor(
     private readonly opts: AuditOptions,
     state: ChainState,
@@ -87,6 +90,7 @@ export class AuditLog {
     this.chain = chain;
     this.witness = witness;
     this.alg = opts.hmacKey !== undefined ? 'hmac-sha256' : 'sha256';
+    this.lease = new FileLease(opts.file, opts.lock);
     this.fd = openSync(opts.file, 'a+', 0o600);
     const st = fstatSync(this.fd);
     this.ino = st.ino;
@@ -144,6 +148,7 @@ export class AuditLog {
     try {
       this.locked(() => this.flushAnchor());
     } finally {
+      this.lease.drop();
       closeSync(this.fd);
       this.witness?.close();
     }
@@ -155,8 +160,8 @@ export class AuditLog {
 
   private write(type: AuditEntryType, data: Record<string, unknown>): AuditEntry {
     const clean = this.opts.scrubber ? this.opts.scrubber.scrubDeep(data) : data;
-    return this.locked(() => {
-      this.sync();
+    return this.lease.run((fresh) => {
+      if (fresh) this.sync();
       let line = this.render(type, clean);
       const max = this.opts.maxBytes ?? DEFAULT_AUDIT_MAX_BYTES;
       if (type !== 'head' && !this.onlyHead && this.size + Buffer.byteLength(line.text) > max && this.state.seq >= 0 && this.size > 0) {

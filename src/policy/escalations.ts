@@ -501,15 +501,26 @@ export function paramMatches(ruleParam: string, name: string): boolean {
   return name.startsWith(base) && /^\d+$/.test(name.slice(base.length));
 }
 
+const rulesByOperation = new Map<string, EscalationRule[]>();
+
+/** The rules that apply to an operation (by method and template; cached: the set is fixed). */
 export function rulesFor(op: Pick<Operation, 'method' | 'path'>): EscalationRule[] {
-  return ESCALATION_RULES.filter((r) => r.methods.includes(op.method) && r.path.test(op.path));
+  const key = `${op.method} ${op.path}`;
+  let rules = rulesByOperation.get(key);
+  if (!rules) {
+    rules = ESCALATION_RULES.filter((r) => r.methods.includes(op.method) && r.path.test(op.path));
+    rulesByOperation.set(key, rules);
+  }
+  return rules;
 }
 
 /** The escalations of one call: every rule whose parameter has an escalating value. */
 export function callEscalations(op: Pick<Operation, 'method' | 'path' | 'risk'>, params: Readonly<Record<string, unknown>>): Escalation[] {
   if (op.risk === 'privileged') return [];
+  const rules = rulesFor(op);
+  if (rules.length === 0) return [];
   const out: Escalation[] = [];
-  for (const rule of rulesFor(op)) {
+  for (const rule of rules) {
     if (ORDER[rule.risk] <= ORDER[op.risk]) continue;
     const when = rule.when ?? isSet;
     let present = false;

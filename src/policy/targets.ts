@@ -55,29 +55,30 @@ const VMID = /^[1-9][0-9]{0,8}$/;
 
 export function callTargets(op: Operation, pathValues: Record<string, string>, params: Record<string, unknown>): CallTargets {
   const t = new TargetSet();
+  const shape = shapeOf(op);
   const value = (name: string): unknown => (Object.hasOwn(pathValues, name) ? pathValues[name] : params[name]);
-  const named = new Set<string>();
 
-  for (const spec of op.params) {
-    named.add(spec.name);
-    const v = value(spec.name);
-    if (v === undefined || v === null || v === '') continue;
-    readParam(t, op, spec, v);
-  }
-  // Path values count even when the schema's parameter list does not repeat them.
-  for (const [name, v] of Object.entries(pathValues)) {
-    if (named.has(name)) continue;
-    if (name === 'node') t.nodes.add(v);
-    else if (name === 'vmid') t.vmid(v, 'vmid');
-    else if (name === 'storage') t.storages.add(v);
-    else if (name === 'poolid') t.pools.add(v);
-    else if (VOLUME_NAMES.has(name)) t.volume(v);
+  // Only the values the call gives are read (a config operation declares hundreds of parameters).
+  for (const name of new Set([...Object.keys(pathValues), ...Object.keys(params)])) {
+    const spec = shape.specs.get(name);
+    const v = value(name);
+    if (spec) {
+      if (v !== undefined && v !== null && v !== '') readParam(t, shape, spec, v);
+    } else if (Object.hasOwn(pathValues, name)) {
+      // Path values count even when the schema's parameter list does not repeat them.
+      const pv = pathValues[name] as string;
+      if (name === 'node') t.nodes.add(pv);
+      else if (name === 'vmid') t.vmid(pv, 'vmid');
+      else if (name === 'storage') t.storages.add(pv);
+      else if (name === 'poolid') t.pools.add(pv);
+      else if (VOLUME_NAMES.has(name)) t.volume(pv);
+    }
   }
 
   const vms = value('vms');
   const empty = vms === undefined || vms === null || vms === '' || (Array.isArray(vms) && vms.length === 0);
-  if (ALL_UNLESS_VMS.test(op.path) && empty) t.allGuests = op.path.startsWith('/cluster/') ? 'cluster' : 'nodes';
-  if (isBackupSelection(op)) {
+  if (shape.allUnlessVms && empty) t.allGuests = op.path.startsWith('/cluster/') ? 'cluster' : 'nodes';
+  if (shape.backupSelection) {
     if (isTruthy(value('all'))) t.allGuests = t.nodes.size > 0 ? 'nodes' : 'cluster';
     const pool = value('pool');
     if (typeof pool === 'string' && pool !== '') t.poolGuests.add(pool);
@@ -85,12 +86,27 @@ export function callTargets(op: Operation, pathValues: Record<string, string>, p
   return t.done();
 }
 
-/** Backup operations select guests by `all`, `pool` or `vmid`; there `pool` is a selector, not a destination. */
-function isBackupSelection(op: Operation): boolean {
-  return op.params.some((p) => p.name === 'all') && op.params.some((p) => p.name === 'exclude');
+/** What of an operation's schema the target reading needs, computed once per operation. */
+interface OperationShape {
+  specs: Map<string, ParamSpec>;
+  allUnlessVms: boolean;
+  /** Backup operations select guests by `all`, `pool` or `vmid`: there `pool` is a selector, not a destination. */
+  backupSelection: boolean;
 }
 
-function readParam(t: TargetSet, op: Operation, spec: ParamSpec, v: unknown): void {
+const shapes = new WeakMap<Operation, OperationShape>();
+
+function shapeOf(op: Operation): OperationShape {
+  let shape = shapes.get(op);
+  if (!shape) {
+    const specs = new Map(op.params.map((p) => [p.name, p]));
+    shape = { specs, allUnlessVms: ALL_UNLESS_VMS.test(op.path), backupSelection: specs.has('all') && specs.has('exclude') };
+    shapes.set(op, shape);
+  }
+  return shape;
+}
+
+function readParam(t: TargetSet, shape: OperationShape, spec: ParamSpec, v: unknown): void {
   const format = typeof spec.format === 'string' ? spec.format : undefined;
   const itemFormat = typeof spec.items?.format === 'string' ? spec.items.format : undefined;
   const fmt = format ?? itemFormat;
@@ -112,7 +128,7 @@ function readParam(t: TargetSet, op: Operation, spec: ParamSpec, v: unknown): vo
   } else if (fmt && STORAGE_PAIR_FORMATS.has(fmt)) {
     for (const item of listOf(v)) for (const s of item.split(':')) if (s !== '' && s !== '1') t.storages.add(s);
   } else if (spec.name === 'pool' || spec.name === 'poolid' || fmt === 'pve-poolid') {
-    if (!isBackupSelection(op)) for (const item of listOf(v)) t.pools.add(item);
+    if (!shape.backupSelection) for (const item of listOf(v)) t.pools.add(item);
   } else if ((fmt && VOLUME_FORMATS.has(fmt)) || VOLUME_NAMES.has(spec.name)) {
     for (const item of listOf(v)) t.volume(item);
   } else if (spec.format !== undefined && typeof spec.format === 'object' && typeof v === 'string') {

@@ -23,10 +23,38 @@ export function capString(text: string): string {
   return `${text.slice(0, KEEP_CHARS)}…[${text.length} chars, sha256 ${hash}]`;
 }
 
-/** A copy of JSON data with long strings capped and the whole cut to `MAX_CAPPED_BYTES`. */
+/**
+ * JSON data with long strings capped and the whole cut to `MAX_CAPPED_BYTES`: the value itself
+ * when it is already within the caps (the common case, checked without serialising), else a copy.
+ */
 export function capValue(value: unknown): unknown {
+  if (withinCaps(value, 0, { bytes: 0 })) return value;
   const capped = capStrings(value, 0);
   return truncateJson(capped, MAX_CAPPED_BYTES).value;
+}
+
+/** A cheap upper bound of the JSON size, stopping at the first long string or deep level. */
+function withinCaps(value: unknown, depth: number, size: { bytes: number }): boolean {
+  if (typeof value === 'string') {
+    size.bytes += value.length * 2 + 2;
+    return value.length <= MAX_VALUE_CHARS && size.bytes <= MAX_CAPPED_BYTES;
+  }
+  if (value === null || typeof value !== 'object') {
+    size.bytes += 24;
+    return size.bytes <= MAX_CAPPED_BYTES;
+  }
+  if (depth >= MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const v of value) if (!withinCaps(v, depth + 1, size)) return false;
+    return true;
+  }
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    if (k.length > MAX_VALUE_CHARS) return false;
+    size.bytes += k.length * 2 + 4;
+    if (!withinCaps((value as Record<string, unknown>)[k], depth + 1, size)) return false;
+  }
+  return true;
 }
 
 function capStrings(value: unknown, depth: number): unknown {

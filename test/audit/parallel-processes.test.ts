@@ -149,9 +149,11 @@ describe('three processes on one state directory', () => {
     const records = readFileSync(join(env.stateDir, 'approvals.jsonl'), 'utf8')
       .split('\n')
       .filter(Boolean)
-      .map((l) => JSON.parse(l) as { type: string; planId: string; id?: string; approvalId?: string });
+      .map((l) => JSON.parse(l) as { type: string; planId: string; id?: string; approvalId?: string; via?: string });
     const approvals = records.filter((r) => r.type === 'approve');
-    const consumes = records.filter((r) => r.type === 'consume');
+    // Runs the human accepted through elicitation are recorded as used too (so the plan cannot be
+    // approved again out of band); they consume no operator approval.
+    const consumes = records.filter((r) => r.type === 'consume' && r.via !== 'elicitation');
     const perPlan = new Map<string, number>();
     for (const c of consumes) perPlan.set(c.planId, (perPlan.get(c.planId) ?? 0) + 1);
     for (const [planId, n] of perPlan) expect({ planId, n }).toEqual({ planId, n: approvals.filter((a) => a.planId === planId).length });

@@ -44,9 +44,19 @@ afterAll(async () => {
   await noHuman?.close();
 });
 
+/** Tasks a case started (a snapshot) must not change the guest under the next case's plan. */
+async function settled(env: PolicyEnv): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const tasks = (await env.admin.request('GET', '/cluster/tasks')) as Array<{ endtime?: number }>;
+    if (tasks.every((t) => t.endtime !== undefined)) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 beforeEach(async () => {
   human.answer = 'accept';
   human.prompts.length = 0;
+  await Promise.all([settled(withHuman), settled(noHuman)]);
   await withHuman.admin.request('PUT', '/nodes/pve1/qemu/127/config', { description: 'first pass' });
 });
 
@@ -239,8 +249,18 @@ describe('without a human in the loop, and out of band', () => {
     expect([sent[KEY_A], sent[KEY_B]]).toEqual([0, 0]);
   }, 60_000);
 
+  it('a plan the human accepted through elicitation cannot be approved again out of band', async () => {
+    const answer = await withHuman.run(`const upid = await pve.post('/nodes/pve1/qemu/118/snapshot', { snapname: 'accepted_once' });\nawait pve.waitTask(upid);\n${B};\nreturn 'ran';`);
+    expect(answer.result, JSON.stringify(answer).slice(0, 800)).toBe('ran');
+    const planId = (answer.plan as { planId: string }).planId;
+    const again = await runCli(['approve', planId, '--config', withHuman.configFile], { env: withHuman.env });
+    expect(again.code).not.toBe(0);
+    expect(again.stderr + again.stdout).toMatch(/already ran|--again/);
+  }, 120_000);
+
   it('an out-of-band approval runs the plan once, bound; a second run needs a new approval', async () => {
-    const code = `${A};\n${B};\nreturn 'approved run';`;
+    // The snapshot's task is waited for, so the next run does not see the guest change under it.
+    const code = `const upid = await pve.post('/nodes/pve1/qemu/118/snapshot', { snapname: 'approved_once' });\nawait pve.waitTask(upid);\n${B};\nreturn 'approved run';`;
     const first = await noHuman.run(code);
     const planId = (first.plan as { planId: string }).planId;
     const approved = await runCli(['approve', planId, '--config', noHuman.configFile], { env: noHuman.env });
@@ -249,7 +269,7 @@ describe('without a human in the loop, and out of band', () => {
     expect(answer.result, JSON.stringify(answer).slice(0, 2000)).toBe("approved run");
     expect([sent[KEY_A], sent[KEY_B]]).toEqual([1, 1]);
     const again = await sentDuring(noHuman, [KEY_A, KEY_B], () => noHuman.run(code));
-    expect(again.answer.error?.kind).toBe('approval');
+    expect(again.answer.error?.kind, JSON.stringify(again.answer).slice(0, 1500)).toBe('approval');
     expect([again.sent[KEY_A], again.sent[KEY_B]]).toEqual([0, 0]);
     expect(readFileSync(noHuman.configFile, 'utf8')).toContain('stateDir');
   }, 120_000);

@@ -74,13 +74,20 @@ export async function startPolicyEnv(options: PolicyEnvOptions): Promise<PolicyE
     try {
       return readdirSync(stateDir, { recursive: true })
         .map(String)
-        .filter((f) => /audit[^/]*\.jsonl/.test(f))
+        .filter((f) => /audit[^/]*\.jsonl(?:\.\d+)?$/.test(f))
         .map((f) => join(stateDir, f));
     } catch {
       return [];
     }
   };
-  const auditText = (): string => auditFiles().map((f) => readFileSync(f, 'utf8')).join('\n');
+  const read = (f: string): string => {
+    try {
+      return readFileSync(f, 'utf8');
+    } catch {
+      return ''; // rotated away meanwhile
+    }
+  };
+  const auditText = (): string => auditFiles().map(read).join('\n');
   return {
     sim,
     mcp,
