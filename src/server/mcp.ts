@@ -16,6 +16,7 @@ import type { Approver } from '../safety/approval.js';
 import type { Policy } from '../policy/policy.js';
 import { VERDICT_TEXT } from '../describe/verdict.js';
 import { PRODUCT_VERSION } from '../version.js';
+import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { GET_SCHEMA, listedTool, registration, runScriptTool, SEARCH_API, type ToolDefinition } from './tools/definitions.js';
 import { renderRunText, renderSchemaText, renderSearchText } from './tools/render.js';
@@ -101,6 +102,7 @@ export function createMcpServer(product: Product): McpServer {
   // Replaces the SDK's listing (registered with the first tool) by the compact one: see listedTool.
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(listedTool) }));
   registerResources(server, product);
+  registerPrompts(server, product);
   return server;
 }
 
