@@ -19,6 +19,7 @@ import { nodeEndpoints } from './nodes.js';
 import { outboundEndpoints } from './outbound.js';
 import { poolEndpoints } from './pools.js';
 import { pruneEndpoints } from './prune.js';
+import { readEndpoints } from './reads.js';
 import { sdnEndpoints } from './sdn.js';
 import { snapshotEndpoints } from './snapshots.js';
 import { storageEndpoints } from './storage.js';
@@ -53,5 +54,6 @@ export function clusterEndpoints(state: ClusterState): SimEndpoint[] {
     ...outboundEndpoints(state),
     ...firewallEndpoints(state),
     ...sdnEndpoints(state),
+    ...readEndpoints(state),
   ];
 }
