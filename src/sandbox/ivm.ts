@@ -62,8 +62,29 @@ export function loadIsolatedVm(load: (id: string) => unknown): LoadedIsolatedVm 
       const manifest = load(`${name}/package.json`) as { name?: unknown; version?: unknown };
       return { ivm, runtime: `${String(manifest.name)} ${String(manifest.version)}` };
     } catch (err) {
-      reasons.push(`${name}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
+      const message = err instanceof Error ? err.message : String(err);
+      reasons.push(`${name}: ${abiMismatch(message) ?? message.split('\n')[0]}`);
     }
   }
   throw new IsolatedVmMissingError(reasons);
+}
+
+/** Node major of each native-module ABI (`NODE_MODULE_VERSION`) a supported or nearby Node uses. */
+const NODE_OF_ABI: Readonly<Record<number, string>> = { 108: '18', 115: '20', 120: '21', 127: '22', 131: '23', 137: '24', 141: '25' };
+
+/**
+ * The addon was built by another Node than the one running (an MCP client that starts its own
+ * `node`, nvm): both versions, and what to run. Undefined when the message is not an ABI mismatch.
+ */
+export function abiMismatch(message: string, runtime: { version: string; execPath: string } = process): string | undefined {
+  const m = /NODE_MODULE_VERSION (\d+)[\s\S]*?requires\s+NODE_MODULE_VERSION (\d+)/.exec(message);
+  if (!m) return undefined;
+  const built = Number(m[1]);
+  const running = Number(m[2]);
+  const builtNode = NODE_OF_ABI[built] ? `Node ${NODE_OF_ABI[built]}` : 'another Node';
+  return (
+    `the native module was built for ${builtNode} (ABI ${built}) but this is Node ${runtime.version} (ABI ${running}) at ${runtime.execPath}; ` +
+    `either start the server with the Node it was built for (put that node's absolute path in the MCP client's "command"), ` +
+    `or rebuild it for this one: PATH=${runtime.execPath.replace(/\/node$/, '')}:$PATH npm rebuild isolated-vm isolated-vm-v6 (in the package's directory)`
+  );
 }

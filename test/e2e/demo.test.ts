@@ -33,7 +33,10 @@ describe('pve-code-mcp demo', () => {
     expect(out).toMatch(/── 4\. run_script with dryRun[\s\S]*plan [0-9a-f]{64}:/);
     expect(out).not.toMatch(/error \[/);
     expect(out).toContain('Connect an MCP client to this demo');
-    expect(out).toMatch(/claude mcp add pve-demo -- node \S+bin\.js demo/);
+    // The snippets name the exact Node binary that ran the demo, never a bare `node` from some PATH.
+    expect(out).toContain(`claude mcp add pve-demo -- ${process.execPath} `);
+    expect(out).toMatch(/claude mcp add pve-demo -- \S+ \S+bin\.js demo/);
+    expect(out).toContain(`"command": "${process.execPath}"`);
   });
 
   // With the official schema (when present) the whole API is searchable in the demo.

@@ -175,12 +175,22 @@ function explainConnect(io: CliIo, args: ParsedArgs): void {
   const bin = join(packageRoot(), 'dist', 'src', 'cli', 'bin.js');
   const schema = stringOpt(args, 'schema');
   const demoArgs = [bin, 'demo', ...(schema ? ['--schema', resolve(schema)] : [])];
+  // The exact Node that runs this demo: a client that finds another `node` on its PATH (nvm, a
+  // desktop app's own PATH) would load isolated-vm built for a different ABI.
+  const node = process.execPath;
   section(io, 'Connect an MCP client to this demo');
+  io.out(`These name the Node binary that runs now (${process.version}); isolated-vm was built for it.`);
   io.out('Claude Desktop (claude_desktop_config.json), Cursor (.cursor/mcp.json):');
-  io.out(indent(JSON.stringify({ mcpServers: { 'pve-demo': { command: 'node', args: demoArgs } } }, null, 2)));
-  io.out(`Claude Code:  claude mcp add pve-demo -- node ${demoArgs.join(' ')}`);
-  io.out(`Over HTTP:    node ${bin} demo --http   (prints the URL and bearer token)`);
+  io.out(indent(JSON.stringify({ mcpServers: { 'pve-demo': { command: node, args: demoArgs } } }, null, 2)));
+  io.out('VS Code (.vscode/mcp.json):');
+  io.out(indent(JSON.stringify({ servers: { 'pve-demo': { type: 'stdio', command: node, args: demoArgs } } }, null, 2)));
+  io.out(`Claude Code:  claude mcp add pve-demo -- ${[node, ...demoArgs].map(shellQuote).join(' ')}`);
+  io.out(`Over HTTP:    ${shellQuote(node)} ${shellQuote(bin)} demo --http   (prints the URL and bearer token)`);
   io.out('A real cluster: see README → "Connecting a real cluster".');
+}
+
+function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:=@+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 function section(io: CliIo, title: string): void {
