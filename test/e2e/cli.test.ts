@@ -6,6 +6,7 @@
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasOfficialSchema } from '../../src/schema/official-schemas.js';
 import { OFFICIAL_SCHEMA, runCli, startE2eEnv, type E2eEnv } from './helpers/harness.js';
 import { statusOf } from './helpers/flows.js';
 
@@ -43,7 +44,7 @@ describe('pve-code-mcp CLI: help and exit codes', () => {
   });
 });
 
-describe.skipIf(!existsSync(OFFICIAL_SCHEMA))('pve-code-mcp CLI offline on the official 9.1 schema', () => {
+describe.skipIf(!hasOfficialSchema('9.1'))('pve-code-mcp CLI offline on the official 9.1 schema', () => {
   // Offline: no config, no PVE_* variables; only the schema file.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PVE_'))) as Record<string, string>;
 

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hasOfficialSchema } from '../../src/schema/official-schemas.js';
 import { BIN, OFFICIAL_SCHEMA, REPO_ROOT, runCli } from './helpers/harness.js';
 
 describe('pve-code-mcp demo', () => {
@@ -40,7 +40,7 @@ describe('pve-code-mcp demo', () => {
   });
 
   // With the official schema (when present) the whole API is searchable in the demo.
-  const official = existsSync(OFFICIAL_SCHEMA);
+  const official = hasOfficialSchema('9.1');
   it(`started by an MCP client it serves stdio${official ? ' (--schema: the whole official API)' : ''}`, async () => {
     const client = new Client({ name: 'demo-host', version: '1' });
     const transport = new StdioClientTransport({

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { officialSchemaFile } from '../../../src/schema/official-schemas.js';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator/index.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -18,7 +19,7 @@ if (!existsSync(BIN)) {
 }
 
 /** The official 9.1 schema, when the checkout sits next to it (see the common brief). */
-export const OFFICIAL_SCHEMA = join(process.env.PVE_SCHEMA_DIR ?? join(REPO_ROOT, '..', 'shared', 'pve-schema'), 'apidoc-pve-9.1.js');
+export const OFFICIAL_SCHEMA = officialSchemaFile('9.1');
 
 /** Policy used by the e2e configs: operator powers, destructive writes need a human's approval. */
 const E2E_POLICY = { preset: 'operator', approval: { require: ['destructive'] } } as const;
