@@ -14,6 +14,7 @@ import { unknownNode } from './cluster/errors.js';
 import type { SimEndpoint } from './contract.js';
 import { Authenticator, type AuthFailureStyle } from './access/authenticate.js';
 import { accessEndpoints } from './access/endpoints.js';
+import { accessReads } from './access/reads.js';
 import { AccessStore, newUser, type AclSubjectType, type ApiToken, type User } from './access/store.js';
 import { generateSigningKeys, TicketAuthority } from './access/tickets.js';
 import { FaultController, faultSpecSchema, type FaultSpec } from './faults.js';
@@ -200,6 +201,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   const endpoints: SimEndpoint[] = [
     ...cluster.endpoints(),
     ...accessEndpoints({ store, tickets, clusterName: () => cluster.clusterName }),
+    ...accessReads(store),
   ];
   const ownApidoc = renderApidoc(endpoints);
   let apidocText = ownApidoc;
