@@ -88,7 +88,12 @@ function acquire(target: string, options: FileLockOptions): () => void {
 
 /** A lease is given up after this long idle, and at the latest after `LEASE_MAX_HOLD_MS`. */
 export const LEASE_IDLE_MS = 2;
-export const LEASE_MAX_HOLD_MS = 20;
+export const LEASE_MAX_HOLD_MS = 10;
+/**
+ * After a lease reached its maximum, appends lock one by one for this long: the lock is then free
+ * most of the time, so a waiter (another writer, `audit verify`) gets it between two appends.
+ */
+export const LEASE_COOLDOWN_MS = 5;
 
 /**
  * The lock of one busy writer, kept between its appends while they come in quick succession (a
@@ -104,6 +109,7 @@ export class FileLease {
   private timer: NodeJS.Timeout | undefined;
   /** Nested runs (an append that writes an alert): only the outermost one may give the lock up. */
   private depth = 0;
+  private cooldownUntil = 0;
 
   constructor(
     private readonly target: string,
@@ -115,6 +121,7 @@ export class FileLease {
     if (this.release) return this.hold(fn, false);
     // Inside a withFileLock scope of this process: the lock is ours for that scope only.
     if (held.has(this.target)) return fn(true);
+    if (performance.now() < this.cooldownUntil) return withFileLock(this.target, () => fn(true), this.options);
     this.release = acquire(this.target, this.options);
     this.since = performance.now();
     held.set(this.target, 1);
@@ -143,8 +150,11 @@ export class FileLease {
     } finally {
       this.depth--;
       if (this.depth === 0) {
-        if (performance.now() - this.since >= LEASE_MAX_HOLD_MS) this.drop();
-        else this.arm();
+        const now = performance.now();
+        if (now - this.since >= LEASE_MAX_HOLD_MS) {
+          this.drop();
+          this.cooldownUntil = now + LEASE_COOLDOWN_MS;
+        } else this.arm();
       }
     }
   }
