@@ -69,7 +69,7 @@
     ObjectDefineProperty(error, 'name', { value: name, writable: true, configurable: true, enumerable: false });
     ObjectDefineProperty(error, 'kind', { value: kind, writable: true, configurable: true, enumerable: true });
     if (details) {
-      for (const key of ['method', 'path', 'status', 'errors', 'cluster']) {
+      for (const key of ['method', 'path', 'status', 'errors', 'cluster', 'risk']) {
         if (details[key] !== undefined) {
           ObjectDefineProperty(error, key, { value: details[key], writable: true, configurable: true, enumerable: true });
         }

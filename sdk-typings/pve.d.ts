@@ -79,7 +79,10 @@ interface PveError extends Error {
   errors?: Record<string, string>;
   method?: PveMethod;
   path?: string;
+  /** The call's risk class as the policy saw it: the operation's, raised by its parameters. */
   risk?: 'read' | 'write' | 'destructive' | 'privileged';
+  /** The cluster the call went to, when the script named one. */
+  cluster?: string;
 }
 
 interface Pve {

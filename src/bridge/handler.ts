@@ -22,7 +22,8 @@ import type { Policy } from '../policy/policy.js';
 import { redactData, redactInPlace, redactText, SecretScrubber } from '../safety/redact.js';
 import type { PveClientLike, TaskResult } from '../client/client-like.js';
 import { toBridgeError } from './errors.js';
-import { InvalidCallError, resolveRequest, type ResolvedRequest } from '../policy/request.js';
+import { CALL_LIMITS, InvalidCallError, resolveRequest, type ResolvedRequest } from '../policy/request.js';
+import { CLUSTER_NAME_PATTERN, CLUSTER_NAME_RULE } from '../client/config.js';
 import type { BridgeCall, BridgeContext, BridgeError, BridgeHandler, BridgeReply, RequestCall, WaitTaskCall } from './protocol.js';
 import { emptyCounts, type CallCounts } from './stats.js';
 
@@ -77,13 +78,13 @@ export interface BridgeDeps {
   defaultTaskTimeoutMs?: number;
 }
 
-const CLUSTER_NAME = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'cluster names are letters, digits, . _ - (max 64)');
+const CLUSTER_NAME = z.string().regex(CLUSTER_NAME_PATTERN, CLUSTER_NAME_RULE);
 
 const CallSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('request'),
     method: z.enum(HTTP_METHODS),
-    path: z.string().max(4096),
+    path: z.string().max(CALL_LIMITS.pathChars),
     params: z.unknown().optional(),
     cluster: CLUSTER_NAME.optional(),
   }),
@@ -93,8 +94,8 @@ const CallSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({
     kind: z.literal('waitTask'),
-    upid: z.string().max(512),
-    timeoutMs: z.number().int().positive().max(24 * 3600_000).optional(),
+    upid: z.string().max(CALL_LIMITS.upidChars),
+    timeoutMs: z.number().int().min(CALL_LIMITS.minTimeoutMs).max(CALL_LIMITS.maxTimeoutMs).optional(),
     cluster: CLUSTER_NAME.optional(),
   }),
 ]);

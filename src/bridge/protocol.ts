@@ -5,6 +5,7 @@
  */
 import type { HttpMethod, RiskClass } from '../schema/model.js';
 
+
 export interface RequestCall {
   kind: 'request';
   method: HttpMethod;

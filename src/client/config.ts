@@ -68,7 +68,10 @@ export interface LoadConfigOptions {
   degraded?: boolean;
 }
 
-const CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+/** A configured cluster's name; scripts name clusters the same way (`pve.cluster('lab')`). */
+export const CLUSTER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+export const CLUSTER_NAME_RULE = 'cluster names are 1-63 letters, digits, _ . - (starting with a letter or digit)';
+const CLUSTER_NAME = CLUSTER_NAME_PATTERN;
 
 const secretRef = z.union(
   [z.string().min(1), z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })],

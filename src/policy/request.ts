@@ -33,7 +33,21 @@ export class InvalidCallError extends Error {
   }
 }
 
-const MAX_PATH_LENGTH = 2048;
+/**
+ * The limits of a bridge call, one set for every place that checks one (the sandbox channel, the
+ * handler, this resolution), so they cannot disagree.
+ */
+export const CALL_LIMITS = {
+  /** A call's path, as written by the script. */
+  pathChars: 2_048,
+  /** A task ID (`UPID:node:…`). */
+  upidChars: 512,
+  /** `waitTask`'s `timeoutMs`: at least 1 ms, at most a day (the run's task-wait budget caps it further). */
+  minTimeoutMs: 1,
+  maxTimeoutMs: 86_400_000,
+} as const;
+
+const MAX_PATH_LENGTH = CALL_LIMITS.pathChars;
 const MAX_SEGMENT_LENGTH = 512;
 /** Characters PVE identifiers use (node, storage, snapshot, user@realm!token, UPID, pool…). */
 const SAFE_SEGMENT = /^[A-Za-z0-9._~:@!+,=-]+$/;

@@ -6,9 +6,11 @@
  */
 import { z } from 'zod';
 import type { BridgeCall } from '../bridge/protocol.js';
+import { CLUSTER_NAME_PATTERN, CLUSTER_NAME_RULE } from '../client/config.js';
+import { CALL_LIMITS } from '../policy/request.js';
 import { HTTP_METHODS } from '../schema/model.js';
 
-const MAX_PATH = 1_024;
+const MAX_PATH = CALL_LIMITS.pathChars;
 const MAX_PARAM_DEPTH = 16;
 const SEGMENT = /^(?:\{[A-Za-z0-9_-]+\}|[A-Za-z0-9_.:@!+=,~-]+)$/;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -23,7 +25,7 @@ const pathSchema = z
 
 const clusterSchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'cluster names are 1-64 letters, digits, _ . -');
+  .regex(CLUSTER_NAME_PATTERN, CLUSTER_NAME_RULE);
 
 const requestSchema = z
   .object({
@@ -38,8 +40,8 @@ const requestSchema = z
 const waitTaskSchema = z
   .object({
     kind: z.literal('waitTask'),
-    upid: z.string().regex(/^UPID:[A-Za-z0-9_.:@!+=-]{1,500}$/, 'not a task id (UPID:node:...)'),
-    timeoutMs: z.number().int().min(0).max(86_400_000).optional(),
+    upid: z.string().max(CALL_LIMITS.upidChars).regex(/^UPID:[A-Za-z0-9_.:@!+=-]+$/, 'not a task id (UPID:node:...)'),
+    timeoutMs: z.number().int().min(CALL_LIMITS.minTimeoutMs, 'timeoutMs is at least 1 (milliseconds); leave it out for the default').max(CALL_LIMITS.maxTimeoutMs).optional(),
     cluster: clusterSchema.optional(),
   })
   .strict();

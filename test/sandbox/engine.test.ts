@@ -104,11 +104,11 @@ describe('the pve bridge', () => {
   it('turns a refused call into an error the script can catch', async () => {
     const o = await engine.run(
       {
-        code: "try {\n  await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1', vmid: 100 });\n} catch (e: any) {\n  return [e.name, e.kind, e.message, e instanceof Error];\n}",
+        code: "try {\n  await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1', vmid: 100 });\n} catch (e: any) {\n  return [e.name, e.kind, e.message, e instanceof Error, e.risk];\n}",
       },
       fakeBridge().handler,
     );
-    expect(o.result).toEqual(['PveDeniedError', 'denied', 'POST /nodes/{node}/qemu/{vmid}/status/start is refused by the test policy', true]);
+    expect(o.result).toEqual(['PveDeniedError', 'denied', 'POST /nodes/{node}/qemu/{vmid}/status/start is refused by the test policy', true, 'write']);
   });
 
   it('an uncaught bridge error becomes the run error with its kind, details and the awaiting position', async () => {

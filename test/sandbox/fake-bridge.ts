@@ -26,7 +26,7 @@ export function fakeBridge(options: { hangPaths?: string[]; delayMs?: number } =
       return { ok: true, data: { upid: call.upid, node: 'pve1', status: 'stopped', exitstatus: 'OK', ok: true, log: ['done'] } };
     }
     if (call.method !== 'GET') {
-      return { ok: false, error: { kind: 'denied', message: `${call.method} ${call.path} is refused by the test policy`, method: call.method, path: call.path } };
+      return { ok: false, error: { kind: 'denied', message: `${call.method} ${call.path} is refused by the test policy`, method: call.method, path: call.path, risk: 'write' } };
     }
     switch (call.path) {
       case '/version':
