@@ -282,13 +282,15 @@ export class Product {
     const checker = input.typecheck === false ? undefined : runtime.typeChecker();
     const result = await session.run(
       { code: input.code, ...(input.dryRun ? { dryRun: true } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) },
-      (handler) =>
+      (handler, phase) =>
         this.engine.run(
           {
             code: input.code,
             typecheck: checker !== undefined,
             ...(checker ? { checker } : {}),
-            ...(hooks.onLog ? { onLog: hooks.onLog } : {}),
+            // The approval probe's lines would arrive again from the run that follows it; a probe
+            // that is itself the answer (it failed) returns its lines with its result.
+            ...(hooks.onLog && phase !== 'probe' ? { onLog: hooks.onLog } : {}),
             ...(hooks.signal ? { signal: hooks.signal } : {}),
           },
           handler,

@@ -16,8 +16,8 @@ import { call, login, startTestSimulator } from './helpers.js';
 
 const available = hasOfficialSchema('9.1');
 
-/** Share of the 9.1 GETs that must answer 200 (raised as areas land; the goal is 0.95). */
-const MIN_ANSWERED = 0.85;
+/** Share of the 9.1 GETs that must answer 200 with a valid answer. */
+const MIN_ANSWERED = 0.95;
 
 /** GETs the simulator does not answer with data, and why (kept in step with docs/simulator.md). */
 export const NOT_WALKED: Record<string, string> = {
@@ -28,6 +28,7 @@ export const NOT_WALKED: Record<string, string> = {
   'GET /nodes/{node}/lxc/{vmid}/mtunnelwebsocket': 'a websocket tunnel of a remote migration, not a JSON answer',
   'GET /nodes/{node}/storage/{storage}/file-restore/list': 'needs a Proxmox Backup Server storage, which the presets do not have',
   'GET /nodes/{node}/storage/{storage}/file-restore/download': 'needs a Proxmox Backup Server storage, which the presets do not have',
+  'GET /cluster/ceph/metadata': "the declared return type requires keys literally named '{id}' and '{node}', which no real answer has",
 };
 
 /** Values for required query parameters that have no enum (the first enum value is used otherwise). */
@@ -186,6 +187,8 @@ describe.skipIf(!available)(available ? 'walk of every 9.1 GET' : `walk of every
         if (v === undefined) missingQuery = true;
         else query.push(`${encodeURIComponent(p.name)}=${encodeURIComponent(v)}`);
       }
+      // A prune dry run needs a retention; none is configured on the storages, so the walk gives one.
+      if (op.key === 'GET /nodes/{node}/storage/{storage}/prunebackups') query.push('prune-backups=keep-last%3D1');
       const qs = query.length ? `?${query.join('&')}` : '';
       // Fill the path left to right, trying a few candidates per parameter until the call answers 200.
       const segments = op.path.split('/');

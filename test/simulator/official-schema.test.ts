@@ -65,11 +65,11 @@ describe.skipIf(!available)(available ? 'simulator vs the official 9.1 schema' :
     const doc = await call(served, '/pve-docs/api-viewer/apidoc.js', { auth: 'none' });
     expect(doc.text.length).toBe(served.apidocText.length);
     expect(served.model.operations.length).toBe(official.operations.length);
-    const notImplemented = official.operations.find((op) => op.key === 'GET /nodes/{node}/ceph/status');
+    const notImplemented = official.operations.find((op) => op.key === 'GET /nodes/{node}/vncwebsocket');
     expect(notImplemented).toBeDefined();
-    const r = await call(served, '/api2/json/nodes/pve1/ceph/status');
+    const r = await call(served, '/api2/json/nodes/pve1/vncwebsocket');
     expect(r.status).toBe(501);
-    expect(r.statusText).toBe("Method 'GET /nodes/pve1/ceph/status' not implemented by the simulator");
+    expect(r.statusText).toBe("Method 'GET /nodes/pve1/vncwebsocket' not implemented by the simulator");
     const badVmid = await call(served, '/api2/json/nodes/pve1/qemu/99/status/current');
     expect(badVmid.json.errors.vmid).toBe('invalid format - value does not look like a valid VM ID\n');
   });

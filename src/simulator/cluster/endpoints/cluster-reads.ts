@@ -6,7 +6,7 @@
  * are never part of an answer, as on PVE.
  */
 import { createHash } from 'node:crypto';
-import type { SimRequestContext } from '../../contract.js';
+import type { SimEndpoint, SimRequestContext } from '../../contract.js';
 import { diskEntries } from '../guest-config.js';
 import { guestRuntime } from '../metrics.js';
 import { fail } from '../errors.js';
@@ -15,6 +15,7 @@ import type { Guest, GuestType } from '../types.js';
 import { haSid } from '../views.js';
 import { guestSeries, type ReadHandlers } from './node-reads.js';
 import { optStr, reqInt, reqStr } from './params.js';
+import { arr, int, obj, opt, P, perm, str } from './schema.js';
 
 type Json = Record<string, unknown>;
 
@@ -127,6 +128,7 @@ export function clusterReads(state: ClusterState): ReadHandlers {
   const guest = (type: GuestType) => (ctx: SimRequestContext): Guest => state.guestAt(type, reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
   const totem = () => ({ version: 2, cluster_name: state.clusterName, config_version: nodes().length + 2, ip_version: 'ipv4-6', secauth: 'on', link_mode: 'passive', interface: { 0: { linknumber: 0 } } });
   const out: ReadHandlers = {
+    '/cluster': ['Cluster-wide sections (directory index).', () => ['acme', 'backup', 'backup-info', 'bulk-action', 'ceph', 'config', 'firewall', 'ha', 'jobs', 'log', 'mapping', 'metrics', 'nextid', 'notifications', 'options', 'replication', 'resources', 'sdn', 'status', 'tasks'].map((name) => ({ name }))],
     '/cluster/config': ['Cluster configuration sections (directory index).', () => ['apiversion', 'join', 'nodes', 'qdevice', 'totem'].map((name) => ({ name }))],
     '/cluster/config/apiversion': ['Version of the cluster join API this node speaks.', () => 1],
     '/cluster/config/nodes': ['Nodes in the corosync configuration with their votes and ring addresses.', () => (state.clusterName ? nodes().map((n) => ({ node: n.name, name: n.name, nodeid: String(n.nodeid), quorum_votes: '1', ring0_addr: n.ip })) : [])],
@@ -269,17 +271,58 @@ export function clusterReads(state: ClusterState): ReadHandlers {
   return out;
 }
 
+/** `POST …/agent/exec`: start a command in the guest; its outcome is read with exec-status. */
+export function agentExecEndpoint(state: ClusterState): SimEndpoint {
+  return {
+    method: 'POST',
+    path: '/nodes/{node}/qemu/{vmid}/agent/exec',
+    description: 'Run a command inside the VM through the guest agent; answers the process ID to pass to exec-status.',
+    parameters: { node: P.node, vmid: P.vmid, command: arr(str('Program and arguments.')), 'input-data': opt(str('Data passed to the command on standard input.', { maxLength: 65536 })) },
+    returns: obj({ pid: int('Process ID in the guest.') }),
+    permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Unrestricted']) },
+    proxyto: 'node',
+    protected: true,
+    handler: (ctx) => {
+      const g = state.guestAt('qemu', reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
+      if (!/^(?:1|enabled=1)(?:,|$)/.test(String(g.config.agent ?? ''))) throw fail('No QEMU guest agent configured');
+      if (g.status !== 'running') throw fail(`VM ${g.vmid} is not running`);
+      const raw = ctx.params.command;
+      const command = (Array.isArray(raw) ? raw.map(String) : [String(raw)]).flatMap((c) => c.split(/\s+/)).filter(Boolean);
+      const runs = state.area('agent-exec', () => new Map<number, { vmid: number; command: string[]; at: number }>());
+      const pid = 1000 + runs.size * 7 + (g.vmid % 7);
+      runs.set(pid, { vmid: g.vmid, command, at: state.now() });
+      return { pid };
+    },
+  };
+}
+
 /** Guest-agent views of a running VM, from its config and runtime. */
 export function agentReads(state: ClusterState): ReadHandlers {
   const vm = (ctx: SimRequestContext): Guest => {
     const g = state.guestAt('qemu', reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
-    if (!/^1/.test(String(g.config.agent ?? '0'))) throw fail('No QEMU guest agent configured');
+    if (!/^(?:1|enabled=1)(?:,|$)/.test(String(g.config.agent ?? ''))) throw fail('No QEMU guest agent configured');
     if (g.status !== 'running') throw fail(`VM ${g.vmid} is not running`);
     return g;
   };
   const windows = (g: Guest) => String(g.config.ostype ?? '').startsWith('win');
   const result = (v: unknown) => ({ result: v });
+  const runs = () => state.area('agent-exec', () => new Map<number, { vmid: number; command: string[]; at: number }>());
   return {
+    '/nodes/{node}/qemu/{vmid}/agent/exec-status': ['Outcome of a command started with agent/exec: exit code and output once it has ended.', (ctx) => {
+      const g = vm(ctx);
+      const run = runs().get(reqInt(ctx, 'pid'));
+      if (!run || run.vmid !== g.vmid) throw fail(`Agent error: Invalid parameter 'pid'`);
+      const [cmd, ...args] = run.command;
+      const rt = guestRuntime(g, state.node(g.node), state.now());
+      const outputs: Record<string, string> = {
+        uptime: ` ${new Date(state.now()).toISOString().slice(11, 19)} up ${Math.floor(rt.uptime / 60)} min,  1 user,  load average: ${(rt.cpu * rt.cpus).toFixed(2)}, 0.30, 0.25\n`,
+        hostname: `${String(g.config.name ?? `vm${g.vmid}`)}\n`,
+        echo: `${args.join(' ')}\n`,
+        true: '',
+      };
+      const out = outputs[cmd ?? ''];
+      return out === undefined ? { exited: 1, exitcode: 127, 'err-data': `${cmd}: command not found\n` } : { exited: 1, exitcode: 0, 'out-data': out };
+    }],
     '/nodes/{node}/qemu/{vmid}/agent/info': ['Commands the guest agent supports.', (ctx) => (vm(ctx), result({ version: '9.2.0', supported_commands: ['guest-exec', 'guest-exec-status', 'guest-file-read', 'guest-get-fsinfo', 'guest-get-host-name', 'guest-get-osinfo', 'guest-get-time', 'guest-get-timezone', 'guest-get-users', 'guest-get-vcpus', 'guest-network-get-interfaces', 'guest-ping'].map((name) => ({ name, enabled: true, 'success-response': true })) }))],
     '/nodes/{node}/qemu/{vmid}/agent/get-fsinfo': ['File systems the guest has mounted, with their size and use.', (ctx) => {
       const g = vm(ctx);
