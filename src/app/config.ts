@@ -17,6 +17,7 @@ import { sandboxLimitsSchema, type SandboxLimits } from '../sandbox/limits.js';
 import { parsePolicyConfig, PolicyConfigError, PolicyConfigSchema } from '../policy/policy-config.js';
 import { Policy } from '../policy/policy.js';
 import { PRESET_NAMES } from '../policy/presets.js';
+import { DEFAULT_ALGORITHMS, DEFAULT_SCOPES } from '../server/auth/defaults.js';
 
 export interface AppConfig {
   pve: PveConfig;
@@ -29,7 +30,99 @@ export interface AppConfig {
   /** Every configured secret value, scrubbed from all output. */
   secrets: string[];
   source: string;
+  /** `serve --http`: listener, allowed hosts and origins, TLS, authentication, principal policies. */
+  http: HttpSettings;
 }
+
+/** The `http` section, resolved (paths absolute, secrets read, policy names resolved). */
+export interface HttpSettings {
+  host?: string;
+  port?: number;
+  publicUrl?: string;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  tls?: { certFile: string; keyFile: string; reloadIntervalMs: number };
+  /** The static bearer token (single-user mode). */
+  token?: string;
+  /** OAuth resource-server mode (see src/server/auth/oauth.ts). */
+  oauth?: {
+    issuer: string;
+    audience?: string[];
+    jwksUri?: string;
+    authorizationServers?: string[];
+    scopes: { read: string; write: string; approve: string };
+    principalClaim: string;
+    groupsClaim: string;
+    clockToleranceSec: number;
+    algorithms: string[];
+    jwksCooldownSec: number;
+  };
+  /** Policy by principal or group, first match wins; a principal no rule matches runs under each cluster's own policy. */
+  principals: PrincipalPolicyRule[];
+}
+
+export interface PrincipalPolicyRule {
+  user?: string;
+  group?: string;
+  /** The clusters the rule applies to; absent: all. */
+  clusters?: string[];
+  policy: Policy;
+}
+
+const secretRefSchema = z.union([z.string().min(16, 'use at least 16 characters'), z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })]);
+const httpUrl = z.url({ protocol: /^https?$/, message: 'expected an http(s) URL' });
+
+const httpSchema = z
+  .strictObject({
+    /** Listen address (default 127.0.0.1); `0.0.0.0` or `::` for every interface. */
+    host: z.string().min(1).optional(),
+    port: z.number().int().min(0).max(65_535).optional(),
+    /** The MCP endpoint's URL as clients reach it (DNS name, reverse proxy): printed, allowed as Host, the OAuth resource. */
+    publicUrl: httpUrl.optional(),
+    /** More Host header values to accept: names (any port), name:port, addresses. */
+    allowedHosts: z.array(z.string().min(1)).default([]),
+    /** Browser origins allowed to call the server (CORS), e.g. http://localhost:6274 for the MCP Inspector. */
+    allowedOrigins: z.array(z.string().min(1)).default([]),
+    tls: z
+      .strictObject({
+        cert: z.string().min(1),
+        key: z.string().min(1),
+        /** How often the files are checked for a renewed certificate. */
+        reloadSeconds: z.number().min(1).max(86_400).default(10),
+      })
+      .optional(),
+    /** The static bearer token (single user); default PVE_MCP_TOKEN or a random one. */
+    token: secretRefSchema.optional(),
+    oauth: z
+      .strictObject({
+        issuer: httpUrl,
+        audience: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+        jwksUri: httpUrl.optional(),
+        authorizationServers: z.array(httpUrl).min(1).optional(),
+        scopes: z
+          .strictObject({
+            read: z.string().min(1).default(DEFAULT_SCOPES.read),
+            write: z.string().min(1).default(DEFAULT_SCOPES.write),
+            approve: z.string().min(1).default(DEFAULT_SCOPES.approve),
+          })
+          .prefault({}),
+        principalClaim: z.string().min(1).default('sub'),
+        groupsClaim: z.string().min(1).default('groups'),
+        clockToleranceSec: z.number().min(0).max(300).default(30),
+        algorithms: z.array(z.enum(DEFAULT_ALGORITHMS)).min(1).default([...DEFAULT_ALGORITHMS]),
+        jwksCooldownSec: z.number().min(0).max(3_600).default(30),
+      })
+      .optional(),
+    principals: z
+      .array(
+        z
+          .strictObject({ user: z.string().min(1).optional(), group: z.string().min(1).optional(), clusters: z.array(z.string().min(1)).min(1).optional(), policy: z.string().min(1) })
+          .refine((r) => (r.user === undefined) !== (r.group === undefined), { message: 'a rule names either a user or a group' }),
+      )
+      .default([]),
+  })
+  .refine((h) => !(h.token !== undefined && h.oauth !== undefined), { message: 'give either token (one user) or oauth (an identity provider), not both' })
+  .prefault({});
 
 /**
  * The audit log's settings (`audit` section). Keyed by default: without `hmacKey`, a key is read
@@ -198,7 +291,7 @@ const typecheckSchema = z.strictObject({
 });
 export type TypecheckSettings = z.output<typeof typecheckSchema>;
 
-const PRODUCT_KEYS = ['policies', 'audit', 'stateDir', 'sandbox'] as const;
+const PRODUCT_KEYS = ['policies', 'audit', 'stateDir', 'sandbox', 'http'] as const;
 
 const productSchema = z.strictObject({
   policies: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'policy names use letters, digits, _ . -'), z.unknown()).default({}),
@@ -214,6 +307,7 @@ const productSchema = z.strictObject({
     })
     // prefault, not default: the empty object is parsed, so the nested defaults fill in.
     .prefault({}),
+  http: httpSchema,
 });
 
 export interface LoadAppConfigOptions {
@@ -317,6 +411,7 @@ function assemble(
     if (policy) perCluster.set(cluster.name, policy);
   }
   const audit = resolveAudit(product.audit, { env, baseDir, stateDir, createKey: true }, issues);
+  const http = resolveHttp(product.http, { env, baseDir, clusters: pve.clusters.map((c) => c.name), policy: (ref, key) => resolvePolicy(ref, key) }, issues);
   if (issues.length > 0) throw new PveConfigError(issues, pve.source);
 
   const secrets: string[] = [];
@@ -325,7 +420,9 @@ function assemble(
     for (const token of Object.values(c.tokens ?? {})) secrets.push(Secret.from(token.secret).reveal());
   }
   if (audit.hmacKey) secrets.push(audit.hmacKey);
+  if (http.token) secrets.push(http.token);
   return {
+    http,
     pve,
     policyFor: (cluster) => {
       const p = perCluster.get(cluster);
@@ -345,6 +442,65 @@ function assemble(
   };
 }
 
+/** The `http` section: paths against the config's directory, the token read, rule policies resolved. */
+function resolveHttp(
+  raw: z.output<typeof httpSchema>,
+  ctx: { env: Record<string, string | undefined>; baseDir: string; clusters: string[]; policy(ref: string, key: string): Policy | undefined },
+  issues: Array<{ key: string; message: string }>,
+): HttpSettings {
+  let token: string | undefined;
+  const ref = raw.token;
+  if (typeof ref === 'string') token = ref;
+  else if (ref && 'env' in ref) {
+    token = ctx.env[ref.env];
+    if (!token) issues.push({ key: 'http.token', message: `environment variable ${ref.env} is not set: export it or remove the key` });
+  } else if (ref && 'file' in ref) {
+    const file = absolute(ctx.baseDir, ref.file);
+    try {
+      token = readFileSync(file, 'utf8').trim();
+    } catch (err) {
+      issues.push({ key: 'http.token', message: `cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+    }
+  }
+  if (token !== undefined && token.length > 0 && token.length < 16) issues.push({ key: 'http.token', message: 'the token must be at least 16 characters' });
+  const principals: PrincipalPolicyRule[] = [];
+  raw.principals.forEach((rule, i) => {
+    const key = `http.principals.${i}`;
+    for (const c of rule.clusters ?? []) {
+      if (!ctx.clusters.includes(c)) issues.push({ key: `${key}.clusters`, message: `no cluster named '${c}' (clusters: ${ctx.clusters.join(', ')})` });
+    }
+    const policy = ctx.policy(rule.policy, `${key}.policy`);
+    if (policy) principals.push({ ...(rule.user ? { user: rule.user } : {}), ...(rule.group ? { group: rule.group } : {}), ...(rule.clusters ? { clusters: rule.clusters } : {}), policy });
+  });
+  const o = raw.oauth;
+  return {
+    ...(raw.host !== undefined ? { host: raw.host } : {}),
+    ...(raw.port !== undefined ? { port: raw.port } : {}),
+    ...(raw.publicUrl !== undefined ? { publicUrl: raw.publicUrl } : {}),
+    allowedHosts: raw.allowedHosts,
+    allowedOrigins: raw.allowedOrigins,
+    ...(raw.tls ? { tls: { certFile: absolute(ctx.baseDir, raw.tls.cert), keyFile: absolute(ctx.baseDir, raw.tls.key), reloadIntervalMs: Math.round(raw.tls.reloadSeconds * 1000) } } : {}),
+    ...(token ? { token } : {}),
+    ...(o
+      ? {
+          oauth: {
+            issuer: o.issuer,
+            ...(o.audience !== undefined ? { audience: typeof o.audience === 'string' ? [o.audience] : o.audience } : {}),
+            ...(o.jwksUri ? { jwksUri: o.jwksUri } : {}),
+            ...(o.authorizationServers ? { authorizationServers: o.authorizationServers } : {}),
+            scopes: o.scopes,
+            principalClaim: o.principalClaim,
+            groupsClaim: o.groupsClaim,
+            clockToleranceSec: o.clockToleranceSec,
+            algorithms: o.algorithms,
+            jwksCooldownSec: o.jwksCooldownSec,
+          },
+        }
+      : {}),
+    principals,
+  };
+}
+
 function absolute(baseDir: string, path: string): string {
   return isAbsolute(path) ? path : resolve(baseDir, path);
 }
@@ -359,6 +515,7 @@ const KEY_DESCRIPTIONS: Record<string, string> = {
   audit: 'The hash-chained audit log: file, hmacKey (default: a key generated on first use), rotation and retention, witness.',
   stateDir: 'Dry-run plans and operator approvals (default ~/.local/state/pve-code-mcp).',
   sandbox: 'Sandbox workers, worker confinement, limits and the type-check process.',
+  http: 'serve --http: listen address, publicUrl, allowedHosts/allowedOrigins, tls (cert, key, reloaded), token (one user) or oauth (an identity provider: issuer, audience, scopes), principals (policy by user or group).',
 };
 
 /**

@@ -55,9 +55,19 @@ export interface RunScriptInput {
 
 export interface RunScriptHooks {
   approver?: Approver;
+  /** Who runs it (a remote HTTP user): named in every audit entry of the run, owner of its plans and approvals. */
+  principal?: RunPrincipal;
   onLog?(line: string): void;
   onProgress?(event: TaskProgressEvent): void;
   signal?: AbortSignal;
+}
+
+export interface RunPrincipal {
+  id: string;
+  /** How the principal appears in the audit (`principal` of every entry of its runs). */
+  audit: Record<string, unknown>;
+  /** The policy this principal runs under on a cluster (checked at run time); default the cluster's. */
+  policyFor?(cluster: string, configured: Policy): Policy;
 }
 
 export interface RunScriptOutput {
@@ -266,15 +276,26 @@ export class Product {
 
   async runScript(input: RunScriptInput, hooks: RunScriptHooks = {}): Promise<RunScriptOutput> {
     const runtime = this.cluster(input.cluster);
+    const principal = hooks.principal;
+    // A principal's policy per cluster, decided once per run.
+    const chosen = new Map<string, Policy>();
+    const policyOf = (name: string): Policy => {
+      const configured = this.cluster(name).policy;
+      if (!principal?.policyFor) return configured;
+      let p = chosen.get(name);
+      if (!p) chosen.set(name, (p = principal.policyFor(name, configured)));
+      return p;
+    };
+    const audit = this.audit;
     const session = new RunSession({
       defaultCluster: runtime.name,
       model: (name) => this.cluster(name).model,
       client: (name, risk) => this.cluster(name).clientFor(risk),
-      policy: runtime.policy,
-      policyFor: (name) => this.cluster(name).policy,
-      approvals: this.approvals,
+      policy: policyOf(runtime.name),
+      policyFor: policyOf,
+      approvals: principal ? this.approvals.forPrincipal(principal.id) : this.approvals,
       ...(hooks.approver ? { approver: hooks.approver } : {}),
-      audit: this.audit,
+      audit: principal ? { append: (type, data) => audit.append(type, { ...data, principal: principal.audit }) } : audit,
       secrets: this.scrubber,
       permissions: this.permissions,
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),

@@ -52,7 +52,13 @@ export type ApprovalErrorCode =
   /** `consume` of an approval that another run (maybe in another process) consumed first. */
   | 'already-consumed'
   /** The store's lock could not be taken. */
-  | 'store-locked';
+  | 'store-locked'
+  /** A principal tried to approve a plan it asked for itself (an approval needs a second person). */
+  | 'self-approval'
+  /** `for` names a principal that never asked for this plan. */
+  | 'not-requested'
+  /** Several principals asked for this plan and the approval does not say for whom. */
+  | 'ambiguous-requester';
 
 export class ApprovalError extends Error {
   constructor(
@@ -106,6 +112,8 @@ const RecordSchema = z.discriminatedUnion('type', [
     approvedBy: z.string(),
     /** Random id of this approval (records from before ids were added have none). */
     id: z.string().optional(),
+    /** The principal the approval is for (who asked for the plan); absent for runs without a principal (stdio, CLI). */
+    requestedBy: z.string().optional(),
   }),
   z.object({
     type: z.literal('consume'),
@@ -115,12 +123,27 @@ const RecordSchema = z.discriminatedUnion('type', [
     /** How the run was approved: an operator approval (its id) or the human through elicitation. */
     via: z.enum(['operator', 'elicitation']).optional(),
     approvalId: z.string().optional(),
+    /** The principal whose run consumed it; absent for runs without a principal. */
+    principal: z.string().optional(),
+  }),
+  /** A principal asked for a plan (its dry-run stored it): who an approval of it can be for. */
+  z.object({
+    type: z.literal('request'),
+    planId: z.string().regex(PLAN_ID),
+    at: z.string(),
+    principal: z.string(),
   }),
 ]);
 
 type StoreRecord = z.infer<typeof RecordSchema>;
 export type ApprovalRecord = Extract<StoreRecord, { type: 'approve' }>;
 export type ConsumeRecord = Extract<StoreRecord, { type: 'consume' }>;
+type RequestRecord = Extract<StoreRecord, { type: 'request' }>;
+
+/** Whose record this is: an approval is for its requester, a consume is its run's principal. */
+function ownerOf(r: ApprovalRecord | ConsumeRecord): string | undefined {
+  return r.type === 'approve' ? r.requestedBy : r.principal;
+}
 
 export interface ApprovalMatch {
   approval: ApprovalRecord;
@@ -134,6 +157,8 @@ export interface StoredPlanStatus {
   status: 'pending' | 'approved' | 'ran';
   approval?: ApprovalRecord;
   lastRun?: ConsumeRecord;
+  /** Principals that asked for the plan (remote HTTP users); empty for plans from runs without a principal. */
+  requestedBy: string[];
 }
 
 /** Quote a path for a POSIX shell when it needs it. */
@@ -151,9 +176,25 @@ export function shellQuote(value: string): string {
  * comes after it — including one recorded for a run the human accepted through elicitation, so a
  * plan that already ran is never run again on an approval given before it ran, and `approve`
  * refuses a plan that already ran unless the operator says `again`.
+ *
+ * Principals (remote HTTP users, see src/server/auth): a store bound to a principal
+ * (`forPrincipal`) records who asked for each plan it stores, and claims and consumes only
+ * approvals given for that principal. Approvals and runs are kept per principal: an approval is
+ * for one requester, only that requester's runs can use it, and one principal's runs never spend
+ * another's approval. An unbound store (stdio, the CLI) sees only records without a principal,
+ * which is exactly the behaviour from before principals existed.
  */
 export class ApprovalStore {
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    /** The principal whose plans and approvals this view handles; undefined: runs without one. */
+    readonly principal?: string,
+  ) {}
+
+  /** The same store seen by one principal. */
+  forPrincipal(principal: string): ApprovalStore {
+    return new ApprovalStore(this.dir, principal);
+  }
 
   private get approvalsFile(): string {
     return join(this.dir, 'approvals.jsonl');
@@ -182,12 +223,15 @@ export class ApprovalStore {
   /** What to tell the agent about a plan: approve it (the exact command), or that it already ran. */
   nextStep(planId: string): string {
     const status = this.status(planId);
+    const remote = this.principal !== undefined
+      ? ` (or, from anywhere, a principal with the approve scope: POST /approvals/${planId} on this server; see docs/security.md)`
+      : '';
     if (!status) return approvalNextStep();
     if (status.status === 'ran') {
       return `Plan ${planId} already ran (run ${status.lastRun?.runId ?? '?'} at ${status.lastRun?.at ?? '?'}); an approval is used once. To run it again the operator approves it again: \`${this.approveCommand(planId)} --again\`, then run the same script unchanged`;
     }
     if (status.status === 'approved') return `Plan ${planId} is approved until ${status.approval?.expiresAt ?? '?'}: run the same script again unchanged`;
-    return `Plan ${planId} is stored: ask the operator to approve it with \`${this.approveCommand(planId)}\`, then run the same script again unchanged`;
+    return `Plan ${planId} is stored: ask the operator to approve it with \`${this.approveCommand(planId)}\`${remote}, then run the same script again unchanged`;
   }
 
   /** Keep a dry-run plan so it can be approved and enforced later (owner-only file, replaced atomically). */
@@ -204,6 +248,18 @@ export class ApprovalStore {
       rmSync(tmp, { force: true });
       throw err;
     }
+    const principal = this.principal;
+    if (principal !== undefined) {
+      this.locked(() => {
+        const asked = this.records().some((r) => r.type === 'request' && r.planId === plan.planId && r.principal === principal);
+        if (!asked) this.append({ type: 'request', planId: plan.planId, at: new Date().toISOString(), principal });
+      });
+    }
+  }
+
+  /** The principals that asked for a plan, in the order they first did. */
+  requesters(planId: string): string[] {
+    return requestersIn(this.records(), planId);
   }
 
   loadPlan(planId: string): Plan | undefined {
@@ -237,15 +293,44 @@ export class ApprovalStore {
   /**
    * Record the operator's approval of a stored plan. Refused (`already-run`) when the plan already
    * ran, unless `again`; an approval that is still valid is returned instead of adding another.
+   *
+   * The approval is for the principal who asked for the plan (`for`, or the only one who did);
+   * a plan nobody asked for remotely is approved for runs without a principal. `approver` is a
+   * principal approving over HTTP: it becomes `approvedBy`, and it may not approve its own plan.
    */
-  approve(planId: string, opts: { ttlMs?: number; approvedBy?: string; now?: Date; again?: boolean } = {}): ApprovalRecord {
+  approve(planId: string, opts: ApproveOptions = {}): ApprovalRecord {
     const plan = this.loadPlan(planId);
     if (!plan) {
       throw new ApprovalError(`no dry-run plan ${planId} in ${this.dir}; run the script with dryRun: true and approve the planId it reports`, 'no-plan');
     }
     const now = opts.now ?? new Date();
     return this.locked(() => {
-      const state = this.planState(planId, this.records(), now);
+      const records = this.records();
+      const requesters = requestersIn(records, planId);
+      let target: string | undefined;
+      if (opts.for !== undefined) {
+        if (!requesters.includes(opts.for)) {
+          throw new ApprovalError(
+            `principal '${opts.for}' never asked for plan ${planId}${requesters.length > 0 ? ` (asked by: ${requesters.join(', ')})` : ' (no remote principal asked for it)'}; approve it for one who did`,
+            'not-requested',
+          );
+        }
+        target = opts.for;
+      } else if (requesters.length === 1) {
+        target = requesters[0];
+      } else if (requesters.length > 1) {
+        throw new ApprovalError(
+          `plan ${planId} was asked for by ${requesters.length} principals (${requesters.join(', ')}); say whom the approval is for ("for" in POST /approvals/${planId})`,
+          'ambiguous-requester',
+        );
+      }
+      if (opts.approver !== undefined && target !== undefined && opts.approver === target) {
+        throw new ApprovalError(
+          `principal '${opts.approver}' asked for plan ${planId} and cannot approve it too: another principal with the approve scope (or the operator on the server host) has to`,
+          'self-approval',
+        );
+      }
+      const state = this.planState(planId, records, now, target);
       if (state.valid) return state.valid;
       if (state.lastRun && !opts.again) {
         throw new ApprovalError(
@@ -260,8 +345,9 @@ export class ApprovalStore {
         codeHash: plan.codeHash,
         approvedAt: now.toISOString(),
         expiresAt: new Date(now.getTime() + (opts.ttlMs ?? DEFAULT_APPROVAL_TTL_MS)).toISOString(),
-        approvedBy: opts.approvedBy ?? currentUser(),
+        approvedBy: opts.approver ?? opts.approvedBy ?? currentUser(),
         id: randomUUID(),
+        ...(target !== undefined ? { requestedBy: target } : {}),
       };
       this.append(record);
       return record;
@@ -275,7 +361,7 @@ export class ApprovalStore {
   claim(query: { planId?: string; codeHash: string }, runId: string, now: Date = new Date()): ApprovalMatch | undefined {
     return this.locked(() => {
       const match = this.findIn(this.records(), query, now);
-      if (match) this.append({ type: 'consume', planId: match.plan.planId, at: now.toISOString(), runId, via: 'operator', ...(match.approval.id ? { approvalId: match.approval.id } : {}) });
+      if (match) this.append({ type: 'consume', planId: match.plan.planId, at: now.toISOString(), runId, via: 'operator', ...(match.approval.id ? { approvalId: match.approval.id } : {}), ...this.principalField() });
       return match;
     });
   }
@@ -286,9 +372,9 @@ export class ApprovalStore {
    */
   consume(planId: string, runId: string, now: Date = new Date()): void {
     this.locked(() => {
-      const state = this.planState(planId, this.records(), now);
+      const state = this.planState(planId, this.records(), now, this.principal);
       if (!state.valid) throw new ApprovalError(`the approval of plan ${planId} was already used by another run (or expired); nothing may run on it`, 'already-consumed');
-      this.append({ type: 'consume', planId, at: now.toISOString(), runId, via: 'operator', ...(state.valid.id ? { approvalId: state.valid.id } : {}) });
+      this.append({ type: 'consume', planId, at: now.toISOString(), runId, via: 'operator', ...(state.valid.id ? { approvalId: state.valid.id } : {}), ...this.principalField() });
     });
   }
 
@@ -299,7 +385,7 @@ export class ApprovalStore {
    */
   markConsumed(planId: string, runId: string, via: 'elicitation' | 'operator' = 'elicitation', now: Date = new Date()): void {
     if (!PLAN_ID.test(planId)) throw new ApprovalError(`'${planId}' is not a planId`, 'bad-plan-id');
-    this.locked(() => this.append({ type: 'consume', planId, at: now.toISOString(), runId, via }));
+    this.locked(() => this.append({ type: 'consume', planId, at: now.toISOString(), runId, via, ...this.principalField() }));
   }
 
   /**
@@ -314,13 +400,25 @@ export class ApprovalStore {
   status(planId: string, now: Date = new Date()): StoredPlanStatus | undefined {
     const plan = this.loadPlan(planId);
     if (!plan) return undefined;
-    const state = this.planState(planId, this.records(), now);
+    return this.statusIn(plan, this.records(), now);
+  }
+
+  /** Where a plan stands for this store's principal, or (unbound) for its only requester, else for runs without a principal. */
+  private statusIn(plan: Plan, records: StoreRecord[], now: Date): StoredPlanStatus {
+    const requestedBy = requestersIn(records, plan.planId);
+    const subject = this.principal ?? (requestedBy.length === 1 ? requestedBy[0] : undefined);
+    const state = this.planState(plan.planId, records, now, subject);
     return {
       plan,
       status: state.valid ? 'approved' : state.lastRun ? 'ran' : 'pending',
       ...(state.valid ? { approval: state.valid } : {}),
       ...(state.lastRun ? { lastRun: state.lastRun } : {}),
+      requestedBy,
     };
+  }
+
+  private principalField(): { principal?: string } {
+    return this.principal !== undefined ? { principal: this.principal } : {};
   }
 
   /** Stored plans, newest first (unreadable ones skipped), with their status. */
@@ -335,8 +433,7 @@ export class ApprovalStore {
         continue;
       }
       if (!plan) continue;
-      const state = this.planState(id, records, now);
-      out.push({ plan, status: state.valid ? 'approved' : state.lastRun ? 'ran' : 'pending', ...(state.valid ? { approval: state.valid } : {}), ...(state.lastRun ? { lastRun: state.lastRun } : {}) });
+      out.push(this.statusIn(plan, records, now));
     }
     return out.sort((a, b) => Date.parse(b.plan.createdAt) - Date.parse(a.plan.createdAt));
   }
@@ -352,12 +449,15 @@ export class ApprovalStore {
     }
   }
 
-  /** The valid approval of a plan (the newest approval after its last run, unexpired) and its last run. */
-  private planState(planId: string, records: StoreRecord[], now: Date): { valid?: ApprovalRecord; lastRun?: ConsumeRecord } {
+  /**
+   * The valid approval of a plan for one principal (the newest approval for it after its last
+   * run, unexpired) and that principal's last run of it.
+   */
+  private planState(planId: string, records: StoreRecord[], now: Date, principal: string | undefined): { valid?: ApprovalRecord; lastRun?: ConsumeRecord } {
     let valid: ApprovalRecord | undefined;
     let lastRun: ConsumeRecord | undefined;
     for (const r of records) {
-      if (r.planId !== planId) continue;
+      if (r.planId !== planId || r.type === 'request' || ownerOf(r) !== principal) continue;
       if (r.type === 'consume') {
         lastRun = r;
         valid = undefined; // a run spends every approval recorded before it
@@ -372,10 +472,10 @@ export class ApprovalStore {
   private findIn(records: StoreRecord[], query: { planId?: string; codeHash: string }, now: Date): ApprovalMatch | undefined {
     const candidates = new Set<string>();
     for (const r of records) {
-      if (r.type === 'approve' && r.codeHash === query.codeHash && (query.planId === undefined || r.planId === query.planId)) candidates.add(r.planId);
+      if (r.type === 'approve' && r.requestedBy === this.principal && r.codeHash === query.codeHash && (query.planId === undefined || r.planId === query.planId)) candidates.add(r.planId);
     }
     const valid = [...candidates]
-      .map((id) => this.planState(id, records, now).valid)
+      .map((id) => this.planState(id, records, now, this.principal).valid)
       .filter((a): a is ApprovalRecord => a !== undefined && a.codeHash === query.codeHash)
       .sort((a, b) => Date.parse(b.approvedAt) - Date.parse(a.approvedAt));
     for (const approval of valid) {
@@ -408,8 +508,26 @@ export class ApprovalStore {
   }
 }
 
+export interface ApproveOptions {
+  ttlMs?: number;
+  /** Who approved (default: the OS user); for an approval over HTTP use `approver`. */
+  approvedBy?: string;
+  now?: Date;
+  again?: boolean;
+  /** The principal the approval is for; default: the only principal that asked for the plan. */
+  for?: string;
+  /** A principal approving (over HTTP): recorded as `approvedBy`; refused for its own plan. */
+  approver?: string;
+}
+
+function requestersIn(records: StoreRecord[], planId: string): string[] {
+  const out: string[] = [];
+  for (const r of records) if (r.type === 'request' && r.planId === planId && !out.includes(r.principal)) out.push((r as RequestRecord).principal);
+  return out;
+}
+
 /** CLI entry: `pve-code-mcp approve <planId>`. Returns the record; throws ApprovalError with the next step. */
-export function approvePlan(planId: string, storeDir: string, opts: { ttlMs?: number; approvedBy?: string; now?: Date; again?: boolean } = {}): ApprovalRecord {
+export function approvePlan(planId: string, storeDir: string, opts: ApproveOptions = {}): ApprovalRecord {
   return new ApprovalStore(storeDir).approve(planId.trim().toLowerCase(), opts);
 }
 

@@ -1,22 +1,53 @@
 /**
- * Streamable HTTP transport host: one MCP session per client, bearer-token authentication,
- * DNS-rebinding protection, bounded request bodies. Loopback by default: the server holds
+ * Streamable HTTP transport host: one MCP session per client, each bound to the principal that
+ * opened it; authentication by a static bearer token (single user) or OAuth 2.1 access tokens
+ * from the operator's identity provider (src/server/auth/oauth.ts, with RFC 9728 metadata);
+ * DNS-rebinding protection (Host and Origin against the allowed lists), CORS for allowed
+ * origins, optional TLS with certificate reload, bounded request bodies, and the approvals
+ * endpoint for operators who are not on the server host. Loopback by default: the server holds
  * Proxmox credentials, so exposing it is an explicit decision (`--host`).
  */
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ApprovalStore } from '../safety/approval.js';
+import { APPROVALS_PATH, handleApprovals } from './auth/approvals-endpoint.js';
+import { StaticBearer } from './auth/bearer.js';
+import { HttpConfigError } from './auth/errors.js';
+import { checkHostEntry, checkOrigin, hostMatcher, isLoopback, isWildcard, machineHosts, primaryAddress, splitHost } from './auth/hosts.js';
+import { OAuthResourceServer, type OAuthSettings } from './auth/oauth.js';
+import type { AuthFailure, Authenticator, Capability, Principal } from './auth/principal.js';
+import { loadTlsPair, watchTls, type TlsFiles } from './auth/tls.js';
 
 export interface HttpServerOptions {
   host?: string;
   port?: number;
-  /** Bearer token clients must send; generated when absent (and printed by the CLI). */
+  /** Bearer token clients must send (static-bearer mode); generated when absent (and printed by the CLI). */
   token?: string;
-  /** Extra Host header values to accept (e.g. a reverse proxy name). */
+  /** The static bearer's principal id in the audit (default `bearer`). */
+  bearerPrincipal?: string;
+  /** OAuth resource-server mode instead of the static bearer. */
+  oauth?: OAuthSettings;
+  /** Extra Host header values to accept (names, `name:port`, addresses), e.g. a DNS name or a reverse proxy's. */
   allowedHosts?: string[];
+  /** Browser origins allowed to call the server (CORS), e.g. `http://localhost:6274` for the MCP Inspector. */
+  allowedOrigins?: string[];
+  /**
+   * The URL clients use for the MCP endpoint (a DNS name, a reverse proxy's): printed, its host
+   * allowed, and the OAuth resource identifier. Default: built from the listen address.
+   */
+  publicUrl?: string;
+  /** Serve HTTPS with this certificate and key (reloaded when the files change). */
+  tls?: TlsFiles;
+  /** Enables `/approvals` (OAuth mode): approval by principals with the approve scope. */
+  approvals?: ApprovalStore;
+  /** Called when a plan was approved over HTTP (for the audit). */
+  onApproved?(event: { planId: string; approver: Principal; for?: string; expiresAt: string }): void;
   maxBodyBytes?: number;
   /** Sessions idle longer than this are closed. */
   sessionIdleMs?: number;
@@ -31,9 +62,17 @@ export interface HttpServerOptions {
 
 export interface RunningHttpServer {
   url: string;
+  /** The static bearer token (empty in OAuth mode). */
   token: string;
   port: number;
+  mode: 'bearer' | 'oauth';
+  /** The protected-resource metadata URL (OAuth mode). */
+  metadataUrl?: string;
+  /** Host header values accepted (besides loopback names). */
+  allowedHosts: string[];
   sessions(): number;
+  /** TLS pairs loaded since start (after changes on disk). */
+  tlsReloads(): number;
   close(): Promise<void>;
 }
 
@@ -41,63 +80,134 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   lastSeen: number;
+  /** The principal that opened the session; nobody else may use it. */
+  principal: string;
 }
 
 const MCP_PATH = '/mcp';
+const METADATA_PATH = '/.well-known/oauth-protected-resource';
+const CORS_ALLOW_HEADERS = 'authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id';
+const CORS_EXPOSE_HEADERS = 'mcp-session-id, mcp-protocol-version, www-authenticate';
 
 export async function startHttpServer(
-  createSession: () => McpServer,
+  createSession: (principal: Principal) => McpServer,
   options: HttpServerOptions = {},
 ): Promise<RunningHttpServer> {
   const host = options.host ?? '127.0.0.1';
-  const token = options.token ?? randomBytes(24).toString('base64url');
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxSessions = Math.max(1, options.maxSessions ?? 256);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sessions = new Map<string, Session>();
-  const expected = Buffer.from(`Bearer ${token}`);
-  let port = 0;
+  const token = options.oauth ? '' : (options.token ?? randomBytes(24).toString('base64url'));
+  if (!options.oauth && token.length < 16) throw new HttpConfigError('--token', 'the bearer token must be at least 16 characters (or leave it out to have one generated)');
+  const extraHosts = (options.allowedHosts ?? []).map((h, i) => checkHostEntry(h, `http.allowedHosts[${i}]`));
+  const origins = new Set((options.allowedOrigins ?? []).map((o, i) => checkOrigin(o, `http.allowedOrigins[${i}]`)));
+  const publicUrl = options.publicUrl !== undefined ? checkPublicUrl(options.publicUrl) : undefined;
+  if (options.approvals && !options.oauth) log('http: approvals over HTTP need OAuth mode (one principal per person); /approvals is off');
 
-  const allowedHost = (hostHeader: string | undefined): boolean => {
-    if (!hostHeader) return false;
-    const allowed = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, ...(options.allowedHosts ?? [])]);
-    if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') allowed.add(`${host}:${port}`);
-    return allowed.has(hostHeader.toLowerCase());
-  };
-
-  const httpServer: Server = createServer((req, res) => {
+  const tlsPair = options.tls ? loadTlsPair(options.tls) : undefined;
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((err: unknown) => {
       log(`http: request failed: ${err instanceof Error ? err.message : String(err)}`);
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal server error');
       else res.end();
     });
-  });
+  };
+  const httpServer: Server | HttpsServer = tlsPair ? createHttpsServer({ ...tlsPair }, handler) : createServer(handler);
+
+  // Known after listen (the port may be 0).
+  let port = 0;
+  let allowedHost: (h: string | undefined) => boolean = () => false;
+  let auth: Authenticator = new StaticBearer(token || 'unused-unused-unused', options.bearerPrincipal);
+
+  const allowedOrigin = (origin: string): boolean => {
+    if (origins.has(origin)) return true;
+    // Same-site pages on an allowed host (e.g. a UI served beside the endpoint).
+    try {
+      return allowedHost(new URL(origin).host);
+    } catch {
+      return false;
+    }
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== MCP_PATH) {
+    // DNS rebinding: a browser page on evil.example resolving to this server still sends its own Host.
+    if (!allowedHost(req.headers.host)) {
+      sendJsonRpcError(res, 403, -32000, `Forbidden: Host header '${req.headers.host ?? ''}' is not allowed (add it with --allowed-host or http.allowedHosts)`);
+      return;
+    }
+    const origin = header(req, 'origin');
+    if (url.pathname === METADATA_PATH || url.pathname.startsWith(`${METADATA_PATH}/`)) {
+      // Public by design (RFC 9728): any page may read where to get a token.
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      if (req.method === 'OPTIONS') return void res.writeHead(204, { 'Access-Control-Allow-Methods': 'GET', 'Access-Control-Allow-Headers': 'mcp-protocol-version' }).end();
+      if (!auth.metadata) {
+        sendJsonRpcError(res, 404, -32000, 'Not found: this server uses a static bearer token, not OAuth (no protected-resource metadata)');
+        return;
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.setHeader('Allow', 'GET');
+        sendJsonRpcError(res, 405, -32000, `Method ${req.method ?? ''} not allowed`);
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=300' }).end(JSON.stringify(auth.metadata()));
+      return;
+    }
+    if (origin !== undefined) {
+      if (!allowedOrigin(origin)) {
+        sendJsonRpcError(res, 403, -32000, `Forbidden: Origin '${origin}' is not allowed (add it with --allowed-origin or http.allowedOrigins)`);
+        return;
+      }
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Vary', 'Origin');
+      res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSE_HEADERS);
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, { 'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS', 'Access-Control-Allow-Headers': CORS_ALLOW_HEADERS, 'Access-Control-Max-Age': '600' }).end();
+        return;
+      }
+    }
+    const isMcp = url.pathname === MCP_PATH;
+    const isApprovals = url.pathname === APPROVALS_PATH || url.pathname.startsWith(`${APPROVALS_PATH}/`);
+    if (!isMcp && !isApprovals) {
       sendJsonRpcError(res, 404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}`);
       return;
     }
-    // DNS rebinding: a browser page on evil.example resolving to 127.0.0.1 still sends its own Host.
-    if (!allowedHost(req.headers.host)) {
-      sendJsonRpcError(res, 403, -32000, `Forbidden: Host header '${req.headers.host ?? ''}' is not allowed`);
-      return;
-    }
-    const origin = req.headers.origin;
-    if (origin !== undefined && !allowedHost(safeHost(origin))) {
-      sendJsonRpcError(res, 403, -32000, `Forbidden: Origin '${origin}' is not allowed`);
-      return;
-    }
-    const auth = Buffer.from(req.headers.authorization ?? '');
-    if (auth.length !== expected.length || !timingSafeEqual(auth, expected)) {
-      res.setHeader('WWW-Authenticate', 'Bearer realm="pve-code-mcp"');
-      sendJsonRpcError(res, 401, -32001, 'Unauthorized: send "Authorization: Bearer <token>" (printed when the server started)');
+    const outcome = await auth.authenticate(header(req, 'authorization'));
+    if (!outcome.ok) return refuse(res, outcome);
+    const principal = outcome.principal;
+
+    if (isApprovals) {
+      if (!options.approvals || auth.kind !== 'oauth') {
+        sendJsonRpcError(res, 404, -32000, 'Not found: approvals over HTTP need OAuth mode (http.oauth); approve on the server host with pve-code-mcp approve');
+        return;
+      }
+      if (!principal.capabilities.has('approve')) return refuse(res, insufficient(auth, 'approve', principal));
+      const body = req.method === 'POST' ? await readJsonBody(req, 64 * 1024, true) : { ok: true as const, value: undefined };
+      if (!body.ok) return sendJsonRpcError(res, body.status, body.code, body.message);
+      const onApproved = options.onApproved;
+      handleApprovals(options.approvals, {
+        method: req.method ?? 'GET',
+        rest: url.pathname.slice(APPROVALS_PATH.length),
+        principal,
+        body: body.value,
+        ...(onApproved ? { onApproved: (e: { planId: string; for?: string; expiresAt: string }) => onApproved({ ...e, approver: principal }) } : {}),
+      }, res);
       return;
     }
 
+    if (!principal.capabilities.has('read')) return refuse(res, insufficient(auth, 'read', principal));
+    // The SDK hands this to tool handlers as `extra.authInfo`: runs learn who runs them, per request.
+    const authInfo: AuthInfo = { token: '[redacted]', clientId: principal.clientId ?? principal.id, scopes: principal.scopes, ...(principal.expiresAt !== undefined ? { expiresAt: principal.expiresAt } : {}), extra: { principal } };
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfo;
+
     const sessionId = header(req, 'mcp-session-id');
+    /** A session of another principal is answered as if it did not exist: ids are not confirmed to strangers. */
+    const own = (id: string | undefined): Session | undefined => {
+      const s = id ? sessions.get(id) : undefined;
+      return s && s.principal === principal.id ? s : undefined;
+    };
     if (req.method === 'POST') {
       const body = await readJsonBody(req, maxBody);
       if (!body.ok) {
@@ -112,8 +222,9 @@ export async function startHttpServer(
         return;
       }
       if (sessionId) {
-        const session = sessions.get(sessionId);
+        const session = own(sessionId);
         if (!session) {
+          if (sessions.has(sessionId)) log(`http: principal '${principal.id}' used a session of another principal; refused`);
           sendJsonRpcError(res, 404, -32001, 'Session not found: start a new session with an initialize request');
           return;
         }
@@ -125,12 +236,12 @@ export async function startHttpServer(
         sendJsonRpcError(res, 400, -32000, 'Bad request: no mcp-session-id header and not an initialize request');
         return;
       }
-      const server = createSession();
+      const server = createSession(principal);
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           if (sessions.size >= maxSessions) closeIdlest();
-          sessions.set(id, { transport, server, lastSeen: Date.now() });
+          sessions.set(id, { transport, server, lastSeen: Date.now(), principal: principal.id });
         },
       });
       transport.onclose = () => {
@@ -141,8 +252,9 @@ export async function startHttpServer(
       return;
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
-      const session = sessionId ? sessions.get(sessionId) : undefined;
+      const session = own(sessionId);
       if (!session) {
+        if (sessionId && sessions.has(sessionId)) log(`http: principal '${principal.id}' used a session of another principal; refused`);
         sendJsonRpcError(res, sessionId ? 404 : 400, -32000, 'Missing or unknown mcp-session-id');
         return;
       }
@@ -153,6 +265,13 @@ export async function startHttpServer(
     }
     res.setHeader('Allow', 'GET, POST, DELETE');
     sendJsonRpcError(res, 405, -32000, `Method ${req.method ?? ''} not allowed`);
+  }
+
+  function refuse(res: ServerResponse, failure: AuthFailure): void {
+    if (failure.status !== 503) res.setHeader('WWW-Authenticate', auth.challenge(failure));
+    else res.setHeader('Retry-After', '5');
+    const what = failure.status === 401 ? 'Unauthorized' : failure.status === 403 ? 'Forbidden' : 'Service unavailable';
+    sendJsonRpcError(res, failure.status, -32001, `${what}: ${failure.description}`);
   }
 
   /** Makes room for a new session; its client gets 404 on its next request and may start over. */
@@ -178,19 +297,43 @@ export async function startHttpServer(
   sweeper.unref();
 
   await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
+    httpServer.once('error', (err: NodeJS.ErrnoException) => {
+      reject(err.code === 'EADDRINUSE' ? new HttpConfigError('--port', `port ${options.port ?? 0} on ${host} is in use: pick another with --port`) : err.code === 'EADDRNOTAVAIL' ? new HttpConfigError('--host', `${host} is not an address of this machine`) : err);
+    });
     httpServer.listen(options.port ?? 0, host, () => resolve());
   });
   port = (httpServer.address() as AddressInfo).port;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const scheme = tlsPair ? 'https' : 'http';
+  const bracket = (h: string): string => (h.includes(':') && !h.startsWith('[') ? `[${h}]` : h);
+  const shownHost = isWildcard(host) ? primaryAddress() : host;
+  const url = publicUrl ?? `${scheme}://${bracket(shownHost)}:${port}${MCP_PATH}`;
+  const hosts = new Set<string>([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, ...extraHosts]);
+  if (!isLoopback(host)) hosts.add(`${bracket(host)}:${port}`);
+  if (isWildcard(host)) for (const h of machineHosts()) hosts.add(`${h}:${port}`);
+  if (publicUrl) hosts.add(new URL(publicUrl).host);
+  allowedHost = hostMatcher([...hosts]);
+  let metadataUrl: string | undefined;
+  if (options.oauth) {
+    const resource = new URL(url);
+    metadataUrl = `${resource.origin}${METADATA_PATH}${resource.pathname === '/' ? '' : resource.pathname}`;
+    auth = new OAuthResourceServer(options.oauth, url, metadataUrl);
+  } else {
+    auth = new StaticBearer(token, options.bearerPrincipal);
+  }
+  const tls = options.tls && tlsPair ? watchTls(httpServer as HttpsServer, options.tls, log) : undefined;
 
   return {
-    url: `http://${shownHost}:${port}${MCP_PATH}`,
+    url,
     token,
     port,
+    mode: auth.kind,
+    ...(metadataUrl ? { metadataUrl } : {}),
+    allowedHosts: [...hosts],
     sessions: () => sessions.size,
+    tlsReloads: () => tls?.reloads() ?? 0,
     async close() {
       clearInterval(sweeper);
+      tls?.stop();
       await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)));
       sessions.clear();
       httpServer.closeAllConnections();
@@ -199,17 +342,37 @@ export async function startHttpServer(
   };
 }
 
+function insufficient(auth: Authenticator, capability: Capability, principal: Principal): AuthFailure {
+  const scope = capability === 'read' ? `${auth.scopeFor('read')} ${auth.scopeFor('write')}` : auth.scopeFor(capability);
+  return {
+    ok: false,
+    status: 403,
+    error: 'insufficient_scope',
+    description: capability === 'approve'
+      ? `principal '${principal.id}' has no ${auth.scopeFor('approve')} scope: approving plans needs it`
+      : `principal '${principal.id}' has neither ${auth.scopeFor('read')} nor ${auth.scopeFor('write')}: the MCP tools need one of them`,
+    scope,
+  };
+}
+
+/** An absolute http(s) URL with a host; what clients will be told to use. */
+function checkPublicUrl(value: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new HttpConfigError('http.publicUrl', `'${value}' is not a URL (e.g. https://mcp.example.lan:8765/mcp)`);
+  }
+  if ((u.protocol !== 'https:' && u.protocol !== 'http:') || !u.host || u.username || u.password || u.search || u.hash) {
+    throw new HttpConfigError('http.publicUrl', `'${value}' must be an http(s) URL with a host and no credentials, query or fragment (e.g. https://mcp.example.lan:8765/mcp)`);
+  }
+  if (!splitHost(u.host)) throw new HttpConfigError('http.publicUrl', `the host of '${value}' is not usable as a Host header`);
+  return u.href;
+}
+
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-function safeHost(origin: string): string | undefined {
-  try {
-    return new URL(origin).host;
-  } catch {
-    return undefined;
-  }
 }
 
 type BodyResult = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
@@ -219,7 +382,7 @@ type BodyResult = { ok: true; value: unknown } | { ok: false; status: number; co
  * than destroying the request: destroying it mid-upload kills the keep-alive socket under the
  * 413 answer, and the client's next request on that socket fails with a reset.
  */
-function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+function readJsonBody(req: IncomingMessage, limit: number, allowEmpty = false): Promise<BodyResult> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -241,6 +404,7 @@ function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyResult> 
     });
     req.on('error', () => settle({ ok: false, status: 400, code: -32600, message: 'Bad request: the body could not be read' }));
     req.on('end', () => {
+      if (allowEmpty && size === 0) return settle({ ok: true, value: undefined });
       try {
         settle({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
       } catch {

@@ -11,7 +11,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Product } from '../app/product.js';
+import type { Product, RunPrincipal } from '../app/product.js';
 import type { Approver } from '../safety/approval.js';
 import type { Policy } from '../policy/policy.js';
 import { VERDICT_TEXT } from '../describe/verdict.js';
@@ -23,7 +23,12 @@ import { renderRunText, renderSchemaText, renderSearchText } from './tools/rende
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-export function createMcpServer(product: Product): McpServer {
+export interface McpServerOptions {
+  /** Over HTTP: the principal of a request (from the SDK's `authInfo`), for runs' audit, policy and approvals. */
+  principal?(extra: Extra): RunPrincipal | undefined;
+}
+
+export function createMcpServer(product: Product, options: McpServerOptions = {}): McpServer {
   const server = new McpServer(
     { name: 'pve-code-mcp', version: PRODUCT_VERSION },
     { capabilities: { logging: {}, resources: {}, tools: {} }, instructions: serverInstructions(product) },
@@ -78,7 +83,9 @@ export function createMcpServer(product: Product): McpServer {
     async (args, extra) =>
       guard(async () => {
         const progress = progressReporter(extra);
+        const principal = options.principal?.(extra);
         const output = await product.runScript(args, {
+          ...(principal ? { principal } : {}),
           approver: elicitationApprover(server, extra),
           signal: extra.signal,
           onLog: (line) => {

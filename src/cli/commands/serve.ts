@@ -3,21 +3,32 @@ import type { ClusterRuntime, Product } from '../../app/product.js';
 import { DEFAULT_CLUSTER_RETRY, type RetrySchedule } from '../../app/cluster-status.js';
 import type { ClusterConfig } from '../../client/config.js';
 import { lintCluster } from '../lint.js';
-import { startHttpServer } from '../../server/http.js';
+import { ApprovalStore } from '../../safety/approval.js';
+import { HttpConfigError } from '../../server/auth/errors.js';
+import { auditIdentity } from '../../server/auth/principal.js';
+import { principalOf, principalResolver } from '../../server/auth/run-principal.js';
+import { startHttpServer, type HttpServerOptions } from '../../server/http.js';
 import { createMcpServer } from '../../server/mcp.js';
 import { LineStdioTransport } from '../../server/stdio.js';
-import { boolOpt, EXIT, intOpt, parseCommandArgs, stringOpt, type CliIo, type ParsedArgs } from '../args.js';
+import { boolOpt, EXIT, intOpt, parseCommandArgs, stringOpt, UsageError, type CliIo, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { appConfigFrom, CONFIG_OPTIONS, CONFIG_USAGE, openProduct, untilSignal } from '../context.js';
 import { tuneV8ForServer } from '../v8-tuning.js';
 
-const usage = `Usage: pve-code-mcp serve [--http [--host H] [--port N] [--token T]] [options]
+const usage = `Usage: pve-code-mcp serve [--http [--host H] [--port N] [--token T] [--public-url U]
+                          [--allowed-host H]... [--allowed-origin O]... [--tls-cert F --tls-key F]] [options]
 
 Serve the three MCP tools. Default transport: stdio (what MCP clients start).
-  --http              Streamable HTTP instead, on 127.0.0.1 (bearer token required)
-  --host H            listen address for --http (default 127.0.0.1)
+  --http              Streamable HTTP instead, on 127.0.0.1 (bearer token or OAuth required)
+  --host H            listen address for --http (default 127.0.0.1; 0.0.0.0 or :: for every interface)
   --port N            port for --http (default 8765)
-  --token T           bearer token for --http (default: PVE_MCP_TOKEN or a random one, printed)
+  --token T           bearer token for --http (default: PVE_MCP_TOKEN or a random one, printed);
+                      with "http": {"oauth": …} in the config, access tokens from that identity provider instead
+  --public-url U      the MCP URL clients use (a DNS name, a reverse proxy): printed, allowed as Host, the OAuth resource
+  --allowed-host H    another Host header to accept (name, name:port or address); repeatable or comma-separated
+  --allowed-origin O  a browser origin allowed to call the server (CORS), e.g. http://localhost:6274; repeatable
+  --tls-cert F        HTTPS with this certificate chain (PEM) and --tls-key F; reloaded when the files change
+The "http" section of the config file sets the same and more (docs/security.md, "Remote HTTP").
 ${CONFIG_USAGE}`;
 
 export const HTTP_OPTIONS = {
@@ -25,7 +36,19 @@ export const HTTP_OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
   token: { type: 'string' },
+  'public-url': { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
+  'allowed-origin': { type: 'string', multiple: true },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
 } as const;
+
+/** A repeatable option, each value also split on commas. */
+function listOpt(args: ParsedArgs, name: string): string[] {
+  const v = args.values[name];
+  const values = Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
+  return values.flatMap((x) => x.split(',')).map((x) => x.trim()).filter((x) => x !== '');
+}
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -65,6 +88,40 @@ async function lintAtStart(runtime: ClusterRuntime, cluster: ClusterConfig | und
   }
 }
 
+/** The HTTP listener's settings: command-line flags over the config's "http" section over PVE_MCP_TOKEN. */
+function httpOptions(product: Product, args: ParsedArgs, io: CliIo): HttpServerOptions {
+  const cfg = product.config.http;
+  const oauth = cfg.oauth;
+  const flagToken = stringOpt(args, 'token');
+  if (oauth && flagToken) throw new UsageError('--token is the single-user mode; this config has "http": {"oauth": …}, so clients bring access tokens from the identity provider instead');
+  const token = flagToken ?? cfg.token ?? process.env.PVE_MCP_TOKEN;
+  const host = stringOpt(args, 'host') ?? cfg.host;
+  const publicUrl = stringOpt(args, 'public-url') ?? cfg.publicUrl;
+  const certFile = stringOpt(args, 'tls-cert');
+  const keyFile = stringOpt(args, 'tls-key');
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new UsageError('--tls-cert and --tls-key go together: give both files (PEM)');
+  const tls = certFile && keyFile ? { certFile, keyFile } : cfg.tls;
+  const auditLog = product.audit;
+  const options: HttpServerOptions = {
+    ...(host ? { host } : {}),
+    port: intOpt(args, 'port') ?? cfg.port ?? 8765,
+    ...(oauth ? { oauth } : token ? { token } : {}),
+    allowedHosts: [...cfg.allowedHosts, ...listOpt(args, 'allowed-host')],
+    allowedOrigins: [...cfg.allowedOrigins, ...listOpt(args, 'allowed-origin')],
+    ...(publicUrl ? { publicUrl } : {}),
+    ...(tls ? { tls } : {}),
+    ...(oauth ? { approvals: new ApprovalStore(product.config.stateDir) } : {}),
+    onApproved: (e) => {
+      auditLog.append('approval', { via: 'http', planId: e.planId, approvedBy: e.approver.id, ...(e.for ? { for: e.for } : {}), expiresAt: e.expiresAt, principal: auditIdentity(e.approver) });
+    },
+    log: (line) => io.err(line),
+  };
+  if (host && host !== '127.0.0.1' && host !== 'localhost' && host !== '::1' && !tls) {
+    io.err(`pve-code-mcp: warning: serving HTTP without TLS on ${host}: tokens travel in clear text; use --tls-cert/--tls-key or a TLS-terminating reverse proxy`);
+  }
+  return options;
+}
+
 /** `PVE_CLUSTER_RETRY_MS`: the first retry delay of an unavailable cluster (then doubling, at most 5 min). */
 function retryFromEnv(): RetrySchedule {
   const v = Number(process.env.PVE_CLUSTER_RETRY_MS);
@@ -77,14 +134,26 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
     await product.warm();
     io.err(`pve-code-mcp: ${product.sandboxSummary()}`);
     if (boolOpt(args, 'http')) {
-      const token = stringOpt(args, 'token') ?? process.env.PVE_MCP_TOKEN;
-      const http = await startHttpServer(() => createMcpServer(product), {
-        ...(stringOpt(args, 'host') ? { host: stringOpt(args, 'host') as string } : {}),
-        port: intOpt(args, 'port') ?? 8765,
-        ...(token ? { token } : {}),
-        log: (line) => io.err(line),
-      });
-      io.err(`MCP over Streamable HTTP: ${http.url}\nAuthorization: Bearer ${http.token}\n(Ctrl-C to stop)`);
+      const options = httpOptions(product, args, io);
+      const resolve = principalResolver(product.config.http.principals);
+      let http: Awaited<ReturnType<typeof startHttpServer>>;
+      try {
+        http = await startHttpServer(
+          () => createMcpServer(product, { principal: (extra) => {
+            const p = principalOf(extra.authInfo);
+            return p ? resolve(p) : undefined;
+          } }),
+          options,
+        );
+      } catch (err) {
+        if (!(err instanceof HttpConfigError)) throw err;
+        io.err(`pve-code-mcp serve: ${err.message}`);
+        return EXIT.config;
+      }
+      const auth = http.mode === 'oauth'
+        ? `OAuth: access tokens from ${product.config.http.oauth?.issuer ?? '?'} for resource ${http.url}\nProtected-resource metadata: ${http.metadataUrl ?? '?'}`
+        : `Authorization: Bearer ${http.token}`;
+      io.err(`MCP over Streamable HTTP: ${http.url}\n${auth}\nAccepted Host headers: ${http.allowedHosts.join(', ')}\n(Ctrl-C to stop)`);
       await untilSignal();
       await http.close();
       return EXIT.ok;
