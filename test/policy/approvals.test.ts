@@ -103,6 +103,14 @@ describe('exact binding: an approved run makes exactly the approved writes, in o
     expect(seqs).toEqual([1, 2]);
   }, 60_000);
 
+  it("streams each console line once, not again from the approval probe", async () => {
+    const before = withHuman.mcp.logs.length;
+    const answer = await withHuman.run(`console.log('probe-once-marker');\nconst upid = await pve.post('/nodes/pve1/qemu/118/snapshot', { snapname: 'log_once' });\nawait pve.waitTask(upid);\n${B};\nreturn 'ok';`);
+    expect(answer.result, JSON.stringify(answer).slice(0, 600)).toBe('ok');
+    const lines = withHuman.mcp.logs.slice(before).filter((l) => JSON.stringify(l).includes('probe-once-marker'));
+    expect(lines).toHaveLength(1);
+  }, 60_000);
+
   it('a run may stop early: the unmade steps are reported', async () => {
     const { answer, sent } = await sentDuring(withHuman, [KEY_A, KEY_B], () => withHuman.run(`${SECOND}\n${A};\nif (!second) ${B};\nreturn 'done';`));
     expect(answer.ok, JSON.stringify(answer)).toBe(true);
