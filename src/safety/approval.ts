@@ -217,21 +217,22 @@ export class ApprovalStore {
 
   /** The command an operator runs from a plain shell to approve this plan (it names this store). */
   approveCommand(planId: string): string {
-    return `pve-code-mcp approve ${planId} --state-dir ${shellQuote(resolve(this.dir))}`;
+    const command = `pve-code-mcp approve ${planId} --state-dir ${shellQuote(resolve(this.dir))}`;
+    // A remote principal's plan: the approver may not be on the host. Callers quote the command
+    // in backticks, so the alternative is written to come out quoted as well.
+    if (this.principal !== undefined) return `${command}\` on the server host, or by another principal with the approve scope over HTTP: \`POST /approvals/${planId}`;
+    return command;
   }
 
   /** What to tell the agent about a plan: approve it (the exact command), or that it already ran. */
   nextStep(planId: string): string {
     const status = this.status(planId);
-    const remote = this.principal !== undefined
-      ? ` (or, from anywhere, a principal with the approve scope: POST /approvals/${planId} on this server; see docs/security.md)`
-      : '';
     if (!status) return approvalNextStep();
     if (status.status === 'ran') {
       return `Plan ${planId} already ran (run ${status.lastRun?.runId ?? '?'} at ${status.lastRun?.at ?? '?'}); an approval is used once. To run it again the operator approves it again: \`${this.approveCommand(planId)} --again\`, then run the same script unchanged`;
     }
     if (status.status === 'approved') return `Plan ${planId} is approved until ${status.approval?.expiresAt ?? '?'}: run the same script again unchanged`;
-    return `Plan ${planId} is stored: ask the operator to approve it with \`${this.approveCommand(planId)}\`${remote}, then run the same script again unchanged`;
+    return `Plan ${planId} is stored: ask the operator to approve it with \`${this.approveCommand(planId)}\`, then run the same script again unchanged`;
   }
 
   /** Keep a dry-run plan so it can be approved and enforced later (owner-only file, replaced atomically). */
