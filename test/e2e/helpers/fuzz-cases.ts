@@ -92,7 +92,7 @@ export function fuzzCases(count: number, seed = 7): FuzzCase[] {
     } else if (roll < 0.62) {
       cases.push({ body: request('tools/call', pick(rand, [undefined, null, 'x', 5, [], { arguments: {} }])), id, label: 'tools/call with bad params' });
     } else if (roll < 0.7) {
-      const method = pick(rand, ['tools/explode', 'prompts/list', 'sampling/createMessage', 'rm -rf /', huge(2000), 'TOOLS/LIST']);
+      const method = pick(rand, ['tools/explode', 'prompts/explode', 'sampling/createMessage', 'rm -rf /', huge(2000), 'TOOLS/LIST']);
       cases.push({ body: request(method, {}), id, label: 'unknown method' });
     } else if (roll < 0.76) {
       const params = pick(rand, [{ uri: 'pve://nowhere/policy' }, { uri: 'file:///etc/passwd' }, { uri: 42 }, {}, { uri: huge(5000) }]);
