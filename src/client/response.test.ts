@@ -71,6 +71,13 @@ describe('readEnvelope', () => {
     expect(fail(501, 'Unexpected content for method \'GET\'', '').constructor).toBe(PveHttpError);
   });
 
+  it('a 501 from a simulated cluster says the operation exists but is not simulated, not to search again', () => {
+    const err = fail(501, "Method 'GET /nodes/pve1/scan/pbs' not implemented by the simulator", '{"data":null,"message":"Method \'GET /nodes/pve1/scan/pbs\' not implemented by the simulator\n"}');
+    expect(err).toBeInstanceOf(PveNotFoundError);
+    expect(err.message).toMatch(/does not implement it/);
+    expect(err.message).not.toMatch(/search_api/);
+  });
+
   it('maps 595/596 to PveNodeOfflineError with the node from the path', () => {
     const err = fail(595, 'Connection refused', '', '/nodes/pve3/qemu');
     expect(err).toBeInstanceOf(PveNodeOfflineError);

@@ -92,6 +92,13 @@ function errorFromResponse(
   if (raw.status === 500 && /^hostname lookup '[^']*' failed/.test(message)) {
     return new PveNotFoundError(details, 'There is no node with that name: list the nodes with GET /nodes.');
   }
+  if (raw.status === 501 && /not implemented by the simulator/i.test(message)) {
+    // The path is right (the schema has it): sending the agent back to search would loop.
+    return new PveNotFoundError(
+      details,
+      'The operation exists in the schema, but the simulated cluster this server talks to does not implement it: use another operation that answers the same question, or a real PVE node.',
+    );
+  }
   if (raw.status === 501 && /not implemented|no such uri/i.test(message)) {
     return new PveNotFoundError(
       details,

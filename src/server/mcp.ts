@@ -90,7 +90,9 @@ export function createMcpServer(product: Product, options: McpServerOptions = {}
           signal: extra.signal,
           onLog: (line) => {
             progress(`log: ${line}`);
-            void server.sendLoggingMessage({ level: 'info', logger: 'run_script', data: line }, extra.sessionId).catch(() => undefined);
+            // On the tool call's own stream (over HTTP a client need not open the standalone one),
+            // at the level the script logged at.
+            void extra.sendNotification({ method: 'notifications/message', params: { level: logLevelOf(line), logger: 'run_script', data: line } }).catch(() => undefined);
           },
           onProgress: (event) => {
             const tail = event.lines.length > 0 ? `: ${event.lines[event.lines.length - 1]}` : '';
@@ -177,6 +179,14 @@ function elicitationApprover(server: McpServer, extra: Extra): Approver {
       }
     },
   };
+}
+
+/** The MCP log level of a console line (the sandbox marks `console.warn/error/debug` lines). */
+export function logLevelOf(line: string): 'error' | 'warning' | 'debug' | 'info' {
+  if (line.startsWith('[error] ')) return 'error';
+  if (line.startsWith('[warn] ')) return 'warning';
+  if (line.startsWith('[debug] ')) return 'debug';
+  return 'info';
 }
 
 /** Runs a tool body; a thrown error becomes a tool error result instead of a protocol error. */
