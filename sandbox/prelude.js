@@ -209,8 +209,8 @@
       if (typeof options !== 'object') return rejected('invalid', 'pve.waitTask(upid, options): options must be an object');
       const timeoutMs = options.timeoutMs;
       if (timeoutMs !== undefined) {
-        if (typeof timeoutMs !== 'number' || !NumberIsFinite(timeoutMs) || timeoutMs < 0) {
-          return rejected('invalid', 'pve.waitTask(upid, options): timeoutMs must be a non-negative number');
+        if (typeof timeoutMs !== 'number' || !NumberIsFinite(timeoutMs) || timeoutMs < 1) {
+          return rejected('invalid', 'pve.waitTask(upid, options): timeoutMs is a number of milliseconds, at least 1 (leave it out for the default)');
         }
         json += ',"timeoutMs":' + JSONstringify(timeoutMs - (timeoutMs % 1));
       }
@@ -238,16 +238,53 @@
     }
   }
 
+  /** `{node, vmid, type, name, status}` of every guest, from one `GET /cluster/resources?type=vm`. */
+  function guests(cluster) {
+    return ReflectApply(promiseThen, request(cluster, 'GET', '/cluster/resources', { type: 'vm' }), [
+      (list) => {
+        const out = [];
+        if (!ArrayIsArray(list)) return out;
+        for (let i = 0; i < list.length; i++) {
+          const r = list[i];
+          if (r === null || typeof r !== 'object' || (r.type !== 'qemu' && r.type !== 'lxc')) continue;
+          out[out.length] = { node: r.node, vmid: r.vmid, type: r.type, name: r.name, status: r.status, template: r.template === 1 || r.template === true };
+        }
+        return out;
+      },
+    ]);
+  }
+
+  /** The guest with this VMID or name (undefined when none; the first by VMID when names repeat). */
+  function findGuest(cluster, nameOrVmid) {
+    if (typeof nameOrVmid !== 'string' && typeof nameOrVmid !== 'number') {
+      return rejected('invalid', 'pve.findGuest(nameOrVmid): give a VMID or a guest name, got ' + describeType(nameOrVmid));
+    }
+    return ReflectApply(promiseThen, guests(cluster), [
+      (all) => {
+        const wanted = StringCtor(nameOrVmid);
+        let byName;
+        for (let i = 0; i < all.length; i++) {
+          const guest = all[i];
+          if (StringCtor(guest.vmid) === wanted) return guest;
+          if (byName === undefined && guest.name === wanted) byName = guest;
+        }
+        return byName;
+      },
+    ]);
+  }
+
   function makeClient(cluster) {
     const client = {
+      guests: () => guests(cluster),
+      findGuest: (nameOrVmid) => findGuest(cluster, nameOrVmid),
       get: (path, params) => request(cluster, 'GET', path, params),
       post: (path, params) => request(cluster, 'POST', path, params),
       put: (path, params) => request(cluster, 'PUT', path, params),
       delete: (path, params) => request(cluster, 'DELETE', path, params),
       waitTask: (upid, options) => waitTask(cluster, upid, options),
       cluster: (name) => {
-        if (typeof name !== 'string' || name.length === 0 || name.length > 64) {
-          throw makeError('invalid', 'pve.cluster(name): name must be a non-empty string of at most 64 characters', new ErrorCtor(), 'invalid');
+        if (typeof name !== 'string' || name.length === 0 || name.length > 63) {
+          throw makeError('invalid', 'pve.cluster(name): name must be a non-empty string of at most 63 characters', new ErrorCtor(), 'invalid');
         }
         return makeClient(name);
       },

@@ -85,6 +85,16 @@ interface PveError extends Error {
   cluster?: string;
 }
 
+/** A guest as `pve.guests()` and `pve.findGuest()` give it: where it runs and what it is. */
+interface PveGuest {
+  node: string;
+  vmid: number;
+  type: 'qemu' | 'lxc';
+  name?: string;
+  status: string;
+  template: boolean;
+}
+
 interface Pve {
   /** Read: `await pve.get('/nodes/{node}/qemu', { node: 'pve1' })`. */
   get<P extends string>(path: P, ...params: PveArgs<'GET', P>): Promise<PveResult<'GET', P>>;
@@ -102,6 +112,10 @@ interface Pve {
   waitTask(upid: string, options?: PveWaitTaskOptions): Promise<PveTaskResult>;
   /** The same SDK bound to another configured cluster: `pve.cluster('lab').get('/nodes')`. */
   cluster(name: string): Pve;
+  /** Every guest (one `GET /cluster/resources?type=vm`): `(await pve.guests()).filter((g) => g.status === 'running')`. */
+  guests(): Promise<PveGuest[]>;
+  /** The guest with this VMID or name, or undefined: `const g = await pve.findGuest('web-01'); g && g.node`. */
+  findGuest(nameOrVmid: string | number): Promise<PveGuest | undefined>;
 }
 
 interface PveConsole {

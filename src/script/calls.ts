@@ -74,7 +74,7 @@ export function analyzeSdkUsage(tsSource: string): SdkUsage {
 }
 
 /** Members the sandbox's `pve` object really has; anything else is `undefined` at run time. */
-export const SDK_MEMBERS: readonly string[] = ['get', 'post', 'put', 'delete', 'waitTask', 'cluster'];
+export const SDK_MEMBERS: readonly string[] = ['get', 'post', 'put', 'delete', 'waitTask', 'cluster', 'guests', 'findGuest'];
 
 export interface SdkScan {
   requests: Array<{ node: ts.CallExpression; call: SdkCall }>;
