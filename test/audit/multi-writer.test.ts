@@ -84,12 +84,15 @@ describe('several processes append to one audit log', () => {
       if (existsSync(file)) {
         const v = verifyAudit(file, { hmacKey: KEY });
         expect(v.problems).toEqual([]);
-        checks++;
+        // Only verifications that overlapped the writers count.
+        if (!done) checks++;
       }
       await new Promise((r) => setTimeout(r, 5));
     }
     await running;
-    expect(checks).toBeGreaterThan(2);
+    // Writers hold the lock as a lease while they append in bursts, so how many verifications fit
+    // in depends on the machine; at least one must have run while they wrote.
+    expect(checks).toBeGreaterThan(0);
     expect(verifyAudit(file, { hmacKey: KEY }).ok).toBe(true);
   }, 60_000);
 });
