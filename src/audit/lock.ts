@@ -15,6 +15,7 @@
  * lock is stale, and a writer that cannot get it within `timeoutMs` fails closed with
  * `AuditError` code `audit-locked`.
  */
+import { existsSync, unlinkSync, writeFileSync } from 'node:fs';
 import lockfile from 'lockfile';
 import { AuditError } from './errors.js';
 
@@ -61,15 +62,22 @@ export function withFileLock<T>(target: string, fn: () => T, options: FileLockOp
   }
 }
 
+/** A waiter's mark beside the lock: a lease holder that sees it gives the lock up (`FileLease`). */
+export function wantPathOf(target: string): string {
+  return `${target}.want`;
+}
+
 function acquire(target: string, options: FileLockOptions): () => void {
   const path = lockPathOf(target);
   const staleMs = options.staleMs ?? DEFAULT_LOCK_STALE_MS;
   const timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
   let pause = 0.05;
+  let marked = false;
   for (;;) {
     try {
       lockfile.lockSync(path, { stale: staleMs });
+      if (marked) removeQuietly(wantPathOf(target));
       return () => lockfile.unlockSync(path);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
@@ -77,7 +85,16 @@ function acquire(target: string, options: FileLockOptions): () => void {
         throw new AuditError('audit-lock-io', `cannot lock ${target} (${code ?? (err as Error).message}): check that the directory of ${path} is writable by this user`);
       }
       // ENOENT: the lock was released between our attempt and its staleness check; try again.
+      if (!marked) {
+        marked = true;
+        try {
+          writeFileSync(wantPathOf(target), '', { flag: 'w', mode: 0o600 });
+        } catch {
+          // Without the mark the holder still gives the lock up when idle or at its longest hold.
+        }
+      }
       if (Date.now() >= deadline) {
+        if (marked) removeQuietly(wantPathOf(target));
         throw new AuditError('audit-locked', `${target} has been locked by another process for over ${timeoutMs} ms; if no pve-code-mcp process is running, remove ${path}`);
       }
       Atomics.wait(sleeper, 0, 0, pause);
@@ -86,12 +103,20 @@ function acquire(target: string, options: FileLockOptions): () => void {
   }
 }
 
-/** A lease is given up after this long idle, and at the latest after `LEASE_MAX_HOLD_MS`. */
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Another waiter took it already.
+  }
+}
+
+/** A lease is given up after this long idle, and after `LEASE_MAX_HOLD_MS` when another process waits. */
 export const LEASE_IDLE_MS = 2;
 export const LEASE_MAX_HOLD_MS = 10;
 /**
- * After a lease reached its maximum, appends lock one by one for this long: the lock is then free
- * most of the time, so a waiter (another writer, `audit verify`) gets it between two appends.
+ * After a lease gave way to a waiter, appends lock one by one for this long: the lock is then free
+ * most of the time, so the waiter (another writer, `audit verify`) gets it between two appends.
  */
 export const LEASE_COOLDOWN_MS = 5;
 
@@ -151,16 +176,26 @@ export class FileLease {
       this.depth--;
       if (this.depth === 0) {
         const now = performance.now();
-        if (now - this.since >= LEASE_MAX_HOLD_MS) {
+        if (now - this.since < LEASE_MAX_HOLD_MS) this.arm();
+        else if (existsSync(wantPathOf(this.target))) {
+          // Someone waits (it left its mark): give way.
           this.drop();
           this.cooldownUntil = now + LEASE_COOLDOWN_MS;
-        } else this.arm();
+        } else {
+          // Nobody waits: keep the lease for another period (one stat instead of a lock per append).
+          this.since = now;
+          this.arm();
+        }
       }
     }
   }
 
   private arm(): void {
-    if (this.timer) clearTimeout(this.timer);
+    // One timer per lease, pushed back at each append (cheaper than a new timer per entry).
+    if (this.timer) {
+      this.timer.refresh();
+      return;
+    }
     this.timer = setTimeout(() => this.drop(), LEASE_IDLE_MS);
     this.timer.unref();
   }

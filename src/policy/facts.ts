@@ -60,11 +60,13 @@ const VMID = /^[1-9][0-9]{0,8}$/;
 export function describeCall(input: FactsInput): CallFacts {
   const op = input.operation;
   const { risk, escalations } = callRisk(op, input.params);
-  const targets = callTargets(op, input.pathValues as Record<string, string>, input.params as Record<string, unknown>);
+  let targets = callTargets(op, input.pathValues as Record<string, string>, input.params as Record<string, unknown>);
   // A task's UPID names the guest it works on (`qmstart:100`): reading its status or log is a read of that guest.
   const upid = input.pathValues.upid;
   const taskGuest = upid !== undefined ? UPID_ID.exec(upid)?.[1] : undefined;
-  if (taskGuest !== undefined && VMID.test(taskGuest) && !targets.vmids.includes(Number(taskGuest))) targets.vmids.push(Number(taskGuest));
+  if (taskGuest !== undefined && VMID.test(taskGuest) && !targets.vmids.includes(Number(taskGuest))) {
+    targets = { ...targets, vmids: [...targets.vmids, Number(taskGuest)] };
+  }
   const guests: GuestFact[] = [
     ...targets.vmids.map((vmid): GuestFact => ({ vmid, via: 'acts-on' })),
     ...targets.dataOf.map((vmid): GuestFact => ({ vmid, via: 'data' })),

@@ -53,9 +53,25 @@ const ALL_UNLESS_VMS = /^\/cluster\/bulk-action\/guest\/[^/]+$|^\/nodes\/\{node\
 const HA_SID = /^(?:(?:vm|ct):)?([1-9][0-9]{0,8})$/;
 const VMID = /^[1-9][0-9]{0,8}$/;
 
+/** What a call that names no target has: shared, never mutated (`describeCall` copies before adding). */
+const NO_TARGETS: CallTargets = Object.freeze({
+  nodes: [],
+  vmids: [],
+  dataOf: [],
+  storages: [],
+  pools: [],
+  volumes: [],
+  hostPaths: [],
+  poolGuests: [],
+  unresolved: [],
+}) as CallTargets;
+
 export function callTargets(op: Operation, pathValues: Record<string, string>, params: Record<string, unknown>): CallTargets {
-  const t = new TargetSet();
   const shape = shapeOf(op);
+  // Most reads name nothing a policy looks at (`GET /version`, a listing with a `type` filter):
+  // they cost one scan of their few values.
+  if (!shape.allUnlessVms && !shape.backupSelection && !namesTargets(shape, pathValues, params)) return NO_TARGETS;
+  const t = new TargetSet();
   const value = (name: string): unknown => (Object.hasOwn(pathValues, name) ? pathValues[name] : params[name]);
 
   // Only the values the call gives are read (a config operation declares hundreds of parameters).
@@ -86,9 +102,20 @@ export function callTargets(op: Operation, pathValues: Record<string, string>, p
   return t.done();
 }
 
+function namesTargets(shape: OperationShape, pathValues: Record<string, string>, params: Record<string, unknown>): boolean {
+  for (const name in pathValues) if (Object.hasOwn(pathValues, name) && (shape.targetNames.has(name) || PATH_TARGET_NAMES.has(name))) return true;
+  for (const name in params) if (Object.hasOwn(params, name) && shape.targetNames.has(name)) return true;
+  return false;
+}
+
+/** Path values that name targets even when the schema's parameter list does not declare them. */
+const PATH_TARGET_NAMES = new Set(['node', 'vmid', 'storage', 'poolid', ...VOLUME_NAMES]);
+
 /** What of an operation's schema the target reading needs, computed once per operation. */
 interface OperationShape {
   specs: Map<string, ParamSpec>;
+  /** Parameters whose values can name a target (by name, format, item format or property-string keys). */
+  targetNames: Set<string>;
   allUnlessVms: boolean;
   /** Backup operations select guests by `all`, `pool` or `vmid`: there `pool` is a selector, not a destination. */
   backupSelection: boolean;
@@ -100,10 +127,23 @@ function shapeOf(op: Operation): OperationShape {
   let shape = shapes.get(op);
   if (!shape) {
     const specs = new Map(op.params.map((p) => [p.name, p]));
-    shape = { specs, allUnlessVms: ALL_UNLESS_VMS.test(op.path), backupSelection: specs.has('all') && specs.has('exclude') };
+    const targetNames = new Set(op.params.filter(mayNameTarget).map((p) => p.name));
+    shape = { specs, targetNames, allUnlessVms: ALL_UNLESS_VMS.test(op.path), backupSelection: specs.has('all') && specs.has('exclude') };
     shapes.set(op, shape);
   }
   return shape;
+}
+
+/** Whether `readParam` can find a target in this parameter's values (it reads nothing else). */
+function mayNameTarget(spec: ParamSpec): boolean {
+  const format = typeof spec.format === 'string' ? spec.format : undefined;
+  const itemFormat = typeof spec.items?.format === 'string' ? spec.items.format : undefined;
+  const fmt = format ?? itemFormat;
+  if (spec.name === 'node' || spec.name === 'vmid' || spec.name === 'pool' || spec.name === 'poolid' || VOLUME_NAMES.has(spec.name)) return true;
+  if (fmt && (NODE_FORMATS.has(fmt) || VMID_FORMATS.has(fmt) || HA_FORMATS.has(fmt) || STORAGE_FORMATS.has(fmt) || STORAGE_PAIR_FORMATS.has(fmt) || VOLUME_FORMATS.has(fmt) || fmt === 'pve-poolid')) {
+    return true;
+  }
+  return spec.format !== undefined && typeof spec.format === 'object';
 }
 
 function readParam(t: TargetSet, shape: OperationShape, spec: ParamSpec, v: unknown): void {
