@@ -5,7 +5,6 @@
  */
 import type { HttpMethod, RiskClass } from '../schema/model.js';
 
-
 export interface RequestCall {
   kind: 'request';
   method: HttpMethod;
