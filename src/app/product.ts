@@ -24,7 +24,7 @@ import { SecretScrubber } from '../safety/redact.js';
 import { Secret } from '../client/secret.js';
 import type { BudgetUsage } from '../safety/budget.js';
 import { RunSession, type SessionResult } from './session.js';
-import type { ApiModel, RiskClass } from '../schema/model.js';
+import { RISK_CLASSES, type ApiModel, type RiskClass } from '../schema/model.js';
 import { CheckerProcess, type RemoteScriptChecker } from '../script/checker-process.js';
 import { sdkDeclarationFiles, type DeclarationFile } from '../typegen/index.js';
 import type { AppConfig } from './config.js';
@@ -324,7 +324,7 @@ export class Product {
     this.closed = true;
     for (const state of this.down.values()) clearTimeout(state.timer);
     await Promise.all([this.engine.close(), this.checkers.close()]);
-    await Promise.all([...this.clusters.values()].flatMap((c) => [...new Set([c.client, ...(['read', 'write', 'destructive', 'privileged'] as const).map((r) => c.clientFor(r))])].map((client) => client.close())));
+    await Promise.all([...this.clusters.values()].map(closeRuntime));
     this.audit.close();
   }
 }
@@ -365,7 +365,7 @@ async function openCluster(
 }
 
 async function closeRuntime(runtime: ClusterRuntime): Promise<void> {
-  const clients = new Set([runtime.client, ...(['read', 'write', 'destructive', 'privileged'] as const).map((r) => runtime.clientFor(r))]);
+  const clients = new Set([runtime.client, ...RISK_CLASSES.map((r) => runtime.clientFor(r))]);
   await Promise.all([...clients].map((c) => c.close()));
 }
 

@@ -261,7 +261,7 @@ async function write(
   const needsApproval = decision.outcome === 'approval';
   const fingerprint = writeFingerprint(cluster, req.method, req.concretePath, req.params);
   let planned: PlannedWrite | undefined;
-  if (rt.mode === 'live' && decision.outcome === 'approval') {
+  if (rt.mode === 'live' && needsApproval) {
     rt.counts.needsApproval++;
     throw new Refusal({
       kind: 'approval',

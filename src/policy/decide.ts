@@ -36,7 +36,7 @@ export function decideCall(facts: CallFacts, policy: Policy): Decision {
   for (const rule of policy.targetRules) {
     if (rule.action !== 'deny' || !rule.risk.has(risk)) continue;
     const hit = targetRuleHit(rule, facts);
-    if (hit) return deny(rule.label, `${shown} (${risk}${why}) ${hit} protected by policy '${policy.name}' ${rule.label}${rule.comment ? `: ${rule.comment}` : ''}; nothing was sent`);
+    if (hit) return deny(rule.label, `${shown} (${risk}${why}) ${hit}, protected by policy '${policy.name}' ${rule.label}${rule.comment ? `: ${rule.comment}` : ''}; nothing was sent`);
   }
 
   // 3. Escalations to privileged are enabled per parameter.
@@ -63,7 +63,7 @@ export function decideCall(facts: CallFacts, policy: Policy): Decision {
     for (const rule of policy.targetRules) {
       if (rule.action !== 'approval' || !rule.risk.has(risk)) continue;
       const hit = targetRuleHit(rule, facts);
-      if (hit) return { outcome: 'approval', risk, rule: rule.label, reason: `${risk}${why}; it ${hit.replace(/,$/, '')}, for which policy '${policy.name}' ${rule.label} requires human approval${rule.comment ? ` (${rule.comment})` : ''}` };
+      if (hit) return { outcome: 'approval', risk, rule: rule.label, reason: `${risk}${why}; it ${hit}, for which policy '${policy.name}' ${rule.label} requires human approval${rule.comment ? ` (${rule.comment})` : ''}` };
     }
   }
   return { outcome: 'allow', risk, rule: byPath.rule };
@@ -82,24 +82,24 @@ function familyOf(param: string): string {
   return m && ['ide', 'sata', 'scsi', 'virtio', 'unused', 'mp', 'dev', 'hostpci', 'usb', 'serial', 'parallel', 'net'].includes(m[1] as string) ? `${m[1]}[n]` : param;
 }
 
-/** What of the call a target rule matches, as a phrase (`reaches VMID 100 (every guest)`), or undefined. */
+/** What of the call a target rule matches, as a phrase (`reaches VMID 100 'web-01'`), or undefined. */
 function targetRuleHit(rule: TargetRule, facts: CallFacts): string | undefined {
   if (facts.unresolved.length > 0) return `cannot be resolved to its targets (${facts.unresolved[0]}), so it counts as reaching everything`;
   if (facts.everyGuest && !facts.lookedUp) return 'addresses every guest (not looked up), so it counts as reaching everything';
   for (const g of facts.guests) {
-    if (guestMatches(rule, g)) return `reaches VMID ${g.vmid}${describeVia(g)}${g.info?.name ? ` '${g.info.name}'` : ''},`;
+    if (guestMatches(rule, g)) return `reaches VMID ${g.vmid}${describeVia(g)}${g.info?.name ? ` '${g.info.name}'` : ''}`;
   }
   if (rule.nodes) {
     const node = facts.nodes.find((n) => rule.nodes?.has(n));
-    if (node !== undefined) return `reaches node ${node},`;
+    if (node !== undefined) return `reaches node ${node}`;
   }
   if (rule.pools) {
     const pool = [...facts.targets.pools, ...facts.targets.poolGuests].find((p) => rule.pools?.has(p));
-    if (pool !== undefined) return `reaches pool ${pool},`;
+    if (pool !== undefined) return `reaches pool ${pool}`;
   }
   if (rule.storages) {
     const storage = facts.targets.storages.find((s) => rule.storages?.has(s));
-    if (storage !== undefined) return `reaches storage ${storage},`;
+    if (storage !== undefined) return `reaches storage ${storage}`;
   }
   return undefined;
 }

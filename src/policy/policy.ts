@@ -97,7 +97,7 @@ export class Policy {
   }
 
   decide(op: OperationRef): PolicyDecision {
-    const paths = op.concretePath && op.concretePath !== op.template ? [op.concretePath, op.template] : [op.template];
+    const paths = pathsOf(op);
     const shown = `${op.method} ${op.concretePath ?? op.template}`;
     const denyIndex = this.deny.findIndex((p) => matchesOp(p, op.method, paths));
     if (denyIndex >= 0) {
@@ -135,7 +135,7 @@ export class Policy {
    * its family `scsi[n]`, or the escalation rule's id) on this operation.
    */
   enablesEscalation(op: OperationRef, names: readonly string[]): string | undefined {
-    const paths = op.concretePath && op.concretePath !== op.template ? [op.concretePath, op.template] : [op.template];
+    const paths = pathsOf(op);
     const i = this.privileged.findIndex((p) => matchesOp(p.pattern, op.method, paths) && names.some((n) => p.params.has(n)));
     return i >= 0 ? `privileged[${i}] '${this.privileged[i]?.pattern.source}'` : undefined;
   }
@@ -151,9 +151,14 @@ export class Policy {
 
   /** An explicit allow rule names this operation (used to permit untargeted writes under a guest scope). */
   explicitlyAllowed(op: OperationRef): boolean {
-    const paths = op.concretePath ? [op.concretePath, op.template] : [op.template];
+    const paths = pathsOf(op);
     return this.allow.some((p) => matchesOp(p, op.method, paths)) || this.privileged.some((p) => matchesOp(p.pattern, op.method, paths));
   }
+}
+
+/** Rules match the concrete path and the template (see glob.ts). */
+function pathsOf(op: OperationRef): string[] {
+  return op.concretePath && op.concretePath !== op.template ? [op.concretePath, op.template] : [op.template];
 }
 
 const CHANGING: readonly RiskClass[] = ['write', 'destructive', 'privileged'];

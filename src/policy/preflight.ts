@@ -109,7 +109,8 @@ export async function preflight(calls: readonly SdkCall[], deps: PreflightDeps):
     if (entry.needsApproval) report.needsApproval = true;
     // Unknown param names or values could raise the risk class (a password makes a call privileged).
     if (call.params === null && op.risk !== 'read') report.hasDynamicCalls = true;
-    if (call.unknownParams.some((name) => escalatingParams(op).some((e) => paramMatches(e.param, name) || e.param === name))) report.hasDynamicCalls = true;
+    const escalating = call.unknownParams.length > 0 ? escalatingParams(op) : [];
+    if (call.unknownParams.some((name) => escalating.some((e) => paramMatches(e.param, name) || e.param === name))) report.hasDynamicCalls = true;
     // Targets known only at run time may meet a target rule that asks for approval.
     if (!resolved.static && op.risk !== 'read' && policy.targetRules.some((r) => r.action === 'approval')) report.hasDynamicCalls = true;
     const shown = `${call.method} ${concretePath ?? op.path}`;

@@ -65,9 +65,7 @@ export async function startE2eEnv(options: { sandbox?: Record<string, unknown> }
     return file;
   };
   const configFile = writeConfig('config.json');
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('PVE_')) env[k] = v;
-  env.XDG_STATE_HOME = join(dir, 'xdg-state');
+  const env = childEnv(dir);
   return {
     sim,
     dir,
@@ -80,6 +78,17 @@ export async function startE2eEnv(options: { sandbox?: Record<string, unknown> }
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The environment of the processes a test starts: this one's without `PVE_*` (a test names its
+ * cluster in its config), with the state defaults pointing into the test's directory, never $HOME.
+ */
+export function childEnv(dir: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('PVE_')) env[k] = v;
+  env.XDG_STATE_HOME = join(dir, 'xdg-state');
+  return env;
 }
 
 export interface CliResult {

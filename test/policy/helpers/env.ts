@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { PveClient } from '../../../src/client/index.js';
 import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../../../src/simulator/index.js';
+import { childEnv } from '../../e2e/helpers/harness.js';
 import { callTool, connectStdio, runAnswer, type Connected, type RunAnswer } from '../../e2e/helpers/mcp.js';
 
 export interface PolicyEnv {
@@ -65,9 +66,7 @@ export async function startPolicyEnv(options: PolicyEnvOptions): Promise<PolicyE
     }),
     { mode: 0o600 },
   );
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('PVE_')) env[k] = v;
-  env.XDG_STATE_HOME = join(dir, 'xdg');
+  const env = childEnv(dir);
   const e2e = { sim, dir, configFile, stateDir, env, writeConfig: () => configFile, close: async () => undefined };
   const mcp = await connectStdio(e2e, { name: options.name ?? 'policy', ...(options.elicit ? { elicit: options.elicit as never } : {}) }, configFile);
   const auditFiles = (): string[] => {
