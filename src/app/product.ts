@@ -1,19 +1,19 @@
 /**
  * The composition root: one object that holds the connected clusters (client, schema, search
  * index, SDK declarations, policy), the sandbox engine, the approval store and the audit log, and
- * answers the three tools. The MCP server and the CLI are thin shells around it, so a script run
- * from a terminal goes through exactly the same sandbox, policy and audit as one from an agent.
+ * answers the three tools with plain data. The MCP server and the CLI are thin shells around it (the
+ * text and the answer shapes live with the tools in src/server/tools), so a script run from a
+ * terminal goes through exactly the same sandbox, policy and audit as one from an agent.
  */
 import { mkdirSync } from 'node:fs';
 import { AuditLog } from '../audit/log.js';
 import type { TaskProgressEvent } from '../bridge/handler.js';
-import type { CallCounts } from '../bridge/stats.js';
 import { PveClient } from '../client/client.js';
 import { createClassClients, createClients, type ClusterConfig } from '../client/config.js';
 import { loadClusterSchema, type LoadedSchema } from '../client/schema-source.js';
 import { describeOperations, type DescribeResult } from '../describe/index.js';
 import { operationVerdict, VERDICT_TEXT } from '../describe/verdict.js';
-import { ApiSearch, formatHit, type SearchHit, type SearchOptions } from '../search/index.js';
+import { ApiSearch, type SearchHit, type SearchOptions } from '../search/index.js';
 import { SandboxEngine } from '../sandbox/engine.js';
 import { describeConfinement } from '../sandbox/worker-launch.js';
 import type { RunOutcome } from '../sandbox/outcome.js';
@@ -22,7 +22,6 @@ import { Policy } from '../policy/policy.js';
 import { PermissionCache } from '../policy/privileges.js';
 import { SecretScrubber } from '../safety/redact.js';
 import { Secret } from '../client/secret.js';
-import type { BudgetUsage } from '../safety/budget.js';
 import { RunSession, type SessionResult } from './session.js';
 import { RISK_CLASSES, type ApiModel, type RiskClass } from '../schema/model.js';
 import { CheckerProcess, type RemoteScriptChecker } from '../script/checker-process.js';
@@ -68,18 +67,6 @@ export interface RunPrincipal {
   audit: Record<string, unknown>;
   /** The policy this principal runs under on a cluster (checked at run time); default the cluster's. */
   policyFor?(cluster: string, configured: Policy): Policy;
-}
-
-export interface RunScriptOutput {
-  ok: boolean;
-  result: unknown;
-  logs: string[];
-  stats: Record<string, unknown>;
-  plan?: unknown;
-  error?: unknown;
-  warnings?: unknown;
-  approval?: unknown;
-  truncated?: unknown;
 }
 
 export interface ProductOptions {
@@ -254,16 +241,15 @@ export class Product {
   }
 
   /** Hits carry the verdict of the cluster's policy at default parameters and the parameters that raise them. */
-  search(query: string, options: SearchOptions & { cluster?: string } = {}): { hits: SearchHit[]; lines: string[] } {
+  search(query: string, options: SearchOptions & { cluster?: string } = {}): SearchHit[] {
     const { cluster, ...rest } = options;
     const runtime = this.cluster(cluster);
-    const hits = runtime.search.search(query, rest).map((hit): SearchHit => {
+    return runtime.search.search(query, rest).map((hit): SearchHit => {
       const op = runtime.model.get(hit.method, hit.path);
       if (!op) return hit;
       const v = operationVerdict(op, { cluster: runtime.name, policy: runtime.policy });
       return { ...hit, verdict: VERDICT_TEXT[v.verdict], ...(v.raisedBy.length > 0 ? { raisedBy: v.raisedBy.map((r) => r.param) } : {}) };
     });
-    return { hits, lines: hits.map(formatHit) };
   }
 
   describe(operations: string[], options: { params?: string[]; cluster?: string } = {}): DescribeResult {
@@ -274,7 +260,8 @@ export class Product {
     });
   }
 
-  async runScript(input: RunScriptInput, hooks: RunScriptHooks = {}): Promise<RunScriptOutput> {
+  /** The run as the safety layer ended it, scrubbed of known secrets. */
+  async runScript(input: RunScriptInput, hooks: RunScriptHooks = {}): Promise<SessionResult<RunOutcome>> {
     const runtime = this.cluster(input.cluster);
     const principal = hooks.principal;
     // A principal's policy per cluster, decided once per run.
@@ -317,7 +304,7 @@ export class Product {
           handler,
         ),
     );
-    return this.scrubber.scrubDeep(toOutput(result));
+    return this.scrubber.scrubDeep(result);
   }
 
   async close(): Promise<void> {
@@ -393,76 +380,4 @@ function clusterRuntime(
     // Clusters on the same schema share one set in the process.
     typeChecker: () => (remote ??= checkers.checker(declarations(), model)),
   };
-}
-
-/** The `run_script` answer: the sandbox outcome joined with what the safety layer decided. */
-function toOutput(session: SessionResult<RunOutcome>): RunScriptOutput {
-  const outcome = session.outcome;
-  const stats = {
-    ...(outcome ? { ms: Math.round(outcome.stats.ms), cpuMs: Math.round(outcome.stats.cpuMs) } : {}),
-    mode: session.mode,
-    calls: compactCounts(session.stats.calls),
-    budget: compactBudget(session.stats.budget),
-  };
-  const plan = session.plan
-    ? { planId: session.plan.planId, summary: session.planSummary, writes: session.plan.writes }
-    : undefined;
-  const base: RunScriptOutput = {
-    ok: session.blocked ? false : (outcome?.ok ?? false),
-    result: session.blocked ? undefined : outcome?.result,
-    logs: outcome?.logs ?? [],
-    stats,
-    ...(plan ? { plan } : {}),
-    ...(session.approval ? { approval: session.approval } : {}),
-    ...(outcome?.warnings?.length ? { warnings: outcome.warnings } : {}),
-    ...(outcome?.truncated ? { truncated: { ...outcome.truncated, note: truncationNote(outcome.truncated) } } : {}),
-  };
-  if (session.blocked) {
-    return {
-      ...base,
-      error: {
-        kind: session.blocked.reason === 'preflight' ? 'denied' : 'approval',
-        message: session.blocked.message,
-        ...(session.preflight ? { problems: session.preflight.problems } : {}),
-      },
-    };
-  }
-  return outcome?.error ? { ...base, error: outcome.error } : base;
-}
-
-/**
- * What was cut, in words the model reads with the result (the text rendering starts with it):
- * `the result was cut to fit 48 KiB (it was 312.4 KiB): $ 30 → 16 items, $[3].log 9000 → 200
- * characters; return less (filter, pick fields, slice or aggregate in the script)`.
- */
-function truncationNote(truncated: NonNullable<RunOutcome['truncated']>): string {
-  const kib = (bytes: number) => `${(bytes / 1024).toFixed(bytes < 10 * 1024 ? 1 : 0)} KiB`;
-  const parts: string[] = [];
-  const report = truncated.result;
-  if (report) {
-    const unit = { array: 'items', string: 'characters', object: 'keys' } as const;
-    const cuts = report.cuts.slice(0, 5).map((c) => `${c.path} ${c.from} → ${c.to} ${unit[c.kind]}`);
-    const more = report.cuts.length - cuts.length + report.moreCuts;
-    parts.push(
-      `the result was cut to fit ${kib(report.keptBytes)} (it was ${kib(report.originalBytes)}): ${cuts.join(', ') || 'replaced by a stub'}` +
-        `${more > 0 ? `, and ${more} more cut${more === 1 ? '' : 's'}` : ''}; the data shown is incomplete — return less ` +
-        `(filter, pick the fields you need, slice, or aggregate in the script)`,
-    );
-  }
-  if (truncated.logLines) parts.push(`${truncated.logLines} log line${truncated.logLines === 1 ? ' was' : 's were'} dropped past the log budget`);
-  return parts.join('; ');
-}
-
-/** Calls by risk class plus the non-zero outcome counters: every field here costs context tokens. */
-function compactCounts(counts: CallCounts): Record<string, number> {
-  const out: Record<string, number> = { ...counts.byRisk, total: counts.total };
-  for (const key of ['denied', 'invalid', 'planned', 'needsApproval', 'taskWaits'] as const) {
-    if (counts[key] > 0) out[key] = counts[key];
-  }
-  return out;
-}
-
-/** `used/limit` per budget line. */
-function compactBudget(usage: BudgetUsage): Record<string, string> {
-  return Object.fromEntries(Object.entries(usage).map(([k, v]) => [k, `${v.used}/${v.limit}`]));
 }

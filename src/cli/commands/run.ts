@@ -1,6 +1,6 @@
 /** `pve-code-mcp run FILE.ts`: the same sandbox, policy and audit as `run_script`, from a terminal. */
 import { readFile } from 'node:fs/promises';
-import type { RunScriptOutput } from '../../app/product.js';
+import { runScriptAnswer, type RunScriptOutput } from '../../server/tools/run-script.js';
 import { renderTable } from '../table.js';
 import { boolOpt, EXIT, parseCommandArgs, stringOpt, UsageError } from '../args.js';
 import type { Command } from '../command.js';
@@ -40,7 +40,7 @@ export const runCommand: Command = {
 
     const product = await openProduct(await appConfigFrom(args), io);
     try {
-      const output = await product.runScript(
+      const output = runScriptAnswer(await product.runScript(
         {
           code,
           ...(boolOpt(args, 'dry-run') ? { dryRun: true } : {}),
@@ -53,7 +53,7 @@ export const runCommand: Command = {
             if (io.isTty) io.err(`task ${e.upid}: ${e.status}${e.lines.length ? ` — ${e.lines[e.lines.length - 1]}` : ''}`);
           },
         },
-      );
+      ));
       io.out(format === 'table' ? tableOrJson(output) : JSON.stringify(output, null, 2));
       return output.ok ? EXIT.ok : EXIT.failed;
     } finally {

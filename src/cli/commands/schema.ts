@@ -1,6 +1,6 @@
 /** `pve-code-mcp schema "METHOD /path"`: get_schema from a terminal. */
 import { describeOperations } from '../../describe/index.js';
-import { renderSchemaText } from '../../server/tools/render.js';
+import { renderSchemaText } from '../../server/tools/get-schema.js';
 import { EXIT, parseCommandArgs, stringOpt, UsageError } from '../args.js';
 import type { Command } from '../command.js';
 import { CONFIG_OPTIONS, CONFIG_USAGE, modelFrom } from '../context.js';

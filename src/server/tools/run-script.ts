@@ -1,0 +1,266 @@
+/**
+ * `run_script`: a script run through the product's sandbox, policy and audit, with its log lines
+ * and task progress on the call's own stream and approvals asked through elicitation. The answer
+ * (`runScriptAnswer`) joins the sandbox outcome with what the safety layer decided, in as few
+ * tokens as carry it; `pve-code-mcp run` prints the same answer.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { Product, RunPrincipal } from '../../app/product.js';
+import type { SessionResult } from '../../app/session.js';
+import type { CallCounts } from '../../bridge/stats.js';
+import type { Policy } from '../../policy/policy.js';
+import type { PreflightProblem } from '../../policy/preflight.js';
+import type { Approver } from '../../safety/approval.js';
+import type { BudgetUsage } from '../../safety/budget.js';
+import type { OutcomeTruncation, RunError, RunOutcome } from '../../sandbox/outcome.js';
+import { guard, registration, type Extra, type ToolDefinition } from './tool.js';
+
+const MAX_CODE = 100_000;
+
+const RUN_SCRIPT_DESCRIPTION = [
+  'Run an async TypeScript function body against the typed `pve` SDK in a sandbox; filter there, `return` only what is needed.',
+  "`await pve.get|post|put|delete(path, params)` with get_schema paths: pve.get('/nodes/{node}/qemu', {node}).",
+  'Writes return a task UPID: `await pve.waitTask(upid)`.',
+  'dryRun: reads run, writes are planned. Writes needing approval ask the user.',
+].join(' ');
+
+/**
+ * run_script's hints follow the most permissive configured cluster: only when no cluster's policy
+ * can change anything is it read-only (clients auto-approve tools on that hint).
+ */
+function runScriptTool(readOnlyPolicy: boolean) {
+  return {
+    name: 'run_script',
+    title: 'Run PVE script',
+    description: RUN_SCRIPT_DESCRIPTION,
+    input: {
+      code: z.string().min(1).max(MAX_CODE),
+      dryRun: z.boolean().optional(),
+      cluster: z.string().max(100).optional(),
+      typecheck: z.boolean().optional(),
+    },
+    /** `result` is null when the script returned nothing or did not run. */
+    output: {
+      ok: z.boolean(),
+      result: z.unknown(),
+      logs: z.array(z.string()),
+      stats: z.object({}),
+      plan: z.object({}).optional(),
+      error: z.object({ kind: z.string(), message: z.string() }).optional(),
+      warnings: z.array(z.object({})).optional(),
+      approval: z.object({}).optional(),
+      truncated: z.object({ note: z.string() }).optional(),
+    },
+    // Omitted hints take the spec's defaults: not idempotent, open world.
+    annotations: readOnlyPolicy ? { readOnlyHint: true } : { readOnlyHint: false, destructiveHint: true },
+  } satisfies ToolDefinition;
+}
+
+/** Whether no operation can change anything under this policy: a read-only preset with nothing allowed or enabled beyond it. */
+function cannotWrite(policy: Policy): boolean {
+  return policy.preset === 'read-only' && policy.config.allow.length === 0 && policy.config.privileged.length === 0;
+}
+
+/** `principalOf`: who makes a call (over HTTP: from its `authInfo`), for the run's audit, policy and approvals. */
+export function registerRunScript(server: McpServer, product: Product, principalOf: (extra: Extra) => RunPrincipal | undefined): ToolDefinition {
+  const tool = runScriptTool(product.clusterNames.every((name) => cannotWrite(product.cluster(name).policy)));
+  server.registerTool(tool.name, registration(tool), async (args, extra) =>
+    guard(async () => {
+      const progress = progressReporter(extra);
+      const principal = principalOf(extra);
+      const output = runScriptAnswer(
+        await product.runScript(args, {
+          ...(principal ? { principal } : {}),
+          approver: elicitationApprover(server, extra),
+          signal: extra.signal,
+          onLog: (line) => {
+            progress(`log: ${line}`);
+            // On the tool call's own stream (over HTTP a client need not open the standalone one),
+            // at the level the script logged at.
+            void extra.sendNotification({ method: 'notifications/message', params: { level: logLevelOf(line), logger: 'run_script', data: line } }).catch(() => undefined);
+          },
+          onProgress: (event) => {
+            const tail = event.lines.length > 0 ? `: ${event.lines[event.lines.length - 1]}` : '';
+            progress(`task ${event.upid} ${event.status}${tail}`);
+          },
+        }),
+      );
+      return {
+        // JSON has no undefined: a script that returns nothing (or never ran) reports null.
+        structuredContent: { ...output, result: output.result ?? null } as unknown as Record<string, unknown>,
+        content: [{ type: 'text', text: renderRunText(output) }],
+        ...(output.ok ? {} : { isError: true }),
+      };
+    }),
+  );
+  return tool;
+}
+
+/** Progress notifications go only to clients that asked for them with a progress token. */
+function progressReporter(extra: Extra): (message: string) => void {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return () => undefined;
+  let step = 0;
+  return (message) => {
+    step += 1;
+    void extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, message } })
+      .catch(() => undefined);
+  };
+}
+
+/** Humans read plans slowly: the SDK's 60 s request default would turn a slow yes into a no. */
+const ELICITATION_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * Approval by the human in the client's UI; the model cannot answer an elicitation itself. The
+ * question travels with the tool call (over HTTP: on its response stream) and is withdrawn when
+ * the call is cancelled.
+ */
+function elicitationApprover(server: McpServer, extra: Extra): Approver {
+  return {
+    async elicit(request) {
+      if (!server.server.getClientCapabilities()?.elicitation) return 'unsupported';
+      try {
+        const answer = await server.server.elicitInput({
+          message: `Approve these Proxmox writes (plan ${request.planId.slice(0, 12)})?\n\n${request.summary}`,
+          requestedSchema: {
+            type: 'object',
+            properties: { approve: { type: 'boolean', title: 'Run exactly these writes', default: false } },
+            required: ['approve'],
+          },
+        }, { relatedRequestId: extra.requestId, signal: extra.signal, timeout: ELICITATION_TIMEOUT_MS });
+        return answer.action === 'accept' && answer.content?.approve === true ? 'accept' : 'decline';
+      } catch {
+        return 'unsupported';
+      }
+    },
+  };
+}
+
+/** The MCP log level of a console line (the sandbox marks `console.warn/error/debug` lines). */
+function logLevelOf(line: string): 'error' | 'warning' | 'debug' | 'info' {
+  if (line.startsWith('[error] ')) return 'error';
+  if (line.startsWith('[warn] ')) return 'warning';
+  if (line.startsWith('[debug] ')) return 'debug';
+  return 'info';
+}
+
+type RunResult = SessionResult<RunOutcome>;
+
+/** The `run_script` answer: the fields its output schema declares. */
+export interface RunScriptOutput {
+  ok: boolean;
+  result: unknown;
+  logs: string[];
+  stats: { ms?: number; cpuMs?: number; mode: RunResult['mode']; calls: Record<string, number>; budget: Record<string, string> };
+  plan?: { planId: string; summary?: string; writes: NonNullable<RunResult['plan']>['writes'] };
+  /** A blocked run's error is `denied` (with the preflight's problems) or `approval`. */
+  error?: RunError & { problems?: PreflightProblem[] };
+  warnings?: NonNullable<RunOutcome['warnings']>;
+  approval?: NonNullable<RunResult['approval']>;
+  truncated?: OutcomeTruncation & { note: string };
+}
+
+/** The sandbox outcome joined with what the safety layer decided. */
+export function runScriptAnswer(session: RunResult): RunScriptOutput {
+  const outcome = session.outcome;
+  const stats = {
+    ...(outcome ? { ms: Math.round(outcome.stats.ms), cpuMs: Math.round(outcome.stats.cpuMs) } : {}),
+    mode: session.mode,
+    calls: compactCounts(session.stats.calls),
+    budget: compactBudget(session.stats.budget),
+  };
+  const plan = session.plan
+    ? { planId: session.plan.planId, summary: session.planSummary, writes: session.plan.writes }
+    : undefined;
+  const base: RunScriptOutput = {
+    ok: session.blocked ? false : (outcome?.ok ?? false),
+    result: session.blocked ? undefined : outcome?.result,
+    logs: outcome?.logs ?? [],
+    stats,
+    ...(plan ? { plan } : {}),
+    ...(session.approval ? { approval: session.approval } : {}),
+    ...(outcome?.warnings?.length ? { warnings: outcome.warnings } : {}),
+    ...(outcome?.truncated ? { truncated: { ...outcome.truncated, note: truncationNote(outcome.truncated) } } : {}),
+  };
+  if (session.blocked) {
+    return {
+      ...base,
+      error: {
+        kind: session.blocked.reason === 'preflight' ? 'denied' : 'approval',
+        message: session.blocked.message,
+        ...(session.preflight ? { problems: session.preflight.problems } : {}),
+      },
+    };
+  }
+  return outcome?.error ? { ...base, error: outcome.error } : base;
+}
+
+/**
+ * What was cut, in words the model reads with the result (the text rendering starts with it):
+ * `the result was cut to fit 48 KiB (it was 312.4 KiB): $ 30 → 16 items, $[3].log 9000 → 200
+ * characters; return less (filter, pick fields, slice or aggregate in the script)`.
+ */
+function truncationNote(truncated: OutcomeTruncation): string {
+  const kib = (bytes: number) => `${(bytes / 1024).toFixed(bytes < 10 * 1024 ? 1 : 0)} KiB`;
+  const parts: string[] = [];
+  const report = truncated.result;
+  if (report) {
+    const unit = { array: 'items', string: 'characters', object: 'keys' } as const;
+    const cuts = report.cuts.slice(0, 5).map((c) => `${c.path} ${c.from} → ${c.to} ${unit[c.kind]}`);
+    const more = report.cuts.length - cuts.length + report.moreCuts;
+    parts.push(
+      `the result was cut to fit ${kib(report.keptBytes)} (it was ${kib(report.originalBytes)}): ${cuts.join(', ') || 'replaced by a stub'}` +
+        `${more > 0 ? `, and ${more} more cut${more === 1 ? '' : 's'}` : ''}; the data shown is incomplete — return less ` +
+        `(filter, pick the fields you need, slice, or aggregate in the script)`,
+    );
+  }
+  if (truncated.logLines) parts.push(`${truncated.logLines} log line${truncated.logLines === 1 ? ' was' : 's were'} dropped past the log budget`);
+  return parts.join('; ');
+}
+
+/** Calls by risk class plus the non-zero outcome counters: every field here costs context tokens. */
+function compactCounts(counts: CallCounts): Record<string, number> {
+  const out: Record<string, number> = { ...counts.byRisk, total: counts.total };
+  for (const key of ['denied', 'invalid', 'planned', 'needsApproval', 'taskWaits'] as const) {
+    if (counts[key] > 0) out[key] = counts[key];
+  }
+  return out;
+}
+
+/** `used/limit` per budget line. */
+function compactBudget(usage: BudgetUsage): Record<string, string> {
+  return Object.fromEntries(Object.entries(usage).map(([k, v]) => [k, `${v.used}/${v.limit}`]));
+}
+
+/**
+ * The text clients without structured content show the model: the same facts in as few tokens as
+ * possible.
+ */
+function renderRunText(output: RunScriptOutput): string {
+  const lines: string[] = [];
+  // First, so a model cannot read the (valid, shorter) JSON without seeing that it is partial.
+  if (output.truncated?.note) lines.push(`TRUNCATED: ${output.truncated.note}.`);
+  if (output.ok) {
+    lines.push(output.result === undefined ? '(no return value)' : JSON.stringify(output.result));
+  } else {
+    const error = output.error;
+    const where = error?.line !== undefined ? ` at ${error.line}:${error.col ?? 1}` : '';
+    lines.push(`error [${error?.kind ?? 'unknown'}]${where}: ${error?.message ?? 'the run failed'}`);
+  }
+  if (output.plan) lines.push(`plan ${output.plan.planId}:\n${output.plan.summary ?? ''}`);
+  for (const w of output.warnings ?? []) lines.push(`warning ${w.line}:${w.col} ${w.message}`);
+  if (output.logs.length > 0) lines.push(`logs:\n${output.logs.join('\n')}`);
+  lines.push(renderStats(output.stats));
+  return lines.join('\n');
+}
+
+/** `(42 ms; read 3, write 1)`: only the non-zero call counters, since this line is paid for on every run. */
+function renderStats(stats: RunScriptOutput['stats']): string {
+  const calls = Object.entries(stats.calls)
+    .filter(([key, n]) => key !== 'total' && n > 0)
+    .map(([key, n]) => `${key} ${n}`);
+  return `(${stats.ms ?? 0} ms; ${calls.length > 0 ? calls.join(', ') : 'no calls'})`;
+}
