@@ -17,7 +17,6 @@ import { sandboxLimitsSchema, type SandboxLimits } from '../sandbox/limits.js';
 import { parsePolicyConfig, PolicyConfigError, PolicyConfigSchema } from '../policy/policy-config.js';
 import { Policy } from '../policy/policy.js';
 import { PRESET_NAMES } from '../policy/presets.js';
-import { DEFAULT_ALGORITHMS, DEFAULT_SCOPES } from '../server/auth/defaults.js';
 
 export interface AppConfig {
   pve: PveConfig;
@@ -33,6 +32,9 @@ export interface AppConfig {
   /** `serve --http`: listener, allowed hosts and origins, TLS, authentication, principal policies. */
   http: HttpSettings;
 }
+
+/** The JWT signature algorithms an OAuth access token may use (all of them unless `oauth.algorithms` narrows it). */
+export const DEFAULT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 
 /** The `http` section, resolved (paths absolute, secrets read, policy names resolved). */
 export interface HttpSettings {
@@ -101,9 +103,9 @@ const httpSchema = z
         authorizationServers: z.array(httpUrl).min(1).optional(),
         scopes: z
           .strictObject({
-            read: z.string().min(1).default(DEFAULT_SCOPES.read),
-            write: z.string().min(1).default(DEFAULT_SCOPES.write),
-            approve: z.string().min(1).default(DEFAULT_SCOPES.approve),
+            read: z.string().min(1).default('pve:read'),
+            write: z.string().min(1).default('pve:write'),
+            approve: z.string().min(1).default('pve:approve'),
           })
           .prefault({}),
         principalClaim: z.string().min(1).default('sub'),

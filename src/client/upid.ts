@@ -1,6 +1,6 @@
 /**
- * Reading PVE task IDs on the client side: the wire format itself lives in src/pve/upid.ts (shared
- * with the simulator); here a malformed UPID is the caller's input error, reported as such.
+ * Reading PVE task IDs on the client side: the wire format itself lives in src/pve/upid.ts; here a
+ * malformed UPID is the caller's input error, reported as such.
  */
 import { parseUpid as matchUpid, type UpidParts } from '../pve/upid.js';
 import { PveInputError } from './errors.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSchemaFromFile, loadSchemaFromString } from '../schema/loader.js';
 import { OFFICIAL_SCHEMA_SKIP_MESSAGE, hasOfficialSchema, officialSchemaFile } from '../schema/official-schemas.js';
 import { sdkDeclarationFiles } from '../typegen/index.js';
-import { strictCheck } from '../typegen/strict-check.js';
+import { strictCheck } from '../../test/typegen/strict-check.js';
 import { exampleCall } from './example.js';
 import { describeOperations } from './index.js';
 import { MAX_PARAM_LINES } from './param-lines.js';

@@ -1,3 +1,8 @@
+/**
+ * `get_schema`'s engine: operation specs (`METHOD /path`, `/path`) resolved against the model, each
+ * described as a compact signature with its permission, risk and, under a policy, its verdict; specs
+ * that match nothing come back with suggestions instead of an error.
+ */
 import { HTTP_METHODS, type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
 import { parseSpec, resolveSpec, suggest } from './spec.js';
 import { permissionText, renderSignature } from './signature.js';

@@ -1,3 +1,7 @@
+/**
+ * One operation as get_schema shows it: the comment lines (summary, risk, permission, verdict), the
+ * parameters, the return type and an example call, assembled from the describe helpers.
+ */
 import { describePermission } from '../permissions/describe.js';
 import type { Operation } from '../schema/model.js';
 import { exampleCall } from './example.js';

@@ -114,14 +114,6 @@ function mergeByParam(list: RaisingParam[]): RaisingParam[] {
   return [...byParam.values()];
 }
 
-/** `raised by forceStop, skiplock` (at most `max` names): for one-line listings. */
-export function raisedByShort(v: OperationVerdict, max = 3): string {
-  if (v.raisedBy.length === 0) return '';
-  const names = v.raisedBy.map((r) => r.param);
-  const shown = names.slice(0, max).join(', ');
-  return `raised by ${shown}${names.length > max ? ` +${names.length - max}` : ''}`;
-}
-
 /**
  * The get_schema lines: the verdict, then the raising parameters grouped by the class they raise
  * to and the verdict there:

@@ -21,13 +21,3 @@ export function normalizeAclPath(path: string): string {
   if (p === '') return '/';
   return p.startsWith('/') ? p : `/${p}`;
 }
-
-/** Parents of an ACL path from the root down, the path itself last: `/vms/100` → `/`, `/vms`, `/vms/100`. */
-export function aclPathChain(path: string): string[] {
-  const normalized = normalizeAclPath(path);
-  if (normalized === '/') return ['/'];
-  const parts = normalized.split('/').filter((s) => s.length > 0);
-  const chain = ['/'];
-  for (let i = 1; i <= parts.length; i++) chain.push(`/${parts.slice(0, i).join('/')}`);
-  return chain;
-}

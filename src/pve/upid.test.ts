@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { formatUpid, parseUpid } from './upid.js';
+import { parseUpid } from './upid.js';
 
 describe('UPID', () => {
   const parts = { node: 'pve1', pid: 0x3a5f1, pstart: 0x112d3c4, starttime: 0x6650a1b2, type: 'qmstart', id: '100', user: 'root@pam' };
 
-  it('formats with 8 uppercase hex digits per number and a trailing colon', () => {
-    expect(formatUpid(parts)).toBe('UPID:pve1:0003A5F1:0112D3C4:6650A1B2:qmstart:100:root@pam:');
+  it('reads 8 hex digits per number and a trailing colon', () => {
+    expect(parseUpid('UPID:pve1:0003A5F1:0112D3C4:6650A1B2:qmstart:100:root@pam:')).toEqual(parts);
   });
 
-  it('round-trips, including token users and empty ids', () => {
-    for (const p of [parts, { ...parts, id: '', type: 'vzdump', user: 'admin@pve!ci' }]) expect(parseUpid(formatUpid(p))).toEqual(p);
+  it('reads token users and empty ids', () => {
+    expect(parseUpid('UPID:pve1:0003A5F1:0112D3C4:6650A1B2:vzdump::admin@pve!ci:')).toEqual({ ...parts, id: '', type: 'vzdump', user: 'admin@pve!ci' });
   });
 
   it('accepts a 9-digit pstart as PVE does and rejects malformed strings', () => {

@@ -1,8 +1,8 @@
 /**
  * Unique process IDs of PVE worker tasks: `UPID:<node>:<pid>:<pstart>:<starttime>:<type>:<id>:<user>:`
  * with 8 uppercase hex digits per number (pstart may have 9) and a trailing colon — clients split on
- * `:` and count. Shared by the client (reading UPIDs) and the simulator (minting them), so both sides
- * agree on the wire format; dependency-free on purpose.
+ * `:` and count. The product only reads them (the client, for waitTask); the simulator mints and
+ * reads its own, written apart as an oracle, and a test checks that the two agree.
  */
 export interface UpidParts {
   node: string;
@@ -15,12 +15,6 @@ export interface UpidParts {
   id: string;
   /** `user@realm` or `user@realm!token`. */
   user: string;
-}
-
-const hex8 = (n: number): string => (n >>> 0).toString(16).toUpperCase().padStart(8, '0');
-
-export function formatUpid(p: UpidParts): string {
-  return `UPID:${p.node}:${hex8(p.pid)}:${hex8(p.pstart)}:${hex8(p.starttime)}:${p.type}:${p.id}:${p.user}:`;
 }
 
 const UPID_RE =

@@ -1,3 +1,8 @@
+/**
+ * The ways an apidoc schema comes in (text, file, URL), all ending in the same bracket-matched
+ * extraction (nothing evaluated), normalization and content hash, so every source yields the same
+ * `ApiModel` for the same schema.
+ */
 import { readFile } from 'node:fs/promises';
 import { SchemaLoadError } from './errors.js';
 import { extractApidocArray } from './extract.js';

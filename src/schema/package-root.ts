@@ -1,3 +1,4 @@
+/** Where the package's own files are, found from the running module (sources and build alike). */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,3 +1,7 @@
+/**
+ * The TypeScript declarations a run is checked against: the `PveApi` map generated from one schema
+ * and the hand-written `pve` surface in sdk-typings/ it plugs into, as the files the checker loads.
+ */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApiModel } from '../schema/model.js';

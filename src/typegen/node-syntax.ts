@@ -1,3 +1,7 @@
+/**
+ * The TypeScript-factory back-end of the declaration syntax: what get_schema's signatures are
+ * printed from, and the reference the fast text back-end is tested against.
+ */
 import ts from 'typescript';
 import { jsDocBody } from './jsdoc.js';
 import { isBareName } from './names.js';

@@ -1,3 +1,4 @@
+/** Factory nodes back to text, on one line where a listing needs it (get_schema's parameter and return lines). */
 import ts from 'typescript';
 
 const printer = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed, removeComments: false });

@@ -9,7 +9,7 @@ import { paramTypeNode } from './param-type.js';
 import { nodeSyntax } from './node-syntax.js';
 import { printNode, typeText } from './print.js';
 import { returnTypeNode } from './return-type.js';
-import { strictCheck } from './strict-check.js';
+import { strictCheck } from '../../test/typegen/strict-check.js';
 import type { TypeSyntax } from './syntax.js';
 import { textSyntax } from './text-syntax.js';
 

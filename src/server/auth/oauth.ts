@@ -30,8 +30,6 @@ export interface OAuthSettings {
   jwksCooldownSec: number;
 }
 
-export { DEFAULT_ALGORITHMS, DEFAULT_SCOPES } from './defaults.js';
-
 type KeySet = ReturnType<typeof createRemoteJWKSet>;
 
 /** The token could not be checked for a reason that is not the token's (IdP down, bad discovery document). */

@@ -69,7 +69,6 @@ export interface AclEntry {
 }
 
 export const USERID_RE = /^([^\s:/]+)@([A-Za-z][A-Za-z0-9.\-_]+)$/;
-export const TOKEN_NAME_RE = /^[A-Za-z][A-Za-z0-9.\-_]+$/;
 export const FULL_TOKEN_RE = /^([^\s:/]+@[A-Za-z][A-Za-z0-9.\-_]+)!([A-Za-z][A-Za-z0-9.\-_]+)$/;
 
 /** Pools whose ACLs also apply to an ACL path of a guest or storage (pool ACLs apply to members). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createCluster, fakeClock, UnknownPresetError } from './index.js';
+import { createCluster, UnknownPresetError } from './index.js';
+import { fakeClock } from '../../../test/simulator/direct.js';
 
 const snapshotOf = (seed: number) => {
   const c = createCluster({ preset: 'demo', seed, clock: fakeClock() });

@@ -2,6 +2,4 @@
 export { createCluster, DEFAULT_TASK_DURATION_MS, type CreateClusterOptions, type SimCluster } from './cluster.js';
 export { PRESET_NAMES, UnknownPresetError } from './presets.js';
 export type { TaskFault, TaskRecord } from './tasks.js';
-export { decodeUpid as parseUpid, encodeUpid as formatUpid, type UpidFields as UpidParts } from './upid.js';
 export type { Guest, GuestConfig, GuestType, SimNode, SimStorage, Snapshot } from './types.js';
-export { callEndpoint, fakeClock, NoSuchEndpointError, type DirectCallOptions, type DirectResult, type FakeClock } from './direct.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callEndpoint, createCluster, fakeClock, type SimCluster } from './index.js';
+import { createCluster, type SimCluster } from './index.js';
+import { callEndpoint, fakeClock } from '../../../test/simulator/direct.js';
 
 function setup() {
   const clock = fakeClock();

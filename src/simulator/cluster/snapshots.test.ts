@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callEndpoint, createCluster, fakeClock } from './index.js';
+import { createCluster } from './index.js';
+import { callEndpoint, fakeClock } from '../../../test/simulator/direct.js';
 
 describe('snapshots', () => {
   const clock = fakeClock();

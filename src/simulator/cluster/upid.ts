@@ -55,8 +55,3 @@ export function decodeUpid(upid: string): UpidFields | undefined {
   if (!cleanField(type, false) || !cleanField(id, true) || !cleanField(user, false)) return undefined;
   return { node, pid, pstart, starttime, type, id, user };
 }
-
-/** PVE's error for a string that is not a UPID. */
-export function upidParseError(upid: string): string {
-  return `unable to parse worker upid '${upid}'`;
-}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callEndpoint, createCluster, fakeClock, type DirectCallOptions } from './index.js';
+import { createCluster } from './index.js';
+import { callEndpoint, fakeClock, type DirectCallOptions } from '../../../test/simulator/direct.js';
 
 function setup(preset = 'demo') {
   const clock = fakeClock();

@@ -1,11 +1,11 @@
 /**
- * Calls a cluster endpoint in-process, without HTTP, auth or parameter validation: for unit
- * tests and benchmarks of the cluster itself. Parameters are given as the wire layer would pass
+ * Calls a cluster endpoint in-process, without HTTP, auth or parameter validation: for the unit
+ * tests of the simulated cluster itself. Parameters are given as the wire layer would pass
  * them after validation (path values included, booleans as 0/1).
  */
-import type { HttpMethod } from '../../schema/model.js';
-import type { SimEndpoint, SimPrincipal, SimRequestContext } from '../contract.js';
-import type { SimCluster } from './cluster.js';
+import type { HttpMethod } from '../../src/schema/model.js';
+import type { SimEndpoint, SimPrincipal, SimRequestContext } from '../../src/simulator/contract.js';
+import type { SimCluster } from '../../src/simulator/cluster/cluster.js';
 
 export interface DirectCallOptions {
   /** `user@realm` or `user@realm!token`; default `root@pam`. */

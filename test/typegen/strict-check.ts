@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import ts from 'typescript';
-import type { DeclarationFile } from './index.js';
+import type { DeclarationFile } from '../../src/typegen/index.js';
 
 const libDir = dirname(ts.getDefaultLibFilePath({}));
 const libCache = new Map<string, ts.SourceFile>();
@@ -16,7 +16,7 @@ const OPTIONS: ts.CompilerOptions = {
 /**
  * Compile declarations plus a script (as the body of an async function, like run_script) in memory
  * with `--strict` and only the ES library, and return every diagnostic as `file:line TSxxxx: text`.
- * A verification tool for tests and benchmarks: it reports everything, unlike the sandbox's checker,
+ * A verification tool for the tests: it reports everything, unlike the sandbox's checker,
  * which decides what blocks a run.
  */
 export function strictCheck(declarations: readonly DeclarationFile[], script: string): string[] {
