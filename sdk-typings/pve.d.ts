@@ -37,6 +37,27 @@ type PveResult<M extends PveMethod, P extends string> = [PveOperation<M, P>] ext
     ? R
     : any;
 
+/** The values of a list's `type` filter that narrow its result (`'vm' | 'storage' | …`), or `never`. */
+type PveTypeFilter<P extends string> = PveOperation<'GET', P> extends { byType: infer B } ? keyof B & string : never;
+
+/** Rules the narrowing `get` out by arity, so a call it does not fit reports only the general signature's errors. */
+type PveNoNarrowing = [never, never, never];
+
+/**
+ * Parameters of a call whose `type` filter narrows the result: `F` must be some but not all of the
+ * filter's values (given as literals), else the general `get` takes the call.
+ */
+type PveNarrowArgs<P extends string, F extends string> = [F] extends [never]
+  ? PveNoNarrowing
+  : PveTypeFilter<P> extends F
+    ? PveNoNarrowing
+    : PveOperation<'GET', P> extends { params: infer A }
+      ? [params: A & { type: F }]
+      : PveNoNarrowing;
+
+/** The result of a list narrowed by its `type` filter: `/cluster/resources` with `type: 'vm'` lists guests only. */
+type PveNarrowResult<P extends string, F extends string> = PveOperation<'GET', P> extends { byType: infer B } ? B[F & keyof B] : never;
+
 /** Outcome of a finished Proxmox task (`waitTask`). */
 interface PveTaskResult {
   /** The task ID (UPID) that was waited for. */
@@ -96,6 +117,8 @@ interface PveGuest {
 }
 
 interface Pve {
+  /** Read, narrowed by a `type` filter: `(await pve.get('/cluster/resources', { type: 'vm' })).map((g) => g.vmid)`. */
+  get<P extends string, const F extends PveTypeFilter<P> = never>(path: P, ...params: PveNarrowArgs<P, F>): Promise<PveNarrowResult<P, F>>;
   /** Read: `await pve.get('/nodes/{node}/qemu', { node: 'pve1' })`. */
   get<P extends string>(path: P, ...params: PveArgs<'GET', P>): Promise<PveResult<'GET', P>>;
   /** Create or act: `await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1', vmid: 101 })`. */

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, it, expect, beforeAll } from 'vitest';
+import { loadSchemaFromString } from '../schema/loader.js';
 import { sdkDeclarationFiles } from '../typegen/index.js';
 import { ScriptChecker, declarationsHash } from './typecheck.js';
 import { formatDiagnostic } from './diagnostics.js';
@@ -153,5 +155,25 @@ describe('ScriptChecker identity and generated declarations', () => {
     }
     loose.dispose();
     generated.dispose();
+  });
+});
+
+describe('ScriptChecker: a list narrowed by its type filter', () => {
+  it('judges and words a failed call by the general signature, not the narrowing one', () => {
+    const model = loadSchemaFromString(readFileSync(new URL('../schema/fixtures/mini-apidoc.js', import.meta.url), 'utf8'));
+    const generated = new ScriptChecker({ files: sdkDeclarationFiles(model), model });
+    try {
+      const ordinary = generated.check("const vms = await pve.get('/cluster/resources', { type: 'vm' });\nreturn vms.map((r) => r.vmid.toFixed());");
+      expect([...ordinary.errors, ...ordinary.warnings]).toEqual([]);
+      // A computed value of an unknown param blocks as it does on any other call ("No overload matches" never shows).
+      const [unknown] = generated.check("const v = 1;\nawait pve.get('/cluster/resources', { type: 'vm', ful: v });").errors;
+      expect(unknown).toMatchObject({ code: 2353, hint: 'use get_schema to see the params of GET /cluster/resources' });
+      expect(unknown?.message).toBe("Object literal may only specify known properties, and 'ful' does not exist in type 'PveGetClusterResourcesParams'.");
+      const unfiltered = generated.check("return (await pve.get('/cluster/resources')).map((r) => r.vmid.toFixed());");
+      expect(unfiltered.ok).toBe(true);
+      expect(unfiltered.warnings.map(formatDiagnostic)).toEqual(["1:57 'r.vmid' is possibly 'undefined'. [TS18048]"]);
+    } finally {
+      generated.dispose();
+    }
   });
 });

@@ -126,6 +126,8 @@ const MISSING_CODES = new Set([2741, 2739, 2740]);
 /** Type mismatches: provable only when the offending value is a literal. */
 const MISMATCH_CODES = new Set([2322, 2345, 2769, 2820]);
 const UNKNOWN_MEMBER_CODES = new Set([2339, 2551]);
+/** "No overload matches this call", whose chain holds each signature's own error. */
+const NO_OVERLOAD_CODE = 2769;
 const CANNOT_FIND_NAME_CODES = new Set([2304, 2552, 2580, 2591, 2592]);
 
 const libCache = new Map<string, ts.IScriptSnapshot | undefined>();
@@ -234,10 +236,11 @@ export class ScriptChecker {
 
     const classifier = new CallDiagnosticClassifier(scan);
     const reportedMembers = new Set(scan.unknownMembers.map((m) => m.node.getStart(sf)));
-    for (const d of semantic) {
-      const start = d.start ?? 0;
-      if (UNKNOWN_MEMBER_CODES.has(d.code) && reportedMembers.has(start)) continue;
-      if (IMPLICIT_ANY_CODES.has(d.code)) continue;
+    for (const reported of semantic) {
+      const start = reported.start ?? 0;
+      if (UNKNOWN_MEMBER_CODES.has(reported.code) && reportedMembers.has(start)) continue;
+      if (IMPLICIT_ANY_CODES.has(reported.code)) continue;
+      const d = classifier.sdkCallError(reported, sf);
       const verdict = classifier.classify(d, sf);
       const diagnostic = toDiagnostic(d, at, verdict.block ? 'error' : 'warning');
       if (verdict.hint) diagnostic.hint = verdict.hint;
@@ -352,6 +355,19 @@ class CallDiagnosticClassifier {
 
   constructor(scan: SdkScan) {
     for (const { node, call } of scan.requests) this.calls.set(node, call);
+  }
+
+  /**
+   * A failed `pve.get` names both of its signatures ("No overload matches this call"); the first,
+   * which narrows a list by its `type` filter, is the SDK's detail, so the agent is shown what the
+   * general signature (the last) said, with its code, and it is judged by that.
+   */
+  sdkCallError(d: ts.Diagnostic, sf: ts.SourceFile): ts.Diagnostic {
+    if (d.code !== NO_OVERLOAD_CODE || typeof d.messageText === 'string') return d;
+    const general = d.messageText.next?.at(-1)?.next?.[0];
+    const node = findNode(sf, d.start ?? 0);
+    if (!general || !node || !this.enclosingSdkCall(node)) return d;
+    return { ...d, code: general.code, messageText: general };
   }
 
   classify(d: ts.Diagnostic, sf: ts.SourceFile): { block: boolean; hint?: string } {

@@ -37,11 +37,15 @@ export function returnTypeNode(node: SchemaNode | undefined): ts.TypeNode {
 }
 
 function objectType<T, M>(node: SchemaNode, syntax: TypeSyntax<T, M>): T {
-  const properties = Object.entries(node.properties ?? {});
-  if (properties.length === 0) return recordOfAny(syntax);
-  const members = properties.map(([name, child]) => syntax.property(name, isOptional(child), returnType(child, syntax)));
+  if (Object.keys(node.properties ?? {}).length === 0) return recordOfAny(syntax);
+  return syntax.typeLiteral(objectMembers(node, syntax));
+}
+
+/** The members of an object with declared properties, the `any` index signature last. */
+export function objectMembers<T, M>(node: SchemaNode, syntax: TypeSyntax<T, M>): M[] {
+  const members = Object.entries(node.properties ?? {}).map(([name, child]) => syntax.property(name, isOptional(child), returnType(child, syntax)));
   members.push(syntax.indexSignature(syntax.keyword('string'), syntax.keyword('any')));
-  return syntax.typeLiteral(members);
+  return members;
 }
 
 function isOptional(node: SchemaNode): boolean {
