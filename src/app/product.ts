@@ -12,6 +12,7 @@ import { PveClient } from '../client/client.js';
 import { createClassClients, createClients, type ClusterConfig } from '../client/config.js';
 import { loadClusterSchema, type LoadedSchema } from '../client/schema-source.js';
 import { describeOperations, type DescribeResult } from '../describe/index.js';
+import type { Unserved } from '../describe/unserved.js';
 import { operationVerdict, VERDICT_TEXT } from '../describe/verdict.js';
 import { ApiSearch, type SearchHit, type SearchOptions } from '../search/index.js';
 import { SandboxEngine } from '../sandbox/engine.js';
@@ -78,6 +79,8 @@ export interface ProductOptions {
    * `ClusterUnavailableError` and is retried in the background.
    */
   degraded?: { retry?: RetrySchedule; startWaitMs?: number; onClusterReady?: (runtime: ClusterRuntime) => void };
+  /** By cluster: operations its schema lists that the server behind it does not answer (the demo's simulator). */
+  unserved?: Readonly<Record<string, Unserved>>;
 }
 
 /** A configured cluster that is not serving yet. */
@@ -101,6 +104,7 @@ export class Product {
     private readonly checkers: CheckerProcess,
     readonly audit: AuditLog,
     readonly scrubber: SecretScrubber,
+    private readonly unserved: Readonly<Record<string, Unserved>>,
   ) {
     this.approvals = new ApprovalStore(config.stateDir);
     this.engine = new SandboxEngine({
@@ -151,7 +155,7 @@ export class Product {
     mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
     const { file, hmacKey, maxBytes, retention, witness } = config.audit;
     const audit = AuditLog.open({ file, ...(hmacKey ? { hmacKey } : {}), maxBytes, retention, ...(witness ? { witness } : {}), scrubber });
-    const product = new Product(config, clusters, checkers, audit, scrubber);
+    const product = new Product(config, clusters, checkers, audit, scrubber, options.unserved ?? {});
     if (degraded) {
       const supervise = { open, log, retry: degraded.retry ?? DEFAULT_CLUSTER_RETRY, ...(degraded.onClusterReady ? { onReady: degraded.onClusterReady } : {}) };
       for (const cluster of config.pve.clusters) {
@@ -240,23 +244,30 @@ export class Product {
     return `sandbox: ${workers} worker${workers === 1 ? '' : 's'}, ${workerRuntime ?? 'isolated-vm (not started)'}, ${describeConfinement(workerConfined)}`;
   }
 
-  /** Hits carry the verdict of the cluster's policy at default parameters and the parameters that raise them. */
+  /**
+   * Hits carry the verdict of the cluster's policy at default parameters and the parameters that
+   * raise them; an operation the server behind the cluster does not answer says so in its verdict.
+   */
   search(query: string, options: SearchOptions & { cluster?: string } = {}): SearchHit[] {
     const { cluster, ...rest } = options;
     const runtime = this.cluster(cluster);
+    const unserved = this.unserved[runtime.name];
     return runtime.search.search(query, rest).map((hit): SearchHit => {
       const op = runtime.model.get(hit.method, hit.path);
       if (!op) return hit;
       const v = operationVerdict(op, { cluster: runtime.name, policy: runtime.policy });
-      return { ...hit, verdict: VERDICT_TEXT[v.verdict], ...(v.raisedBy.length > 0 ? { raisedBy: v.raisedBy.map((r) => r.param) } : {}) };
+      const verdict = VERDICT_TEXT[v.verdict] + (unserved?.operations.has(op.key) ? `; ${unserved.mark}` : '');
+      return { ...hit, verdict, ...(v.raisedBy.length > 0 ? { raisedBy: v.raisedBy.map((r) => r.param) } : {}) };
     });
   }
 
   describe(operations: string[], options: { params?: string[]; cluster?: string } = {}): DescribeResult {
     const runtime = this.cluster(options.cluster);
+    const unserved = this.unserved[runtime.name];
     return describeOperations(runtime.model, operations, {
       ...(options.params ? { params: options.params } : {}),
       policy: { cluster: runtime.name, policy: runtime.policy },
+      ...(unserved ? { unserved } : {}),
     });
   }
 

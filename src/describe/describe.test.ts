@@ -52,6 +52,13 @@ describe('describeOperations on the fixture', () => {
     expect(version).toContain("// example: await pve.get('/version')");
   });
 
+  it('marks an operation the server behind the cluster does not answer, under its summary', () => {
+    const unserved = { operations: new Set(['GET /version']), mark: 'not in simulator' };
+    const [version, nodes] = describeOperations(model, ['GET /version', 'GET /nodes'], { unserved }).operations;
+    expect(version?.signature.split('\n').slice(0, 2)).toEqual([expect.stringMatching(/^\/\/ .* \[risk: read\]$/), '// not in simulator: calling it answers 501; use another operation']);
+    expect(nodes?.signature).not.toContain('not in simulator');
+  });
+
   it('renders token restrictions and handler-checked permissions', () => {
     expect(describeOperations(model, ['PUT /access/password']).operations[0]?.permission).toBe(
       'the caller is the user {userid} (not available with API tokens)',

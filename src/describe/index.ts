@@ -6,6 +6,7 @@
 import { HTTP_METHODS, type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
 import { parseSpec, resolveSpec, suggest } from './spec.js';
 import { permissionText, renderSignature } from './signature.js';
+import type { Unserved } from './unserved.js';
 import { operationVerdict, type OperationVerdict, type PolicyContext } from './verdict.js';
 
 export interface DescribedOperation {
@@ -30,6 +31,8 @@ export interface DescribeOptions {
   params?: string[];
   /** Show each operation's verdict under this cluster's policy. */
   policy?: PolicyContext;
+  /** Mark the operations the server behind the cluster does not answer. */
+  unserved?: Unserved;
 }
 
 /**
@@ -57,7 +60,7 @@ export function describeOperations(model: ApiModel, specs: readonly string[], op
         path: op.path,
         risk: op.risk,
         permission: permissionText(op),
-        signature: renderSignature(op, opts.params, verdict),
+        signature: renderSignature(op, opts.params, verdict, opts.unserved),
         ...(verdict ? { verdict } : {}),
       });
     }

@@ -7,6 +7,7 @@ import type { Operation } from '../schema/model.js';
 import { exampleCall } from './example.js';
 import { paramSection } from './param-lines.js';
 import { returnsText } from './returns.js';
+import { unservedLine, type Unserved } from './unserved.js';
 import { raisesLines, raisingParams, verdictLines, type OperationVerdict } from './verdict.js';
 
 const MAX_PERMISSION_NOTE = 160;
@@ -33,8 +34,13 @@ export function permissionText(op: Operation): string {
  *   }): Promise<string>  // usually a task UPID → await pve.waitTask(upid)
  *   // example: await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1', vmid: 100 })
  */
-export function renderSignature(op: Operation, requestedParams: readonly string[] = [], verdict?: OperationVerdict): string {
-  const lines = [`// ${op.summary || op.key} [risk: ${op.risk}]`, ...(verdict ? verdictLines(verdict) : raisesLines(raisingParams(op))), `// permission: ${permissionText(op)}`];
+export function renderSignature(op: Operation, requestedParams: readonly string[] = [], verdict?: OperationVerdict, unserved?: Unserved): string {
+  const lines = [
+    `// ${op.summary || op.key} [risk: ${op.risk}]`,
+    ...(unserved?.operations.has(op.key) ? [unservedLine(unserved)] : []),
+    ...(verdict ? verdictLines(verdict) : raisesLines(raisingParams(op))),
+    `// permission: ${permissionText(op)}`,
+  ];
   const call = `pve.${op.method.toLowerCase()}('${op.path}'`;
   const returns = returnsText(op, requestedParams);
   const tail = `): Promise<${returns.type}>${returns.note ? `  // ${returns.note}` : ''}`;

@@ -14,7 +14,10 @@ export interface SearchHit {
   risk: RiskClass;
   /** Relevance, comparable only within one result list. */
   score: number;
-  /** What the cluster's policy says at default parameters (`allowed`, `needs approval`, `refused`, `in scope only`). */
+  /**
+   * What the cluster's policy says at default parameters (`allowed`, `needs approval`, `refused`,
+   * `in scope only`), followed by `; not in simulator` where the server behind the cluster does not answer it.
+   */
   verdict?: string;
   /** Parameters that raise the operation's class. */
   raisedBy?: string[];

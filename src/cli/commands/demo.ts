@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { defaultStateDir, parseAppConfig } from '../../app/config.js';
 import { Product } from '../../app/product.js';
+import type { Unserved } from '../../describe/unserved.js';
 import { packageRoot } from '../../schema/package-root.js';
 import { connectInMemory } from '../../server/in-memory.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
@@ -114,22 +115,28 @@ async function demoProduct(sim: RunningSimulator, policy: string, io: CliIo): Pr
     },
     { source: 'demo', baseDir: stateDir },
   );
-  return Product.open({ config, log: (line) => io.err(line) });
+  return Product.open({ config, log: (line) => io.err(line), unserved: { demo: simulatorGaps(sim) } });
+}
+
+/** What the simulator lists but does not implement: none on its own schema, the rest of an official one (answered 501). */
+function simulatorGaps(sim: RunningSimulator): Unserved {
+  const implemented = new Set(sim.implemented);
+  return { operations: new Set(sim.model.operations.map((op) => op.key).filter((key) => !implemented.has(key))), mark: 'not in simulator' };
 }
 
 const SAMPLE_SCRIPT = `// Top 5 running guests by CPU, and how many guests each node carries.
 const guests = await pve.get('/cluster/resources', { type: 'vm' });
 const running = guests.filter((g) => g.status === 'running');
 const perNode: Record<string, number> = {};
-for (const g of guests) perNode[g.node ?? '?'] = (perNode[g.node ?? '?'] ?? 0) + 1;
+for (const g of guests) perNode[g.node] = (perNode[g.node] ?? 0) + 1;
 return {
   guests: guests.length,
   running: running.length,
   perNode,
   top5ByCpu: running
-    .sort((a, b) => (b.cpu ?? 0) - (a.cpu ?? 0))
+    .sort((a, b) => b.cpu - a.cpu)
     .slice(0, 5)
-    .map((g) => ({ vmid: g.vmid, name: g.name, node: g.node, cpu: \`\${Math.round((g.cpu ?? 0) * 100)}%\` })),
+    .map((g) => ({ vmid: g.vmid, name: g.name, node: g.node, cpu: \`\${Math.round(g.cpu * 100)}%\` })),
 };`;
 
 const DRY_RUN_SCRIPT = `// Snapshot every running VM of the first node: planned only (dryRun), nothing is sent.
