@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { IsolatedVmMissingError, loadIsolatedVm } from './ivm.js';
+import { isolatedVmOrder, IsolatedVmMissingError, loadIsolatedVm } from './ivm.js';
 
 /** A `require` that knows only the given modules. */
 function loader(modules: Record<string, unknown>): (id: string) => unknown {
@@ -13,20 +13,35 @@ describe('loadIsolatedVm', () => {
   const module5 = { Isolate: class {}, Callback: class {} };
   const module6 = { Isolate: class {}, Callback: class {} };
 
-  it('takes isolated-vm 5.0.x when it is installed, and says which it took', () => {
-    const loaded = loadIsolatedVm(loader({ 'isolated-vm': module5, 'isolated-vm/package.json': { name: 'isolated-vm', version: '5.0.4' }, 'isolated-vm-v6': module6 }));
+  const both = {
+    'isolated-vm': module5,
+    'isolated-vm/package.json': { name: 'isolated-vm', version: '5.0.4' },
+    'isolated-vm-v6': module6,
+    'isolated-vm-v6/package.json': { name: 'isolated-vm', version: '6.2.0' },
+  };
+
+  it('on Node 20 takes isolated-vm 5.0.x, and says which it took', () => {
+    const loaded = loadIsolatedVm(loader(both), '20.20.2');
     expect(loaded.ivm).toBe(module5);
     expect(loaded.runtime).toBe('isolated-vm 5.0.4');
   });
 
-  it('falls back to 6.x where 5.0.x could not be installed (Node 24)', () => {
-    const loaded = loadIsolatedVm(loader({ 'isolated-vm-v6': module6, 'isolated-vm-v6/package.json': { name: 'isolated-vm', version: '6.2.0' } }));
-    expect(loaded.ivm).toBe(module6);
-    expect(loaded.runtime).toBe('isolated-vm 6.2.0');
+  it('from Node 22 on prefers 6.x and its prebuilt binary, even where npm built 5.0.x too (an install from the tarball)', () => {
+    expect(loadIsolatedVm(loader(both), '22.23.5').runtime).toBe('isolated-vm 6.2.0');
+    expect(loadIsolatedVm(loader(both), '24.0.0').ivm).toBe(module6);
+    expect(isolatedVmOrder('21.7.3')).toEqual(['isolated-vm', 'isolated-vm-v6']);
+    expect(isolatedVmOrder('22.0.0')).toEqual(['isolated-vm-v6', 'isolated-vm']);
+  });
+
+  it('takes whichever is installed when only one is', () => {
+    const only6 = loader({ 'isolated-vm-v6': module6, 'isolated-vm-v6/package.json': { name: 'isolated-vm', version: '6.2.0' } });
+    expect(loadIsolatedVm(only6, '20.20.2').runtime).toBe('isolated-vm 6.2.0');
+    const only5 = loader({ 'isolated-vm': module5, 'isolated-vm/package.json': { name: 'isolated-vm', version: '5.0.4' } });
+    expect(loadIsolatedVm(only5, '22.23.5').runtime).toBe('isolated-vm 5.0.4');
   });
 
   it('names every failure and the fix when none loads', () => {
-    const attempt = () => loadIsolatedVm(loader({}));
+    const attempt = () => loadIsolatedVm(loader({}), '20.20.2');
     expect(attempt).toThrow(IsolatedVmMissingError);
     expect(attempt).toThrow(/isolated-vm: Cannot find module 'isolated-vm'; isolated-vm-v6: Cannot find module 'isolated-vm-v6'\).*npm ci/);
   });

@@ -1,10 +1,14 @@
 /**
- * isolated-vm, as the worker loads and uses it. Two majors are installed as optional
- * dependencies because no single one covers every supported Node: 5.0.x (`isolated-vm`) builds
- * for Node 20 and 22 but not for Node 24, whose V8 13.6 headers dropped APIs it compiles against;
- * 6.x (`isolated-vm-v6`) needs Node >= 22 and ships prebuilt binaries for 22 and 24. npm skips
- * whichever cannot install, and the worker takes the first that loads. The part of the API the
- * worker uses is typed here, so the build does not depend on which one is present.
+ * isolated-vm, as the worker loads and uses it. Two majors are optional dependencies because no
+ * single one covers every supported Node: 5.0.x (`isolated-vm`) builds for Node 20 and 22 but not
+ * for Node 24, whose V8 13.6 headers dropped APIs it compiles against; 6.x (`isolated-vm-v6`) needs
+ * Node >= 22 and ships prebuilt binaries for 22 and 24. A checkout's `npm ci` installs exactly one:
+ * 6.x is skipped on Node 20 by its own engines, 5.0.x on Node >= 22 by the engines the lockfile
+ * records for it (`>=18.0.0 <22`, narrower than its published `>=18.0.0`, so nothing compiles
+ * there; docs/sandbox.md). An install from the tarball or the registry reads 5.0.x's engines from
+ * the registry and gets both on Node 22, so the worker prefers 6.x from Node 22 on and 5.0.x before.
+ * The part of the API the worker uses is typed here, so the build does not depend on which one is
+ * present.
  */
 
 export interface IvmReference {
@@ -34,8 +38,17 @@ export interface IsolatedVm {
   Callback: new (fn: (...args: unknown[]) => unknown, options?: { ignored?: boolean }) => object;
 }
 
-/** The packages to try, in order: the 5.0.x line first, then 6.x where 5.0.x could not install. */
+/** The isolated-vm packages that may be installed: the 5.0.x line, and 6.x under an alias. */
 export const ISOLATED_VM_PACKAGES = ['isolated-vm', 'isolated-vm-v6'] as const;
+export type IsolatedVmPackage = (typeof ISOLATED_VM_PACKAGES)[number];
+
+/**
+ * The order to try them in on a Node (`process.versions.node`): 6.x and its prebuilt binary first
+ * from Node 22 on (where npm may have built 5.0.x too), 5.0.x first before (6.x cannot install).
+ */
+export function isolatedVmOrder(nodeVersion: string = process.versions.node): readonly IsolatedVmPackage[] {
+  return Number(nodeVersion.split('.')[0]) >= 22 ? ['isolated-vm-v6', 'isolated-vm'] : ['isolated-vm', 'isolated-vm-v6'];
+}
 
 export interface LoadedIsolatedVm {
   ivm: IsolatedVm;
@@ -47,16 +60,16 @@ export class IsolatedVmMissingError extends Error {
   constructor(reasons: string[]) {
     super(
       `isolated-vm could not be loaded (${reasons.join('; ')}); reinstall the dependencies with this Node (npm ci): ` +
-        'on Node 20 and 22 isolated-vm 5.0.x builds from source (python3, make and a C++ compiler), on Node 22 and 24 isolated-vm 6.x uses its prebuilt binary',
+        'on Node 20 isolated-vm 5.0.x is built from source (python3, make and a C++ compiler) unless a prebuilt binary downloads, on Node 22 and 24 isolated-vm 6.x uses its prebuilt binary',
     );
     this.name = 'IsolatedVmMissingError';
   }
 }
 
 /** Loads the first isolated-vm that works here, with `load` resolving from the worker's location. */
-export function loadIsolatedVm(load: (id: string) => unknown): LoadedIsolatedVm {
+export function loadIsolatedVm(load: (id: string) => unknown, nodeVersion: string = process.versions.node): LoadedIsolatedVm {
   const reasons: string[] = [];
-  for (const name of ISOLATED_VM_PACKAGES) {
+  for (const name of isolatedVmOrder(nodeVersion)) {
     try {
       const ivm = load(name) as IsolatedVm;
       const manifest = load(`${name}/package.json`) as { name?: unknown; version?: unknown };
