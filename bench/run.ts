@@ -14,6 +14,7 @@ import { sandboxSuite } from './sandbox.js';
 import { schemaSuite } from './schema.js';
 import { simulatorSuite } from './simulator.js';
 import { soakSuite } from './soak.js';
+import { throughputSuite } from './throughput.js';
 import { tokensSuite } from './tokens/suite.js';
 
 const SUITES: Record<string, Suite> = {
@@ -24,6 +25,7 @@ const SUITES: Record<string, Suite> = {
   audit: auditSuite,
   tokens: tokensSuite,
   e2e: e2eSuite,
+  throughput: throughputSuite,
   soak: soakSuite,
 };
 

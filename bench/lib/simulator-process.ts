@@ -15,9 +15,18 @@ export interface SimulatorProcess extends SimulatorEndpoint {
 
 const START_TIMEOUT_MS = 60_000;
 
-export async function startSimulatorProcess(options: { preset?: string } = {}): Promise<SimulatorProcess> {
+export async function startSimulatorProcess(options: { preset?: string; schemaFile?: string } = {}): Promise<SimulatorProcess> {
   const bin = path.join(repoRoot(), 'dist', 'src', 'cli', 'bin.js');
-  const args = [bin, 'simulator', '--port', '0', '--auth-delay-ms', '0', ...(options.preset ? ['--preset', options.preset] : [])];
+  const args = [
+    bin,
+    'simulator',
+    '--port',
+    '0',
+    '--auth-delay-ms',
+    '0',
+    ...(options.preset ? ['--preset', options.preset] : []),
+    ...(options.schemaFile ? ['--schema', options.schemaFile] : []),
+  ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const banner = await readBanner(child);
   const field = (label: string): string => {

@@ -8,8 +8,7 @@
  *
  * The handler always resolves: every failure becomes a `BridgeError` the script can act on.
  */
-import { z } from 'zod';
-import { HTTP_METHODS, type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
+import { type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
 import { approvalNextStep } from '../safety/approval.js';
 import { capValue } from '../safety/caps.js';
 import type { Budget, BudgetRefusal } from '../safety/budget.js';
@@ -22,8 +21,7 @@ import type { Policy } from '../policy/policy.js';
 import { redactData, redactInPlace, redactText, SecretScrubber } from '../safety/redact.js';
 import type { PveClientLike, TaskResult } from '../client/client-like.js';
 import { toBridgeError } from './errors.js';
-import { CALL_LIMITS, InvalidCallError, resolveRequest, type ResolvedRequest } from '../policy/request.js';
-import { CLUSTER_NAME_PATTERN, CLUSTER_NAME_RULE } from '../client/config.js';
+import { InvalidCallError, resolveRequest, type ResolvedRequest } from '../policy/request.js';
 import type { BridgeCall, BridgeContext, BridgeError, BridgeHandler, BridgeReply, RequestCall, WaitTaskCall } from './protocol.js';
 import { emptyCounts, type CallCounts } from './stats.js';
 
@@ -78,28 +76,6 @@ export interface BridgeDeps {
   defaultTaskTimeoutMs?: number;
 }
 
-const CLUSTER_NAME = z.string().regex(CLUSTER_NAME_PATTERN, CLUSTER_NAME_RULE);
-
-const CallSchema = z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('request'),
-    method: z.enum(HTTP_METHODS),
-    path: z.string().max(CALL_LIMITS.pathChars),
-    params: z.unknown().optional(),
-    cluster: CLUSTER_NAME.optional(),
-  }),
-  z.strictObject({
-    kind: z.literal('rejected'),
-    error: z.strictObject({ kind: z.enum(['invalid', 'budget']), message: z.string().max(2_000) }),
-  }),
-  z.strictObject({
-    kind: z.literal('waitTask'),
-    upid: z.string().max(CALL_LIMITS.upidChars),
-    timeoutMs: z.number().int().min(CALL_LIMITS.minTimeoutMs).max(CALL_LIMITS.maxTimeoutMs).optional(),
-    cluster: CLUSTER_NAME.optional(),
-  }),
-]);
-
 const DEFAULT_TASK_TIMEOUT_MS = 300_000;
 
 /** A call stopped by the bridge itself; carries the reply. */
@@ -144,7 +120,7 @@ type Runtime = BridgeDeps & {
   auditError?: string;
 };
 
-async function handle(rt: Runtime, rawCall: BridgeCall, ctx: BridgeContext): Promise<BridgeReply> {
+async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promise<BridgeReply> {
   const started = performance.now();
   rt.counts.total++;
   const record: Record<string, unknown> = { runId: rt.runId, mode: rt.mode };
@@ -153,14 +129,8 @@ async function handle(rt: Runtime, rawCall: BridgeCall, ctx: BridgeContext): Pro
   }
   let reply: BridgeReply;
   try {
-    const attempt = budgetOf(rt, attemptCluster(rt, rawCall)).chargeAttempt();
+    const attempt = budgetOf(rt, attemptCluster(rt, call)).chargeAttempt();
     if (attempt) throw budgetRefusal(attempt);
-    const parsed = CallSchema.safeParse(rawCall);
-    if (!parsed.success) {
-      rt.counts.invalid++;
-      throw new Refusal({ kind: 'invalid', message: `malformed bridge call: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'call'}: ${i.message}`).join('; ')}` });
-    }
-    const call = parsed.data;
     if (call.kind === 'rejected') {
       if (call.error.kind === 'invalid') rt.counts.invalid++;
       record.channel = 'refused before parsing';
@@ -168,7 +138,7 @@ async function handle(rt: Runtime, rawCall: BridgeCall, ctx: BridgeContext): Pro
     }
     record.cluster = call.cluster ?? rt.defaultCluster;
     if (ctx.signal.aborted) throw new Refusal({ kind: 'cancelled', message: 'the run has ended; the call was not made' });
-    const data = call.kind === 'request' ? await handleRequest(rt, call as RequestCall, ctx, record) : await handleWait(rt, call, ctx, record);
+    const data = call.kind === 'request' ? await handleRequest(rt, call, ctx, record) : await handleWait(rt, call, ctx, record);
     reply = { ok: true, data };
     record.status = 'ok';
   } catch (err) {

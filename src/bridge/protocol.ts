@@ -35,25 +35,20 @@ export interface RejectedCall {
 
 export type BridgeCall = RequestCall | WaitTaskCall | RejectedCall;
 
-export type BridgeErrorKind =
-  /** The call was malformed (bad path segment, non-JSON params, unknown operation). */
-  | 'invalid'
-  /** Policy refused it; the message names the rule. */
-  | 'denied'
-  /** The per-run budget (calls per risk class, guests, task-wait time) is used up. */
-  | 'budget'
-  /** Needs human approval that was not given, or deviates from the approved plan. */
-  | 'approval'
-  /** The guest behind a VMID changed since the plan/earlier read. */
-  | 'identity'
-  /** Proxmox answered with an error status. */
-  | 'api'
-  /** A task ended with an error exit status. */
-  | 'task'
-  | 'timeout'
-  /** The run was cancelled or ended while the call was in flight. */
-  | 'cancelled'
-  | 'internal';
+/**
+ * Why a call failed, as `PveError.kind` tells a script (the prelude's error names and the SDK's
+ * typing are tested against this list):
+ * invalid — the call was malformed (bad path segment, non-JSON params, unknown operation);
+ * denied — policy refused it, the message names the rule; budget — the per-run budget (calls per
+ * risk class, guests, task-wait time) is used up; approval — needs human approval that was not
+ * given, or deviates from the approved plan; identity — the guest behind a VMID changed since the
+ * plan or an earlier read; api — Proxmox answered with an error status; task — a task ended with
+ * an error exit status; timeout; cancelled — the run was cancelled or ended while the call was in
+ * flight; internal.
+ */
+export const BRIDGE_ERROR_KINDS = ['invalid', 'denied', 'budget', 'approval', 'identity', 'api', 'task', 'timeout', 'cancelled', 'internal'] as const;
+
+export type BridgeErrorKind = (typeof BRIDGE_ERROR_KINDS)[number];
 
 export interface BridgeError {
   kind: BridgeErrorKind;

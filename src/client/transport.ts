@@ -3,7 +3,7 @@
  * concurrency cap, and the connect/headers/body/overall timeouts. Every failure leaves here as a
  * typed client error; nothing above this layer sees undici or Node error codes.
  */
-import { Pool, request } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import type { HttpMethod } from '../schema/model.js';
 import { outcomeUnknown, PveAbortedError, PveConnectionError, PveError, PveTimeoutError } from './errors.js';
 import { ConcurrencyLimiter } from './limiter.js';
@@ -96,23 +96,56 @@ export class HttpTransport {
   async exchange(x: Exchange): Promise<RawResponse> {
     const signal = x.signal;
     try {
-      return await this.#limiter.run(async () => {
-        const res = await request(this.#options.origin + x.target, {
-          dispatcher: this.#pool,
-          method: x.method,
-          headers: x.headers,
-          body: x.body,
-          signal,
-        });
-        const body = await res.body.text();
-        return { status: res.statusCode, statusText: res.statusText, body };
-      }, signal);
+      return await this.#limiter.run(() => this.#dispatch(x), signal);
     } catch (err) {
       if (signal?.aborted) throw new PveAbortedError(x.method, x.apiPath, signal.reason);
       const mapped = this.#mapError(err, x);
       // A write whose answer was lost may have run: say so, instead of "cannot talk to…".
       throw outcomeUnknown(mapped) ?? mapped;
     }
+  }
+
+  /**
+   * One request on the pool through undici's handler interface: the response body is gathered as
+   * raw chunks and decoded once. `request()` would wrap every answer in a Readable stream and an
+   * async body mixin — a large share of the client's own time per call on a fast cluster.
+   */
+  #dispatch(x: Exchange): Promise<RawResponse> {
+    const signal = x.signal;
+    return new Promise<RawResponse>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const chunks: Buffer[] = [];
+      let status = 0;
+      let statusText = '';
+      let onAbort: (() => void) | undefined;
+      const settle = (): void => {
+        if (onAbort) signal?.removeEventListener('abort', onAbort);
+      };
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(controller) {
+          if (!signal) return;
+          if (signal.aborted) return controller.abort(signal.reason as Error);
+          onAbort = () => controller.abort(signal.reason as Error);
+          signal.addEventListener('abort', onAbort, { once: true });
+        },
+        onResponseStart(_controller, statusCode, _headers, statusMessage) {
+          status = statusCode;
+          statusText = statusMessage ?? '';
+        },
+        onResponseData(_controller, chunk) {
+          chunks.push(chunk);
+        },
+        onResponseEnd() {
+          settle();
+          resolve({ status, statusText, body: Buffer.concat(chunks).toString('utf8') });
+        },
+        onResponseError(_controller, error) {
+          settle();
+          reject(error);
+        },
+      };
+      this.#pool.dispatch({ path: x.target, method: x.method, headers: x.headers, body: x.body ?? null }, handler);
+    });
   }
 
   async close(): Promise<void> {

@@ -4,12 +4,10 @@
  * trusted), and turns the worker's report into a `RunOutcome` in the agent's own coordinates.
  */
 import { setMaxListeners } from 'node:events';
-import { z } from 'zod';
 import type { BridgeCall, BridgeError, BridgeErrorKind, BridgeHandler, BridgeReply } from '../bridge/protocol.js';
-import { HTTP_METHODS, RISK_CLASSES } from '../schema/model.js';
 import type { Diagnostic } from '../script/diagnostics.js';
 import type { TranspiledScript } from '../script/transpile.js';
-import { parseBridgeCall } from './bridge-call.js';
+import { parseBridgeCall } from '../bridge/contract.js';
 import type { RunEndStatus, WorkerLimits, WorkerRunStats, WorkerToHost } from './ipc.js';
 import type { SandboxLimits } from './limits.js';
 import type { RunError, RunErrorKind, RunOutcome, RunStats } from './outcome.js';
@@ -24,20 +22,6 @@ const CANCEL_GRACE_MS = 1_000;
  * a large reply crossing IPC, and the worker's own reaction to a timeout.
  */
 const SILENCE_GRACE_MS = 1_000;
-
-const bridgeErrorSchema = z.object({
-  kind: z.enum(['invalid', 'denied', 'budget', 'approval', 'identity', 'api', 'task', 'timeout', 'cancelled', 'internal']),
-  message: z.string(),
-  method: z.enum(HTTP_METHODS).optional(),
-  path: z.string().optional(),
-  status: z.number().optional(),
-  errors: z.record(z.string(), z.string()).optional(),
-  risk: z.enum(RISK_CLASSES).optional(),
-});
-const bridgeReplySchema = z.union([
-  z.object({ ok: z.literal(true), data: z.unknown() }),
-  z.object({ ok: z.literal(false), error: bridgeErrorSchema }),
-]);
 
 export interface SessionPorts {
   send(msg: { type: 'reply'; runId: number; callId: number; ok: boolean; json: string } | { type: 'cancel'; runId: number }): void;
@@ -212,10 +196,7 @@ export class RunSession {
   /** Handlers must resolve, never reject; a broken one still gets a clean answer to the sandbox. */
   private async invokeHandler(call: BridgeCall, afterReply: Array<() => void>): Promise<BridgeReply> {
     try {
-      const raw = await this.input.handler(call, { signal: this.abort.signal, afterReply: (task) => afterReply.push(task) });
-      const checked = bridgeReplySchema.safeParse(raw);
-      if (checked.success) return checked.data as BridgeReply;
-      return { ok: false, error: { kind: 'internal', message: 'the bridge handler returned a malformed reply' } };
+      return await this.input.handler(call, { signal: this.abort.signal, afterReply: (task) => afterReply.push(task) });
     } catch (err) {
       return { ok: false, error: { kind: 'internal', message: `the bridge handler failed: ${err instanceof Error ? err.message : String(err)}` } };
     }

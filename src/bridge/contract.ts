@@ -1,11 +1,13 @@
 /**
- * Validation of the bridge calls a script makes. The sandbox controls every byte of a call, so
- * the server parses the JSON itself and admits only safe shapes: a known method, a path of plain
- * segments (no `..`, no percent-encoding, no query), JSON params without prototype-bending keys.
- * A handler never sees anything else.
+ * The one contract of a bridge call, checked once: here, where a call enters the server (the
+ * sandbox channel relays the script's JSON untouched). The sandbox controls every byte of a call,
+ * so the server parses the JSON itself and admits only safe shapes: a known method, a path of
+ * plain segments (no `..`, no percent-encoding, no query), JSON params without prototype-bending
+ * keys, a task ID, limits from `CALL_LIMITS`. What passes is a typed `BridgeCall`; the handler, the
+ * policy and the client take it as it is and never check its shape again.
  */
 import { z } from 'zod';
-import type { BridgeCall } from '../bridge/protocol.js';
+import type { BridgeCall } from './protocol.js';
 import { CLUSTER_NAME_PATTERN, CLUSTER_NAME_RULE } from '../client/config.js';
 import { CALL_LIMITS } from '../policy/request.js';
 import { HTTP_METHODS } from '../schema/model.js';

@@ -1,5 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { parseBridgeCall } from './bridge-call.js';
+import { readFileSync } from 'node:fs';
+import { parseBridgeCall } from './contract.js';
+import { BRIDGE_ERROR_KINDS } from './protocol.js';
 
 const ok = (json: string) => {
   const r = parseBridgeCall(json, 10_000);
@@ -56,5 +58,18 @@ describe('parseBridgeCall', () => {
     let params = '1';
     for (let i = 0; i < 40; i++) params = `{"a":${params}}`;
     expect(refused(`{"kind":"request","method":"POST","path":"/a","params":${params}}`)).toMatch(/nested deeper/);
+  });
+});
+
+describe('the error kinds a script sees', () => {
+  const root = new URL('../../', import.meta.url);
+  it('are the contract\'s own: the prelude names each, the SDK typing lists exactly them', () => {
+    const prelude = readFileSync(new URL('sandbox/prelude.js', root), 'utf8');
+    const names = /const ERROR_NAMES = (?:ObjectFreeze\()?\{([^}]*)\}/.exec(prelude)?.[1] ?? '';
+    const named = [...names.matchAll(/(\w+):/g)].map((m) => m[1]).filter((k) => k !== '__proto__');
+    expect(new Set(named)).toEqual(new Set(BRIDGE_ERROR_KINDS));
+    const typings = readFileSync(new URL('sdk-typings/pve.d.ts', root), 'utf8');
+    const union = /\n\s*kind: ((?:'[a-z]+' \| )+'[a-z]+');/.exec(typings)?.[1] ?? '';
+    expect(union.split(' | ').map((k) => k.slice(1, -1))).toEqual([...BRIDGE_ERROR_KINDS]);
   });
 });
