@@ -376,6 +376,8 @@ function clusterRuntime(
   checkers: CheckerProcess,
 ): ClusterRuntime {
   const model = schema.model;
+  // The clients encode array parameters as the schema declares them (repeated keys), not comma-joined.
+  for (const c of new Set([client, ...Object.values(byClass)])) c.setApiModel(model);
   let files: DeclarationFile[] | undefined;
   const declarations = (): DeclarationFile[] => (files ??= sdkDeclarationFiles(model));
   let remote: RemoteScriptChecker | undefined;

@@ -5,7 +5,7 @@
  */
 import { inspect } from 'node:util';
 import { z } from 'zod';
-import type { ApiModel, HttpMethod } from '../schema/model.js';
+import type { ApiModel, HttpMethod, Operation } from '../schema/model.js';
 import {
   type AuthOptions,
   type Authenticator,
@@ -57,6 +57,8 @@ const versionSchema = z.looseObject({ version: z.string(), release: z.string().o
 
 const FORM = 'application/x-www-form-urlencoded';
 const NO_ARRAY_PARAMS: ReadonlySet<string> = new Set();
+/** Each operation's `type: array` params, read once per operation (models are immutable once loaded). */
+const ARRAY_PARAMS = new WeakMap<Operation, ReadonlySet<string>>();
 
 export class PveClient {
   readonly name: string;
@@ -219,7 +221,13 @@ export class PveClient {
     const match = model.matchPath(method, normalizeApiPath(path));
     const op = match?.operation;
     if (!op) return NO_ARRAY_PARAMS;
-    return new Set(op.params.filter((p) => p.type === 'array').map((p) => p.name));
+    let names = ARRAY_PARAMS.get(op);
+    if (!names) {
+      const listed = op.params.filter((p) => p.type === 'array').map((p) => p.name);
+      names = listed.length > 0 ? new Set(listed) : NO_ARRAY_PARAMS;
+      ARRAY_PARAMS.set(op, names);
+    }
+    return names;
   }
 
   /** Login without credentials: its own envelope, its own errors (no retry, no re-login loop). */
