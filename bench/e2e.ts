@@ -12,13 +12,12 @@
  *                client called directly. Target ≤ 1.3× the direct time.
  *   concurrency  N MCP clients over Streamable HTTP, each running an inventory script repeatedly.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Product } from '../src/app/product.js';
 import { hasOfficialSchema, officialSchemaFile } from '../src/schema/official-schemas.js';
 import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
 import type { SuiteContext } from './lib/suite.js';
 import { ms, ratio, summarize, withinTarget, type Cell, type Table } from './lib/table.js';
-import { connectHttp, connectInMemory, directClient, openProduct, runScript, serveHttp } from './tokens/environment.js';
+import { connectHttp, connectInMemory, directClient, mustRun, openProduct, runScript, serveHttp } from './tokens/environment.js';
 import { prepareScenario } from './tokens/scenario.js';
 import { TOKEN_TASKS } from './tokens/tasks.js';
 
@@ -52,11 +51,6 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
   await fn();
   return performance.now() - t0;
-}
-
-async function mustRun(client: Client, code: string, typecheck = true): Promise<void> {
-  const run = await runScript(client, code, { typecheck });
-  if (!run.ok) throw new Error(`benchmark script failed: ${run.text}`);
 }
 
 async function runScriptTable(sim: RunningSimulator, coldRuns: number, warmRuns: number, schema: string): Promise<Table> {

@@ -21,7 +21,7 @@ import { repoRoot } from './lib/repo.js';
 import { startSimulatorProcess, type SimulatorProcess } from './lib/simulator-process.js';
 import type { SuiteContext } from './lib/suite.js';
 import { ms, ratio, summarize, withinTarget, type Cell, type Table } from './lib/table.js';
-import { benchConfig, runScript, TOOL_TIMEOUT_MS } from './tokens/environment.js';
+import { benchConfig, mustRun, TOOL_TIMEOUT_MS } from './tokens/environment.js';
 
 const VERSION_RATIO_TARGET = 1.8;
 const RESOURCES_RATIO_TARGET = 1.5;
@@ -98,11 +98,6 @@ async function measureCase(c: Case, reps: number, client: Client, direct: Direct
   const d = summarize(directMs).median;
   const b = summarize(bridgedMs).median;
   return [`${c.n} × ${c.label}`, ms(d), ms(b), ratio(b, d), ms((b - d) / c.n), `${withinTarget(b / d, c.target)} (≤ ${c.target}×)`];
-}
-
-async function mustRun(client: Client, code: string): Promise<void> {
-  const run = await runScript(client, code);
-  if (!run.ok) throw new Error(`run_script failed: ${run.text.slice(0, 500)}`);
 }
 
 /** `serve` over stdio from dist/, timing its start: spawn → initialize answered → first `return 1` answered. */

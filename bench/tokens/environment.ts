@@ -135,6 +135,12 @@ export async function runScript(client: Client, code: string, options: { typeche
   };
 }
 
+/** `run_script` that must succeed: a failed run stops the benchmark with the run's text. */
+export async function mustRun(client: Client, code: string, typecheck = true): Promise<void> {
+  const run = await runScript(client, code, { typecheck });
+  if (!run.ok) throw new Error(`benchmark script failed: ${run.text}`);
+}
+
 export function textOf(result: CallToolResult): string {
   return (result.content ?? []).map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
 }
