@@ -118,13 +118,15 @@ export class HttpTransport {
       let status = 0;
       let statusText = '';
       let onAbort: (() => void) | undefined;
-      const settle = (): void => {
+      const unlisten = (): void => {
         if (onAbort) signal?.removeEventListener('abort', onAbort);
       };
       const handler: Dispatcher.DispatchHandler = {
         onRequestStart(controller) {
           if (!signal) return;
           if (signal.aborted) return controller.abort(signal.reason as Error);
+          // Started again when undici retries on a fresh connection: one listener, for the live controller.
+          unlisten();
           onAbort = () => controller.abort(signal.reason as Error);
           signal.addEventListener('abort', onAbort, { once: true });
         },
@@ -136,11 +138,11 @@ export class HttpTransport {
           chunks.push(chunk);
         },
         onResponseEnd() {
-          settle();
+          unlisten();
           resolve({ status, statusText, body: Buffer.concat(chunks).toString('utf8') });
         },
         onResponseError(_controller, error) {
-          settle();
+          unlisten();
           reject(error);
         },
       };
