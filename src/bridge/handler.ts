@@ -16,7 +16,7 @@ import { decideCall, type Decision } from '../policy/decide.js';
 import { resolveFacts, touchedGuests, type CallFacts } from '../policy/facts.js';
 import { GuestDirectory } from '../policy/guests.js';
 import { IdentityGuard, takesGuestDigest, type GuestIdentity } from '../safety/identity.js';
-import { isPlannedUpid, writeFingerprint, type PlanBinding, type PlannedWrite, type PlanRecorder } from '../safety/plan.js';
+import { isPlannedUpid, writeFingerprint, type ClaimedStep, type PlanBinding, type PlannedWrite, type PlanRecorder } from '../safety/plan.js';
 import type { Policy } from '../policy/policy.js';
 import { redactData, redactInPlace, redactText, SecretScrubber } from '../safety/redact.js';
 import type { PveClientLike, TaskResult } from '../client/client-like.js';
@@ -230,7 +230,7 @@ async function write(
 
   const needsApproval = decision.outcome === 'approval';
   const fingerprint = writeFingerprint(cluster, req.method, req.concretePath, req.params);
-  let planned: PlannedWrite | undefined;
+  let claim: ClaimedStep | undefined;
   if (rt.mode === 'live' && needsApproval) {
     rt.counts.needsApproval++;
     throw new Refusal({
@@ -250,44 +250,51 @@ async function write(
         ...where,
       });
     }
-    planned = bound.write;
-    record.planSeq = planned.seq;
+    claim = bound;
+    record.planSeq = bound.write.seq;
   }
+  // Settled whatever happens next, so a later step of a parallel fan-out waits for this one's answer.
+  let sent = false;
+  try {
+    const hint = guestHint(req);
+    const verdict = await rt.identity.check(cluster, facts.targets.vmids, hint, claim?.write.targets, ctx.signal);
+    if (!verdict.ok) throw new Refusal({ kind: 'identity', message: verdict.message, ...where });
+    record.targets = verdict.current.map(shortIdentity);
 
-  const hint = guestHint(req);
-  const verdict = await rt.identity.check(cluster, facts.targets.vmids, hint, planned?.targets, ctx.signal);
-  if (!verdict.ok) throw new Refusal({ kind: 'identity', message: verdict.message, ...where });
-  record.targets = verdict.current.map(shortIdentity);
+    if (rt.mode === 'dry-run' && rt.plan) {
+      const entry = rt.plan.record({
+        cluster,
+        method: req.method,
+        path: req.concretePath,
+        template: req.operation.path,
+        params: redactData(req.params, req.concretePath, rt.secrets) as Record<string, unknown>,
+        risk,
+        needsApproval,
+        ...(decision.outcome === 'approval' ? { why: decision.reason } : {}),
+        targets: verdict.current,
+        fullParams: req.params,
+        returnsTask: returnsString(req),
+        ...(req.pathValues.node !== undefined ? { node: req.pathValues.node } : {}),
+      });
+      rt.counts.planned++;
+      record.planned = true;
+      record.planSeq = entry.seq;
+      return entry.upid ?? null;
+    }
 
-  if (rt.mode === 'dry-run' && rt.plan) {
-    const entry = rt.plan.record({
-      cluster,
-      method: req.method,
-      path: req.concretePath,
-      template: req.operation.path,
-      params: redactData(req.params, req.concretePath, rt.secrets) as Record<string, unknown>,
-      risk,
-      needsApproval,
-      ...(decision.outcome === 'approval' ? { why: decision.reason } : {}),
-      targets: verdict.current,
-      fullParams: req.params,
-      returnsTask: returnsString(req),
-      ...(req.pathValues.node !== undefined ? { node: req.pathValues.node } : {}),
-    });
-    rt.counts.planned++;
-    record.planned = true;
-    record.planSeq = entry.seq;
-    return entry.upid ?? null;
+    const params = withGuestDigest(req, verdict.current);
+    const client = rt.client(cluster, risk);
+    sent = true;
+    const data = await client.request(req.method, req.urlPath, params, { signal: ctx.signal });
+    rt.identity.noteWrite(cluster, facts.targets.vmids);
+    if (typeof data === 'string' && data.startsWith('UPID:')) {
+      record.upid = data;
+      rt.taskClass.set(data, risk);
+    }
+    return redactInPlace(data, req.concretePath, rt.secrets);
+  } finally {
+    claim?.settle(sent);
   }
-
-  const params = withGuestDigest(req, verdict.current);
-  const data = await rt.client(cluster, risk).request(req.method, req.urlPath, params, { signal: ctx.signal });
-  rt.identity.noteWrite(cluster, facts.targets.vmids);
-  if (typeof data === 'string' && data.startsWith('UPID:')) {
-    record.upid = data;
-    rt.taskClass.set(data, risk);
-  }
-  return redactInPlace(data, req.concretePath, rt.secrets);
 }
 
 async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, record: Record<string, unknown>): Promise<TaskResult & { planned?: true }> {

@@ -35,8 +35,13 @@ describe('plan binding', () => {
     const p = snapshotThenRollback();
     const b = new PlanBinding(p, 50);
     const [first, second] = p.writes.map((w) => w.fingerprint) as [string, string];
-    expect(await b.acquire(first)).toMatchObject({ ok: true, write: { seq: 1 } });
-    expect(await b.acquire(second)).toMatchObject({ ok: true, write: { seq: 2 } });
+    const made = async (fingerprint: string) => {
+      const v = await b.acquire(fingerprint);
+      if (v.ok) v.settle(true);
+      return v;
+    };
+    expect(await made(first)).toMatchObject({ ok: true, write: { seq: 1 } });
+    expect(await made(second)).toMatchObject({ ok: true, write: { seq: 2 } });
     expect(await b.acquire(second)).toMatchObject({ ok: false, reason: 'not-in-plan', message: expect.stringMatching(/already been made/) });
     expect(b.remaining()).toEqual([]);
   });
@@ -50,14 +55,49 @@ describe('plan binding', () => {
     expect(b.remaining().map((w) => w.seq)).toEqual([1, 2]);
   });
 
-  it('holds a parallel later step until the earlier one is sent', async () => {
+  it('holds a parallel later step until the earlier one has been answered', async () => {
     const p = snapshotThenRollback();
     const b = new PlanBinding(p, 2_000);
-    const order: number[] = [];
-    const later = b.acquire(p.writes[1]!.fingerprint).then((v) => v.ok && order.push(v.write.seq));
-    const earlier = b.acquire(p.writes[0]!.fingerprint).then((v) => v.ok && order.push(v.write.seq));
-    await Promise.all([later, earlier]);
-    expect(order).toEqual([1, 2]);
+    const order: string[] = [];
+    const later = b.acquire(p.writes[1]!.fingerprint).then((v) => {
+      order.push(`claim ${v.ok && v.write.seq}`);
+      if (v.ok) v.settle(true);
+    });
+    const earlier = await b.acquire(p.writes[0]!.fingerprint);
+    if (!earlier.ok) throw new Error('step 1 refused');
+    order.push('claim 1');
+    await new Promise((r) => setTimeout(r, 20));
+    order.push('answer 1');
+    earlier.settle(true);
+    await later;
+    expect(order).toEqual(['claim 1', 'answer 1', 'claim 2']);
+  });
+
+  it('a step stopped before it was sent is not made, and the steps after it are refused at once', async () => {
+    const p = snapshotThenRollback();
+    const b = new PlanBinding(p, 60_000);
+    const first = await b.acquire(p.writes[0]!.fingerprint);
+    const later = b.acquire(p.writes[1]!.fingerprint);
+    if (first.ok) first.settle(false);
+    const verdict = await later;
+    expect(verdict).toMatchObject({ ok: false, reason: 'out-of-order' });
+    if (!verdict.ok) expect(verdict.message).toMatch(/step 1 .* has not been made \(it was stopped before it was sent\)/);
+    expect(b.remaining().map((w) => w.seq)).toEqual([1, 2]);
+  });
+
+  it('parallel twins of a write approved twice take one step each, one after the other', async () => {
+    const p = plan([
+      { path: '/nodes/pve1/qemu/101/status/start' },
+      { path: '/nodes/pve1/qemu/101/status/stop' },
+      { path: '/nodes/pve1/qemu/101/status/stop' },
+    ]);
+    const b = new PlanBinding(p, 2_000);
+    const stop = p.writes[1]!.fingerprint;
+    const twins = [b.acquire(stop), b.acquire(stop)].map((v) => v.then((x) => (x.ok ? (x.settle(true), x.write.seq) : x.reason)));
+    const start = await b.acquire(p.writes[0]!.fingerprint);
+    if (start.ok) start.settle(true);
+    expect((await Promise.all(twins)).sort()).toEqual([2, 3]);
+    expect(await b.acquire(stop)).toMatchObject({ ok: false, message: expect.stringMatching(/already been made/) });
   });
 
   it('refuses writes that are not in the plan', async () => {

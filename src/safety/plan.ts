@@ -149,23 +149,39 @@ export function isPlannedUpid(upid: string): boolean {
   return PLANNED_UPID.test(upid);
 }
 
-/** How long a write for a later step waits for the earlier steps to be sent (a `Promise.all` fan-out). */
+/** How long a write for a later step waits for the earlier steps to be made (a `Promise.all` fan-out). */
 export const PLAN_ORDER_WAIT_MS = 10_000;
 
+/**
+ * A step the run has claimed. `settle(true)` once its request went out (whatever PVE answered,
+ * or if the answer was lost); `settle(false)` if it was stopped before it was sent (the guest
+ * changed, say): the step is then not made, and the steps after it cannot go.
+ */
+export interface ClaimedStep {
+  write: PlannedWrite;
+  settle(sent: boolean): void;
+}
+
 export type BindingVerdict =
-  | { ok: true; write: PlannedWrite }
+  | ({ ok: true } & ClaimedStep)
   | { ok: false; reason: 'not-in-plan' | 'out-of-order'; message: string };
 
 /**
  * Holds an approved run to its plan: exactly the approved writes, in the approved order. Each
  * write must match the next unused step with the same fingerprint (cluster, method, path, full
  * params). A write for a later step made in parallel waits, bounded, until every earlier step has
- * been sent; one that would skip a step, or is not in the plan, is refused before it is sent. A
- * run may stop early: steps it never makes are reported as unused. A script can tell the approved
- * run from its dry-run (by timing, say) and change its mind; it still cannot reorder, skip or add.
+ * been claimed, and then until each of those has been answered, so PVE receives the writes in
+ * plan order even when a `Promise.all` makes them at once. One that would skip a step, or is not
+ * in the plan, is refused before it is sent. A run may stop early: steps it never makes are
+ * reported as unused. A script can tell the approved run from its dry-run (by timing, say) and
+ * change its mind; it still cannot reorder, skip or add.
  */
 export class PlanBinding {
-  private readonly used = new Set<number>();
+  /** Steps claimed and not yet answered (in flight), and steps made. */
+  private readonly inFlight = new Set<number>();
+  private readonly made = new Set<number>();
+  /** Steps claimed and then stopped before they were sent: the steps after them cannot go. */
+  private readonly notSent = new Set<number>();
   private waiters: Array<() => void> = [];
 
   constructor(
@@ -174,49 +190,76 @@ export class PlanBinding {
   ) {}
 
   async acquire(fingerprint: string, signal?: AbortSignal): Promise<BindingVerdict> {
-    const step = this.plan.writes.find((w) => w.fingerprint === fingerprint && !this.used.has(w.seq));
-    if (!step) {
-      const made = this.plan.writes.some((w) => w.fingerprint === fingerprint);
-      return {
-        ok: false,
-        reason: 'not-in-plan',
-        message: made ? 'this write was approved once and has already been made' : 'this write is not in the approved plan (or its params differ)',
-      };
-    }
     const deadline = performance.now() + this.waitMs;
     for (;;) {
-      const missing = this.plan.writes.find((w) => w.seq < step.seq && !this.used.has(w.seq));
-      if (!missing) break;
+      // Looked up again after every wait: a parallel twin of this write may have claimed the step.
+      const step = this.plan.writes.find((w) => w.fingerprint === fingerprint && !this.claimed(w.seq));
+      if (!step) {
+        const made = this.plan.writes.some((w) => w.fingerprint === fingerprint);
+        return {
+          ok: false,
+          reason: 'not-in-plan',
+          message: made ? 'this write was approved once and has already been made' : 'this write is not in the approved plan (or its params differ)',
+        };
+      }
+      const earlier = this.plan.writes.filter((w) => w.seq < step.seq);
+      const missing = earlier.find((w) => !this.claimed(w.seq));
+      if (!missing && !earlier.some((w) => this.inFlight.has(w.seq))) return this.claim(step);
       const left = deadline - performance.now();
-      if (left <= 0 || signal?.aborted) {
+      const stopped = missing !== undefined && this.notSent.has(missing.seq);
+      // Waiting for an earlier step's answer is bounded by the call's own signal, not the deadline.
+      if (signal?.aborted || (missing && (stopped || left <= 0))) {
         return {
           ok: false,
           reason: 'out-of-order',
-          message: `this write is step ${step.seq} of the approved plan, but step ${missing.seq} (${missing.method} ${visible(missing.path)}) has not been made; an approved run makes the approved writes in their order`,
+          message: `this write is step ${step.seq} of the approved plan, but step ${missing?.seq ?? '?'} (${missing ? `${missing.method} ${visible(missing.path)}` : 'an earlier step'}) has not been made${stopped ? ' (it was stopped before it was sent)' : ''}; an approved run makes the approved writes in their order`,
         };
       }
-      await this.nextRelease(left, signal);
+      await this.nextChange(missing ? left : undefined, signal);
     }
-    this.used.add(step.seq);
-    const wake = this.waiters;
-    this.waiters = [];
-    for (const w of wake) w();
-    return { ok: true, write: step };
   }
 
   /** Planned writes the run has not made (yet). */
   remaining(): PlannedWrite[] {
-    return this.plan.writes.filter((w) => !this.used.has(w.seq));
+    return this.plan.writes.filter((w) => !this.claimed(w.seq));
   }
 
-  private nextRelease(ms: number, signal?: AbortSignal): Promise<void> {
+  private claimed(seq: number): boolean {
+    return this.inFlight.has(seq) || this.made.has(seq);
+  }
+
+  private claim(step: PlannedWrite): BindingVerdict {
+    this.inFlight.add(step.seq);
+    this.notSent.delete(step.seq);
+    this.wake();
+    let settled = false;
+    return {
+      ok: true,
+      write: step,
+      settle: (sent) => {
+        if (settled) return;
+        settled = true;
+        this.inFlight.delete(step.seq);
+        (sent ? this.made : this.notSent).add(step.seq);
+        this.wake();
+      },
+    };
+  }
+
+  private wake(): void {
+    const wake = this.waiters;
+    this.waiters = [];
+    for (const w of wake) w();
+  }
+
+  private nextChange(ms: number | undefined, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', done);
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = ms === undefined ? undefined : setTimeout(done, ms);
       signal?.addEventListener('abort', done, { once: true });
       this.waiters.push(done);
     });
