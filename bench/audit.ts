@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { entryHash } from '../src/audit/entry.js';
-import { withFileLock } from '../src/audit/lock.js';
+import { withFileLock } from '../src/files/lock.js';
 import { AuditLog } from '../src/audit/log.js';
 import { verifyAudit } from '../src/audit/verify.js';
 import type { SuiteContext } from './lib/suite.js';

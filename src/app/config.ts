@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { AuditError } from '../audit/errors.js';
+import { AuditError } from '../files/errors.js';
 import { z } from 'zod';
 import { CLUSTER_FILE_SHAPE, loadConfig, parseConfigObject, type PveConfig } from '../client/config.js';
 import { PveConfigError } from '../client/errors.js';

@@ -20,7 +20,7 @@ import type { BridgeHandler } from '../bridge/protocol.js';
 import { emptyCounts, type CallCounts } from '../bridge/stats.js';
 import type { ApiModel, RiskClass } from '../schema/model.js';
 import { extractSdkCalls } from '../script/calls.js';
-import { scrubSecretLiterals, secretLiterals } from '../script/secrets.js';
+import { scrubSecretLiterals, secretLiterals } from '../safety/script-secrets.js';
 import { approvalNextStep, type ApprovalStore, type Approver, type ElicitationAnswer } from '../safety/approval.js';
 import { Budget, Budgets, type BudgetUsage } from '../safety/budget.js';
 import { GuestDirectory } from '../policy/guests.js';

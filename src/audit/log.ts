@@ -24,11 +24,11 @@
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { AuditError } from '../files/errors.js';
+import { FileLease, withFileLock, type FileLockOptions } from '../files/lock.js';
 import type { SecretScrubber } from '../safety/redact.js';
 import { ANCHOR_DELAY_MS, readAnchor, writeAnchor } from './anchor.js';
 import { anchorName, entryHash, GENESIS_HASH, parseEntryLine, rotatedName, type AuditAlgorithm, type AuditEntry, type AuditEntryType, type HeadData, type PrunedFile } from './entry.js';
-import { AuditError } from './errors.js';
-import { FileLease, withFileLock, type FileLockOptions } from './lock.js';
 import { openWitness, type Witness, type WitnessOptions } from './witness.js';
 
 export interface AuditRetention {

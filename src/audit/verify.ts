@@ -20,10 +20,10 @@
  */
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
+import { AuditError } from '../files/errors.js';
+import { withFileLock, type FileLockOptions } from '../files/lock.js';
 import { parseAnchor, type AnchorRead } from './anchor.js';
 import { anchorName, entryHash, GENESIS_HASH, parseEntryLine, type AuditEntry, type PrunedFile } from './entry.js';
-import { AuditError } from './errors.js';
-import { withFileLock, type FileLockOptions } from './lock.js';
 import { rotatedFiles } from './log.js';
 import { parseWitness, type WitnessRecord } from './witness.js';
 

@@ -21,8 +21,8 @@
 import { appendFileSync } from 'node:fs';
 import { createSocket, type Socket } from 'node:dgram';
 import { hostname } from 'node:os';
+import { AuditError } from '../files/errors.js';
 import { canonicalJson, hmacSha256Hex, sha256Hex } from '../safety/canonical.js';
-import { AuditError } from './errors.js';
 
 export const WITNESS_MARK = 'pve-code-mcp-witness';
 

@@ -9,7 +9,7 @@
  * Scopes (nodes, VMIDs, pools, tags) are checked separately with the call's targets (scope.ts).
  */
 import type { HttpMethod, RiskClass } from '../schema/model.js';
-import { resolveBudgetLimits, type BudgetLimits } from '../safety/budget.js';
+import { resolveBudgetLimits, type BudgetLimits } from './budget-limits.js';
 import { compileOpPattern, matchesOp, type OpPattern } from './glob.js';
 import { parsePolicyConfig, parseVmidRanges, splitPrivilegedEntry, type PolicyConfig, type TargetRuleConfig } from './policy-config.js';
 import { PRESETS, type PresetName } from './presets.js';

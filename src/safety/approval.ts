@@ -16,8 +16,8 @@ import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, rename
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { AuditError } from '../audit/errors.js';
-import { withFileLock } from '../audit/lock.js';
+import { AuditError } from '../files/errors.js';
+import { withFileLock } from '../files/lock.js';
 import { HTTP_METHODS, RISK_CLASSES } from '../schema/model.js';
 import type { Plan } from './plan.js';
 import { computePlanId } from './plan.js';

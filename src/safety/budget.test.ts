@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Budget, resolveBudgetLimits } from './budget.js';
+import { resolveBudgetLimits } from '../policy/budget-limits.js';
+import { Budget } from './budget.js';
 
 describe('Budget', () => {
   it('refuses the call past a risk-class limit and keeps counting attempts', () => {

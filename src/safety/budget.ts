@@ -1,38 +1,11 @@
 /**
  * Per-run budget: how many calls of each risk class, how many calls in all (every attempt,
  * including invalid and denied ones, so a script cannot probe the policy in a loop), how many
- * distinct guests writes may touch, and how long the run may spend waiting for tasks.
+ * distinct guests writes may touch, and how long the run may spend waiting for tasks. The limits
+ * are the policy's (`policy.budget`, src/policy/budget-limits.ts); this counts a run against them.
  */
+import { resolveBudgetLimits, type BudgetLimits } from '../policy/budget-limits.js';
 import { RISK_CLASSES, type RiskClass } from '../schema/model.js';
-
-export interface BudgetLimits {
-  read: number;
-  write: number;
-  destructive: number;
-  privileged: number;
-  calls: number;
-  guests: number;
-  taskWaitMs: number;
-}
-
-export const DEFAULT_BUDGET: Readonly<BudgetLimits> = Object.freeze({
-  read: 500,
-  write: 20,
-  destructive: 5,
-  privileged: 2,
-  calls: 1000,
-  guests: 10,
-  taskWaitMs: 15 * 60_000,
-});
-
-export function resolveBudgetLimits(partial: Partial<BudgetLimits> = {}): BudgetLimits {
-  const out = { ...DEFAULT_BUDGET };
-  for (const key of Object.keys(out) as Array<keyof BudgetLimits>) {
-    const v = partial[key];
-    if (typeof v === 'number') out[key] = v;
-  }
-  return out;
-}
 
 export interface UsageEntry {
   used: number;

@@ -7,7 +7,7 @@
  * the script); what is still too big is cut structurally (valid JSON of the same shape).
  */
 import { createHash } from 'node:crypto';
-import { truncateJson } from '../sandbox/truncate.js';
+import { truncateJson } from './truncate.js';
 
 /** Strings longer than this keep their first `KEEP_CHARS` characters, their length and a hash. */
 export const MAX_VALUE_CHARS = 256;

@@ -3,9 +3,9 @@
  * can do about a failure (fix a syntax or type error, stay within a limit, ask for approval...),
  * and positions are in the agent's own TypeScript.
  */
+import type { TruncationReport } from '../safety/truncate.js';
 import type { Diagnostic } from '../script/diagnostics.js';
 import type { KillReason } from './ipc.js';
-import type { TruncationReport } from './truncate.js';
 
 export type RunErrorKind =
   /** The script does not parse; it was not executed. */

@@ -5,13 +5,13 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { BridgeCall, BridgeError, BridgeErrorKind, BridgeHandler, BridgeReply } from '../bridge/protocol.js';
+import { truncateJson, type TruncationReport } from '../safety/truncate.js';
 import type { Diagnostic } from '../script/diagnostics.js';
 import type { TranspiledScript } from '../script/transpile.js';
 import { parseBridgeCall } from '../bridge/contract.js';
 import type { RunEndStatus, WorkerLimits, WorkerRunStats, WorkerToHost } from './ipc.js';
 import type { SandboxLimits } from './limits.js';
 import type { RunError, RunErrorKind, RunOutcome, RunStats } from './outcome.js';
-import { truncateJson, type TruncationReport } from './truncate.js';
 
 /** Extra time the worker gets past the wall limit before the server kills the whole process. */
 const BACKSTOP_GRACE_MS = 3_000;

@@ -11,8 +11,8 @@
  * is never whole in the source; its pieces stay. The call record still redacts the assembled value.
  */
 import ts from 'typescript';
-import { isSensitiveKey, REDACTED } from '../safety/redact.js';
-import { parseProgram } from './program.js';
+import { parseProgram } from '../script/program.js';
+import { isSensitiveKey, REDACTED } from './redact.js';
 
 /** Cheap pre-check: most scripts name no secret key, and then no parse is needed. */
 const MAYBE_SECRET = /pass|secret|token|ticket|otp|key|recovery/i;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED } from '../safety/redact.js';
-import { scrubSecretLiterals, secretLiterals } from './secrets.js';
+import { REDACTED } from './redact.js';
+import { scrubSecretLiterals, secretLiterals } from './script-secrets.js';
 
 describe('secret literals in a script', () => {
   it('finds literals given to secret-named properties, directly or through a literal variable', () => {

@@ -1,4 +1,7 @@
-/** Typed errors of the audit log and the shared state files, with stable codes. */
+/**
+ * Typed errors of the audit log and the shared state files, with stable codes. Beside the lock
+ * (lock.ts), which throws them to every writer of a state file (the audit, the approvals store).
+ */
 
 export type AuditErrorCode =
   /** Another process has held the state lock for too long (a dead holder's lock not yet stale). */
