@@ -3,17 +3,7 @@
  * again. `serve` keeps the other clusters serving; every call to this one answers with
  * `ClusterUnavailableError`, which names the cluster, the cause and the fix.
  */
-import {
-  PveAuthError,
-  PveConfigError,
-  PveConnectionError,
-  PveHttpError,
-  PvePermissionError,
-  PveSchemaUnavailableError,
-  PveTimeoutError,
-  PveTlsError,
-  TlsPinMismatchError,
-} from '../client/errors.js';
+import { type AnyPveError, exhaustive, isPveError } from '../client/errors.js';
 
 export interface ClusterFailure {
   /** What went wrong, in one line. */
@@ -24,22 +14,48 @@ export interface ClusterFailure {
 
 /** The cause and the fix of a failure to reach, authenticate to or load a cluster. */
 export function describeClusterFailure(err: unknown): ClusterFailure {
-  const cause = err instanceof PveConfigError ? err.issues.map((i) => `${i.key}: ${i.message}`).join('; ') : err instanceof Error ? err.message : String(err);
+  const cause =
+    isPveError(err) && err.code === 'pve-config' ? err.issues.map((i) => `${i.key}: ${i.message}`).join('; ') : err instanceof Error ? err.message : String(err);
   return { cause, fix: fixFor(err) ?? 'see the cause; pve-code-mcp config check tests the connection step by step' };
 }
 
 /** The fix for a known failure, undefined for others. */
 export function fixFor(err: unknown): string | undefined {
-  if (err instanceof PveConfigError) return 'provide the secret (create the file, or export the variable in the environment the server starts with); the server reads it again at the next retry';
-  if (err instanceof TlsPinMismatchError) return 'the certificate changed or the pin is wrong: compare with the node (System → Certificates) and update tls.fingerprint';
-  if (err instanceof PveTlsError) return 'pin the certificate: set tls.fingerprint to the SHA-256 fingerprint shown under System → Certificates, or give tls.caFile';
-  if (err instanceof PveSchemaUnavailableError) return 'check the URL and that the node is up and reachable from here; once it answers, its schema is cached for later starts (or set "schema" to an apidoc.js file)';
-  if (err instanceof PveConnectionError || err instanceof PveTimeoutError) return 'check the URL (https://<host>:8006), that the node is up and reachable from here';
-  if (err instanceof PveAuthError) return 'check the token ID (user@realm!name) and secret, or username/password/realm; is the token expired or the user disabled?';
-  if (err instanceof PvePermissionError) return 'grant the user/token a role on the path named above (Datacenter → Permissions)';
-  if (err instanceof PveHttpError) return 'check that the URL points at a Proxmox VE node (https://<host>:8006)';
+  if (isPveError(err)) return clientErrorFix(err);
   if ((err as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return 'check the path of the cluster\'s "schema" override';
   return undefined;
+}
+
+function clientErrorFix(err: AnyPveError): string | undefined {
+  switch (err.code) {
+    case 'pve-config':
+      return 'provide the secret (create the file, or export the variable in the environment the server starts with); the server reads it again at the next retry';
+    case 'pve-tls-pin':
+      return 'the certificate changed or the pin is wrong: compare with the node (System → Certificates) and update tls.fingerprint';
+    case 'pve-tls':
+      return 'pin the certificate: set tls.fingerprint to the SHA-256 fingerprint shown under System → Certificates, or give tls.caFile';
+    case 'pve-schema-unavailable':
+      return 'check the URL and that the node is up and reachable from here; once it answers, its schema is cached for later starts (or set "schema" to an apidoc.js file)';
+    case 'pve-connection':
+    case 'pve-outcome-unknown':
+    case 'pve-timeout':
+      return 'check the URL (https://<host>:8006), that the node is up and reachable from here';
+    case 'pve-auth':
+      return 'check the token ID (user@realm!name) and secret, or username/password/realm; is the token expired or the user disabled?';
+    case 'pve-permission':
+      return 'grant the user/token a role on the path named above (Datacenter → Permissions)';
+    case 'pve-http':
+    case 'pve-not-found':
+    case 'pve-node-offline':
+      return 'check that the URL points at a Proxmox VE node (https://<host>:8006)';
+    case 'pve-input':
+    case 'pve-aborted':
+    case 'pve-protocol':
+    case 'pve-task-failed':
+      return undefined;
+    default:
+      return exhaustive(err, undefined);
+  }
 }
 
 export class ClusterUnavailableError extends Error {

@@ -2,43 +2,73 @@
  * Maps whatever the client (or the bridge itself) threw to the `BridgeError` data the sandbox
  * receives. Messages are what PVE and the client said (they carry no secrets); the caller still
  * passes them through the secret scrubber. Host stacks never cross.
+ *
+ * A client error is classified by its stable `code` (see `PVE_ERROR_CODES`), one case per code:
+ * adding a code to the client does not compile until it has a kind here.
  */
-import {
-  outcomeUnknown,
-  PveAbortedError,
-  PveConnectionError,
-  PveHttpError,
-  PveInputError,
-  PveProtocolError,
-  PveTaskFailedError,
-  PveTimeoutError,
-} from '../client/errors.js';
+import { type AnyPveError, exhaustive, isPveError, outcomeUnknown } from '../client/errors.js';
 import type { HttpMethod, RiskClass } from '../schema/model.js';
 import type { BridgeError } from './protocol.js';
 
-export function toBridgeError(err: unknown, call: { method?: HttpMethod; path?: string; risk?: RiskClass }, signal?: AbortSignal): BridgeError {
-  const base = {
+type CallBase = Pick<BridgeError, 'method' | 'path' | 'risk'>;
+
+const CANCELLED = 'the call was cancelled because the run ended';
+
+/**
+ * `_signal` is the run's: an `AbortError` is `cancelled` whether or not it fired, so it changes
+ * nothing (the parameter stays for the handler, which passes it).
+ */
+export function toBridgeError(err: unknown, call: { method?: HttpMethod; path?: string; risk?: RiskClass }, _signal?: AbortSignal): BridgeError {
+  const base: CallBase = {
     ...(call.method ? { method: call.method } : {}),
     ...(call.path ? { path: call.path } : {}),
     ...(call.risk ? { risk: call.risk } : {}),
   };
-  if (err instanceof PveTaskFailedError) return { kind: 'task', message: err.message, ...base };
-  if (err instanceof PveAbortedError || (signal?.aborted && isAbort(err))) {
-    return { kind: 'cancelled', message: 'the call was cancelled because the run ended', ...base };
-  }
-  // Before timeouts: a write that may have run is `api` without a status (no answer came), and
-  // its message says the outcome is unknown and where to look — never a refusal kind.
-  const unknown = outcomeUnknown(err);
-  if (unknown) return { kind: 'api', message: unknown.message, ...base };
-  if (err instanceof PveTimeoutError) return { kind: 'timeout', message: err.message, ...base };
-  if (err instanceof PveHttpError) {
-    return { kind: 'api', message: err.message, status: err.status, ...(err.errors ? { errors: { ...err.errors } } : {}), ...base };
-  }
-  if (err instanceof PveInputError) return { kind: 'invalid', message: err.message, ...base };
-  if (err instanceof PveConnectionError || err instanceof PveProtocolError) return { kind: 'api', message: err.message, ...base };
-  if (isAbort(err)) return { kind: 'cancelled', message: 'the call was cancelled because the run ended', ...base };
+  if (isPveError(err)) return fromPveError(err, base);
+  if (isAbort(err)) return { kind: 'cancelled', message: CANCELLED, ...base };
   const status = typeof (err as { status?: unknown })?.status === 'number' ? (err as { status: number }).status : undefined;
   if (status !== undefined) return { kind: 'api', message: messageOf(err), status, ...base };
+  return internal(err, base);
+}
+
+function fromPveError(err: AnyPveError, base: CallBase): BridgeError {
+  switch (err.code) {
+    case 'pve-task-failed':
+      return { kind: 'task', message: err.message, ...base };
+    case 'pve-aborted':
+      return { kind: 'cancelled', message: CANCELLED, ...base };
+    case 'pve-timeout': {
+      // A write's headers/body/overall timeout may have run: `api` without a status (no answer
+      // came), and its message says the outcome is unknown and where to look — never a refusal kind.
+      const unknown = outcomeUnknown(err);
+      return unknown ? { kind: 'api', message: unknown.message, ...base } : { kind: 'timeout', message: err.message, ...base };
+    }
+    case 'pve-connection':
+    case 'pve-outcome-unknown':
+    case 'pve-tls':
+    case 'pve-tls-pin':
+      // A write whose connection failed after it was sent says so (outcome unknown), as above.
+      return { kind: 'api', message: (outcomeUnknown(err) ?? err).message, ...base };
+    case 'pve-protocol':
+      return { kind: 'api', message: err.message, ...base };
+    case 'pve-http':
+    case 'pve-auth':
+    case 'pve-permission':
+    case 'pve-not-found':
+    case 'pve-node-offline':
+      return { kind: 'api', message: err.message, status: err.status, ...(err.errors ? { errors: { ...err.errors } } : {}), ...base };
+    case 'pve-input':
+      return { kind: 'invalid', message: err.message, ...base };
+    case 'pve-config':
+    case 'pve-schema-unavailable':
+      // Setup failures, not a call's: reaching a script through a call is the host's fault.
+      return internal(err, base);
+    default:
+      return exhaustive(err, internal(err, base));
+  }
+}
+
+function internal(err: unknown, base: CallBase): BridgeError {
   return { kind: 'internal', message: `internal bridge error: ${messageOf(err)}`, ...base };
 }
 

@@ -2,7 +2,7 @@
  * `pve-code-mcp` entry point: dispatches to subcommands. Logs go to stderr (stdout is the MCP
  * channel under `serve`); exit codes are documented in `EXIT`.
  */
-import { PveError } from '../client/errors.js';
+import { isPveError } from '../client/errors.js';
 import { PRODUCT_VERSION } from '../version.js';
 import { EXIT, processIo, UsageError, type CliIo } from './args.js';
 import type { Command } from './command.js';
@@ -79,7 +79,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.err(`${command.name}: ${err.message}\n\n${command.usage}`);
       return EXIT.usage;
     }
-    if (err instanceof PveError) {
+    if (isPveError(err)) {
       io.err(`${command.name}: ${err.message}`);
       return EXIT.config;
     }

@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import type { HttpMethod } from '../schema/model.js';
-import { PveAuthError, PveConfigError } from './errors.js';
+import { isPveError, PveAuthError, PveConfigError } from './errors.js';
 import { Secret } from './secret.js';
 
 export interface TokenAuthOptions {
@@ -211,7 +211,7 @@ export class TicketAuthenticator implements Authenticator {
       this.#accept(this.#parse(data));
     } catch (err) {
       // Expired or revoked ticket: fall back to the password.
-      if (err instanceof PveAuthError) return this.#passwordLogin(signal);
+      if (isPveError(err) && err.code === 'pve-auth') return this.#passwordLogin(signal);
       throw err;
     }
   }

@@ -13,7 +13,7 @@ import {
   TokenAuthenticator,
 } from './auth.js';
 import { normalizeApiPath, encodeRequest } from './encoding.js';
-import { PveAbortedError, PveConfigError, PveHttpError, PveTimeoutError } from './errors.js';
+import { isPveError, PveAbortedError, PveConfigError, PveHttpError, PveTimeoutError } from './errors.js';
 import { type PveLogger, stderrLogger } from './logger.js';
 import { type CallerInfo, type Envelope, readEnvelope } from './response.js';
 import { DEFAULT_RETRY, type RetryOptions, withRetries } from './retry.js';
@@ -277,9 +277,9 @@ export class PveClient {
       return await fn(combined.signal);
     } catch (err) {
       if (caller?.aborted) {
-        throw err instanceof PveAbortedError ? err : new PveAbortedError(method, path, caller.reason);
+        throw isPveError(err) && err.code === 'pve-aborted' ? err : new PveAbortedError(method, path, caller.reason);
       }
-      if (timedOut && (err instanceof PveAbortedError || err instanceof PveTimeoutError)) {
+      if (timedOut && isPveError(err) && (err.code === 'pve-aborted' || err.code === 'pve-timeout')) {
         throw new PveTimeoutError('request', timeoutMs, method, path, undefined, err);
       }
       throw err;

@@ -2,30 +2,73 @@
  * Everything the Proxmox client throws. Each class says what failed, why, and what to do, and
  * carries the data a caller (the bridge, the CLI) needs to react without parsing messages.
  *
- * Hierarchy:
+ * Hierarchy (with each class's `code`):
  *   PveError
- *   ├─ PveConfigError            invalid client configuration
- *   ├─ PveInputError             a call the client cannot even send (bad path, UPID, param value)
- *   ├─ PveAbortedError           the caller's AbortSignal fired
- *   ├─ PveTimeoutError           connect / headers / body / request / task wait timed out
- *   ├─ PveConnectionError        no usable connection (refused, reset, DNS…)
- *   │  ├─ PveOutcomeUnknownError a write was sent but its answer was lost: it may have run
- *   │  └─ PveTlsError            the server certificate is not trusted
- *   │     └─ TlsPinMismatchError the certificate is not the pinned one
- *   ├─ PveProtocolError          the answer is not the PVE API (wrong URL, proxy page…)
- *   ├─ PveHttpError              PVE answered with an error status
- *   │  ├─ PveAuthError           401
- *   │  ├─ PvePermissionError     403
- *   │  ├─ PveNotFoundError       500 "… does not exist", 501 unknown path/method
- *   │  └─ PveNodeOfflineError    595/596 (the node in the path could not be reached)
- *   ├─ PveTaskFailedError        a task stopped with an error exit status
- *   └─ PveSchemaUnavailableError the cluster's schema could not be fetched and none is cached
+ *   ├─ PveConfigError            pve-config             invalid client configuration
+ *   ├─ PveInputError             pve-input              a call the client cannot even send (bad path, UPID, param value)
+ *   ├─ PveAbortedError           pve-aborted            the caller's AbortSignal fired
+ *   ├─ PveTimeoutError           pve-timeout            connect / headers / body / request / task wait timed out
+ *   ├─ PveConnectionError        pve-connection         no usable connection (refused, reset, DNS…)
+ *   │  ├─ PveOutcomeUnknownError pve-outcome-unknown    a write was sent but its answer was lost: it may have run
+ *   │  └─ PveTlsError            pve-tls                the server certificate is not trusted
+ *   │     └─ TlsPinMismatchError pve-tls-pin            the certificate is not the pinned one
+ *   ├─ PveProtocolError          pve-protocol           the answer is not the PVE API (wrong URL, proxy page…)
+ *   ├─ PveHttpError              pve-http               PVE answered with an error status
+ *   │  ├─ PveAuthError           pve-auth               401
+ *   │  ├─ PvePermissionError     pve-permission         403
+ *   │  ├─ PveNotFoundError       pve-not-found          500 "… does not exist", 501 unknown path/method
+ *   │  └─ PveNodeOfflineError    pve-node-offline       595/596 (the node in the path could not be reached)
+ *   ├─ PveTaskFailedError        pve-task-failed        a task stopped with an error exit status
+ *   └─ PveSchemaUnavailableError pve-schema-unavailable the cluster's schema could not be fetched and none is cached
+ *
+ * Every error has a stable `code` (`PVE_ERROR_CODES`, one per class, the most specific one): callers
+ * classify with `isPveError(err)` and a `switch (err.code)`, not with `instanceof`, so an error
+ * from another copy of this module (a second install, a bundled dependency) is classified the same,
+ * and a new code is a compile error in every switch that ends in a `never` check.
  *
  * Messages never contain secrets: no passwords, token secrets, tickets or CSRF tokens.
  */
 import type { HttpMethod } from '../schema/model.js';
 
-export class PveError extends Error {
+/**
+ * The stable codes, in the order of the hierarchy above. The `pve-` prefix keeps them apart from
+ * the codes of other errors (Node's `ECONNREFUSED`, the audit's `audit-locked`…), which is what
+ * lets `isPveError` recognize them by shape. docs/client.md says when each happens and what to do.
+ */
+export const PVE_ERROR_CODES = [
+  'pve-config',
+  'pve-input',
+  'pve-aborted',
+  'pve-timeout',
+  'pve-connection',
+  'pve-outcome-unknown',
+  'pve-tls',
+  'pve-tls-pin',
+  'pve-protocol',
+  'pve-http',
+  'pve-auth',
+  'pve-permission',
+  'pve-not-found',
+  'pve-node-offline',
+  'pve-task-failed',
+  'pve-schema-unavailable',
+] as const;
+
+export type PveErrorCode = (typeof PVE_ERROR_CODES)[number];
+
+/** The codes of `PveConnectionError` and its subclasses: no answer came from PVE. */
+export type PveConnectionErrorCode = 'pve-connection' | 'pve-outcome-unknown' | 'pve-tls' | 'pve-tls-pin';
+
+/** The codes of `PveHttpError` and its subclasses: PVE answered with an error status. */
+export type PveHttpErrorCode = 'pve-http' | 'pve-auth' | 'pve-permission' | 'pve-not-found' | 'pve-node-offline';
+
+/**
+ * The code is a getter on each class's prototype, not a field: it cannot be set wrong, and it adds
+ * nothing to an error's own properties (what JSON and `util.inspect` show).
+ */
+export abstract class PveError extends Error {
+  abstract get code(): PveErrorCode;
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
@@ -39,6 +82,10 @@ export interface ConfigIssue {
 }
 
 export class PveConfigError extends PveError {
+  override get code(): 'pve-config' {
+    return 'pve-config';
+  }
+
   constructor(
     readonly issues: readonly ConfigIssue[],
     source?: string,
@@ -49,9 +96,17 @@ export class PveConfigError extends PveError {
   }
 }
 
-export class PveInputError extends PveError {}
+export class PveInputError extends PveError {
+  override get code(): 'pve-input' {
+    return 'pve-input';
+  }
+}
 
 export class PveAbortedError extends PveError {
+  override get code(): 'pve-aborted' {
+    return 'pve-aborted';
+  }
+
   constructor(
     readonly method: HttpMethod | undefined,
     readonly path: string | undefined,
@@ -72,6 +127,10 @@ const TIMEOUT_HINTS: Record<TimeoutPhase, string> = {
 };
 
 export class PveTimeoutError extends PveError {
+  override get code(): 'pve-timeout' {
+    return 'pve-timeout';
+  }
+
   constructor(
     readonly phase: TimeoutPhase,
     readonly timeoutMs: number | undefined,
@@ -87,10 +146,17 @@ export class PveTimeoutError extends PveError {
 }
 
 export class PveConnectionError extends PveError {
+  override get code(): PveConnectionErrorCode {
+    return 'pve-connection';
+  }
+
   constructor(
     message: string,
-    /** Node/undici error code (`ECONNREFUSED`, `UND_ERR_SOCKET`…) when known. */
-    readonly code: string | undefined,
+    /**
+     * The code of the failure underneath: Node/undici's (`ECONNREFUSED`, `UND_ERR_SOCKET`…) when
+     * known, the verification reason for TLS errors. Named apart from `code`, the product's.
+     */
+    readonly causeCode: string | undefined,
     /** True when trying again may help (reset, refused, DNS hiccup); false for TLS trust failures. */
     readonly transient: boolean,
     readonly method?: HttpMethod,
@@ -110,6 +176,10 @@ const MAYBE_SENT_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'U
  * neither should the caller without looking first: the message names where to look.
  */
 export class PveOutcomeUnknownError extends PveConnectionError {
+  override get code(): 'pve-outcome-unknown' {
+    return 'pve-outcome-unknown';
+  }
+
   constructor(
     method: HttpMethod,
     path: string,
@@ -121,7 +191,7 @@ export class PveOutcomeUnknownError extends PveConnectionError {
       `${method} ${path} was sent, but the connection failed before Proxmox answered (${failure}): the outcome is unknown — it may have run. ` +
         `Do not repeat it blindly: look first at the node's tasks (GET /nodes/{node}/tasks, newest first, or /cluster/tasks) ` +
         `and at the object itself (its status or config), then decide.`,
-      cause instanceof PveConnectionError ? cause.code : undefined,
+      causeCodeOf(cause),
       false,
       method,
       path,
@@ -136,17 +206,62 @@ export class PveOutcomeUnknownError extends PveConnectionError {
  * (reads are safe to repeat, so a GET never is one).
  */
 export function outcomeUnknown(err: unknown): PveOutcomeUnknownError | undefined {
-  if (err instanceof PveOutcomeUnknownError) return err;
-  if (err instanceof PveTimeoutError && err.method && err.method !== 'GET' && err.path && ['headers', 'body', 'request'].includes(err.phase)) {
-    return new PveOutcomeUnknownError(err.method, err.path, `timed out (${err.phase})`, err);
+  if (!isPveError(err)) return undefined;
+  switch (err.code) {
+    case 'pve-outcome-unknown':
+      return err;
+    case 'pve-timeout':
+      if (err.method && err.method !== 'GET' && err.path && ['headers', 'body', 'request'].includes(err.phase)) {
+        return new PveOutcomeUnknownError(err.method, err.path, `timed out (${err.phase})`, err);
+      }
+      return undefined;
+    case 'pve-connection':
+      if (err.method && err.method !== 'GET' && err.path && err.causeCode && MAYBE_SENT_CODES.has(err.causeCode)) {
+        return new PveOutcomeUnknownError(err.method, err.path, err.causeCode, err);
+      }
+      return undefined;
+    default:
+      return undefined;
   }
-  if (err instanceof PveConnectionError && !(err instanceof PveTlsError) && err.method && err.method !== 'GET' && err.path && err.code && MAYBE_SENT_CODES.has(err.code)) {
-    return new PveOutcomeUnknownError(err.method, err.path, err.code, err);
+}
+
+/** The HTTP status PVE answered with, for the `PveHttpError` codes; undefined for any other error. */
+export function httpStatusOf(err: unknown): number | undefined {
+  if (!isPveError(err)) return undefined;
+  switch (err.code) {
+    case 'pve-http':
+    case 'pve-auth':
+    case 'pve-permission':
+    case 'pve-not-found':
+    case 'pve-node-offline':
+      return err.status;
+    default:
+      return undefined;
   }
-  return undefined;
+}
+
+/**
+ * The Node/undici (or TLS verification) code under a connection failure of this client, TLS ones
+ * included: its `causeCode`. Undefined for any other error, also for Node's own (read `code` there).
+ */
+export function causeCodeOf(err: unknown): string | undefined {
+  if (!isPveError(err)) return undefined;
+  switch (err.code) {
+    case 'pve-connection':
+    case 'pve-outcome-unknown':
+    case 'pve-tls':
+    case 'pve-tls-pin':
+      return err.causeCode;
+    default:
+      return undefined;
+  }
 }
 
 export class PveTlsError extends PveConnectionError {
+  override get code(): 'pve-tls' | 'pve-tls-pin' {
+    return 'pve-tls';
+  }
+
   constructor(
     readonly host: string,
     /** OpenSSL/Node verification code, e.g. `DEPTH_ZERO_SELF_SIGNED_CERT`. */
@@ -168,6 +283,10 @@ export class PveTlsError extends PveConnectionError {
 }
 
 export class TlsPinMismatchError extends PveTlsError {
+  override get code(): 'pve-tls-pin' {
+    return 'pve-tls-pin';
+  }
+
   constructor(
     host: string,
     readonly expectedFingerprint: string,
@@ -185,6 +304,10 @@ export class TlsPinMismatchError extends PveTlsError {
 }
 
 export class PveProtocolError extends PveError {
+  override get code(): 'pve-protocol' {
+    return 'pve-protocol';
+  }
+
   constructor(
     readonly method: HttpMethod | undefined,
     readonly path: string | undefined,
@@ -216,6 +339,10 @@ export class PveHttpError extends PveError {
   readonly method: HttpMethod;
   readonly path: string;
 
+  override get code(): PveHttpErrorCode {
+    return 'pve-http';
+  }
+
   constructor(details: HttpErrorDetails, hint?: string) {
     const params = details.errors
       ? ' ' + Object.entries(details.errors).map(([k, v]) => `[${k}: ${v}]`).join(' ')
@@ -230,9 +357,17 @@ export class PveHttpError extends PveError {
   }
 }
 
-export class PveAuthError extends PveHttpError {}
+export class PveAuthError extends PveHttpError {
+  override get code(): 'pve-auth' {
+    return 'pve-auth';
+  }
+}
 
 export class PvePermissionError extends PveHttpError {
+  override get code(): 'pve-permission' {
+    return 'pve-permission';
+  }
+
   constructor(
     details: HttpErrorDetails,
     /** ACL path and privilege from `Permission check failed (/vms/100, VM.PowerMgmt)`, when PVE names them. */
@@ -244,9 +379,17 @@ export class PvePermissionError extends PveHttpError {
   }
 }
 
-export class PveNotFoundError extends PveHttpError {}
+export class PveNotFoundError extends PveHttpError {
+  override get code(): 'pve-not-found' {
+    return 'pve-not-found';
+  }
+}
 
 export class PveNodeOfflineError extends PveHttpError {
+  override get code(): 'pve-node-offline' {
+    return 'pve-node-offline';
+  }
+
   constructor(
     details: HttpErrorDetails,
     /** The node taken from the `/nodes/{node}/…` path, when there is one. */
@@ -276,6 +419,11 @@ export class PveTaskFailedError extends PveError {
   readonly node: string;
   readonly exitstatus: string;
   readonly log: string[];
+
+  override get code(): 'pve-task-failed' {
+    return 'pve-task-failed';
+  }
+
   constructor(readonly result: TaskOutcome) {
     const exit = result.exitstatus ?? 'unknown exit status';
     const tail = result.log.slice(-5);
@@ -295,6 +443,10 @@ function describeCall(method: HttpMethod | undefined, path: string | undefined):
 }
 
 export class PveSchemaUnavailableError extends PveError {
+  override get code(): 'pve-schema-unavailable' {
+    return 'pve-schema-unavailable';
+  }
+
   constructor(
     readonly cluster: string,
     cause: unknown,
@@ -306,4 +458,55 @@ export class PveSchemaUnavailableError extends PveError {
       { cause },
     );
   }
+}
+
+/** The class behind each code. A code missing here is a compile error in `AnyPveError`. */
+interface PveErrorClassOf {
+  'pve-config': PveConfigError;
+  'pve-input': PveInputError;
+  'pve-aborted': PveAbortedError;
+  'pve-timeout': PveTimeoutError;
+  'pve-connection': PveConnectionError;
+  'pve-outcome-unknown': PveOutcomeUnknownError;
+  'pve-tls': PveTlsError;
+  'pve-tls-pin': TlsPinMismatchError;
+  'pve-protocol': PveProtocolError;
+  'pve-http': PveHttpError;
+  'pve-auth': PveAuthError;
+  'pve-permission': PvePermissionError;
+  'pve-not-found': PveNotFoundError;
+  'pve-node-offline': PveNodeOfflineError;
+  'pve-task-failed': PveTaskFailedError;
+  'pve-schema-unavailable': PveSchemaUnavailableError;
+}
+
+/**
+ * Any client error, discriminated by `code`: in `case 'pve-tls':` the error is a `PveTlsError`
+ * whose code is exactly that one (the classes' own `code` types also admit their subclasses').
+ */
+export type AnyPveError = { [C in PveErrorCode]: PveErrorClassOf[C] & { readonly code: C } }[PveErrorCode];
+
+const CODES: ReadonlySet<string> = new Set(PVE_ERROR_CODES);
+
+export function isPveErrorCode(value: unknown): value is PveErrorCode {
+  return typeof value === 'string' && CODES.has(value);
+}
+
+/**
+ * True for an error of this client, recognized by its shape — a message and one of
+ * `PVE_ERROR_CODES` — not by `instanceof`, so also one thrown by another copy of this module.
+ */
+export function isPveError(err: unknown): err is AnyPveError {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  return typeof message === 'string' && isPveErrorCode(code);
+}
+
+/**
+ * For the `default` of a `switch (err.code)` over `AnyPveError`: it compiles only when every code
+ * has a case (the error is `never` there). Should a code come that this copy does not know — it
+ * cannot, `isPveError` checks the list — the switch answers `fallback`.
+ */
+export function exhaustive<T>(_err: never, fallback: T): T {
+  return fallback;
 }

@@ -11,7 +11,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpMethod } from '../schema/model.js';
-import { PveAbortedError, PveConnectionError, PveHttpError, PveTimeoutError } from './errors.js';
+import { httpStatusOf, isPveError, PveAbortedError } from './errors.js';
 
 export interface RetryOptions {
   /** Total tries for a GET, including the first. 1 disables retries. */
@@ -26,10 +26,28 @@ export const DEFAULT_RETRY: RetryOptions = { attempts: 3, baseDelayMs: 200, maxD
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504, 595, 596]);
 
 export function isRetryable(err: unknown): boolean {
-  if (err instanceof PveConnectionError) return err.transient;
-  if (err instanceof PveTimeoutError) return err.phase === 'connect' || err.phase === 'headers' || err.phase === 'body';
-  if (err instanceof PveHttpError) return RETRYABLE_STATUSES.has(err.status);
-  return false;
+  if (!isPveError(err)) return false;
+  switch (err.code) {
+    case 'pve-connection':
+    case 'pve-outcome-unknown':
+    case 'pve-tls':
+    case 'pve-tls-pin':
+      // False for a write whose answer was lost and for TLS trust failures.
+      return err.transient;
+    case 'pve-timeout':
+      return err.phase === 'connect' || err.phase === 'headers' || err.phase === 'body';
+    default:
+      // PVE answered: only a retryable status. Input, config, abort, protocol, task and schema
+      // failures would fail the same way again; a code added later is not retried until it is
+      // listed above (retrying is opt-in).
+      return hasRetryableStatus(err);
+  }
+}
+
+/** An error status of PVE after which trying again may help (`RETRYABLE_STATUSES`). */
+export function hasRetryableStatus(err: unknown): boolean {
+  const status = httpStatusOf(err);
+  return status !== undefined && RETRYABLE_STATUSES.has(status);
 }
 
 /** "Equal jitter": half the exponential step fixed, half random, so retries neither bunch up nor hit 0 ms. */

@@ -17,9 +17,9 @@ import { z } from 'zod';
 import { loadSchemaFromFile, loadSchemaFromString, loadSchemaFromUrl } from '../schema/loader.js';
 import type { ApiModel } from '../schema/model.js';
 import type { PveClient, PveVersion } from './client.js';
-import { PveConnectionError, PveHttpError, PveSchemaUnavailableError, PveTimeoutError, PveTlsError } from './errors.js';
+import { isPveError, PveSchemaUnavailableError } from './errors.js';
 import { type PveLogger, stderrLogger } from './logger.js';
-import { RETRYABLE_STATUSES } from './retry.js';
+import { hasRetryableStatus } from './retry.js';
 
 export const APIDOC_PATH = '/pve-docs/api-viewer/apidoc.js';
 
@@ -108,9 +108,17 @@ async function loadOverride(client: PveClient, schema: string, options: LoadClus
 
 /** Cluster down or not answering — as opposed to refusing us (auth, TLS pin, permissions). */
 function isUnreachable(err: unknown): boolean {
-  if (err instanceof PveTlsError) return false;
-  if (err instanceof PveConnectionError || err instanceof PveTimeoutError) return true;
-  return err instanceof PveHttpError && RETRYABLE_STATUSES.has(err.status);
+  if (!isPveError(err)) return false;
+  switch (err.code) {
+    case 'pve-connection':
+    case 'pve-outcome-unknown':
+    case 'pve-timeout':
+      return true;
+    default:
+      // A proxy or node not answering (502/503/504/595/596) — never a TLS trust failure (the cache
+      // must not hide a changed certificate) nor any other: the cache stands in only for silence.
+      return hasRetryableStatus(err);
+  }
 }
 
 async function loadFromCache(client: PveClient, cacheDir: string, cause: unknown): Promise<LoadedSchema> {

@@ -9,7 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { HttpMethod } from '../schema/model.js';
-import { PveAbortedError, PveTaskFailedError, PveTimeoutError, type TaskOutcome } from './errors.js';
+import { isPveError, PveAbortedError, PveTaskFailedError, PveTimeoutError, type TaskOutcome } from './errors.js';
 import type { Envelope } from './response.js';
 import { parseUpid } from './upid.js';
 
@@ -92,7 +92,7 @@ export async function waitForTask(api: TaskApi, upid: string, options: WaitTaskO
     }
   } catch (err) {
     if (options.signal?.aborted) {
-      throw err instanceof PveAbortedError ? err : new PveAbortedError('GET', `task ${upid}`, options.signal.reason);
+      throw isPveError(err) && err.code === 'pve-aborted' ? err : new PveAbortedError('GET', `task ${upid}`, options.signal.reason);
     }
     if (deadline.aborted) {
       const tail = log.tail.slice(-5);

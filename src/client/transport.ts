@@ -5,7 +5,7 @@
  */
 import { Pool, type Dispatcher } from 'undici';
 import type { HttpMethod } from '../schema/model.js';
-import { outcomeUnknown, PveAbortedError, PveConnectionError, PveError, PveTimeoutError } from './errors.js';
+import { causeCodeOf, isPveError, outcomeUnknown, PveAbortedError, PveConnectionError, type PveError, PveTimeoutError } from './errors.js';
 import { ConcurrencyLimiter } from './limiter.js';
 import type { PveLogger } from './logger.js';
 import type { RawResponse } from './response.js';
@@ -157,7 +157,7 @@ export class HttpTransport {
   }
 
   #mapError(err: unknown, x: Exchange): PveError {
-    if (err instanceof PveError) return err;
+    if (isPveError(err)) return err;
     const code = errorCode(err);
     const phase = code ? TIMEOUT_CODES[code] : undefined;
     if (phase) {
@@ -193,6 +193,8 @@ export class HttpTransport {
 
 function errorCode(err: unknown): string | undefined {
   if (err instanceof AggregateError) return errorCode(err.errors[0]);
+  // Our own errors (the TLS connector's) keep the Node/OpenSSL code in `causeCode`.
+  if (isPveError(err)) return causeCodeOf(err);
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 }

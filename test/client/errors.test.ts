@@ -119,7 +119,7 @@ describe('typed errors from the simulator', () => {
     try {
       const err = await caught(() => client.request('GET', '/version'));
       expect(err).toBeInstanceOf(PveConnectionError);
-      expect(err).toMatchObject({ code: 'ECONNREFUSED', transient: true });
+      expect(err).toMatchObject({ code: 'pve-connection', causeCode: 'ECONNREFUSED', transient: true });
     } finally {
       await client.close();
     }

@@ -1,0 +1,86 @@
+import { describe, expect, it, vi } from 'vitest';
+import { ERROR_SAMPLES } from '../../test/client/error-samples.js';
+import { PVE_ERROR_CODES, type PveErrorCode, PveConnectionError, PveTimeoutError } from '../client/errors.js';
+import { toBridgeError } from './errors.js';
+import { BRIDGE_ERROR_KINDS, type BridgeErrorKind } from './protocol.js';
+
+/** The kind scripts see for each code (of a read: a write whose outcome is unknown is `api`). */
+const EXPECTED_KIND: Record<PveErrorCode, BridgeErrorKind> = {
+  'pve-config': 'internal',
+  'pve-input': 'invalid',
+  'pve-aborted': 'cancelled',
+  'pve-timeout': 'timeout',
+  'pve-connection': 'api',
+  'pve-outcome-unknown': 'api',
+  'pve-tls': 'api',
+  'pve-tls-pin': 'api',
+  'pve-protocol': 'api',
+  'pve-http': 'api',
+  'pve-auth': 'api',
+  'pve-permission': 'api',
+  'pve-not-found': 'api',
+  'pve-node-offline': 'api',
+  'pve-task-failed': 'task',
+  'pve-schema-unavailable': 'internal',
+};
+
+const call = { method: 'GET' as const, path: '/nodes/pve1/qemu/100/config', risk: 'read' as const };
+
+describe('client error codes → bridge error kinds', () => {
+  it('has an expected kind for every code, and each is a bridge kind', () => {
+    expect(Object.keys(EXPECTED_KIND).sort()).toEqual([...PVE_ERROR_CODES].sort());
+    for (const kind of Object.values(EXPECTED_KIND)) expect(BRIDGE_ERROR_KINDS).toContain(kind);
+  });
+
+  it.each(PVE_ERROR_CODES)('maps %s to its kind', (code) => {
+    const err = ERROR_SAMPLES[code]();
+    expect(toBridgeError(err, call).kind).toBe(EXPECTED_KIND[code]);
+  });
+
+  it('keeps messages, statuses and per-parameter errors as scripts saw them', () => {
+    const http = toBridgeError(ERROR_SAMPLES['pve-http'](), call);
+    expect(JSON.stringify(http)).toBe(
+      JSON.stringify({
+        kind: 'api',
+        message: 'GET /nodes/pve1/qemu/100/config failed with HTTP 400: Parameter verification failed. [memory: value must be at least 16].',
+        status: 400,
+        errors: { memory: 'value must be at least 16' },
+        ...call,
+      }),
+    );
+    expect(toBridgeError(ERROR_SAMPLES['pve-node-offline'](), call)).toMatchObject({ kind: 'api', status: 595 });
+    expect(toBridgeError(ERROR_SAMPLES['pve-aborted'](), call)).toEqual({ kind: 'cancelled', message: 'the call was cancelled because the run ended', ...call });
+    const config = ERROR_SAMPLES['pve-config']();
+    expect(toBridgeError(config, {})).toEqual({ kind: 'internal', message: `internal bridge error: ${config.message}` });
+    for (const code of PVE_ERROR_CODES) {
+      if (code === 'pve-aborted') continue;
+      const err = ERROR_SAMPLES[code]();
+      expect(toBridgeError(err, call).message).toContain(err.message);
+    }
+  });
+
+  it('makes a write that may have run `api` with the outcome-unknown message, never `timeout`', () => {
+    const path = '/nodes/pve1/qemu/100/status/start';
+    const timedOut = toBridgeError(new PveTimeoutError('headers', 60_000, 'POST', path), { method: 'POST', path });
+    expect(timedOut).toMatchObject({ kind: 'api', message: expect.stringMatching(/outcome is unknown/) });
+    expect(timedOut).not.toHaveProperty('status');
+    const reset = toBridgeError(new PveConnectionError('cannot talk', 'ECONNRESET', true, 'POST', path), { method: 'POST', path });
+    expect(reset.message).toMatch(/\(ECONNRESET\): the outcome is unknown/);
+    // A connect timeout of the same write sent nothing.
+    expect(toBridgeError(new PveTimeoutError('connect', 10_000, 'POST', path), { method: 'POST', path }).kind).toBe('timeout');
+  });
+
+  it('classifies an error of another copy of the client module by its code', async () => {
+    vi.resetModules();
+    const copy = (await import('../client/errors.js?copy')) as typeof import('../client/errors.js');
+    const foreign = new copy.PveNotFoundError({ status: 500, pveMessage: 'no such VM', method: 'GET', path: '/x' });
+    expect(toBridgeError(foreign, {})).toMatchObject({ kind: 'api', status: 500 });
+    expect(toBridgeError(new copy.PveInputError('bad UPID'), {}).kind).toBe('invalid');
+  });
+
+  it('maps what is not a client error as before: aborts, status-bearing errors, the rest internal', () => {
+    expect(toBridgeError(new DOMException('aborted', 'AbortError'), {}).kind).toBe('cancelled');
+    expect(toBridgeError(Object.assign(new Error('bad gateway'), { status: 502 }), {})).toEqual({ kind: 'api', message: 'bad gateway', status: 502 });
+    expect(toBridgeError(new Error('boom'), {})).toEqual({ kind: 'internal', message: 'internal bridge error: boom' });
+  });
+});
