@@ -16,7 +16,7 @@ import { loadSchemaFromFile } from '../src/schema/loader.js';
 import { OFFICIAL_SCHEMA_SKIP_MESSAGE, hasOfficialSchema, officialSchemaFile } from '../src/schema/official-schemas.js';
 import { SandboxEngine } from '../src/sandbox/engine.js';
 import { transpileScript } from '../src/script/transpile.js';
-import { CheckerProcess } from '../src/script/checker-process.js';
+import { TypeCheckService } from '../src/script/typecheck-service.js';
 import { ScriptChecker } from '../src/script/typecheck.js';
 import { DEFAULT_MAX_CONCURRENCY } from '../src/client/transport.js';
 import { startSimulator } from '../src/simulator/index.js';
@@ -151,7 +151,7 @@ async function typecheckTable(runs: number): Promise<Table> {
   }
   checker.dispose();
 
-  const checkers = new CheckerProcess({ recycleAfterChecks: 1_000_000 });
+  const checkers = new TypeCheckService({ recycleAfterChecks: 1_000_000 });
   const remoteWall: number[] = [];
   const remoteCpu: number[] = [];
   let remoteColdMs: number;

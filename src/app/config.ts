@@ -280,7 +280,7 @@ export function loadStateSettings(options: { file?: string; env?: Record<string,
   return { stateDir, audit, source };
 }
 
-/** The type-check process (see `CheckerProcess`); every field has a default. */
+/** The type-check process (see `TypeCheckService`); every field has a default. */
 const typecheckSchema = z.strictObject({
   /** Time for a check's type phase; past it only syntax and path checks apply. */
   budgetMs: z.number().int().min(10).max(60_000).default(1_000),

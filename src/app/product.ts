@@ -25,7 +25,7 @@ import { SecretScrubber } from '../safety/redact.js';
 import { Secret } from '../client/secret.js';
 import { RunSession, type SessionResult } from './session.js';
 import { RISK_CLASSES, type ApiModel, type RiskClass } from '../schema/model.js';
-import { CheckerProcess, type RemoteScriptChecker } from '../script/checker-process.js';
+import { TypeCheckService, type RemoteScriptChecker } from '../script/typecheck-service.js';
 import { sdkDeclarationFiles, type DeclarationFile } from '../typegen/index.js';
 import type { AppConfig } from './config.js';
 import { UnknownClusterError } from './errors.js';
@@ -101,7 +101,7 @@ export class Product {
   private constructor(
     readonly config: AppConfig,
     private readonly clusters: Map<string, ClusterRuntime>,
-    private readonly checkers: CheckerProcess,
+    private readonly checkers: TypeCheckService,
     readonly audit: AuditLog,
     readonly scrubber: SecretScrubber,
     private readonly unserved: Readonly<Record<string, Unserved>>,
@@ -123,7 +123,7 @@ export class Product {
     const clusters = new Map<string, ClusterRuntime>();
     // One process for all clusters, holding one warm checker per distinct schema.
     const { budgetMs, recycleAfterChecks, maxRssMb, maxQueue } = config.sandbox.typecheck;
-    const checkers = new CheckerProcess({ budgetMs, recycleAfterChecks, maxRssMb, maxQueue, log });
+    const checkers = new TypeCheckService({ budgetMs, recycleAfterChecks, maxRssMb, maxQueue, log });
     const open = (cluster: ClusterConfig) => openCluster(cluster, config, checkers, scrubber, logger);
     const degraded = options.degraded;
     // Degraded: every cluster at once, each given startWaitMs before the server starts without it.
@@ -338,7 +338,7 @@ interface Supervision {
 async function openCluster(
   configured: ClusterConfig,
   config: AppConfig,
-  checkers: CheckerProcess,
+  checkers: TypeCheckService,
   scrubber: SecretScrubber,
   logger: { warn(message: string): void },
 ): Promise<ClusterRuntime> {
@@ -373,7 +373,7 @@ function clusterRuntime(
   byClass: Partial<Record<RiskClass, PveClient>>,
   schema: LoadedSchema,
   policy: Policy,
-  checkers: CheckerProcess,
+  checkers: TypeCheckService,
 ): ClusterRuntime {
   const model = schema.model;
   // The clients encode array parameters as the schema declares them (repeated keys), not comma-joined.

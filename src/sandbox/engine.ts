@@ -1,30 +1,31 @@
 /**
- * `SandboxEngine` runs agent TypeScript in isolated-vm inside disposable worker processes.
+ * `SandboxEngine` runs agent TypeScript in isolated-vm inside disposable sandbox workers (child
+ * processes, supervised by src/process/supervisor.ts).
  *
  * This module lives in the server process and never loads isolated-vm: a hostile script can abort
  * or wedge the process that runs it, and the server holds the Proxmox credentials. Each run is
  * transpiled here, type-checked by the configured checker (in the server's deployment, a separate
- * type-check process: see `CheckerProcess`), executed in a worker (one run per worker at a time, a capped
- * number of workers, the rest queued), and every bridge call comes back here to the
- * `BridgeHandler`. Workers are replaced — always with SIGKILL — after a crash, a stuck isolate,
- * high memory, or a number of runs.
+ * type-check process: see `TypeCheckService`), executed in a sandbox worker (one run per worker at
+ * a time, a capped number of workers, the rest queued), and every bridge call comes back here to
+ * the `BridgeHandler`. Workers are replaced — always with SIGKILL — after a crash, a stuck
+ * isolate, high memory, or a number of runs.
  */
 import { z } from 'zod';
+import { ChildSlot } from '../process/supervisor.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
 import type { Diagnostic } from '../script/diagnostics.js';
 import { formatDiagnostics } from '../script/diagnostics.js';
 import { materialize, transpileScript, type PortableTranspile, type TranspileResult } from '../script/transpile.js';
 import { skippedCheck, type CheckAnswer, type TypeChecker } from '../script/typecheck.js';
-import type { WorkerLimits, WorkerToHost } from './ipc.js';
+import { workerFrameLimits, type WorkerLimits, type WorkerToHost } from './ipc.js';
 import { DEFAULT_LIMITS, InvalidLimitsError, resolveLimits, type SandboxLimits } from './limits.js';
 import { locateWorker } from './locate.js';
 import { notExecuted, type RunOutcome } from './outcome.js';
 import { RunSession } from './run-session.js';
-import { workerLaunch, type WorkerLaunch } from './worker-launch.js';
-import { WorkerProcess } from './worker-process.js';
+import { startWorker, workerLaunch, type SandboxWorker, type WorkerLaunch } from './worker-launch.js';
 
 export interface SandboxEngineOptions {
-  /** Runs executing at once, one worker process each (default 2). */
+  /** Runs executing at once, one sandbox worker each (default 2). */
   workers?: number;
   /** Runs waiting for a worker; past it a run fails at once with kind 'budget' (default 64). */
   maxQueue?: number;
@@ -70,7 +71,7 @@ export interface EngineStats {
   runs: number;
   queued: number;
   running: number;
-  /** Worker processes (runs at once). */
+  /** Sandbox workers (runs at once). */
   workers: number;
   /** Workers run under Node's permission model. */
   workerConfined: boolean;
@@ -90,7 +91,7 @@ const runRequestSchema = z.object({
 });
 
 interface Slot {
-  worker: WorkerProcess | undefined;
+  workers: ChildSlot<SandboxWorker>;
   session: RunSession | undefined;
   runId: number | undefined;
 }
@@ -107,29 +108,44 @@ export class SandboxEngine {
   private readonly launch: WorkerLaunch;
   private nextRunId = 1;
   private closed = false;
-  private readonly counters = { workersStarted: 0, workersRecycled: 0, runs: 0 };
+  private readonly counters = { runs: 0 };
 
   constructor(private readonly options: SandboxEngineOptions = {}) {
     this.baseLimits = resolveLimits(DEFAULT_LIMITS, options.limits);
     this.launch = workerLaunch(options.workerPath ?? locateWorker(), options.confineWorker ?? true);
     const count = Math.max(1, Math.floor(options.workers ?? 2));
-    this.slots = Array.from({ length: count }, () => ({ worker: undefined, session: undefined, runId: undefined }));
+    this.slots = Array.from({ length: count }, () => {
+      const slot: Slot = {
+        workers: new ChildSlot({ start: () => this.startWorker(slot), recycleAfterUses: options.recycleAfterRuns ?? 200 }),
+        session: undefined,
+        runId: undefined,
+      };
+      return slot;
+    });
   }
 
   get stats(): EngineStats {
+    let workersStarted = 0;
+    let workersRecycled = 0;
+    for (const { workers } of this.slots) {
+      workersStarted += workers.started;
+      workersRecycled += workers.recycled;
+    }
     return {
       ...this.counters,
+      workersStarted,
+      workersRecycled,
       queued: this.waiters.length,
       running: this.slots.filter((s) => s.session).length,
       workers: this.slots.length,
       workerConfined: this.launch.confined,
-      workerRuntime: this.slots.find((s) => s.worker?.runtime !== undefined)?.worker?.runtime,
+      workerRuntime: this.slots.map((s) => s.workers.current?.readyMessage).find((m) => m?.type === 'ready')?.runtime,
     };
   }
 
   /** Starts every worker now, so the first runs do not pay the ~100 ms process start. */
   async warm(): Promise<void> {
-    await Promise.all(this.slots.map((slot) => this.workerFor(slot).ready));
+    await Promise.all(this.slots.map((slot) => slot.workers.acquire().ready));
   }
 
   /** Kills all workers; queued and running runs end as 'cancelled'. */
@@ -137,7 +153,7 @@ export class SandboxEngine {
     this.closed = true;
     for (const slot of this.slots) {
       slot.session?.cancel();
-      slot.worker?.kill();
+      slot.workers.close();
     }
     for (const waiter of this.waiters.splice(0)) waiter.grant(undefined);
   }
@@ -211,7 +227,7 @@ export class SandboxEngine {
     }
     const queueMs = performance.now() - queuedAt;
 
-    const worker = this.workerFor(slot);
+    const worker = slot.workers.acquire();
     try {
       await worker.ready;
     } catch (err) {
@@ -220,7 +236,7 @@ export class SandboxEngine {
     }
 
     this.counters.runs++;
-    worker.runsStarted++;
+    worker.uses++;
     const runId = this.nextRunId++;
     const workerLimits = this.workerLimits(limits);
     const session = new RunSession(
@@ -247,9 +263,11 @@ export class SandboxEngine {
     request.signal?.addEventListener('abort', onAbort, { once: true });
     void session.released.then((r) => {
       request.signal?.removeEventListener('abort', onAbort);
-      const recycle = r.recycle || worker.runsStarted >= (this.options.recycleAfterRuns ?? 200);
+      const recycle = r.recycle || slot.workers.due(worker);
       this.release(slot, { recycle });
     });
+    // What the worker may send back is bounded by the limits of the run it is given.
+    if (worker.decoder) worker.decoder.limits = workerFrameLimits(workerLimits);
     worker.send({ type: 'run', runId, js: compiled.script.js, limits: workerLimits });
     return session.outcome;
   }
@@ -286,37 +304,29 @@ export class SandboxEngine {
   private release(slot: Slot, { recycle }: { recycle: boolean }): void {
     slot.session = undefined;
     slot.runId = undefined;
-    if (recycle && slot.worker) {
-      slot.worker.kill();
-      slot.worker = undefined;
-      this.counters.workersRecycled++;
-    }
+    if (recycle) slot.workers.retire();
     const next = this.waiters.shift();
     if (next) {
       slot.runId = 0;
       next.grant(slot);
     } else if (recycle && !this.closed) {
       // Start the replacement now so the next run does not wait for a process start.
-      this.workerFor(slot);
+      slot.workers.acquire();
     }
   }
 
-  private workerFor(slot: Slot): WorkerProcess {
-    if (slot.worker?.isAlive) return slot.worker;
-    this.counters.workersStarted++;
-    const worker: WorkerProcess = new WorkerProcess(this.launch, {
+  private startWorker(slot: Slot): SandboxWorker {
+    const worker: SandboxWorker = startWorker(this.launch, {
       message: (msg) => this.route(slot, worker, msg),
-      exit: (_code, signal) => {
-        if (slot.worker === worker) slot.worker = undefined;
-        if (slot.session && slot.runId !== undefined && slot.worker === undefined) slot.session.onWorkerExit(signal);
+      exit: ({ signal }) => {
+        if (slot.workers.drop(worker) === 'serving' && slot.session && slot.runId !== undefined) slot.session.onWorkerExit(signal);
       },
     });
-    slot.worker = worker;
     return worker;
   }
 
-  private route(slot: Slot, worker: WorkerProcess, msg: WorkerToHost): void {
-    if (slot.worker !== worker) return;
+  private route(slot: Slot, worker: SandboxWorker, msg: WorkerToHost): void {
+    if (slot.workers.current !== worker) return;
     if (msg.type === 'ready') return;
     if (msg.type === 'fatal' && msg.runId === undefined) {
       slot.session?.onMessage(msg);

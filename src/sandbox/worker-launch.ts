@@ -1,5 +1,7 @@
 /**
- * How the server starts a sandbox worker: its Node flags, and the permission model that confines it.
+ * How the server starts a sandbox worker (the child process that runs isolated-vm; the words are
+ * those of src/process/supervisor.ts): its Node flags, the permission model that confines it, and
+ * its handshake and channel as the supervisor runs them.
  *
  * isolated-vm contains realm escapes, but a V8 bug that lets code out of the isolate would land in
  * the worker's own Node realm, running as the server's user. The worker holds no secrets, yet that
@@ -13,7 +15,9 @@
 import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { NO_SNAPSHOT_FLAG } from './ipc.js';
+import { SupervisedChild, type ChildHooks } from '../process/supervisor.js';
+import { encodeFrame, FrameReader } from './frames.js';
+import { NO_SNAPSHOT_FLAG, workerToHostSchema, type HostToWorker, type WorkerToHost } from './ipc.js';
 import { ISOLATED_VM_PACKAGES } from './ivm.js';
 import { packageRoot } from './locate.js';
 
@@ -118,4 +122,45 @@ export function workerLaunch(workerPath: string, confine: boolean): WorkerLaunch
     readable,
     confined: true,
   };
+}
+
+/** The server's handle of one sandbox worker; `decoder.limits` bounds what it may send. */
+export type SandboxWorker = SupervisedChild<WorkerToHost, HostToWorker, FrameReader>;
+
+const READY_TIMEOUT_MS = 15_000;
+/** Until a run says otherwise a worker only sends header-only messages (ready, fatal). */
+const IDLE_FRAME_LIMITS = { maxHeaderBytes: 64 * 1024, maxPayloadBytes: 0 };
+
+/**
+ * Starts a sandbox worker as `launch` says: an empty environment (no credentials can leak into
+ * it), its output on our stderr, its channel on fd 3 (length-prefixed frames, see frames.ts), and
+ * only ever ended with SIGKILL. A worker launched confined whose ready message says it is not is
+ * killed before it gets a script.
+ */
+export function startWorker(launch: WorkerLaunch, hooks: ChildHooks<WorkerToHost>): SandboxWorker {
+  return new SupervisedChild<WorkerToHost, HostToWorker, FrameReader>(
+    {
+      name: 'sandbox worker',
+      entry: launch.args.at(-1) as string,
+      execArgv: launch.args.slice(0, -1),
+      channel: { kind: 'socket', encode: encodeFrame, decoder: (deliver, fail) => new FrameReader(IDLE_FRAME_LIMITS, deliver, fail) },
+      schema: workerToHostSchema,
+      readyTimeoutMs: READY_TIMEOUT_MS,
+      handshake: (msg) => {
+        if (msg.type === 'fatal') return `the sandbox worker did not start: ${msg.message}`;
+        if (msg.type !== 'ready') return false;
+        // Launched under the permission model yet not confined by it: never run scripts there.
+        if (launch.confined && !msg.confined) return `the sandbox worker did not start: Node ${process.version} started it without the permission model confining it (writes, processes or threads allowed)`;
+        return true;
+      },
+    },
+    {
+      ...hooks,
+      ended: (why) => {
+        // A worker that breaks the framing or the schema is compromised or broken either way.
+        if (why.kind === 'breach') process.stderr.write(`pve-code-mcp: ${why.message}\n`);
+        hooks.ended?.(why);
+      },
+    },
+  );
 }

@@ -5,7 +5,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { BridgeCall, BridgeHandler } from '../../src/bridge/protocol.js';
 import { SandboxEngine } from '../../src/sandbox/engine.js';
-import { CheckerProcess } from '../../src/script/checker-process.js';
+import { TypeCheckService } from '../../src/script/typecheck-service.js';
 import { ScriptChecker } from '../../src/script/typecheck.js';
 import { fakeBridge } from './fake-bridge.js';
 import { miniModel, miniSdkFiles } from './fixtures/mini-sdk.js';
@@ -249,9 +249,9 @@ describe('checks before running', () => {
 });
 
 describe('type-check in the checker process', () => {
-  let checkers: CheckerProcess;
+  let checkers: TypeCheckService;
   beforeAll(async () => {
-    checkers = new CheckerProcess();
+    checkers = new TypeCheckService();
     checkers.checker(miniSdkFiles, miniModel());
     await checkers.warm();
   });

@@ -5,7 +5,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { loadSchemaFromFile } from '../../src/schema/loader.js';
 import { OFFICIAL_SCHEMA_SKIP_MESSAGE, hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
-import { CheckerProcess, type RemoteScriptChecker } from '../../src/script/checker-process.js';
+import { TypeCheckService, type RemoteScriptChecker } from '../../src/script/typecheck-service.js';
 import { formatDiagnostic } from '../../src/script/diagnostics.js';
 import { ScriptChecker, type CheckResult } from '../../src/script/typecheck.js';
 import { sdkDeclarationFiles } from '../../src/typegen/index.js';
@@ -35,14 +35,14 @@ const MISTAKES = [
 
 describe.skipIf(!present)('ScriptChecker with the PVE 9.1 SDK', () => {
   let checker: ScriptChecker;
-  let checkers: CheckerProcess;
+  let checkers: TypeCheckService;
   let remote: RemoteScriptChecker;
   beforeAll(async () => {
     const model = await loadSchemaFromFile(officialSchemaFile('9.1'));
     const files = sdkDeclarationFiles(model);
     checker = new ScriptChecker({ files, model, budgetMs: 30_000 });
     checker.warm();
-    checkers = new CheckerProcess({ budgetMs: 30_000 });
+    checkers = new TypeCheckService({ budgetMs: 30_000 });
     remote = checkers.checker(files, model);
     await checkers.warm();
   });

@@ -1,7 +1,7 @@
 /**
  * Messages between the server and the type-check process. Both sides validate every message: the
  * server trusts nothing a child process says (it may be broken, or out of memory mid-write), and
- * the child refuses anything malformed rather than guessing.
+ * the type-check process refuses anything malformed rather than guessing.
  */
 import { z } from 'zod';
 import { pathCatalogSchema } from './path-catalog.js';

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { miniModel, miniSdkFiles } from '../../test/sandbox/fixtures/mini-sdk.js';
-import { locateCheckerWorker } from './checker-child.js';
-import { CheckerProcess } from './checker-process.js';
-import { checkerToHostSchema } from './checker-protocol.js';
+import { locateTypeCheckEntry } from './typecheck-process.js';
+import { checkerToHostSchema } from './typecheck-protocol.js';
+import { TypeCheckService } from './typecheck-service.js';
 import { transpileToText } from './transpile.js';
 import { ScriptChecker, type CheckResult } from './typecheck.js';
 
@@ -44,7 +44,7 @@ async function gone(pids: number[]): Promise<boolean> {
   return false;
 }
 
-describe('CheckerProcess with the built entry', () => {
+describe('TypeCheckService with the built entry', () => {
   let local: ScriptChecker;
   beforeAll(() => {
     local = new ScriptChecker({ files: miniSdkFiles, model: miniModel() });
@@ -52,7 +52,7 @@ describe('CheckerProcess with the built entry', () => {
   });
 
   it('checks in another process and says exactly what the in-process checker says', async () => {
-    const checkers = new CheckerProcess();
+    const checkers = new TypeCheckService();
     try {
       const remote = checkers.checker(miniSdkFiles, miniModel());
       expect(remote.hash).toBe(local.hash);
@@ -72,7 +72,7 @@ describe('CheckerProcess with the built entry', () => {
   });
 
   it('transpiles for the sandbox with the check: the same JavaScript and map as here; a syntax error answers without a check', async () => {
-    const checkers = new CheckerProcess();
+    const checkers = new TypeCheckService();
     try {
       const remote = checkers.checker(miniSdkFiles, miniModel());
       for (const code of SCRIPTS) {
@@ -92,7 +92,7 @@ describe('CheckerProcess with the built entry', () => {
   });
 
   it('starts on demand and serves several declaration sets, one registered after the start', async () => {
-    const checkers = new CheckerProcess();
+    const checkers = new TypeCheckService();
     try {
       const mini = checkers.checker(miniSdkFiles, miniModel());
       expect((await mini.check("await pve.get('/nodes/pve1/qemuu');")).ok).toBe(false);
@@ -106,7 +106,7 @@ describe('CheckerProcess with the built entry', () => {
   });
 
   it('recycles after N checks without any check waiting for a cold start', async () => {
-    const checkers = new CheckerProcess({ recycleAfterChecks: 3 });
+    const checkers = new TypeCheckService({ recycleAfterChecks: 3 });
     try {
       const remote = checkers.checker(miniSdkFiles, miniModel());
       await checkers.warm();
@@ -129,7 +129,7 @@ describe('CheckerProcess with the built entry', () => {
   });
 
   it('recycles once the process passes its RSS limit', async () => {
-    const checkers = new CheckerProcess({ maxRssMb: 1 });
+    const checkers = new TypeCheckService({ maxRssMb: 1 });
     try {
       const remote = checkers.checker(miniSdkFiles, miniModel());
       await checkers.warm();
@@ -142,7 +142,7 @@ describe('CheckerProcess with the built entry', () => {
 
   it('a killed process skips that check with a warning, and the next check works', async () => {
     const lines: string[] = [];
-    const checkers = new CheckerProcess({ log: (line) => lines.push(line) });
+    const checkers = new TypeCheckService({ log: (line) => lines.push(line) });
     try {
       const remote = checkers.checker(miniSdkFiles, miniModel());
       await checkers.warm();
@@ -167,7 +167,7 @@ describe('CheckerProcess with the built entry', () => {
   });
 
   it('skips checks beyond the queue bound at once', async () => {
-    const checkers = new CheckerProcess({ maxQueue: 1 });
+    const checkers = new TypeCheckService({ maxQueue: 1 });
     try {
       const remote = checkers.checker(miniSdkFiles, miniModel());
       await checkers.warm();
@@ -180,7 +180,7 @@ describe('CheckerProcess with the built entry', () => {
   });
 
   it('close() leaves no process behind, a replacement being warmed included', async () => {
-    const checkers = new CheckerProcess({ recycleAfterChecks: 1 });
+    const checkers = new TypeCheckService({ recycleAfterChecks: 1 });
     const remote = checkers.checker(miniSdkFiles, miniModel());
     await checkers.warm();
     await remote.check(OK_SCRIPT);
@@ -192,7 +192,7 @@ describe('CheckerProcess with the built entry', () => {
   });
 
   it('the child refuses a malformed request and says so', async () => {
-    const child = fork(locateCheckerWorker(), [], { env: {}, execArgv: [], stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'json' });
+    const child = fork(locateTypeCheckEntry(), [], { env: {}, execArgv: [], stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'json' });
     try {
       const messages: unknown[] = [];
       child.on('message', (m) => messages.push(m));
@@ -206,7 +206,7 @@ describe('CheckerProcess with the built entry', () => {
   });
 });
 
-describe('CheckerProcess with a misbehaving child', () => {
+describe('TypeCheckService with a misbehaving child', () => {
   let dir: string;
   /** A child that starts and loads like the real one, then answers checks as `onCheck` says. */
   const entry = (name: string, onCheck: string): string => {
@@ -224,16 +224,16 @@ process.on('disconnect', () => process.exit(0));
     return file;
   };
   beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'checker-process-test-'));
+    dir = mkdtempSync(path.join(tmpdir(), 'typecheck-service-test-'));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   async function firstCheck(
     file: string,
     options: { budgetMs?: number; graceMs?: number } = {},
-  ): Promise<{ result: CheckResult; pid: number; checkers: CheckerProcess; lines: string[] }> {
+  ): Promise<{ result: CheckResult; pid: number; checkers: TypeCheckService; lines: string[] }> {
     const lines: string[] = [];
-    const checkers = new CheckerProcess({ entry: file, log: (line) => lines.push(line), ...options });
+    const checkers = new TypeCheckService({ entry: file, log: (line) => lines.push(line), ...options });
     const remote = checkers.checker(miniSdkFiles);
     await checkers.warm();
     const pid = checkers.pid as number;
@@ -295,7 +295,7 @@ process.on('disconnect', () => process.exit(0));
 `,
     );
     const lines: string[] = [];
-    const checkers = new CheckerProcess({ entry: file, log: (line) => lines.push(line) });
+    const checkers = new TypeCheckService({ entry: file, log: (line) => lines.push(line) });
     try {
       const good = checkers.checker(miniSdkFiles);
       const broken = checkers.checker([{ fileName: 'broken.d.ts', text: 'declare const pve: unknown;' }]);
@@ -311,7 +311,7 @@ process.on('disconnect', () => process.exit(0));
   });
 
   it('a process that cannot start makes checks skip instead of hang', async () => {
-    const checkers = new CheckerProcess({ entry: path.join(dir, 'missing.mjs'), log: () => undefined });
+    const checkers = new TypeCheckService({ entry: path.join(dir, 'missing.mjs'), log: () => undefined });
     try {
       const remote = checkers.checker(miniSdkFiles);
       const first = await remote.check(OK_SCRIPT);

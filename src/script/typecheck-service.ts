@@ -1,5 +1,6 @@
 /**
- * `CheckerProcess` type-checks agent scripts in a child process instead of the server's event loop.
+ * `TypeCheckService` type-checks agent scripts in the type-check process (a child process, see
+ * src/process/supervisor.ts for the words) instead of the server's event loop.
  *
  * A warm TypeScript language service for the PVE SDK holds ~95 MB, grows with every check, and
  * each check is 45–170 ms of CPU; run in the server, that memory never comes back and every MCP
@@ -14,12 +15,13 @@
  * starts. `check` never rejects.
  */
 import type { ApiModel } from '../schema/model.js';
-import { CheckerChild, CheckerProcessError, locateCheckerWorker } from './checker-child.js';
-import type { DeclarationSet } from './checker-protocol.js';
+import { ChildProcessError, ChildSlot } from '../process/supervisor.js';
 import { pathCatalogOf } from './path-catalog.js';
+import { locateTypeCheckEntry, TypeCheckProcess } from './typecheck-process.js';
+import type { DeclarationSet } from './typecheck-protocol.js';
 import { checkerKey, DEFAULT_CHECK_BUDGET_MS, skippedCheck, type CheckAnswer, type CheckOptions, type CheckResult, type DeclarationFile, type TypeChecker } from './typecheck.js';
 
-export interface CheckerProcessOptions {
+export interface TypeCheckServiceOptions {
   /** Default budget of a check's type phase (default 1,000 ms); past it only syntax and path checks apply. */
   budgetMs?: number;
   /** Added to the budget before a check counts as hung and the process is killed (default 2,000 ms). */
@@ -38,7 +40,7 @@ export interface CheckerProcessOptions {
   log?: (line: string) => void;
 }
 
-export interface CheckerProcessStats {
+export interface TypeCheckServiceStats {
   processesStarted: number;
   recycled: number;
   /** Processes lost to a crash, a protocol breach or a missed deadline. */
@@ -65,36 +67,45 @@ interface Job {
   resolve(answer: CheckAnswer): void;
 }
 
-export class CheckerProcess {
+export class TypeCheckService {
   private readonly sets = new Map<string, DeclarationSet>();
   private readonly queue: Job[] = [];
-  private readonly entry: string;
   private readonly log: (line: string) => void;
-  /** The process answering checks. */
-  private active: CheckerChild | undefined;
-  /** A started, warmed replacement waiting for the switch-over. */
-  private standby: CheckerChild | undefined;
-  /** The start in progress (a replacement or, after a loss, the only process), and its process. */
-  private starting: Promise<void> | undefined;
-  private spawning: CheckerChild | undefined;
+  /**
+   * The process answering checks and its warmed replacement; `busy` while a check is in flight,
+   * so the switch-over waits for it.
+   */
+  private readonly slot: ChildSlot<TypeCheckProcess>;
   private lastStartFailure: { at: number; message: string } | undefined;
-  private inFlight = false;
   private pumping = false;
   private closed = false;
-  private readonly counters = { processesStarted: 0, recycled: 0, failures: 0, checks: 0, skipped: 0, coldWaits: 0 };
+  private readonly counters = { failures: 0, checks: 0, skipped: 0, coldWaits: 0 };
 
-  constructor(private readonly options: CheckerProcessOptions = {}) {
-    this.entry = options.entry ?? locateCheckerWorker();
+  constructor(private readonly options: TypeCheckServiceOptions = {}) {
+    const entry = options.entry ?? locateTypeCheckEntry();
     this.log = options.log ?? ((line) => process.stderr.write(`pve-code-mcp: ${line}\n`));
+    this.slot = new ChildSlot<TypeCheckProcess>({
+      start: () => new TypeCheckProcess(entry, this.loadTimeoutMs, (gone, why) => this.onExit(gone, why)),
+      prepare: (child) => this.loadAll(child, [...this.sets.values()]),
+      recycleAfterUses: options.recycleAfterChecks ?? 1_000,
+      started: (err) => {
+        if (err === undefined) {
+          this.lastStartFailure = undefined;
+          return;
+        }
+        this.lastStartFailure = { at: performance.now(), message: reasonOf(err) };
+        this.log(`the type-check process did not start: ${reasonOf(err)}`);
+      },
+    });
   }
 
-  get stats(): CheckerProcessStats {
-    return { ...this.counters, queued: this.queue.length };
+  get stats(): TypeCheckServiceStats {
+    return { processesStarted: this.slot.started, recycled: this.slot.recycled, ...this.counters, queued: this.queue.length };
   }
 
   /** PID of the process answering checks (undefined before the first start or after a loss). */
   get pid(): number | undefined {
-    return this.active?.isAlive ? this.active.pid : undefined;
+    return this.slot.current?.pid;
   }
 
   /**
@@ -143,9 +154,7 @@ export class CheckerProcess {
   /** Kills every process; waiting checks resolve as skipped. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const child of [this.active, this.standby, this.spawning]) child?.kill();
-    this.active = undefined;
-    this.standby = undefined;
+    this.slot.close();
     for (const job of this.queue.splice(0)) job.resolve(this.skip('the type-check process is closed', performance.now() - job.queuedAt));
   }
 
@@ -169,8 +178,9 @@ export class CheckerProcess {
   private async run(job: Job): Promise<CheckAnswer> {
     const elapsed = () => performance.now() - job.queuedAt;
     if (this.closed) return this.skip('the type-check process is closed', elapsed());
-    let child: CheckerChild;
-    if (!this.active?.isAlive && !this.standby?.isAlive) this.counters.coldWaits++;
+    let child: TypeCheckProcess;
+    this.slot.promote();
+    if (!this.slot.current) this.counters.coldWaits++;
     try {
       child = await this.serving();
       await child.load(job.set, this.loadTimeoutMs);
@@ -178,82 +188,41 @@ export class CheckerProcess {
       return this.skip(reasonOf(err), elapsed());
     }
     const limit = (Number.isFinite(job.budgetMs) ? Math.max(0, job.budgetMs) : UNBUDGETED_LIMIT_MS) + (this.options.graceMs ?? 2_000);
-    this.inFlight = true;
+    this.slot.busy = true;
     try {
       const answer = await child.check(job.set.id, job.code, job.budgetMs, limit, job.transpile);
       this.counters.checks++;
       this.recycleIfDue(child);
       return answer;
     } catch (err) {
-      return this.skip(reasonOf(err), elapsed(), err instanceof CheckerProcessError && err.timedOut);
+      return this.skip(reasonOf(err), elapsed(), err instanceof ChildProcessError && err.timedOut);
     } finally {
-      this.inFlight = false;
-      this.promote();
+      this.slot.busy = false;
+      this.slot.promote();
     }
   }
 
   /** The process to send the next check to: the warmed replacement if one is waiting. */
-  private async serving(): Promise<CheckerChild> {
-    this.promote();
-    if (this.active?.isAlive) return this.active;
+  private async serving(): Promise<TypeCheckProcess> {
+    this.slot.promote();
+    const current = this.slot.current;
+    if (current) return current;
     const failed = this.lastStartFailure;
     if (failed && performance.now() - failed.at < RESTART_BACKOFF_MS) {
-      throw new CheckerProcessError(`the type-check process could not start (${failed.message}); retrying in a few seconds`);
+      throw new ChildProcessError(`the type-check process could not start (${failed.message}); retrying in a few seconds`, 'start');
     }
-    await this.startReplacement();
-    this.promote();
-    if (!this.active?.isAlive) throw new CheckerProcessError('the type-check process stopped right after it started');
-    return this.active;
-  }
-
-  /** Starts and warms a new process in the background, unless one is already on its way. */
-  private startReplacement(): Promise<void> {
-    if (this.starting) return this.starting;
-    const sets = [...this.sets.values()];
-    const starting = this.spawnWarm(sets)
-      .then((child) => {
-        this.lastStartFailure = undefined;
-        if (this.closed) return child.kill();
-        this.standby?.kill();
-        this.standby = child;
-        this.promote();
-      })
-      .catch((err: unknown) => {
-        if (this.closed) throw err;
-        this.lastStartFailure = { at: performance.now(), message: reasonOf(err) };
-        this.log(`the type-check process did not start: ${reasonOf(err)}`);
-        throw err;
-      })
-      .finally(() => {
-        if (this.starting === starting) this.starting = undefined;
-      });
-    // Background starts have no one awaiting them; the failure is logged above.
-    starting.catch(() => undefined);
-    this.starting = starting;
-    return starting;
-  }
-
-  private async spawnWarm(sets: DeclarationSet[]): Promise<CheckerChild> {
-    this.counters.processesStarted++;
-    const child = new CheckerChild(this.entry, this.loadTimeoutMs, (gone, why) => this.onExit(gone, why));
-    this.spawning = child;
-    try {
-      await child.ready;
-      await this.loadAll(child, sets);
-      return child;
-    } catch (err) {
-      child.kill();
-      throw err;
-    } finally {
-      this.spawning = undefined;
-    }
+    await this.slot.replace();
+    this.slot.promote();
+    const started = this.slot.current;
+    if (!started) throw new ChildProcessError('the type-check process stopped right after it started', 'exit');
+    return started;
   }
 
   /**
    * Builds the sets in `child`. One set that fails (its declarations break the compiler) must not
    * take the others down: it is logged and retried by its next check. A dead process is thrown.
    */
-  private async loadAll(child: CheckerChild, sets: readonly DeclarationSet[]): Promise<void> {
+  private async loadAll(child: TypeCheckProcess, sets: readonly DeclarationSet[]): Promise<void> {
     for (const set of sets) {
       try {
         await child.load(set, this.loadTimeoutMs);
@@ -264,39 +233,20 @@ export class CheckerProcess {
     }
   }
 
-  /** Switches to the warmed replacement when no check is in flight; the old process gets SIGKILL. */
-  private promote(): void {
-    if (this.inFlight || !this.standby) return;
-    if (!this.standby.isAlive) {
-      this.standby = undefined;
-      return;
-    }
-    const old = this.active;
-    this.active = this.standby;
-    this.standby = undefined;
-    if (old) {
-      if (old.isAlive) this.counters.recycled++;
-      old.kill();
+  private recycleIfDue(child: TypeCheckProcess): void {
+    const due = this.slot.due(child) || child.rssMb > (this.options.maxRssMb ?? 512);
+    if (due && child === this.slot.current && !this.slot.replacing && !this.closed) {
+      void this.slot.replace().catch(() => undefined);
     }
   }
 
-  private recycleIfDue(child: CheckerChild): void {
-    const limit = this.options.maxRssMb ?? 512;
-    const due = child.checks >= (this.options.recycleAfterChecks ?? 1_000) || child.rssMb > limit;
-    if (due && child === this.active && !this.standby && !this.starting && !this.closed) {
-      void this.startReplacement().catch(() => undefined);
-    }
-  }
-
-  private onExit(child: CheckerChild, why: CheckerProcessError): void {
-    // Processes we stopped (recycled, or whose start failed) are neither active nor standby.
-    if (this.closed || (child !== this.active && child !== this.standby)) return;
+  private onExit(child: TypeCheckProcess, why: ChildProcessError): void {
+    // Processes we stopped (recycled, or whose start failed) are neither serving nor standby.
+    if (this.closed || !this.slot.drop(child)) return;
     // A crash, a protocol breach or a missed deadline.
     this.counters.failures++;
     this.log(`${why.message}; starting a new one`);
-    if (child === this.standby) this.standby = undefined;
-    else this.active = undefined;
-    void this.startReplacement().catch(() => undefined);
+    void this.slot.replace().catch(() => undefined);
   }
 
   /** A skipped check carries no transpilation: the caller transpiles itself. */
@@ -306,10 +256,10 @@ export class CheckerProcess {
   }
 }
 
-/** One declaration set's checker, backed by the shared `CheckerProcess`. */
+/** One declaration set's checker, backed by the shared `TypeCheckService`. */
 export class RemoteScriptChecker implements TypeChecker {
   constructor(
-    private readonly owner: CheckerProcess,
+    private readonly owner: TypeCheckService,
     private readonly set: DeclarationSet,
   ) {}
 

@@ -1,10 +1,11 @@
 /**
- * Entry point of the type-check process (forked by `CheckerProcess`). It holds one warm
- * `ScriptChecker` per declaration set and answers checks one at a time, so the server's event
- * loop never runs the TypeScript compiler and the language service's memory lives — and is
- * reclaimed — here. It holds no secrets and never writes to stdout.
+ * Entry point of the type-check process (the child process `TypeCheckService` forks; see
+ * src/process/supervisor.ts for the words). It holds one warm `ScriptChecker` per declaration
+ * set and answers checks one at a time, so the server's event loop never runs the TypeScript
+ * compiler and the language service's memory lives — and is reclaimed — here. It holds no
+ * secrets and never writes to stdout.
  */
-import { checkerToHostSchema, hostToCheckerSchema, type CheckerToHost, type DeclarationSet } from './checker-protocol.js';
+import { checkerToHostSchema, hostToCheckerSchema, type CheckerToHost, type DeclarationSet } from './typecheck-protocol.js';
 import { pathCatalogModel } from './path-catalog.js';
 import { transpileToText } from './transpile.js';
 import { ScriptChecker } from './typecheck.js';

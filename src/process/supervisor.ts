@@ -1,0 +1,444 @@
+/**
+ * The one supervisor of the server's child processes: how each is spawned, announces itself,
+ * talks, is ended, is found gone, and is replaced.
+ *
+ * Words, the same in src/process, src/sandbox, src/script and the docs:
+ * - **child process**: an OS process the server spawns and supervises with this module. The
+ *   server has two kinds, and nothing else in those folders is called a worker:
+ * - **sandbox worker**: the child process that runs isolated-vm (entry `src/sandbox/worker.ts`,
+ *   started as `src/sandbox/worker-launch.ts` says; `SandboxEngine` keeps one per slot);
+ * - **type-check process**: the child process that runs the TypeScript checker (entry
+ *   `src/script/typecheck-entry.ts`; `TypeCheckService` keeps one, and its warmed replacement).
+ * `SupervisedChild` is the server's handle of one child process; `ChildSlot` is the place one
+ * serves from, where it is counted, recycled and replaced.
+ *
+ * Every child process is started with the Node flags it is given (the sandbox worker's include
+ * Node's permission model) and an empty environment unless told otherwise, so no credential
+ * reaches it; its stdout and stderr go to the server's stderr, labelled with its name and pid,
+ * never to stdout (the MCP stdio channel). It must send its ready message within a deadline.
+ * Everything it sends is checked against its schema before anyone sees it: a child is not
+ * trusted, and one that sends something malformed is killed. It is ended only with SIGKILL —
+ * isolated-vm makes graceful exits unreliable, and a type-check process has nothing to save.
+ *
+ * The channel is either Node's IPC (`fork`, JSON serialisation) or a socket pair on the child's
+ * fd 3 carrying the owner's own framing (the sandbox worker's frames, see src/sandbox/frames.ts).
+ * Messages go straight from the channel through the schema to the owner's callback, with no
+ * promise or queue in between: the sandbox worker's channel carries ~1,000 messages a second.
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ZodType } from 'zod';
+
+/** What went wrong: why a child process stopped serving or could not start, or a request failed. */
+export type ChildErrorKind =
+  /** It could not be spawned, or its ready message refused to serve. */
+  | 'start'
+  /** It missed a deadline: the ready message's, or one of its owner's. */
+  | 'timeout'
+  /** It broke the protocol: a malformed message, broken framing, an answer nobody asked for. */
+  | 'breach'
+  /** It exited (or was killed) without the server asking. */
+  | 'exit'
+  /** Its owner stopped it (recycling, cancellation, close). */
+  | 'stopped'
+  /** It could not serve one request, and still serves. */
+  | 'failed';
+
+export class ChildProcessError extends Error {
+  constructor(
+    message: string,
+    readonly kind: ChildErrorKind = 'stopped',
+  ) {
+    super(message);
+    this.name = 'ChildProcessError';
+  }
+
+  /** The child process went past a deadline (it has been killed). */
+  get timedOut(): boolean {
+    return this.kind === 'timeout';
+  }
+}
+
+export class ChildEntryMissingError extends Error {
+  constructor(what: string, tried: string) {
+    super(`the ${what} is missing (looked for ${tried}); build the project first (npm run build)`);
+    this.name = 'ChildEntryMissingError';
+  }
+}
+
+/**
+ * The compiled entry `file` of a child process, beside the module at `moduleUrl` when that runs
+ * from dist/, else at the same place under the package's dist/ (tests run the TypeScript sources,
+ * but a child process is started with plain `node` and needs JavaScript).
+ */
+export function locateEntry(moduleUrl: string, file: string, what: string): string {
+  const here = path.dirname(fileURLToPath(moduleUrl));
+  const sibling = path.join(here, file);
+  if (existsSync(sibling)) return sibling;
+  for (let dir = here, i = 0; i < 6; i++) {
+    if (existsSync(path.join(dir, 'package.json'))) {
+      const built = path.join(dir, 'dist', path.relative(dir, here), file);
+      if (!existsSync(built)) throw new ChildEntryMissingError(what, built);
+      return built;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  throw new ChildEntryMissingError(what, sibling);
+}
+
+/** Turns the bytes of a socket channel into messages (still to be checked against the schema). */
+export interface ChannelDecoder {
+  push(chunk: Buffer): void;
+}
+
+export type ChannelSpec<In, D extends ChannelDecoder> =
+  /** Node's IPC channel (`child_process.fork`, JSON serialisation). */
+  | { kind: 'ipc' }
+  /** A socket pair on the child's fd 3, framed by the owner. */
+  | {
+      kind: 'socket';
+      encode(message: In): Buffer;
+      /** Built once per child; `fail` kills it (the framing is broken). */
+      decoder(deliver: (raw: unknown) => void, fail: (error: Error) => void): D;
+    };
+
+export interface ChildSpec<Out extends { type: string }, In, D extends ChannelDecoder = ChannelDecoder> {
+  /** How the child is named in errors and its log lines: `sandbox worker`, `type-check process`. */
+  name: string;
+  /** The compiled script it runs. */
+  entry: string;
+  /** Node flags, before the entry. */
+  execArgv: readonly string[];
+  /** Arguments after the entry. */
+  args?: readonly string[];
+  /** Its environment (default: empty). */
+  env?: NodeJS.ProcessEnv;
+  channel: ChannelSpec<In, D>;
+  /** Everything it sends is checked against this before its owner sees it. */
+  schema: ZodType<Out>;
+  /** How long it has to send its ready message. */
+  readyTimeoutMs: number;
+  /**
+   * Reads each message that arrives before the child is ready: `true` when it is the ready message,
+   * the reason when the child cannot serve (it is killed and `ready` rejects with the reason),
+   * `false` to pass over it.
+   */
+  handshake(message: Out): boolean | string;
+}
+
+/** How a child process ended, as the OS reported it. */
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Why: the owner's or the supervisor's reason when it was killed, else that it exited. */
+  reason: ChildProcessError;
+}
+
+export interface ChildHooks<Out> {
+  /** Every checked message after the ready one. */
+  message(message: Out): void;
+  /** At once, when the child stops serving: killed, or found gone (before the OS reports its exit). */
+  ended?(reason: ChildProcessError): void;
+  /** The OS reported that the process is gone. */
+  exit?(exit: ChildExit): void;
+}
+
+/** The server's handle of one child process. */
+export class SupervisedChild<Out extends { type: string }, In, D extends ChannelDecoder = ChannelDecoder> {
+  /** Resolves on the ready message; rejects with a ChildProcessError when the child cannot serve. */
+  readonly ready: Promise<void>;
+  /** The socket channel's decoder (its limits may be changed); undefined on Node's IPC. */
+  readonly decoder: D | undefined;
+  /** The ready message, once it arrived. */
+  readyMessage: Out | undefined;
+  /** How often its owner used it (runs, checks), for recycling. */
+  uses = 0;
+  private readonly child: ChildProcess;
+  private readonly socket: Socket | undefined;
+  private readonly encode: ((message: In) => Buffer) | undefined;
+  private alive = true;
+  private endReason: ChildProcessError | undefined;
+  private readyTimer: NodeJS.Timeout | undefined;
+  private settleReady: ((error?: ChildProcessError) => void) | undefined;
+
+  constructor(
+    private readonly spec: ChildSpec<Out, In, D>,
+    private readonly hooks: ChildHooks<Out>,
+  ) {
+    const env = spec.env ?? {};
+    if (spec.channel.kind === 'ipc') {
+      this.child = fork(spec.entry, [...(spec.args ?? [])], { execArgv: [...spec.execArgv], env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json' });
+      this.child.on('message', (raw: unknown) => this.receive(raw));
+    } else {
+      this.child = spawn(process.execPath, [...spec.execArgv, spec.entry, ...(spec.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+      this.encode = spec.channel.encode;
+      const decoder = spec.channel.decoder(
+        (raw) => this.receive(raw),
+        (err) => this.kill(new ChildProcessError(`the ${spec.name} broke its channel (${err.message}); it was killed`, 'breach')),
+      );
+      this.decoder = decoder;
+      const socket = this.child.stdio[3] as Socket;
+      this.socket = socket;
+      socket.on('data', (chunk: Buffer) => decoder.push(chunk));
+      socket.on('error', (err) => this.kill(new ChildProcessError(`the ${spec.name}'s channel failed: ${err.message}`, 'exit')));
+    }
+    const forward = (chunk: Buffer) => process.stderr.write(`[${spec.name} ${this.child.pid ?? '?'}] ${chunk.toString('utf8')}`);
+    this.child.stdout?.on('data', forward);
+    this.child.stderr?.on('data', forward);
+
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.settleReady = (error) => {
+        clearTimeout(this.readyTimer);
+        this.settleReady = undefined;
+        if (error) reject(error);
+        else resolve();
+      };
+    });
+    // Rejections are read by whoever awaits `ready`; an unobserved one must not crash the server.
+    this.ready.catch(() => undefined);
+    this.readyTimer = setTimeout(() => this.kill(new ChildProcessError(`the ${spec.name} sent no ready signal within ${spec.readyTimeoutMs} ms`, 'timeout')), spec.readyTimeoutMs);
+
+    this.child.on('exit', (code, signal) => {
+      const reason = this.endReason ?? new ChildProcessError(`the ${spec.name} exited (${signal ?? `code ${code}`})`, 'exit');
+      this.stop(reason);
+      hooks.exit?.({ code, signal, reason });
+    });
+    this.child.on('error', (err) => this.kill(new ChildProcessError(`the ${spec.name} failed: ${err.message}`, 'start')));
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get isAlive(): boolean {
+    return this.alive;
+  }
+
+  /** Why it stopped serving; undefined while it serves. */
+  get ended(): ChildProcessError | undefined {
+    return this.endReason;
+  }
+
+  /** Sends one message; false when the child no longer serves. A failed write kills it. */
+  send(message: In): boolean {
+    if (!this.alive) return false;
+    const onSent = (err: Error | null | undefined): void => {
+      if (err) this.kill(new ChildProcessError(`cannot send to the ${this.spec.name}: ${err.message}`, 'exit'));
+    };
+    if (this.encode) {
+      const socket = this.socket as Socket;
+      if (socket.destroyed) return false;
+      socket.write(this.encode(message), onSent);
+    } else {
+      if (!this.child.connected) return false;
+      this.child.send(message as object, onSent);
+    }
+    return true;
+  }
+
+  /** Ends the process at once with SIGKILL; `ready` rejects if it had not settled. */
+  kill(why: ChildProcessError = new ChildProcessError(`the ${this.spec.name} was stopped`)): void {
+    if (!this.alive) return;
+    this.stop(why);
+    this.child.kill('SIGKILL');
+    this.socket?.destroy();
+  }
+
+  /** Kills it for breaking the protocol, with `what` it did. */
+  breach(what: string): void {
+    this.kill(new ChildProcessError(`the ${this.spec.name} ${what}; it was killed`, 'breach'));
+  }
+
+  private stop(why: ChildProcessError): void {
+    if (!this.alive) return;
+    this.alive = false;
+    this.endReason = why;
+    this.settleReady?.(why);
+    this.hooks.ended?.(why);
+  }
+
+  private receive(raw: unknown): void {
+    if (!this.alive) return;
+    const parsed = this.spec.schema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      this.breach(`sent a malformed message (${issue ? `${issue.path.join('.') || 'message'}: ${issue.message}` : 'malformed'})`);
+      return;
+    }
+    const message = parsed.data;
+    if (this.settleReady) {
+      const verdict = this.spec.handshake(message);
+      if (verdict === true) {
+        this.readyMessage = message;
+        this.settleReady();
+      } else if (verdict !== false) {
+        this.kill(new ChildProcessError(verdict, 'start'));
+      }
+      return;
+    }
+    this.hooks.message(message);
+  }
+}
+
+/** What a ChildSlot needs of the children it holds (a SupervisedChild, or a handle around one). */
+export interface SlotChild {
+  readonly ready: Promise<void>;
+  readonly isAlive: boolean;
+  readonly uses: number;
+  kill(): void;
+}
+
+export interface ChildSlotOptions<C extends SlotChild> {
+  /** Spawns a child process for the slot. */
+  start(): C;
+  /**
+   * What a replacement started by `replace()` does after its ready message and before it serves
+   * (warm-up). Throwing means it cannot serve: it is killed.
+   */
+  prepare?(child: C): Promise<void>;
+  /** Replace a child after this many uses (default: never). */
+  recycleAfterUses?: number;
+  /** Once per `replace()` start: without an error when the replacement is ready, else with why not. */
+  started?(error?: unknown): void;
+}
+
+/**
+ * Where one child process serves from, and how it is replaced. Two ways, one per kind of child:
+ * - at once (`acquire`, `retire`): the sandbox worker. A retired child is killed and the next
+ *   `acquire` starts a new one, which its user awaits (`ready`).
+ * - overlapped (`replace`, `promote`): the type-check process. A replacement is started and
+ *   prepared in the background while the old one keeps serving, becomes the standby, and takes
+ *   over at the next `promote` while the slot is not `busy`; the old one gets SIGKILL.
+ */
+export class ChildSlot<C extends SlotChild> {
+  /** Children started, and serving children replaced on purpose (not lost). */
+  started = 0;
+  recycled = 0;
+  /** While set, `promote` waits (a request is in flight on the serving child). */
+  busy = false;
+  private serving: C | undefined;
+  private standby: C | undefined;
+  private spawning: C | undefined;
+  private starting: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: ChildSlotOptions<C>) {}
+
+  /** The serving child while it is alive. */
+  get current(): C | undefined {
+    return this.serving?.isAlive ? this.serving : undefined;
+  }
+
+  /** Whether a replacement is on its way or waiting to take over. */
+  get replacing(): boolean {
+    return this.starting !== undefined || this.standby !== undefined;
+  }
+
+  /** Whether `child` has served its number of uses. */
+  due(child: C): boolean {
+    return child.uses >= (this.options.recycleAfterUses ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** The serving child, or a new one started now (ready or not: await its `ready`). */
+  acquire(): C {
+    const current = this.current;
+    if (current) return current;
+    this.started++;
+    const child = this.options.start();
+    this.serving = child;
+    return child;
+  }
+
+  /** Kills the serving child on purpose; the next `acquire` starts a new one. */
+  retire(): void {
+    if (!this.serving) return;
+    this.serving.kill();
+    this.serving = undefined;
+    this.recycled++;
+  }
+
+  /**
+   * Starts and prepares a replacement in the background, unless one is on its way; it becomes the
+   * standby and takes over at `promote`. Rejects when it could not start.
+   */
+  replace(): Promise<void> {
+    if (this.starting) return this.starting;
+    const starting = this.startPrepared()
+      .then((child) => {
+        if (this.closed) return child.kill();
+        this.options.started?.();
+        this.standby?.kill();
+        this.standby = child;
+        this.promote();
+      })
+      .catch((err: unknown) => {
+        if (!this.closed) this.options.started?.(err);
+        throw err;
+      })
+      .finally(() => {
+        if (this.starting === starting) this.starting = undefined;
+      });
+    // Background starts have no one awaiting them; `started` hears of the failure.
+    starting.catch(() => undefined);
+    this.starting = starting;
+    return starting;
+  }
+
+  /** Lets a waiting standby take over unless the slot is busy; the old child gets SIGKILL. */
+  promote(): void {
+    if (this.busy || !this.standby) return;
+    if (!this.standby.isAlive) {
+      this.standby = undefined;
+      return;
+    }
+    const old = this.serving;
+    this.serving = this.standby;
+    this.standby = undefined;
+    if (old) {
+      if (old.isAlive) this.recycled++;
+      old.kill();
+    }
+  }
+
+  /** Forgets a child that is gone; says whether it was serving or the standby (else it was not this slot's). */
+  drop(child: C): 'serving' | 'standby' | undefined {
+    if (child === this.serving) {
+      this.serving = undefined;
+      return 'serving';
+    }
+    if (child === this.standby) {
+      this.standby = undefined;
+      return 'standby';
+    }
+    return undefined;
+  }
+
+  /** Kills every child of the slot, one being started included; `replace` starts nothing after. */
+  close(): void {
+    this.closed = true;
+    for (const child of [this.serving, this.standby, this.spawning]) child?.kill();
+    this.serving = undefined;
+    this.standby = undefined;
+  }
+
+  private async startPrepared(): Promise<C> {
+    this.started++;
+    const child = this.options.start();
+    this.spawning = child;
+    try {
+      await child.ready;
+      await this.options.prepare?.(child);
+      return child;
+    } catch (err) {
+      child.kill();
+      throw err;
+    } finally {
+      this.spawning = undefined;
+    }
+  }
+}
