@@ -23,7 +23,7 @@ import { Policy } from '../policy/policy.js';
 import { PermissionCache } from '../policy/privileges.js';
 import { SecretScrubber } from '../safety/redact.js';
 import { Secret } from '../client/secret.js';
-import { RunSession, type SessionResult } from './session.js';
+import { RunPipeline, type RunResult } from '../run/pipeline.js';
 import { RISK_CLASSES, type ApiModel, type RiskClass } from '../schema/model.js';
 import { TypeCheckService, type RemoteScriptChecker } from '../script/typecheck-service.js';
 import { sdkDeclarationFiles, type DeclarationFile } from '../typegen/index.js';
@@ -272,7 +272,7 @@ export class Product {
   }
 
   /** The run as the safety layer ended it, scrubbed of known secrets. */
-  async runScript(input: RunScriptInput, hooks: RunScriptHooks = {}): Promise<SessionResult<RunOutcome>> {
+  async runScript(input: RunScriptInput, hooks: RunScriptHooks = {}): Promise<RunResult<RunOutcome>> {
     const runtime = this.cluster(input.cluster);
     const principal = hooks.principal;
     // A principal's policy per cluster, decided once per run.
@@ -285,7 +285,13 @@ export class Product {
       return p;
     };
     const audit = this.audit;
-    const session = new RunSession({
+    const checker = input.typecheck === false ? undefined : runtime.typeChecker();
+    const engine = this.engine;
+    const pipeline = new RunPipeline({
+      executor: {
+        compile: (code) => engine.compile({ code, typecheck: checker !== undefined, ...(checker ? { checker } : {}) }),
+        execute: (script, handler, options) => engine.execute(script, handler, options),
+      },
       defaultCluster: runtime.name,
       model: (name) => this.cluster(name).model,
       client: (name, risk) => this.cluster(name).clientFor(risk),
@@ -297,24 +303,9 @@ export class Product {
       secrets: this.scrubber,
       permissions: this.permissions,
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
+      ...(hooks.onLog ? { onLog: hooks.onLog } : {}),
     });
-    const checker = input.typecheck === false ? undefined : runtime.typeChecker();
-    const result = await session.run(
-      { code: input.code, ...(input.dryRun ? { dryRun: true } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) },
-      (handler, phase) =>
-        this.engine.run(
-          {
-            code: input.code,
-            typecheck: checker !== undefined,
-            ...(checker ? { checker } : {}),
-            // The approval probe's lines would arrive again from the run that follows it; a probe
-            // that is itself the answer (it failed) returns its lines with its result.
-            ...(hooks.onLog && phase !== 'probe' ? { onLog: hooks.onLog } : {}),
-            ...(hooks.signal ? { signal: hooks.signal } : {}),
-          },
-          handler,
-        ),
-    );
+    const result = await pipeline.run({ code: input.code, ...(input.dryRun ? { dryRun: true } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) });
     return this.scrubber.scrubDeep(result);
   }
 

@@ -15,7 +15,7 @@ import { ChildSlot } from '../process/supervisor.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
 import type { Diagnostic } from '../script/diagnostics.js';
 import { formatDiagnostics } from '../script/diagnostics.js';
-import { materialize, transpileScript, type PortableTranspile, type TranspileResult } from '../script/transpile.js';
+import { materialize, transpileScript, type PortableTranspile, type TranspiledScript, type TranspileResult } from '../script/transpile.js';
 import { skippedCheck, type CheckAnswer, type TypeChecker } from '../script/typecheck.js';
 import { workerFrameLimits, type WorkerLimits, type WorkerToHost } from './ipc.js';
 import { DEFAULT_LIMITS, InvalidLimitsError, resolveLimits, type SandboxLimits } from './limits.js';
@@ -48,7 +48,7 @@ export interface SandboxEngineOptions {
   confineWorker?: boolean;
 }
 
-export interface RunRequest {
+export interface CompileRequest {
   /** The TypeScript program: the body of an async function. */
   code: string;
   limits?: Partial<SandboxLimits>;
@@ -59,11 +59,27 @@ export interface RunRequest {
    * default checker.
    */
   checker?: TypeChecker;
+}
+
+export interface ExecuteOptions {
   /** Each console line as it is produced (also returned in `logs`). */
   onLog?: (line: string) => void;
   /** Aborting kills the run and frees its worker; the outcome is 'cancelled'. */
   signal?: AbortSignal;
 }
+
+export type RunRequest = CompileRequest & ExecuteOptions;
+
+/** A script ready to run: what the compile found, to be executed in one or more phases. */
+export interface CompiledScript {
+  script: TranspiledScript;
+  limits: SandboxLimits;
+  /** The type check's warnings (unknown paths and the like): every outcome of the script carries them. */
+  warnings: Diagnostic[];
+  typecheckMs?: number;
+}
+
+export type CompileResult = { ok: true; script: CompiledScript } | { ok: false; outcome: RunOutcome };
 
 export interface EngineStats {
   workersStarted: number;
@@ -158,32 +174,54 @@ export class SandboxEngine {
     for (const waiter of this.waiters.splice(0)) waiter.grant(undefined);
   }
 
-  /** Runs one script. Always resolves: every failure is described in the outcome. */
+  /** Compiles and runs one script. Always resolves: every failure is described in the outcome. */
   async run(request: RunRequest, handler: BridgeHandler): Promise<RunOutcome> {
+    const compiled = await this.compile(request);
+    if (!compiled.ok) return compiled.outcome;
+    return this.execute(compiled.script, handler, { ...(request.onLog ? { onLog: request.onLog } : {}), ...(request.signal ? { signal: request.signal } : {}) });
+  }
+
+  /**
+   * The one compile of a run: size, syntax and the type check (in the checker's process, which
+   * transpiles too). The result runs as often as the run needs (a probe, then the approved run)
+   * without being checked again. Always resolves.
+   */
+  async compile(request: CompileRequest): Promise<CompileResult> {
     const startedAt = performance.now();
     try {
-      return await this.execute(request, handler, startedAt);
+      return await this.compileChecked(request, startedAt);
     } catch (err) {
-      return notExecuted({ kind: 'crashed', message: `internal error in the sandbox engine: ${err instanceof Error ? err.message : String(err)}` }, startedAt);
+      return { ok: false, outcome: notExecuted({ kind: 'crashed', message: `internal error in the sandbox engine: ${err instanceof Error ? err.message : String(err)}` }, startedAt) };
     }
   }
 
-  private async execute(request: RunRequest, handler: BridgeHandler, startedAt: number): Promise<RunOutcome> {
+  /** Runs a compiled script once against `handler`. Always resolves. */
+  async execute(compiled: CompiledScript, handler: BridgeHandler, options: ExecuteOptions = {}): Promise<RunOutcome> {
+    const startedAt = performance.now();
+    try {
+      return await this.executeCompiled(compiled, handler, options, startedAt);
+    } catch (err) {
+      return notExecuted({ kind: 'crashed', message: `internal error in the sandbox engine: ${err instanceof Error ? err.message : String(err)}` }, startedAt, compiled.warnings);
+    }
+  }
+
+  private async compileChecked(request: CompileRequest, startedAt: number): Promise<CompileResult> {
+    const refuse = (outcome: RunOutcome) => ({ ok: false as const, outcome });
     const req = runRequestSchema.safeParse(request);
     if (!req.success) {
-      return notExecuted({ kind: 'invalid', message: `invalid run request: ${req.error.issues[0]?.message ?? 'malformed'}` }, startedAt);
+      return refuse(notExecuted({ kind: 'invalid', message: `invalid run request: ${req.error.issues[0]?.message ?? 'malformed'}` }, startedAt));
     }
     let limits: SandboxLimits;
     try {
       limits = resolveLimits(this.baseLimits, request.limits);
     } catch (err) {
-      if (err instanceof InvalidLimitsError) return notExecuted({ kind: 'invalid', message: err.message }, startedAt);
+      if (err instanceof InvalidLimitsError) return refuse(notExecuted({ kind: 'invalid', message: err.message }, startedAt));
       throw err;
     }
     const { code } = request;
     const codeBytes = Buffer.byteLength(code, 'utf8');
     if (codeBytes > limits.maxCodeBytes) {
-      return notExecuted({ kind: 'invalid', message: `not executed: the script is ${codeBytes} bytes; the limit is ${limits.maxCodeBytes}` }, startedAt);
+      return refuse(notExecuted({ kind: 'invalid', message: `not executed: the script is ${codeBytes} bytes; the limit is ${limits.maxCodeBytes}` }, startedAt));
     }
 
     const checker = request.typecheck === false ? undefined : (request.checker ?? this.options.checker?.());
@@ -191,7 +229,7 @@ export class SandboxEngine {
     let compiled: TranspileResult | undefined;
     if (!checker?.checkAndTranspile) {
       compiled = transpileScript(code);
-      if (!compiled.ok) return notExecuted(blocked('syntax', compiled.diagnostics), startedAt);
+      if (!compiled.ok) return refuse(notExecuted(blocked('syntax', compiled.diagnostics), startedAt));
     }
 
     let warnings: Diagnostic[] = [];
@@ -207,12 +245,16 @@ export class SandboxEngine {
       typecheckMs = performance.now() - checkStarted;
       compiled ??= materializeOrLocal(answer.transpiled, code);
       warnings = answer.result.warnings;
-      if (!answer.result.ok) return notExecuted(blocked('typecheck', answer.result.errors), startedAt, warnings);
+      if (!answer.result.ok) return refuse(notExecuted(blocked('typecheck', answer.result.errors), startedAt, warnings));
     }
     // Syntax errors found by the checker process land here (it answers them without a type check).
     compiled ??= transpileScript(code);
-    if (!compiled.ok) return notExecuted(blocked('syntax', compiled.diagnostics), startedAt);
+    if (!compiled.ok) return refuse(notExecuted(blocked('syntax', compiled.diagnostics), startedAt));
+    return { ok: true, script: { script: compiled.script, limits, warnings, ...(typecheckMs !== undefined ? { typecheckMs } : {}) } };
+  }
 
+  private async executeCompiled(compiled: CompiledScript, handler: BridgeHandler, request: ExecuteOptions, startedAt: number): Promise<RunOutcome> {
+    const { limits, warnings, typecheckMs } = compiled;
     if (this.closed) return notExecuted({ kind: 'cancelled', message: 'the sandbox engine is closed' }, startedAt, warnings);
     if (request.signal?.aborted) return notExecuted({ kind: 'cancelled', message: 'the run was cancelled before it started' }, startedAt, warnings);
 

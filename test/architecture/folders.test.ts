@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
 /** Each folder may import only folders before it; app, server and cli come after all of these. */
-const ORDER = ['schema', 'pve', 'files', 'process', 'client', 'script', 'policy', 'safety', 'audit', 'bridge', 'sandbox', 'app', 'server', 'cli'];
+const ORDER = ['schema', 'pve', 'files', 'process', 'client', 'script', 'policy', 'safety', 'audit', 'bridge', 'sandbox', 'run', 'app', 'server', 'cli'];
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.[^'"]+)\1/g;
 

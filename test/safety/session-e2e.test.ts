@@ -11,12 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/log.js';
 import { verifyAudit } from '../../src/audit/verify.js';
 import type { PveClient } from '../../src/client/index.js';
-import { SandboxEngine } from '../../src/sandbox/engine.js';
+import { SandboxEngine, type CompiledScript } from '../../src/sandbox/engine.js';
 import type { RunOutcome } from '../../src/sandbox/outcome.js';
 import { ApprovalStore, approvePlan, type Approver, type ElicitationAnswer } from '../../src/safety/approval.js';
 import { Policy } from '../../src/policy/policy.js';
 import { REDACTED, SecretScrubber } from '../../src/safety/redact.js';
-import { RunSession, type SessionDeps, type SessionResult } from '../../src/app/session.js';
+import { RunPipeline, type PipelineDeps, type RunResult } from '../../src/run/pipeline.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { clientFor, sandboxUnavailable, startSim, writesSince } from './helpers/sim.js';
 
@@ -49,9 +49,10 @@ describe.skipIf(noSandbox !== undefined)(`safety sessions end to end${noSandbox 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function deps(answer?: ElicitationAnswer, policy: unknown = { preset: 'operator' }): SessionDeps {
+  function deps(answer?: ElicitationAnswer, policy: unknown = { preset: 'operator' }): PipelineDeps<CompiledScript, RunOutcome> {
     const approver: Approver | undefined = answer ? { elicit: async (req) => (everything.push(req), answer) } : undefined;
     return {
+      executor: { compile: (code) => engine.compile({ code, typecheck: false }), execute: (script, handler, options) => engine.execute(script, handler, options) },
       defaultCluster: 'sim',
       model: () => sim.model,
       client: () => client,
@@ -64,9 +65,9 @@ describe.skipIf(noSandbox !== undefined)(`safety sessions end to end${noSandbox 
     };
   }
 
-  async function run(code: string, d: SessionDeps, extra: { dryRun?: boolean } = {}): Promise<{ r: SessionResult<RunOutcome>; writes: Record<string, number> }> {
+  async function run(code: string, d: PipelineDeps<CompiledScript, RunOutcome>, extra: { dryRun?: boolean } = {}): Promise<{ r: RunResult<RunOutcome>; writes: Record<string, number> }> {
     const before = sim.counters.snapshot().byOperation;
-    const r = await new RunSession(d).run({ code, ...extra }, (handler) => engine.run({ code, typecheck: false }, handler));
+    const r = await new RunPipeline(d).run({ code, ...extra });
     everything.push(r);
     return { r, writes: writesSince(sim, before) };
   }

@@ -7,7 +7,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Product, RunPrincipal } from '../../app/product.js';
-import type { SessionResult } from '../../app/session.js';
+import type { RunResult as PipelineResult } from '../../run/pipeline.js';
 import type { CallCounts } from '../../bridge/stats.js';
 import type { Policy } from '../../policy/policy.js';
 import type { PreflightProblem } from '../../policy/preflight.js';
@@ -147,7 +147,7 @@ function logLevelOf(line: string): 'error' | 'warning' | 'debug' | 'info' {
   return 'info';
 }
 
-type RunResult = SessionResult<RunOutcome>;
+type RunResult = PipelineResult<RunOutcome>;
 
 /** The `run_script` answer: the fields its output schema declares. */
 export interface RunScriptOutput {

@@ -7,7 +7,8 @@ import { testModel } from '../../test/safety/helpers/model.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
 import { ApprovalStore, approvePlan, type ApprovalRequest, type ElicitationAnswer } from '../safety/approval.js';
 import { Policy } from '../policy/policy.js';
-import { RunSession, type Execute, type SessionDeps } from './session.js';
+import type { Executor } from './executor.js';
+import { RunPipeline, type ExecutePhase, type PipelineDeps } from './pipeline.js';
 
 const model = testModel();
 let dir: string;
@@ -30,7 +31,7 @@ const CODE = `const vms = await pve.get('/nodes/pve1/qemu');
 for (const vm of vms) await pve.post(\`/nodes/pve1/qemu/\${vm.vmid}/status/stop\`);
 await pve.post('/nodes/pve1/qemu/101/status/stop');`;
 
-const stopAll: Execute<Outcome> = async (handler: BridgeHandler) => {
+const stopAll = async (handler: BridgeHandler): Promise<Outcome> => {
   const signal = new AbortController().signal;
   const list = await handler({ kind: 'request', method: 'GET', path: '/nodes/pve1/qemu', params: {} }, { signal });
   if (!list.ok) return { ok: false, error: list.error };
@@ -49,27 +50,42 @@ function setup(answer?: ElicitationAnswer) {
   client.permissions = { '/': { 'VM.Audit': 1, 'VM.PowerMgmt': 1 } };
   const asked: ApprovalRequest[] = [];
   const audit: Array<{ type: string; data: Record<string, unknown> }> = [];
-  const deps: SessionDeps = {
+  let executions = 0;
+  let compiles = 0;
+  const phases: ExecutePhase[] = [];
+  // Stands in for the sandbox: the "compiled script" is its source; a source with `@@` does not compile.
+  const executor: Executor<string, Outcome> = {
+    compile: async (code) => {
+      compiles++;
+      return code.includes('@@') ? { ok: false, outcome: { ok: false, error: { kind: 'typecheck', message: 'not executed: type-check found mistakes' } } } : { ok: true, script: code };
+    },
+    execute: async (_script, handler) => {
+      executions++;
+      return stopAll(handler);
+    },
+  };
+  const deps: PipelineDeps<string, Outcome> = {
+    executor,
     defaultCluster: 'default',
     model: () => model,
     client: () => client,
     policy: Policy.fromConfig({ preset: 'operator' }),
     approvals: new ApprovalStore(dir),
-    audit: { append: (type, data) => audit.push({ type, data }) },
+    audit: {
+      append: (type, data) => {
+        audit.push({ type, data });
+        if (type === 'call' && typeof data.phase === 'string' && phases.at(-1) !== data.phase) phases.push(data.phase as ExecutePhase);
+      },
+    },
     ...(answer ? { approver: { elicit: async (req) => (asked.push(req), answer) } } : {}),
   };
-  let executions = 0;
-  const execute: Execute<Outcome> = async (handler, phase) => {
-    executions++;
-    return stopAll(handler, phase);
-  };
-  return { client, deps, asked, audit, execute, executions: () => executions };
+  return { client, deps, asked, audit, executions: () => executions, compiles: () => compiles, phases };
 }
 
-describe('RunSession approvals', () => {
+describe('run pipeline: modes and approvals', () => {
   it('dry-run returns and stores the plan without sending writes', async () => {
     const t = setup();
-    const r = await new RunSession(t.deps).run({ code: CODE, dryRun: true }, t.execute);
+    const r = await new RunPipeline(t.deps).run({ code: CODE, dryRun: true });
     expect(r.mode).toBe('dry-run');
     expect(t.client.writes).toHaveLength(0);
     expect(r.plan?.writes.map((w) => w.path)).toEqual(['/nodes/pve1/qemu/101/status/stop', '/nodes/pve1/qemu/102/status/stop']);
@@ -80,7 +96,7 @@ describe('RunSession approvals', () => {
 
   it('asks the human with the plan summary and runs the approved plan on accept', async () => {
     const t = setup('accept');
-    const r = await new RunSession(t.deps).run({ code: CODE }, t.execute);
+    const r = await new RunPipeline(t.deps).run({ code: CODE });
     expect(t.asked).toHaveLength(1);
     expect(t.asked[0]?.summary).toMatch(/POST \/nodes\/pve1\/qemu\/101\/status\/stop \[DESTRUCTIVE, needs approval: destructive and policy .* requires human approval for destructive operations\]/);
     expect(r).toMatchObject({ mode: 'approved', approval: { via: 'elicitation', answer: 'accept', planId: t.asked[0]?.planId } });
@@ -96,7 +112,7 @@ describe('RunSession approvals', () => {
     [undefined, /cannot ask the user for approval/],
   ])('sends nothing when elicitation is %s, and says how to approve out of band', async (answer, message) => {
     const t = setup(answer);
-    const r = await new RunSession(t.deps).run({ code: CODE }, t.execute);
+    const r = await new RunPipeline(t.deps).run({ code: CODE });
     expect(r.mode).toBe('blocked');
     expect(r.blocked?.reason).toBe('approval');
     expect(r.blocked?.message).toMatch(message);
@@ -106,22 +122,22 @@ describe('RunSession approvals', () => {
 
   it('runs a plan the operator approved out of band, once', async () => {
     const t = setup();
-    const dry = await new RunSession(t.deps).run({ code: CODE, dryRun: true }, t.execute);
+    const dry = await new RunPipeline(t.deps).run({ code: CODE, dryRun: true });
     approvePlan(dry.plan!.planId, dir, { approvedBy: 'operator' });
-    const r = await new RunSession(t.deps).run({ code: CODE }, t.execute);
+    const r = await new RunPipeline(t.deps).run({ code: CODE });
     expect(r).toMatchObject({ mode: 'approved', approval: { via: 'operator', answer: 'approved' } });
     expect(t.client.writes).toHaveLength(2);
-    const again = await new RunSession(t.deps).run({ code: CODE }, t.execute);
+    const again = await new RunPipeline(t.deps).run({ code: CODE });
     expect(again.mode).toBe('blocked');
     expect(t.client.writes).toHaveLength(2);
   });
 
   it('blocks writes that deviate from the approved plan', async () => {
     const t = setup();
-    const dry = await new RunSession(t.deps).run({ code: CODE, dryRun: true }, t.execute);
+    const dry = await new RunPipeline(t.deps).run({ code: CODE, dryRun: true });
     approvePlan(dry.plan!.planId, dir);
     t.client.guests.set(103, { vmid: 103, node: 'pve1', name: 'new', type: 'qemu', config: {} });
-    const r = await new RunSession(t.deps).run({ code: CODE }, t.execute);
+    const r = await new RunPipeline(t.deps).run({ code: CODE });
     expect(r.mode).toBe('approved');
     expect(r.outcome).toMatchObject({ ok: false, error: { kind: 'approval' } });
     expect(r.outcome?.error?.message).toMatch(/\/nodes\/pve1\/qemu\/103\/status\/stop: this write is not in the approved plan/);
@@ -130,8 +146,8 @@ describe('RunSession approvals', () => {
 
   it('a planId argument is only a reference, never an approval', async () => {
     const t = setup('accept');
-    const dry = await new RunSession(t.deps).run({ code: CODE, dryRun: true }, t.execute);
-    const r = await new RunSession(t.deps).run({ code: CODE, planId: dry.plan!.planId }, t.execute);
+    const dry = await new RunPipeline(t.deps).run({ code: CODE, dryRun: true });
+    const r = await new RunPipeline(t.deps).run({ code: CODE, planId: dry.plan!.planId });
     expect(r.mode).toBe('blocked');
     expect(r.blocked?.message).toMatch(/is not approved for this script/);
     expect(t.client.writes).toHaveLength(0);
@@ -140,7 +156,7 @@ describe('RunSession approvals', () => {
   it('does not execute when the preflight finds a certain problem', async () => {
     const t = setup('accept');
     t.client.permissions = { '/': { 'VM.Audit': 1 } };
-    const r = await new RunSession(t.deps).run({ code: CODE }, t.execute);
+    const r = await new RunPipeline(t.deps).run({ code: CODE });
     expect(r.mode).toBe('blocked');
     expect(r.blocked?.message).toContain('2:29 POST /nodes/{node}/qemu/{vmid}/status/stop needs VM.PowerMgmt on /vms/<?>; the token has it on no /vms/<?> path');
     expect(r.blocked?.message).toMatch(/^not executed: .*\n.*\n3:7 POST \/nodes\/pve1\/qemu\/101\/status\/stop needs VM.PowerMgmt on \/vms\/101; token has VM.Audit only/);
@@ -150,23 +166,59 @@ describe('RunSession approvals', () => {
   it('runs read-only scripts live in one pass', async () => {
     const t = setup('accept');
     const code = `return await pve.get('/nodes/pve1/qemu');`;
-    const r = await new RunSession(t.deps).run({ code }, async (handler) => {
-      const reply = await handler({ kind: 'request', method: 'GET', path: '/nodes/pve1/qemu', params: {} }, { signal: new AbortController().signal });
-      return { ok: reply.ok };
-    });
+    const readOnly: Executor<string, Outcome> = {
+      compile: async (script) => ({ ok: true, script }),
+      execute: async (_script, handler) => {
+        const reply = await handler({ kind: 'request', method: 'GET', path: '/nodes/pve1/qemu', params: {} }, { signal: new AbortController().signal });
+        return { ok: reply.ok };
+      },
+    };
+    const r = await new RunPipeline({ ...t.deps, executor: readOnly }).run({ code });
     expect(r.mode).toBe('live');
     expect(t.asked).toHaveLength(0);
     expect(r.stats.budget.read.used).toBe(1);
   });
 });
 
-describe('RunSession audit', () => {
+describe('run pipeline: audit', () => {
   it('does not run when the run record cannot be audited', async () => {
     const t = setup('accept');
     const deps = { ...t.deps, audit: { append: () => { throw new Error('EROFS: read-only file system'); } } };
-    const r = await new RunSession(deps).run({ code: CODE }, t.execute);
+    const r = await new RunPipeline(deps).run({ code: CODE });
     expect(r).toMatchObject({ mode: 'blocked', blocked: { reason: 'audit' } });
     expect(r.blocked?.message).toMatch(/EROFS/);
     expect(t.executions()).toBe(0);
+  });
+});
+
+describe('run pipeline: each step once', () => {
+  it('compiles once for the probe and the approved run, and reads the guest list once for the preflight and both phases', async () => {
+    const t = setup('accept');
+    const r = await new RunPipeline(t.deps).run({ code: CODE });
+    expect(r.mode).toBe('approved');
+    expect(t.compiles()).toBe(1);
+    expect(t.phases).toEqual(['probe', 'approved']);
+    // The human answered in between: the approved run reads pools and tags again, once.
+    expect(t.client.requests.filter((q) => q.path === '/cluster/resources')).toHaveLength(2);
+  });
+
+  it('an operator-approved run shares one guest list with its preflight', async () => {
+    const t = setup();
+    const dry = await new RunPipeline(t.deps).run({ code: CODE, dryRun: true });
+    approvePlan(dry.plan!.planId, dir);
+    const before = t.client.requests.length;
+    const r = await new RunPipeline(t.deps).run({ code: CODE });
+    expect(r.mode).toBe('approved');
+    expect(t.client.requests.slice(before).filter((q) => q.path === '/cluster/resources')).toHaveLength(1);
+  });
+
+  it('a script that does not compile reads nothing from the cluster and is not executed', async () => {
+    const t = setup('accept');
+    const r = await new RunPipeline(t.deps).run({ code: `${CODE}
+@@` });
+    expect(r).toMatchObject({ mode: 'live', outcome: { ok: false, error: { kind: 'typecheck' } } });
+    expect(t.client.requests).toHaveLength(0);
+    expect(t.executions()).toBe(0);
+    expect(t.audit.map((a) => a.type)).toEqual(['run-start', 'run-end']);
   });
 });

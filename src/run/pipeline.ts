@@ -1,7 +1,11 @@
 /**
- * One `run_script` call, end to end on the safety side: preflight, choice of mode, the bridge
- * handler(s) the sandbox runs against, approval, plan persistence, stats and the audit run
- * records. The MCP server wraps `SandboxEngine.run(...)` in `RunSession.run(execute)`.
+ * The run pipeline: one `run_script` call from its source to its result, crossing each step once.
+ *
+ *   compile (size, syntax, type check — in the executor, before any cluster is read)
+ *   → remote preflight (the static calls against the policy and the token's privileges)
+ *   → mode (dry-run / operator-approved / approval probe + human / live)
+ *   → execute the one compiled script in each phase, against that phase's bridge handler
+ *   → result, and the audit's run-start, approval and run-end records.
  *
  * Modes:
  * - `dryRun: true` → one dry-run; the plan is returned and stored for out-of-band approval.
@@ -12,14 +16,19 @@
  *   summary: accept → run again bound to the plan; decline/unsupported → nothing is sent, the
  *   plan is stored and the result says how to approve it out of band.
  * - otherwise → one live run (approval-needing writes that only show up at run time are refused).
+ *
+ * Per-run caches: one guest directory serves the preflight and every phase (a VMID's node, pool
+ * and tags are read once per run), except that a run approved by a human after a wait starts a
+ * fresh one; identity checks before each write read the guest fresh anyway. `/access/permissions`
+ * is cached across runs (`PermissionCache`, one per server).
  */
 import { randomUUID } from 'node:crypto';
 import type { PveClientLike } from '../client/client-like.js';
 import { createBridgeHandler, type RunMode, type TaskProgressEvent } from '../bridge/handler.js';
-import type { BridgeHandler } from '../bridge/protocol.js';
 import { emptyCounts, type CallCounts } from '../bridge/stats.js';
 import type { ApiModel, RiskClass } from '../schema/model.js';
 import { extractSdkCalls } from '../script/calls.js';
+import type { Executor, OutcomeLike } from './executor.js';
 import { scrubSecretLiterals, secretLiterals } from '../safety/script-secrets.js';
 import { approvalNextStep, type ApprovalStore, type Approver, type ElicitationAnswer } from '../safety/approval.js';
 import { Budget, Budgets, type BudgetUsage } from '../safety/budget.js';
@@ -30,12 +39,14 @@ import { preflight, type PreflightReport } from '../policy/preflight.js';
 import { PermissionCache } from '../policy/privileges.js';
 import { SecretScrubber } from '../safety/redact.js';
 
-/** The audit surface a session writes to (`AuditLog` satisfies it). */
-export interface SessionAudit {
+/** The audit surface a run writes to (`AuditLog` satisfies it). */
+export interface RunAudit {
   append(type: 'run-start' | 'call' | 'approval' | 'run-end', data: Record<string, unknown>): unknown;
 }
 
-export interface SessionDeps {
+export interface PipelineDeps<S, O extends OutcomeLike> {
+  /** Compiles the script once and executes it in each phase (the sandbox engine). */
+  executor: Executor<S, O>;
   defaultCluster: string;
   model(cluster: string): ApiModel;
   /** The client a call of this class goes out with (per-class tokens); the main credentials without a class. */
@@ -48,29 +59,28 @@ export interface SessionDeps {
   approvals?: ApprovalStore;
   /** MCP elicitation; absent means the client cannot ask the human (treated as `unsupported`). */
   approver?: Approver;
-  audit?: SessionAudit;
+  audit?: RunAudit;
   secrets?: SecretScrubber;
   /** Shared across runs: `/access/permissions` per cluster and auth ID. */
   permissions?: PermissionCache;
   onProgress?(event: TaskProgressEvent): void;
+  /** Console lines as they are produced (not the approval probe's: the run after it prints them again). */
+  onLog?(line: string): void;
   defaultTaskTimeoutMs?: number;
 }
 
-export interface RunRequest {
+export interface RunInput {
   code: string;
   dryRun?: boolean;
   /** Names an out-of-band approved plan to use; it is a reference, never an approval by itself. */
   planId?: string;
   /** Skip the permission preflight (default: run it). */
   preflight?: boolean;
-  /** Aborts preflight and approval lookups when the client goes away. */
+  /** Aborts the compile, the preflight, approval lookups and the phases when the client goes away. */
   signal?: AbortSignal;
 }
 
 export type ExecutePhase = 'live' | 'dry-run' | 'probe' | 'approved';
-
-/** Runs the script once against `handler` (the sandbox engine); must not throw for script errors. */
-export type Execute<T> = (handler: BridgeHandler, phase: ExecutePhase) => Promise<T>;
 
 export interface ApprovalInfo {
   required: boolean;
@@ -82,7 +92,8 @@ export interface ApprovalInfo {
   message: string;
 }
 
-export interface RunStats {
+/** What the bridge counted and charged in the phase whose outcome is returned. */
+export interface BridgeStats {
   calls: CallCounts;
   /** The run's own cluster. */
   budget: BudgetUsage;
@@ -90,16 +101,16 @@ export interface RunStats {
   budgetByCluster?: Record<string, BudgetUsage>;
 }
 
-export interface SessionResult<T> {
+export interface RunResult<O> {
   runId: string;
   /** The mode of the run whose outcome is returned; `blocked` when the script did not run for real. */
   mode: RunMode | 'blocked';
-  outcome?: T;
+  outcome?: O;
   preflight?: PreflightReport;
   plan?: Plan;
   planSummary?: string;
   approval?: ApprovalInfo;
-  stats: RunStats;
+  stats: BridgeStats;
   /** Why the script did not run (or not for real): preflight errors, approval declined/unsupported, no audit… */
   blocked?: { reason: 'preflight' | 'approval' | 'audit'; message: string };
   /** The run's final audit entry could not be written (the run itself had finished). */
@@ -108,25 +119,29 @@ export interface SessionResult<T> {
   unusedPlanSteps?: number[];
 }
 
-interface PhaseResult<T> {
-  outcome: T;
+interface PhaseResult<O> {
+  outcome: O;
   counts: CallCounts;
   budgets: Budgets;
   plan?: Plan;
   binding?: PlanBinding;
 }
 
-export class RunSession {
+export class RunPipeline<S, O extends OutcomeLike> {
   readonly runId = randomUUID();
   private secrets: SecretScrubber;
   private readonly permissions: PermissionCache;
+  private guests: GuestDirectory;
+  private signal: AbortSignal | undefined;
 
-  constructor(private readonly deps: SessionDeps) {
+  constructor(private readonly deps: PipelineDeps<S, O>) {
     this.secrets = deps.secrets ?? new SecretScrubber();
     this.permissions = deps.permissions ?? new PermissionCache();
+    this.guests = this.freshGuests();
   }
 
-  async run<T extends { ok: boolean; error?: unknown }>(request: RunRequest, execute: Execute<T>): Promise<SessionResult<T>> {
+  async run(request: RunInput): Promise<RunResult<O>> {
+    this.signal = request.signal;
     const codeHash = hashCode(request.code);
     // Secrets written into the source leave the stored source, and this run's outputs and records.
     const literals = secretLiterals(request.code);
@@ -144,7 +159,7 @@ export class RunSession {
       // No audit, no run: fail closed.
       return this.blocked('audit', `not executed: the audit log cannot be written (${err instanceof Error ? err.message : String(err)})`);
     }
-    const result = await this.decide(request, codeHash, execute);
+    const result = await this.decide(request, codeHash);
     try {
       this.deps.audit?.append('run-end', {
         runId: this.runId,
@@ -162,8 +177,13 @@ export class RunSession {
     return result;
   }
 
-  private async decide<T extends { ok: boolean; error?: unknown }>(request: RunRequest, codeHash: string, execute: Execute<T>): Promise<SessionResult<T>> {
+  private async decide(request: RunInput, codeHash: string): Promise<RunResult<O>> {
     const policy = this.deps.policy;
+    // Local checks first: a script that cannot run reads nothing from any cluster.
+    const compiled = await this.deps.executor.compile(request.code, request.signal);
+    if (!compiled.ok) return { ...this.emptyResult(request.dryRun ? 'dry-run' : 'live'), outcome: compiled.outcome };
+    const execute = (phase: ExecutePhase, binding?: PlanBinding) => this.phase(phase, request.code, compiled.script, binding);
+
     let report: PreflightReport | undefined;
     if (request.preflight !== false) {
       report = await preflight(extractSdkCalls(request.code), {
@@ -173,7 +193,7 @@ export class RunSession {
         policy,
         ...(this.deps.policyFor ? { policyFor: this.deps.policyFor } : {}),
         permissions: this.permissions,
-        guests: new GuestDirectory((c) => this.deps.client(c)),
+        guests: this.guests,
         ...(request.signal ? { signal: request.signal } : {}),
       });
       if (!report.ok) {
@@ -184,7 +204,7 @@ export class RunSession {
     const base = { ...(report ? { preflight: report } : {}) };
 
     if (request.dryRun) {
-      const phase = await this.phase('dry-run', request.code, execute);
+      const phase = await execute('dry-run');
       if (phase.plan && phase.plan.writes.length > 0) this.storePlan(phase.plan);
       return { ...this.finish(phase, 'dry-run'), ...base, ...planFields(phase.plan) };
     }
@@ -198,9 +218,9 @@ export class RunSession {
     }
     if (stored) {
       const approval: ApprovalInfo = { required: true, via: 'operator', answer: 'approved', planId: stored.plan.planId, message: `running the plan approved by ${stored.approval.approvedBy} at ${stored.approval.approvedAt}` };
-      const unaudited = this.auditApproval<T>(approval);
+      const unaudited = this.auditApproval(approval);
       if (unaudited) return unaudited;
-      return this.approvedRun(request.code, stored.plan, approval, execute, base);
+      return this.approvedRun(stored.plan, approval, execute, base);
     }
     if (request.planId) {
       const next = this.deps.approvals ? this.deps.approvals.nextStep(request.planId) : approvalNextStep();
@@ -213,22 +233,22 @@ export class RunSession {
     // Other clusters' policies may require approval even when the run's own does not.
     const approvalsConfigured = policy.approvalClasses.size > 0 || this.deps.policyFor !== undefined;
     const mayNeedApproval = report ? report.needsApproval || (report.hasDynamicCalls && approvalsConfigured) : approvalsConfigured;
-    if (!mayNeedApproval) return { ...this.finish(await this.phase('live', request.code, execute), 'live'), ...base };
+    if (!mayNeedApproval) return { ...this.finish(await execute('live'), 'live'), ...base };
 
-    const probe = await this.phase('probe', request.code, execute);
+    const probe = await execute('probe');
     const plan = probe.plan as Plan;
     if (!probe.outcome.ok) {
       // The script failed while planning: report that run (nothing was sent) instead of asking.
       return { ...this.finish(probe, 'dry-run'), ...base, ...planFields(plan), approval: { required: false, message: 'the script failed during its dry-run planning pass; nothing was sent' } };
     }
-    if (!plan.writes.some((w) => w.needsApproval)) return { ...this.finish(await this.phase('live', request.code, execute), 'live'), ...base };
+    if (!plan.writes.some((w) => w.needsApproval)) return { ...this.finish(await execute('live'), 'live'), ...base };
 
     const planStored = this.storePlan(plan);
     const summary = summarizePlan(plan);
     const answer = await this.ask(plan, summary);
     const command = planStored && this.deps.approvals ? this.deps.approvals.approveCommand(plan.planId) : undefined;
     const approval: ApprovalInfo = { required: true, via: 'elicitation', answer, planId: plan.planId, message: approvalMessage(answer, plan.planId, command) };
-    const unaudited = this.auditApproval<T>(approval);
+    const unaudited = this.auditApproval(approval);
     if (unaudited) return unaudited;
     if (answer !== 'accept') {
       return { ...this.blocked('approval', approval.message, report), ...planFields(plan), approval };
@@ -239,7 +259,9 @@ export class RunSession {
     } catch (err) {
       return this.blocked('approval', `not executed: the approval could not be recorded in the approvals store (${err instanceof Error ? err.message : String(err)})`, report);
     }
-    return this.approvedRun(request.code, plan, approval, execute, base);
+    // The human may have taken minutes: pools and tags are read again for the approved run.
+    this.guests = this.freshGuests();
+    return this.approvedRun(plan, approval, execute, base);
   }
 
   /** Keep the plan for out-of-band approval; false when there is no store or it cannot be written. */
@@ -254,7 +276,7 @@ export class RunSession {
   }
 
   /** Record an approval decision; a blocked result when the audit cannot take it (fail closed). */
-  private auditApproval<T>(approval: ApprovalInfo): SessionResult<T> | undefined {
+  private auditApproval(approval: ApprovalInfo): RunResult<O> | undefined {
     try {
       this.deps.audit?.append('approval', { runId: this.runId, ...approval });
       return undefined;
@@ -263,8 +285,13 @@ export class RunSession {
     }
   }
 
-  private async approvedRun<T extends { ok: boolean }>(code: string, plan: Plan, approval: ApprovalInfo, execute: Execute<T>, base: { preflight?: PreflightReport }): Promise<SessionResult<T>> {
-    const phase = await this.phase('approved', code, execute, new PlanBinding(plan));
+  private async approvedRun(
+    plan: Plan,
+    approval: ApprovalInfo,
+    execute: (phase: ExecutePhase, binding?: PlanBinding) => Promise<PhaseResult<O>>,
+    base: { preflight?: PreflightReport },
+  ): Promise<RunResult<O>> {
+    const phase = await execute('approved', new PlanBinding(plan));
     const unused = phase.binding?.remaining().map((w) => w.seq) ?? [];
     const told =
       unused.length > 0
@@ -282,7 +309,7 @@ export class RunSession {
     }
   }
 
-  private async phase<T>(phase: ExecutePhase, code: string, execute: Execute<T>, binding?: PlanBinding): Promise<PhaseResult<T>> {
+  private async phase(phase: ExecutePhase, code: string, script: S, binding?: PlanBinding): Promise<PhaseResult<O>> {
     const mode: RunMode = phase === 'probe' ? 'dry-run' : phase;
     const recorder = mode === 'dry-run' ? new PlanRecorder() : undefined;
     const counts = emptyCounts();
@@ -295,6 +322,7 @@ export class RunSession {
       client: this.deps.client,
       policy: this.deps.policy,
       ...(this.deps.policyFor ? { policyFor: this.deps.policyFor } : {}),
+      guests: this.guests,
       budget: budgets.for(this.deps.defaultCluster),
       budgetFor: (cluster) => budgets.for(cluster),
       mode,
@@ -306,11 +334,14 @@ export class RunSession {
       ...(this.deps.onProgress ? { onProgress: this.deps.onProgress } : {}),
       ...(this.deps.defaultTaskTimeoutMs !== undefined ? { defaultTaskTimeoutMs: this.deps.defaultTaskTimeoutMs } : {}),
     });
-    const outcome = await execute(handler, phase);
+    // The probe's lines would arrive again from the run that follows it; a probe that is itself
+    // the answer (it failed) returns its lines with its result.
+    const onLog = phase === 'probe' ? undefined : this.deps.onLog;
+    const outcome = await this.deps.executor.execute(script, handler, { ...(onLog ? { onLog } : {}), ...(this.signal ? { signal: this.signal } : {}) });
     return { outcome, counts, budgets, ...(recorder ? { plan: recorder.finish(code, this.deps.policy.name) } : {}), ...(binding ? { binding } : {}) };
   }
 
-  private finish<T>(phase: PhaseResult<T>, mode: RunMode): SessionResult<T> {
+  private finish(phase: PhaseResult<O>, mode: RunMode): RunResult<O> {
     const byCluster = phase.budgets.usageByCluster();
     return { runId: this.runId, mode, outcome: phase.outcome, stats: { calls: phase.counts, budget: phase.budgets.usage(), ...(byCluster ? { budgetByCluster: byCluster } : {}) } };
   }
@@ -319,14 +350,21 @@ export class RunSession {
     return this.deps.policyFor ? this.deps.policyFor(cluster) : this.deps.policy;
   }
 
-  private blocked<T>(reason: 'preflight' | 'approval' | 'audit', message: string, report?: PreflightReport): SessionResult<T> {
+  private blocked(reason: 'preflight' | 'approval' | 'audit', message: string, report?: PreflightReport): RunResult<O> {
     return {
-      runId: this.runId,
-      mode: 'blocked',
+      ...this.emptyResult('blocked'),
       ...(report ? { preflight: report } : {}),
       blocked: { reason, message: this.secrets.scrub(message) },
-      stats: { calls: emptyCounts(), budget: new Budget(this.deps.policy.budgetLimits).usage() },
     };
+  }
+
+  /** A result of a run that made no call. */
+  private emptyResult(mode: RunResult<O>['mode']): RunResult<O> {
+    return { runId: this.runId, mode, stats: { calls: emptyCounts(), budget: new Budget(this.deps.policy.budgetLimits).usage() } };
+  }
+
+  private freshGuests(): GuestDirectory {
+    return new GuestDirectory((c) => this.deps.client(c));
   }
 }
 

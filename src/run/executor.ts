@@ -1,0 +1,32 @@
+/**
+ * The executor port: what the run pipeline needs from whatever runs scripts. The pipeline
+ * compiles a script once (size, syntax and type check, before anything is read from a cluster)
+ * and then executes that one compiled script in each phase of the run (a dry-run probe, the
+ * approved run) against the phase's bridge handler. The sandbox engine implements it for the
+ * product; tests give a stand-in that drives the handler directly.
+ */
+import type { BridgeHandler } from '../bridge/protocol.js';
+
+/** What a run's outcome has to say for the pipeline to decide (the sandbox's `RunOutcome` has more). */
+export interface OutcomeLike {
+  ok: boolean;
+  error?: unknown;
+}
+
+export type CompileAnswer<S, O> =
+  /** Ready to execute, in as many phases as the run needs. */
+  | { ok: true; script: S }
+  /** Not executable (too large, a syntax or type error): the outcome that says so. */
+  | { ok: false; outcome: O };
+
+export interface ExecuteOptions {
+  /** Each console line as it is produced; absent for a phase whose lines must not be relayed. */
+  onLog?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface Executor<S, O extends OutcomeLike> {
+  compile(code: string, signal?: AbortSignal): Promise<CompileAnswer<S, O>>;
+  /** Runs the compiled script once against `handler`; resolves (never rejects) with its outcome. */
+  execute(script: S, handler: BridgeHandler, options: ExecuteOptions): Promise<O>;
+}
