@@ -44,7 +44,7 @@ export interface RunError {
 }
 
 export interface RunStats {
-  /** Wall time of the whole run() call: checks, queueing and execution. */
+  /** Wall time of this execution: queueing and running (the compile before it is `typecheckMs`, once per run). */
   ms: number;
   cpuMs: number;
   bridgeCalls: number;
