@@ -6,6 +6,7 @@
  * product; tests give a stand-in that drives the handler directly.
  */
 import type { BridgeHandler } from '../bridge/protocol.js';
+import type { SdkCall } from '../script/calls.js';
 
 /** What a run's outcome has to say for the pipeline to decide (the sandbox's `RunOutcome` has more). */
 export interface OutcomeLike {
@@ -14,8 +15,8 @@ export interface OutcomeLike {
 }
 
 export type CompileAnswer<S, O> =
-  /** Ready to execute, in as many phases as the run needs. */
-  | { ok: true; script: S }
+  /** Ready to execute, in as many phases as the run needs; `calls` are what the preflight reads. */
+  | { ok: true; script: S; calls: SdkCall[] }
   /** Not executable (too large, a syntax or type error): the outcome that says so. */
   | { ok: false; outcome: O };
 

@@ -7,6 +7,7 @@ import { testModel } from '../../test/safety/helpers/model.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
 import { ApprovalStore, approvePlan, type ApprovalRequest, type ElicitationAnswer } from '../safety/approval.js';
 import { Policy } from '../policy/policy.js';
+import { extractSdkCalls } from '../script/calls.js';
 import type { Executor } from './executor.js';
 import { RunPipeline, type ExecutePhase, type PipelineDeps } from './pipeline.js';
 
@@ -57,7 +58,7 @@ function setup(answer?: ElicitationAnswer) {
   const executor: Executor<string, Outcome> = {
     compile: async (code) => {
       compiles++;
-      return code.includes('@@') ? { ok: false, outcome: { ok: false, error: { kind: 'typecheck', message: 'not executed: type-check found mistakes' } } } : { ok: true, script: code };
+      return code.includes('@@') ? { ok: false, outcome: { ok: false, error: { kind: 'typecheck', message: 'not executed: type-check found mistakes' } } } : { ok: true, script: code, calls: extractSdkCalls(code) };
     },
     execute: async (_script, handler) => {
       executions++;
@@ -167,7 +168,7 @@ describe('run pipeline: modes and approvals', () => {
     const t = setup('accept');
     const code = `return await pve.get('/nodes/pve1/qemu');`;
     const readOnly: Executor<string, Outcome> = {
-      compile: async (script) => ({ ok: true, script }),
+      compile: async (script) => ({ ok: true, script, calls: extractSdkCalls(script) }),
       execute: async (_script, handler) => {
         const reply = await handler({ kind: 'request', method: 'GET', path: '/nodes/pve1/qemu', params: {} }, { signal: new AbortController().signal });
         return { ok: reply.ok };
@@ -220,5 +221,13 @@ describe('run pipeline: each step once', () => {
     expect(t.client.requests).toHaveLength(0);
     expect(t.executions()).toBe(0);
     expect(t.audit.map((a) => a.type)).toEqual(['run-start', 'run-end']);
+  });
+
+  it('the preflight reads the calls the compile found, not the source again', async () => {
+    const t = setup('accept');
+    const [first] = extractSdkCalls(CODE);
+    const marked = { ...first!, line: 42, col: 7 };
+    const r = await new RunPipeline({ ...t.deps, executor: { ...t.deps.executor, compile: async (script) => ({ ok: true, script, calls: [marked] }) } }).run({ code: CODE, dryRun: true });
+    expect(r.preflight?.operations.map((o) => `${o.line}:${o.col}`)).toEqual(['42:7']);
   });
 });

@@ -27,7 +27,6 @@ import type { PveClientLike } from '../client/client-like.js';
 import { createBridgeHandler, type RunMode, type TaskProgressEvent } from '../bridge/handler.js';
 import { emptyCounts, type CallCounts } from '../bridge/stats.js';
 import type { ApiModel, RiskClass } from '../schema/model.js';
-import { extractSdkCalls } from '../script/calls.js';
 import type { Executor, OutcomeLike } from './executor.js';
 import { scrubSecretLiterals, secretLiterals } from '../safety/script-secrets.js';
 import { approvalNextStep, type ApprovalStore, type Approver, type ElicitationAnswer } from '../safety/approval.js';
@@ -186,7 +185,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
 
     let report: PreflightReport | undefined;
     if (request.preflight !== false) {
-      report = await preflight(extractSdkCalls(request.code), {
+      report = await preflight(compiled.calls, {
         defaultCluster: this.deps.defaultCluster,
         model: this.deps.model,
         client: this.deps.client,

@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import { ChildSlot } from '../process/supervisor.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
+import type { SdkCall } from '../script/calls.js';
 import type { Diagnostic } from '../script/diagnostics.js';
 import { formatDiagnostics } from '../script/diagnostics.js';
 import { materialize, transpileScript, type PortableTranspile, type TranspiledScript, type TranspileResult } from '../script/transpile.js';
@@ -79,7 +80,8 @@ export interface CompiledScript {
   typecheckMs?: number;
 }
 
-export type CompileResult = { ok: true; script: CompiledScript } | { ok: false; outcome: RunOutcome };
+/** Compiled, with the SDK calls the source makes (read from the compile's own parse, for the preflight). */
+export type CompileResult = { ok: true; script: CompiledScript; calls: SdkCall[] } | { ok: false; outcome: RunOutcome };
 
 export interface EngineStats {
   workersStarted: number;
@@ -250,7 +252,7 @@ export class SandboxEngine {
     // Syntax errors found by the checker process land here (it answers them without a type check).
     compiled ??= transpileScript(code);
     if (!compiled.ok) return refuse(notExecuted(blocked('syntax', compiled.diagnostics), startedAt));
-    return { ok: true, script: { script: compiled.script, limits, warnings, ...(typecheckMs !== undefined ? { typecheckMs } : {}) } };
+    return { ok: true, script: { script: compiled.script, limits, warnings, ...(typecheckMs !== undefined ? { typecheckMs } : {}) }, calls: compiled.script.calls };
   }
 
   private async executeCompiled(compiled: CompiledScript, handler: BridgeHandler, request: ExecuteOptions, startedAt: number): Promise<RunOutcome> {

@@ -66,7 +66,12 @@ export function extractSdkCalls(tsSource: string): SdkCall[] {
 /** All SDK requests and `waitTask` uses in source order. Never throws on malformed source. */
 export function analyzeSdkUsage(tsSource: string): SdkUsage {
   // Parsed as the program function's body: at a script's top level `await (x)` reads as a call.
-  const scan = scanSdkUsage(parseProgram(tsSource), lineCount(tsSource));
+  return sdkUsageOf(parseProgram(tsSource), lineCount(tsSource));
+}
+
+/** The same, of a program already parsed (`parseProgram`): the compile reads the calls from its own parse. */
+export function sdkUsageOf(program: ts.SourceFile, userLines: number): SdkUsage {
+  const scan = scanSdkUsage(program, userLines);
   // A write through an object we cannot tie to the SDK (`(c ? pve.cluster('x') : pve).post`, a
   // `let` alias) may still be an SDK write: it is reported as a fully dynamic call.
   const unattributed = scan.unattributed.map((u): SdkCall => ({ ...u, path: null, pathIsTemplate: false, params: null, paramsComplete: false, unknownParams: [], clusterUnknown: true }));

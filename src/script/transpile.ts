@@ -4,6 +4,7 @@
  * diagnostics; such a script is not executed.
  */
 import ts from 'typescript';
+import { sdkUsageOf, type SdkCall } from './calls.js';
 import type { Diagnostic } from './diagnostics.js';
 import { PROGRAM_FILE, PROGRAM_FUNCTION, START_FUNCTION } from './names.js';
 import { findWrapperBreakout, lineCount, parseProgram, userPositionOf, wrapProgram } from './program.js';
@@ -14,6 +15,8 @@ export interface TranspiledScript {
   /** Complete JavaScript for the sandbox: the program function and the call that starts it. */
   js: string;
   sourceMap: ScriptSourceMap;
+  /** The SDK calls the source makes, read from the same parse (the preflight's input). */
+  calls: SdkCall[];
 }
 
 export type TranspileResult = { ok: true; script: TranspiledScript } | { ok: false; diagnostics: Diagnostic[] };
@@ -22,7 +25,7 @@ export type TranspileResult = { ok: true; script: TranspiledScript } | { ok: fal
  * The same result as plain data, so the type-check process can transpile for the server (the
  * server then runs no TypeScript per run) and send it over its channel.
  */
-export type PortableTranspile = { ok: true; js: string; sourceMapText: string; lines: number } | { ok: false; diagnostics: Diagnostic[] };
+export type PortableTranspile = { ok: true; js: string; sourceMapText: string; lines: number; calls: SdkCall[] } | { ok: false; diagnostics: Diagnostic[] };
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
@@ -38,7 +41,7 @@ export function transpileScript(source: string): TranspileResult {
 /** Builds the source map of a portable result; throws when its map is not valid JSON. */
 export function materialize(portable: PortableTranspile): TranspileResult {
   if (!portable.ok) return portable;
-  return { ok: true, script: { js: portable.js, sourceMap: new ScriptSourceMap(portable.sourceMapText, portable.lines) } };
+  return { ok: true, script: { js: portable.js, sourceMap: new ScriptSourceMap(portable.sourceMapText, portable.lines), calls: portable.calls } };
 }
 
 export function transpileToText(source: string): PortableTranspile {
@@ -61,7 +64,7 @@ export function transpileToText(source: string): PortableTranspile {
   if (diagnostics.length > 0) return { ok: false, diagnostics };
 
   const js = out.outputText.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n');
-  return { ok: true, js: `${js}${START_FUNCTION}(${PROGRAM_FUNCTION});\n`, sourceMapText: out.sourceMapText ?? '{}', lines };
+  return { ok: true, js: `${js}${START_FUNCTION}(${PROGRAM_FUNCTION});\n`, sourceMapText: out.sourceMapText ?? '{}', lines, calls: sdkUsageOf(wrapped, lines).calls };
 }
 
 /** Mistakes the parser accepts but the program form cannot run. */

@@ -55,9 +55,33 @@ export const checkResultSchema = z
   })
   .strict();
 
+/** `SdkCall` (calls.ts): what the preflight reads; the bridge checks every call again at run time. */
+const sdkCallSchema = z
+  .object({
+    method: z.enum(['GET', 'POST', 'PUT', 'DELETE']),
+    path: text(100_000).nullable(),
+    pathIsTemplate: z.boolean(),
+    params: z.record(z.string(), z.unknown()).nullable(),
+    paramsComplete: z.boolean(),
+    unknownParams: z.array(text(10_000)).max(100_000),
+    line: z.number().int(),
+    col: z.number().int(),
+    cluster: text(1_000).optional(),
+    clusterUnknown: z.boolean().optional(),
+  })
+  .strict();
+
 /** `PortableTranspile` (transpile.ts). */
 export const transpiledSchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), js: text(64 * 1024 * 1024), sourceMapText: text(64 * 1024 * 1024), lines: z.number().int().nonnegative() }).strict(),
+  z
+    .object({
+      ok: z.literal(true),
+      js: text(64 * 1024 * 1024),
+      sourceMapText: text(64 * 1024 * 1024),
+      lines: z.number().int().nonnegative(),
+      calls: z.array(sdkCallSchema).max(100_000),
+    })
+    .strict(),
   z.object({ ok: z.literal(false), diagnostics: z.array(diagnosticSchema).min(1).max(100_000) }).strict(),
 ]);
 

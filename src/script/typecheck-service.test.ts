@@ -11,6 +11,7 @@ import { miniModel, miniSdkFiles } from '../../test/sandbox/fixtures/mini-sdk.js
 import { locateTypeCheckEntry } from './typecheck-process.js';
 import { checkerToHostSchema } from './typecheck-protocol.js';
 import { TypeCheckService } from './typecheck-service.js';
+import { extractSdkCalls } from './calls.js';
 import { transpileToText } from './transpile.js';
 import { ScriptChecker, type CheckResult } from './typecheck.js';
 
@@ -79,6 +80,8 @@ describe('TypeCheckService with the built entry', () => {
         const answer = await remote.checkAndTranspile(code);
         const here = transpileToText(code);
         expect(answer.transpiled).toEqual(here);
+        // The calls the preflight reads come with the transpilation: the server parses nothing.
+        if (here.ok) expect(here.calls).toEqual(extractSdkCalls(code));
         if (here.ok) expect(withoutTime(answer.result)).toEqual(withoutTime(local.check(code)));
         else expect(withoutTime(answer.result)).toEqual({ ok: true, errors: [], warnings: [], timedOut: false });
       }
