@@ -12,6 +12,7 @@ const f = ts.factory;
 const KEYWORDS: Readonly<Record<KeywordType, ts.KeywordTypeSyntaxKind>> = {
   any: ts.SyntaxKind.AnyKeyword,
   boolean: ts.SyntaxKind.BooleanKeyword,
+  never: ts.SyntaxKind.NeverKeyword,
   number: ts.SyntaxKind.NumberKeyword,
   string: ts.SyntaxKind.StringKeyword,
 };

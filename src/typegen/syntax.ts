@@ -8,7 +8,7 @@
  *   printing a node tree costs about ten times as much.
  * typegen.test.ts holds both back-ends to the same output.
  */
-export type KeywordType = 'any' | 'boolean' | 'number' | 'string';
+export type KeywordType = 'any' | 'boolean' | 'never' | 'number' | 'string';
 
 export interface TypeSyntax<Type, Member> {
   keyword(name: KeywordType): Type;

@@ -65,6 +65,13 @@ describe.skipIf(!present)('ScriptChecker with the PVE 9.1 SDK', () => {
     expect(r.errors[4]?.hint).toBe("did you mean '/nodes/{node}/qemu'?");
   });
 
+  it('an operation without parameters takes none: an unknown one is a mistake, none or {} are fine', () => {
+    expect(checker.check("await pve.get('/version');\nawait pve.get('/version', {});").errors.map(formatDiagnostic)).toEqual([]);
+    const r = checker.check("await pve.get('/version', { full: 1 });");
+    expect(r.ok).toBe(false);
+    expect(r.errors[0]?.message).toMatch(/full/);
+  });
+
   it('the checker process, given the SDK and only a path catalog of the schema, answers the same', async () => {
     const withoutTime = ({ ms: _ms, ...rest }: CheckResult) => rest;
     for (const code of [CORRECT, MISTAKES]) expect(withoutTime(await remote.check(code))).toEqual(withoutTime(checker.check(code)));
