@@ -53,6 +53,8 @@ export interface FactsInput {
   concretePath?: string;
 }
 
+// Looser than parseUpid (src/pve/upid.ts) on purpose: a task ID PVE might still accept but the
+// strict parser refuses must not lose its guest here, or a scope check would lose it too.
 const UPID_ID = /^UPID:[^:]+:[0-9A-Fa-f]+:[0-9A-Fa-f]+:[0-9A-Fa-f]+:[^:]*:([^:]*):/;
 const VMID = /^[1-9][0-9]{0,8}$/;
 
