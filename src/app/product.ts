@@ -24,7 +24,7 @@ import { PermissionCache } from '../policy/privileges.js';
 import { SecretScrubber } from '../safety/redact.js';
 import { Secret } from '../client/secret.js';
 import { RunPipeline, type RunResult } from '../run/pipeline.js';
-import { RISK_CLASSES, type ApiModel, type RiskClass } from '../schema/model.js';
+import type { ApiModel, RiskClass } from '../schema/model.js';
 import { TypeCheckService, type RemoteScriptChecker } from '../script/typecheck-service.js';
 import { sdkDeclarationFiles, type DeclarationFile } from '../typegen/index.js';
 import type { AppConfig } from './config.js';
@@ -37,6 +37,8 @@ export interface ClusterRuntime {
   readonly client: PveClient;
   /** The client a call of this class goes out with (`tokens` of the cluster config). */
   clientFor(risk?: RiskClass): PveClient;
+  /** Every client of the cluster, each once (the main one and the per-class ones). */
+  readonly clients: readonly PveClient[];
   readonly schema: LoadedSchema;
   readonly model: ApiModel;
   readonly policy: Policy;
@@ -354,8 +356,7 @@ async function openCluster(
 }
 
 async function closeRuntime(runtime: ClusterRuntime): Promise<void> {
-  const clients = new Set([runtime.client, ...RISK_CLASSES.map((r) => runtime.clientFor(r))]);
-  await Promise.all([...clients].map((c) => c.close()));
+  await Promise.all(runtime.clients.map((c) => c.close()));
 }
 
 function clusterRuntime(
@@ -367,8 +368,9 @@ function clusterRuntime(
   checkers: TypeCheckService,
 ): ClusterRuntime {
   const model = schema.model;
+  const clients = [...new Set([client, ...Object.values(byClass)])];
   // The clients encode array parameters as the schema declares them (repeated keys), not comma-joined.
-  for (const c of new Set([client, ...Object.values(byClass)])) c.setApiModel(model);
+  for (const c of clients) c.setApiModel(model);
   let files: DeclarationFile[] | undefined;
   const declarations = (): DeclarationFile[] => (files ??= sdkDeclarationFiles(model));
   let remote: RemoteScriptChecker | undefined;
@@ -376,6 +378,7 @@ function clusterRuntime(
     name,
     client,
     clientFor: (risk) => (risk ? byClass[risk] : undefined) ?? client,
+    clients,
     schema,
     model,
     policy,
