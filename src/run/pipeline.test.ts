@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClient } from '../../test/safety/helpers/fake-client.js';
 import { testModel } from '../../test/safety/helpers/model.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
-import { ApprovalStore, approvePlan, type ApprovalRequest, type ElicitationAnswer } from '../safety/approval.js';
+import { ApprovalStore, type ApprovalRequest, type ElicitationAnswer } from '../safety/approval.js';
 import { Policy } from '../policy/policy.js';
 import { extractSdkCalls } from '../script/calls.js';
 import type { Executor } from './executor.js';
@@ -124,7 +124,7 @@ describe('run pipeline: modes and approvals', () => {
   it('runs a plan the operator approved out of band, once', async () => {
     const t = setup();
     const dry = await new RunPipeline(t.deps).run({ code: CODE, dryRun: true });
-    approvePlan(dry.plan!.planId, dir, { approvedBy: 'operator' });
+    new ApprovalStore(dir).approve(dry.plan!.planId, { approvedBy: 'operator' });
     const r = await new RunPipeline(t.deps).run({ code: CODE });
     expect(r).toMatchObject({ mode: 'approved', approval: { via: 'operator', answer: 'approved' } });
     expect(t.client.writes).toHaveLength(2);
@@ -136,7 +136,7 @@ describe('run pipeline: modes and approvals', () => {
   it('blocks writes that deviate from the approved plan', async () => {
     const t = setup();
     const dry = await new RunPipeline(t.deps).run({ code: CODE, dryRun: true });
-    approvePlan(dry.plan!.planId, dir);
+    new ApprovalStore(dir).approve(dry.plan!.planId);
     t.client.guests.set(103, { vmid: 103, node: 'pve1', name: 'new', type: 'qemu', config: {} });
     const r = await new RunPipeline(t.deps).run({ code: CODE });
     expect(r.mode).toBe('approved');
@@ -206,7 +206,7 @@ describe('run pipeline: each step once', () => {
   it('an operator-approved run shares one guest list with its preflight', async () => {
     const t = setup();
     const dry = await new RunPipeline(t.deps).run({ code: CODE, dryRun: true });
-    approvePlan(dry.plan!.planId, dir);
+    new ApprovalStore(dir).approve(dry.plan!.planId);
     const before = t.client.requests.length;
     const r = await new RunPipeline(t.deps).run({ code: CODE });
     expect(r.mode).toBe('approved');

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApprovalError, ApprovalStore, approvePlan } from './approval.js';
+import { ApprovalError, ApprovalStore } from './approval.js';
 import { computePlanId, hashCode, PlanRecorder, type Plan } from './plan.js';
 
 let dir: string;
@@ -62,7 +62,7 @@ describe('ApprovalStore', () => {
     store.savePlan(plan);
     expect(statSync(join(dir, 'plans', `${plan.planId}.json`)).mode & 0o777).toBe(0o600);
     expect(store.find({ codeHash: plan.codeHash })).toBeUndefined();
-    const record = approvePlan(plan.planId.toUpperCase(), dir, { approvedBy: 'alice' });
+    const record = new ApprovalStore(dir).approve(plan.planId.toUpperCase(), { approvedBy: 'alice' });
     expect(record).toMatchObject({ type: 'approve', planId: plan.planId, approvedBy: 'alice' });
     expect(store.find({ codeHash: plan.codeHash })?.plan.planId).toBe(plan.planId);
     expect(store.find({ codeHash: hashCode('different script') })).toBeUndefined();
@@ -83,15 +83,15 @@ describe('ApprovalStore', () => {
 
   it('refuses unknown, malformed and edited plans', () => {
     const store = new ApprovalStore(dir);
-    expect(() => approvePlan('a'.repeat(64), dir)).toThrow(/no dry-run plan .* run the script with dryRun: true/);
-    expect(() => approvePlan('../../etc/passwd', dir)).toThrow(ApprovalError);
+    expect(() => new ApprovalStore(dir).approve('a'.repeat(64))).toThrow(/no dry-run plan .* run the script with dryRun: true/);
+    expect(() => new ApprovalStore(dir).approve('../../etc/passwd')).toThrow(ApprovalError);
     const plan = makePlan();
     store.savePlan(plan);
     const file = join(dir, 'plans', `${plan.planId}.json`);
     const edited = JSON.parse(readFileSync(file, 'utf8')) as Plan;
     edited.writes[1]!.path = '/nodes/pve1/qemu/103';
     writeFileSync(file, JSON.stringify(edited));
-    expect(() => approvePlan(plan.planId, dir)).toThrow(/does not match its id/);
+    expect(() => new ApprovalStore(dir).approve(plan.planId)).toThrow(/does not match its id/);
   });
 
   it('ignores garbage lines in the approvals file', () => {

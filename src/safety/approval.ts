@@ -6,7 +6,7 @@
  *   (a) the MCP client shows the plan summary to the human through elicitation and the human
  *       accepts (`Approver`, implemented by the MCP server);
  *   (b) the operator approves the planId out of band: `pve-code-mcp approve <planId>` appends an
- *       approval to `approvals.jsonl` in the state directory (`approvePlan`).
+ *       approval to `approvals.jsonl` in the state directory (`ApprovalStore.approve`).
  * Dry-run plans are stored under `plans/<planId>.json` so the CLI can show what it approves and
  * the approved run can be held to it. Approvals expire and are used once, across processes and
  * channels (see ApprovalStore).
@@ -299,7 +299,9 @@ export class ApprovalStore {
    * a plan nobody asked for remotely is approved for runs without a principal. `approver` is a
    * principal approving over HTTP: it becomes `approvedBy`, and it may not approve its own plan.
    */
-  approve(planId: string, opts: ApproveOptions = {}): ApprovalRecord {
+  approve(given: string, opts: ApproveOptions = {}): ApprovalRecord {
+    // As an operator types or pastes it: surrounding blanks and upper-case hex are the same id.
+    const planId = given.trim().toLowerCase();
     const plan = this.loadPlan(planId);
     if (!plan) {
       throw new ApprovalError(`no dry-run plan ${planId} in ${this.dir}; run the script with dryRun: true and approve the planId it reports`, 'no-plan');
@@ -525,11 +527,6 @@ function requestersIn(records: StoreRecord[], planId: string): string[] {
   const out: string[] = [];
   for (const r of records) if (r.type === 'request' && r.planId === planId && !out.includes(r.principal)) out.push((r as RequestRecord).principal);
   return out;
-}
-
-/** CLI entry: `pve-code-mcp approve <planId>`. Returns the record; throws ApprovalError with the next step. */
-export function approvePlan(planId: string, storeDir: string, opts: ApproveOptions = {}): ApprovalRecord {
-  return new ApprovalStore(storeDir).approve(planId.trim().toLowerCase(), opts);
 }
 
 function safeJson(text: string): unknown {

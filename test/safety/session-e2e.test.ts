@@ -13,7 +13,7 @@ import { verifyAudit } from '../../src/audit/verify.js';
 import type { PveClient } from '../../src/client/index.js';
 import { SandboxEngine, type CompiledScript } from '../../src/sandbox/engine.js';
 import type { RunOutcome } from '../../src/sandbox/outcome.js';
-import { ApprovalStore, approvePlan, type Approver, type ElicitationAnswer } from '../../src/safety/approval.js';
+import { ApprovalStore, type Approver, type ElicitationAnswer } from '../../src/safety/approval.js';
 import { Policy } from '../../src/policy/policy.js';
 import { REDACTED, SecretScrubber } from '../../src/safety/redact.js';
 import { RunPipeline, type PipelineDeps, type RunResult } from '../../src/run/pipeline.js';
@@ -91,13 +91,13 @@ describe.skipIf(noSandbox !== undefined)(`safety sessions end to end${noSandbox 
     }
   });
 
-  it('runs a plan approved out of band with the CLI helper, exactly once', async () => {
+  it('runs a plan approved out of band by the operator, exactly once', async () => {
     const code = stop('pve3', 117);
     const dry = await run(code, deps(), { dryRun: true });
     expect(dry.writes).toEqual({});
     expect(dry.r.outcome).toMatchObject({ ok: true, result: 'OK' });
     expect(dry.r.outcome?.logs.join('\n')).toMatch(/stopped 117 OK/);
-    approvePlan(dry.r.plan!.planId, join(dir, 'state'), { approvedBy: 'e2e-operator' });
+    new ApprovalStore(join(dir, 'state')).approve(dry.r.plan!.planId, { approvedBy: 'e2e-operator' });
     const approved = await run(code, deps());
     expect(approved.r).toMatchObject({ mode: 'approved', approval: { via: 'operator', planId: dry.r.plan!.planId } });
     expect(approved.writes).toEqual({ 'POST /nodes/{node}/qemu/{vmid}/status/stop': 1 });
@@ -120,7 +120,7 @@ describe.skipIf(noSandbox !== undefined)(`safety sessions end to end${noSandbox 
     const dry = await run(code, deps(), { dryRun: true });
     const planned = dry.r.plan!.writes.map((w) => w.path);
     expect(planned).toEqual(['/nodes/pve2/qemu/128/status/stop']);
-    approvePlan(dry.r.plan!.planId, join(dir, 'state'));
+    new ApprovalStore(join(dir, 'state')).approve(dry.r.plan!.planId);
     // Someone starts another development guest before the approved run.
     await client.waitTask((await client.request('POST', '/nodes/pve3/qemu/108/status/start')) as string);
     const { r, writes } = await run(code, deps());
@@ -136,7 +136,7 @@ describe.skipIf(noSandbox !== undefined)(`safety sessions end to end${noSandbox 
     const code = `return await pve.post('/nodes/pve1/qemu/118/status/reset');`;
     const dry = await run(code, deps(), { dryRun: true });
     expect(dry.r.plan?.writes[0]?.targets[0]).toMatchObject({ vmid: 118, name: 'dev-02', digest: expect.stringMatching(/^[0-9a-f]{40}$/) });
-    approvePlan(dry.r.plan!.planId, join(dir, 'state'));
+    new ApprovalStore(join(dir, 'state')).approve(dry.r.plan!.planId);
     await client.request('PUT', '/nodes/pve1/qemu/118/config', { description: 'changed behind the plan' });
     const { r, writes } = await run(code, deps());
     expect(r.outcome?.error?.kind).toBe('identity');
