@@ -542,7 +542,11 @@ export function callRisk(op: Pick<Operation, 'method' | 'path' | 'risk'>, params
   return { risk: escalations.reduce<RiskClass>((r, e) => higherRisk(r, e.risk), op.risk), escalations };
 }
 
-/** Does the parameter show the rule's evidence? (Used by the schema test and by get_schema.) */
+/**
+ * Does the parameter show the rule's evidence? What `evidence` means, beside the rules that carry
+ * it: the schema test holds every rule to it against each official schema, so a rule whose
+ * parameter changed meaning in a new release fails there.
+ */
 export function showsEvidence(spec: ParamSpec, evidence: Evidence): boolean {
   if ('description' in evidence) return evidence.description.test(spec.description ?? '');
   if ('format' in evidence) return spec.format === evidence.format || spec.items?.format === evidence.format;
