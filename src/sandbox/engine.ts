@@ -184,7 +184,7 @@ export class SandboxEngine {
   }
 
   /**
-   * The one compile of a run: size, syntax and the type check (in the checker's process, which
+   * The one compile of a run: size, syntax and the type check (in the type-check process, which
    * transpiles too). The result runs as often as the run needs (a probe, then the approved run)
    * without being checked again. Always resolves.
    */
@@ -227,7 +227,7 @@ export class SandboxEngine {
     }
 
     const checker = request.typecheck === false ? undefined : (request.checker ?? this.options.checker?.());
-    // A checker in its own process transpiles too; otherwise syntax errors stop the run before a check.
+    // The type-check process transpiles too; otherwise syntax errors stop the run before a check.
     let compiled: TranspileResult | undefined;
     if (!checker?.checkAndTranspile) {
       compiled = transpileScript(code);
@@ -243,13 +243,13 @@ export class SandboxEngine {
         .then(async () => (checker.checkAndTranspile ? checker.checkAndTranspile(code, options) : { result: await checker.check(code, options) }))
         // A checker failure proves nothing about the script: run it and say the check is missing.
         .catch((err: unknown) => ({ result: skippedCheck(err instanceof Error ? err.message : String(err), performance.now() - checkStarted) }));
-      // Wall time as the run saw it: with the checker process, waiting in its queue included.
+      // Wall time as the run saw it: with the type-check process, waiting in its queue included.
       typecheckMs = performance.now() - checkStarted;
       compiled ??= materializeOrLocal(answer.transpiled, code);
       warnings = answer.result.warnings;
       if (!answer.result.ok) return refuse(notExecuted(blocked('typecheck', answer.result.errors), startedAt, warnings));
     }
-    // Syntax errors found by the checker process land here (it answers them without a type check).
+    // Syntax errors found by the type-check process land here (it answers them without a type check).
     compiled ??= transpileScript(code);
     if (!compiled.ok) return refuse(notExecuted(blocked('syntax', compiled.diagnostics), startedAt));
     return { ok: true, script: { script: compiled.script, limits, warnings, ...(typecheckMs !== undefined ? { typecheckMs } : {}) }, calls: compiled.script.calls };
@@ -391,7 +391,7 @@ function blocked(kind: 'syntax' | 'typecheck', diagnostics: Diagnostic[]): { kin
   };
 }
 
-/** The checker process's transpilation, or our own when it has none (check skipped) or it is unusable. */
+/** The type-check process's transpilation, or our own when it has none (check skipped) or it is unusable. */
 function materializeOrLocal(transpiled: PortableTranspile | undefined, code: string): TranspileResult {
   if (transpiled) {
     try {

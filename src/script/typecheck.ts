@@ -40,7 +40,7 @@ export interface CheckResult {
 
 /**
  * Anything that type-checks a script: the in-process `ScriptChecker` (sync) or the client of the
- * checker process (async). The sandbox engine awaits either.
+ * type-check process (async). The sandbox engine awaits either.
  */
 export interface TypeChecker {
   check(source: string, options?: CheckOptions): CheckResult | Promise<CheckResult>;
