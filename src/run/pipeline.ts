@@ -131,7 +131,6 @@ export class RunPipeline<S, O extends OutcomeLike> {
   private secrets: SecretScrubber;
   private readonly permissions: PermissionCache;
   private guests: GuestDirectory;
-  private signal: AbortSignal | undefined;
 
   constructor(private readonly deps: PipelineDeps<S, O>) {
     this.secrets = deps.secrets ?? new SecretScrubber();
@@ -140,7 +139,6 @@ export class RunPipeline<S, O extends OutcomeLike> {
   }
 
   async run(request: RunInput): Promise<RunResult<O>> {
-    this.signal = request.signal;
     const codeHash = hashCode(request.code);
     // Secrets written into the source leave the stored source, and this run's outputs and records.
     const literals = secretLiterals(request.code);
@@ -181,7 +179,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
     // Local checks first: a script that cannot run reads nothing from any cluster.
     const compiled = await this.deps.executor.compile(request.code, request.signal);
     if (!compiled.ok) return { ...this.emptyResult(request.dryRun ? 'dry-run' : 'live'), outcome: compiled.outcome };
-    const execute = (phase: ExecutePhase, binding?: PlanBinding) => this.phase(phase, request.code, compiled.script, binding);
+    const execute = (phase: ExecutePhase, binding?: PlanBinding) => this.phase(phase, request, compiled.script, binding);
 
     let report: PreflightReport | undefined;
     if (request.preflight !== false) {
@@ -308,7 +306,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
     }
   }
 
-  private async phase(phase: ExecutePhase, code: string, script: S, binding?: PlanBinding): Promise<PhaseResult<O>> {
+  private async phase(phase: ExecutePhase, { code, signal }: RunInput, script: S, binding?: PlanBinding): Promise<PhaseResult<O>> {
     const mode: RunMode = phase === 'probe' ? 'dry-run' : phase;
     const recorder = mode === 'dry-run' ? new PlanRecorder() : undefined;
     const counts = emptyCounts();
@@ -336,7 +334,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
     // The probe's lines would arrive again from the run that follows it; a probe that is itself
     // the answer (it failed) returns its lines with its result.
     const onLog = phase === 'probe' ? undefined : this.deps.onLog;
-    const outcome = await this.deps.executor.execute(script, handler, { ...(onLog ? { onLog } : {}), ...(this.signal ? { signal: this.signal } : {}) });
+    const outcome = await this.deps.executor.execute(script, handler, { ...(onLog ? { onLog } : {}), ...(signal ? { signal } : {}) });
     return { outcome, counts, budgets, ...(recorder ? { plan: recorder.finish(code, this.deps.policy.name) } : {}), ...(binding ? { binding } : {}) };
   }
 

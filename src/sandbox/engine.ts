@@ -193,7 +193,7 @@ export class SandboxEngine {
     try {
       return await this.compileChecked(request, startedAt);
     } catch (err) {
-      return { ok: false, outcome: notExecuted({ kind: 'crashed', message: `internal error in the sandbox engine: ${err instanceof Error ? err.message : String(err)}` }, startedAt) };
+      return { ok: false, outcome: engineFailure(err, startedAt) };
     }
   }
 
@@ -203,7 +203,7 @@ export class SandboxEngine {
     try {
       return await this.executeCompiled(compiled, handler, options, startedAt);
     } catch (err) {
-      return notExecuted({ kind: 'crashed', message: `internal error in the sandbox engine: ${err instanceof Error ? err.message : String(err)}` }, startedAt, compiled.warnings);
+      return engineFailure(err, startedAt, compiled.warnings);
     }
   }
 
@@ -379,6 +379,11 @@ export class SandboxEngine {
     }
     if (slot.session && msg.runId === slot.runId) slot.session.onMessage(msg);
   }
+}
+
+/** A bug of the engine's own, as an outcome: callers are promised a resolved outcome, never a rejection. */
+function engineFailure(err: unknown, startedAt: number, warnings?: Diagnostic[]): RunOutcome {
+  return notExecuted({ kind: 'crashed', message: `internal error in the sandbox engine: ${err instanceof Error ? err.message : String(err)}` }, startedAt, warnings);
 }
 
 function blocked(kind: 'syntax' | 'typecheck', diagnostics: Diagnostic[]): { kind: 'syntax' | 'typecheck'; message: string; line?: number; col?: number; diagnostics: Diagnostic[] } {
