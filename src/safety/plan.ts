@@ -177,11 +177,11 @@ export type BindingVerdict =
  * change its mind; it still cannot reorder, skip or add.
  */
 export class PlanBinding {
-  /** Steps claimed and not yet answered (in flight), and steps made. */
-  private readonly inFlight = new Set<number>();
-  private readonly made = new Set<number>();
-  /** Steps claimed and then stopped before they were sent: the steps after them cannot go. */
-  private readonly notSent = new Set<number>();
+  /**
+   * By step: claimed and not yet answered, made, or claimed and then stopped before it was sent
+   * (the steps after it cannot go). Steps not in it have not been claimed.
+   */
+  private readonly state = new Map<number, 'in flight' | 'made' | 'not sent'>();
   private waiters: Array<() => void> = [];
 
   constructor(
@@ -204,15 +204,16 @@ export class PlanBinding {
       }
       const earlier = this.plan.writes.filter((w) => w.seq < step.seq);
       const missing = earlier.find((w) => !this.claimed(w.seq));
-      if (!missing && !earlier.some((w) => this.inFlight.has(w.seq))) return this.claim(step);
+      const pending = missing ?? earlier.find((w) => this.state.get(w.seq) === 'in flight');
+      if (!pending) return this.claim(step);
       const left = deadline - performance.now();
-      const stopped = missing !== undefined && this.notSent.has(missing.seq);
+      const stopped = missing !== undefined && this.state.get(missing.seq) === 'not sent';
       // Waiting for an earlier step's answer is bounded by the call's own signal, not the deadline.
       if (signal?.aborted || (missing && (stopped || left <= 0))) {
         return {
           ok: false,
           reason: 'out-of-order',
-          message: `this write is step ${step.seq} of the approved plan, but step ${missing?.seq ?? '?'} (${missing ? `${missing.method} ${visible(missing.path)}` : 'an earlier step'}) has not been made${stopped ? ' (it was stopped before it was sent)' : ''}; an approved run makes the approved writes in their order`,
+          message: `this write is step ${step.seq} of the approved plan, but step ${pending.seq} (${pending.method} ${visible(pending.path)}) has not been made${stopped ? ' (it was stopped before it was sent)' : ''}; an approved run makes the approved writes in their order`,
         };
       }
       await this.nextChange(missing ? left : undefined, signal);
@@ -225,12 +226,12 @@ export class PlanBinding {
   }
 
   private claimed(seq: number): boolean {
-    return this.inFlight.has(seq) || this.made.has(seq);
+    const state = this.state.get(seq);
+    return state === 'in flight' || state === 'made';
   }
 
   private claim(step: PlannedWrite): BindingVerdict {
-    this.inFlight.add(step.seq);
-    this.notSent.delete(step.seq);
+    this.state.set(step.seq, 'in flight');
     this.wake();
     let settled = false;
     return {
@@ -239,8 +240,7 @@ export class PlanBinding {
       settle: (sent) => {
         if (settled) return;
         settled = true;
-        this.inFlight.delete(step.seq);
-        (sent ? this.made : this.notSent).add(step.seq);
+        this.state.set(step.seq, sent ? 'made' : 'not sent');
         this.wake();
       },
     };
