@@ -14,11 +14,8 @@ type CallBase = Pick<BridgeError, 'method' | 'path' | 'risk'>;
 
 const CANCELLED = 'the call was cancelled because the run ended';
 
-/**
- * `_signal` is the run's: an `AbortError` is `cancelled` whether or not it fired, so it changes
- * nothing (the parameter stays for the handler, which passes it).
- */
-export function toBridgeError(err: unknown, call: { method?: HttpMethod; path?: string; risk?: RiskClass }, _signal?: AbortSignal): BridgeError {
+/** An `AbortError` is `cancelled` whether or not the run's signal fired: the signal is not needed here. */
+export function toBridgeError(err: unknown, call: { method?: HttpMethod; path?: string; risk?: RiskClass }): BridgeError {
   const base: CallBase = {
     ...(call.method ? { method: call.method } : {}),
     ...(call.path ? { path: call.path } : {}),

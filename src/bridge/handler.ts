@@ -104,7 +104,7 @@ export function createBridgeHandler(deps: BridgeDeps): BridgeHandler {
       return await handle(rt, call, ctx);
     } catch (err) {
       // Last line of defence: handle() records and answers its own failures.
-      return { ok: false, error: scrubError(rt, toBridgeError(err, {}, ctx.signal)) };
+      return { ok: false, error: scrubError(rt, toBridgeError(err, {})) };
     }
   };
 }
@@ -142,7 +142,7 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
     reply = { ok: true, data };
     record.status = 'ok';
   } catch (err) {
-    const error = err instanceof Refusal ? err.error : toBridgeError(err, record as { method?: HttpMethod; path?: string; risk?: RiskClass }, ctx.signal);
+    const error = err instanceof Refusal ? err.error : toBridgeError(err, record as { method?: HttpMethod; path?: string; risk?: RiskClass });
     reply = { ok: false, error: scrubError(rt, error) };
     record.status = error.kind;
     if (error.status !== undefined) record.httpStatus = error.status;
