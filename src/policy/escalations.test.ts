@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSchemaFromFile } from '../schema/loader.js';
 import type { ApiModel, Operation } from '../schema/model.js';
 import { OFFICIAL_SCHEMA_SKIP_MESSAGE, hasOfficialSchema, officialSchemaFile } from '../schema/official-schemas.js';
-import { callRisk, ESCALATION_RULES, escalatingParams, paramMatches, rulesFor, showsEvidence } from './escalations.js';
+import { showsEvidence } from '../schema/evidence.js';
+import { callRisk, ESCALATION_RULES, escalatingParams, paramMatches, rulesFor } from './escalations.js';
 
 const op = (method: Operation['method'], path: string, risk: Operation['risk']) => ({ method, path, risk });
 const shutdown = op('POST', '/nodes/{node}/qemu/{vmid}/status/shutdown', 'write');

@@ -12,7 +12,8 @@
  * parameter (`privileged: ['POST /nodes/*\/vzdump +script']`), so enabling an operation never
  * silently enables its escalations. The rationale of every rule is in docs/risk-classes.md.
  */
-import type { HttpMethod, Operation, ParamSpec, RiskClass } from '../schema/model.js';
+import type { Evidence } from '../schema/evidence.js';
+import type { HttpMethod, Operation, RiskClass } from '../schema/model.js';
 import { isTruthy, listOf } from './targets.js';
 import { parsePropertyString, parseVolume } from './volumes.js';
 
@@ -29,15 +30,6 @@ export const ESCALATION_CLASSES = [
   'root-only',
 ] as const;
 export type EscalationClass = (typeof ESCALATION_CLASSES)[number];
-
-/** What in the official schema shows that the parameter has the rule's effect. */
-export type Evidence =
-  | { description: RegExp }
-  | { format: string }
-  | { pattern: RegExp }
-  | { keys: readonly string[] }
-  | { enum: string }
-  | { type: string };
 
 export interface EscalationRule {
   id: string;
@@ -296,7 +288,6 @@ export const ESCALATION_RULES: readonly EscalationRule[] = [
       ['cloudinit-custom', CREATE_OR_CONFIG_QEMU, 'cicustom', /cloud-init/i, 'custom cloud-init files run arbitrary commands and create users in the guest'],
       ['ct-password', String.raw`/nodes/\{node\}/lxc`, 'password', /password/i, "sets the container's root password"],
       ['ct-ssh-keys', String.raw`/nodes/\{node\}/lxc`, 'ssh-public-keys', /ssh/i, "installs SSH keys for the container's root"],
-      ['notification-password', String.raw`/cluster/notifications/endpoints/smtp(?:/\{name\})?`, 'password', /password/i, 'stores a mail server password'],
     ] as const
   ).map(
     ([id, path, param, description, reason]): EscalationRule => ({
@@ -452,6 +443,73 @@ export const ESCALATION_RULES: readonly EscalationRule[] = [
     when: isSet,
     reason: 'passes the backup off as a scheduled job in its notifications (root@pam only in PVE)',
   },
+  // --- data leaving the cluster (whole operations that do this are in schema/risk-egress.ts) ---
+  {
+    id: 'backup-mailto',
+    class: 'data-egress',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(BACKUP),
+    params: ['mailto'],
+    evidence: { format: 'email-or-username-list' },
+    when: (v) => listOf(v).length > 0,
+    reason: 'the backup report (guest names, volumes, errors) is mailed to these recipients, any address',
+  },
+  {
+    id: 'sdn-peers',
+    class: 'data-egress',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(String.raw`/cluster/sdn/zones(?:/\{zone\})?|/cluster/sdn/controllers(?:/\{controller\})?`),
+    params: ['peers'],
+    evidence: { format: 'ip-list' },
+    when: (v) => listOf(v).length > 0,
+    reason: 'a VXLAN zone floods guest traffic to its peers and a BGP/EVPN controller exchanges routes with them; raised here so that the privileged SDN apply never carries addresses nobody approved',
+  },
+  {
+    id: 'sdn-zone-dns',
+    class: 'data-egress',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(String.raw`/cluster/sdn/zones(?:/\{zone\})?`),
+    params: ['dns', 'reversedns'],
+    evidence: { description: /dns api server/i },
+    when: isSet,
+    reason: 'guest names and addresses of the zone are registered in that external DNS server',
+  },
+  {
+    id: 'sdn-zone-ipam',
+    class: 'data-egress',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(String.raw`/cluster/sdn/zones(?:/\{zone\})?`),
+    params: ['ipam'],
+    evidence: { description: /ipam/i },
+    when: (v) => isSet(v) && v !== 'pve',
+    reason: "guest addresses and MACs of the zone go to that IPAM server (the built-in 'pve' IPAM keeps them in the cluster)",
+  },
+  {
+    id: 'acme-directory',
+    class: 'data-egress',
+    risk: 'privileged',
+    methods: ['GET'],
+    path: re(String.raw`/cluster/acme/(?:meta|tos)`),
+    params: ['directory'],
+    evidence: { description: /URL/ },
+    when: isSet,
+    reason: 'the node fetches this URL, any URL, and returns what it found (without it: the default ACME directory)',
+  },
+  {
+    id: 'node-wakeonlan-address',
+    class: 'data-egress',
+    risk: 'privileged',
+    methods: ['PUT'],
+    path: re(String.raw`/nodes/\{node\}/config`),
+    params: ['wakeonlan'],
+    evidence: { keys: ['broadcast-address'] },
+    when: (v) => typeof v === 'string' && isSet(parsePropertyString(v, 'mac')['broadcast-address']),
+    reason: 'wake-on-LAN packets for the node go to this address instead of the local broadcast',
+  },
   // --- guard rails bypassed ---
   {
     id: 'skiplock',
@@ -540,21 +598,6 @@ export function callEscalations(op: Pick<Operation, 'method' | 'path' | 'risk'>,
 export function callRisk(op: Pick<Operation, 'method' | 'path' | 'risk'>, params: Readonly<Record<string, unknown>>): { risk: RiskClass; escalations: Escalation[] } {
   const escalations = callEscalations(op, params);
   return { risk: escalations.reduce<RiskClass>((r, e) => higherRisk(r, e.risk), op.risk), escalations };
-}
-
-/**
- * Does the parameter show the rule's evidence? What `evidence` means, beside the rules that carry
- * it: the schema test holds every rule to it against each official schema, so a rule whose
- * parameter changed meaning in a new release fails there.
- */
-export function showsEvidence(spec: ParamSpec, evidence: Evidence): boolean {
-  if ('description' in evidence) return evidence.description.test(spec.description ?? '');
-  if ('format' in evidence) return spec.format === evidence.format || spec.items?.format === evidence.format;
-  if ('pattern' in evidence) return evidence.pattern.test(spec.pattern ?? '');
-  if ('enum' in evidence) return (spec.enum ?? []).includes(evidence.enum);
-  if ('type' in evidence) return spec.type === evidence.type;
-  const format = spec.format;
-  return typeof format === 'object' && evidence.keys.every((k) => Object.hasOwn(format, k));
 }
 
 /** Escalation rules a parameter of this operation can trigger (get_schema and search_api show them). */

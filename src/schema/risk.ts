@@ -1,4 +1,5 @@
 import type { HttpMethod, OperationKey, RiskClass } from './model.js';
+import { EGRESS_OPERATIONS } from './risk-egress.js';
 import { RISK_EXCEPTIONS } from './risk-exceptions.js';
 
 /**
@@ -145,6 +146,8 @@ export const RISK_RULES: readonly RiskRule[] = [
     path: re(String.raw`${NODE}/(?:query-url-metadata|query-oci-repo-tags|scan/(?:nfs|cifs|pbs|iscsi)|storage/\{storage\}/(?:download-url|oci-registry-pull))`),
     reason: 'makes the node connect to an address the caller chooses (downloads, lookups, storage scans with credentials)',
   },
+  // Notification endpoints and routing, metric servers, SDN IPAM and DNS plugins (risk-egress.ts).
+  ...EGRESS_OPERATIONS.map((e): RiskRule => ({ id: e.id, risk: 'privileged', methods: e.methods, path: e.path, reason: e.reason })),
   // --- destructive: loses data or state, or stops guests hard ---
   {
     id: 'guest-hard-stop',

