@@ -12,6 +12,7 @@ describe('sandbox.typecheck settings', () => {
       workers: 3,
       confineWorker: true,
       typecheck: { budgetMs: 1_000, recycleAfterChecks: 1_000, maxRssMb: 512, maxQueue: 64 },
+      callDeadlineMs: 55_000,
     });
   });
 
@@ -32,5 +33,21 @@ describe('sandbox.confineWorker', () => {
     expect((await parse({})).sandbox.confineWorker).toBe(true);
     expect((await parse({ sandbox: { confineWorker: false } })).sandbox.confineWorker).toBe(false);
     await expect(parse({ sandbox: { confineWorker: 'no' } })).rejects.toThrow(/sandbox\.confineWorker/);
+  });
+});
+
+describe('the call deadline and the drain', () => {
+  it('default to an answer before the SDK client gives up (55 s) and a 10 s drain', async () => {
+    const config = await parse({});
+    expect(config.sandbox.callDeadlineMs).toBe(55_000);
+    expect(config.shutdown).toEqual({ drainMs: 10_000 });
+  });
+
+  it('take longer values and refuse ones that cannot work, naming the key', async () => {
+    const config = await parse({ sandbox: { callDeadlineMs: 300_000 }, shutdown: { drainMs: 30_000 } });
+    expect([config.sandbox.callDeadlineMs, config.shutdown.drainMs]).toEqual([300_000, 30_000]);
+    await expect(parse({ sandbox: { callDeadlineMs: 10 } })).rejects.toThrow(/sandbox\.callDeadlineMs/);
+    await expect(parse({ shutdown: { drainMs: -1 } })).rejects.toThrow(/shutdown\.drainMs/);
+    await expect(parse({ shutdown: { drain: 5 } })).rejects.toThrow(/shutdown/);
   });
 });

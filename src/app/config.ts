@@ -25,7 +25,16 @@ export interface AppConfig {
   audit: AuditSettings;
   /** Dry-run plans and operator approvals (shared by the server and `pve-code-mcp approve`). */
   stateDir: string;
-  sandbox: { workers?: number; confineWorker: boolean; limits?: Partial<SandboxLimits>; typecheck: TypecheckSettings };
+  sandbox: {
+    workers?: number;
+    confineWorker: boolean;
+    limits?: Partial<SandboxLimits>;
+    typecheck: TypecheckSettings;
+    /** A tool call's whole deadline, from its arrival: queue, compile, preflight and run (src/run/deadline.ts). */
+    callDeadlineMs: number;
+  };
+  /** The graceful stop of `serve` (docs/security.md, "Stopping the server"). */
+  shutdown: { drainMs: number };
   /** Every configured secret value, scrubbed from all output. */
   secrets: string[];
   source: string;
@@ -293,7 +302,7 @@ const typecheckSchema = z.strictObject({
 });
 export type TypecheckSettings = z.output<typeof typecheckSchema>;
 
-const PRODUCT_KEYS = ['policies', 'audit', 'stateDir', 'sandbox', 'http'] as const;
+const PRODUCT_KEYS = ['policies', 'audit', 'stateDir', 'sandbox', 'http', 'shutdown'] as const;
 
 const productSchema = z.strictObject({
   policies: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'policy names use letters, digits, _ . -'), z.unknown()).default({}),
@@ -306,10 +315,22 @@ const productSchema = z.strictObject({
       confineWorker: z.boolean().default(true),
       limits: sandboxLimitsSchema.partial().optional(),
       typecheck: typecheckSchema.prefault({}),
+      /**
+       * A tool call's whole deadline, from the moment it arrives: the wait for a worker, the
+       * compile, the preflight and the run. Below the MCP SDK client's 60 s default request
+       * timeout, so the answer (partial, if it must be) reaches the client.
+       */
+      callDeadlineMs: z.number().int().min(1_000).max(3_600_000).default(55_000),
     })
     // prefault, not default: the empty object is parsed, so the nested defaults fill in.
     .prefault({}),
   http: httpSchema,
+  shutdown: z
+    .strictObject({
+      /** How long a stopping server waits for the tool calls in flight to be answered (their runs are cancelled). */
+      drainMs: z.number().int().min(0).max(600_000).default(10_000),
+    })
+    .prefault({}),
 });
 
 export interface LoadAppConfigOptions {
@@ -438,7 +459,9 @@ function assemble(
       confineWorker: product.sandbox.confineWorker,
       ...(product.sandbox.limits ? { limits: product.sandbox.limits as Partial<SandboxLimits> } : {}),
       typecheck: product.sandbox.typecheck,
+      callDeadlineMs: product.sandbox.callDeadlineMs,
     },
+    shutdown: { drainMs: product.shutdown.drainMs },
     secrets,
     source: pve.source,
   };
@@ -516,7 +539,8 @@ const KEY_DESCRIPTIONS: Record<string, string> = {
   policies: 'Named policies: preset, allow/deny/privileged operation patterns (METHOD /path/glob), target rules, scopes, approval, budget. Checked against each cluster by pve-code-mcp config check.',
   audit: 'The hash-chained audit log: file, hmacKey (default: a key generated on first use), rotation and retention, witness.',
   stateDir: 'Dry-run plans and operator approvals (default ~/.local/state/pve-code-mcp).',
-  sandbox: 'Sandbox workers, worker confinement, limits and the type-check process.',
+  sandbox: 'Sandbox workers, worker confinement, limits, the type-check process, and callDeadlineMs: a tool call\'s whole deadline (queue, compile, preflight and run; default 55000).',
+  shutdown: 'serve: drainMs, how long a stopping server waits for the tool calls in flight to be answered (default 10000); past it they are answered that their outcome is unknown.',
   http: 'serve --http: listen address, publicUrl, allowedHosts/allowedOrigins, tls (cert, key, reloaded), token (one user) or oauth (an identity provider: issuer, audience, scopes), principals (policy by user or group).',
 };
 

@@ -9,3 +9,15 @@ export class UnknownClusterError extends Error {
     this.name = 'UnknownClusterError';
   }
 }
+
+/**
+ * The server is stopping (a signal, the client closed stdin, the listener closed): new runs are
+ * refused before anything is compiled or sent, and runs in flight are cancelled with this reason.
+ */
+export class ServerStoppingError extends Error {
+  readonly code = 'server-stopping';
+  constructor() {
+    super('the server is stopping: nothing was run for this call; retry it against the restarted server');
+    this.name = 'ServerStoppingError';
+  }
+}

@@ -23,12 +23,13 @@ import { Policy } from '../policy/policy.js';
 import { PermissionCache } from '../policy/privileges.js';
 import { SecretScrubber } from '../safety/redact.js';
 import { Secret } from '../client/secret.js';
+import type { CallDeadline } from '../run/deadline.js';
 import { RunPipeline, type RunResult } from '../run/pipeline.js';
 import type { ApiModel, RiskClass } from '../schema/model.js';
 import { TypeCheckService, type RemoteScriptChecker } from '../script/typecheck-service.js';
 import { sdkDeclarationFiles, type DeclarationFile } from '../typegen/index.js';
 import type { AppConfig } from './config.js';
-import { UnknownClusterError } from './errors.js';
+import { ServerStoppingError, UnknownClusterError } from './errors.js';
 import { ClusterUnavailableError, DEFAULT_CLUSTER_RETRY, describeClusterFailure, retryDelay, type ClusterFailure, type RetrySchedule } from './cluster-status.js';
 
 export interface ClusterRuntime {
@@ -62,6 +63,8 @@ export interface RunScriptHooks {
   onLog?(line: string): void;
   onProgress?(event: TaskProgressEvent): void;
   signal?: AbortSignal;
+  /** The whole-call deadline (a tool call's; the CLI's `run` has none): see src/run/deadline.ts. */
+  deadline?: CallDeadline;
 }
 
 export interface RunPrincipal {
@@ -99,6 +102,9 @@ export class Product {
   private readonly permissions = new PermissionCache();
   private readonly down = new Map<string, UnavailableCluster & { timer?: NodeJS.Timeout }>();
   private closed = false;
+  /** Runs in flight: how `drain` cancels them and learns that each has its result. */
+  private readonly running = new Map<AbortController, Promise<unknown>>();
+  private stopping = false;
 
   private constructor(
     readonly config: AppConfig,
@@ -275,6 +281,34 @@ export class Product {
 
   /** The run as the safety layer ended it, scrubbed of known secrets. */
   async runScript(input: RunScriptInput, hooks: RunScriptHooks = {}): Promise<RunResult<RunOutcome>> {
+    if (this.stopping) throw new ServerStoppingError();
+    const stop = new AbortController();
+    const run = this.runPipeline(input, { ...hooks, signal: hooks.signal ? AbortSignal.any([hooks.signal, stop.signal]) : stop.signal });
+    this.running.set(stop, run.catch(() => undefined));
+    try {
+      const result = await run;
+      const error = result.outcome?.error;
+      // The agent learns why its run ended: not its own cancel, and safe to retry only once it checked what was made.
+      if (stop.signal.aborted && error?.kind === 'cancelled') error.message = `${error.message}: the server is stopping (retry against the restarted server once you checked what this run changed)`;
+      return result;
+    } finally {
+      this.running.delete(stop);
+    }
+  }
+
+  /**
+   * Graceful stop: refuse new runs (`ServerStoppingError`), cancel the runs in flight through the
+   * same path an MCP cancellation takes, and resolve once every one of them has its result (each
+   * caller still gets its answer). `close` comes after.
+   */
+  async drain(): Promise<void> {
+    this.stopping = true;
+    const runs = [...this.running];
+    for (const [stop] of runs) stop.abort(new ServerStoppingError());
+    await Promise.all(runs.map(([, run]) => run));
+  }
+
+  private async runPipeline(input: RunScriptInput, hooks: RunScriptHooks): Promise<RunResult<RunOutcome>> {
     const runtime = this.cluster(input.cluster);
     const principal = hooks.principal;
     // A principal's policy per cluster, decided once per run.
@@ -307,12 +341,13 @@ export class Product {
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
       ...(hooks.onLog ? { onLog: hooks.onLog } : {}),
     });
-    const result = await pipeline.run({ code: input.code, ...(input.dryRun ? { dryRun: true } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}) });
+    const result = await pipeline.run({ code: input.code, ...(input.dryRun ? { dryRun: true } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.deadline ? { deadline: hooks.deadline } : {}) });
     return this.scrubber.scrubDeep(result);
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stopping = true;
     for (const state of this.down.values()) clearTimeout(state.timer);
     await Promise.all([this.engine.close(), this.checkers.close()]);
     await Promise.all([...this.clusters.values()].map(closeRuntime));

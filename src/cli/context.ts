@@ -52,15 +52,34 @@ export async function modelFrom(args: ParsedArgs, io: CliIo): Promise<ApiModel> 
   }
 }
 
-/** Resolves on SIGINT/SIGTERM (foreground servers). */
-export function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve();
-    };
-    process.on('SIGINT', done);
-    process.on('SIGTERM', done);
-  });
+/**
+ * SIGINT and SIGTERM for a foreground server: `first` resolves at the first one (the graceful
+ * stop begins); every one after it goes to `onAgain` (exit at once). Until `dispose`, the
+ * signals no longer end the process by Node's default.
+ */
+export class StopSignals {
+  readonly first: Promise<NodeJS.Signals>;
+  private resolveFirst!: (signal: NodeJS.Signals) => void;
+  private seen = 0;
+  private again: ((signal: NodeJS.Signals) => void) | undefined;
+  private readonly handler = (signal: NodeJS.Signals): void => {
+    this.seen++;
+    if (this.seen === 1) this.resolveFirst(signal);
+    else this.again?.(signal);
+  };
+
+  constructor() {
+    this.first = new Promise((resolve) => (this.resolveFirst = resolve));
+    process.on('SIGINT', this.handler);
+    process.on('SIGTERM', this.handler);
+  }
+
+  onAgain(handler: (signal: NodeJS.Signals) => void): void {
+    this.again = handler;
+  }
+
+  dispose(): void {
+    process.off('SIGINT', this.handler);
+    process.off('SIGTERM', this.handler);
+  }
 }

@@ -12,6 +12,8 @@ import type { SdkCall } from '../script/calls.js';
 export interface OutcomeLike {
   ok: boolean;
   error?: unknown;
+  /** How long the execution waited for a worker; absent when it never got one (the call deadline splits its time on it). */
+  stats?: { queueMs?: number };
 }
 
 export type CompileAnswer<S, O> =

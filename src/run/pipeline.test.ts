@@ -22,6 +22,7 @@ interface Outcome {
   ok: boolean;
   result?: unknown;
   error?: { kind: string; message: string };
+  stats?: { queueMs?: number };
 }
 
 /**
@@ -229,5 +230,64 @@ describe('run pipeline: each step once', () => {
     const marked = { ...first!, line: 42, col: 7 };
     const r = await new RunPipeline({ ...t.deps, executor: { ...t.deps.executor, compile: async (script) => ({ ok: true, script, calls: [marked] }) } }).run({ code: CODE, dryRun: true });
     expect(r.preflight?.operations.map((o) => `${o.line}:${o.col}`)).toEqual(['42:7']);
+  });
+});
+
+describe('run pipeline: the whole-call deadline', () => {
+  const READ = "await pve.get('/nodes/pve1/qemu');";
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** An execution that got a worker at once and makes no progress until its signal ends it, like a run the sandbox cancels. */
+  const hanging: Executor<string, Outcome>['execute'] = (_script, _handler, { signal }) =>
+    new Promise((resolve) => signal?.addEventListener('abort', () => resolve({ ok: false, error: { kind: 'cancelled', message: 'the run was cancelled' }, stats: { queueMs: 0 } }), { once: true }));
+
+  it('stops a run at the deadline counted from the call, not from the run, and says where the time went', async () => {
+    const t = setup();
+    const deps = { ...t.deps, executor: { compile: async (code: string) => (await sleep(60), { ok: true as const, script: code, calls: extractSdkCalls(code) }), execute: hanging } };
+    const started = performance.now();
+    const r = await new RunPipeline(deps).run({ code: READ, deadline: { startedAt: started, limitMs: 200 } });
+    expect(performance.now() - started).toBeLessThan(400);
+    expect(r.outcome?.error?.kind).toBe('cancelled');
+    expect(r.deadline).toMatchObject({ limitMs: 200, phase: 'run' });
+    expect(r.deadline!.spentMs.compile).toBeGreaterThanOrEqual(50);
+    expect(r.deadline!.spentMs.queue).toBe(0);
+    expect(r.deadline!.spentMs.compile + r.deadline!.spentMs.preflight + r.deadline!.spentMs.queue + r.deadline!.spentMs.run + r.deadline!.spentMs.other).toBeGreaterThanOrEqual(195);
+    expect(r.deadline!.message).toMatch(/^the call's 0\.2 s deadline passed/);
+    expect(t.audit.at(-1)).toMatchObject({ type: 'run-end', data: { deadline: { limitMs: 200 } } });
+  });
+
+  it('gives up on a compile that outlasts the deadline: nothing runs, nothing is read', async () => {
+    const t = setup();
+    const deps = { ...t.deps, executor: { ...t.deps.executor, compile: async (code: string) => (await sleep(300), { ok: true as const, script: code, calls: [] }) } };
+    const r = await new RunPipeline(deps).run({ code: READ, deadline: { startedAt: performance.now(), limitMs: 100 } });
+    expect(r).toMatchObject({ mode: 'blocked', blocked: { reason: 'deadline' }, deadline: { phase: 'compile' } });
+    expect(t.executions()).toBe(0);
+    expect(t.client.requests).toHaveLength(0);
+  });
+
+  it('does not count the time a human takes to approve', async () => {
+    const t = setup();
+    const deps: PipelineDeps<string, Outcome> = { ...t.deps, approver: { elicit: async () => (await sleep(250), 'accept') } };
+    const r = await new RunPipeline(deps).run({ code: CODE, deadline: { startedAt: performance.now(), limitMs: 200 } });
+    expect(r.mode).toBe('approved');
+    expect(r.deadline).toBeUndefined();
+    expect(t.client.writes).toHaveLength(2);
+  });
+
+  it('a run the caller cancelled is not reported as past its deadline', async () => {
+    const t = setup();
+    const cancel = new AbortController();
+    setTimeout(() => cancel.abort(), 30);
+    const r = await new RunPipeline({ ...t.deps, executor: { ...t.deps.executor, execute: hanging } }).run({ code: READ, signal: cancel.signal, deadline: { startedAt: performance.now(), limitMs: 5_000 } });
+    expect(r.outcome?.error?.kind).toBe('cancelled');
+    expect(r.deadline).toBeUndefined();
+  });
+
+  it('a run cancelled while it waits for the human sends nothing and is answered at once', async () => {
+    const t = setup();
+    const cancel = new AbortController();
+    const deps: PipelineDeps<string, Outcome> = { ...t.deps, approver: { elicit: () => (setTimeout(() => cancel.abort(), 10), new Promise<never>(() => undefined)) } };
+    const r = await new RunPipeline(deps).run({ code: CODE, signal: cancel.signal });
+    expect(r).toMatchObject({ mode: 'blocked', blocked: { reason: 'approval', message: expect.stringMatching(/cancelled while it waited for the approval; nothing was sent/) } });
+    expect(t.client.writes).toHaveLength(0);
   });
 });

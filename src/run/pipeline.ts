@@ -27,6 +27,7 @@ import type { PveClientLike } from '../client/client-like.js';
 import { createBridgeHandler, type RunMode, type TaskProgressEvent } from '../bridge/handler.js';
 import { emptyCounts, type CallCounts } from '../bridge/stats.js';
 import type { ApiModel, RiskClass } from '../schema/model.js';
+import { CallClock, type CallDeadline, type DeadlineReport } from './deadline.js';
 import type { Executor, OutcomeLike } from './executor.js';
 import { scrubSecretLiterals, secretLiterals } from '../safety/script-secrets.js';
 import { approvalNextStep, type ApprovalStore, type Approver, type ElicitationAnswer } from '../safety/approval.js';
@@ -77,6 +78,11 @@ export interface RunInput {
   preflight?: boolean;
   /** Aborts the compile, the preflight, approval lookups and the phases when the client goes away. */
   signal?: AbortSignal;
+  /**
+   * The whole-call deadline (from the moment the tool call arrived): compile, preflight, the wait
+   * for a worker and every phase count against it; each run may use what remains.
+   */
+  deadline?: CallDeadline;
 }
 
 export type ExecutePhase = 'live' | 'dry-run' | 'probe' | 'approved';
@@ -110,13 +116,17 @@ export interface RunResult<O> {
   planSummary?: string;
   approval?: ApprovalInfo;
   stats: BridgeStats;
-  /** Why the script did not run (or not for real): preflight errors, approval declined/unsupported, no audit… */
-  blocked?: { reason: 'preflight' | 'approval' | 'audit'; message: string };
+  /** Why the script did not run (or not for real): preflight errors, approval declined/unsupported, no audit, the deadline… */
+  blocked?: { reason: BlockedReason; message: string };
+  /** The whole-call deadline passed: where, where the time went, and what the answer says. */
+  deadline?: DeadlineReport;
   /** The run's final audit entry could not be written (the run itself had finished). */
   auditError?: string;
   /** Planned writes an approved run did not make. */
   unusedPlanSteps?: number[];
 }
+
+export type BlockedReason = 'preflight' | 'approval' | 'audit' | 'deadline';
 
 interface PhaseResult<O> {
   outcome: O;
@@ -156,7 +166,16 @@ export class RunPipeline<S, O extends OutcomeLike> {
       // No audit, no run: fail closed.
       return this.blocked('audit', `not executed: the audit log cannot be written (${err instanceof Error ? err.message : String(err)})`);
     }
-    const result = await this.decide(request, codeHash);
+    const clock = new CallClock(request.deadline, request.signal);
+    let result: RunResult<O>;
+    try {
+      result = await this.decide({ ...request, signal: clock.signal }, codeHash, clock);
+    } finally {
+      clock.dispose();
+    }
+    // A run that finished as the deadline passed keeps its own answer.
+    const deadline = result.outcome?.ok ? undefined : clock.report();
+    if (deadline) result.deadline = deadline;
     try {
       this.deps.audit?.append('run-end', {
         runId: this.runId,
@@ -164,6 +183,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
         ok: result.outcome?.ok ?? false,
         ...(result.outcome?.error !== undefined ? { error: this.secrets.scrubDeep(result.outcome.error) } : {}),
         ...(result.blocked ? { blocked: result.blocked } : {}),
+        ...(result.deadline ? { deadline: { limitMs: result.deadline.limitMs, phase: result.deadline.phase, spentMs: result.deadline.spentMs } } : {}),
         ...(result.plan ? { plan: result.plan } : {}),
         ...(result.approval ? { approval: result.approval } : {}),
         stats: result.stats,
@@ -174,25 +194,34 @@ export class RunPipeline<S, O extends OutcomeLike> {
     return result;
   }
 
-  private async decide(request: RunInput, codeHash: string): Promise<RunResult<O>> {
+  private async decide(request: RunInput, codeHash: string, clock: CallClock): Promise<RunResult<O>> {
     const policy = this.deps.policy;
     // Local checks first: a script that cannot run reads nothing from any cluster.
-    const compiled = await this.deps.executor.compile(request.code, request.signal);
+    const compiled = await clock.time('compile', () => this.deps.executor.compile(request.code, request.signal));
+    if (!compiled || clock.expired) return this.pastDeadline();
     if (!compiled.ok) return { ...this.emptyResult(request.dryRun ? 'dry-run' : 'live'), outcome: compiled.outcome };
-    const execute = (phase: ExecutePhase, binding?: PlanBinding) => this.phase(phase, request, compiled.script, binding);
+    const execute = (phase: ExecutePhase, binding?: PlanBinding) => this.phase(phase, request, compiled.script, clock, binding);
 
     let report: PreflightReport | undefined;
     if (request.preflight !== false) {
-      report = await preflight(compiled.calls, {
-        defaultCluster: this.deps.defaultCluster,
-        model: this.deps.model,
-        client: this.deps.client,
-        policy,
-        ...(this.deps.policyFor ? { policyFor: this.deps.policyFor } : {}),
-        permissions: this.permissions,
-        guests: this.guests,
-        ...(request.signal ? { signal: request.signal } : {}),
-      });
+      try {
+        report = await clock.time('preflight', () =>
+          preflight(compiled.calls, {
+            defaultCluster: this.deps.defaultCluster,
+            model: this.deps.model,
+            client: this.deps.client,
+            policy,
+            ...(this.deps.policyFor ? { policyFor: this.deps.policyFor } : {}),
+            permissions: this.permissions,
+            guests: this.guests,
+            ...(request.signal ? { signal: request.signal } : {}),
+          }),
+        );
+      } catch (err) {
+        // Reads the deadline interrupted fail in their own words; the deadline is the cause.
+        if (!clock.expired) throw err;
+      }
+      if (!report || clock.expired) return this.pastDeadline();
       if (!report.ok) {
         const errors = report.problems.filter((p) => p.severity === 'error').map((p) => `${p.line}:${p.col} ${p.message}`);
         return this.blocked('preflight', `not executed: the preflight found problems before any call was made:\n${errors.join('\n')}`, report);
@@ -242,7 +271,12 @@ export class RunPipeline<S, O extends OutcomeLike> {
 
     const planStored = this.storePlan(plan);
     const summary = summarizePlan(plan);
-    const answer = await this.ask(plan, summary);
+    clock.pause();
+    const answer = await this.ask(plan, summary, request.signal);
+    clock.resume();
+    if (answer === 'cancelled') {
+      return { ...this.blocked('approval', 'not executed: the run was cancelled while it waited for the approval; nothing was sent', report), ...planFields(plan) };
+    }
     const command = planStored && this.deps.approvals ? this.deps.approvals.approveCommand(plan.planId) : undefined;
     const approval: ApprovalInfo = { required: true, via: 'elicitation', answer, planId: plan.planId, message: approvalMessage(answer, plan.planId, command) };
     const unaudited = this.auditApproval(approval);
@@ -297,16 +331,25 @@ export class RunPipeline<S, O extends OutcomeLike> {
     return { ...this.finish(phase, 'approved'), ...base, ...planFields(plan), approval: told, ...(unused.length > 0 ? { unusedPlanSteps: unused } : {}) };
   }
 
-  private async ask(plan: Plan, summary: string): Promise<ElicitationAnswer> {
+  /** The human's answer; `cancelled` when the run was cancelled (or the server is stopping) before it came. */
+  private async ask(plan: Plan, summary: string, signal: AbortSignal | undefined): Promise<ElicitationAnswer | 'cancelled'> {
     if (!this.deps.approver) return 'unsupported';
+    if (signal?.aborted) return 'cancelled';
+    let onAbort: (() => void) | undefined;
+    const cancelled = new Promise<'cancelled'>((resolve) => {
+      onAbort = () => resolve('cancelled');
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
     try {
-      return await this.deps.approver.elicit({ planId: plan.planId, summary: this.secrets.scrub(summary), plan: this.secrets.scrubDeep(plan) });
+      return await Promise.race([this.deps.approver.elicit({ planId: plan.planId, summary: this.secrets.scrub(summary), plan: this.secrets.scrubDeep(plan) }), cancelled]);
     } catch {
       return 'unsupported';
+    } finally {
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
   }
 
-  private async phase(phase: ExecutePhase, { code, signal }: RunInput, script: S, binding?: PlanBinding): Promise<PhaseResult<O>> {
+  private async phase(phase: ExecutePhase, { code, signal }: RunInput, script: S, clock: CallClock, binding?: PlanBinding): Promise<PhaseResult<O>> {
     const mode: RunMode = phase === 'probe' ? 'dry-run' : phase;
     const recorder = mode === 'dry-run' ? new PlanRecorder() : undefined;
     const counts = emptyCounts();
@@ -334,7 +377,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
     // The probe's lines would arrive again from the run that follows it; a probe that is itself
     // the answer (it failed) returns its lines with its result.
     const onLog = phase === 'probe' ? undefined : this.deps.onLog;
-    const outcome = await this.deps.executor.execute(script, handler, { ...(onLog ? { onLog } : {}), ...(signal ? { signal } : {}) });
+    const outcome = await clock.execute(() => this.deps.executor.execute(script, handler, { ...(onLog ? { onLog } : {}), ...(signal ? { signal } : {}) }));
     return { outcome, counts, budgets, ...(recorder ? { plan: recorder.finish(code, this.deps.policy.name) } : {}), ...(binding ? { binding } : {}) };
   }
 
@@ -347,7 +390,12 @@ export class RunPipeline<S, O extends OutcomeLike> {
     return this.deps.policyFor ? this.deps.policyFor(cluster) : this.deps.policy;
   }
 
-  private blocked(reason: 'preflight' | 'approval' | 'audit', message: string, report?: PreflightReport): RunResult<O> {
+  /** The deadline passed before the script ran: nothing was sent. `run` adds the report. */
+  private pastDeadline(): RunResult<O> {
+    return this.blocked('deadline', 'not executed: the call deadline passed before the script ran; nothing was sent');
+  }
+
+  private blocked(reason: BlockedReason, message: string, report?: PreflightReport): RunResult<O> {
     return {
       ...this.emptyResult('blocked'),
       ...(report ? { preflight: report } : {}),

@@ -23,6 +23,7 @@ import { checkHostEntry, checkOrigin, hostMatcher, isLoopback, isWildcard, machi
 import { OAuthResourceServer, type OAuthSettings } from './auth/oauth.js';
 import type { AuthFailure, Authenticator, Capability, Principal } from './auth/principal.js';
 import { loadTlsPair, watchTls, type TlsFiles } from './auth/tls.js';
+import type { ToolCallDrain } from './drain.js';
 
 export interface HttpServerOptions {
   host?: string;
@@ -57,6 +58,8 @@ export interface HttpServerOptions {
    * whole idle time, and one that reconnects in a loop would grow the server without bound.
    */
   maxSessions?: number;
+  /** Every session's tool calls, for the graceful stop (attached to each session's transport). */
+  calls?: ToolCallDrain;
   log?: (line: string) => void;
 }
 
@@ -73,7 +76,13 @@ export interface RunningHttpServer {
   sessions(): number;
   /** TLS pairs loaded since start (after changes on disk). */
   tlsReloads(): number;
-  close(): Promise<void>;
+  /** Resolves when the listener stops without `close` (an error on the listening socket): the server should stop. */
+  listenerClosed: Promise<string>;
+  /**
+   * Stops listening, lets the MCP responses in progress finish (their answers reach the clients;
+   * at most `flushMs`, default 2 s), then closes the sessions and every connection.
+   */
+  close(options?: { flushMs?: number }): Promise<void>;
 }
 
 interface Session {
@@ -107,7 +116,13 @@ export async function startHttpServer(
   if (options.approvals && !options.oauth) log('http: approvals over HTTP need OAuth mode (one principal per person); /approvals is off');
 
   const tlsPair = options.tls ? loadTlsPair(options.tls) : undefined;
+  /** MCP POST responses still open: each carries answers (over SSE until the last one is sent). */
+  const answering = new Set<ServerResponse>();
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    if (req.method === 'POST') {
+      answering.add(res);
+      res.once('close', () => answering.delete(res));
+    }
     handle(req, res).catch((err: unknown) => {
       log(`http: request failed: ${err instanceof Error ? err.message : String(err)}`);
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal server error');
@@ -248,6 +263,7 @@ export async function startHttpServer(
         if (transport.sessionId) sessions.delete(transport.sessionId);
       };
       await server.connect(transport);
+      options.calls?.attach(transport);
       await transport.handleRequest(req, res, body.value);
       return;
     }
@@ -296,6 +312,7 @@ export async function startHttpServer(
   }, Math.min(idleMs, 60_000));
   sweeper.unref();
 
+  let closing = false;
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', (err: NodeJS.ErrnoException) => {
       reject(err.code === 'EADDRINUSE' ? new HttpConfigError('--port', `port ${options.port ?? 0} on ${host} is in use: pick another with --port`) : err.code === 'EADDRNOTAVAIL' ? new HttpConfigError('--host', `${host} is not an address of this machine`) : err);
@@ -321,6 +338,12 @@ export async function startHttpServer(
     auth = new StaticBearer(token, options.bearerPrincipal);
   }
   const tls = options.tls && tlsPair ? watchTls(httpServer as HttpsServer, options.tls, log) : undefined;
+  const listenerClosed = new Promise<string>((resolve) => {
+    httpServer.on('error', (err) => resolve(`the HTTP listener failed (${err.message})`));
+    httpServer.once('close', () => {
+      if (!closing) resolve('the HTTP listener closed');
+    });
+  });
 
   return {
     url,
@@ -331,15 +354,29 @@ export async function startHttpServer(
     allowedHosts: [...hosts],
     sessions: () => sessions.size,
     tlsReloads: () => tls?.reloads() ?? 0,
-    async close() {
+    listenerClosed,
+    async close({ flushMs = 2_000 } = {}) {
+      closing = true;
       clearInterval(sweeper);
       tls?.stop();
+      const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      httpServer.closeIdleConnections();
+      // Answers already handed to a session's stream are still on their way to the client: a
+      // transport closed now would cut them off.
+      await allClosed(answering, flushMs);
       await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)));
       sessions.clear();
       httpServer.closeAllConnections();
-      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      await closed;
     },
   };
+}
+
+/** Resolves once every response in `open` has closed, or after `ms`. */
+function allClosed(open: Set<ServerResponse>, ms: number): Promise<void> {
+  const each = [...open].map((res) => new Promise<void>((resolve) => (res.closed ? resolve() : res.once('close', () => resolve()))));
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([Promise.all(each).then(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
 }
 
 function insufficient(auth: Authenticator, capability: Capability, principal: Principal): AuthFailure {

@@ -9,10 +9,12 @@ import { auditIdentity } from '../../server/auth/principal.js';
 import { principalOf, principalResolver } from '../../server/auth/run-principal.js';
 import { startHttpServer, type HttpServerOptions } from '../../server/http.js';
 import { createMcpServer } from '../../server/mcp.js';
+import { ToolCallDrain } from '../../server/drain.js';
+import { drainToolCalls } from '../../server/shutdown.js';
 import { LineStdioTransport } from '../../server/stdio.js';
 import { boolOpt, EXIT, intOpt, parseCommandArgs, stringOpt, UsageError, type CliIo, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
-import { appConfigFrom, CONFIG_OPTIONS, CONFIG_USAGE, openProduct, untilSignal } from '../context.js';
+import { appConfigFrom, CONFIG_OPTIONS, CONFIG_USAGE, openProduct, StopSignals } from '../context.js';
 import { tuneV8ForServer } from '../v8-tuning.js';
 
 const usage = `Usage: pve-code-mcp serve [--http [--host H] [--port N] [--token T] [--public-url U]
@@ -128,13 +130,33 @@ function retryFromEnv(): RetrySchedule {
   return Number.isInteger(v) && v >= 100 ? { initialMs: v, maxMs: Math.max(v, DEFAULT_CLUSTER_RETRY.maxMs) } : DEFAULT_CLUSTER_RETRY;
 }
 
-/** Serve until the client goes away (stdio) or a signal arrives (HTTP); closes the product. */
+/**
+ * Serve until a signal (SIGINT, SIGTERM), the client closing stdin (stdio) or the listener closing
+ * (HTTP); then stop gracefully: no new tool calls, the runs in flight cancelled, every pending
+ * call answered within `shutdown.drainMs`, the transports closed, the product (and its audit)
+ * closed. Exit 0 after a clean drain; 1 when calls had to be answered "outcome unknown". A second
+ * signal exits at once (1).
+ */
 export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo): Promise<number> {
+  const signals = new StopSignals();
+  signals.onAgain((signal) => {
+    io.err(`pve-code-mcp: ${signal} again: exiting now; tool calls still pending get no answer`);
+    process.exit(EXIT.failed);
+  });
+  const calls = new ToolCallDrain();
+  const drainMs = product.config.shutdown.drainMs;
+  const stop = async (cause: string): Promise<number> => {
+    io.err(`pve-code-mcp: ${cause}: stopping; ${calls.pendingCalls} tool call${calls.pendingCalls === 1 ? '' : 's'} in flight, waiting up to ${drainMs} ms for their answers (a second signal exits at once)`);
+    const report = await drainToolCalls(calls, product, drainMs);
+    if (report.clean) io.err(`pve-code-mcp: every tool call in flight was answered (${report.pending}, in ${report.ms} ms)`);
+    else io.err(`pve-code-mcp: the ${drainMs} ms drain passed: ${report.abandoned.length} tool call${report.abandoned.length === 1 ? ' was' : 's were'} answered that the outcome is unknown (${report.abandoned.join(', ')})`);
+    return report.clean ? EXIT.ok : EXIT.failed;
+  };
   try {
     await product.warm();
     io.err(`pve-code-mcp: ${product.sandboxSummary()}`);
     if (boolOpt(args, 'http')) {
-      const options = httpOptions(product, args, io);
+      const options = { ...httpOptions(product, args, io), calls };
       const resolve = principalResolver(product.config.http.principals);
       let http: Awaited<ReturnType<typeof startHttpServer>>;
       try {
@@ -154,22 +176,26 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
         ? `OAuth: access tokens from ${product.config.http.oauth?.issuer ?? '?'} for resource ${http.url}\nProtected-resource metadata: ${http.metadataUrl ?? '?'}`
         : `Authorization: Bearer ${http.token}`;
       io.err(`MCP over Streamable HTTP: ${http.url}\n${auth}\nAccepted Host headers: ${http.allowedHosts.join(', ')}\n(Ctrl-C to stop)`);
-      await untilSignal();
+      const cause = await Promise.race([signals.first.then((s) => `${s} received`), http.listenerClosed]);
+      // The listener stays open meanwhile: a client that calls now is told the server is stopping.
+      const code = await stop(cause);
       await http.close();
-      return EXIT.ok;
+      return code;
     }
     const server = createMcpServer(product);
     const transport = new LineStdioTransport();
-    const closed = new Promise<void>((resolve) => {
-      transport.onclose = () => resolve();
-      process.stdin.once('end', () => resolve());
+    const closed = new Promise<string>((resolve) => {
+      transport.onclose = () => resolve('the stdio transport closed');
+      process.stdin.once('end', () => resolve('the client closed stdin'));
     });
     await server.connect(transport);
+    calls.attach(transport);
     io.err('pve-code-mcp: serving MCP on stdio');
-    await Promise.race([closed, untilSignal()]);
+    const code = await stop(await Promise.race([closed, signals.first.then((s) => `${s} received`)]));
     await server.close();
-    return EXIT.ok;
+    return code;
   } finally {
     await product.close();
+    signals.dispose();
   }
 }

@@ -67,6 +67,8 @@ export function registerRunScript(server: McpServer, product: Product, principal
   const tool = runScriptTool(product.clusterNames.every((name) => cannotWrite(product.cluster(name).policy)));
   server.registerTool(tool.name, registration(tool), async (args, extra) =>
     guard(async () => {
+      // The call's one deadline starts now, before it waits for the compile or a worker.
+      const deadline = { startedAt: performance.now(), limitMs: product.config.sandbox.callDeadlineMs };
       const progress = progressReporter(extra);
       const principal = principalOf(extra);
       const output = runScriptAnswer(
@@ -74,6 +76,7 @@ export function registerRunScript(server: McpServer, product: Product, principal
           ...(principal ? { principal } : {}),
           approver: elicitationApprover(server, extra),
           signal: extra.signal,
+          deadline,
           onLog: (line) => {
             progress(`log: ${line}`);
             // On the tool call's own stream (over HTTP a client need not open the standalone one),
@@ -156,8 +159,11 @@ export interface RunScriptOutput {
   logs: string[];
   stats: { ms?: number; cpuMs?: number; mode: RunResult['mode']; calls: Record<string, number>; budget: Record<string, string> };
   plan?: { planId: string; summary?: string; writes: NonNullable<RunResult['plan']>['writes'] };
-  /** A blocked run's error is `denied` (with the preflight's problems) or `approval`. */
-  error?: RunError & { problems?: PreflightProblem[] };
+  /**
+   * A blocked run's error is `denied` (with the preflight's problems) or `approval`; `deadline`
+   * when the whole-call deadline passed (the logs and calls until then are in the answer).
+   */
+  error?: Omit<RunError, 'kind'> & { kind: RunError['kind'] | 'deadline'; problems?: PreflightProblem[] };
   warnings?: NonNullable<RunOutcome['warnings']>;
   approval?: NonNullable<RunResult['approval']>;
   truncated?: OutcomeTruncation & { note: string };
@@ -185,6 +191,12 @@ export function runScriptAnswer(session: RunResult): RunScriptOutput {
     ...(outcome?.warnings?.length ? { warnings: outcome.warnings } : {}),
     ...(outcome?.truncated ? { truncated: { ...outcome.truncated, note: truncationNote(outcome.truncated) } } : {}),
   };
+  if (session.deadline) {
+    const { limitMs, phase, spentMs, message } = session.deadline;
+    const cut = outcome?.error;
+    // The cancel the deadline caused is not what the agent should read first; the run's own words stay in details.
+    return { ...base, ok: false, result: undefined, error: { ...cut, kind: 'deadline', message, details: { ...cut?.details, limitMs, phase, spentMs, ...(cut ? { run: cut.message } : {}) } } };
+  }
   if (session.blocked) {
     return {
       ...base,
