@@ -98,6 +98,19 @@ interface Outage {
   lost: number;
 }
 
+/**
+ * The kernel sends SIGXFSZ to a process whose write crosses its file size limit (RLIMIT_FSIZE).
+ * Node ignores it (the write fails with EFBIG, which the audit handles), but the lock's
+ * dependency `signal-exit` listens for it and, when it is the only listener, re-raises it with
+ * the default action: the process dies. With a listener of our own the signal is harmless.
+ */
+let xfszGuarded = false;
+function guardFileSizeSignal(): void {
+  if (xfszGuarded || process.platform === 'win32') return;
+  xfszGuarded = true;
+  process.on('SIGXFSZ', () => undefined);
+}
+
 /** A witness failure reported asynchronously starts a new streak (alert + stderr) after this much quiet. */
 const WITNESS_QUIET_MS = 60_000;
 
@@ -157,6 +170,7 @@ export class AuditLog {
   }
 
   static open(opts: AuditOptions): AuditLog {
+    guardFileSizeSignal();
     mkdirSync(dirname(opts.file), { recursive: true, mode: 0o700 });
     let log: AuditLog | undefined;
     const witness = opts.witness ? openWitness(opts.witness, { onFailure: (message) => log?.witnessFailed(message) }) : undefined;
