@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditError } from '../files/errors.js';
 import { parseEntryLine, type AuditEntry } from './entry.js';
 import { AuditLog, type AuditFs } from './log.js';
-import { verifyAudit } from './verify.js';
+import { formatVerification, verifyAudit } from './verify.js';
 
 let dir: string;
 let file: string;
@@ -93,6 +93,7 @@ describe('whole-or-nothing entries', () => {
     expect(v.problems).toEqual([]);
     expect(v.ok).toBe(true);
     expect(v.explained.map((e) => e.cause)).toEqual(['audit-unavailable']);
+    expect(formatVerification(v)).toMatch(/audit OK[\s\S]*explained \[audit-unavailable\].*3 entries were not written/);
   });
 
   it('cuts a torn tail on open: a whole entry without its newline, and lines that are not entries', () => {
@@ -142,6 +143,7 @@ describe('write-ahead intents', () => {
     expect(v.ok).toBe(true);
     expect(v.intents).toEqual({ written: 2, settled: 1 });
     expect(v.openIntents.map((o) => [o.seq, o.writer, o.alive])).toEqual([[i2.seq, log.writer, true]]);
+    expect(formatVerification(v)).toContain(`open intent seq ${i2.seq}`);
     log.close();
 
     const osFs = fillingFs();
@@ -164,5 +166,20 @@ describe('write-ahead intents', () => {
     log.close();
     expect(entries().map((e) => e.type)).toEqual(['head', 'run-start', 'alert', 'intent']);
     expect(verifyAudit(file).ok).toBe(true);
+  });
+});
+
+describe('witness failures reported later (asynchronous transports)', () => {
+  it('write one alert and one stderr line per failing streak', () => {
+    const stderr: string[] = [];
+    const log = AuditLog.open({ file, stderr: (l) => stderr.push(l) });
+    // The hook openWitness's transports call: reached here directly, as no async transport is configured.
+    const hook = (log as unknown as { witnessFailed(message: string): void }).witnessFailed.bind(log);
+    hook('connection refused by 127.0.0.1:6514');
+    hook('connection refused by 127.0.0.1:6514');
+    log.close();
+    const alerts = entries().filter((e) => e.type === 'alert');
+    expect(alerts.map((a) => a.data.message)).toEqual(["the audit witness could not publish the chain's end: connection refused by 127.0.0.1:6514"]);
+    expect(stderr).toEqual(['pve-code-mcp: the audit witness could not publish: connection refused by 127.0.0.1:6514']);
   });
 });
