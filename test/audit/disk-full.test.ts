@@ -108,12 +108,10 @@ describe.skipIf(!root && !mustRun)('full tmpfs under the audit directory (root)'
     closeSync(fd);
 
     let failures = 0;
-    let written = 0;
     for (let i = 0; i < 200 && failures < 5; i++) {
       try {
         if (i % 2 === 0) log.intend({ runId: 'full', i, pad: 'p'.repeat(300) });
         else log.append('call', { runId: 'full', i, pad: 'p'.repeat(300) });
-        written++;
       } catch (err) {
         expect(err).toBeInstanceOf(AuditError);
         expect((err as AuditError).code).toBe('audit-unavailable');
@@ -136,6 +134,5 @@ describe.skipIf(!root && !mustRun)('full tmpfs under the audit directory (root)'
     expect(v.ok).toBe(true);
     expect(v.explained.map((e) => e.cause)).toEqual(['audit-unavailable']);
     expect(v.explained[0]?.message).toMatch(/5 entries were not written/);
-    expect(written).toBeGreaterThanOrEqual(0);
   });
 });
