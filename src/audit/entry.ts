@@ -29,7 +29,14 @@ export type AuditEntryType =
   /** The writer found the log inconsistent with its anchor when opening it, or could not reach its witness. */
   | 'alert'
   /** Retention removed the oldest rotated files (which ones, and where the chain continues). */
-  | 'prune';
+  | 'prune'
+  /**
+   * Written durably before a change is sent (write-ahead): what is about to be done and by which
+   * writer. Its outcome is a `call` entry with `intent: <this seq>`, or a `recovered` entry.
+   */
+  | 'intent'
+  /** What became of the intent of a writer that is gone, as a starting server found out (RecoveredData). */
+  | 'recovered';
 
 export interface AuditEntry {
   v: 1;
@@ -62,6 +69,29 @@ export interface PrunedFile {
   bytes: number;
 }
 
+/** What a `recovered` entry says about an intent whose writer died before writing its outcome. */
+export type RecoveryOutcome = 'made' | 'not-made' | 'unknown';
+
+export interface RecoveredData {
+  /** The seq of the `intent` entry this settles. */
+  intent: number;
+  /** The writer id the intent names (the writer that is gone). */
+  writer: string;
+  outcome: RecoveryOutcome;
+  /** The task PVE started for it, when one was found. */
+  upid?: string;
+  /** What the outcome rests on (the task list in the window, the object's state…), in words. */
+  evidence: string;
+}
+
+/**
+ * Why an `alert` was written, when the writer explains an operational event rather than reports
+ * a possible tampering: `verifyAudit` shows these as explained, not as problems.
+ *  - `audit-unavailable`: entries could not be written for a while (the gap: since when, why, how many);
+ *  - `torn-tail`: a partial last entry (a crash or a failed write mid-entry) was cut off on open.
+ */
+export type AlertCause = 'audit-unavailable' | 'torn-tail';
+
 export function entryHash(entry: Omit<AuditEntry, 'hash'>, key?: string | Buffer): string {
   const text = canonicalJson({ v: entry.v, seq: entry.seq, ts: entry.ts, type: entry.type, prev: entry.prev, data: entry.data });
   return key !== undefined ? hmacSha256Hex(key, text) : sha256Hex(text);
@@ -76,7 +106,7 @@ export function anchorName(file: string): string {
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
-const TYPES: ReadonlySet<string> = new Set<AuditEntryType>(['head', 'run-start', 'call', 'approval', 'run-end', 'alert', 'prune']);
+const TYPES: ReadonlySet<string> = new Set<AuditEntryType>(['head', 'run-start', 'call', 'approval', 'run-end', 'alert', 'prune', 'intent', 'recovered']);
 
 /** Parse one line; undefined when it is not a well-formed entry (torn write, edited JSON…). */
 export function parseEntryLine(line: string): AuditEntry | undefined {

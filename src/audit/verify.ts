@@ -13,6 +13,12 @@
  *   - anchor / algorithm / missing-file / witness: the sidecar, the keying, the file set or the
  *                witness is not what it must be.
  *
+ * Not problems, shown on their own: alerts that explain an operational event (`cause`: a gap while
+ * the audit could not be written, a torn tail cut off on open) are `explained`; `intent` entries
+ * without an outcome (a `call` with `intent: <seq>`, or a `recovered` entry) are `openIntents`,
+ * each with its writer and whether that writer is alive — a write in flight, or one a starting
+ * server has yet to recover, never tampering.
+ *
  * Writers may be running: the file set, the anchor and the witness's length are captured under the
  * writers' lock (open descriptors and sizes), so a verification never sees a half-rotated set or
  * an anchor ahead of the entries it read. Oldest files that retention removed are accepted when a
@@ -23,9 +29,34 @@ import { basename } from 'node:path';
 import { AuditError } from '../files/errors.js';
 import { withFileLock, type FileLockOptions } from '../files/lock.js';
 import { parseAnchor, type AnchorRead } from './anchor.js';
-import { anchorName, entryHash, GENESIS_HASH, parseEntryLine, type AuditEntry, type PrunedFile } from './entry.js';
+import { anchorName, entryHash, GENESIS_HASH, parseEntryLine, type AlertCause, type AuditEntry, type PrunedFile } from './entry.js';
 import { rotatedFiles } from './log.js';
 import { parseWitness, type WitnessRecord } from './witness.js';
+import { listWriters } from './writers.js';
+
+const EXPLAINED: ReadonlySet<string> = new Set<AlertCause>(['audit-unavailable', 'torn-tail']);
+
+/** An alert the writer wrote to explain an operational event (not a sign of tampering). */
+export interface AuditNotice {
+  cause: AlertCause;
+  file: string;
+  line: number;
+  seq: number;
+  ts: string;
+  message: string;
+}
+
+/** An `intent` entry that no outcome (`call` with `intent`, or `recovered`) settles yet. */
+export interface OpenIntent {
+  seq: number;
+  ts: string;
+  writer: string;
+  /** Whether its writer is registered and alive now (a write in flight), or gone (to be recovered). */
+  alive: boolean;
+  writerState: string;
+  file: string;
+  line: number;
+}
 
 export type AuditProblemKind = 'edited' | 'deleted' | 'reordered' | 'truncated' | 'malformed' | 'alert' | 'anchor' | 'algorithm' | 'missing-file' | 'witness';
 
@@ -48,6 +79,12 @@ export interface AuditVerification {
   /** Witness records of this chain that were checked (absent without a witness). */
   witnessed?: number;
   problems: AuditProblem[];
+  /** Alerts that explain a gap or a cut torn tail: shown, not failures. */
+  explained: AuditNotice[];
+  /** Intents written and intents settled by an outcome. */
+  intents: { written: number; settled: number };
+  /** Intents without an outcome: not failures (in flight, or awaiting recovery). */
+  openIntents: OpenIntent[];
   /** Not failures: e.g. entries written after the last anchor update (a crash between the two writes). */
   warnings: string[];
 }
@@ -70,7 +107,7 @@ interface Snapshot {
 }
 
 export function verifyAudit(file: string, opts: VerifyOptions = {}): AuditVerification {
-  const result: AuditVerification = { ok: false, files: [], entries: 0, lastSeq: -1, lastHash: GENESIS_HASH, runs: { started: 0, finished: 0 }, problems: [], warnings: [] };
+  const result: AuditVerification = { ok: false, files: [], entries: 0, lastSeq: -1, lastHash: GENESIS_HASH, runs: { started: 0, finished: 0 }, problems: [], explained: [], intents: { written: 0, settled: 0 }, openIntents: [], warnings: [] };
   const snap = snapshot(file, opts, result.warnings);
   if (snap.files.length === 0) {
     result.problems.push({ kind: 'missing-file', file, message: `no audit log at ${file}` });
@@ -97,6 +134,7 @@ export function verifyAudit(file: string, opts: VerifyOptions = {}): AuditVerifi
   // Only the entries a witness record names are kept (a long log does not fit in memory twice).
   const witnessSeqs = new Set(witness?.records.map((r) => r.seq) ?? []);
   const seen = new Map<number, { seq: number; hash: string; file: string; line: number }>();
+  const intents = new Map<number, { seq: number; ts: string; writer: string; file: string; line: number }>();
 
   snap.files.forEach(({ path, text }, fileNo) => {
     const name = basename(path);
@@ -142,7 +180,18 @@ export function verifyAudit(file: string, opts: VerifyOptions = {}): AuditVerifi
       if (start === undefined) start = { seq: entry.seq, prev: entry.prev, file: name, line: i + 1 };
       if (entry.type === 'run-start') result.runs.started++;
       if (entry.type === 'run-end') result.runs.finished++;
-      if (entry.type === 'alert') result.problems.push({ kind: 'alert', ...where, seq: entry.seq, message: String(entry.data.message ?? 'alert') });
+      if (entry.type === 'alert') {
+        const cause = entry.data.cause;
+        const message = String(entry.data.message ?? 'alert');
+        if (typeof cause === 'string' && EXPLAINED.has(cause)) result.explained.push({ cause: cause as AlertCause, ...where, seq: entry.seq, ts: entry.ts, message });
+        else result.problems.push({ kind: 'alert', ...where, seq: entry.seq, message });
+      }
+      if (entry.type === 'intent') {
+        result.intents.written++;
+        intents.set(entry.seq, { seq: entry.seq, ts: entry.ts, writer: String(entry.data.writer ?? '?'), ...where });
+      } else if ((entry.type === 'call' || entry.type === 'recovered') && typeof entry.data.intent === 'number' && intents.delete(entry.data.intent)) {
+        result.intents.settled++;
+      }
 
       const authentic = entryHash(entry, fileKey) === entry.hash;
       if (!authentic) {
@@ -173,6 +222,13 @@ export function verifyAudit(file: string, opts: VerifyOptions = {}): AuditVerifi
     result.problems.push({ kind: 'algorithm', file: basename(file), message: 'no audit file is keyed, but a key was given: the log was not written with this key (or was rewritten without it)' });
   } else if (unkeyedBeforeKey > 0) {
     result.warnings.push(`${unkeyedBeforeKey} older file(s) were written before keyed mode (plain SHA-256); the first keyed file's head pins their content`);
+  }
+  if (intents.size > 0) {
+    const writers = new Map(listWriters(file).map((w) => [w.id, w]));
+    for (const i of intents.values()) {
+      const w = writers.get(i.writer);
+      result.openIntents.push({ ...i, alive: w?.alive ?? false, writerState: w ? w.reason : 'not registered (it closed, or its registration was retired)' });
+    }
   }
   checkStart(start, prunes, opts, result);
   checkAnchor(file, snap.anchor, activeAlg === 'hmac-sha256' ? key : undefined, result);
@@ -328,8 +384,11 @@ export function formatVerification(v: AuditVerification): string {
     ? `audit OK: ${v.entries} entries in ${v.files.length} file(s), ${v.runs.started} run(s), last seq ${v.lastSeq}${v.witnessed !== undefined ? `, ${v.witnessed} witness record(s) matched` : ''}`
     : `audit FAILED: ${v.problems.length} problem(s) in ${v.files.length} file(s), ${v.entries} entries read`;
   const problems = v.problems.map((p) => `  [${p.kind}] ${p.file}${p.line !== undefined ? `:${p.line}` : ''} ${p.message}`);
+  const explained = v.explained.map((e) => `  explained [${e.cause}] ${e.file}:${e.line} seq ${e.seq} at ${e.ts}: ${e.message}`);
+  const open = v.openIntents.map((i) => `  open intent seq ${i.seq} (${i.file}:${i.line}, ${i.ts}) of writer ${i.writer}, ${i.alive ? 'alive: in flight' : 'gone: to be recovered by a starting server'} — ${i.writerState}`);
+  const intents = v.intents.written > 0 ? [`  intents: ${v.intents.written} written, ${v.intents.settled} settled by an outcome, ${v.openIntents.length} open`] : [];
   const warnings = v.warnings.map((w) => `  warning: ${w}`);
   const unfinished = v.runs.started - v.runs.finished;
   const runs = unfinished > 0 ? [`  note: ${unfinished} run(s) have no run-end entry (still running, or the server stopped mid-run)`] : [];
-  return [head, ...problems, ...warnings, ...runs].join('\n');
+  return [head, ...problems, ...explained, ...intents, ...open, ...warnings, ...runs].join('\n');
 }

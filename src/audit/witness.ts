@@ -52,7 +52,12 @@ export interface Witness {
   close(): void;
 }
 
-export function openWitness(options: WitnessOptions): Witness {
+export interface WitnessHooks {
+  /** An asynchronous transport could not publish a record (the log writes an alert). */
+  onFailure(message: string): void;
+}
+
+export function openWitness(options: WitnessOptions, _hooks?: WitnessHooks): Witness {
   if ('file' in options) return new FileWitness(options.file);
   return new SyslogWitness(options.syslog.host, options.syslog.port ?? 514, options.syslog.facility ?? 13);
 }

@@ -13,7 +13,13 @@ export type AuditErrorCode =
   /** The audit HMAC key file cannot be read or created, or is unsafe. */
   | 'audit-key'
   /** A witness is misconfigured or cannot be written. */
-  | 'audit-witness';
+  | 'audit-witness'
+  /**
+   * An entry could not be written whole (no space, file size limit, I/O error…): nothing of it is
+   * on disk and nothing may be done that needed it; appends resume by themselves once it can be
+   * written again.
+   */
+  | 'audit-unavailable';
 
 export class AuditError extends Error {
   constructor(

@@ -177,16 +177,20 @@ describe('audit details', () => {
     expect(verifyAudit(file).ok).toBe(true);
   });
 
-  it('reports a torn last line as malformed and keeps chaining after it', () => {
+  it('cuts a torn last line on open, says so in an alert, and keeps chaining after the last whole entry', () => {
     const log = AuditLog.open({ file });
     writeRun(log, 'r1', 1);
     log.close();
-    writeFileSync(file, readFileSync(file, 'utf8') + '{"v":1,"seq":4,"ts"');
+    const whole = readFileSync(file, 'utf8');
+    writeFileSync(file, whole + '{"v":1,"seq":4,"ts"');
     const again = AuditLog.open({ file });
     writeRun(again, 'r2', 1);
     again.close();
     const v = verifyAudit(file);
-    expect(v.problems.map((p) => p.kind)).toEqual(['malformed']);
+    expect(v.problems).toEqual([]);
+    expect(v.explained.map((e) => e.cause)).toEqual(['torn-tail']);
+    expect(v.explained[0]?.message).toMatch(/cut 19 byte\(s\).*at offset \d+/);
+    expect(readFileSync(file, 'utf8').startsWith(whole)).toBe(true);
     expect(existsSync(`${file}.anchor`)).toBe(true);
   });
 

@@ -7,7 +7,9 @@ import type { Command } from '../command.js';
 const usage = `Usage: pve-code-mcp audit verify [options]
 
 Verify the audit log: detects edited, deleted, reordered, appended and truncated entries (rotated
-files included), and checks the log against its witness when one is given. Needs no cluster
+files included), and checks the log against its witness when one is given. Also shown, not
+failures: alerts that explain a gap (the audit could not be written) or a torn tail cut on open,
+and open intents (changes announced without an outcome yet), with whether their writer is alive. Needs no cluster
 configuration: the log is <state dir>/audit.jsonl and the key is the generated one, unless the
 config file or the options below say otherwise.
   --file FILE         audit log (default: from the config, else <state dir>/audit.jsonl)
