@@ -29,7 +29,9 @@ export type AuditEntryType =
   /** The writer found the log inconsistent with its anchor when opening it, or could not reach its witness. */
   | 'alert'
   /** Retention removed the oldest rotated files (which ones, and where the chain continues). */
-  | 'prune';
+  | 'prune'
+  /** The operator's kill switch was set or lifted (`pve-code-mcp halt` / `resume`). */
+  | 'halt';
 
 export interface AuditEntry {
   v: 1;
@@ -76,7 +78,7 @@ export function anchorName(file: string): string {
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
-const TYPES: ReadonlySet<string> = new Set<AuditEntryType>(['head', 'run-start', 'call', 'approval', 'run-end', 'alert', 'prune']);
+const TYPES: ReadonlySet<string> = new Set<AuditEntryType>(['head', 'run-start', 'call', 'approval', 'run-end', 'alert', 'prune', 'halt']);
 
 /** Parse one line; undefined when it is not a well-formed entry (torn write, edited JSON…). */
 export function parseEntryLine(line: string): AuditEntry | undefined {
