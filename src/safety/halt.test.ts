@@ -105,6 +105,26 @@ describe('HaltSwitch', () => {
     expect(sw.resume()).toEqual({ halted: false });
   });
 
+  it('resume runs its record step while the file is aside, and puts the file back unchanged when that step throws', () => {
+    const sw = HaltSwitch.open(file);
+    const halted = sw.halt('incident', 'alice');
+    const ino = statSync(file).ino;
+    const seen: unknown[] = [];
+    expect(() =>
+      sw.resume((ended) => {
+        seen.push(ended, sw.state());
+        throw new Error('audit unavailable');
+      }),
+    ).toThrow('audit unavailable');
+    // During the step the switch was lifted; afterwards it is back, the same file.
+    expect(seen).toEqual([halted, { halted: false }]);
+    expect(sw.state()).toEqual(halted);
+    expect(statSync(file).ino).toBe(ino);
+    expect(readdirSync(join(dir, 'conf'))).toEqual(['halt']);
+    expect(sw.resume(() => undefined)).toEqual(halted);
+    expect(readdirSync(join(dir, 'conf'))).toEqual([]);
+  });
+
   it('resume removes an empty directory someone made at the path, and refuses a full one', () => {
     mkdirSync(file, { recursive: true });
     const sw = HaltSwitch.open(file);

@@ -21,7 +21,7 @@
  * directory should be) counts as halted too: the switch fails closed.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -148,24 +148,37 @@ export class HaltSwitch {
     return { halted: true, file: this.file, ...record };
   }
 
-  /** Lift the halt: remove the file (or the empty directory someone made there); returns the state before. */
-  resume(): HaltState {
+  /**
+   * Lift the halt: the file (or the empty directory someone made there) is renamed away, `record`
+   * runs (the CLI's audit entry), then it is removed. When `record` throws, the file is renamed
+   * back, exactly as it was, and the error rethrown: a resume is never left unrecorded. Returns the
+   * state before.
+   */
+  resume(record?: (ended: HaltedState) => void): HaltState {
     const before = this.state();
     if (!before.halted) return before;
+    if (isDirectory(this.file) && readdirSync(this.file).length > 0) {
+      throw new HaltError('halt-resume', `cannot remove ${this.file}: it is a directory with files in it; remove it by hand`);
+    }
+    const aside = join(dirname(this.file), `.${basename(this.file)}.${process.pid}.${randomBytes(6).toString('hex')}.resumed`);
     try {
-      unlinkSync(this.file);
+      renameSync(this.file, aside);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return before;
-      // Linux says EISDIR for a directory, macOS EPERM (which also means a permission problem).
-      if ((code !== 'EISDIR' && code !== 'EPERM') || !isDirectory(this.file)) {
-        throw new HaltError('halt-resume', `cannot remove the halt file ${this.file} (${describeFsError(err)})${fixFor(err, this.file, 'resume')}`);
-      }
-      try {
-        rmdirSync(this.file);
-      } catch (dirErr) {
-        throw new HaltError('halt-resume', `cannot remove ${this.file} (${describeFsError(dirErr)}): it is a directory; remove it by hand`);
-      }
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { halted: false };
+      throw new HaltError('halt-resume', `cannot remove the halt file ${this.file} (${describeFsError(err)})${fixFor(err, this.file, 'resume')}`);
+    }
+    try {
+      record?.(before);
+    } catch (err) {
+      renameSync(aside, this.file);
+      throw err;
+    }
+    try {
+      if (lstatSync(aside).isDirectory()) rmdirSync(aside);
+      else unlinkSync(aside);
+    } catch (err) {
+      // Lifted all the same: the switch is the path, and nothing is there any more.
+      throw new HaltError('halt-resume', `the halt is lifted, but ${aside} (the former switch) could not be removed (${describeFsError(err)}): remove it by hand`);
     }
     return before;
   }
