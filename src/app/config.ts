@@ -17,6 +17,7 @@ import { sandboxLimitsSchema, type SandboxLimits } from '../sandbox/limits.js';
 import { parsePolicyConfig, PolicyConfigError, PolicyConfigSchema } from '../policy/policy-config.js';
 import { Policy } from '../policy/policy.js';
 import { PRESET_NAMES } from '../policy/presets.js';
+import { defaultHaltFile } from '../safety/halt.js';
 
 export interface AppConfig {
   pve: PveConfig;
@@ -25,6 +26,8 @@ export interface AppConfig {
   audit: AuditSettings;
   /** Dry-run plans and operator approvals (shared by the server and `pve-code-mcp approve`). */
   stateDir: string;
+  /** The kill switch's file (src/safety/halt.ts): per host, shared by every server and CLI run. */
+  halt: { file: string };
   sandbox: {
     workers?: number;
     confineWorker: boolean;
@@ -172,6 +175,13 @@ const auditSchema = z
   })
   .prefault({});
 
+/** The kill switch (`halt` section): `file` overrides `PVE_HALT_FILE` and the default (src/safety/halt.ts). */
+const haltSchema = z.strictObject({ file: z.string().min(1).optional() }).prefault({});
+
+function resolveHaltFile(raw: z.output<typeof haltSchema>, env: Record<string, string | undefined>, baseDir: string): string {
+  return raw.file ? absolute(baseDir, raw.file) : defaultHaltFile(env);
+}
+
 /** `$XDG_CONFIG_HOME/pve-code-mcp/audit.key`, else `~/.config/pve-code-mcp/audit.key`; `PVE_AUDIT_KEY_FILE` overrides. */
 export function defaultAuditKeyFile(env: Record<string, string | undefined> = process.env): string {
   const explicit = env.PVE_AUDIT_KEY_FILE?.trim();
@@ -258,10 +268,13 @@ function resolveAudit(raw: AuditRaw, ctx: { env: Record<string, string | undefin
 }
 
 /**
- * The audit and state settings alone, for `audit verify` and `approve`: no cluster configuration
- * is needed (a config file's clusters are not validated), and no key is generated (only read).
+ * The audit, state and halt settings alone, for `audit verify`, `approve`, `halt` and `resume`: no
+ * cluster configuration is needed (a config file's clusters are not validated), and no key is
+ * generated (only read) unless `createKey` (a command that appends to the log, as a server would).
  */
-export function loadStateSettings(options: { file?: string; env?: Record<string, string | undefined>; stateDir?: string } = {}): { stateDir: string; audit: AuditSettings; source: string } {
+export function loadStateSettings(
+  options: { file?: string; env?: Record<string, string | undefined>; stateDir?: string; createKey?: boolean } = {},
+): { stateDir: string; audit: AuditSettings; haltFile: string; source: string } {
   const env = options.env ?? process.env;
   let product: Record<string, unknown> = {};
   let baseDir = process.cwd();
@@ -276,17 +289,17 @@ export function loadStateSettings(options: { file?: string; env?: Record<string,
     }
     if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new PveConfigError([{ key: '(root)', message: 'the config must be a JSON object' }], options.file);
     const j = json as Record<string, unknown>;
-    product = { ...(j.audit !== undefined ? { audit: j.audit } : {}), ...(j.stateDir !== undefined ? { stateDir: j.stateDir } : {}) };
+    product = { ...(j.audit !== undefined ? { audit: j.audit } : {}), ...(j.stateDir !== undefined ? { stateDir: j.stateDir } : {}), ...(j.halt !== undefined ? { halt: j.halt } : {}) };
     baseDir = dirname(resolve(options.file));
     source = `file:${options.file}`;
   }
-  const parsed = z.strictObject({ audit: auditSchema, stateDir: z.string().min(1).optional() }).safeParse(product);
+  const parsed = z.strictObject({ audit: auditSchema, stateDir: z.string().min(1).optional(), halt: haltSchema }).safeParse(product);
   if (!parsed.success) throw new PveConfigError(parsed.error.issues.map((i) => ({ key: i.path.map(String).join('.'), message: i.message })), options.file ?? source);
   const stateDir = options.stateDir ? resolve(options.stateDir) : parsed.data.stateDir ? absolute(baseDir, parsed.data.stateDir) : env.PVE_STATE_DIR ? resolve(env.PVE_STATE_DIR) : defaultStateDir(env);
   const issues: Array<{ key: string; message: string }> = [];
-  const audit = resolveAudit(parsed.data.audit, { env, baseDir, stateDir, createKey: false }, issues);
+  const audit = resolveAudit(parsed.data.audit, { env, baseDir, stateDir, createKey: options.createKey ?? false }, issues);
   if (issues.length > 0) throw new PveConfigError(issues, options.file ?? source);
-  return { stateDir, audit, source };
+  return { stateDir, audit, haltFile: resolveHaltFile(parsed.data.halt, env, baseDir), source };
 }
 
 /** The type-check process (see `TypeCheckService`); every field has a default. */
@@ -302,7 +315,7 @@ const typecheckSchema = z.strictObject({
 });
 export type TypecheckSettings = z.output<typeof typecheckSchema>;
 
-const PRODUCT_KEYS = ['policies', 'audit', 'stateDir', 'sandbox', 'http', 'shutdown'] as const;
+const PRODUCT_KEYS = ['policies', 'audit', 'stateDir', 'sandbox', 'http', 'shutdown', 'halt'] as const;
 
 const productSchema = z.strictObject({
   policies: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'policy names use letters, digits, _ . -'), z.unknown()).default({}),
@@ -331,6 +344,7 @@ const productSchema = z.strictObject({
       drainMs: z.number().int().min(0).max(600_000).default(10_000),
     })
     .prefault({}),
+  halt: haltSchema,
 });
 
 export interface LoadAppConfigOptions {
@@ -454,6 +468,7 @@ function assemble(
     },
     audit,
     stateDir,
+    halt: { file: resolveHaltFile(product.halt, env, baseDir) },
     sandbox: {
       ...(product.sandbox.workers !== undefined ? { workers: product.sandbox.workers } : {}),
       confineWorker: product.sandbox.confineWorker,
@@ -541,6 +556,7 @@ const KEY_DESCRIPTIONS: Record<string, string> = {
   stateDir: 'Dry-run plans and operator approvals (default ~/.local/state/pve-code-mcp).',
   sandbox: 'Sandbox workers, worker confinement, limits, the type-check process, and callDeadlineMs: a tool call\'s whole deadline (queue, compile, preflight and run; default 55000).',
   shutdown: 'serve: drainMs, how long a stopping server waits for the tool calls in flight to be answered (default 10000); past it they are answered that their outcome is unknown.',
+  halt: 'The kill switch: file (default /etc/pve-code-mcp/halt when that directory exists, else ~/.config/pve-code-mcp/halt; PVE_HALT_FILE) whose existence stops every change. pve-code-mcp halt / resume.',
   http: 'serve --http: listen address, publicUrl, allowedHosts/allowedOrigins, tls (cert, key, reloaded), token (one user) or oauth (an identity provider: issuer, audience, scopes), principals (policy by user or group).',
 };
 

@@ -19,6 +19,7 @@ import { SandboxEngine } from '../sandbox/engine.js';
 import { describeConfinement } from '../sandbox/worker-launch.js';
 import type { RunOutcome } from '../sandbox/outcome.js';
 import { ApprovalStore, type Approver } from '../safety/approval.js';
+import { HaltSwitch } from '../safety/halt.js';
 import { Policy } from '../policy/policy.js';
 import { PermissionCache } from '../policy/privileges.js';
 import { SecretScrubber } from '../safety/redact.js';
@@ -99,6 +100,8 @@ export interface UnavailableCluster {
 export class Product {
   private readonly engine: SandboxEngine;
   private readonly approvals: ApprovalStore;
+  /** The host's kill switch (src/safety/halt.ts), asked before every change. */
+  readonly halt: HaltSwitch;
   private readonly permissions = new PermissionCache();
   private readonly down = new Map<string, UnavailableCluster & { timer?: NodeJS.Timeout }>();
   private closed = false;
@@ -115,6 +118,7 @@ export class Product {
     private readonly unserved: Readonly<Record<string, Unserved>>,
   ) {
     this.approvals = new ApprovalStore(config.stateDir);
+    this.halt = HaltSwitch.open(config.halt.file);
     this.engine = new SandboxEngine({
       ...(config.sandbox.workers !== undefined ? { workers: config.sandbox.workers } : {}),
       confineWorker: config.sandbox.confineWorker,

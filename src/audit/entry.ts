@@ -36,7 +36,9 @@ export type AuditEntryType =
    */
   | 'intent'
   /** What became of the intent of a writer that is gone, as a starting server found out (RecoveredData). */
-  | 'recovered';
+  | 'recovered'
+  /** The operator's kill switch was set or lifted (`pve-code-mcp halt` / `resume`). */
+  | 'halt';
 
 export interface AuditEntry {
   v: 1;
@@ -106,7 +108,7 @@ export function anchorName(file: string): string {
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
-const TYPES: ReadonlySet<string> = new Set<AuditEntryType>(['head', 'run-start', 'call', 'approval', 'run-end', 'alert', 'prune', 'intent', 'recovered']);
+const TYPES: ReadonlySet<string> = new Set<AuditEntryType>(['head', 'run-start', 'call', 'approval', 'run-end', 'alert', 'prune', 'intent', 'recovered', 'halt']);
 
 /** Parse one line; undefined when it is not a well-formed entry (torn write, edited JSON…). */
 export function parseEntryLine(line: string): AuditEntry | undefined {
