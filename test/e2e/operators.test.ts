@@ -85,7 +85,7 @@ describe('config check: the policy lint', () => {
     writeFileSync(schemaFile, env.sim.apidocText);
     const file = writeConfig('lint-down.json', {
       down: { url: 'https://127.0.0.1:1', auth: { tokenId: 'root@pam!x', secret: 'x' }, tls: { insecure: true }, schema: schemaFile, policy: 'ops', retry: { attempts: 1 } },
-    }, { ops: { preset: 'operator', deny: ['* /nodes/*/qemu/100/stauts/**'], targets: [{ action: 'deny', vmids: [4242] }] } });
+    }, { ops: { preset: 'operator', deny: ['* /nodes/*/qemu/100/stauts/**'], targets: [{ action: 'deny', vmids: [4242, 100] }] } });
     const r = await runCli(['config', 'check', '--config', file], { env: env.env, timeoutMs: 120_000 });
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/FAIL {2}TLS \+ authentication: .*127\.0\.0\.1:1/);
