@@ -4,7 +4,7 @@ import { loadSchemaFromFile } from '../schema/loader.js';
 import type { ApiModel } from '../schema/model.js';
 import { hasOfficialSchema, officialSchemaFile, OFFICIAL_SCHEMA_SKIP_MESSAGE } from '../schema/official-schemas.js';
 import { startSimulator, type RunningSimulator } from '../simulator/index.js';
-import { inventoryFromResources, lintPolicy, type Inventory, type LintFinding } from './lint.js';
+import { describeRules, inventoryFromResources, lintPolicy, type Inventory, type LintFinding } from './lint.js';
 import { parsePolicyConfig } from './policy-config.js';
 
 const lint = (model: ApiModel, policy: unknown, inventory?: Inventory, tokenClasses?: Array<'read' | 'write' | 'destructive' | 'privileged'>): LintFinding[] =>
@@ -53,7 +53,8 @@ describe('policy lint on the simulator schema', () => {
   });
 
   it('suggests a missing segment, another method, and refuses a non-numeric VMID segment', () => {
-    const missing = errors(lint(sim.model, { deny: ['POST /nodes/qemu/*/status/stop'] }));
+    // (`/nodes/qemu/…` would name a node 'qemu' for part of its API, which the configuration refuses.)
+    const missing = errors(lint(sim.model, { deny: ['POST /nodes/*/qemu/status/stop'] }));
     expect(missing[0]?.suggestion).toBe('POST /nodes/*/qemu/*/status/stop');
     const method = errors(lint(sim.model, { allow: ['DELETE /cluster/resources'] }));
     expect(method[0]?.suggestion).toBe('GET /cluster/resources');
@@ -93,6 +94,37 @@ describe('policy lint on the simulator schema', () => {
     expect(lint(sim.model, { preset: 'operator', targets: [{ action: 'deny', vmids: [1000] }] })).toEqual([]);
   });
 
+  it('checks the targets of deny rules that act as target rules, and warns about globs that pin nothing', () => {
+    const f = lint(sim.model, { preset: 'operator', deny: ['* /nodes/*/qemu/1000/**', '* /nodes/pve4/**', '* /nodes/pve*/**', '* /nodes/*/qemu/11*/**', 'DELETE /nodes/*/qemu/*'] }, inventory);
+    const byKey = Object.fromEntries(f.map((x) => [x.key, x]));
+    expect(byKey['policies.p.deny[0].vmids[0]']).toMatchObject({ severity: 'error', suggestion: '100' });
+    expect(byKey['policies.p.deny[1].nodes[0]']).toMatchObject({ severity: 'error', suggestion: 'pve1' });
+    expect(byKey['policies.p.deny[2]']?.severity).toBe('warning');
+    expect(byKey['policies.p.deny[2]']?.message).toContain("names nodes by the glob 'pve*', so it protects these paths only");
+    expect(byKey['policies.p.deny[2]']?.message).toContain("targets: [{action: 'deny', nodes: ['pve1', 'pve2', 'pve3']}] (what the glob matches now)");
+    expect(byKey['policies.p.deny[3]']?.message).toContain('vmids: [110, 111, 112, 113, 114, 115, 116, 117, 118, 119]');
+    expect(byKey['policies.p.deny[4]']).toBeUndefined();
+    // Without an inventory the warning still comes, with an example.
+    expect(lint(sim.model, { deny: ['* /nodes/*/qemu/10*/**'] }).map((x) => x.message)).toEqual([expect.stringContaining("vmids: ['100-199']")]);
+  });
+
+  it('describes what each deny and target rule protects', () => {
+    const lines = describeRules(parsePolicyConfig({
+      preset: 'admin',
+      deny: ['* /nodes/*/qemu/100/**', 'GET /nodes/pve3/**', 'DELETE /nodes/*/lxc/200', '* /nodes/pve*/**', 'DELETE /nodes/*/qemu/*'],
+      targets: [{ action: 'approval', vmids: ['200-210'], tags: ['prod'] }, { action: 'deny', storages: ['nas'], risk: ['destructive'] }],
+    }));
+    expect(lines).toEqual([
+      { key: 'deny[0]', text: "deny '* /nodes/*/qemu/100/**' → protects VMID 100 from every call, by any path (as target rule {action: 'deny', vmids: [100], risk: ['read', 'write', 'destructive', 'privileged']})" },
+      { key: 'deny[1]', text: "deny 'GET /nodes/pve3/**' → protects node pve3 (its guests included) from every read, by any path (as target rule {action: 'deny', nodes: ['pve3'], risk: ['read']})" },
+      { key: 'deny[2]', text: "deny 'DELETE /nodes/*/lxc/200' → protects its own paths only; VMID 200 is protected from other paths by targets[0]" },
+      { key: 'deny[3]', text: "deny '* /nodes/pve*/**' → protects its own paths only ('pve*' is a glob, which a target rule cannot take; see the warning)" },
+      { key: 'deny[4]', text: "deny 'DELETE /nodes/*/qemu/*' → protects its own paths (it names no single guest, node, pool or storage)" },
+      { key: 'targets[0]', text: 'asks approval for every write, destructive, privileged call that reaches VMIDs 200-210; tags prod, by any path' },
+      { key: 'targets[1]', text: 'refuses every destructive call that reaches storages nas, by any path' },
+    ]);
+  });
+
   it('warns about rules that cannot apply under the policy and tokens never used', () => {
     const f = lint(sim.model, { preset: 'read-only', targets: [{ action: 'approval', vmids: [100], risk: ['privileged'] }] }, inventory, ['read', 'privileged']);
     expect(f.map((x) => `${x.severity} ${x.key}`)).toEqual(['warning policies.p.targets[0]', 'warning clusters.c.tokens.privileged']);
@@ -108,7 +140,7 @@ describe.skipIf(!hasOfficialSchema('9.1'))(`policy lint on the official 9.1 sche
   it('accepts the README examples and refuses their typos', () => {
     expect(errors(lint(model, { preset: 'operator', deny: ['* /nodes/*/qemu/100/**'], privileged: ['POST /nodes/*/vzdump +script', 'POST /nodes/*/lxc +mp[n]', 'PUT /nodes/*/qemu/*/config +hostpci[n]'] }))).toEqual([]);
     expect(errors(lint(model, { deny: ['* /nodes/*/qemu/100/**', 'DELETE /nodes/*/storage/*/content/**'] }))).toEqual([]);
-    const f = errors(lint(model, { deny: ['* /nodes/*/qemu/100/staus/**'], privileged: ['PUT /nodes/*/qemu/*/config +hostpic[n]'] }));
+    const f = errors(lint(model, { deny: ['* /nodes/*/qemu/100/staus/**'], targets: [{ action: 'deny', vmids: [100] }], privileged: ['PUT /nodes/*/qemu/*/config +hostpic[n]'] }));
     expect(f.map((x) => x.suggestion)).toEqual(['* /nodes/*/qemu/100/status/**', 'PUT /nodes/*/qemu/*/config +hostpci[n]']);
   });
 });

@@ -17,6 +17,10 @@
  *   warning (ranges reserve room for guests to come).
  * - warnings for rules that can never apply under the policy: a target rule whose risk classes the
  *   policy allows no operation of, a per-class token for a class the policy never uses.
+ * - deny rules that pin a whole target act as target rules (path-rule-targets.ts): their targets
+ *   are checked against the inventory like a target rule's; a deny rule that names targets by a
+ *   glob (`/nodes/pve*\/**`) pins nothing and is a warning, with the target rule to write.
+ * - `describeRules`: what each deny and target rule protects, for `config check`.
  *
  * Pure: no I/O. The caller fetches the inventory and decides what an error means (`config check`
  * fails, `serve` logs a warning).
@@ -25,6 +29,7 @@ import type { ApiModel, HttpMethod, Operation, RiskClass } from '../schema/model
 import { closestMatch, editDistance } from '../script/suggest.js';
 import { ESCALATION_RULES } from './escalations.js';
 import { compileOpPattern, compileSegment } from './glob.js';
+import { describePin, describeProtection, formatTargetRule, readPathRule, type PinKind } from './path-rule-targets.js';
 import { parseVmidRanges, splitPrivilegedEntry, type PolicyConfig } from './policy-config.js';
 import { Policy } from './policy.js';
 
@@ -332,12 +337,79 @@ export function lintPolicy(config: PolicyConfig, model: ApiModel, options: LintO
   });
   if (options.inventory) lintSelectors(config.scopes, `${options.key}.scopes`, options.inventory, { error, warn });
 
+  config.deny.forEach((source, i) => {
+    const key = `${options.key}.deny[${i}]`;
+    const reading = readPathRule(source);
+    if (reading.kind === 'compiled' && options.inventory) lintSelectors(reading.target, key, options.inventory, { error, warn });
+    if (reading.kind !== 'unpinned') return;
+    const matching = options.inventory ? globMatches(reading.what, reading.segment, options.inventory) : [];
+    const example = matching.length > 0 ? matching : [reading.what === 'vmids' ? '100-199' : 'name'];
+    warn(
+      key,
+      `'${source}' names ${NOUNS[reading.what]} by the glob '${reading.segment}', so it protects these paths only, not the ${NOUNS[reading.what]} themselves from other paths ` +
+        `(HA, bulk actions, migrations, backups); target rules take names and VMID ranges, not globs: to protect them from every path, list them in a target rule ` +
+        `such as targets: [{action: 'deny', ${reading.what}: [${example.map((v) => (reading.what === 'vmids' && /^\d+$/.test(v) ? v : `'${v}'`)).join(', ')}]}]${matching.length > 0 ? ' (what the glob matches now)' : ''}`,
+    );
+  });
+
   if (options.tokenClasses) {
     for (const cls of options.tokenClasses.classes) {
       if (!allowedClasses.has(cls)) warn(`${options.tokenClasses.key}.${cls}`, `policy '${policy.name}' allows no ${cls} operation, so this token is never used`);
     }
   }
   return findings;
+}
+
+const NOUNS: Record<PinKind, string> = { vmids: 'guests', nodes: 'nodes', pools: 'pools', storages: 'storages' };
+
+/** What of the inventory a glob segment matches now. */
+function globMatches(kind: PinKind, segment: string, inv: Inventory): string[] {
+  const re = new RegExp(`^${compileSegment(segment)}$`);
+  const known = kind === 'vmids' ? [...inv.guests.keys()].map(String) : [...inv[kind]];
+  return known.filter((v) => re.test(v)).sort((a, b) => (kind === 'vmids' ? Number(a) - Number(b) : a.localeCompare(b)));
+}
+
+/** One line per deny and target rule: what it protects, and from which paths. */
+export interface RuleDescription {
+  /** `deny[0]`, `targets[1]`. */
+  key: string;
+  text: string;
+}
+
+export function describeRules(config: PolicyConfig): RuleDescription[] {
+  const out: RuleDescription[] = [];
+  const policy = new Policy(config);
+  config.deny.forEach((source, i) => {
+    const reading = readPathRule(source);
+    const head = `deny '${source}' → `;
+    if (reading.kind === 'compiled') {
+      out.push({ key: `deny[${i}]`, text: `${head}protects ${describeProtection(reading.pin, reading.target.risk)} (as target rule ${formatTargetRule(reading.target)})` });
+    } else if (reading.kind === 'partial') {
+      const by = policy.targetRules.filter((r) => r.from === 'targets' && reading.pin.values.some((v) => ruleNames(r, reading.pin.kind, v))).map((r) => `targets[${r.index}]`);
+      out.push({ key: `deny[${i}]`, text: `${head}protects its own paths only; ${describePin(reading.pin)} is protected from other paths by ${by.join(', ')}` });
+    } else if (reading.kind === 'unpinned') {
+      out.push({ key: `deny[${i}]`, text: `${head}protects its own paths only ('${reading.segment}' is a glob, which a target rule cannot take; see the warning)` });
+    } else {
+      out.push({ key: `deny[${i}]`, text: `${head}protects its own paths (it names no single guest, node, pool or storage)` });
+    }
+  });
+  for (const rule of policy.targetRules) {
+    if (rule.from !== 'targets') continue;
+    const t = config.targets[rule.index];
+    if (!t) continue;
+    const names = (['vmids', 'nodes', 'pools', 'tags', 'storages'] as const)
+      .filter((k) => t[k] !== undefined)
+      .map((k) => `${k === 'vmids' ? 'VMIDs' : k} ${(t[k] ?? []).join(', ')}`);
+    const classes = [...rule.risk];
+    const what = classes.length === 4 ? 'every call' : `every ${classes.join(', ')} call`;
+    out.push({ key: `targets[${rule.index}]`, text: `${rule.action === 'deny' ? 'refuses' : 'asks approval for'} ${what} that reaches ${names.join('; ')}, by any path` });
+  }
+  return out;
+}
+
+function ruleNames(rule: Policy['targetRules'][number], kind: PinKind, value: string): boolean {
+  if (kind === 'vmids') return rule.vmids?.some(([lo, hi]) => Number(value) >= lo && Number(value) <= hi) ?? false;
+  return rule[kind]?.has(value) ?? false;
 }
 
 /** Classes of the operations this policy allows at default parameters (privileged also through +param). */

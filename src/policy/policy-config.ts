@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { RISK_CLASSES } from '../schema/model.js';
 import { compileOpPattern, PatternError } from './glob.js';
+import { formatTargetRule, pinCovered, readPathRule } from './path-rule-targets.js';
 import { PRESET_NAMES } from './presets.js';
 
 const opPattern = z.string().superRefine((value, ctx) => {
@@ -122,7 +123,24 @@ export const PolicyConfigSchema = z.strictObject({
     })
     .optional(),
   budget: BudgetLimitsSchema.default({}),
-});
+})
+  // A deny rule that names a target for part of its API has no target-rule equivalent
+  // (path-rule-targets.ts): refused until a target rule says how that target is protected from the
+  // other paths that reach it, so the intuitive rule never silently protects less than it says.
+  .superRefine((config, ctx) => {
+    const targets = config.targets.map(({ vmids, ...t }) => ({ ...t, ...(vmids ? { vmids: parseVmidRanges(vmids) } : {}) }));
+    config.deny.forEach((source, i) => {
+      const reading = readPathRule(source);
+      if (reading.kind !== 'partial' || pinCovered(reading.pin, targets)) return;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['deny', i],
+        message:
+          `'${source}': ${reading.why}. Add the target rule that protects it from every path, e.g. targets: [${formatTargetRule(reading.suggestion)}] ` +
+          `(with it the path rule stays, for its own path), or make this rule cover the whole target (method '*', path ending in '/**') so that it is compiled into one`,
+      });
+    });
+  });
 
 export type PolicyConfigInput = z.input<typeof PolicyConfigSchema>;
 export type PolicyConfig = z.output<typeof PolicyConfigSchema>;

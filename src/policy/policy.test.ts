@@ -80,6 +80,8 @@ describe('Policy', () => {
       allow: ['POST /nodes/*/qemu/101/status/*'],
       privileged: ['POST /nodes/*/qemu/*/agent/exec'],
       deny: ['POST /nodes/*/qemu/101/**'],
+      // The deny rule pins VMID 101 for POST only: a target rule must say how 101 is protected from other paths.
+      targets: [{ action: 'approval', vmids: [101] }],
     });
     for (const op of [start, stop, exec]) {
       const d = p.decide(op);

@@ -11,6 +11,7 @@
 import type { HttpMethod, RiskClass } from '../schema/model.js';
 import { resolveBudgetLimits, type BudgetLimits } from './budget-limits.js';
 import { compileOpPattern, matchesOp, type OpPattern } from './glob.js';
+import { readPathRule } from './path-rule-targets.js';
 import { parsePolicyConfig, parseVmidRanges, splitPrivilegedEntry, type PolicyConfig, type TargetRuleConfig } from './policy-config.js';
 import { PRESETS, type PresetName } from './presets.js';
 
@@ -35,8 +36,10 @@ export interface ScopeSpec {
   tags?: ReadonlySet<string>;
 }
 
-/** A compiled target rule (policy.targets[i]). */
+/** A compiled target rule: policy.targets[i], or what deny[i] means when it pins a whole target (path-rule-targets.ts). */
 export interface TargetRule {
+  /** Where it was written: `targets[index]` or `deny[index]`. */
+  from: 'targets' | 'deny';
   index: number;
   action: 'deny' | 'approval';
   vmids?: ReadonlyArray<readonly [number, number]>;
@@ -78,7 +81,7 @@ export class Policy {
       const { pattern, params } = splitPrivilegedEntry(entry);
       return { pattern: { ...compileOpPattern(pattern), source: entry }, params: new Set(params) };
     });
-    this.targetRules = config.targets.map(compileTargetRule);
+    this.targetRules = [...config.targets.map((rule, i) => compileTargetRule(rule, 'targets', i)), ...compilePathRules(config.deny)];
     this.presetOps = PRESETS[config.preset].operations.map(compileOpPattern);
     this.approvalClasses = new Set(config.approval?.require ?? PRESETS[config.preset].approval);
     this.budgetLimits = resolveBudgetLimits(config.budget);
@@ -163,7 +166,17 @@ function pathsOf(op: OperationRef): string[] {
 
 const CHANGING: readonly RiskClass[] = ['write', 'destructive', 'privileged'];
 
-function compileTargetRule(rule: TargetRuleConfig, index: number): TargetRule {
+/** Deny rules that pin a whole guest, node, pool or storage, as the target rules they also act as. */
+function compilePathRules(deny: readonly string[]): TargetRule[] {
+  const out: TargetRule[] = [];
+  deny.forEach((source, i) => {
+    const reading = readPathRule(source);
+    if (reading.kind === 'compiled') out.push(compileTargetRule(reading.target, 'deny', i, source));
+  });
+  return out;
+}
+
+function compileTargetRule(rule: TargetRuleConfig, from: 'targets' | 'deny', index: number, source?: string): TargetRule {
   const parts: string[] = [];
   const list = (key: string, values: ReadonlyArray<string | number> | undefined) => {
     if (values) parts.push(`${key} ${values.join(', ')}`);
@@ -174,7 +187,9 @@ function compileTargetRule(rule: TargetRuleConfig, index: number): TargetRule {
   list('tags', rule.tags);
   list('storages', rule.storages);
   const risk = new Set(rule.risk ?? CHANGING);
+  const described = `${rule.action} ${parts.join('; ')}${rule.risk ? ` for ${rule.risk.join(', ')}` : ''}`;
   return {
+    from,
     index,
     action: rule.action,
     ...(rule.vmids ? { vmids: parseVmidRanges(rule.vmids) } : {}),
@@ -184,7 +199,7 @@ function compileTargetRule(rule: TargetRuleConfig, index: number): TargetRule {
     ...(rule.storages ? { storages: new Set(rule.storages) } : {}),
     risk,
     ...(rule.comment !== undefined ? { comment: rule.comment } : {}),
-    label: `targets[${index}] (${rule.action} ${parts.join('; ')}${rule.risk ? ` for ${rule.risk.join(', ')}` : ''})`,
+    label: from === 'targets' ? `targets[${index}] (${described})` : `deny[${index}] '${source}' (as target rule: ${described})`,
   };
 }
 

@@ -10,7 +10,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
 import type { RunAnswer } from '../e2e/helpers/mcp.js';
-import { CORPUS, CORPUS_POLICIES, type CorpusCall, type CorpusCase } from './corpus.js';
+import { CORPUS as MAIN_CORPUS, CORPUS_POLICIES as MAIN_POLICIES, type CorpusCall, type CorpusCase } from './corpus.js';
+import { PATH_RULE_CORPUS, PATH_RULE_POLICIES } from './corpus-path-rules.js';
+
+const CORPUS = [...MAIN_CORPUS, ...PATH_RULE_CORPUS];
+const CORPUS_POLICIES = { ...MAIN_POLICIES, ...PATH_RULE_POLICIES };
 import { startPolicyEnv, type PolicyEnv } from './helpers/env.js';
 
 let env: PolicyEnv;
@@ -66,7 +70,7 @@ describe.skipIf(!official)('adversarial policy corpus through MCP against the si
   it('has at least 80 cases across every class, each with a harmless twin', () => {
     expect(CORPUS.length).toBeGreaterThanOrEqual(80);
     const classes = new Set(CORPUS.map((c) => c.class));
-    for (const cls of ['hard-stop', 'physical-removal', 'overwrite', 'host-exec', 'credential', 'host-resource', 'data-egress', 'bulk', 'lock-bypass', 'root-only', 'targets', 'tasks', 'clusters', 'read-only']) {
+    for (const cls of ['hard-stop', 'physical-removal', 'overwrite', 'host-exec', 'credential', 'host-resource', 'data-egress', 'bulk', 'lock-bypass', 'root-only', 'targets', 'path-rules', 'tasks', 'clusters', 'read-only']) {
       expect(classes, cls).toContain(cls);
     }
     expect(new Set(CORPUS.map((c) => c.id)).size).toBe(CORPUS.length);

@@ -14,7 +14,11 @@ import { resolveRequest } from '../../src/policy/request.js';
 import { hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
 import { METHOD_DEFAULT_RISK, RISK_RULES, explainRisk } from '../../src/schema/risk.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { CORPUS, CORPUS_POLICIES, type CorpusCase } from './corpus.js';
+import { CORPUS as MAIN_CORPUS, CORPUS_POLICIES as MAIN_POLICIES, type CorpusCase } from './corpus.js';
+import { PATH_RULE_CORPUS, PATH_RULE_POLICIES } from './corpus-path-rules.js';
+
+const CORPUS = [...MAIN_CORPUS, ...PATH_RULE_CORPUS];
+const CORPUS_POLICIES = { ...MAIN_POLICIES, ...PATH_RULE_POLICIES };
 
 let sim: RunningSimulator;
 let client: PveClient;

@@ -7,6 +7,7 @@ import { createClassClients, createClients } from '../../client/config.js';
 import { loadClusterSchema } from '../../client/schema-source.js';
 import { configJsonSchema, type AppConfig } from '../../app/config.js';
 import { fixFor } from '../../app/cluster-status.js';
+import { describeRules } from '../../policy/lint.js';
 import { SandboxEngine } from '../../sandbox/engine.js';
 import { describeConfinement, WorkerConfinementError } from '../../sandbox/worker-launch.js';
 import { EXIT, parseCommandArgs, UsageError, type CliIo } from '../args.js';
@@ -20,7 +21,9 @@ const usage = `Usage: pve-code-mcp config check [options]
 check   Validate the configuration, run a script in the sandbox, and test each cluster: TLS,
         authentication (the per-class tokens too), schema, permissions, and the policy lint:
         every allow/deny/privileged rule against the cluster's schema, every target rule and
-        scope against its inventory. A rule that matches nothing fails the check.
+        scope against its inventory. A rule that matches nothing fails the check. Then, for
+        each deny and target rule, what it protects: a deny rule that pins a whole guest,
+        node, pool or storage also acts as a target rule (shown), any other protects its paths.
 schema  Print the JSON Schema of the config file (point "$schema" at a copy of it).
 ${CONFIG_USAGE}`;
 
@@ -105,6 +108,8 @@ export const configCommand: Command = {
           failures += errors.length > 0 ? 1 : 0;
           warnings += warns.length + (lint.inventoryError !== undefined ? 1 : 0);
         }
+        // What each rule protects, so an operator sees whether a path rule covers its target from every path.
+        for (const d of describeRules(policy.config)) io.out(`        ${d.key}: ${d.text}`);
       } finally {
         await Promise.all([client, ...Object.values(byClass)].map((c) => c.close()));
       }
