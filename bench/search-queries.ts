@@ -23,6 +23,10 @@ const QuerySetSchema = z.object({
   queries: z.array(QueryCaseSchema).min(1),
   /** Written after the first tuning round, reported separately: shows whether the vocabulary generalizes. */
   holdout: z.array(QueryCaseSchema).default([]),
+  /** Operator questions ("which node has the most free memory") tuned on, measured on 9.1 and on the demo's own schema. */
+  questions: z.array(QueryCaseSchema).default([]),
+  /** Questions written before the question rules and never tuned on. */
+  questionHoldout: z.array(QueryCaseSchema).default([]),
 });
 
 export type QueryCase = z.output<typeof QueryCaseSchema>;
