@@ -63,3 +63,14 @@ export function recallAt(search: ApiSearch, cases: readonly QueryCase[]): Recall
   });
   return { recall1: at1 / cases.length, recall5: at5 / cases.length, cases: results };
 }
+
+/**
+ * The cases a schema can answer: expected keys it lacks are dropped, and a case with none left is
+ * left out (the demo simulator's own schema has no Ceph pool writes, for instance).
+ */
+export function casesFor(keys: ReadonlySet<string>, cases: readonly QueryCase[]): QueryCase[] {
+  return cases.flatMap((c) => {
+    const expect = c.expect.filter((k) => keys.has(k));
+    return expect.length > 0 ? [{ query: c.query, expect }] : [];
+  });
+}
