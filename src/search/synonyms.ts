@@ -33,19 +33,24 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   // Guests
   { triggers: ['vm', 'virtual machine', 'kvm', 'qemu', 'virtual server', 'vps'], terms: { qemu: 1, vm: 0.4, virtual: 0.4, machine: 0.4, vmid: 0.4, guest: 0.3 } },
   { triggers: ['container', 'ct', 'lxc', 'lxd'], terms: { lxc: 1, container: 0.7, ct: 0.4 } },
-  { triggers: ['guest', 'instance', 'workload', 'vm or container', 'vms and containers', 'vms or containers'], terms: { guest: 1, qemu: 0.6, lxc: 0.6, vm: 0.4 } },
+  // Only the cluster's resource list holds guests of both kinds: per-node lists are per kind.
+  { triggers: ['guest', 'instance', 'workload', 'vm or container', 'vms and containers', 'vms or containers'], terms: { guest: 1, qemu: 0.6, lxc: 0.6, vm: 0.6, resource: 0.5 } },
   { triggers: ['template', 'golden image', 'base image'], terms: { template: 1 } },
 
   // Hosts and the cluster
   { triggers: ['node', 'host', 'server', 'hypervisor', 'pve host', 'physical host', 'machine', 'box'], terms: { node: 1, host: 0.3 } },
   { triggers: ['cluster', 'datacenter', 'data center', 'dc'], terms: { cluster: 1, datacenter: 0.4 } },
-  // Cluster-wide questions: one view of every guest, node or storage answers them, not a per-node list.
+  // Cluster-wide questions: one view of every guest, node or storage answers them, not a per-node
+  // list. The phrase keeps the object it names, so "all guests" still asks about guests.
   {
-    triggers: [
-      'each node', 'every node', 'all nodes', 'per node', 'each guest', 'every guest', 'all guests', 'each vm', 'every vm',
-      'in the datacenter', 'in the cluster', 'clusterwide', 'each storage', 'every storage',
-      'on which node', 'which node', 'which nodes', 'what node', 'with their', 'along with', 'where is', 'where are',
-    ],
+    triggers: ['each guest', 'every guest', 'all guests', 'each vm', 'every vm', 'each container', 'every container'],
+    terms: { resource: 1, guest: 0.6, vm: 0.6, qemu: 0.5, lxc: 0.5, cluster: 0.4 },
+    collection: true,
+  },
+  { triggers: ['each node', 'every node', 'all nodes', 'per node'], terms: { resource: 1, node: 0.8, cluster: 0.4 }, collection: true },
+  { triggers: ['each storage', 'every storage', 'all storages', 'all storage'], terms: { resource: 1, storage: 0.8, cluster: 0.4 }, collection: true },
+  {
+    triggers: ['in the datacenter', 'in the cluster', 'clusterwide', 'on which node', 'which node', 'which nodes', 'what node', 'with their', 'along with', 'where is', 'where are'],
     terms: { resource: 1, cluster: 0.6 },
     weight: 0.8,
     collection: true,
@@ -110,7 +115,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['prune', 'retention', 'cleanup old backups', 'old backups', 'keep last'], terms: { prune: 1, prunebackup: 1, backup: 0.3 } },
   { triggers: ['upload', 'upload file'], terms: { upload: 1 }, methods: ['POST'] },
   { triggers: ['download', 'fetch from url', 'from url', 'url', 'wget'], terms: { download: 1, url: 0.6 } },
-  { triggers: ['free space', 'disk space', 'capacity', 'space left', 'how full', 'almost full', 'full', 'filling up', 'usage', 'utilization', 'used space'], terms: { status: 0.6, used: 0.5, avail: 0.5, usage: 0.3 }, weight: 0.6 },
+  { triggers: ['how much', 'free space', 'disk space', 'capacity', 'space left', 'how full', 'almost full', 'full', 'filling up', 'usage', 'utilization', 'used space'], terms: { status: 0.6, used: 0.5, avail: 0.5, usage: 0.3 }, weight: 0.6 },
   { triggers: ['zfs', 'zpool', 'zfs pool'], terms: { zfs: 1, zpool: 0.6 } },
   { triggers: ['lvm', 'volume group', 'vg'], terms: { lvm: 1 } },
   { triggers: ['thin pool', 'lvm thin', 'lvmthin', 'thinpool'], terms: { lvmthin: 1, thin: 0.5 } },
