@@ -23,6 +23,10 @@ const QuerySetSchema = z.object({
   queries: z.array(QueryCaseSchema).min(1),
   /** Written after the first tuning round, reported separately: shows whether the vocabulary generalizes. */
   holdout: z.array(QueryCaseSchema).default([]),
+  /** Operator questions ("which node has the most free memory") tuned on, measured on 9.1 and on the demo's own schema. */
+  questions: z.array(QueryCaseSchema).default([]),
+  /** Questions written before the question rules and never tuned on. */
+  questionHoldout: z.array(QueryCaseSchema).default([]),
 });
 
 export type QueryCase = z.output<typeof QueryCaseSchema>;
@@ -58,4 +62,15 @@ export function recallAt(search: ApiSearch, cases: readonly QueryCase[]): Recall
     return { query: c.query, rank };
   });
   return { recall1: at1 / cases.length, recall5: at5 / cases.length, cases: results };
+}
+
+/**
+ * The cases a schema can answer: expected keys it lacks are dropped, and a case with none left is
+ * left out (the demo simulator's own schema has no Ceph pool writes, for instance).
+ */
+export function casesFor(keys: ReadonlySet<string>, cases: readonly QueryCase[]): QueryCase[] {
+  return cases.flatMap((c) => {
+    const expect = c.expect.filter((k) => keys.has(k));
+    return expect.length > 0 ? [{ query: c.query, expect }] : [];
+  });
 }

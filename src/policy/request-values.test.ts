@@ -53,4 +53,15 @@ describe.skipIf(!hasOfficialSchema('9.1'))(`parameter values against the 9.1 sch
     // Every problem is named at once.
     expect(config({ cores: 'two', sockets: -1 })).toThrow(/invalid parameters for .*cores: .*; sockets: /);
   });
+
+  it('says what a pve-configid value stands for: a snapshot name is not a configuration key', () => {
+    const snapshot = call('POST', '/nodes/{node}/qemu/{vmid}/snapshot', { node: 'pve1', vmid: 100, snapname: 'before upgrade' });
+    expect(snapshot).toThrow(/snapname: got "before upgrade", expected a snapshot name \(a letter, then letters, digits, '-' or '_'\), e\.g\. 'before_upgrade'/);
+    expect(snapshot).not.toThrow(/configuration key/);
+    // In the path the same value gets the same hint, before anything is sent.
+    const rollback = call('POST', '/nodes/{node}/qemu/{vmid}/snapshot/{snapname}/rollback', { node: 'pve1', vmid: 100, snapname: '1st' });
+    expect(rollback).toThrow(/path value snapname '1st' is not a snapshot name/);
+    // Configuration keys keep their own hint.
+    expect(config({ delete: 'net0,0bad' })).toThrow(/list item "0bad" is not a configuration key \(a letter/);
+  });
 });

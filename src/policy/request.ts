@@ -76,6 +76,7 @@ export function resolveRequest(model: ApiModel, method: HttpMethod, rawPath: str
     if (name === 'vmid' && !CANONICAL_VMID.test(value)) {
       throw new InvalidCallError(`path value vmid '${value}' is not a VMID`, 'Use the number as PVE shows it, e.g. 101');
     }
+    checkPathFormat(match.operation, name, value);
     pathValues[name] = value;
     if (Object.hasOwn(params, name)) {
       if (String(params[name]) !== value) {
@@ -96,11 +97,33 @@ export function resolveRequest(model: ApiModel, method: HttpMethod, rawPath: str
 // property strings (`memory: '8G'` is not `[current=]<integer>` in MiB). It refuses only what PVE
 // would refuse for certain; formats it does not know and Perl patterns are left to PVE.
 
-const NAMED_FORMATS: Readonly<Record<string, { test: (v: string) => boolean; expected: string }>> = {
+/**
+ * `pve-configid` is PVE's format for every identifier kept in a configuration file (snapshot names,
+ * group and rule names, configuration keys): what a value stands for comes from the parameter.
+ */
+const CONFIG_ID_MEANING: Readonly<Record<string, string>> = {
+  snapname: "a snapshot name, e.g. 'before_upgrade'",
+  snapshot: "a snapshot name, e.g. 'before_upgrade'",
+  delete: "a configuration key, e.g. 'net0'",
+  revert: "a configuration key, e.g. 'net0'",
+  idlist: "a configuration key, e.g. 'net0'",
+  group: "a group name, e.g. 'web'",
+  rule: "a rule name, e.g. 'web-on-pve1'",
+  'fs-name': "a CephFS name, e.g. 'cephfs'",
+  ds: "a data source name, e.g. 'cpu'",
+};
+const CONFIG_ID_SYNTAX = "a letter, then letters, digits, '-' or '_'";
+
+function configIdExpected(param: string | undefined): string {
+  const meaning = param !== undefined ? CONFIG_ID_MEANING[param] : undefined;
+  return meaning ? meaning.replace(', e.g.', ` (${CONFIG_ID_SYNTAX}), e.g.`) : `an identifier (${CONFIG_ID_SYNTAX}), e.g. 'web1'`;
+}
+
+const NAMED_FORMATS: Readonly<Record<string, { test: (v: string) => boolean; expected: string | ((param: string | undefined) => string) }>> = {
   'pve-vmid': { test: (v) => /^[1-9][0-9]{2,8}$/.test(v), expected: 'a VMID (100..999999999), e.g. 101' },
   'pve-node': { test: (v) => /^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$/.test(v), expected: "a node name, e.g. 'pve1'" },
   'pve-storage-id': { test: (v) => /^[a-z][a-z0-9_.-]*[a-z0-9]$/i.test(v), expected: "a storage ID, e.g. 'local-lvm'" },
-  'pve-configid': { test: (v) => /^[a-z][a-z0-9_-]*$/i.test(v), expected: "a configuration key, e.g. 'net0'" },
+  'pve-configid': { test: (v) => /^[a-z][a-z0-9_-]*$/i.test(v), expected: configIdExpected },
   'pve-poolid': { test: (v) => /^[A-Za-z0-9_/-]+$/.test(v), expected: "a pool ID, e.g. 'web'" },
   'mac-addr': { test: (v) => /^[0-9a-f]{2}(?::[0-9a-f]{2}){5}$/i.test(v), expected: "a MAC address, e.g. 'BC:24:11:00:00:01'" },
   ipv4: { test: isIpv4, expected: "an IPv4 address, e.g. '192.0.2.10'" },
@@ -123,6 +146,14 @@ interface ValueSpec {
   description?: string | undefined;
   typetext?: string | undefined;
   items?: SchemaNode | undefined;
+  /** The parameter's name, where the spec is one (a format's meaning can depend on it). */
+  name?: string | undefined;
+}
+
+function expectedFor(format: string, param: string | undefined): string | undefined {
+  const named = NAMED_FORMATS[format];
+  if (!named) return undefined;
+  return typeof named.expected === 'string' ? named.expected : named.expected(param);
 }
 
 function checkParams(op: Operation, params: Params): void {
@@ -184,7 +215,7 @@ function checkString(spec: ValueSpec, value: JsonValue): string | undefined {
     // The SDK takes lists as arrays too; each item must be a valid list member.
     if (typeof spec.format !== 'string' || !spec.format.endsWith('-list')) return undefined;
     for (const item of value) {
-      const problem = typeof item === 'string' || typeof item === 'number' ? checkListItem(spec.format, String(item)) : `got ${JSON.stringify(item)} in the list`;
+      const problem = typeof item === 'string' || typeof item === 'number' ? checkListItem(spec.format, String(item), spec.name) : `got ${JSON.stringify(item)} in the list`;
       if (problem) return problem;
     }
     return undefined;
@@ -195,7 +226,7 @@ function checkString(spec: ValueSpec, value: JsonValue): string | undefined {
   const format = typeof spec.format === 'string' ? spec.format : undefined;
   if (format?.endsWith('-list')) {
     for (const item of text.split(/[,;\s]+/).filter(Boolean)) {
-      const problem = checkListItem(format, item);
+      const problem = checkListItem(format, item, spec.name);
       if (problem) return problem;
     }
     return undefined;
@@ -205,13 +236,14 @@ function checkString(spec: ValueSpec, value: JsonValue): string | undefined {
     return `got ${JSON.stringify(text)}, expected one of ${shown}`;
   }
   const named = format !== undefined ? NAMED_FORMATS[format] : undefined;
-  if (named && !named.test(text)) return `got ${JSON.stringify(text)}, expected ${named.expected}`;
+  if (format !== undefined && named && !named.test(text)) return `got ${JSON.stringify(text)}, expected ${expectedFor(format, spec.name)}`;
   return undefined;
 }
 
-function checkListItem(listFormat: string, item: string): string | undefined {
-  const named = NAMED_FORMATS[listFormat.slice(0, -'-list'.length)];
-  return named && !named.test(item) ? `list item ${JSON.stringify(item)} is not ${named.expected}` : undefined;
+function checkListItem(listFormat: string, item: string, param: string | undefined): string | undefined {
+  const format = listFormat.slice(0, -'-list'.length);
+  const named = NAMED_FORMATS[format];
+  return named && !named.test(item) ? `list item ${JSON.stringify(item)} is not ${expectedFor(format, param)}` : undefined;
 }
 
 function isBooleanValue(value: JsonValue): boolean {
@@ -364,6 +396,15 @@ function substitute(parts: string[], params: Params): string[] {
     out.push(part);
   });
   return out;
+}
+
+/** A path value in a named format (`{snapname}` is a `pve-configid`) must read as one, and the hint says what it stands for. */
+function checkPathFormat(op: Operation, name: string, value: string): void {
+  const spec = op.params.find((p) => p.inPath && p.name === name);
+  const format = typeof spec?.format === 'string' ? spec.format : undefined;
+  const named = format !== undefined ? NAMED_FORMATS[format] : undefined;
+  if (format === undefined || !named || named.test(value)) return;
+  throw new InvalidCallError(`path value ${name} '${value}' is not ${expectedFor(format, name)}`, `Use the ${name} as PVE lists it`);
 }
 
 function checkValue(name: string, value: string, restOfPath: boolean): void {

@@ -12,6 +12,10 @@ const STOPWORDS = new Set([
   'to', 'up', 'us', 'via', 'was', 'we', 'were', 'what', 'when', 'where', 'which', 'will', 'with', 'would',
   'you', 'your', 'e', 'g', 'eg', 'ie', 'etc', 'using', 'use', 'want', 'need', 'way', 'just', 'also',
   'within', 'inside', 'per', 'whose', 'certain', 'specific', 'given', 'particular',
+  // How an action is done, not which: "stop vm 118 hard", "right away" ("hard disk" is a phrase).
+  // Node names (pve1, proxmox2) split into the product's name and a number; neither says what to do.
+  'pve', 'proxmox',
+  'hard', 'hardly', 'immediately', 'instantly', 'forcefully', 'forcibly', 'asap', 'away', 'right',
 ]);
 
 /** Words that end in "s" but are not plurals (acronyms and PVE terms); stripping would break them. */
@@ -46,6 +50,8 @@ const IRREGULAR: Record<string, string> = {
   attached: 'attach',
   children: 'child',
   mounted: 'mount',
+  locked: 'lock',
+  tagged: 'tag',
 };
 
 /** Lowercases and splits into runs of letters and runs of digits (`net0` → `net 0`, `get-fsinfo` → `get fsinfo`). */

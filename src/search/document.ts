@@ -23,6 +23,11 @@ export interface IndexedOperation {
   paramDocs: string;
   /** Property names of the returned object (or of the returned list's items). */
   returns: string;
+  /**
+   * Enumerated values of the non-path parameters: `type: vm | storage | node | sdn` says what a
+   * listing can hold, words its summary rarely repeats.
+   */
+  values: string;
 }
 
 /** Fields whose match means the operation is about the term, not merely mentions it. */
@@ -38,6 +43,7 @@ export const FIELD_BOOST: Readonly<Record<Exclude<keyof IndexedOperation, 'id'>,
   params: 0.5,
   paramDocs: 0.1,
   returns: 0.4,
+  values: 0.3,
 };
 
 export const INDEXED_FIELDS = Object.keys(FIELD_BOOST) as Array<keyof typeof FIELD_BOOST>;
@@ -65,6 +71,7 @@ export function indexedOperation(op: Operation, id: number): IndexedOperation {
     params: [...paramNames].join(' '),
     paramDocs: [...paramDocs].join(' \n '),
     returns: returnedPropertyNames(op.returns).join(' '),
+    values: [...new Set(ownParams.flatMap((p) => (p.family && p.family.index > 0 ? [] : (p.enum ?? []))))].join(' '),
   };
 }
 

@@ -23,6 +23,7 @@ export const SearchOptionsSchema = z
     method: z.enum(HTTP_METHODS).optional(),
     risk: z.enum(RISK_CLASSES).optional(),
     pathPrefix: z.string().max(MAX_QUERY_CHARS).optional(),
+    where: z.custom<(op: Operation) => boolean>((v) => typeof v === 'function', 'a function of the operation').optional(),
   })
   .strict();
 
@@ -33,6 +34,11 @@ export interface SearchOptions {
   risk?: RiskClass;
   /** Only operations at or below this path; template (`/nodes/{node}/qemu`) or concrete (`/nodes/pve1`). */
   pathPrefix?: string;
+  /**
+   * Only operations this accepts (the server's verdict filter). Like a path prefix, it lets an
+   * empty query list what it keeps.
+   */
+  where?: (op: Operation) => boolean;
 }
 
 /** The vocabulary is fixed, so it is compiled once per process. */
@@ -70,7 +76,7 @@ export class ApiSearch {
     const explicit = this.explicitOperations(query).filter((id) => keep(id));
     const parsed = parseQuery(query, SYNONYMS);
     if (parsed.concepts.length === 0 && explicit.length === 0) {
-      if (options.pathPrefix !== undefined) return this.browse(keep, limit);
+      if (options.pathPrefix !== undefined || options.where !== undefined) return this.browse(keep, limit);
       throw new SearchQueryError(
         query.trim() === ''
           ? 'search query is empty: describe the task in a few words, e.g. "take a snapshot of a vm"'
@@ -121,6 +127,7 @@ export class ApiSearch {
       const op = this.operations[id] as Operation;
       if (options.method && op.method !== options.method) return false;
       if (options.risk && op.risk !== options.risk) return false;
+      if (options.where && !options.where(op)) return false;
       return prefix === undefined || underPrefix(splitPath(op.path), prefix);
     };
   }
@@ -142,7 +149,7 @@ function parseOptions(opts: unknown): SearchOptions {
   const parsed = SearchOptionsSchema.safeParse(opts ?? {});
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`).join('; ');
-  throw new SearchQueryError(`invalid search options (${issues}); allowed: limit 1..${MAX_LIMIT}, method ${HTTP_METHODS.join('|')}, risk ${RISK_CLASSES.join('|')}, pathPrefix`);
+  throw new SearchQueryError(`invalid search options (${issues}); allowed: limit 1..${MAX_LIMIT}, method ${HTTP_METHODS.join('|')}, risk ${RISK_CLASSES.join('|')}, pathPrefix, where`);
 }
 
 /** Segment-wise prefix test; a template parameter matches any concrete value and any parameter. */

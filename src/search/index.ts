@@ -2,3 +2,4 @@
 export { ApiSearch, DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS, SearchOptionsSchema, type SearchOptions } from './engine.js';
 export { SearchQueryError } from './errors.js';
 export { LINE_TOKEN_BUDGET, formatHit, type SearchHit } from './hit.js';
+export { helperLine, type SdkHelper } from './helpers.js';

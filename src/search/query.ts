@@ -35,6 +35,8 @@ export interface ParsedQuery {
 export const VERB_WEIGHT = 0.35;
 /** Weight of an action word (start, stop, backup…) inside a question: a state to look at, not the operation wanted. */
 const QUESTION_ACTION_WEIGHT = 0.4;
+/** How well `status` stands for an action word asked about as a state. */
+const STATE_STATUS_WEIGHT = 0.6;
 /** The verb's own word is searched too ("order" a certificate, "register" an account). */
 const VERB_OWN_TERM_WEIGHT = 0.5;
 
@@ -61,11 +63,14 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
       if (!seenRules.has(phrase.terms)) {
         seenRules.add(phrase.terms);
         // In a question an action word is a state ("which vms are stopped"): it asks to see, not to act.
-        const weight = opening.questionMethods && phrase.methods ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.weight;
-        concepts.push({ terms: phrase.terms, weight, source: tokens.slice(i, i + phrase.tokens.length).join(' '), verb: false });
+        const state = opening.questionMethods !== undefined && phrase.methods !== undefined;
+        const weight = state ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.weight;
+        const terms = state ? withStatus(phrase.terms) : phrase.terms;
+        concepts.push({ terms, weight, source: tokens.slice(i, i + phrase.tokens.length).join(' '), verb: false });
         if (i === opening.firstContent) hinted = phrase.methods;
       }
-      if (phrase.tokens.length === 1 && isPlural(token, stemmed)) collection = true;
+      const last = i + phrase.tokens.length - 1;
+      if (phrase.collection || isPlural(tokens[last] as string, stems[last] as string)) collection = true;
       i += phrase.tokens.length;
       continue;
     }
@@ -111,6 +116,11 @@ function findOpening(tokens: string[], stems: string[]): Opening {
     if (!isNoise(token) && !isNeutralOpener(token)) return question ? { questionMethods: QUESTION_METHODS } : { firstContent: i };
   }
   return question ? { questionMethods: QUESTION_METHODS } : {};
+}
+
+/** An action word in a question names a state ("stopped"), which status reads report. */
+function withStatus(terms: ReadonlyMap<string, number>): ReadonlyMap<string, number> {
+  return new Map([...terms, ['status', Math.max(terms.get('status') ?? 0, STATE_STATUS_WEIGHT)]]);
 }
 
 function isPlural(token: string, stemmed: string): boolean {

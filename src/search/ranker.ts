@@ -23,6 +23,12 @@ import type { Concept, ParsedQuery } from './query.js';
 
 /** A concept found only in parameter or return fields counts this much towards coverage. */
 const WEAK_COVERAGE = 0.35;
+/**
+ * A question about many things ("which guests are locked", "the node with the most free memory") is
+ * answered by a listing whose items carry that property: for such a request a GET whose returned
+ * properties name the concept covers it this much.
+ */
+const RETURNED_PROPERTY_COVERAGE = 0.8;
 /** Each literal path segment the request does not mention costs this much (1 / (1 + k·n)). */
 const UNMENTIONED_SEGMENT_PENALTY = 0.25;
 /** Query terms weaker than this do not count as mentioning a path segment. */
@@ -73,6 +79,7 @@ export class Ranker {
   private readonly priors: number[];
   private readonly segments: string[][][];
   private readonly endsWithParam: boolean[];
+  private readonly isRead: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
 
   constructor(private readonly operations: readonly Operation[]) {
@@ -87,13 +94,15 @@ export class Ranker {
     this.priors = operations.map(operationPrior);
     this.segments = operations.map(literalSegmentTerms);
     this.endsWithParam = operations.map((op) => op.path.endsWith('}'));
+    this.isRead = operations.map((op) => op.method === 'GET');
   }
 
   /** Relevance of every operation that matches the request at all (operation index → score). */
   rank(query: ParsedQuery): Map<number, number> {
     const perConcept: Array<{ concept: Concept; matches: Map<number, ConceptMatch> }> = [];
+    const listing = asksForListing(query);
     for (const concept of query.concepts) {
-      const matches = this.conceptMatches(concept);
+      const matches = this.conceptMatches(concept, listing);
       if (matches.size > 0) perConcept.push({ concept, matches });
     }
     const totalWeight = perConcept.reduce((sum, c) => sum + c.concept.weight, 0);
@@ -144,7 +153,7 @@ export class Ranker {
    * A concept scores as its best term plus a little of the others. It counts as covered as far as
    * its best term stands for it and matched in a field that says what the operation is.
    */
-  private conceptMatches(concept: Concept): Map<number, ConceptMatch> {
+  private conceptMatches(concept: Concept, listing: boolean): Map<number, ConceptMatch> {
     const best = new Map<number, number>();
     const sum = new Map<number, number>();
     const coverage = new Map<number, number>();
@@ -153,7 +162,8 @@ export class Ranker {
         const s = weight * match.score;
         best.set(id, Math.max(best.get(id) ?? 0, s));
         sum.set(id, (sum.get(id) ?? 0) + s);
-        const credit = Math.min(1, weight) * (match.strong ? 1 : WEAK_COVERAGE);
+        const field = match.strong ? 1 : listing && match.returned && this.isRead[id] ? RETURNED_PROPERTY_COVERAGE : WEAK_COVERAGE;
+        const credit = Math.min(1, weight) * field;
         coverage.set(id, Math.max(coverage.get(id) ?? 0, credit));
       }
     }
@@ -177,8 +187,8 @@ export class Ranker {
     });
     const scores = new Map<number, TermMatch>();
     for (const r of results) {
-      const strong = Object.values(r.match).some((fields) => fields.some((f) => STRONG_FIELDS.has(f)));
-      scores.set(r.id as number, { score: r.score, strong });
+      const fields = Object.values(r.match).flat();
+      scores.set(r.id as number, { score: r.score, strong: fields.some((f) => STRONG_FIELDS.has(f)), returned: fields.includes('returns') || fields.includes('values') });
     }
     if (this.termCache.size >= TERM_CACHE_LIMIT) this.termCache.clear();
     this.termCache.set(term, scores);
@@ -190,6 +200,14 @@ interface TermMatch {
   score: number;
   /** Matched in a field that says what the operation is (path, name, summary). */
   strong: boolean;
+  /** Matched a property name of what the operation returns, or a value a parameter selects. */
+  returned: boolean;
+}
+
+/** The request asks to see many things (a question or a read verb over a collection), not to act. */
+function asksForListing(query: ParsedQuery): boolean {
+  if (!query.collection) return false;
+  return query.methods ? query.methods[0] === 'GET' : query.hintedMethods === undefined;
 }
 
 interface ConceptMatch {

@@ -25,43 +25,59 @@ export interface SynonymRule {
    * operation text, so an operation that lacks them should not lose much.
    */
   weight?: number;
+  /** The phrase asks about many things at once ("all guests", "the most memory"): listings answer it. */
+  collection?: true;
 }
 
 export const SYNONYM_RULES: readonly SynonymRule[] = [
   // Guests
   { triggers: ['vm', 'virtual machine', 'kvm', 'qemu', 'virtual server', 'vps'], terms: { qemu: 1, vm: 0.4, virtual: 0.4, machine: 0.4, vmid: 0.4, guest: 0.3 } },
   { triggers: ['container', 'ct', 'lxc', 'lxd'], terms: { lxc: 1, container: 0.7, ct: 0.4 } },
-  { triggers: ['guest', 'instance', 'workload', 'vm or container', 'vms and containers', 'vms or containers'], terms: { guest: 1, qemu: 0.6, lxc: 0.6, vm: 0.4 } },
+  // Only the cluster's resource list holds guests of both kinds: per-node lists are per kind.
+  { triggers: ['guest', 'instance', 'workload', 'vm or container', 'vms and containers', 'vms or containers'], terms: { guest: 1, qemu: 0.6, lxc: 0.6, vm: 0.6, resource: 0.6 } },
   { triggers: ['template', 'golden image', 'base image'], terms: { template: 1 } },
 
   // Hosts and the cluster
   { triggers: ['node', 'host', 'server', 'hypervisor', 'pve host', 'physical host', 'machine', 'box'], terms: { node: 1, host: 0.3 } },
   { triggers: ['cluster', 'datacenter', 'data center', 'dc'], terms: { cluster: 1, datacenter: 0.4 } },
-  // Cluster-wide questions: one view of every guest, node or storage answers them, not a per-node list.
+  // Cluster-wide questions: one view of every guest, node or storage answers them, not a per-node
+  // list. The phrase keeps the object it names, so "all guests" still asks about guests.
   {
-    triggers: [
-      'each node', 'every node', 'all nodes', 'per node', 'each guest', 'every guest', 'all guests', 'each vm', 'every vm',
-      'in the datacenter', 'in the cluster', 'clusterwide', 'each storage', 'every storage',
-    ],
+    triggers: ['each guest', 'every guest', 'all guests', 'each vm', 'every vm', 'each container', 'every container'],
+    terms: { resource: 1, guest: 0.6, vm: 0.6, qemu: 0.5, lxc: 0.5, cluster: 0.4 },
+    collection: true,
+  },
+  { triggers: ['each node', 'every node', 'all nodes', 'per node'], terms: { resource: 1, node: 0.8, cluster: 0.4 }, collection: true },
+  { triggers: ['each storage', 'every storage', 'all storages', 'all storage'], terms: { resource: 1, storage: 0.8, cluster: 0.4 }, collection: true },
+  {
+    triggers: ['in the datacenter', 'in the cluster', 'clusterwide', 'on which node', 'which node', 'which nodes', 'what node', 'with their', 'along with', 'where is', 'where are'],
     terms: { resource: 1, cluster: 0.6 },
     weight: 0.8,
+    collection: true,
+  },
+  // Rankings and totals compare every object of a kind: the cluster-wide views hold the figures.
+  {
+    triggers: ['most', 'least', 'top', 'highest', 'lowest', 'biggest', 'largest', 'smallest', 'busiest', 'heaviest', 'how many', 'in total', 'total', 'overall', 'rank', 'ranked', 'sorted by'],
+    terms: { resource: 1, cluster: 0.6 },
+    weight: 0.8,
+    collection: true,
   },
   { triggers: ['quorum', 'quorate', 'corosync'], terms: { quorum: 1, status: 0.6, cluster: 0.4, corosync: 0.4 } },
   { triggers: ['cluster member', 'cluster members', 'member'], terms: { node: 1, cluster: 0.4 } },
 
   // Power
   { triggers: ['start', 'power on', 'turn on', 'boot', 'boot up', 'spin up', 'bring up', 'launch', 'switch on'], terms: { start: 1 }, methods: ['POST'] },
-  { triggers: ['stop', 'power off', 'turn off', 'kill', 'halt', 'hard stop', 'pull the plug', 'switch off', 'force off'], terms: { stop: 1, shutdown: 0.3 }, methods: ['POST'] },
+  { triggers: ['stop', 'power off', 'turn off', 'kill', 'halt', 'hard stop', 'pull the plug', 'switch off', 'force off', 'force stop', 'forced stop', 'force kill'], terms: { stop: 1, shutdown: 0.3 }, methods: ['POST'] },
   { triggers: ['shutdown', 'shut down', 'power down', 'graceful shutdown', 'shut off', 'gracefully shut down', 'gracefully stop'], terms: { shutdown: 1, stop: 0.3 }, methods: ['POST'] },
   { triggers: ['reboot', 'restart', 'power cycle', 'bounce', 'cycle'], terms: { reboot: 1, restart: 0.8 }, methods: ['POST'] },
   { triggers: ['reset', 'hard reset', 'hard reboot'], terms: { reset: 1 }, methods: ['POST'] },
   { triggers: ['suspend', 'pause', 'freeze', 'sleep'], terms: { suspend: 1, pause: 0.3 }, methods: ['POST'] },
   { triggers: ['hibernate', 'suspend to disk'], terms: { suspend: 1, todisk: 0.6 }, methods: ['POST'] },
   { triggers: ['resume', 'unpause', 'continue', 'wake up', 'unfreeze'], terms: { resume: 1 }, methods: ['POST'] },
-  { triggers: ['start all', 'start everything', 'startall'], terms: { startall: 1, start: 0.4 }, methods: ['POST'] },
-  { triggers: ['stop all', 'stop everything', 'stopall', 'shutdown all', 'shut down all'], terms: { stopall: 1, stop: 0.4 }, methods: ['POST'] },
-  { triggers: ['suspend all', 'suspendall'], terms: { suspendall: 1 }, methods: ['POST'] },
-  { triggers: ['migrate all', 'evacuate', 'migrateall', 'drain'], terms: { migrateall: 1, migrate: 0.4 }, methods: ['POST'] },
+  { triggers: ['start all', 'start everything', 'startall', 'start every'], terms: { startall: 1, start: 0.4 }, methods: ['POST'] },
+  { triggers: ['stop all', 'stop everything', 'stopall', 'shutdown all', 'shut down all', 'stop every', 'shut down every', 'shutdown every'], terms: { stopall: 1, stop: 0.4 }, methods: ['POST'] },
+  { triggers: ['suspend all', 'suspendall', 'suspend every'], terms: { suspendall: 1 }, methods: ['POST'] },
+  { triggers: ['migrate all', 'evacuate', 'migrateall', 'drain', 'migrate every'], terms: { migrateall: 1, migrate: 0.4 }, methods: ['POST'] },
   { triggers: ['bulk', 'mass', 'en masse'], terms: { bulk: 1, all: 0.3 } },
   { triggers: ['wake on lan', 'wol', 'wakeonlan', 'magic packet'], terms: { wakeonlan: 1 }, methods: ['POST'] },
 
@@ -99,7 +115,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['prune', 'retention', 'cleanup old backups', 'old backups', 'keep last'], terms: { prune: 1, prunebackup: 1, backup: 0.3 } },
   { triggers: ['upload', 'upload file'], terms: { upload: 1 }, methods: ['POST'] },
   { triggers: ['download', 'fetch from url', 'from url', 'url', 'wget'], terms: { download: 1, url: 0.6 } },
-  { triggers: ['free space', 'disk space', 'capacity', 'space left', 'how full', 'almost full', 'full', 'filling up', 'usage', 'utilization', 'used space'], terms: { status: 0.6, used: 0.5, avail: 0.5, usage: 0.3 }, weight: 0.6 },
+  { triggers: ['how much', 'free space', 'disk space', 'capacity', 'space left', 'how full', 'almost full', 'full', 'filling up', 'usage', 'utilization', 'used space'], terms: { status: 0.6, used: 0.5, avail: 0.5, usage: 0.3 }, weight: 0.6 },
   { triggers: ['zfs', 'zpool', 'zfs pool'], terms: { zfs: 1, zpool: 0.6 } },
   { triggers: ['lvm', 'volume group', 'vg'], terms: { lvm: 1 } },
   { triggers: ['thin pool', 'lvm thin', 'lvmthin', 'thinpool'], terms: { lvmthin: 1, thin: 0.5 } },
@@ -155,10 +171,10 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
 
   // Monitoring
   { triggers: ['status', 'state', 'health', 'healthy', 'up', 'alive', 'online', 'uptime'], terms: { status: 1, current: 0.5 } },
-  { triggers: ['running', 'active'], terms: { status: 0.6, running: 0.5, current: 0.4 }, weight: 0.5 },
+  { triggers: ['running', 'active', 'run', 'runs'], terms: { status: 0.6, running: 0.5, current: 0.4 }, weight: 0.5 },
   { triggers: ['right now', 'currently', 'at the moment', 'current'], terms: { current: 1, status: 0.6 }, weight: 0.6 },
   { triggers: ['cpu', 'cpus', 'processor', 'vcpu', 'vcpus', 'cores', 'core', 'sockets'], terms: { cpu: 1, core: 0.5, status: 0.3 }, weight: 0.6 },
-  { triggers: ['memory', 'ram', 'mem'], terms: { memory: 1, mem: 0.8, status: 0.3 }, weight: 0.6 },
+  { triggers: ['memory', 'ram', 'mem', 'free memory', 'available memory', 'memory usage', 'memory used', 'used memory'], terms: { memory: 1, mem: 0.8, status: 0.3 }, weight: 0.6 },
   { triggers: ['memory block', 'memory blocks'], terms: { memory: 1, block: 1 } },
   { triggers: ['load', 'load average', 'loadavg', 'busy', 'performance', 'utilisation'], terms: { loadavg: 1, status: 0.6, cpu: 0.4 }, weight: 0.6 },
   { triggers: ['history', 'graph', 'graphs', 'chart', 'trend', 'statistics', 'stats', 'over time', 'rrd', 'time series', 'historical'], terms: { rrddata: 1, rrd: 0.6, statistic: 0.5 } },
@@ -173,7 +189,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['report', 'diagnostics', 'system report', 'support report'], terms: { report: 1 } },
   { triggers: ['resources', 'inventory', 'overview', 'everything', 'all resources', 'cluster resources'], terms: { resource: 1 } },
   // Cluster-wide guest listings live in the resource list, not under a node.
-  { triggers: ['guests in the cluster', 'vms in the cluster', 'across the cluster', 'cluster wide', 'whole cluster'], terms: { resource: 1, cluster: 0.6 } },
+  { triggers: ['guests in the cluster', 'vms in the cluster', 'across the cluster', 'cluster wide', 'whole cluster'], terms: { resource: 1, cluster: 0.6 }, collection: true },
   { triggers: ['next id', 'next free id', 'free vmid', 'free id', 'next vmid', 'available vmid', 'unused vmid', 'new vmid', 'nextid'], terms: { nextid: 1, vmid: 0.4 } },
   { triggers: ['hardware', 'device', 'devices'], terms: { hardware: 1, device: 0.6 } },
   { triggers: ['pci', 'passthrough', 'pci passthrough', 'gpu', 'graphics card', 'pcie'], terms: { pci: 1, hardware: 0.4 } },
@@ -228,6 +244,7 @@ export interface CompiledSynonym {
   terms: Map<string, number>;
   weight: number;
   methods?: readonly HttpMethod[];
+  collection?: true;
 }
 
 /** Analyze a trigger without dropping stopwords, since they can be part of a phrase ("back up"). */
@@ -252,7 +269,7 @@ export function compileSynonyms(rules: readonly SynonymRule[] = SYNONYM_RULES): 
       const first = tokens[0];
       if (first === undefined) continue;
       const list = byFirst.get(first) ?? [];
-      list.push(rule.methods ? { tokens, terms, weight, methods: rule.methods } : { tokens, terms, weight });
+      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}) });
       byFirst.set(first, list);
     }
   }

@@ -73,6 +73,31 @@ describe('the agent view: policy up front, results that say what they are', () =
     expect(textOf(unknown.result)).toMatch(/nope/);
   });
 
+  it('search_api lists operations by verdict in one call, and clamps limit instead of failing', async () => {
+    type Results = { results: Array<{ method: string; path: string; verdict: string }> };
+    const approval = await callTool(agent, 'search_api', { verdict: 'approval', cluster: 'ops', limit: 50 });
+    const needing = (approval.result.structuredContent as Results).results;
+    expect(approval.result.isError).toBeFalsy();
+    expect(needing.length).toBeGreaterThan(0);
+    expect(needing.every((r) => r.verdict.startsWith('needs approval'))).toBe(true);
+    const many = await callTool(agent, 'search_api', { verdict: 'allowed', cluster: 'ops', limit: 100 });
+    expect(many.result.isError).toBeFalsy();
+    expect((many.result.structuredContent as Results).results.length).toBe(50);
+    expect(textOf(many.result)).toContain('(limit 100 is over the maximum: showing at most 50)');
+    expect(textOf(many.result)).toContain('(more may match: narrow with pathPrefix, method, risk or a query)');
+    // With words, the same filter ranks within the verdict; under read-only every write is refused.
+    const refused = await callTool(agent, 'search_api', { query: 'snapshot a vm', verdict: 'refused', limit: 5 });
+    const found = (refused.result.structuredContent as Results).results;
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.every((r) => r.verdict.startsWith('refused') || r.verdict.startsWith('in scope only'))).toBe(true);
+    expect(found[0]?.path).toBe('/nodes/{node}/qemu/{vmid}/snapshot');
+    const allowed = await callTool(agent, 'search_api', { verdict: 'allowed', method: 'post', limit: 5 });
+    expect((allowed.result.structuredContent as Results).results.every((r) => r.method === 'POST' && r.verdict.startsWith('allowed'))).toBe(true);
+    const badMethod = await callTool(agent, 'search_api', { query: 'vm', method: 'PATCH' });
+    expect(badMethod.result.isError).toBe(true);
+    expect(textOf(badMethod.result)).toMatch(/method "PATCH" is not one of GET, POST, PUT, DELETE/);
+  });
+
   it('get_schema gives the verdict, the parameters that raise it and their verdicts', async () => {
     const { result } = await callTool(agent, 'get_schema', { operations: ['POST /nodes/{node}/qemu/{vmid}/status/shutdown'], cluster: 'ops' });
     const [op] = (result.structuredContent as { operations: Array<{ verdict: string; signature: string }> }).operations;

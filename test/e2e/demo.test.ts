@@ -3,6 +3,7 @@
  * embedded simulator, the three tools working through a real MCP client, and how to connect.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -22,6 +23,7 @@ describe('pve-code-mcp demo', () => {
     expect(r.code, r.stderr).toBe(0);
     const out = r.stdout;
     expect(out).toMatch(/Simulated Proxmox VE cluster: https:\/\/127\.0\.0\.1:\d+ \(3 nodes, \d+ guests/);
+    expect(out).toMatch(/Simulated PVE cluster: https:\/\/127\.0\.0\.1:\d+\n  TLS fingerprint \(SHA-256\): [0-9A-F:]{95}\n  Read-only API token: Authorization: PVEAPIToken=root@pam!readonly=\S+/);
     expect(out).toContain('MCP tools: search_api, get_schema, run_script');
     // search_api answered with operations…
     expect(out).toMatch(/── 1\. search_api[^\n]*\n(GET|POST) \/nodes\/\{node\}\/qemu/);
@@ -50,8 +52,18 @@ describe('pve-code-mcp demo', () => {
       cwd: REPO_ROOT,
       stderr: 'pipe',
     });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await client.connect(transport, { timeout: 120_000 });
     try {
+      // The simulated cluster is printed beside the endpoint, on stderr so stdout stays protocol only,
+      // with a token that reads everything and changes nothing.
+      const url = /Simulated PVE cluster: (https:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1];
+      const header = /Read-only API token: Authorization: (PVEAPIToken=\S+)/.exec(stderr)?.[1];
+      expect(stderr).toMatch(/TLS fingerprint \(SHA-256\): [0-9A-F:]{95}/);
+      expect(url && header, stderr).toBeTruthy();
+      expect(await simCall(`${url}/api2/json/cluster/resources`, 'GET', header as string)).toBe(200);
+      expect(await simCall(`${url}/api2/json/nodes/pve1/qemu/100/status/stop`, 'POST', header as string)).toBe(403);
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(['get_schema', 'run_script', 'search_api']);
       const version = await client.readResource({ uri: 'pve://demo/version' });
@@ -67,3 +79,15 @@ describe('pve-code-mcp demo', () => {
     }
   });
 });
+
+/** Status of one call to the simulator with a token (its certificate is self-signed; loopback only). */
+function simCall(url: string, method: string, authorization: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: { Authorization: authorization }, rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

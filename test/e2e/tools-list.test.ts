@@ -41,7 +41,7 @@ describe('tools/list', () => {
     };
     const props = (s: Record<string, unknown>) => Object.keys(s.properties as object).sort();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(props(byName.search_api!.inputSchema)).toEqual(['cluster', 'limit', 'method', 'pathPrefix', 'query', 'risk']);
+    expect(props(byName.search_api!.inputSchema)).toEqual(['cluster', 'limit', 'method', 'pathPrefix', 'query', 'risk', 'verdict']);
     expect(props(byName.search_api!.outputSchema)).toEqual(['results']);
     expect(props(byName.get_schema!.inputSchema)).toEqual(['cluster', 'operations', 'params']);
     expect(props(byName.get_schema!.outputSchema)).toEqual(['operations']);

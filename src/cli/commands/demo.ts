@@ -70,10 +70,16 @@ export const demoCommand: Command = {
     for (const s of sim.scenarios) io.err(`Simulator scenario: ${describeScenario(s)}`);
     try {
       const product = await demoProduct(sim, stringOpt(args, 'policy') ?? 'operator', io);
-      if (!interactive) return await serveProduct(product, args, io);
+      // Beside the MCP endpoint, what a person needs to check what an agent did: the simulated
+      // cluster itself, reachable with any PVE client. On stdio the protocol owns stdout.
+      const access = simulatorAccess(sim);
+      if (!interactive) {
+        io.err(access);
+        return await serveProduct(product, args, io);
+      }
       try {
         await product.warm();
-        await walkthrough(product, sim, io);
+        await walkthrough(product, sim, access, io);
         explainConnect(io, args);
         return EXIT.ok;
       } finally {
@@ -84,6 +90,23 @@ export const demoCommand: Command = {
     }
   },
 };
+
+/**
+ * How to reach the simulated cluster directly (curl, a PVE client, the web API viewer): its URL,
+ * the certificate fingerprint to pin, and an API token that can read everything and change nothing
+ * (PVEAuditor on /), so looking cannot alter what the agent left.
+ */
+function simulatorAccess(sim: RunningSimulator): string {
+  const token = sim.access.addToken('root@pam', 'readonly', { privsep: true, comment: 'demo: read-only access for a person' });
+  sim.access.grant({ path: '/', roles: ['PVEAuditor'], tokens: [token.tokenid], propagate: true });
+  const header = token.header;
+  return [
+    `Simulated PVE cluster: ${sim.url}`,
+    `  TLS fingerprint (SHA-256): ${sim.fingerprint}`,
+    `  Read-only API token: Authorization: ${header}`,
+    `  e.g. curl -sk -H 'Authorization: ${header}' ${sim.url}/api2/json/cluster/resources`,
+  ].join('\n');
+}
 
 function scenarioArgs(args: ParsedArgs): Scenario[] {
   const v = args.values.scenario;
@@ -150,11 +173,12 @@ for (const vm of vms.filter((v) => v.status === 'running')) {
 }
 return { node, snapshotted: planned };`;
 
-async function walkthrough(product: Product, sim: RunningSimulator, io: CliIo): Promise<void> {
+async function walkthrough(product: Product, sim: RunningSimulator, access: string, io: CliIo): Promise<void> {
   const { client, close } = await connectInMemory(product, 'pve-code-mcp-demo');
   try {
     const cluster = sim.cluster;
     io.out(`Simulated Proxmox VE cluster: ${sim.url} (${cluster.nodeNames.length} nodes, ${cluster.guests().length} guests, ${sim.model.operations.length} API operations in its schema)`);
+    io.out(access);
     const tools = await client.listTools();
     io.out(`MCP tools: ${tools.tools.map((t) => t.name).join(', ')}\n`);
 

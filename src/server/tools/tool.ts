@@ -4,8 +4,9 @@
  * conversation, so the whole `tools/list` answer is kept under 700 tokens (an end-to-end test
  * measures it): descriptions teach the workflow, details live in get_schema answers.
  */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult, type ServerNotification, type ServerRequest, type Tool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 /** What the SDK hands a tool handler besides its arguments: signal, progress token, notifications. */
@@ -83,4 +84,37 @@ export async function guard(fn: () => CallToolResult | Promise<CallToolResult>):
     const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     return { isError: true, content: [{ type: 'text', text: message }] };
   }
+}
+
+/** The SDK's table of request handlers: not public, so reached through this narrow view and checked. */
+interface HandlerTable {
+  _requestHandlers?: Map<string, (request: unknown, extra: unknown) => Promise<unknown>>;
+}
+
+const CHECKED = new WeakSet<McpServer>();
+
+/**
+ * `tools/call` with `arguments` that are not an object (`"arguments": "x"`) is invalid params
+ * (-32602) with a sentence the client can act on. The SDK parses the request before any tool runs
+ * and reports a failed parse as an internal error (-32603) carrying the raw zod issues, so its
+ * handler is wrapped and the two fields a client gets wrong (`name`, `arguments`) are checked
+ * first. Call once the tools are registered (the SDK installs the handler with the first
+ * one); calling again is a no-op.
+ */
+export function checkToolArguments(server: McpServer): void {
+  if (CHECKED.has(server)) return;
+  const handlers = (server.server as unknown as HandlerTable)._requestHandlers;
+  const call = handlers?.get('tools/call');
+  if (!handlers || !call) throw new Error('checkToolArguments: the MCP SDK has no tools/call handler to wrap; register the tools first (or the SDK changed)');
+  handlers.set('tools/call', async (request, extra) => {
+    const params = (request as { params?: { name?: unknown; arguments?: unknown } }).params;
+    const args = params?.arguments;
+    if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+      const got = args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`;
+      throw new McpError(ErrorCode.InvalidParams, `tools/call: "arguments" must be an object of the tool's parameters, e.g. {"query": "list vms"}; got ${got}`);
+    }
+    if (typeof params?.name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tools/call: "name" must be the tool\'s name, e.g. "search_api"');
+    return call(request, extra);
+  });
+  CHECKED.add(server);
 }

@@ -1,0 +1,64 @@
+/**
+ * Search by question (issue 27): operator questions on the official 9.1 schema and on the demo
+ * simulator's own schema, the inventory questions that lead with the cluster's resource list, a
+ * single-guest verb over its every-guest twin, and the pointer to the SDK's guest helpers.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { casesFor, readQuerySet, recallAt } from '../../bench/search-queries.js';
+import { loadSchemaFromFile } from '../../src/schema/loader.js';
+import type { ApiModel } from '../../src/schema/model.js';
+import { hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
+import { ApiSearch } from '../../src/search/engine.js';
+import { helperLine } from '../../src/search/helpers.js';
+import { startSimulator } from '../../src/simulator/index.js';
+
+const querySet = readQuerySet();
+const INVENTORY = ['which node has the most free memory', 'which guests are locked', 'what is using the most disk', 'all guests with their status and node'];
+
+async function demoModel(): Promise<ApiModel> {
+  const sim = await startSimulator({ preset: 'demo', port: 0, authFailureDelayMs: 0 });
+  await sim.close();
+  return sim.model;
+}
+
+const schemas: Array<[string, boolean, () => Promise<ApiModel>]> = [
+  ['the official 9.1 schema', hasOfficialSchema('9.1'), () => loadSchemaFromFile(officialSchemaFile('9.1'))],
+  ["the demo simulator's own schema", true, demoModel],
+];
+
+for (const [name, available, load] of schemas) {
+  describe.skipIf(!available)(`questions on ${name}`, () => {
+    let search: ApiSearch;
+    let keys: Set<string>;
+    beforeAll(async () => {
+      const model = await load();
+      search = new ApiSearch(model);
+      keys = new Set(model.operations.map((op) => op.key));
+    });
+
+    it('reach recall@1 >= 0.75 and recall@5 >= 0.95 on the question set', () => {
+      const result = recallAt(search, casesFor(keys, querySet.questions));
+      const misses = result.cases.filter((c) => c.rank !== 1).map((c) => `${c.query} (${c.rank ?? '-'})`);
+      expect(result.recall5, misses.join(' | ')).toBeGreaterThanOrEqual(0.95);
+      expect(result.recall1, misses.join(' | ')).toBeGreaterThanOrEqual(0.75);
+    });
+
+    it('inventory questions lead with GET /cluster/resources', () => {
+      for (const q of INVENTORY) expect(search.search(q, { limit: 1 })[0]?.key, q).toBe('GET /cluster/resources');
+    });
+
+    it('a single-guest verb outranks its every-guest twin, and the twin answers for every guest', () => {
+      expect(search.search('force stop vm 118 now', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/qemu/{vmid}/status/stop');
+      expect(search.search('stop vm 118 hard', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/qemu/{vmid}/status/stop');
+      expect(search.search('stop every vm on pve2', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/stopall');
+    });
+
+    it('points at pve.guests() and pve.findGuest() where the resource list is found', () => {
+      const hits = search.search('which guests are locked', { limit: 5 });
+      const line = helperLine(hits.map((h) => h.key));
+      expect(line).toContain('pve.guests()');
+      expect(line).toContain('pve.findGuest(nameOrVmid)');
+      expect(helperLine(search.search('take a snapshot of a vm', { limit: 5 }).map((h) => h.key))).toBeUndefined();
+    });
+  });
+}
