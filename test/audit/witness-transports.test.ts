@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AuditLog } from '../../src/audit/log.js';
 import { verifyAudit } from '../../src/audit/verify.js';
 import { openWitness, parseWitness, type WitnessRecord } from '../../src/audit/witness.js';
+import { loadStateSettings } from '../../src/app/config.js';
 import { tlsIdentity, type TlsIdentity } from '../../src/simulator/server/certificate.js';
 
 const KEY = 'witness-transport-key-0123456789abcdef';
@@ -276,5 +277,23 @@ describe('HTTPS witness', () => {
     expect(() => openWitness({ https: { url: 'http://127.0.0.1/w' } })).toThrow(/is not https/);
     expect(() => openWitness({ https: { url: 'https://127.0.0.1/w', token: { env: 'NO_SUCH_WITNESS_TOKEN_VAR' } } })).toThrow(/NO_SUCH_WITNESS_TOKEN_VAR is not set/);
     expect(() => openWitness({ syslog: { host: '127.0.0.1', transport: 'tls', tls: { fingerprint: 'nope' } } })).toThrow(/not a SHA-256 fingerprint/);
+  });
+});
+
+describe('witness config', () => {
+  it('resolves the transports, their files relative to the config, seconds to ms; rejects an http URL', () => {
+    const load = (witness: unknown): unknown => {
+      const file = join(dir, 'config.json');
+      writeFileSync(file, JSON.stringify({ audit: { hmacKey: KEY, witness } }));
+      return loadStateSettings({ file, env: {} }).audit.witness;
+    };
+    expect(load({ syslog: { host: 'log.example', transport: 'tls', tls: { caFile: 'ca.pem' } } })).toEqual({
+      syslog: { host: 'log.example', transport: 'tls', timeoutMs: 10_000, tls: { caFile: join(dir, 'ca.pem') } },
+    });
+    expect(load({ syslog: { host: 'log.example' } })).toEqual({ syslog: { host: 'log.example', transport: 'udp', timeoutMs: 10_000 } });
+    expect(load({ https: { url: 'https://w.example/r', token: { file: 'tok' }, tls: { fingerprint: identity.fingerprint }, timeoutSeconds: 2 } })).toEqual({
+      https: { url: 'https://w.example/r', timeoutMs: 2_000, token: { file: join(dir, 'tok') }, tls: { fingerprint: identity.fingerprint } },
+    });
+    expect(() => load({ https: { url: 'http://w.example/r' } })).toThrow(/https URL/);
   });
 });
