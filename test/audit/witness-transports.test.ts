@@ -273,6 +273,24 @@ describe('HTTPS witness', () => {
     expect(g.messages).toEqual([expect.stringMatching(/seq 4: .*ECONNREFUSED/)]);
   });
 
+  it('a full queue drops its oldest record and says so; write() never waits', async () => {
+    // A receiver that accepts and never answers the TLS handshake holds the first record.
+    const silent = createTcpServer(() => undefined);
+    const silentPort = await listen(silent);
+    const f = failures();
+    const w = openWitness({ https: { url: `https://127.0.0.1:${silentPort}/w`, timeoutMs: 5_000 } }, f.hooks);
+    try {
+      const started = Date.now();
+      for (let i = 0; i < 1002; i++) w.write(record(i), KEY);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(f.messages).toEqual([`the audit witness https https://127.0.0.1:${silentPort}/w is behind (1000 records waiting): the record of seq 1 was dropped`]);
+    } finally {
+      silent.close();
+      silent.unref();
+      w.close();
+    }
+  });
+
   it('options that cannot work fail when the witness opens', () => {
     expect(() => openWitness({ https: { url: 'http://127.0.0.1/w' } })).toThrow(/is not https/);
     expect(() => openWitness({ https: { url: 'https://127.0.0.1/w', token: { env: 'NO_SUCH_WITNESS_TOKEN_VAR' } } })).toThrow(/NO_SUCH_WITNESS_TOKEN_VAR is not set/);
