@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { AuditError } from '../files/errors.js';
+import type { WitnessOptions, WitnessTlsOptions } from '../audit/witness.js';
 import { z } from 'zod';
 import { CLUSTER_FILE_SHAPE, loadConfig, parseConfigObject, type PveConfig } from '../client/config.js';
 import { PveConfigError } from '../client/errors.js';
@@ -151,8 +152,11 @@ export interface AuditSettings {
   /** Rotate the active file past this size. */
   maxBytes: number;
   retention: { maxTotalBytes: number; maxAgeMs: number };
-  witness?: { file: string } | { syslog: { host: string; port?: number } };
+  witness?: WitnessOptions;
 }
+
+/** How a network witness's certificate is trusted: pinned SHA-256 fingerprint, or a CA file (default: the system store). */
+const witnessTlsSchema = z.strictObject({ fingerprint: z.string().min(1).optional(), caFile: z.string().min(1).optional() });
 
 const auditSchema = z
   .strictObject({
@@ -166,10 +170,30 @@ const auditSchema = z
     maxTotalMb: z.number().min(0).max(1_048_576).default(1024),
     /** Rotated files whose last entry is older are removed (0 = no limit). */
     maxAgeDays: z.number().min(0).max(36_500).default(365),
+    /** Where the chain's end is copied: a file, syslog (udp loses records silently; tcp/tls report failures) or an HTTPS endpoint. */
     witness: z
       .union([
         z.strictObject({ file: z.string().min(1) }),
-        z.strictObject({ syslog: z.strictObject({ host: z.string().min(1), port: z.number().int().min(1).max(65_535).optional() }) }),
+        z.strictObject({
+          syslog: z.strictObject({
+            host: z.string().min(1),
+            /** Default 514 (udp, tcp), 6514 (tls). */
+            port: z.number().int().min(1).max(65_535).optional(),
+            facility: z.number().int().min(0).max(23).optional(),
+            transport: z.enum(['udp', 'tcp', 'tls']).default('udp'),
+            tls: witnessTlsSchema.optional(),
+            timeoutSeconds: z.number().min(0.1).max(300).default(10),
+          }),
+        }),
+        z.strictObject({
+          https: z.strictObject({
+            url: z.url({ protocol: /^https$/, message: 'expected an https URL' }),
+            /** Bearer token sent with each record. */
+            token: z.union([z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })]).optional(),
+            tls: witnessTlsSchema.optional(),
+            timeoutSeconds: z.number().min(0.1).max(300).default(10),
+          }),
+        }),
       ])
       .optional(),
   })
@@ -231,6 +255,26 @@ function isInside(dir: string, path: string): boolean {
 
 type AuditRaw = z.output<typeof auditSchema>;
 
+/** Files named by the witness (witness file, CA, token file) are relative to the config file. */
+function resolveWitness(raw: NonNullable<AuditRaw['witness']>, baseDir: string): WitnessOptions {
+  if ('file' in raw) return { file: absolute(baseDir, raw.file) };
+  const tls = (t: { fingerprint?: string | undefined; caFile?: string | undefined } | undefined): { tls?: WitnessTlsOptions } =>
+    t ? { tls: { ...(t.fingerprint !== undefined ? { fingerprint: t.fingerprint } : {}), ...(t.caFile !== undefined ? { caFile: absolute(baseDir, t.caFile) } : {}) } } : {};
+  if ('syslog' in raw) {
+    const { host, port, facility, transport, timeoutSeconds } = raw.syslog;
+    return { syslog: { host, transport, timeoutMs: Math.round(timeoutSeconds * 1000), ...(port !== undefined ? { port } : {}), ...(facility !== undefined ? { facility } : {}), ...tls(raw.syslog.tls) } };
+  }
+  const { url, token, timeoutSeconds } = raw.https;
+  return {
+    https: {
+      url,
+      timeoutMs: Math.round(timeoutSeconds * 1000),
+      ...(token ? { token: 'file' in token ? { file: absolute(baseDir, token.file) } : { env: token.env } } : {}),
+      ...tls(raw.https.tls),
+    },
+  };
+}
+
 /** Resolve the audit section: file, key (generated on first use when `createKey`), limits, witness. */
 function resolveAudit(raw: AuditRaw, ctx: { env: Record<string, string | undefined>; baseDir: string; stateDir: string; createKey: boolean }, issues: Array<{ key: string; message: string }>): AuditSettings {
   const file = raw.file ? absolute(ctx.baseDir, raw.file) : join(ctx.stateDir, 'audit.jsonl');
@@ -238,7 +282,7 @@ function resolveAudit(raw: AuditRaw, ctx: { env: Record<string, string | undefin
     file,
     maxBytes: Math.round(raw.maxFileMb * 1024 * 1024),
     retention: { maxTotalBytes: Math.round(raw.maxTotalMb * 1024 * 1024), maxAgeMs: Math.round(raw.maxAgeDays * 86_400_000) },
-    ...(raw.witness ? { witness: 'file' in raw.witness ? { file: absolute(ctx.baseDir, raw.witness.file) } : { syslog: raw.witness.syslog } } : {}),
+    ...(raw.witness ? { witness: resolveWitness(raw.witness, ctx.baseDir) } : {}),
   };
   const witness = base.witness;
   if (witness && 'file' in witness && isInside(dirname(file), witness.file)) {

@@ -10,23 +10,36 @@
  * Kinds:
  *  - `file`: one line per record appended to a path the operator chose (another file system, a
  *    file made append-only with `chattr +a`, a path owned by another user the server may only
- *    append to…);
- *  - `syslog`: one RFC 5424 message per record over UDP to a syslog daemon (rsyslog, syslog-ng,
- *    journald's syslog import); `audit verify --witness FILE` then reads an export of it (e.g.
- *    `journalctl -t pve-code-mcp -o cat > w.txt` or a grep of /var/log/syslog): any line that
- *    contains a record is read, whatever prefix the daemon added.
+ *    append to…); written synchronously, a failure throws;
+ *  - `syslog`: one RFC 5424 message per record to a syslog daemon (rsyslog, syslog-ng, journald's
+ *    syslog import) over UDP (the default: a lost record cannot be seen), TCP or TLS (RFC 6587
+ *    octet counting: a refused or broken connection is reported); `audit verify --witness FILE`
+ *    then reads an export of it (e.g. `journalctl -t pve-code-mcp -o cat > w.txt` or a grep of
+ *    /var/log/syslog): any line that contains a record is read, whatever prefix the daemon added;
+ *  - `https`: each record POSTed as JSON to an endpoint that must answer 2xx.
+ * The network kinds never block the audit: records are queued and sent in the background
+ * (witness-transports.ts), and every failure is reported through `WitnessHooks.onFailure`.
  *
  * Records are tagged like the anchor (HMAC with the audit key), so a forged record is reported.
  */
 import { appendFileSync } from 'node:fs';
-import { createSocket, type Socket } from 'node:dgram';
-import { hostname } from 'node:os';
 import { AuditError } from '../files/errors.js';
 import { canonicalJson, hmacSha256Hex, sha256Hex } from '../safety/canonical.js';
+import {
+  HttpsWitness,
+  StreamSyslogWitness,
+  UdpSyslogWitness,
+  type HttpsWitnessOptions,
+  type QueuedWitness,
+  type SyslogWitnessOptions,
+  type WitnessHooks,
+} from './witness-transports.js';
+
+export type { HttpsWitnessOptions, SyslogWitnessOptions, WitnessHooks, WitnessTlsOptions } from './witness-transports.js';
 
 export const WITNESS_MARK = 'pve-code-mcp-witness';
 
-export type WitnessOptions = { file: string } | { syslog: { host: string; port?: number; facility?: number } };
+export type WitnessOptions = { file: string } | { syslog: SyslogWitnessOptions } | { https: HttpsWitnessOptions };
 
 export interface WitnessRecord {
   chain: string;
@@ -47,19 +60,43 @@ export function witnessLine(record: WitnessRecord, key?: string | Buffer): strin
 
 export interface Witness {
   readonly description: string;
-  /** Record the chain's end; throws AuditError (`audit-witness`) when a file witness cannot be written. */
+  /**
+   * Record the chain's end without blocking. A file witness throws AuditError (`audit-witness`)
+   * when it cannot append; the network kinds queue the record and report failures through the hooks.
+   */
   write(record: WitnessRecord, key?: string | Buffer): void;
+  /** Wait until the queued records are sent or failed, at most `timeoutMs` (what is left is reported). */
+  flush(timeoutMs: number): Promise<void>;
+  /** Stop taking records; the queued ones are still sent, then connections are released. */
   close(): void;
 }
 
-export interface WitnessHooks {
-  /** An asynchronous transport could not publish a record (the log writes an alert). */
-  onFailure(message: string): void;
+/**
+ * Opens the witness; connections are made when the first record is sent. Without hooks, failures
+ * of the network kinds go to stderr, once per run of failures. Throws AuditError (`audit-witness`)
+ * for options that cannot work (a token or CA file that cannot be read, a URL that is not https).
+ */
+export function openWitness(options: WitnessOptions, hooks?: WitnessHooks): Witness {
+  if ('file' in options) return new FileWitness(options.file);
+  const report = hooks ?? stderrHooks();
+  if ('https' in options) return new NetworkWitness(new HttpsWitness(options.https, report));
+  const transport = options.syslog.transport ?? 'udp';
+  return new NetworkWitness(transport === 'udp' ? new UdpSyslogWitness(options.syslog, report) : new StreamSyslogWitness(options.syslog, report));
 }
 
-export function openWitness(options: WitnessOptions, _hooks?: WitnessHooks): Witness {
-  if ('file' in options) return new FileWitness(options.file);
-  return new SyslogWitness(options.syslog.host, options.syslog.port ?? 514, options.syslog.facility ?? 13);
+function stderrHooks(): WitnessHooks {
+  let failing = false;
+  return {
+    onFailure(message) {
+      if (failing) return;
+      failing = true;
+      process.stderr.write(`pve-code-mcp: ${message}\n`);
+    },
+    onRecovered() {
+      failing = false;
+      process.stderr.write('pve-code-mcp: the audit witness takes records again\n');
+    },
+  };
 }
 
 class FileWitness implements Witness {
@@ -77,45 +114,30 @@ class FileWitness implements Witness {
     }
   }
 
+  flush(): Promise<void> {
+    return Promise.resolve();
+  }
+
   close(): void {}
 }
 
-/** Fire-and-forget: UDP syslog has no acknowledgement; verification reads the daemon's export. */
-class SyslogWitness implements Witness {
-  private readonly socket: Socket;
-  private readonly host = hostname().replace(/[^\x21-\x7e]/g, '') || '-';
-  private pending = 0;
-  private closing = false;
-
-  constructor(
-    private readonly target: string,
-    private readonly port: number,
-    private readonly facility: number,
-  ) {
-    this.socket = createSocket(target.includes(':') ? 'udp6' : 'udp4');
-    this.socket.on('error', () => undefined);
-    this.socket.unref();
-  }
+class NetworkWitness implements Witness {
+  constructor(private readonly queue: QueuedWitness) {}
 
   get description(): string {
-    return `syslog udp://${this.target}:${this.port}`;
+    return this.queue.description;
   }
 
   write(record: WitnessRecord, key?: string | Buffer): void {
-    // <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID SD MSG, severity 6 (informational).
-    const message = `<${this.facility * 8 + 6}>1 ${record.ts} ${this.host} pve-code-mcp ${process.pid} audit - ${witnessLine(record, key)}`;
-    this.pending++;
-    this.socket.send(message, this.port, this.target, () => {
-      this.pending--;
-      if (this.closing && this.pending === 0) this.socket.close();
-    });
+    this.queue.enqueue({ seq: record.seq, ts: record.ts, line: witnessLine(record, key) });
   }
 
-  /** Closes once the messages already handed to the socket are sent. */
+  flush(timeoutMs: number): Promise<void> {
+    return this.queue.flush(timeoutMs);
+  }
+
   close(): void {
-    if (this.closing) return;
-    this.closing = true;
-    if (this.pending === 0) this.socket.close();
+    this.queue.close();
   }
 }
 
