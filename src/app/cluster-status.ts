@@ -51,7 +51,9 @@ function clientErrorFix(err: AnyPveError): string | undefined {
     case 'pve-input':
     case 'pve-aborted':
     case 'pve-protocol':
+    case 'pve-too-large':
     case 'pve-task-failed':
+    case 'pve-task-unknown':
       return undefined;
     default:
       return exhaustive(err, undefined);

@@ -15,12 +15,14 @@ const EXPECTED_KIND: Record<PveErrorCode, BridgeErrorKind> = {
   'pve-tls': 'api',
   'pve-tls-pin': 'api',
   'pve-protocol': 'api',
+  'pve-too-large': 'api',
   'pve-http': 'api',
   'pve-auth': 'api',
   'pve-permission': 'api',
   'pve-not-found': 'api',
   'pve-node-offline': 'api',
   'pve-task-failed': 'task',
+  'pve-task-unknown': 'task',
   'pve-schema-unavailable': 'internal',
 };
 

@@ -31,6 +31,7 @@ export function toBridgeError(err: unknown, call: { method?: HttpMethod; path?: 
 function fromPveError(err: AnyPveError, base: CallBase): BridgeError {
   switch (err.code) {
     case 'pve-task-failed':
+    case 'pve-task-unknown':
       return { kind: 'task', message: err.message, ...base };
     case 'pve-aborted':
       return { kind: 'cancelled', message: CANCELLED, ...base };
@@ -47,6 +48,7 @@ function fromPveError(err: AnyPveError, base: CallBase): BridgeError {
       // A write whose connection failed after it was sent says so (outcome unknown), as above.
       return { kind: 'api', message: (outcomeUnknown(err) ?? err).message, ...base };
     case 'pve-protocol':
+    case 'pve-too-large':
       return { kind: 'api', message: err.message, ...base };
     case 'pve-http':
     case 'pve-auth':

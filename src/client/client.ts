@@ -19,7 +19,14 @@ import { type CallerInfo, type Envelope, readEnvelope } from './response.js';
 import { DEFAULT_RETRY, type RetryOptions, withRetries } from './retry.js';
 import { type TaskResult, type WaitTaskOptions, waitForTask } from './tasks.js';
 import type { TlsOptions } from './tls.js';
-import { DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUTS, HttpTransport, type TimeoutOptions } from './transport.js';
+import {
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_TIMEOUTS,
+  HttpTransport,
+  MIN_MAX_RESPONSE_BYTES,
+  type TimeoutOptions,
+} from './transport.js';
 
 export interface PveClientOptions {
   /** The cluster's name in the configuration (`default` for the env-var setup). */
@@ -32,6 +39,11 @@ export interface PveClientOptions {
   retry?: Partial<RetryOptions>;
   /** Requests in flight at once for this cluster; more wait in a queue (default 4). */
   maxConcurrency?: number;
+  /**
+   * An answer larger than this is cut while it streams (default 64 MiB; at least 16 MiB, the
+   * sandbox's reply cap): `PveResponseTooLargeError`, or outcome unknown for a write.
+   */
+  maxResponseBytes?: number;
   logger?: PveLogger;
   /**
    * The cluster's API model, when loaded: lets the encoder send `type: array` params as repeated
@@ -42,7 +54,7 @@ export interface PveClientOptions {
 
 export interface RequestOptions {
   signal?: AbortSignal;
-  /** Whole-call limit including retries and re-login (default `timeouts.requestMs`, 120 s). */
+  /** Whole-call limit including retries and re-login (default `timeouts.requestMs`, 45 s). */
   timeoutMs?: number;
 }
 
@@ -80,6 +92,12 @@ export class PveClient {
     this.#logger = options.logger ?? stderrLogger;
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
     const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    if (!(maxResponseBytes >= MIN_MAX_RESPONSE_BYTES)) {
+      throw new PveConfigError([
+        { key: `clusters.${options.name}.maxResponseBytes`, message: `at least ${MIN_MAX_RESPONSE_BYTES} bytes (16 MiB, what the sandbox can hand a script)` },
+      ]);
+    }
     this.#requestTimeoutMs = timeouts.requestMs;
     this.#apiModel = options.apiModel;
     this.#auth =
@@ -92,6 +110,7 @@ export class PveClient {
       tls: options.tls ?? {},
       timeouts,
       maxConcurrency: options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+      maxResponseBytes,
       logger: this.#logger,
     });
   }
@@ -276,11 +295,11 @@ export class PveClient {
     try {
       return await fn(combined.signal);
     } catch (err) {
-      if (caller?.aborted) {
-        throw isPveError(err) && err.code === 'pve-aborted' ? err : new PveAbortedError(method, path, caller.reason);
-      }
+      // The transport's errors already say whether the request left (and a sent write is outcome
+      // unknown): they pass as they are. Anything else failed before a request was handed over.
+      if (caller?.aborted) throw isPveError(err) ? err : new PveAbortedError(method, path, false, caller.reason);
       if (timedOut && isPveError(err) && (err.code === 'pve-aborted' || err.code === 'pve-timeout')) {
-        throw new PveTimeoutError('request', timeoutMs, method, path, undefined, err);
+        throw new PveTimeoutError('request', timeoutMs, method, path, undefined, err, err.sent);
       }
       throw err;
     } finally {

@@ -14,7 +14,7 @@ import type { PveLogger } from './logger.js';
 import type { RetryOptions } from './retry.js';
 import { Secret } from './secret.js';
 import { parseFingerprint, type TlsOptions } from './tls.js';
-import type { TimeoutOptions } from './transport.js';
+import { MIN_MAX_RESPONSE_BYTES, type TimeoutOptions } from './transport.js';
 
 export type SecretRef = string | { env: string } | { file: string };
 
@@ -40,6 +40,8 @@ export interface ClusterConfig {
   timeouts?: Partial<TimeoutOptions>;
   retry?: Partial<RetryOptions>;
   maxConcurrency?: number;
+  /** The response-size cap in bytes (default 64 MiB, at least 16 MiB). */
+  maxResponseBytes?: number;
   /**
    * Loaded with `degraded`: a secret of this cluster could not be read (a missing file or
    * variable). Its credentials are empty; `resolve()` reads them again (throws `PveConfigError`
@@ -141,7 +143,7 @@ const clusterSchema = z.strictObject({
   policy: z.string().min(1).optional(),
   schema: z.string().min(1).optional(),
   timeouts: z
-    .strictObject({ connectMs: positiveMs, headersMs: positiveMs, bodyMs: positiveMs, requestMs: positiveMs })
+    .strictObject({ connectMs: positiveMs, headersMs: positiveMs, bodyMs: positiveMs, bodyTotalMs: positiveMs, requestMs: positiveMs })
     .partial()
     .optional(),
   retry: z
@@ -153,6 +155,11 @@ const clusterSchema = z.strictObject({
     .partial()
     .optional(),
   maxConcurrency: z.number().int().min(1).max(64, { error: 'between 1 and 64' }).optional(),
+  maxResponseBytes: z
+    .number()
+    .int()
+    .min(MIN_MAX_RESPONSE_BYTES, { error: `at least ${MIN_MAX_RESPONSE_BYTES} bytes (16 MiB, what the sandbox can hand a script)` })
+    .optional(),
 });
 
 /** The cluster part of a config file, for the JSON Schema (`configJsonSchema` in app/config.ts). */
@@ -211,6 +218,7 @@ export function createClassClients(cluster: ClusterConfig, options: { logger?: P
       timeouts: cluster.timeouts,
       retry: cluster.retry,
       maxConcurrency: cluster.maxConcurrency,
+      maxResponseBytes: cluster.maxResponseBytes,
       logger: options.logger,
     });
   }
@@ -235,6 +243,7 @@ export function createClients(
           timeouts: cluster.timeouts,
           retry: cluster.retry,
           maxConcurrency: cluster.maxConcurrency,
+          maxResponseBytes: cluster.maxResponseBytes,
           logger: options.logger,
         }),
       );
@@ -421,6 +430,7 @@ async function buildCluster(
     ...optional('timeouts', c.timeouts),
     ...optional('retry', c.retry),
     ...optional('maxConcurrency', c.maxConcurrency),
+    ...optional('maxResponseBytes', c.maxResponseBytes),
   };
   return { cluster, issues };
 }

@@ -30,5 +30,11 @@ export {
 export { Secret } from './secret.js';
 export { DEFAULT_TASK_TIMEOUT_MS, type TaskResult, type TaskStatus, type WaitTaskOptions, isTaskOk } from './tasks.js';
 export { type TlsOptions, parseFingerprint } from './tls.js';
-export { DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUTS, type TimeoutOptions } from './transport.js';
+export {
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_TIMEOUTS,
+  MIN_MAX_RESPONSE_BYTES,
+  type TimeoutOptions,
+} from './transport.js';
 export { type Upid, parseUpid } from './upid.js';

@@ -11,6 +11,7 @@ import {
   PveHttpError,
   PveNodeOfflineError,
   PveNotFoundError,
+  PveOutcomeUnknownError,
   PvePermissionError,
   PveProtocolError,
 } from './errors.js';
@@ -47,7 +48,10 @@ export function readEnvelope<T>(raw: RawResponse, method: HttpMethod, path: stri
   const parsed = parseBody(raw.body);
   if (raw.status < 200 || raw.status >= 300) throw errorFromResponse(raw, parsed, method, path, caller);
   if (!parsed?.hasData) {
-    throw new PveProtocolError(method, path, raw.status, parsed ? 'JSON without a "data" member' : 'body is not JSON');
+    const err = new PveProtocolError(method, path, raw.status, parsed ? 'JSON without a "data" member' : 'body is not JSON');
+    // A success status to a write that we cannot read: it may well have run.
+    if (method !== 'GET') throw new PveOutcomeUnknownError(method, path, `HTTP ${raw.status}, ${err.detail}`, err, 'its answer was not a Proxmox API answer');
+    throw err;
   }
   const total = parsed.total === undefined ? undefined : Number(parsed.total);
   return { data: parsed.data as T, total: Number.isFinite(total) ? total : undefined, status: raw.status };

@@ -73,12 +73,19 @@ export async function withRetries<T>(
     try {
       return await attempt();
     } catch (err) {
-      if (i + 1 >= tries || !isRetryable(err) || hooks.signal?.aborted) throw err;
+      if (i + 1 >= tries || !isRetryable(err) || hooks.signal?.aborted) throw i > 0 ? withAttempts(err, i + 1) : err;
       const delay = backoffDelayMs(i, opts);
       hooks.onRetry?.(err, i + 1, delay);
       await sleep(delay, undefined, hooks.signal ? { signal: hooks.signal } : undefined).catch((abort: unknown) => {
-        throw new PveAbortedError(method, path, abort);
+        // Only GETs are retried, and the attempt before this pause went out.
+        throw new PveAbortedError(method, path, true, abort);
       });
     }
   }
+}
+
+/** A retried call's last error says how often it was tried, so "node offline" reads as persistent, not a blip. */
+function withAttempts(err: unknown, attempts: number): unknown {
+  if (err instanceof Error) err.message = `${err.message} (gave up after ${attempts} attempts)`;
+  return err;
 }

@@ -4,13 +4,17 @@
  *
  * Outcome: a task that ends `OK` or `WARNINGS: n` resolves with `ok: true`; any other exit status
  * rejects with `PveTaskFailedError`, whose `result` holds the same data (`ok: false`, exit status,
- * log tail) for callers that want to report rather than throw.
+ * log tail) for callers that want to report rather than throw. A task whose status cannot be read
+ * (after `maxStatusFailures` failed polls) rejects with `PveTaskUnknownError`: it was started and
+ * its end is unknown. A log read that fails does not fail the wait: after the end, the result
+ * carries the lines read before and a `note`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { HttpMethod } from '../schema/model.js';
-import { isPveError, PveAbortedError, PveTaskFailedError, PveTimeoutError, type TaskOutcome } from './errors.js';
+import { isPveError, PveAbortedError, PveTaskFailedError, PveTaskUnknownError, PveTimeoutError, type TaskOutcome } from './errors.js';
 import type { Envelope } from './response.js';
+import { isRetryable } from './retry.js';
 import { parseUpid } from './upid.js';
 
 export type TaskResult = TaskOutcome;
@@ -32,6 +36,12 @@ export interface WaitTaskOptions {
   maxPollMs?: number;
   /** How many of the last log lines the result keeps (default 50). */
   tailLines?: number;
+  /**
+   * Polls in a row whose status read may fail (each after the client's own GET retries) before
+   * the wait ends with `PveTaskUnknownError` (default 3). A failure that trying again cannot fix
+   * (403, a malformed answer) ends it at once.
+   */
+  maxStatusFailures?: number;
   signal?: AbortSignal;
   /** Called after every poll with the log lines that appeared since the previous one. */
   onProgress?: (newLogLines: string[], status: TaskStatus) => void;
@@ -61,21 +71,48 @@ export async function waitForTask(api: TaskApi, upid: string, options: WaitTaskO
   const timeoutMs = options.timeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
   const maxPollMs = options.maxPollMs ?? 5_000;
   const tailLines = options.tailLines ?? 50;
+  const maxStatusFailures = Math.max(1, options.maxStatusFailures ?? 3);
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   const params = { node, upid };
   const log = new TaskLogReader(api, params, signal, tailLines);
   let delay = options.pollMs ?? 500;
 
+  let lastStatus: string | undefined;
+  let failedReads = 0;
+  let note: string | undefined;
   try {
     for (;;) {
-      const status = statusSchema.parse(
-        (await api.requestRaw<unknown>('GET', '/nodes/{node}/tasks/{upid}/status', params, { signal })).data,
-      ) as TaskStatus;
+      let status: TaskStatus;
+      try {
+        status = statusSchema.parse(
+          (await api.requestRaw<unknown>('GET', '/nodes/{node}/tasks/{upid}/status', params, { signal })).data,
+        ) as TaskStatus;
+        failedReads = 0;
+      } catch (err) {
+        if (signal.aborted) throw err;
+        // The task was started: not being able to read it says nothing of how it went.
+        failedReads++;
+        if (failedReads >= maxStatusFailures || !isRetryable(err)) {
+          throw new PveTaskUnknownError(upid, node, lastStatus, reasonOf(err, failedReads), err);
+        }
+        await sleep(delay, undefined, { signal });
+        delay = Math.min(maxPollMs, Math.round(delay * 1.5));
+        continue;
+      }
+      lastStatus = status.status;
+      const stopped = status.status !== 'running';
       // Read the log after the status: once `stopped` is seen, this read has the final lines.
-      const fresh = await log.readNew();
+      let fresh: string[] = [];
+      try {
+        fresh = await log.readNew();
+      } catch (err) {
+        if (signal.aborted) throw err;
+        // While running, the next poll reads the missed lines; after the end, the status is the answer.
+        if (stopped) note = `the log could not be read after the task ended (${messageOf(err)}): it holds the lines read before`;
+      }
       options.onProgress?.(fresh, status);
-      if (status.status !== 'running') {
+      if (stopped) {
         const result: TaskResult = {
           upid,
           node,
@@ -83,6 +120,7 @@ export async function waitForTask(api: TaskApi, upid: string, options: WaitTaskO
           exitstatus: status.exitstatus,
           ok: isTaskOk(status.exitstatus),
           log: log.tail,
+          ...(note ? { note } : {}),
         };
         if (!result.ok) throw new PveTaskFailedError(result);
         return result;
@@ -92,7 +130,7 @@ export async function waitForTask(api: TaskApi, upid: string, options: WaitTaskO
     }
   } catch (err) {
     if (options.signal?.aborted) {
-      throw isPveError(err) && err.code === 'pve-aborted' ? err : new PveAbortedError('GET', `task ${upid}`, options.signal.reason);
+      throw isPveError(err) && err.code === 'pve-aborted' ? err : new PveAbortedError('GET', `task ${upid}`, true, options.signal.reason);
     }
     if (deadline.aborted) {
       const tail = log.tail.slice(-5);
@@ -101,6 +139,15 @@ export async function waitForTask(api: TaskApi, upid: string, options: WaitTaskO
     }
     throw err;
   }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function reasonOf(err: unknown, polls: number): string {
+  const times = polls > 1 ? `; ${polls} polls in a row failed` : '';
+  return `${messageOf(err)}${times}`;
 }
 
 class TaskLogReader {

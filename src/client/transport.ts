@@ -1,11 +1,22 @@
 /**
  * One HTTP exchange with one cluster: a keep-alive undici Pool behind the TLS connector, a
- * concurrency cap, and the connect/headers/body/overall timeouts. Every failure leaves here as a
+ * concurrency cap, the response-size cap, and the connect/headers/body timeouts. Every failure leaves here as a
  * typed client error; nothing above this layer sees undici or Node error codes.
  */
 import { Pool, type Dispatcher } from 'undici';
 import type { HttpMethod } from '../schema/model.js';
-import { causeCodeOf, isPveError, outcomeUnknown, PveAbortedError, PveConnectionError, type PveError, PveTimeoutError } from './errors.js';
+import {
+  type AnyPveError,
+  causeCodeOf,
+  isPveError,
+  outcomeUnknown,
+  PveAbortedError,
+  PveConnectionError,
+  type PveError,
+  PveOutcomeUnknownError,
+  PveResponseTooLargeError,
+  PveTimeoutError,
+} from './errors.js';
 import { ConcurrencyLimiter } from './limiter.js';
 import type { PveLogger } from './logger.js';
 import type { RawResponse } from './response.js';
@@ -18,13 +29,35 @@ export interface TimeoutOptions {
   headersMs: number;
   /** Maximum idle time between response body chunks. */
   bodyMs: number;
+  /** From the response headers to the last byte: cuts a body that trickles in (each chunk within `bodyMs`) forever. */
+  bodyTotalMs: number;
   /** The whole call including queueing, retries and re-login; per-call `timeoutMs` overrides it. */
   requestMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: TimeoutOptions = { connectMs: 10_000, headersMs: 60_000, bodyMs: 60_000, requestMs: 120_000 };
+/**
+ * Every default is below the run's 60 s wall (and the 55 s whole-call deadline the bridge sets),
+ * so a node that hangs frees its sandbox worker with a client error that names the phase, before
+ * the run is killed without one: 30 s for headers (PVE answers a write with a UPID at once; a slow
+ * read handler rarely needs more), 20 s idle and 30 s in all for the body (the largest real
+ * answer, /cluster/resources of 10,000 guests, is ~3.5 MB), 45 s for the whole call with its retries.
+ */
+export const DEFAULT_TIMEOUTS: TimeoutOptions = { connectMs: 10_000, headersMs: 30_000, bodyMs: 20_000, bodyTotalMs: 30_000, requestMs: 45_000 };
 
 export const DEFAULT_MAX_CONCURRENCY = 4;
+
+/**
+ * The sandbox hands a script at most 16 MiB per reply: an answer below that must never be cut
+ * here, so the cap cannot be set lower.
+ */
+export const MIN_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * 64 MiB: /cluster/resources of 10,000 guests measures 3.5 MB on the simulator (real PVE sends a
+ * few more fields per guest), so this leaves ten times the margin while one runaway body costs at
+ * most this much memory per request in flight.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 export interface TransportOptions {
   clusterName: string;
@@ -33,6 +66,8 @@ export interface TransportOptions {
   tls: TlsOptions;
   timeouts: TimeoutOptions;
   maxConcurrency: number;
+  /** The response-size cap, enforced while the body streams. */
+  maxResponseBytes: number;
   logger: PveLogger;
 }
 
@@ -95,12 +130,17 @@ export class HttpTransport {
 
   async exchange(x: Exchange): Promise<RawResponse> {
     const signal = x.signal;
+    // Set once the request was handed to a connection: from then on a byte of it may have left.
+    const progress = { sent: false };
     try {
-      return await this.#limiter.run(() => this.#dispatch(x), signal);
+      return await this.#limiter.run(() => this.#dispatch(x, progress), signal);
     } catch (err) {
-      if (signal?.aborted) throw new PveAbortedError(x.method, x.apiPath, signal.reason);
-      const mapped = this.#mapError(err, x);
+      if (signal?.aborted) throw abortError(x, progress.sent, signal.reason);
+      const mapped = this.#mapError(err, x, progress.sent);
       // A write whose answer was lost may have run: say so, instead of "cannot talk to…".
+      if (mapped.code === 'pve-too-large' && x.method !== 'GET') {
+        throw new PveOutcomeUnknownError(x.method, x.apiPath, `more than ${mapped.limitBytes} bytes`, mapped, 'its answer was cut for its size');
+      }
       throw outcomeUnknown(mapped) ?? mapped;
     }
   }
@@ -109,40 +149,63 @@ export class HttpTransport {
    * One request on the pool through undici's handler interface: the response body is gathered as
    * raw chunks and decoded once. `request()` would wrap every answer in a Readable stream and an
    * async body mixin — a large share of the client's own time per call on a fast cluster.
+   *
+   * `onRequestStart` is the last point before undici writes the request to the socket (it skips
+   * the write when the request is aborted there): it marks the request sent, conservatively, as
+   * no later callback says when the bytes actually left.
    */
-  #dispatch(x: Exchange): Promise<RawResponse> {
+  #dispatch(x: Exchange, progress: { sent: boolean }): Promise<RawResponse> {
     const signal = x.signal;
+    const maxBytes = this.#options.maxResponseBytes;
+    const bodyTotalMs = this.#options.timeouts.bodyTotalMs;
     return new Promise<RawResponse>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const chunks: Buffer[] = [];
+      let chunks: Buffer[] = [];
+      let received = 0;
       let status = 0;
       let statusText = '';
       let onAbort: (() => void) | undefined;
-      const unlisten = (): void => {
+      let bodyTimer: NodeJS.Timeout | undefined;
+      const settle = (): void => {
         if (onAbort) signal?.removeEventListener('abort', onAbort);
+        if (bodyTimer) clearTimeout(bodyTimer);
+      };
+      const tooLarge = (controller: Dispatcher.DispatchController, bytes: number): void => {
+        // Drop what was gathered at once: the exchange is over, and the memory is the point.
+        chunks = [];
+        controller.abort(new PveResponseTooLargeError(x.method, x.apiPath, maxBytes, bytes));
       };
       const handler: Dispatcher.DispatchHandler = {
         onRequestStart(controller) {
+          if (signal?.aborted) return controller.abort(signal.reason as Error);
+          progress.sent = true;
           if (!signal) return;
-          if (signal.aborted) return controller.abort(signal.reason as Error);
           // Started again when undici retries on a fresh connection: one listener, for the live controller.
-          unlisten();
+          if (onAbort) signal.removeEventListener('abort', onAbort);
           onAbort = () => controller.abort(signal.reason as Error);
           signal.addEventListener('abort', onAbort, { once: true });
         },
-        onResponseStart(_controller, statusCode, _headers, statusMessage) {
+        onResponseStart(controller, statusCode, headers, statusMessage) {
           status = statusCode;
           statusText = statusMessage ?? '';
+          const announced = Number(headers['content-length']);
+          if (Number.isFinite(announced) && announced > maxBytes) return tooLarge(controller, announced);
+          bodyTimer = setTimeout(() => {
+            controller.abort(new PveTimeoutError('body', bodyTotalMs, x.method, x.apiPath, `The whole body must arrive within ${bodyTotalMs} ms (timeouts.bodyTotalMs); ${received} bytes had.`));
+          }, bodyTotalMs);
         },
-        onResponseData(_controller, chunk) {
+        onResponseData(controller, chunk) {
+          received += chunk.length;
+          if (received > maxBytes) return tooLarge(controller, received);
           chunks.push(chunk);
         },
         onResponseEnd() {
-          unlisten();
+          settle();
           resolve({ status, statusText, body: Buffer.concat(chunks).toString('utf8') });
         },
         onResponseError(_controller, error) {
-          unlisten();
+          settle();
+          chunks = [];
           reject(error);
         },
       };
@@ -156,13 +219,13 @@ export class HttpTransport {
     await this.#pool.close();
   }
 
-  #mapError(err: unknown, x: Exchange): PveError {
+  #mapError(err: unknown, x: Exchange, sent: boolean): AnyPveError {
     if (isPveError(err)) return err;
     const code = errorCode(err);
     const phase = code ? TIMEOUT_CODES[code] : undefined;
     if (phase) {
       const ms = this.#options.timeouts[`${phase}Ms`];
-      return new PveTimeoutError(phase, ms, x.method, x.apiPath, undefined, err);
+      return new PveTimeoutError(phase, ms, x.method, x.apiPath, undefined, err, sent) as AnyPveError;
     }
     const origin = this.#options.origin;
     const reason = err instanceof Error ? err.message : String(err);
@@ -174,21 +237,37 @@ export class HttpTransport {
         x.method,
         x.apiPath,
         err,
-      );
+        sent,
+      ) as AnyPveError;
     }
     const transient = code !== undefined && TRANSIENT_CODES.has(code);
     const hint = transient
       ? 'check that the node is up and pveproxy is running (systemctl status pveproxy), and the URL and port (usually 8006)'
       : 'check the URL (host name, port 8006) and the network path to the node';
+    // Said outright, so a refusal is never read as a change that may have happened.
+    const what = sent ? (x.method === 'GET' ? ' The request was sent; it is a read, so nothing changed.' : '') : ' Nothing was sent.';
     return new PveConnectionError(
-      `${x.method} ${x.apiPath}: cannot talk to ${origin} (${code ?? reason}): ${hint}.`,
+      `${x.method} ${x.apiPath}: cannot talk to ${origin} (${code ?? reason}): ${hint}.${what}`,
       code,
       transient,
       x.method,
       x.apiPath,
       err,
-    );
+      sent,
+    ) as AnyPveError;
   }
+}
+
+/**
+ * The caller's signal fired (the client's deadline or the caller's own abort). Before the request
+ * left, nothing happened; after, a read is harmless and a write's outcome is unknown.
+ */
+function abortError(x: Exchange, sent: boolean, reason: unknown): PveError {
+  if (!sent || x.method === 'GET') return new PveAbortedError(x.method, x.apiPath, sent, reason);
+  const timedOut = reason instanceof Error && reason.name === 'TimeoutError';
+  const failure = timedOut ? `timed out after it was sent: ${reason.message}` : 'cancelled after it was sent';
+  const lost = timedOut ? "the call's deadline passed before Proxmox answered" : 'the call was cancelled before Proxmox answered';
+  return new PveOutcomeUnknownError(x.method, x.apiPath, failure, reason, lost);
 }
 
 function errorCode(err: unknown): string | undefined {

@@ -85,7 +85,14 @@ export class IdentityGuard {
         // Proxmox refused the check itself (e.g. no VM.Audit): unverifiable means not sent.
         if (!isPlainObject(err) || typeof err.status !== 'number') throw err;
         const reason = typeof err.message === 'string' ? err.message : `HTTP ${err.status}`;
-        return { ok: false, message: `could not verify the identity of VMID ${vmid} before writing (${reason}); nothing was sent. The token needs VM.Audit on /vms/${vmid} to read the guest's config` };
+        // Only a 403 is about the token; a 595/596 is the guest's node being unreachable.
+        const fix =
+          err.status === 403
+            ? ` The token needs VM.Audit on /vms/${vmid} to read the guest's config`
+            : err.status === 595 || err.status === 596
+              ? ` The guest's node is offline or unreachable from the API node: wait until it is back (GET /cluster/status)`
+              : '';
+        return { ok: false, message: `could not verify the identity of VMID ${vmid} before writing (${reason}); nothing was sent.${fix}` };
       }
       const key = keyOf(cluster, vmid);
       const prior = this.seen.get(key);

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PveInputError, PveTaskFailedError, PveTimeoutError, type TaskStatus } from '../../src/client/index.js';
+import { callOutcomeOf, PveInputError, PveTaskFailedError, PveTaskUnknownError, PveTimeoutError, type TaskStatus } from '../../src/client/index.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { caught, clientFor, pickVm, startSim } from './sim.js';
 
@@ -12,6 +12,7 @@ beforeAll(async () => {
 });
 afterEach(() => {
   sim.cluster.taskFaults.length = 0;
+  sim.faults.clear();
 });
 afterAll(async () => {
   await client.close();
@@ -74,5 +75,73 @@ describe('waitTask', () => {
     const before = sim.counters.snapshot().total;
     expect(await caught(() => client.waitTask('not-a-upid'))).toBeInstanceOf(PveInputError);
     expect(sim.counters.snapshot().total).toBe(before);
+  });
+
+  describe('when the node does not answer about the task', () => {
+    const STATUS = 'GET /nodes/{node}/tasks/{upid}/status';
+    const used = new Set<number>();
+
+    /** A stopped VM no test of this file has started yet (a start task of another may still run). */
+    function untouchedStoppedVm(): { node: string; vmid: number } {
+      const started = new Set(sim.cluster.tasks().filter((t) => t.state !== 'stopped').map((t) => Number(t.id)));
+      const g = sim.cluster
+        .guests()
+        .find((x) => x.type === 'qemu' && x.status === 'stopped' && !x.config.template && !x.config.lock && !used.has(x.vmid) && !started.has(x.vmid));
+      if (!g) throw new Error('no untouched stopped VM left in the preset');
+      used.add(g.vmid);
+      return { node: g.node, vmid: g.vmid };
+    }
+
+    async function statusReads(atLeast: number): Promise<void> {
+      for (let i = 0; i < 500 && sim.counters.get(STATUS) < atLeast; i++) await new Promise((r) => setTimeout(r, 5));
+    }
+
+    it('keeps waiting through status reads that fail for a while, and resolves when they answer again', async () => {
+      const { node, vmid } = untouchedStoppedVm();
+      const upid = await client.request<string>('POST', '/nodes/{node}/qemu/{vmid}/status/start', { node, vmid });
+      const flaky = clientFor(sim, { retry: { attempts: 1 } });
+      try {
+        const rule = sim.faults.add({ path: '/nodes/{node}/tasks/{upid}/status', method: 'GET', errorRate: 1, errorStatus: 595, errorBody: 'none', errorMessage: 'Connection timed out' });
+        const before = sim.counters.get(STATUS);
+        const waiting = flaky.waitTask(upid, { timeoutMs: 10_000, pollMs: 30, maxPollMs: 60 });
+        // Two polls in a row fail (of the three allowed), then the node answers again.
+        await statusReads(before + 2);
+        sim.faults.remove(rule);
+        const result = await waiting;
+        expect(result).toMatchObject({ upid, ok: true, exitstatus: 'OK' });
+      } finally {
+        await flaky.close();
+      }
+    });
+
+    it('reports a task it can no longer read as started with an unknown outcome, not as failed', async () => {
+      const { node, vmid } = untouchedStoppedVm();
+      sim.cluster.taskFaults.push({ type: 'qmstart', vmid, durationMs: 5_000, times: 1 });
+      const upid = await client.request<string>('POST', '/nodes/{node}/qemu/{vmid}/status/start', { node, vmid });
+      const flaky = clientFor(sim, { retry: { attempts: 2, baseDelayMs: 5, maxDelayMs: 5 } });
+      try {
+        const before = sim.counters.get(STATUS);
+        const waiting = caught(() => flaky.waitTask(upid, { timeoutMs: 10_000, pollMs: 30, maxPollMs: 60 }));
+        await statusReads(before + 1);
+        sim.faults.add({ path: '/nodes/{node}/tasks/{upid}/status', method: 'GET', errorRate: 1, errorStatus: 595, errorBody: 'none', errorMessage: 'Connection timed out' });
+        const err = await waiting;
+        expect(err).toBeInstanceOf(PveTaskUnknownError);
+        expect(err).toMatchObject({ code: 'pve-task-unknown', upid, node, lastStatus: 'running' });
+        expect((err as PveTaskUnknownError).reason).toMatch(/595.*gave up after 2 attempts.*3 polls in a row failed/);
+        expect(err.message).toMatch(/was started, but its status could not be read .*Its outcome is unknown/);
+        expect(callOutcomeOf(err, 'GET')).toBe('unknown');
+      } finally {
+        await flaky.close();
+      }
+    });
+
+    it('a log that cannot be read after the task ended does not fail the wait: the result says so', async () => {
+      const { node, vmid } = untouchedStoppedVm();
+      const upid = await client.request<string>('POST', '/nodes/{node}/qemu/{vmid}/status/start', { node, vmid });
+      sim.faults.add({ path: '/nodes/{node}/tasks/{upid}/log', method: 'GET', errorRate: 1, errorStatus: 500, errorMessage: 'log file locked' });
+      const result = await client.waitTask(upid, { timeoutMs: 10_000, pollMs: 30 });
+      expect(result).toMatchObject({ upid, ok: true, exitstatus: 'OK', log: [] });
+      expect(result.note).toMatch(/the log could not be read after the task ended \(.*log file locked.*\)/);
+    });
   });
 });
