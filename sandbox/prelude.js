@@ -60,6 +60,9 @@
     task: 'PveTaskError',
     timeout: 'PveTimeoutError',
     cancelled: 'PveCancelledError',
+    unknown: 'PveOutcomeUnknownError',
+    audit: 'PveAuditError',
+    halted: 'PveHaltedError',
     internal: 'PveInternalError',
   });
 
@@ -69,7 +72,7 @@
     ObjectDefineProperty(error, 'name', { value: name, writable: true, configurable: true, enumerable: false });
     ObjectDefineProperty(error, 'kind', { value: kind, writable: true, configurable: true, enumerable: true });
     if (details) {
-      for (const key of ['method', 'path', 'status', 'errors', 'cluster', 'risk']) {
+      for (const key of ['outcome', 'method', 'path', 'status', 'errors', 'cluster', 'risk', 'upid', 'node', 'exitstatus', 'log']) {
         if (details[key] !== undefined) {
           ObjectDefineProperty(error, key, { value: details[key], writable: true, configurable: true, enumerable: true });
         }
@@ -108,6 +111,9 @@
     return error;
   }
 
+  /** Refused in the sandbox itself: the call never reached the server. */
+  const NOT_SENT = ObjectFreeze({ __proto__: null, outcome: 'not-sent' });
+
   const settledPromise = PromiseCtor.resolve();
 
   /**
@@ -115,7 +121,7 @@
    * isolated-vm's unhandled-rejection tracking (slow, ~0.1 ms each) is not triggered for floods.
    */
   function rejected(kind, message) {
-    return rejectWith(makeError(kind, message, new ErrorCtor(), kind));
+    return rejectWith(makeError(kind, message, new ErrorCtor(), kind, NOT_SENT));
   }
 
   function rejectWith(error) {

@@ -85,15 +85,23 @@ interface PveWaitTaskOptions {
 }
 
 /**
- * What SDK calls reject with. `kind` says why: `api` (Proxmox answered with an error `status`;
- * without a `status` no answer came — for a write the message says the outcome is unknown: it may
- * have run, so look at the node's tasks or the object before repeating it), `task` (the task
- * failed), `denied` (policy), `budget`, `approval`, `identity` (the guest changed), `timeout`,
- * `invalid` (a malformed call, or a parameter value the schema does not accept), `cancelled`,
- * `internal`. Refusals (`denied`, `approval`, `budget`, `invalid`) sent nothing.
+ * What SDK calls reject with. Branch on `outcome` to know what became of the call:
+ * `not-sent` (nothing left the server: policy, budget, approval, a malformed call, the audit
+ * unavailable, changes halted by an operator, the run ended first), `failed` (Proxmox answered with an error, or the task failed:
+ * nothing was changed by this call, or the task's log says how far it got), `unknown` (a change
+ * was sent and no trustworthy answer came: it may have run — look at the node's tasks or the
+ * object before repeating it; `upid` is set when a task was started).
+ * `kind` says why: `api` (Proxmox answered with an error `status`, or a read got no answer),
+ * `task` (the task failed: `upid`, `node`, `exitstatus`, `log`), `unknown` (outcome unknown),
+ * `denied` (policy), `budget`, `approval`, `identity` (the guest changed), `timeout`, `invalid`
+ * (a malformed call, or a parameter value the schema does not accept), `cancelled` (the run ended
+ * first), `audit` (the audit log cannot be written), `halted` (an operator halted all changes: reads
+ * go on; do not retry until they lift it), `internal`.
  */
 interface PveError extends Error {
-  kind: 'invalid' | 'denied' | 'budget' | 'approval' | 'identity' | 'api' | 'task' | 'timeout' | 'cancelled' | 'internal';
+  kind: 'invalid' | 'denied' | 'budget' | 'approval' | 'identity' | 'api' | 'task' | 'timeout' | 'cancelled' | 'unknown' | 'audit' | 'halted' | 'internal';
+  /** What became of the call. */
+  outcome: 'done' | 'failed' | 'not-sent' | 'unknown';
   /** HTTP status for `api` errors. */
   status?: number;
   /** Per-parameter messages from Proxmox (400 Parameter verification failed). */
@@ -104,6 +112,11 @@ interface PveError extends Error {
   risk?: 'read' | 'write' | 'destructive' | 'privileged';
   /** The cluster the call went to, when the script named one. */
   cluster?: string;
+  /** The task a failed or unknown `waitTask` is about, its node, exit status and last log lines. */
+  upid?: string;
+  node?: string;
+  exitstatus?: string;
+  log?: string[];
 }
 
 /** A guest as `pve.guests()` and `pve.findGuest()` give it: where it runs and what it is. */
@@ -129,8 +142,10 @@ interface Pve {
   delete<P extends string>(path: P, ...params: PveArgs<'DELETE', P>): Promise<PveResult<'DELETE', P>>;
   /**
    * Wait for a task (the UPID string most POSTs return) to finish. Resolves with its result when it
-   * ends OK or with warnings; rejects with a `PveError` of kind `task` (log tail included) when it
-   * fails, or `timeout`.
+   * ends OK or with warnings. Rejects when it does not: kind `task` (outcome `failed`, with `upid`,
+   * `exitstatus` and the log tail) when the task failed, `unknown` when its status could not be
+   * read, `timeout` when it is still running. In a batch, catch each wait so one failure does not
+   * hide the others: `await Promise.allSettled(upids.map((u) => pve.waitTask(u)))`.
    */
   waitTask(upid: string, options?: PveWaitTaskOptions): Promise<PveTaskResult>;
   /** The same SDK bound to another configured cluster: `pve.cluster('lab').get('/nodes')`. */

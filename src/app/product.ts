@@ -7,6 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { AuditLog } from '../audit/log.js';
+import { recoverOrphanIntents } from './intent-recovery.js';
 import type { TaskProgressEvent } from '../bridge/handler.js';
 import { PveClient } from '../client/client.js';
 import { createClassClients, createClients, type ClusterConfig } from '../client/config.js';
@@ -19,7 +20,7 @@ import { SandboxEngine } from '../sandbox/engine.js';
 import { describeConfinement } from '../sandbox/worker-launch.js';
 import type { RunOutcome } from '../sandbox/outcome.js';
 import { ApprovalStore, type Approver } from '../safety/approval.js';
-import { HaltSwitch } from '../safety/halt.js';
+import { HaltSwitch, haltRefusal } from '../safety/halt.js';
 import { Policy } from '../policy/policy.js';
 import { PermissionCache } from '../policy/privileges.js';
 import { SecretScrubber } from '../safety/redact.js';
@@ -105,6 +106,8 @@ export class Product {
   private readonly permissions = new PermissionCache();
   private readonly down = new Map<string, UnavailableCluster & { timer?: NodeJS.Timeout }>();
   private closed = false;
+  private recovery: Promise<void> = Promise.resolve();
+  private readonly recoveryStop = new AbortController();
   /** Runs in flight: how `drain` cancels them and learns that each has its result. */
   private readonly running = new Map<AbortController, Promise<unknown>>();
   private stopping = false;
@@ -181,7 +184,24 @@ export class Product {
         }
       }
     }
+    product.recoverIntents(log);
     return product;
+  }
+
+  /**
+   * In the background: what became of the changes servers that died had sent (intent-recovery.ts).
+   * Started once per start; close() stops it.
+   */
+  private recoverIntents(log: (line: string) => void): void {
+    this.recovery = recoverOrphanIntents({
+      audit: this.audit,
+      client: (name) => this.clusters.get(name)?.client,
+      log,
+      signal: this.recoveryStop.signal,
+    }).then(
+      () => undefined,
+      (err: unknown) => log(`pve-code-mcp: looking up the outcome of changes a stopped server had sent failed: ${err instanceof Error ? err.message : String(err)}; they stay open in the audit until the next start`),
+    );
   }
 
   /** Configured clusters that are not serving (yet), with why and when they are tried again. */
@@ -339,9 +359,12 @@ export class Product {
       policyFor: policyOf,
       approvals: principal ? this.approvals.forPrincipal(principal.id) : this.approvals,
       ...(hooks.approver ? { approver: hooks.approver } : {}),
-      audit: principal ? { append: (type, data) => audit.append(type, { ...data, principal: principal.audit }) } : audit,
+      audit: principal
+        ? { append: (type, data) => audit.append(type, { ...data, principal: principal.audit }), intend: (data) => audit.intend({ ...data, principal: principal.audit }) }
+        : audit,
       secrets: this.scrubber,
       permissions: this.permissions,
+      halted: () => haltRefusal(this.halt.state()),
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
       ...(hooks.onLog ? { onLog: hooks.onLog } : {}),
     });
@@ -352,6 +375,8 @@ export class Product {
   async close(): Promise<void> {
     this.closed = true;
     this.stopping = true;
+    this.recoveryStop.abort();
+    await this.recovery;
     for (const state of this.down.values()) clearTimeout(state.timer);
     await Promise.all([this.engine.close(), this.checkers.close()]);
     await Promise.all([...this.clusters.values()].map(closeRuntime));

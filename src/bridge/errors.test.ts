@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ERROR_SAMPLES } from '../../test/client/error-samples.js';
-import { PVE_ERROR_CODES, type PveErrorCode, PveConnectionError, PveTimeoutError } from '../client/errors.js';
+import { PVE_ERROR_CODES, type PveErrorCode, PveAbortedError, PveConnectionError, PveTimeoutError } from '../client/errors.js';
 import { toBridgeError } from './errors.js';
 import { BRIDGE_ERROR_KINDS, type BridgeErrorKind } from './protocol.js';
 
-/** The kind scripts see for each code (of a read: a write whose outcome is unknown is `api`). */
+/** The kind scripts see for each code, of a read (a change whose outcome is unknown is `unknown`). */
 const EXPECTED_KIND: Record<PveErrorCode, BridgeErrorKind> = {
   'pve-config': 'internal',
   'pve-input': 'invalid',
@@ -22,7 +22,7 @@ const EXPECTED_KIND: Record<PveErrorCode, BridgeErrorKind> = {
   'pve-not-found': 'api',
   'pve-node-offline': 'api',
   'pve-task-failed': 'task',
-  'pve-task-unknown': 'task',
+  'pve-task-unknown': 'unknown',
   'pve-schema-unavailable': 'internal',
 };
 
@@ -48,12 +48,15 @@ describe('client error codes → bridge error kinds', () => {
         status: 400,
         errors: { memory: 'value must be at least 16' },
         ...call,
+        outcome: 'failed',
       }),
     );
     expect(toBridgeError(ERROR_SAMPLES['pve-node-offline'](), call)).toMatchObject({ kind: 'api', status: 595 });
-    expect(toBridgeError(ERROR_SAMPLES['pve-aborted'](), call)).toEqual({ kind: 'cancelled', message: 'the call was cancelled because the run ended', ...call });
+    // A read aborted after it left got no answer (failed, safe to repeat); one aborted before it left was not sent.
+    expect(toBridgeError(new PveAbortedError('GET', call.path, true), call)).toMatchObject({ kind: 'cancelled', outcome: 'failed', ...call });
+    expect(toBridgeError(new PveAbortedError('GET', call.path, false), call)).toMatchObject({ kind: 'cancelled', outcome: 'not-sent', ...call });
     const config = ERROR_SAMPLES['pve-config']();
-    expect(toBridgeError(config, {})).toEqual({ kind: 'internal', message: `internal bridge error: ${config.message}` });
+    expect(toBridgeError(config, {})).toEqual({ kind: 'internal', message: `internal bridge error: ${config.message}`, outcome: 'not-sent' });
     for (const code of PVE_ERROR_CODES) {
       if (code === 'pve-aborted') continue;
       const err = ERROR_SAMPLES[code]();
@@ -61,15 +64,33 @@ describe('client error codes → bridge error kinds', () => {
     }
   });
 
-  it('makes a write that may have run `api` with the outcome-unknown message, never `timeout`', () => {
+  it('makes a write that may have run kind and outcome `unknown`, never `timeout` or `cancelled`', () => {
     const path = '/nodes/pve1/qemu/100/status/start';
     const timedOut = toBridgeError(new PveTimeoutError('headers', 60_000, 'POST', path), { method: 'POST', path });
-    expect(timedOut).toMatchObject({ kind: 'api', message: expect.stringMatching(/outcome is unknown/) });
+    expect(timedOut).toMatchObject({ kind: 'unknown', outcome: 'unknown', message: expect.stringMatching(/outcome is unknown/) });
     expect(timedOut).not.toHaveProperty('status');
     const reset = toBridgeError(new PveConnectionError('cannot talk', 'ECONNRESET', true, 'POST', path), { method: 'POST', path });
-    expect(reset.message).toMatch(/\(ECONNRESET\): the outcome is unknown/);
+    expect(reset).toMatchObject({ kind: 'unknown', outcome: 'unknown' });
+    expect(reset.message).toMatch(/\(ECONNRESET\)/);
+    expect(toBridgeError(ERROR_SAMPLES['pve-node-offline'](), { method: 'POST', path })).toMatchObject({ kind: 'unknown', outcome: 'unknown' });
     // A connect timeout of the same write sent nothing.
-    expect(toBridgeError(new PveTimeoutError('connect', 10_000, 'POST', path), { method: 'POST', path }).kind).toBe('timeout');
+    expect(toBridgeError(new PveTimeoutError('connect', 10_000, 'POST', path), { method: 'POST', path })).toMatchObject({ kind: 'timeout', outcome: 'not-sent' });
+  });
+
+  it('a change that failed before its own request left is not sent, whatever the lookup\'s failure was', () => {
+    const path = '/nodes/pve1/qemu/100/status/start';
+    const lookup = new PveConnectionError('GET /cluster/resources: cannot talk', 'ECONNRESET', true, 'GET', '/cluster/resources');
+    const e = toBridgeError(lookup, { method: 'POST', path, risk: 'write' }, false);
+    expect(e).toMatchObject({ kind: 'api', outcome: 'not-sent', method: 'POST', path });
+    expect(e.message).toMatch(/^POST \/nodes\/pve1\/qemu\/100\/status\/start was not sent: /);
+  });
+
+  it('carries a failed task\'s upid, node, exit status and log tail; a task it could not read is unknown', () => {
+    const failed = toBridgeError(ERROR_SAMPLES['pve-task-failed'](), {});
+    expect(failed).toMatchObject({ kind: 'task', outcome: 'failed', upid: expect.stringMatching(/^UPID:/), node: expect.any(String), exitstatus: expect.any(String) });
+    expect(Array.isArray(failed.log)).toBe(true);
+    const unknown = toBridgeError(ERROR_SAMPLES['pve-task-unknown'](), {});
+    expect(unknown).toMatchObject({ kind: 'unknown', outcome: 'unknown', upid: expect.stringMatching(/^UPID:/) });
   });
 
   it('classifies an error of another copy of the client module by its code', async () => {
@@ -81,8 +102,9 @@ describe('client error codes → bridge error kinds', () => {
   });
 
   it('maps what is not a client error as before: aborts, status-bearing errors, the rest internal', () => {
-    expect(toBridgeError(new DOMException('aborted', 'AbortError'), {}).kind).toBe('cancelled');
-    expect(toBridgeError(Object.assign(new Error('bad gateway'), { status: 502 }), {})).toEqual({ kind: 'api', message: 'bad gateway', status: 502 });
-    expect(toBridgeError(new Error('boom'), {})).toEqual({ kind: 'internal', message: 'internal bridge error: boom' });
+    expect(toBridgeError(new DOMException('aborted', 'AbortError'), {})).toMatchObject({ kind: 'cancelled', outcome: 'not-sent' });
+    expect(toBridgeError(Object.assign(new Error('bad gateway'), { status: 502 }), {})).toEqual({ kind: 'api', message: 'bad gateway', status: 502, outcome: 'failed' });
+    expect(toBridgeError(new Error('boom'), {})).toEqual({ kind: 'internal', message: 'internal bridge error: boom', outcome: 'failed' });
+    expect(toBridgeError(new Error('boom'), { method: 'DELETE', path: '/x' })).toMatchObject({ kind: 'internal', outcome: 'unknown' });
   });
 });

@@ -4,71 +4,98 @@
  * passes them through the secret scrubber. Host stacks never cross.
  *
  * A client error is classified by its stable `code` (see `PVE_ERROR_CODES`), one case per code:
- * adding a code to the client does not compile until it has a kind here.
+ * adding a code to the client does not compile until it has a kind here. Every error carries its
+ * `outcome` (what became of the call): a change that was sent and got no trustworthy answer is
+ * `unknown` — kind `unknown` too, so nothing that may have run is ever reported as cancelled.
  */
-import { type AnyPveError, exhaustive, isPveError, outcomeUnknown } from '../client/errors.js';
+import { type AnyPveError, callOutcomeOf, exhaustive, isPveError, outcomeUnknown } from '../client/errors.js';
 import type { HttpMethod, RiskClass } from '../schema/model.js';
-import type { BridgeError } from './protocol.js';
+import type { BridgeError, CallOutcome } from './protocol.js';
 
 type CallBase = Pick<BridgeError, 'method' | 'path' | 'risk'>;
 
-const CANCELLED = 'the call was cancelled because the run ended';
+const CANCELLED = 'the run ended before the call was sent; nothing was sent';
 
-/** An `AbortError` is `cancelled` whether or not the run's signal fired: the signal is not needed here. */
-export function toBridgeError(err: unknown, call: { method?: HttpMethod; path?: string; risk?: RiskClass }): BridgeError {
+/**
+ * `sent`: false when the call failed before its own request could leave (a lookup before a change
+ * failed): its outcome is then `not-sent` whatever the failure was, and its message says so.
+ */
+export function toBridgeError(err: unknown, call: { method?: HttpMethod; path?: string; risk?: RiskClass }, sent = true): BridgeError {
   const base: CallBase = {
     ...(call.method ? { method: call.method } : {}),
     ...(call.path ? { path: call.path } : {}),
     ...(call.risk ? { risk: call.risk } : {}),
   };
-  if (isPveError(err)) return fromPveError(err, base);
-  if (isAbort(err)) return { kind: 'cancelled', message: CANCELLED, ...base };
+  if (!sent) {
+    const error = toBridgeError(err, {}, true);
+    const kind = error.kind === 'unknown' ? 'api' : error.kind;
+    const where = call.method && call.path ? `${call.method} ${call.path}` : 'the call';
+    return { ...error, ...base, kind, outcome: 'not-sent', message: `${where} was not sent: ${error.message}` };
+  }
+  if (isPveError(err)) {
+    const outcome = callOutcomeOf(err, call.method ?? 'GET');
+    const error = fromPveError(err, base);
+    return outcome === 'unknown' ? { ...error, kind: 'unknown', outcome } : { ...error, outcome };
+  }
+  // An AbortError from outside the client (a wait, a lock) came before anything was sent.
+  if (isAbort(err)) return { kind: 'cancelled', message: CANCELLED, outcome: 'not-sent', ...base };
   const status = typeof (err as { status?: unknown })?.status === 'number' ? (err as { status: number }).status : undefined;
-  if (status !== undefined) return { kind: 'api', message: messageOf(err), status, ...base };
-  return internal(err, base);
+  if (status !== undefined) return { kind: 'api', message: messageOf(err), status, outcome: 'failed', ...base };
+  return internal(err, base, 'unknownIfWrite', call.method);
 }
 
 function fromPveError(err: AnyPveError, base: CallBase): BridgeError {
   switch (err.code) {
     case 'pve-task-failed':
+      return { kind: 'task', message: err.message, ...taskFields(err.result), ...base };
     case 'pve-task-unknown':
-      return { kind: 'task', message: err.message, ...base };
+      return { kind: 'unknown', message: err.message, upid: err.upid, node: err.node, ...base };
     case 'pve-aborted':
-      return { kind: 'cancelled', message: CANCELLED, ...base };
+      return err.sent
+        ? { kind: 'cancelled', message: `${err.message} It was sent; a read changes nothing, so it is safe to repeat.`, ...base }
+        : { kind: 'cancelled', message: CANCELLED, ...base };
     case 'pve-timeout': {
-      // A write's headers/body/overall timeout may have run: `api` without a status (no answer
-      // came), and its message says the outcome is unknown and where to look — never a refusal kind.
+      // A write's headers/body/overall timeout may have run: its message says the outcome is
+      // unknown and where to look — never a refusal kind.
       const unknown = outcomeUnknown(err);
-      return unknown ? { kind: 'api', message: unknown.message, ...base } : { kind: 'timeout', message: err.message, ...base };
+      return unknown ? { kind: 'unknown', message: unknown.message, ...base } : { kind: 'timeout', message: err.message, ...base };
     }
     case 'pve-connection':
     case 'pve-outcome-unknown':
     case 'pve-tls':
     case 'pve-tls-pin':
-      // A write whose connection failed after it was sent says so (outcome unknown), as above.
       return { kind: 'api', message: (outcomeUnknown(err) ?? err).message, ...base };
     case 'pve-protocol':
     case 'pve-too-large':
-      return { kind: 'api', message: err.message, ...base };
+      return { kind: 'api', message: (outcomeUnknown(err) ?? err).message, ...base };
     case 'pve-http':
     case 'pve-auth':
     case 'pve-permission':
     case 'pve-not-found':
     case 'pve-node-offline':
-      return { kind: 'api', message: err.message, status: err.status, ...(err.errors ? { errors: { ...err.errors } } : {}), ...base };
+      return { kind: 'api', message: (outcomeUnknown(err) ?? err).message, status: err.status, ...(err.errors ? { errors: { ...err.errors } } : {}), ...base };
     case 'pve-input':
       return { kind: 'invalid', message: err.message, ...base };
     case 'pve-config':
     case 'pve-schema-unavailable':
       // Setup failures, not a call's: reaching a script through a call is the host's fault.
-      return internal(err, base);
+      return internal(err, base, 'not-sent');
     default:
-      return exhaustive(err, internal(err, base));
+      return exhaustive(err, internal(err, base, 'unknownIfWrite', base.method));
   }
 }
 
-function internal(err: unknown, base: CallBase): BridgeError {
-  return { kind: 'internal', message: `internal bridge error: ${messageOf(err)}`, ...base };
+function taskFields(result: { upid: string; node: string; exitstatus?: string | undefined; log: string[] }): Pick<BridgeError, 'upid' | 'node' | 'exitstatus' | 'log'> {
+  return { upid: result.upid, node: result.node, ...(result.exitstatus !== undefined ? { exitstatus: result.exitstatus } : {}), log: result.log.slice(-20) };
+}
+
+/**
+ * A failure of the bridge's own code: where it happened is not known, so a change may have been
+ * sent (`unknown`); a read is `failed`.
+ */
+function internal(err: unknown, base: CallBase, outcome: CallOutcome | 'unknownIfWrite', method?: HttpMethod): BridgeError {
+  const resolved: CallOutcome = outcome !== 'unknownIfWrite' ? outcome : method === undefined || method === 'GET' ? 'failed' : 'unknown';
+  return { kind: 'internal', message: `internal bridge error: ${messageOf(err)}`, outcome: resolved, ...base };
 }
 
 function isAbort(err: unknown): boolean {

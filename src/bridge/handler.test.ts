@@ -19,6 +19,7 @@ function setup(policyConfig: unknown, mode: RunMode = 'live', extra: Partial<Bri
   ]);
   const policy = Policy.fromConfig(policyConfig);
   const audit: Array<Record<string, unknown>> = [];
+  const intents: Array<Record<string, unknown>> = [];
   const plan = mode === 'dry-run' ? new PlanRecorder() : undefined;
   const deps: BridgeDeps = {
     runId: 'run-1',
@@ -32,13 +33,13 @@ function setup(policyConfig: unknown, mode: RunMode = 'live', extra: Partial<Bri
     budget: new Budget(policy.budgetLimits),
     mode,
     ...(plan ? { plan } : {}),
-    audit: { append: (_t, data) => audit.push(data) },
+    audit: { append: (_t, data) => audit.push(data), intend: (data) => ({ seq: intents.push(data) - 1 }) },
     ...extra,
   };
   const handler = createBridgeHandler(deps);
   const call = (c: BridgeCall) => handler(c, ctx());
   const req = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, params: Record<string, unknown> = {}) => call({ kind: 'request', method, path, params });
-  return { client, audit, plan, deps, handler, call, req };
+  return { client, audit, intents, plan, deps, handler, call, req };
 }
 
 function errorOf(reply: BridgeReply) {
@@ -148,7 +149,7 @@ describe('bridge handler: validation and errors', () => {
     const ac = new AbortController();
     ac.abort();
     const reply = await t.handler({ kind: 'request', method: 'GET', path: '/version', params: {} }, { signal: ac.signal });
-    expect(errorOf(reply).kind).toBe('cancelled');
+    expect(errorOf(reply)).toMatchObject({ kind: 'cancelled', outcome: 'not-sent' });
   });
 });
 
@@ -239,9 +240,11 @@ describe('bridge handler: waitTask', () => {
     t.client.waitTask = async (upid) => {
       throw new PveTaskFailedError({ upid, node: 'pve1', status: 'stopped', exitstatus: 'VM 101 already running', ok: false, log: ['TASK ERROR: VM 101 already running'] });
     };
-    const e = errorOf(await t.call({ kind: 'waitTask', upid: 'UPID:pve1:00001234:00005678:00000001:qmstart:101:root@pam:' }));
-    expect(e.kind).toBe('task');
+    const upid = 'UPID:pve1:00001234:00005678:00000001:qmstart:101:root@pam:';
+    const e = errorOf(await t.call({ kind: 'waitTask', upid }));
+    expect(e).toMatchObject({ kind: 'task', outcome: 'failed', upid, node: 'pve1', exitstatus: 'VM 101 already running', log: ['TASK ERROR: VM 101 already running'] });
     expect(e.message).toMatch(/already running/);
+    expect(t.audit[0]).toMatchObject({ status: 'task', outcome: 'failed', upid, exitstatus: 'VM 101 already running' });
   });
 });
 
@@ -278,7 +281,7 @@ describe('bridge handler: calls the sandbox channel refused', () => {
   it('are audited, counted as invalid and charged against the call budget, without their bytes', async () => {
     const t = setup({ budget: { calls: 2 } });
     const refused = { kind: 'rejected' as const, error: { kind: 'invalid' as const, message: "invalid call: path: '..' segments are not allowed" } };
-    expect(errorOf(await t.call(refused))).toEqual(refused.error);
+    expect(errorOf(await t.call(refused))).toEqual({ ...refused.error, outcome: 'not-sent' });
     expect(t.audit).toEqual([expect.objectContaining({ status: 'invalid', channel: 'refused before parsing', message: refused.error.message })]);
     await t.call(refused);
     // The third attempt is over the call budget, refused ones included.
@@ -289,10 +292,13 @@ describe('bridge handler: calls the sandbox channel refused', () => {
 
 describe('bridge handler: audit failure', () => {
   it('fails closed once the audit cannot be written', async () => {
-    const t = setup({ preset: 'operator' }, 'live', { audit: { append: () => { throw new Error('ENOSPC: no space left on device'); } } });
+    const fail = () => {
+      throw new Error('ENOSPC: no space left on device');
+    };
+    const t = setup({ preset: 'operator' }, 'live', { audit: { append: fail, intend: fail } });
     expect((await t.req('GET', '/version')).ok).toBe(true);
     const e = errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/start'));
-    expect(e).toMatchObject({ kind: 'internal' });
+    expect(e).toMatchObject({ kind: 'audit', outcome: 'not-sent' });
     expect(e.message).toMatch(/audit log cannot be written \(ENOSPC/);
     expect(t.client.writes).toHaveLength(0);
   });
@@ -304,6 +310,7 @@ describe('bridge handler: audit failure', () => {
         append: () => {
           if (failing) throw new Error('EIO: i/o error');
         },
+        intend: () => ({ seq: 0 }),
       },
     });
     const deferred: Array<() => void> = [];
@@ -314,5 +321,105 @@ describe('bridge handler: audit failure', () => {
     deferred.splice(0).forEach((task) => task());
     const e = errorOf(await withHook('/version'));
     expect(e.message).toMatch(/audit log cannot be written \(EIO/);
+  });
+});
+
+describe('bridge handler: write-ahead and truthful outcomes', () => {
+  it('writes a change\'s intent before it is sent, and links the outcome to it', async () => {
+    const t = setup({ preset: 'operator' });
+    const original = t.client.request.bind(t.client);
+    const intentsAtSend: number[] = [];
+    t.client.request = async (method, path, params) => {
+      if (method !== 'GET') intentsAtSend.push(t.intents.length);
+      return original(method, path, params);
+    };
+    await t.req('POST', '/nodes/pve1/qemu/101/status/start');
+    expect(intentsAtSend).toEqual([1]);
+    expect(t.intents[0]).toMatchObject({ runId: 'run-1', method: 'POST', path: '/nodes/pve1/qemu/101/status/start', node: 'pve1', vmids: [101], risk: 'write' });
+    expect(t.audit.at(-1)).toMatchObject({ intent: 0, outcome: 'done', status: 'ok' });
+    // Reads keep their single entry, written after the answer.
+    await t.req('GET', '/version');
+    expect(t.intents).toHaveLength(1);
+    expect(t.audit.at(-1)).toMatchObject({ outcome: 'done' });
+  });
+
+  it('sends nothing when the intent cannot be written, and says so with its own kind', async () => {
+    const t = setup({ preset: 'operator' }, 'live', {
+      audit: {
+        append: () => undefined,
+        intend: () => {
+          throw new Error('no space left on the device holding /var/lib/pve-code-mcp');
+        },
+      },
+    });
+    const e = errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/start'));
+    expect(e).toMatchObject({ kind: 'audit', outcome: 'not-sent' });
+    expect(e.message).toMatch(/was not sent: its intent could not be written/);
+    expect(t.client.writes).toHaveLength(0);
+  });
+
+  it('lets a change already sent answer after its run ended, and reports what it did', async () => {
+    const t = setup({ preset: 'operator' });
+    const run = new AbortController();
+    const original = t.client.request.bind(t.client);
+    t.client.request = async (method, path, params, options) => {
+      if (method === 'GET') return original(method, path, params, options);
+      run.abort(); // the run ends while PVE works on the change
+      await new Promise((r) => setTimeout(r, 50));
+      if (options?.signal?.aborted) throw new Error('aborted although the change was on the wire');
+      return original(method, path, params, options);
+    };
+    const reply = await t.handler({ kind: 'request', method: 'POST', path: '/nodes/pve1/qemu/101/status/start', params: {} }, { signal: run.signal });
+    expect(reply.ok).toBe(true);
+    expect(t.audit.at(-1)).toMatchObject({ outcome: 'done', upid: expect.stringMatching(/^UPID:/) });
+  });
+
+  it('reports a sent change without an answer as outcome unknown, never as cancelled', async () => {
+    const { PveOutcomeUnknownError } = await import('../client/errors.js');
+    const t = setup({ preset: 'operator' });
+    const original = t.client.request.bind(t.client);
+    t.client.request = async (method, path, params, options) => {
+      if (method === 'GET') return original(method, path, params, options);
+      throw new PveOutcomeUnknownError(method, path, 'ECONNRESET');
+    };
+    const e = errorOf(await t.req('POST', '/nodes/pve1/qemu/101/snapshot', { snapname: 'before' }));
+    expect(e).toMatchObject({ kind: 'unknown', outcome: 'unknown' });
+    expect(t.audit.at(-1)).toMatchObject({ status: 'unknown', outcome: 'unknown', intent: 0 });
+  });
+
+  it('refusals are not sent, and every record carries its outcome', async () => {
+    const t = setup(undefined);
+    const e = errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/start'));
+    expect(e).toMatchObject({ kind: 'denied', outcome: 'not-sent' });
+    expect(t.audit.at(-1)).toMatchObject({ status: 'denied', outcome: 'not-sent' });
+    expect(t.intents).toHaveLength(0);
+  });
+});
+
+describe('bridge handler: the kill switch', () => {
+  it('refuses every change while halted, before its intent, approved steps included; reads go on', async () => {
+    let halted: string | undefined = 'all changes are halted on this host (file /etc/pve-code-mcp/halt)';
+    const t = setup({ preset: 'operator' }, 'live', { halted: () => halted });
+    expect((await t.req('GET', '/version')).ok).toBe(true);
+    const e = errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/start'));
+    expect(e).toMatchObject({ kind: 'halted', outcome: 'not-sent', method: 'POST' });
+    expect(e.message).toMatch(/POST \/nodes\/pve1\/qemu\/101\/status\/start: all changes are halted/);
+    expect(t.client.writes).toHaveLength(0);
+    expect(t.intents).toHaveLength(0);
+    halted = undefined;
+    expect((await t.req('POST', '/nodes/pve1/qemu/101/status/start')).ok).toBe(true);
+  });
+
+  it('stops an approved run before its next step', async () => {
+    const dry = setup({ preset: 'operator' }, 'dry-run');
+    await dry.req('POST', '/nodes/pve1/qemu/101/status/start');
+    await dry.req('POST', '/nodes/pve1/qemu/102/status/start');
+    const plan = dry.plan!.finish('script', 'operator');
+    let halted: string | undefined;
+    const t = setup({ preset: 'operator' }, 'approved', { binding: new PlanBinding(plan), halted: () => halted });
+    expect((await t.req('POST', '/nodes/pve1/qemu/101/status/start')).ok).toBe(true);
+    halted = 'all changes are halted on this host';
+    expect(errorOf(await t.req('POST', '/nodes/pve1/qemu/102/status/start'))).toMatchObject({ kind: 'halted', outcome: 'not-sent' });
+    expect(t.client.writes.map((w) => w.path)).toEqual(['/nodes/pve1/qemu/101/status/start']);
   });
 });

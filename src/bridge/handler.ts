@@ -4,9 +4,12 @@
  *
  *   budget (attempt) → validate (zod) → resolve path to an operation → risk class → budget (risk)
  *   → policy (deny wins, privileged one by one) → scopes → for writes: guest budget, approval or
- *   plan binding, guest identity (+ `digest`) → send, or record in dry-run → redact → audit.
+ *   plan binding, guest identity (+ `digest`) → intent in the audit (durable) → send, or record
+ *   in dry-run → redact → audit the outcome.
  *
- * The handler always resolves: every failure becomes a `BridgeError` the script can act on.
+ * The handler always resolves: every failure becomes a `BridgeError` the script can act on, with
+ * the call's `outcome`. Write-ahead: a change is sent only once its intent is in the audit, so a
+ * crash at any later point leaves an intent that a starting server can look up on PVE.
  */
 import { type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
 import { approvalNextStep } from '../safety/approval.js';
@@ -22,15 +25,21 @@ import { redactData, redactInPlace, redactText, SecretScrubber } from '../safety
 import type { PveClientLike, TaskResult } from '../client/client-like.js';
 import { toBridgeError } from './errors.js';
 import { InvalidCallError, resolveRequest, type ResolvedRequest } from '../policy/request.js';
-import type { BridgeCall, BridgeContext, BridgeError, BridgeHandler, BridgeReply, RequestCall, WaitTaskCall } from './protocol.js';
-import { emptyCounts, type CallCounts } from './stats.js';
+import { SENT_GRACE_MS, type BridgeCall, type BridgeContext, type BridgeError, type BridgeHandler, type BridgeReply, type CallOutcome, type RequestCall, type WaitTaskCall } from './protocol.js';
+import { countChange, emptyCounts, type CallCounts } from './stats.js';
 
 export type RunMode = 'live' | 'dry-run' | 'approved';
 
-/** Where call records go (an `AuditLog`, or anything with the same method). */
+/** Where call records go (an `AuditLog`, or anything with the same methods). */
 export interface AuditSink {
   append(type: 'call', data: Record<string, unknown>): unknown;
+  /**
+   * Write a change's intent before it is sent; durable when it returns (its `seq` links the
+   * outcome to it). Throws when the audit cannot take it: the change is then not sent.
+   */
+  intend(data: Record<string, unknown>): { seq: number };
 }
+
 
 export interface TaskProgressEvent {
   cluster: string;
@@ -72,6 +81,12 @@ export interface BridgeDeps {
   identity?: IdentityGuard;
   counts?: CallCounts;
   onProgress?(event: TaskProgressEvent): void;
+  /**
+   * The kill switch: a refusal message while an operator has halted every change on this host.
+   * Asked right before each change is sent (approved steps included), so a run in flight stops
+   * before its next write.
+   */
+  halted?(): string | undefined;
   /** Used when a script's `waitTask` gives no timeout (default 5 min); always capped by the task-wait budget. */
   defaultTaskTimeoutMs?: number;
 }
@@ -116,16 +131,26 @@ type Runtime = BridgeDeps & {
   secrets: SecretScrubber;
   /** The class of the write that started each task: its status is read with that write's token. */
   taskClass: Map<string, RiskClass>;
-  /** Set when an audit append failed: the run fails closed, nothing more is sent unaudited. */
+  /** Set when an audit append failed: the run fails closed, nothing more is made unaudited. */
   auditError?: string;
 };
+
+/** What the audit and the counters need to know of a change once it reached the send step. */
+interface ChangeAttempt {
+  cluster: string;
+  method: HttpMethod;
+  path: string;
+}
 
 async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promise<BridgeReply> {
   const started = performance.now();
   rt.counts.total++;
   const record: Record<string, unknown> = { runId: rt.runId, mode: rt.mode };
   if (rt.auditError !== undefined) {
-    return { ok: false, error: { kind: 'internal', message: `the audit log cannot be written (${rt.auditError}); no further calls are made in this run` } };
+    return {
+      ok: false,
+      error: { kind: 'audit', outcome: 'not-sent', message: `the audit log cannot be written (${rt.auditError}); this call was not sent, and no further calls are made in this run. Run again once the audit is writable (the server's log says why)` },
+    };
   }
   let reply: BridgeReply;
   try {
@@ -141,12 +166,21 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
     const data = call.kind === 'request' ? await handleRequest(rt, call, ctx, record) : await handleWait(rt, call, ctx, record);
     reply = { ok: true, data };
     record.status = 'ok';
+    record.outcome = 'done';
   } catch (err) {
-    const error = err instanceof Refusal ? err.error : toBridgeError(err, record as { method?: HttpMethod; path?: string; risk?: RiskClass });
+    const error = err instanceof Refusal ? { outcome: 'not-sent' as const, ...err.error } : toBridgeError(err, record as { method?: HttpMethod; path?: string; risk?: RiskClass }, !failedBeforeSending(call, record));
     reply = { ok: false, error: scrubError(rt, error) };
     record.status = error.kind;
+    record.outcome = error.outcome;
     if (error.status !== undefined) record.httpStatus = error.status;
+    if (error.upid !== undefined) record.upid = error.upid;
+    if (error.exitstatus !== undefined) record.exitstatus = error.exitstatus;
     record.message = reply.error.message;
+  }
+  const change = record.change as ChangeAttempt | undefined;
+  if (change) {
+    delete record.change;
+    countChange(rt.counts, record.outcome as CallOutcome, { ...change, ...(typeof record.upid === 'string' ? { upid: record.upid } : {}) });
   }
   record.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
   const audit = (): void => {
@@ -284,8 +318,18 @@ async function write(
 
     const params = withGuestDigest(req, verdict.current);
     const client = rt.client(cluster, risk);
+    record.change = { cluster, method: req.method, path: req.concretePath } satisfies ChangeAttempt;
+    const halt = rt.halted?.();
+    if (halt !== undefined) throw new Refusal({ kind: 'halted', message: `${req.method} ${req.concretePath}: ${halt}`, ...where });
+    writeIntent(rt, cluster, req, params, facts, record);
     sent = true;
-    const data = await client.request(req.method, req.urlPath, params, { signal: ctx.signal });
+    const grace = graceAfter(ctx.signal, SENT_GRACE_MS);
+    let data: unknown;
+    try {
+      data = await client.request(req.method, req.urlPath, params, { signal: grace.signal });
+    } finally {
+      grace.dispose();
+    }
     rt.identity.noteWrite(cluster, facts.targets.vmids);
     if (typeof data === 'string' && data.startsWith('UPID:')) {
       record.upid = data;
@@ -295,6 +339,71 @@ async function write(
   } finally {
     claim?.settle(sent);
   }
+}
+
+/**
+ * A change that failed before its own request left (a lookup of the policy or the identity check
+ * failed, the run ended first): whatever the failure, nothing was sent. A read, or a change past
+ * its send step, is classified by the failure itself.
+ */
+function failedBeforeSending(call: BridgeCall, record: Record<string, unknown>): boolean {
+  if (call.kind !== 'request') return false;
+  if (record.risk === undefined) return true;
+  return record.risk !== 'read' && record.change === undefined;
+}
+
+/**
+ * The change's intent, durable in the audit before anything is sent; the outcome entry links to
+ * it. Without an audit (tests, a handler called directly) there is nothing to write ahead to.
+ */
+function writeIntent(rt: Runtime, cluster: string, req: ResolvedRequest, params: Record<string, unknown>, facts: CallFacts, record: Record<string, unknown>): void {
+  if (!rt.audit) return;
+  const intent: Record<string, unknown> = {
+    runId: rt.runId,
+    mode: rt.mode,
+    cluster,
+    method: req.method,
+    path: req.concretePath,
+    template: req.operation.path,
+    risk: facts.risk,
+    params: capValue(redactData(params, req.concretePath, rt.secrets)),
+    ...(req.pathValues.node !== undefined ? { node: req.pathValues.node } : {}),
+    ...(facts.targets.vmids.length > 0 ? { vmids: facts.targets.vmids } : {}),
+    ...(record.planSeq !== undefined ? { planSeq: record.planSeq } : {}),
+  };
+  try {
+    record.intent = rt.audit.intend(intent).seq;
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Refusal({
+      kind: 'audit',
+      message: `${req.method} ${req.concretePath} was not sent: its intent could not be written to the audit log (${why}). Nothing changed; run again once the audit is writable`,
+      method: req.method,
+      path: req.concretePath,
+      risk: facts.risk,
+    });
+  }
+}
+
+/**
+ * A signal that fires `ms` after `signal` does: a change already on the wire keeps its chance to
+ * answer for a while after its run ended, so its outcome is known rather than `unknown`.
+ */
+function graceAfter(signal: AbortSignal, ms: number): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const start = (): void => {
+    timer = setTimeout(() => controller.abort(signal.reason), ms);
+  };
+  if (signal.aborted) start();
+  else signal.addEventListener('abort', start, { once: true });
+  return {
+    signal: controller.signal,
+    dispose() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', start);
+    },
+  };
 }
 
 async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, record: Record<string, unknown>): Promise<TaskResult & { planned?: true }> {

@@ -42,29 +42,61 @@ export type BridgeCall = RequestCall | WaitTaskCall | RejectedCall;
  * denied — policy refused it, the message names the rule; budget — the per-run budget (calls per
  * risk class, guests, task-wait time) is used up; approval — needs human approval that was not
  * given, or deviates from the approved plan; identity — the guest behind a VMID changed since the
- * plan or an earlier read; api — Proxmox answered with an error status; task — a task ended with
- * an error exit status; timeout; cancelled — the run was cancelled or ended while the call was in
- * flight; internal.
+ * plan or an earlier read; api — Proxmox answered with an error status, or a read got no answer;
+ * task — a task ended with an error exit status; timeout — a read or a task wait ran out of time;
+ * cancelled — the run ended before the call was sent; unknown — a change was sent (or may have
+ * been) and no trustworthy answer came: it may have run; audit — the audit log cannot be written,
+ * so the change was not sent; halted — an operator halted every change on this host (the kill
+ * switch), so the change was not sent; internal.
  */
-export const BRIDGE_ERROR_KINDS = ['invalid', 'denied', 'budget', 'approval', 'identity', 'api', 'task', 'timeout', 'cancelled', 'internal'] as const;
+export const BRIDGE_ERROR_KINDS = ['invalid', 'denied', 'budget', 'approval', 'identity', 'api', 'task', 'timeout', 'cancelled', 'unknown', 'audit', 'halted', 'internal'] as const;
 
 export type BridgeErrorKind = (typeof BRIDGE_ERROR_KINDS)[number];
+
+/**
+ * What became of a call, one vocabulary for the script's error, the tool result and the audit:
+ * done — PVE answered with success (for a write that starts a task: the task started);
+ * failed — PVE answered with an error, or the task ended with an error exit status;
+ * not-sent — stopped before the request left this server (nothing can have changed);
+ * unknown — the request left (or may have) and no trustworthy answer came: it may have run.
+ * Reads are never `unknown`: a read that got no answer is `failed` (it is safe to repeat).
+ */
+export type CallOutcome = 'done' | 'failed' | 'not-sent' | 'unknown';
+
+export const CALL_OUTCOMES: readonly CallOutcome[] = ['done', 'failed', 'not-sent', 'unknown'];
 
 export interface BridgeError {
   kind: BridgeErrorKind;
   message: string;
+  /** What became of the call; always set by the handler. */
+  outcome?: CallOutcome;
   method?: HttpMethod;
   path?: string;
   status?: number;
   /** Per-parameter errors from PVE (`errors` in a 400 body). */
   errors?: Record<string, string>;
   risk?: RiskClass;
+  /** The task the call is about (a failed or unknown task), its node and exit status, and its log tail. */
+  upid?: string;
+  node?: string;
+  exitstatus?: string;
+  log?: string[];
 }
 
 export type BridgeReply = { ok: true; data: unknown } | { ok: false; error: BridgeError };
 
+/**
+ * How long a change that was already sent may still answer after its run ended (cancelled, the
+ * worker died, the server is stopping): an answer that comes makes its outcome known instead of
+ * `unknown`. The run's answer waits for it (run-session.ts); the server's drain is longer.
+ */
+export const SENT_GRACE_MS = 5_000;
+
 export interface BridgeContext {
-  /** Aborted when the run ends (finished, killed or cancelled): stop in-flight Proxmox I/O. */
+  /**
+   * Aborted when the run ends (finished, killed or cancelled): stop every call not yet sent; a
+   * change already sent gets `SENT_GRACE_MS` more to answer.
+   */
   signal: AbortSignal;
   /**
    * Bookkeeping that must happen for this call but need not delay its answer (the audit record).

@@ -1,5 +1,17 @@
 /** Per-run call counters reported with every result. */
-import { RISK_CLASSES, type RiskClass } from '../schema/model.js';
+import { RISK_CLASSES, type HttpMethod, type RiskClass } from '../schema/model.js';
+import type { CallOutcome } from './protocol.js';
+
+/** A change whose outcome the run could not learn: the agent must look before repeating it. */
+export interface UnsettledChange {
+  cluster: string;
+  method: HttpMethod;
+  path: string;
+  upid?: string;
+}
+
+/** How many `unsettled` entries a result carries; the count in `changes.unknown` stays exact. */
+export const MAX_UNSETTLED_LISTED = 20;
 
 export interface CallCounts {
   /** Calls by (effective) risk class, whatever their outcome. */
@@ -16,10 +28,29 @@ export interface CallCounts {
   needsApproval: number;
   /** `waitTask` calls. */
   taskWaits: number;
+  /** Changes (every class but read) that reached the send step in a live or approved run, by outcome. */
+  changes: Record<CallOutcome, number>;
+  /** The changes counted as `unknown` (the first `MAX_UNSETTLED_LISTED`). */
+  unsettled: UnsettledChange[];
 }
 
 export function emptyCounts(): CallCounts {
   const byRisk = {} as Record<RiskClass, number>;
   for (const r of RISK_CLASSES) byRisk[r] = 0;
-  return { byRisk, total: 0, denied: 0, invalid: 0, planned: 0, needsApproval: 0, taskWaits: 0 };
+  return {
+    byRisk,
+    total: 0,
+    denied: 0,
+    invalid: 0,
+    planned: 0,
+    needsApproval: 0,
+    taskWaits: 0,
+    changes: { done: 0, failed: 0, 'not-sent': 0, unknown: 0 },
+    unsettled: [],
+  };
+}
+
+export function countChange(counts: CallCounts, outcome: CallOutcome, change: UnsettledChange): void {
+  counts.changes[outcome]++;
+  if (outcome === 'unknown' && counts.unsettled.length < MAX_UNSETTLED_LISTED) counts.unsettled.push(change);
 }

@@ -78,6 +78,7 @@ function setup(answer?: ElicitationAnswer) {
         audit.push({ type, data });
         if (type === 'call' && typeof data.phase === 'string' && phases.at(-1) !== data.phase) phases.push(data.phase as ExecutePhase);
       },
+      intend: (data) => ({ seq: audit.push({ type: 'intent', data }) - 1 }),
     },
     ...(answer ? { approver: { elicit: async (req) => (asked.push(req), answer) } } : {}),
   };
@@ -104,7 +105,8 @@ describe('run pipeline: modes and approvals', () => {
     expect(r).toMatchObject({ mode: 'approved', approval: { via: 'elicitation', answer: 'accept', planId: t.asked[0]?.planId } });
     expect(t.client.writes.map((w) => w.path)).toEqual(['/nodes/pve1/qemu/101/status/stop', '/nodes/pve1/qemu/102/status/stop']);
     expect(t.executions()).toBe(2);
-    expect(t.audit.map((a) => a.type)).toEqual(['run-start', 'call', 'call', 'call', 'approval', 'call', 'call', 'call', 'run-end']);
+    // Each approved write's intent is in the audit before it is sent; the dry-run probe plans, so writes none.
+    expect(t.audit.map((a) => a.type)).toEqual(['run-start', 'call', 'call', 'call', 'approval', 'call', 'intent', 'call', 'intent', 'call', 'run-end']);
     expect(t.audit.filter((a) => a.type === 'call').map((a) => a.data.phase)).toEqual(['probe', 'probe', 'probe', 'approved', 'approved', 'approved']);
   });
 

@@ -42,6 +42,8 @@ import { SecretScrubber } from '../safety/redact.js';
 /** The audit surface a run writes to (`AuditLog` satisfies it). */
 export interface RunAudit {
   append(type: 'run-start' | 'call' | 'approval' | 'run-end', data: Record<string, unknown>): unknown;
+  /** A change's intent, durable before the change is sent (see `AuditSink.intend`). */
+  intend(data: Record<string, unknown>): { seq: number };
 }
 
 export interface PipelineDeps<S, O extends OutcomeLike> {
@@ -64,6 +66,8 @@ export interface PipelineDeps<S, O extends OutcomeLike> {
   /** Shared across runs: `/access/permissions` per cluster and auth ID. */
   permissions?: PermissionCache;
   onProgress?(event: TaskProgressEvent): void;
+  /** The kill switch (`BridgeDeps.halted`): asked before every change. */
+  halted?(): string | undefined;
   /** Console lines as they are produced (not the approval probe's: the run after it prints them again). */
   onLog?(line: string): void;
   defaultTaskTimeoutMs?: number;
@@ -370,8 +374,9 @@ export class RunPipeline<S, O extends OutcomeLike> {
       secrets: this.secrets,
       ...(recorder ? { plan: recorder } : {}),
       ...(binding ? { binding } : {}),
-      ...(audit ? { audit: { append: (type, data) => audit.append(type, { ...data, phase }) } } : {}),
+      ...(audit ? { audit: { append: (type, data) => audit.append(type, { ...data, phase }), intend: (data) => audit.intend({ ...data, phase }) } } : {}),
       ...(this.deps.onProgress ? { onProgress: this.deps.onProgress } : {}),
+      ...(this.deps.halted ? { halted: this.deps.halted } : {}),
       ...(this.deps.defaultTaskTimeoutMs !== undefined ? { defaultTaskTimeoutMs: this.deps.defaultTaskTimeoutMs } : {}),
     });
     // The probe's lines would arrive again from the run that follows it; a probe that is itself

@@ -82,17 +82,10 @@ export class IdentityGuard {
       try {
         now = await this.current(cluster, vmid, vmids.length === 1 ? hint : {}, signal);
       } catch (err) {
-        // Proxmox refused the check itself (e.g. no VM.Audit): unverifiable means not sent.
+        // Proxmox refused the check itself: unverifiable means not sent, and the message names
+        // the fault (a missing privilege is not the same fix as an offline node).
         if (!isPlainObject(err) || typeof err.status !== 'number') throw err;
-        const reason = typeof err.message === 'string' ? err.message : `HTTP ${err.status}`;
-        // Only a 403 is about the token; a 595/596 is the guest's node being unreachable.
-        const fix =
-          err.status === 403
-            ? ` The token needs VM.Audit on /vms/${vmid} to read the guest's config`
-            : err.status === 595 || err.status === 596
-              ? ` The guest's node is offline or unreachable from the API node: wait until it is back (GET /cluster/status)`
-              : '';
-        return { ok: false, message: `could not verify the identity of VMID ${vmid} before writing (${reason}); nothing was sent.${fix}` };
+        return { ok: false, message: uncheckedMessage(vmid, err.status, typeof err.message === 'string' ? err.message : `HTTP ${err.status}`, hint.node) };
       }
       const key = keyOf(cluster, vmid);
       const prior = this.seen.get(key);
@@ -169,6 +162,16 @@ function nameAndDigest(config: Record<string, unknown>, type: 'qemu' | 'lxc'): {
     ...(typeof name === 'string' ? { name } : {}),
     ...(typeof config.digest === 'string' ? { digest: config.digest } : {}),
   };
+}
+
+function uncheckedMessage(vmid: number, status: number, reason: string, node: string | undefined): string {
+  const head = `could not verify the identity of VMID ${vmid} before writing (${reason}); nothing was sent.`;
+  if (status === 595 || status === 596) {
+    const which = node ? `node '${node}'` : 'the node holding it';
+    return `${head} ${which} is offline or unreachable from the API node: check /cluster/status, and write again once it is back`;
+  }
+  if (status === 401 || status === 403) return `${head} The token needs VM.Audit on /vms/${vmid} to read the guest's config`;
+  return `${head} Read the guest again, then retry`;
 }
 
 function isMissingGuest(err: unknown): boolean {

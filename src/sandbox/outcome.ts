@@ -23,9 +23,17 @@ export type RunErrorKind =
   /** Proxmox answered with an error (details: method, path, status, PVE's message). */
   | 'api'
   | 'task'
+  /** A change was sent and no trustworthy answer came: it may have run (see the result's `changes`). */
+  | 'unknown'
+  /** The audit log cannot be written: the change was not sent. */
+  | 'audit'
+  /** An operator halted every change on this host (the kill switch): the change was not sent. */
+  | 'halted'
   /** The script's own uncaught exception. */
   | 'exception'
   | 'cancelled'
+  /** The tool call's whole deadline passed (queue, compile, preflight and run together). */
+  | 'deadline'
   /** Bad input: a malformed call, an undeliverable result, invalid limits or options. */
   | 'invalid';
 
@@ -39,7 +47,7 @@ export interface RunError {
   /** The agent's frames only, as `agent.ts:line:col`. */
   stack?: string;
   diagnostics?: Diagnostic[];
-  /** For bridge errors: bridgeKind, method, path, status, errors, risk, cluster. */
+  /** For bridge errors: bridgeKind, outcome, method, path, status, errors, risk, cluster, upid, node, exitstatus. */
   details?: Record<string, unknown>;
 }
 

@@ -4,7 +4,7 @@
  * trusted), and turns the worker's report into a `RunOutcome` in the agent's own coordinates.
  */
 import { setMaxListeners } from 'node:events';
-import type { BridgeCall, BridgeError, BridgeErrorKind, BridgeHandler, BridgeReply } from '../bridge/protocol.js';
+import { SENT_GRACE_MS, type BridgeCall, type BridgeError, type BridgeErrorKind, type BridgeHandler, type BridgeReply } from '../bridge/protocol.js';
 import { truncateJson, type TruncationReport } from '../safety/truncate.js';
 import type { Diagnostic } from '../script/diagnostics.js';
 import type { TranspiledScript } from '../script/transpile.js';
@@ -22,6 +22,11 @@ const CANCEL_GRACE_MS = 1_000;
  * a large reply crossing IPC, and the worker's own reaction to a timeout.
  */
 const SILENCE_GRACE_MS = 1_000;
+/**
+ * How long a run that ended waits for the calls still with the bridge: a change already sent gets
+ * `SENT_GRACE_MS` to answer (handler.ts), and the answer must include what became of it.
+ */
+const SETTLE_WAIT_MS = SENT_GRACE_MS + 1_000;
 
 export interface SessionPorts {
   send(msg: { type: 'reply'; runId: number; callId: number; ok: boolean; json: string } | { type: 'cancel'; runId: number }): void;
@@ -61,6 +66,9 @@ export class RunSession {
   private logsDropped = 0;
   private readonly failures = new Map<number, { error: BridgeError; call?: BridgeCall }>();
   private inFlight = 0;
+  /** Calls with the bridge, by call id: what a wall kill names, and what an ended run waits for. */
+  private readonly pending = new Map<number, { call: BridgeCall; since: number }>();
+  private readonly onSettled: Array<() => void> = [];
   private readonly stats: RunStats;
   private backstop: NodeJS.Timeout | undefined;
   private silenceWatch: NodeJS.Timeout | undefined;
@@ -88,7 +96,7 @@ export class RunSession {
       ...(input.queueMs !== undefined ? { queueMs: input.queueMs } : {}),
     };
     this.backstop = setTimeout(() => {
-      this.fail({ kind: 'killed', reason: 'wall', message: `the script ran longer than its ${input.limits.wallMs} ms wall-clock limit; the sandbox process was killed` });
+      this.fail({ kind: 'killed', reason: 'wall', message: `the script ran longer than its ${input.limits.wallMs} ms wall-clock limit; the sandbox process was killed${this.describePending()}` });
       this.ports.killWorker();
     }, input.limits.wallMs + BACKSTOP_GRACE_MS);
     const silenceLimit = input.limits.entryTimeoutMs + SILENCE_GRACE_MS;
@@ -155,6 +163,7 @@ export class RunSession {
       if (parsed.ok) {
         call = parsed.call;
         this.inFlight++;
+        this.pending.set(callId, { call, since: performance.now() });
         reply = await this.invokeHandler(call, afterReply);
         this.inFlight--;
       } else {
@@ -171,6 +180,19 @@ export class RunSession {
     }
     // Still owed when the run ended meanwhile: the call was made, so it is recorded.
     for (const task of afterReply) runTask(task);
+    if (this.pending.delete(callId) && this.pending.size === 0) for (const settled of this.onSettled.splice(0)) settled();
+  }
+
+  /** `POST /nodes/pve1/qemu/100/snapshot (pending 12.3 s)`, for the calls still with the bridge. */
+  private describePending(): string {
+    if (this.pending.size === 0) return '';
+    const now = performance.now();
+    const calls = [...this.pending.values()].slice(0, 5).map(({ call, since }) => {
+      const what = call.kind === 'request' ? `${call.method} ${call.path}` : call.kind === 'waitTask' ? `waitTask ${call.upid}` : 'a refused call';
+      return `${what} (pending ${((now - since) / 1000).toFixed(1)} s)`;
+    });
+    const more = this.pending.size > calls.length ? ` and ${this.pending.size - calls.length} more` : '';
+    return `; the script was waiting for ${calls.join(', ')}${more}`;
   }
 
   /** The reply as the JSON the prelude parses; unserialisable or oversized data becomes an error. */
@@ -257,6 +279,23 @@ export class RunSession {
     clearTimeout(this.backstop);
     clearInterval(this.silenceWatch);
     this.stats.ms = performance.now() - this.input.startedAt;
+    // The abort above stops every call not yet sent; changes already sent get their grace to
+    // answer, and the answer waits for them so it can say what became of each.
+    if (this.pending.size === 0) this.resolveWith(o);
+    else {
+      let done = false;
+      const finish = (): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        this.resolveWith(o);
+      };
+      const timer = setTimeout(finish, SETTLE_WAIT_MS);
+      this.onSettled.push(finish);
+    }
+  }
+
+  private resolveWith(o: { ok: boolean; result: unknown; error?: RunError; truncatedResult?: TruncationReport }): void {
     const truncated = {
       ...(o.truncatedResult ? { result: o.truncatedResult } : {}),
       ...(this.logsDropped > 0 ? { logLines: this.logsDropped } : {}),
@@ -308,7 +347,7 @@ export class RunSession {
         return { kind: 'syntax', message: `not executed: ${end.message}`, ...(pos ? { line: pos.line, col: pos.col } : {}) };
       }
       case 'killed':
-        return { kind: 'killed', reason: end.reason, message: end.message };
+        return { kind: 'killed', reason: end.reason, message: `${end.message}${this.describePending()}` };
       case 'deadlock':
         return {
           kind: 'exception',
@@ -338,12 +377,15 @@ function runKindOf(kind: BridgeErrorKind, call: BridgeCall | undefined): RunErro
 }
 
 function bridgeDetails(error: BridgeError, call: BridgeCall | undefined): Record<string, unknown> {
-  const details: Record<string, unknown> = { bridgeKind: error.kind };
+  const details: Record<string, unknown> = { bridgeKind: error.kind, ...(error.outcome ? { outcome: error.outcome } : {}) };
   const method = error.method ?? (call?.kind === 'request' ? call.method : undefined);
   const path = error.path ?? (call?.kind === 'request' ? call.path : undefined);
   if (method) details.method = method;
   if (path) details.path = path;
   if (call?.kind === 'waitTask') details.upid = call.upid;
+  if (error.upid !== undefined) details.upid = error.upid;
+  if (error.node !== undefined) details.node = error.node;
+  if (error.exitstatus !== undefined) details.exitstatus = error.exitstatus;
   if (error.status !== undefined) details.status = error.status;
   if (error.errors) details.errors = error.errors;
   if (error.risk) details.risk = error.risk;

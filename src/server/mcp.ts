@@ -4,7 +4,7 @@
  * all share one `Product` (clusters, sandbox, audit).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, LoggingLevelSchema, SetLevelRequestSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { Product, RunPrincipal } from '../app/product.js';
 import { PRODUCT_VERSION } from '../version.js';
 import { registerPrompts } from './prompts.js';
@@ -12,7 +12,7 @@ import { registerResources } from './resources.js';
 import { registerGetSchema } from './tools/get-schema.js';
 import { registerRunScript } from './tools/run-script.js';
 import { registerSearchApi } from './tools/search-api.js';
-import { listedTool, type Extra } from './tools/tool.js';
+import { checkToolArguments, listedTool, type Extra } from './tools/tool.js';
 
 export interface McpServerOptions {
   /** Over HTTP: the principal of a request (from the SDK's `authInfo`), for runs' audit, policy and approvals. */
@@ -24,16 +24,34 @@ export function createMcpServer(product: Product, options: McpServerOptions = {}
     { name: 'pve-code-mcp', version: PRODUCT_VERSION },
     { capabilities: { logging: {}, resources: {}, tools: {} }, instructions: serverInstructions(product) },
   );
+  const logLevel = sessionLogLevel(server);
   const tools = [
     registerSearchApi(server, product),
     registerGetSchema(server, product),
-    registerRunScript(server, product, (extra) => options.principal?.(extra)),
+    registerRunScript(server, product, (extra) => options.principal?.(extra), logLevel.allows),
   ];
   // Replaces the SDK's listing (registered with the first tool) by the compact one: see listedTool.
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(listedTool) }));
+  // Wraps the SDK's tools/call handler, which exists once the tools are registered.
+  checkToolArguments(server);
   registerResources(server, product);
   registerPrompts(server, product);
   return server;
+}
+
+/**
+ * The level `logging/setLevel` asked for in this session (one McpServer per session). The SDK
+ * filters only what goes through its `sendLoggingMessage`, which sends on the session's standalone
+ * stream; run_script's lines go on the call's own stream, so they are filtered here.
+ */
+function sessionLogLevel(server: McpServer): { allows(level: LoggingLevel): boolean } {
+  const order = LoggingLevelSchema.options;
+  let minimum: LoggingLevel | undefined;
+  server.server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    minimum = request.params.level;
+    return {};
+  });
+  return { allows: (level) => minimum === undefined || order.indexOf(level) >= order.indexOf(minimum) };
 }
 
 /**

@@ -32,4 +32,17 @@ describe('console output of a script', () => {
     expect(levels).toEqual({ 'plain line': 'info', 'careful line': 'warning', 'broken line': 'error', 'detail line': 'debug' });
     expect(seen).toHaveLength(4);
   });
+
+  it('follows logging/setLevel: lines below the level are not sent, the result still carries them', async () => {
+    seen.length = 0;
+    await mcp.client.setLoggingLevel('warning');
+    const code = "console.log('plain line'); console.warn('careful line'); console.error('broken line'); console.debug('detail line'); return 1;";
+    const { result } = await callTool(mcp, 'run_script', { code });
+    expect(seen.map((s) => s.level).sort()).toEqual(['error', 'warning']);
+    expect(JSON.stringify(result.structuredContent)).toContain('plain line');
+    await mcp.client.setLoggingLevel('debug');
+    seen.length = 0;
+    await callTool(mcp, 'run_script', { code });
+    expect(seen).toHaveLength(4);
+  });
 });

@@ -5,10 +5,11 @@
  * tokens as carry it; `pve-code-mcp run` prints the same answer.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Product, RunPrincipal } from '../../app/product.js';
 import type { RunResult as PipelineResult } from '../../run/pipeline.js';
-import type { CallCounts } from '../../bridge/stats.js';
+import type { CallCounts, UnsettledChange } from '../../bridge/stats.js';
 import type { Policy } from '../../policy/policy.js';
 import type { PreflightProblem } from '../../policy/preflight.js';
 import type { Approver } from '../../safety/approval.js';
@@ -51,6 +52,7 @@ function runScriptTool(readOnlyPolicy: boolean) {
       warnings: z.array(z.object({})).optional(),
       approval: z.object({}).optional(),
       truncated: z.object({ note: z.string() }).optional(),
+      changes: z.object({}).optional(),
     },
     // Omitted hints take the spec's defaults: not idempotent, open world.
     annotations: readOnlyPolicy ? { readOnlyHint: true } : { readOnlyHint: false, destructiveHint: true },
@@ -63,7 +65,12 @@ function cannotWrite(policy: Policy): boolean {
 }
 
 /** `principalOf`: who makes a call (over HTTP: from its `authInfo`), for the run's audit, policy and approvals. */
-export function registerRunScript(server: McpServer, product: Product, principalOf: (extra: Extra) => RunPrincipal | undefined): ToolDefinition {
+export function registerRunScript(
+  server: McpServer,
+  product: Product,
+  principalOf: (extra: Extra) => RunPrincipal | undefined,
+  logAllowed: (level: LoggingLevel) => boolean = () => true,
+): ToolDefinition {
   const tool = runScriptTool(product.clusterNames.every((name) => cannotWrite(product.cluster(name).policy)));
   server.registerTool(tool.name, registration(tool), async (args, extra) =>
     guard(async () => {
@@ -80,8 +87,9 @@ export function registerRunScript(server: McpServer, product: Product, principal
           onLog: (line) => {
             progress(`log: ${line}`);
             // On the tool call's own stream (over HTTP a client need not open the standalone one),
-            // at the level the script logged at.
-            void extra.sendNotification({ method: 'notifications/message', params: { level: logLevelOf(line), logger: 'run_script', data: line } }).catch(() => undefined);
+            // at the level the script logged at, when the session's logging/setLevel lets it through.
+            const level = logLevelOf(line);
+            if (logAllowed(level)) void extra.sendNotification({ method: 'notifications/message', params: { level, logger: 'run_script', data: line } }).catch(() => undefined);
           },
           onProgress: (event) => {
             const tail = event.lines.length > 0 ? `: ${event.lines[event.lines.length - 1]}` : '';
@@ -163,10 +171,24 @@ export interface RunScriptOutput {
    * A blocked run's error is `denied` (with the preflight's problems) or `approval`; `deadline`
    * when the whole-call deadline passed (the logs and calls until then are in the answer).
    */
-  error?: Omit<RunError, 'kind'> & { kind: RunError['kind'] | 'deadline'; problems?: PreflightProblem[] };
+  error?: RunError & { problems?: PreflightProblem[] };
   warnings?: NonNullable<RunOutcome['warnings']>;
   approval?: NonNullable<RunResult['approval']>;
   truncated?: OutcomeTruncation & { note: string };
+  /**
+   * What became of the changes the run sent (or tried to): set whenever one reached the send
+   * step, so an agent whose run failed, was cancelled or hit a limit still learns what was made.
+   */
+  changes?: ChangesReport;
+}
+
+export interface ChangesReport {
+  done: number;
+  failed: number;
+  notSent: number;
+  unknown: number;
+  /** The changes of unknown outcome: look at them (the node's tasks, the object) before repeating. */
+  unsettled?: UnsettledChange[];
 }
 
 /** The sandbox outcome joined with what the safety layer decided. */
@@ -190,6 +212,7 @@ export function runScriptAnswer(session: RunResult): RunScriptOutput {
     ...(session.approval ? { approval: session.approval } : {}),
     ...(outcome?.warnings?.length ? { warnings: outcome.warnings } : {}),
     ...(outcome?.truncated ? { truncated: { ...outcome.truncated, note: truncationNote(outcome.truncated) } } : {}),
+    ...changesOf(session.stats.calls),
   };
   if (session.deadline) {
     const { limitMs, phase, spentMs, message } = session.deadline;
@@ -201,13 +224,39 @@ export function runScriptAnswer(session: RunResult): RunScriptOutput {
     return {
       ...base,
       error: {
-        kind: session.blocked.reason === 'preflight' ? 'denied' : 'approval',
+        kind: blockedKind(session.blocked.reason, session.preflight?.problems),
         message: session.blocked.message,
         ...(session.preflight ? { problems: session.preflight.problems } : {}),
       },
     };
   }
   return outcome?.error ? { ...base, error: outcome.error } : base;
+}
+
+/**
+ * The kind a run that did not execute is reported with: the real reason, never `approval` for
+ * one that needs none (the audit unavailable) nor `denied` for a parameter the schema refuses.
+ */
+function blockedKind(reason: NonNullable<RunResult['blocked']>['reason'], problems: readonly PreflightProblem[] | undefined): RunError['kind'] {
+  if (reason !== 'preflight') return reason;
+  const errors = (problems ?? []).filter((p) => p.severity === 'error');
+  // A policy refusal outranks a malformed call: fixing the call would not make it run.
+  if (errors.some((p) => p.kind === 'denied' || p.kind === 'privilege')) return 'denied';
+  return 'invalid';
+}
+
+function changesOf(counts: CallCounts): { changes?: ChangesReport } {
+  const c = counts.changes;
+  if (c.done + c.failed + c['not-sent'] + c.unknown === 0) return {};
+  return {
+    changes: {
+      done: c.done,
+      failed: c.failed,
+      notSent: c['not-sent'],
+      unknown: c.unknown,
+      ...(counts.unsettled.length > 0 ? { unsettled: counts.unsettled } : {}),
+    },
+  };
 }
 
 /**
@@ -262,11 +311,29 @@ function renderRunText(output: RunScriptOutput): string {
     const where = error?.line !== undefined ? ` at ${error.line}:${error.col ?? 1}` : '';
     lines.push(`error [${error?.kind ?? 'unknown'}]${where}: ${error?.message ?? 'the run failed'}`);
   }
+  if (output.changes && (!output.ok || output.changes.unknown > 0)) lines.push(renderChanges(output.changes));
   if (output.plan) lines.push(`plan ${output.plan.planId}:\n${output.plan.summary ?? ''}`);
   for (const w of output.warnings ?? []) lines.push(`warning ${w.line}:${w.col} ${w.message}`);
   if (output.logs.length > 0) lines.push(`logs:\n${output.logs.join('\n')}`);
   lines.push(renderStats(output.stats));
   return lines.join('\n');
+}
+
+/**
+ * `changes: 2 done, 1 outcome unknown (POST /nodes/pve1/qemu/100/snapshot): look before repeating`
+ * — on a failed run, so the agent does not re-run writes that were made.
+ */
+function renderChanges(c: ChangesReport): string {
+  const parts = [
+    c.done > 0 ? `${c.done} done` : '',
+    c.failed > 0 ? `${c.failed} failed` : '',
+    c.notSent > 0 ? `${c.notSent} not sent` : '',
+    c.unknown > 0 ? `${c.unknown} outcome unknown` : '',
+  ].filter((p) => p !== '');
+  const unsettled = (c.unsettled ?? []).map((u) => `${u.method} ${u.path}${u.upid ? ` ${u.upid}` : ''}`);
+  const which = unsettled.length > 0 ? ` (${unsettled.join('; ')})` : '';
+  const advice = c.unknown > 0 ? ': the unknown ones may have run — look at the node\'s tasks or the object before repeating them' : '';
+  return `changes: ${parts.join(', ')}${which}${advice}`;
 }
 
 /** `(42 ms; read 3, write 1)`: only the non-zero call counters, since this line is paid for on every run. */

@@ -9,7 +9,7 @@ import type { Product } from '../../app/product.js';
 import { operationVerdict, type Verdict } from '../../describe/verdict.js';
 import { HTTP_METHODS, RISK_CLASSES, type Operation } from '../../schema/model.js';
 import { formatHit, helperLine, MAX_LIMIT, SearchQueryError, type SearchHit, type SearchOptions } from '../../search/index.js';
-import { checkToolArguments, guard, registration, type ToolDefinition } from './tool.js';
+import { guard, registration, type ToolDefinition } from './tool.js';
 
 const MAX_QUERY = 500;
 
@@ -67,8 +67,6 @@ export function registerSearchApi(server: McpServer, product: Product): ToolDefi
       return { structuredContent: { results }, content: [{ type: 'text', text: renderSearchText(query, hits, notes) }] };
     }),
   );
-  // The SDK's tools/call handler exists once a tool is registered; it is shared by every tool.
-  checkToolArguments(server);
   return SEARCH_API;
 }
 
