@@ -27,8 +27,8 @@ import type { PveClientLike } from '../client/client-like.js';
 import { createBridgeHandler, type RunMode, type TaskProgressEvent } from '../bridge/handler.js';
 import { emptyCounts, type CallCounts } from '../bridge/stats.js';
 import type { ApiModel, RiskClass } from '../schema/model.js';
-import type { Executor, OutcomeLike } from './executor.js';
-import { scrubSecretLiterals, secretLiterals } from '../safety/script-secrets.js';
+import type { CompileAnswer, Executor, OutcomeLike } from './executor.js';
+import { auditSource } from '../safety/script-secrets.js';
 import { approvalNextStep, type ApprovalStore, type Approver, type ElicitationAnswer } from '../safety/approval.js';
 import { Budget, Budgets, type BudgetUsage } from '../safety/budget.js';
 import { GuestDirectory } from '../policy/guests.js';
@@ -140,14 +140,17 @@ export class RunPipeline<S, O extends OutcomeLike> {
 
   async run(request: RunInput): Promise<RunResult<O>> {
     const codeHash = hashCode(request.code);
+    // Local checks first, in the process that parses the script (never this one): a script that
+    // cannot run reads nothing from any cluster, and is audited as a run all the same.
+    const compiled = await this.deps.executor.compile(request.code, request.signal);
     // Secrets written into the source leave the stored source, and this run's outputs and records.
-    const literals = secretLiterals(request.code);
+    const literals = compiled.secrets?.literals ?? [];
     if (literals.length > 0) this.secrets = this.secrets.with(literals);
     try {
       this.deps.audit?.append('run-start', {
         runId: this.runId,
         codeHash,
-        source: scrubSecretLiterals(request.code, literals),
+        source: auditSource(request.code, compiled.secrets),
         policy: this.deps.policy.name,
         dryRun: request.dryRun === true,
         ...(request.planId ? { planId: request.planId } : {}),
@@ -156,7 +159,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
       // No audit, no run: fail closed.
       return this.blocked('audit', `not executed: the audit log cannot be written (${err instanceof Error ? err.message : String(err)})`);
     }
-    const result = await this.decide(request, codeHash);
+    const result = await this.decide(request, codeHash, compiled);
     try {
       this.deps.audit?.append('run-end', {
         runId: this.runId,
@@ -174,10 +177,8 @@ export class RunPipeline<S, O extends OutcomeLike> {
     return result;
   }
 
-  private async decide(request: RunInput, codeHash: string): Promise<RunResult<O>> {
+  private async decide(request: RunInput, codeHash: string, compiled: CompileAnswer<S, O>): Promise<RunResult<O>> {
     const policy = this.deps.policy;
-    // Local checks first: a script that cannot run reads nothing from any cluster.
-    const compiled = await this.deps.executor.compile(request.code, request.signal);
     if (!compiled.ok) return { ...this.emptyResult(request.dryRun ? 'dry-run' : 'live'), outcome: compiled.outcome };
     const execute = (phase: ExecutePhase, binding?: PlanBinding) => this.phase(phase, request, compiled.script, binding);
 
