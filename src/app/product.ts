@@ -349,7 +349,7 @@ export class Product {
     const engine = this.engine;
     const pipeline = new RunPipeline({
       executor: {
-        compile: (code) => engine.compile({ code, typecheck: checker !== undefined, ...(checker ? { checker } : {}) }),
+        compile: (code, signal) => engine.compile({ code, typecheck: checker !== undefined, ...(checker ? { checker } : {}), ...(signal ? { signal } : {}) }),
         execute: (script, handler, options) => engine.execute(script, handler, options),
       },
       defaultCluster: runtime.name,

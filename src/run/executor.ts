@@ -7,6 +7,7 @@
  */
 import type { BridgeHandler } from '../bridge/protocol.js';
 import type { SdkCall } from '../script/calls.js';
+import type { SecretScan } from '../script/compiled.js';
 
 /** What a run's outcome has to say for the pipeline to decide (the sandbox's `RunOutcome` has more). */
 export interface OutcomeLike {
@@ -16,11 +17,15 @@ export interface OutcomeLike {
   stats?: { queueMs?: number };
 }
 
+/**
+ * `secrets`: the secret literals the compile found where it parsed the script (the server parses
+ * none); missing when no compile read the source, and then the audit withholds it.
+ */
 export type CompileAnswer<S, O> =
   /** Ready to execute, in as many phases as the run needs; `calls` are what the preflight reads. */
-  | { ok: true; script: S; calls: SdkCall[] }
-  /** Not executable (too large, a syntax or type error): the outcome that says so. */
-  | { ok: false; outcome: O };
+  | { ok: true; script: S; calls: SdkCall[]; secrets?: SecretScan }
+  /** Not executable (too large, a syntax or type error, a shape limit): the outcome that says so. */
+  | { ok: false; outcome: O; secrets?: SecretScan };
 
 export interface ExecuteOptions {
   /** Each console line as it is produced; absent for a phase whose lines must not be relayed. */

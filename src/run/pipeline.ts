@@ -28,8 +28,8 @@ import { createBridgeHandler, type RunMode, type TaskProgressEvent } from '../br
 import { emptyCounts, type CallCounts } from '../bridge/stats.js';
 import type { ApiModel, RiskClass } from '../schema/model.js';
 import { CallClock, type CallDeadline, type DeadlineReport } from './deadline.js';
-import type { Executor, OutcomeLike } from './executor.js';
-import { scrubSecretLiterals, secretLiterals } from '../safety/script-secrets.js';
+import type { CompileAnswer, Executor, OutcomeLike } from './executor.js';
+import { auditSource, withheldSource } from '../safety/script-secrets.js';
 import { approvalNextStep, type ApprovalStore, type Approver, type ElicitationAnswer } from '../safety/approval.js';
 import { Budget, Budgets, type BudgetUsage } from '../safety/budget.js';
 import { GuestDirectory } from '../policy/guests.js';
@@ -153,15 +153,27 @@ export class RunPipeline<S, O extends OutcomeLike> {
   }
 
   async run(request: RunInput): Promise<RunResult<O>> {
+    const clock = new CallClock(request.deadline, request.signal);
+    try {
+      return await this.timedRun(request, clock);
+    } finally {
+      clock.dispose();
+    }
+  }
+
+  private async timedRun(request: RunInput, clock: CallClock): Promise<RunResult<O>> {
     const codeHash = hashCode(request.code);
+    // Local checks first, in the process that parses the script (never this one): a script that
+    // cannot run reads nothing from any cluster, and is audited as a run all the same.
+    const compiled = await clock.time('compile', () => this.deps.executor.compile(request.code, clock.signal));
     // Secrets written into the source leave the stored source, and this run's outputs and records.
-    const literals = secretLiterals(request.code);
+    const literals = compiled?.secrets?.literals ?? [];
     if (literals.length > 0) this.secrets = this.secrets.with(literals);
     try {
       this.deps.audit?.append('run-start', {
         runId: this.runId,
         codeHash,
-        source: scrubSecretLiterals(request.code, literals),
+        source: compiled ? auditSource(request.code, compiled.secrets) : withheldSource("the compile did not finish within the call's deadline"),
         policy: this.deps.policy.name,
         dryRun: request.dryRun === true,
         ...(request.planId ? { planId: request.planId } : {}),
@@ -170,16 +182,10 @@ export class RunPipeline<S, O extends OutcomeLike> {
       // No audit, no run: fail closed.
       return this.blocked('audit', `not executed: the audit log cannot be written (${err instanceof Error ? err.message : String(err)})`);
     }
-    const clock = new CallClock(request.deadline, request.signal);
-    let result: RunResult<O>;
-    try {
-      result = await this.decide({ ...request, signal: clock.signal }, codeHash, clock);
-    } finally {
-      clock.dispose();
-    }
+    let result = !compiled || clock.expired ? this.pastDeadline() : await this.decide({ ...request, signal: clock.signal }, codeHash, compiled, clock);
     // A run that finished as the deadline passed keeps its own answer.
     const deadline = result.outcome?.ok ? undefined : clock.report();
-    if (deadline) result.deadline = deadline;
+    if (deadline) result = { ...result, deadline };
     try {
       this.deps.audit?.append('run-end', {
         runId: this.runId,
@@ -198,11 +204,8 @@ export class RunPipeline<S, O extends OutcomeLike> {
     return result;
   }
 
-  private async decide(request: RunInput, codeHash: string, clock: CallClock): Promise<RunResult<O>> {
+  private async decide(request: RunInput, codeHash: string, compiled: CompileAnswer<S, O>, clock: CallClock): Promise<RunResult<O>> {
     const policy = this.deps.policy;
-    // Local checks first: a script that cannot run reads nothing from any cluster.
-    const compiled = await clock.time('compile', () => this.deps.executor.compile(request.code, request.signal));
-    if (!compiled || clock.expired) return this.pastDeadline();
     if (!compiled.ok) return { ...this.emptyResult(request.dryRun ? 'dry-run' : 'live'), outcome: compiled.outcome };
     const execute = (phase: ExecutePhase, binding?: PlanBinding) => this.phase(phase, request, compiled.script, clock, binding);
 

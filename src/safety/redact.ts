@@ -10,29 +10,9 @@
  *   from the configuration) and removes them wherever they appear, whatever the key.
  */
 
+import { isSecretName } from '../script/secret-names.js';
+
 export const REDACTED = '[redacted]';
-
-/** Field names that are secret wherever they appear (compared case-insensitively). */
-const ALWAYS_SECRET = new Set([
-  'password',
-  'cipassword',
-  'ticket',
-  'csrfpreventiontoken',
-  'secret',
-  'token',
-  'otp',
-  'totp',
-  'tfa-challenge',
-  'recovery',
-  'keyring',
-  'encryption-key',
-  'eab-hmac-key',
-  'client-key',
-  'private-key',
-]);
-
-/** Name fragments that mark a secret (`bind-password`, `client-secret`, `smtp-passwd`…). */
-const SECRET_FRAGMENT = /pass(word|wd|phrase)|secret|private[-_]?key|hmac[-_]?key/i;
 
 /**
  * Names that are only secret under some API paths: `value` is the token secret returned by token
@@ -47,9 +27,9 @@ const PATH_SCOPED_SECRETS: Array<{ key: string; path: RegExp }> = [
 ];
 
 export function isSensitiveKey(key: string, apiPath?: string): boolean {
-  const lower = key.toLowerCase();
-  if (ALWAYS_SECRET.has(lower) || SECRET_FRAGMENT.test(lower)) return true;
+  if (isSecretName(key)) return true;
   if (apiPath === undefined) return false;
+  const lower = key.toLowerCase();
   return PATH_SCOPED_SECRETS.some((rule) => rule.key === lower && rule.path.test(apiPath));
 }
 

@@ -2,23 +2,24 @@
  * `SandboxEngine` runs agent TypeScript in isolated-vm inside disposable sandbox workers (child
  * processes, supervised by src/process/supervisor.ts).
  *
- * This module lives in the server process and never loads isolated-vm: a hostile script can abort
- * or wedge the process that runs it, and the server holds the Proxmox credentials. Each run is
- * transpiled here, type-checked by the configured checker (in the server's deployment, a separate
- * type-check process: see `TypeCheckService`), executed in a sandbox worker (one run per worker at
- * a time, a capped number of workers, the rest queued), and every bridge call comes back here to
- * the `BridgeHandler`. Workers are replaced — always with SIGKILL — after a crash, a stuck
+ * This module lives in the server process and never loads isolated-vm, nor TypeScript: a hostile
+ * script can abort or wedge the process that runs it, or stall the thread that parses it, and the
+ * server holds the Proxmox credentials and serves every other client. Each run is compiled
+ * (shape limits, transpile, SDK calls, secret literals) by the type-check process together with
+ * its type check, or — when the check is off or failed — by a sandbox worker; executed in a
+ * sandbox worker (one run or compile per worker at a time, a capped number of workers, the rest
+ * queued), and every bridge call comes back here to the `BridgeHandler`. Workers are replaced — always with SIGKILL — after a crash, a stuck
  * isolate, high memory, or a number of runs.
  */
 import { z } from 'zod';
 import { ChildSlot } from '../process/supervisor.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
 import type { SdkCall } from '../script/calls.js';
+import { skippedCheck, type CheckAnswer, type TypeChecker } from '../script/checker.js';
+import { materialize, type PortableTranspile, type ScriptCompile, type SecretScan, type TranspiledScript, type TranspileResult } from '../script/compiled.js';
 import type { Diagnostic } from '../script/diagnostics.js';
 import { formatDiagnostics } from '../script/diagnostics.js';
-import { materialize, transpileScript, type PortableTranspile, type TranspiledScript, type TranspileResult } from '../script/transpile.js';
-import { skippedCheck, type CheckAnswer, type TypeChecker } from '../script/typecheck.js';
-import { workerFrameLimits, type WorkerLimits, type WorkerToHost } from './ipc.js';
+import { compileFrameLimits, workerFrameLimits, type WorkerLimits, type WorkerToHost } from './ipc.js';
 import { DEFAULT_LIMITS, InvalidLimitsError, resolveLimits, type SandboxLimits } from './limits.js';
 import { locateWorker } from './locate.js';
 import { notExecuted, type RunOutcome } from './outcome.js';
@@ -40,6 +41,12 @@ export interface SandboxEngineOptions {
   checker?: () => TypeChecker | undefined;
   /** Time budget of each type-check (default: the checker's own, 1,000 ms). */
   typecheckBudgetMs?: number;
+  /**
+   * Time a sandbox worker may take to compile a script (default 10 s; a 100 KB script takes about
+   * 0.5 s, TypeScript's first load included). Past it the worker is killed and the script is
+   * refused: shapes the limits of src/script/shape.ts do not catch can still make the compiler slow.
+   */
+  compileTimeoutMs?: number;
   /** The compiled worker entry (default: found next to this module or under dist/). */
   workerPath?: string;
   /**
@@ -60,6 +67,8 @@ export interface CompileRequest {
    * default checker.
    */
   checker?: TypeChecker;
+  /** Aborting stops a compile waiting for a worker, or running in one (the worker is killed). */
+  signal?: AbortSignal;
 }
 
 export interface ExecuteOptions {
@@ -80,8 +89,12 @@ export interface CompiledScript {
   typecheckMs?: number;
 }
 
-/** Compiled, with the SDK calls the source makes (read from the compile's own parse, for the preflight). */
-export type CompileResult = { ok: true; script: CompiledScript; calls: SdkCall[] } | { ok: false; outcome: RunOutcome };
+/**
+ * Compiled, with the SDK calls the source makes (read from the compile's own parse, for the
+ * preflight) and its secret literals (for the audit's copy of the source and the run's scrubber);
+ * `secrets` is missing when no compile read the source (too large, or the compiler was lost).
+ */
+export type CompileResult = { ok: true; script: CompiledScript; calls: SdkCall[]; secrets?: SecretScan } | { ok: false; outcome: RunOutcome; secrets?: SecretScan };
 
 export interface EngineStats {
   workersStarted: number;
@@ -108,9 +121,14 @@ const runRequestSchema = z.object({
   signal: z.instanceof(AbortSignal).optional(),
 });
 
+/** What loading TypeScript may add to a worker's first compile (it takes 0.2–0.5 s). */
+const COMPILER_LOAD_ALLOWANCE_MS = 5_000;
+
 interface Slot {
   workers: ChildSlot<SandboxWorker>;
   session: RunSession | undefined;
+  /** A compile in flight in this slot's worker: what its answer, or the worker's end, settles. */
+  compiling: { runId: number; settle(answer: WorkerToHost | { type: 'exit'; message: string }): void } | undefined;
   runId: number | undefined;
 }
 
@@ -126,6 +144,8 @@ export class SandboxEngine {
   private readonly launch: WorkerLaunch;
   private nextRunId = 1;
   private closed = false;
+  /** Workers that have loaded TypeScript (compiled once). */
+  private readonly compilers = new WeakSet<SandboxWorker>();
   private readonly counters = { runs: 0 };
 
   constructor(private readonly options: SandboxEngineOptions = {}) {
@@ -136,6 +156,7 @@ export class SandboxEngine {
       const slot: Slot = {
         workers: new ChildSlot({ start: () => this.startWorker(slot), recycleAfterUses: options.recycleAfterRuns ?? 200 }),
         session: undefined,
+        compiling: undefined,
         runId: undefined,
       };
       return slot;
@@ -184,9 +205,10 @@ export class SandboxEngine {
   }
 
   /**
-   * The one compile of a run: size, syntax and the type check (in the type-check process, which
-   * transpiles too). The result runs as often as the run needs (a probe, then the approved run)
-   * without being checked again. Always resolves.
+   * The one compile of a run: size here (its byte length: nothing here reads the script), then
+   * shape, syntax and the type check in the type-check process, which transpiles too — or, when
+   * the check is off or failed, shape and syntax in a sandbox worker. The result runs as often as
+   * the run needs (a probe, then the approved run) without being checked again. Always resolves.
    */
   async compile(request: CompileRequest): Promise<CompileResult> {
     const startedAt = performance.now();
@@ -227,15 +249,23 @@ export class SandboxEngine {
     }
 
     const checker = request.typecheck === false ? undefined : (request.checker ?? this.options.checker?.());
-    // The type-check process transpiles too; otherwise syntax errors stop the run before a check.
     let compiled: TranspileResult | undefined;
-    if (!checker?.checkAndTranspile) {
-      compiled = transpileScript(code);
-      if (!compiled.ok) return refuse(notExecuted(blocked('syntax', compiled.diagnostics), startedAt));
-    }
-
+    let secrets: SecretScan | undefined;
     let warnings: Diagnostic[] = [];
     let typecheckMs: number | undefined;
+    const syntaxError = (diagnostics: Diagnostic[]) => ({ ok: false as const, outcome: notExecuted(blocked('syntax', diagnostics), startedAt, warnings), ...(secrets ? { secrets } : {}) });
+    const inWorker = async (): Promise<CompileResult | undefined> => {
+      const answer = await this.compileInWorker(code, codeBytes, request.signal);
+      if ('outcome' in answer) return { ok: false, outcome: answer.outcome };
+      secrets = answer.secrets;
+      compiled = materialize(answer.transpiled);
+      return compiled.ok ? undefined : syntaxError(compiled.diagnostics);
+    };
+    // Without the type-check process's compile, syntax and shape stop the run before any check.
+    if (!checker?.checkAndTranspile) {
+      const refused = await inWorker();
+      if (refused) return refused;
+    }
     if (checker) {
       const checkStarted = performance.now();
       const options = this.options.typecheckBudgetMs !== undefined ? { budgetMs: this.options.typecheckBudgetMs } : {};
@@ -245,14 +275,94 @@ export class SandboxEngine {
         .catch((err: unknown) => ({ result: skippedCheck(err instanceof Error ? err.message : String(err), performance.now() - checkStarted) }));
       // Wall time as the run saw it: with the type-check process, waiting in its queue included.
       typecheckMs = performance.now() - checkStarted;
-      compiled ??= materializeOrLocal(answer.transpiled, code);
       warnings = answer.result.warnings;
-      if (!answer.result.ok) return refuse(notExecuted(blocked('typecheck', answer.result.errors), startedAt, warnings));
+      if (!compiled && answer.transpiled && answer.secrets) {
+        secrets = answer.secrets;
+        compiled = materializeOrUndefined(answer.transpiled);
+      }
+      // Syntax and shape errors found by the type-check process land here (it answers them without a type check).
+      if (compiled && !compiled.ok) return syntaxError(compiled.diagnostics);
+      if (!answer.result.ok) return { ok: false, outcome: notExecuted(blocked('typecheck', answer.result.errors), startedAt, warnings), ...(secrets ? { secrets } : {}) };
+      // The check was skipped (process lost, busy, closed): the worker that will run it compiles it.
+      if (!compiled) {
+        const refused = await inWorker();
+        if (refused) return refused;
+      }
     }
-    // Syntax errors found by the type-check process land here (it answers them without a type check).
-    compiled ??= transpileScript(code);
-    if (!compiled.ok) return refuse(notExecuted(blocked('syntax', compiled.diagnostics), startedAt));
-    return { ok: true, script: { script: compiled.script, limits, warnings, ...(typecheckMs !== undefined ? { typecheckMs } : {}) }, calls: compiled.script.calls };
+    const script = compiled as TranspileResult | undefined;
+    if (!script?.ok) return { ok: false, outcome: engineFailure(new Error('the compile produced no script'), startedAt, warnings) };
+    return {
+      ok: true,
+      script: { script: script.script, limits, warnings, ...(typecheckMs !== undefined ? { typecheckMs } : {}) },
+      calls: script.script.calls,
+      ...(secrets ? { secrets } : {}),
+    };
+  }
+
+  /**
+   * Compiles `code` in a sandbox worker (queued like a run), under a deadline: a worker that
+   * overruns it is killed, and the script is refused as too slow to compile.
+   */
+  private async compileInWorker(code: string, codeBytes: number, signal: AbortSignal | undefined): Promise<ScriptCompile | { outcome: RunOutcome }> {
+    const startedAt = performance.now();
+    const refuse = (kind: 'cancelled' | 'budget' | 'crashed' | 'invalid', message: string) => ({ outcome: notExecuted({ kind, message }, startedAt) });
+    if (this.closed) return refuse('cancelled', 'the sandbox engine is closed');
+    const slot = await this.acquire(signal);
+    if (slot === 'full') return refuse('budget', `the sandbox is busy (${this.waiters.length} runs queued); try again shortly`);
+    if (slot === 'cancelled' || this.closed) {
+      if (slot !== 'cancelled') this.release(slot, { recycle: false });
+      return refuse('cancelled', 'the run was cancelled while it waited for a sandbox to compile it');
+    }
+    const worker = slot.workers.acquire();
+    try {
+      await worker.ready;
+    } catch (err) {
+      this.release(slot, { recycle: true });
+      return refuse('crashed', (err as Error).message);
+    }
+    const runId = this.nextRunId++;
+    const timeoutMs = this.options.compileTimeoutMs ?? 10_000;
+    // A worker's first compile loads TypeScript too: that is the worker's cost, not the script's.
+    const deadlineMs = timeoutMs + (this.compilers.has(worker) ? 0 : COMPILER_LOAD_ALLOWANCE_MS);
+    let recycle = false;
+    const answer = await new Promise<WorkerToHost | { type: 'exit'; message: string } | { type: 'timeout' } | { type: 'cancelled' }>((resolve) => {
+      const timer = setTimeout(() => resolve({ type: 'timeout' }), deadlineMs);
+      const onAbort = () => resolve({ type: 'cancelled' });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      slot.compiling = {
+        runId,
+        settle: (msg) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          resolve(msg);
+        },
+      };
+      slot.runId = runId;
+      if (worker.decoder) worker.decoder.limits = compileFrameLimits(codeBytes);
+      worker.send({ type: 'compile', runId, code });
+    });
+    slot.compiling = undefined;
+    try {
+      switch (answer.type) {
+        case 'compiled':
+          this.compilers.add(worker);
+          return { transpiled: answer.transpiled, secrets: answer.secrets };
+        case 'timeout':
+          recycle = true;
+          worker.kill();
+          return refuse('invalid', `not executed: compiling the script took more than ${timeoutMs} ms and was stopped; split long expressions and deeply nested code into smaller named steps`);
+        case 'cancelled':
+          recycle = true;
+          worker.kill();
+          return refuse('cancelled', 'the run was cancelled while its script was compiled');
+        default:
+          recycle = true;
+          worker.kill();
+          return refuse('crashed', `the sandbox worker failed while it compiled the script: ${'message' in answer ? answer.message : answer.type}`);
+      }
+    } finally {
+      this.release(slot, { recycle });
+    }
   }
 
   private async executeCompiled(compiled: CompiledScript, handler: BridgeHandler, request: ExecuteOptions, startedAt: number): Promise<RunOutcome> {
@@ -363,7 +473,9 @@ export class SandboxEngine {
     const worker: SandboxWorker = startWorker(this.launch, {
       message: (msg) => this.route(slot, worker, msg),
       exit: ({ signal }) => {
-        if (slot.workers.drop(worker) === 'serving' && slot.session && slot.runId !== undefined) slot.session.onWorkerExit(signal);
+        if (slot.workers.drop(worker) !== 'serving') return;
+        slot.compiling?.settle({ type: 'exit', message: `the worker exited (${signal ?? 'no signal'})` });
+        if (slot.session && slot.runId !== undefined) slot.session.onWorkerExit(signal);
       },
     });
     return worker;
@@ -372,6 +484,11 @@ export class SandboxEngine {
   private route(slot: Slot, worker: SandboxWorker, msg: WorkerToHost): void {
     if (slot.workers.current !== worker) return;
     if (msg.type === 'ready') return;
+    if (slot.compiling) {
+      if (msg.type === 'compiled' || msg.type === 'fatal') slot.compiling.settle(msg);
+      // Nothing else is expected while compiling; the deadline or the fatal ends it.
+      return;
+    }
     if (msg.type === 'fatal' && msg.runId === undefined) {
       slot.session?.onMessage(msg);
       worker.kill();
@@ -396,14 +513,11 @@ function blocked(kind: 'syntax' | 'typecheck', diagnostics: Diagnostic[]): { kin
   };
 }
 
-/** The type-check process's transpilation, or our own when it has none (check skipped) or it is unusable. */
-function materializeOrLocal(transpiled: PortableTranspile | undefined, code: string): TranspileResult {
-  if (transpiled) {
-    try {
-      return materialize(transpiled);
-    } catch {
-      // A source map that does not parse: fall back to transpiling here.
-    }
+/** The type-check process's compile, or undefined when its source map is unusable (the worker compiles then). */
+function materializeOrUndefined(transpiled: PortableTranspile): TranspileResult | undefined {
+  try {
+    return materialize(transpiled);
+  } catch {
+    return undefined;
   }
-  return transpileScript(code);
 }

@@ -16,6 +16,8 @@ import { isPlainObject } from '../schema/schema-node.js';
 /** Where each message type carries its large string (a property path); other types are header only. */
 const BULK_PATHS: ReadonlyMap<string, readonly [string] | readonly [string, string]> = new Map<string, readonly [string] | readonly [string, string]>([
   ['run', ['js']],
+  ['compile', ['code']],
+  ['compiled', ['transpiled', 'js']],
   ['reply', ['json']],
   ['call', ['json']],
   ['log', ['line']],

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { FrameLimits } from './frames.js';
+import { secretScanSchema, transpiledSchema } from '../script/typecheck-protocol.js';
 import { sandboxLimitsSchema } from './limits.js';
 
 /** The worker's end of the server channel (see frames.ts). */
@@ -15,6 +16,15 @@ export const NO_SNAPSHOT_FLAG = '--no-node-snapshot';
 
 /** What the worker accepts from the server (trusted; the reply size is checked on its own). */
 export const SERVER_FRAME_LIMITS: FrameLimits = { maxHeaderBytes: 16 * 1024 * 1024, maxPayloadBytes: 1024 * 1024 * 1024 };
+
+/**
+ * What the server accepts from a worker compiling a script of `codeBytes`: the JavaScript as the
+ * payload, and a header holding the source map, the SDK calls and the secret spans (each a small
+ * multiple of the source).
+ */
+export function compileFrameLimits(codeBytes: number): FrameLimits {
+  return { maxHeaderBytes: 64 * 1024 + 48 * codeBytes, maxPayloadBytes: 64 * 1024 + 8 * codeBytes };
+}
 
 /**
  * What the server accepts from a worker running a script with these limits: its largest string
@@ -38,6 +48,11 @@ export const workerLimitsSchema = sandboxLimitsSchema
 export type WorkerLimits = z.infer<typeof workerLimitsSchema>;
 
 export const hostToWorkerSchema = z.discriminatedUnion('type', [
+  /**
+   * Compile this script (shape limits, transpile, SDK calls, secret literals) for a run that skips
+   * the type-check process; answered by `compiled`. The worker loads TypeScript on its first one.
+   */
+  z.object({ type: z.literal('compile'), runId, code: z.string() }).strict(),
   z.object({ type: z.literal('run'), runId, js: z.string(), limits: workerLimitsSchema }).strict(),
   /** `json` is the reply payload the prelude parses: the data when ok, the BridgeError otherwise. */
   z.object({ type: z.literal('reply'), runId, callId, ok: z.boolean(), json: z.string() }).strict(),
@@ -95,6 +110,21 @@ export const workerToHostSchema = z.discriminatedUnion('type', [
    * threads; `runtime`: the isolated-vm it loaded (`isolated-vm 5.0.4`).
    */
   z.object({ type: z.literal('ready'), pid: z.number().int(), confined: z.boolean(), runtime: text(200) }).strict(),
+  /**
+   * `compileScript`'s answer (src/script/compile.ts). `loadMs`: loading TypeScript, on the worker's
+   * first compile only; `ms`: the whole compile, that load included.
+   */
+  z
+    .object({
+      type: z.literal('compiled'),
+      runId,
+      transpiled: transpiledSchema,
+      secrets: secretScanSchema,
+      ms: z.number().nonnegative(),
+      loadMs: z.number().nonnegative().optional(),
+      rssMb: z.number().nonnegative(),
+    })
+    .strict(),
   z.object({ type: z.literal('call'), runId, callId, json: z.string() }).strict(),
   z.object({ type: z.literal('log'), runId, line: z.string() }).strict(),
   z.object({ type: z.literal('end'), runId, end: runEndSchema, stats: runStatsSchema }).strict(),

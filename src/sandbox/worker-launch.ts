@@ -23,9 +23,10 @@ import { packageRoot } from './locate.js';
 
 /**
  * The packages the worker may load from node_modules (a test checks this against its imports):
- * whichever isolated-vm is installed (see ivm.ts) with the loader 6.x uses, and zod.
+ * whichever isolated-vm is installed (see ivm.ts) with the loader 6.x uses, zod, and TypeScript
+ * (loaded on the first compile of a run that skips the type-check process).
  */
-export const WORKER_PACKAGES = [...ISOLATED_VM_PACKAGES, 'node-gyp-build', 'zod'] as const;
+export const WORKER_PACKAGES = [...ISOLATED_VM_PACKAGES, 'node-gyp-build', 'zod', 'typescript'] as const;
 
 export interface WorkerLaunch {
   /** Node arguments, the worker's path last. */

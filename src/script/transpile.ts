@@ -4,28 +4,13 @@
  * diagnostics; such a script is not executed.
  */
 import ts from 'typescript';
-import { sdkUsageOf, type SdkCall } from './calls.js';
+import { sdkUsageOf } from './calls.js';
+import { materialize, type PortableTranspile, type TranspileResult } from './compiled.js';
 import type { Diagnostic } from './diagnostics.js';
 import { PROGRAM_FILE, PROGRAM_FUNCTION, START_FUNCTION } from './names.js';
 import { findWrapperBreakout, lineCount, parseProgram, userPositionOf, wrapProgram } from './program.js';
-import { ScriptSourceMap } from './sourcemap.js';
 
-
-export interface TranspiledScript {
-  /** Complete JavaScript for the sandbox: the program function and the call that starts it. */
-  js: string;
-  sourceMap: ScriptSourceMap;
-  /** The SDK calls the source makes, read from the same parse (the preflight's input). */
-  calls: SdkCall[];
-}
-
-export type TranspileResult = { ok: true; script: TranspiledScript } | { ok: false; diagnostics: Diagnostic[] };
-
-/**
- * The same result as plain data, so the type-check process can transpile for the server (the
- * server then runs no TypeScript per run) and send it over its channel.
- */
-export type PortableTranspile = { ok: true; js: string; sourceMapText: string; lines: number; calls: SdkCall[] } | { ok: false; diagnostics: Diagnostic[] };
+export { materialize, type PortableTranspile, type TranspiledScript, type TranspileResult } from './compiled.js';
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
@@ -38,14 +23,12 @@ export function transpileScript(source: string): TranspileResult {
   return materialize(transpileToText(source));
 }
 
-/** Builds the source map of a portable result; throws when its map is not valid JSON. */
-export function materialize(portable: PortableTranspile): TranspileResult {
-  if (!portable.ok) return portable;
-  return { ok: true, script: { js: portable.js, sourceMap: new ScriptSourceMap(portable.sourceMapText, portable.lines), calls: portable.calls } };
+export function transpileToText(source: string): PortableTranspile {
+  return transpileParsed(source, parseProgram(source));
 }
 
-export function transpileToText(source: string): PortableTranspile {
-  const wrapped = parseProgram(source);
+/** The same, reusing the program's parse (`parseProgram(source)`) for the SDK calls and checks. */
+export function transpileParsed(source: string, wrapped: ts.SourceFile): PortableTranspile {
   const lines = lineCount(source);
   const at = (offset: number) => userPositionOf(wrapped, offset, lines);
 

@@ -7,7 +7,7 @@
  */
 import { checkerToHostSchema, hostToCheckerSchema, type CheckerToHost, type DeclarationSet } from './typecheck-protocol.js';
 import { pathCatalogModel } from './path-catalog.js';
-import { transpileToText } from './transpile.js';
+import { compileScript } from './compile.js';
 import { ScriptChecker } from './typecheck.js';
 
 const MAX_MESSAGE_CHARS = 2_000;
@@ -58,14 +58,15 @@ function main(): void {
         post({ type: 'failed', id: msg.id, message: `declaration set ${msg.setId} is not loaded in the type-check process` });
         return;
       }
-      const transpiled = msg.transpile ? transpileToText(msg.code) : undefined;
-      if (transpiled && !transpiled.ok) {
-        // Not runnable: the syntax error is the answer; a type check would only repeat it.
-        post({ type: 'result', id: msg.id, result: { ok: true, errors: [], warnings: [], timedOut: false, ms: performance.now() - started }, transpiled, rssMb: rssMb() });
+      const compiled = msg.transpile ? compileScript(msg.code) : undefined;
+      if (compiled && !compiled.transpiled.ok) {
+        // Not runnable (a syntax error, a shape limit): that is the answer; a type check would
+        // only repeat it, or exhaust the checker on a shape the limits are there to keep out.
+        post({ type: 'result', id: msg.id, result: { ok: true, errors: [], warnings: [], timedOut: false, ms: performance.now() - started }, ...compiled, rssMb: rssMb() });
         return;
       }
       const result = checker.check(msg.code, { budgetMs: msg.budgetMs ?? Number.POSITIVE_INFINITY });
-      post({ type: 'result', id: msg.id, result, ...(transpiled ? { transpiled } : {}), rssMb: rssMb() });
+      post({ type: 'result', id: msg.id, result, ...(compiled ?? {}), rssMb: rssMb() });
     } catch (err) {
       post({ type: 'failed', id: msg.id, message: reason(err) });
     }

@@ -10,7 +10,7 @@
  */
 import { ChildProcessError, locateEntry, SupervisedChild } from '../process/supervisor.js';
 import { checkerToHostSchema, type CheckerToHost, type DeclarationSet, type HostToChecker } from './typecheck-protocol.js';
-import type { CheckAnswer } from './typecheck.js';
+import type { CheckAnswer } from './checker.js';
 
 /** The compiled entry of the type-check process. */
 export function locateTypeCheckEntry(): string {
@@ -91,7 +91,7 @@ export class TypeCheckProcess {
     const msg = await this.request({ type: 'check', id: this.nextId++, setId, code, budgetMs: budget, ...(transpile ? { transpile } : {}) }, 'result', 'the check', timeoutMs);
     this.child.uses++;
     this.rssMb = msg.rssMb;
-    return msg.transpiled ? { result: msg.result, transpiled: msg.transpiled } : { result: msg.result };
+    return { result: msg.result, ...(msg.transpiled ? { transpiled: msg.transpiled } : {}), ...(msg.secrets ? { secrets: msg.secrets } : {}) };
   }
 
   /** Ends the process at once; whatever was pending is rejected. */

@@ -25,8 +25,9 @@ export const hostToCheckerSchema = z.discriminatedUnion('type', [
   /** Build (and warm) a checker for this set; answered by `loaded` or `failed`. */
   z.object({ type: z.literal('load'), id: requestId, set: declarationSetSchema }).strict(),
   /**
-   * `budgetMs: null` = no budget (JSON has no Infinity). `transpile`: also transpile the script for
-   * the sandbox (then a syntax error answers at once, without a type check).
+   * `budgetMs: null` = no budget (JSON has no Infinity). `transpile`: also compile the script for
+   * the sandbox and find its secret literals (then a syntax error or a shape limit answers at
+   * once, without a type check).
    */
   z
     .object({ type: z.literal('check'), id: requestId, setId: setIdSchema, code: text(16 * 1024 * 1024), budgetMs: z.number().nullable(), transpile: z.boolean().optional() })
@@ -85,12 +86,21 @@ export const transpiledSchema = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(false), diagnostics: z.array(diagnosticSchema).min(1).max(100_000) }).strict(),
 ]);
 
+/** `SecretScan` (compiled.ts): offsets are checked against the source by the server. */
+export const secretScanSchema = z
+  .object({
+    literals: z.array(text(16 * 1024 * 1024)).max(100_000),
+    spans: z.array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()])).max(10_000_000),
+    allStrings: z.boolean().optional(),
+  })
+  .strict();
+
 const rssMb = z.number().nonnegative();
 
 export const checkerToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), pid: z.number().int() }).strict(),
   z.object({ type: z.literal('loaded'), id: requestId, ms: z.number().nonnegative(), rssMb }).strict(),
-  z.object({ type: z.literal('result'), id: requestId, result: checkResultSchema, transpiled: transpiledSchema.optional(), rssMb }).strict(),
+  z.object({ type: z.literal('result'), id: requestId, result: checkResultSchema, transpiled: transpiledSchema.optional(), secrets: secretScanSchema.optional(), rssMb }).strict(),
   /** The request could not be served (unknown set, the checker threw); the process is still fine. */
   z.object({ type: z.literal('failed'), id: requestId, message: text(10_000) }).strict(),
   /** The process cannot go on (it received garbage, or an uncaught error): kill it. */

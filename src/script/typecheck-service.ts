@@ -19,7 +19,7 @@ import { ChildProcessError, ChildSlot } from '../process/supervisor.js';
 import { pathCatalogOf } from './path-catalog.js';
 import { locateTypeCheckEntry, TypeCheckProcess } from './typecheck-process.js';
 import type { DeclarationSet } from './typecheck-protocol.js';
-import { checkerKey, DEFAULT_CHECK_BUDGET_MS, skippedCheck, type CheckAnswer, type CheckOptions, type CheckResult, type DeclarationFile, type TypeChecker } from './typecheck.js';
+import { checkerKey, DEFAULT_CHECK_BUDGET_MS, skippedCheck, type CheckAnswer, type CheckOptions, type CheckResult, type DeclarationFile, type TypeChecker } from './checker.js';
 
 export interface TypeCheckServiceOptions {
   /** Default budget of a check's type phase (default 1,000 ms); past it only syntax and path checks apply. */

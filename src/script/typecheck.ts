@@ -7,7 +7,6 @@
  * is a warning: the declarations cannot know every run-time shape, and a false block costs the
  * agent a turn. Each diagnostic is `line:col message` in the agent's own source, with a hint.
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import ts from 'typescript';
 import type { ApiModel } from '../schema/model.js';
@@ -16,61 +15,9 @@ import type { Diagnostic } from './diagnostics.js';
 import { PROGRAM_FILE } from './names.js';
 import { lineCount, userPositionOf, wrapProgram, type UserPosition } from './program.js';
 import { closestMatch } from './suggest.js';
-import type { PortableTranspile } from './transpile.js';
+import { checkerKey, DEFAULT_CHECK_BUDGET_MS, type CheckOptions, type CheckResult, type DeclarationFile } from './checker.js';
 
-export interface DeclarationFile {
-  fileName: string;
-  text: string;
-}
-
-export interface CheckOptions {
-  /** Time allowed for the semantic (type) phase; past it, only syntax and path checks apply. */
-  budgetMs?: number;
-}
-
-export interface CheckResult {
-  /** False when a blocking mistake was found: the script must not run. */
-  ok: boolean;
-  errors: Diagnostic[];
-  warnings: Diagnostic[];
-  /** The semantic phase ran out of time; its findings are missing (a warning says so). */
-  timedOut: boolean;
-  ms: number;
-}
-
-/**
- * Anything that type-checks a script: the in-process `ScriptChecker` (sync) or the client of the
- * type-check process (async). The sandbox engine awaits either.
- */
-export interface TypeChecker {
-  check(source: string, options?: CheckOptions): CheckResult | Promise<CheckResult>;
-  /**
-   * Checks and also transpiles the script for the sandbox, where the checker lives in another
-   * process: the server then runs no TypeScript per run (its compiler allocations and JIT work
-   * were most of the server's memory growth under load). `transpiled` is missing when the check
-   * was skipped; the caller transpiles itself then.
-   */
-  checkAndTranspile?(source: string, options?: CheckOptions): Promise<CheckAnswer>;
-}
-
-export interface CheckAnswer {
-  result: CheckResult;
-  transpiled?: PortableTranspile;
-}
-
-/**
- * The answer when the check itself failed (checker crashed, timed out, overloaded): that proves
- * nothing about the script, so it runs, with a warning that its check is missing.
- */
-export function skippedCheck(reason: string, ms: number, timedOut = false): CheckResult {
-  return {
-    ok: true,
-    errors: [],
-    warnings: [{ line: 1, col: 1, severity: 'warning', message: `type-check failed and was skipped: ${reason}` }],
-    timedOut,
-    ms,
-  };
-}
+export { checkerKey, declarationsHash, DEFAULT_CHECK_BUDGET_MS, skippedCheck, type CheckAnswer, type CheckOptions, type CheckResult, type DeclarationFile, type TypeChecker } from './checker.js';
 
 export interface ScriptCheckerOptions {
   /** The SDK declarations (`sdkDeclarationFiles(model)`), plain `.d.ts` texts. */
@@ -81,7 +28,6 @@ export interface ScriptCheckerOptions {
   budgetMs?: number;
 }
 
-export const DEFAULT_CHECK_BUDGET_MS = 1_000;
 
 /**
  * Each checker gets its own virtual directory. The document registry (shared, for the standard
@@ -133,20 +79,6 @@ const CANNOT_FIND_NAME_CODES = new Set([2304, 2552, 2580, 2591, 2592]);
 const libCache = new Map<string, ts.IScriptSnapshot | undefined>();
 /** Shared so the standard library is parsed once per process, not once per declaration set. */
 const documentRegistry = ts.createDocumentRegistry();
-
-/** Stable hash of a declaration set, so checkers can be cached and swapped per schema. */
-export function declarationsHash(files: readonly DeclarationFile[]): string {
-  const h = createHash('sha256');
-  for (const f of [...files].sort((a, b) => a.fileName.localeCompare(b.fileName))) {
-    h.update(f.fileName).update('\0').update(f.text).update('\0');
-  }
-  return h.digest('hex').slice(0, 16);
-}
-
-/** A checker's identity: its declaration set, plus the schema when it checks literal paths. */
-export function checkerKey(files: readonly DeclarationFile[], model?: Pick<ApiModel, 'hash'>): string {
-  return declarationsHash(files) + (model ? `:${model.hash}` : '');
-}
 
 export class ScriptChecker {
   readonly hash: string;
