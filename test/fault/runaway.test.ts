@@ -2,7 +2,8 @@
  * A node whose proxy misbehaves: an answer that never ends, one that trickles a byte at a time,
  * a request that is accepted and never answered — for reads and for a write. The run is answered
  * within its deadline with each call's outcome, the hung write is `unknown` (never cancelled),
- * the server's memory stays bounded, and the worker is free for the next run.
+ * the server's memory stays bounded, and the worker is free for the next run. Each timeout is
+ * shortened in the cluster's config so the case takes seconds, not the defaults' minute.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
@@ -43,6 +44,12 @@ beforeAll(async () => {
       // A byte every 200 ms: never idle long enough for an idle timeout.
       res.writeHead(200, { 'content-type': 'application/json' });
       const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(' ')), 200);
+      return;
+    }
+    if (req.method === 'GET' && path === '/nodes/pve1/qemu/100/config') {
+      // The identity check before the write is answered, so the write itself goes out.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data: { name: 'x', memory: 2048, digest: 'a'.repeat(40) } }));
       return;
     }
     // Everything else (GET /version, the POST) is accepted and never answered.
