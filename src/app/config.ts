@@ -152,6 +152,8 @@ export interface AuditSettings {
   /** Rotate the active file past this size. */
   maxBytes: number;
   retention: { maxTotalBytes: number; maxAgeMs: number };
+  /** Intents: fdatasync each (`fsync`) or leave them to the page cache (`os`). */
+  durability: 'fsync' | 'os';
   witness?: WitnessOptions;
 }
 
@@ -170,6 +172,12 @@ const auditSchema = z
     maxTotalMb: z.number().min(0).max(1_048_576).default(1024),
     /** Rotated files whose last entry is older are removed (0 = no limit). */
     maxAgeDays: z.number().min(0).max(36_500).default(365),
+    /**
+     * How durable a change's intent is before the change is sent: `fsync` (fdatasync per intent,
+     * survives a power loss) or `os` (the page cache: survives the process being killed, not the
+     * machine losing power). docs/security.md, "Write-ahead intents".
+     */
+    durability: z.enum(['fsync', 'os']).default('fsync'),
     /** Where the chain's end is copied: a file, syslog (udp loses records silently; tcp/tls report failures) or an HTTPS endpoint. */
     witness: z
       .union([
@@ -282,6 +290,7 @@ function resolveAudit(raw: AuditRaw, ctx: { env: Record<string, string | undefin
     file,
     maxBytes: Math.round(raw.maxFileMb * 1024 * 1024),
     retention: { maxTotalBytes: Math.round(raw.maxTotalMb * 1024 * 1024), maxAgeMs: Math.round(raw.maxAgeDays * 86_400_000) },
+    durability: raw.durability,
     ...(raw.witness ? { witness: resolveWitness(raw.witness, ctx.baseDir) } : {}),
   };
   const witness = base.witness;
@@ -596,7 +605,7 @@ const KEY_DESCRIPTIONS: Record<string, string> = {
   cacheDir: 'Schema cache directory (default ~/.cache/pve-code-mcp).',
   clusters: 'Proxmox VE clusters by name: url, auth (tokenId + secret, or username + password), tls (fingerprint or caFile), policy.',
   policies: 'Named policies: preset, allow/deny/privileged operation patterns (METHOD /path/glob), target rules, scopes, approval, budget. Checked against each cluster by pve-code-mcp config check.',
-  audit: 'The hash-chained audit log: file, hmacKey (default: a key generated on first use), rotation and retention, witness.',
+  audit: 'The hash-chained audit log: file, hmacKey (default: a key generated on first use), rotation and retention, durability (fsync or os: how durable the intent of a change is before it is sent), witness.',
   stateDir: 'Dry-run plans and operator approvals (default ~/.local/state/pve-code-mcp).',
   sandbox: 'Sandbox workers, worker confinement, limits, the type-check process, and callDeadlineMs: a tool call\'s whole deadline (queue, compile, preflight and run; default 55000).',
   shutdown: 'serve: drainMs, how long a stopping server waits for the tool calls in flight to be answered (default 10000); past it they are answered that their outcome is unknown.',

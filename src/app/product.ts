@@ -98,6 +98,9 @@ export interface UnavailableCluster {
   retryAt: number;
 }
 
+/** How long closing waits for a network witness to publish the chain's last end. */
+const WITNESS_FLUSH_MS = 2_000;
+
 export class Product {
   private readonly engine: SandboxEngine;
   private readonly approvals: ApprovalStore;
@@ -168,8 +171,8 @@ export class Product {
       throw err;
     }
     mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
-    const { file, hmacKey, maxBytes, retention, witness } = config.audit;
-    const audit = AuditLog.open({ file, ...(hmacKey ? { hmacKey } : {}), maxBytes, retention, ...(witness ? { witness } : {}), scrubber });
+    const { file, hmacKey, maxBytes, retention, durability, witness } = config.audit;
+    const audit = AuditLog.open({ file, ...(hmacKey ? { hmacKey } : {}), maxBytes, retention, durability, ...(witness ? { witness } : {}), scrubber });
     const product = new Product(config, clusters, checkers, audit, scrubber, options.unserved ?? {});
     if (degraded) {
       const supervise = { open, log, retry: degraded.retry ?? DEFAULT_CLUSTER_RETRY, ...(degraded.onClusterReady ? { onReady: degraded.onClusterReady } : {}) };
@@ -380,6 +383,7 @@ export class Product {
     for (const state of this.down.values()) clearTimeout(state.timer);
     await Promise.all([this.engine.close(), this.checkers.close()]);
     await Promise.all([...this.clusters.values()].map(closeRuntime));
+    await this.audit.flushWitness(WITNESS_FLUSH_MS).catch(() => undefined);
     this.audit.close();
   }
 }

@@ -243,6 +243,15 @@ export class AuditLog {
     return this.record('recovered', { ...data }, false);
   }
 
+  /**
+   * Wait (at most `timeoutMs`) until a network witness has published what it holds: a stopping
+   * server calls it before close(), so the chain's last end reaches the witness.
+   */
+  async flushWitness(timeoutMs: number): Promise<void> {
+    if (!this.closed) this.locked(() => this.flushAnchor());
+    await this.witness?.flush(timeoutMs);
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;

@@ -109,6 +109,30 @@ describe('TCP syslog witness', () => {
     expect(v.witnessed).toBeGreaterThanOrEqual(2);
   });
 
+  it('flushWitness publishes the chain\'s end before close, and gives up after its timeout when the receiver is down', async () => {
+    const rx = streamReceiver((on) => createTcpServer(on));
+    const port = await listen(rx.server);
+    const file = join(dir, 'audit', 'audit.jsonl');
+    const log = AuditLog.open({ file, hmacKey: KEY, witness: { syslog: { host: '127.0.0.1', port, transport: 'tcp' } } });
+    try {
+      const last = log.append('call', { runId: 'r', method: 'GET', path: '/version', status: 'ok', durationMs: 1 });
+      await log.flushWitness(2_000);
+      await waitFor(() => parseWitness(unframe(rx.bytes()).join('\n'), KEY).records.some((r) => r.seq === last.seq));
+    } finally {
+      log.close();
+      await closeServer(rx.server, rx.sockets);
+    }
+    const down = AuditLog.open({ file: join(dir, 'down', 'audit.jsonl'), hmacKey: KEY, witness: { syslog: { host: '127.0.0.1', port, transport: 'tcp' } }, stderr: () => undefined });
+    try {
+      down.append('call', { runId: 'r', method: 'GET', path: '/version', status: 'ok', durationMs: 1 });
+      const started = Date.now();
+      await down.flushWitness(300);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      down.close();
+    }
+  });
+
   it('a receiver that is down is reported, and so is one that closes the connection', async () => {
     const down = createTcpServer();
     const port = await listen(down);
