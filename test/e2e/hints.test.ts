@@ -38,7 +38,7 @@ try {
 }`;
       const { result } = await callTool(agent, 'run_script', { code });
       const answer = runAnswer(result).result as { kind: string; status: number | null; refused: boolean; message: string };
-      expect(answer).toMatchObject({ kind: 'api', status: null, refused: false });
+      expect(answer).toMatchObject({ kind: 'unknown', status: null, refused: false });
       expect(answer.message).toMatch(/was sent, but the connection failed before Proxmox answered .*the outcome is unknown — it may have run/);
       expect(answer.message).toMatch(/GET \/nodes\/\{node\}\/tasks/);
       expect(answer.message).not.toMatch(/pveproxy is running/);

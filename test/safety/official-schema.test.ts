@@ -24,6 +24,8 @@ const SAMPLE: Record<string, string | number> = {
   pos: 3,
   osdid: 4,
   iface: 'vmbr0',
+  // An SDN fabric's node is a node name (format pve-node).
+  node_id: 'pve2',
 };
 
 const available = hasOfficialSchema('9.1');

@@ -64,7 +64,8 @@ describe('a worker that breaks the channel', () => {
       const outcome = await engine.run({ code: 'return 1;', typecheck: false }, async () => ({ ok: true, data: null }));
       expect(outcome.ok).toBe(false);
       expect(outcome.error?.kind).toBe('crashed');
-      expect(outcome.error?.message).toMatch(/sandbox process ended \(SIGKILL\)/);
+      // With the check off the worker compiles first, so the rogue frame comes during the compile.
+      expect(outcome.error?.message).toMatch(/(sandbox process ended|worker exited) \(SIGKILL\)/);
     } finally {
       await engine.close();
     }
