@@ -114,6 +114,8 @@ export class Product {
   /** Runs in flight: how `drain` cancels them and learns that each has its result. */
   private readonly running = new Map<AbortController, Promise<unknown>>();
   private stopping = false;
+  /** Told when what a session shows may have changed (a cluster became available). */
+  private readonly viewListeners = new Set<() => void>();
 
   private constructor(
     readonly config: AppConfig,
@@ -241,6 +243,7 @@ export class Product {
         this.clusters.set(cluster.name, runtime);
         s.log(`pve-code-mcp: cluster '${cluster.name}' is available (after ${attempts} attempt${attempts === 1 ? '' : 's'}; schema from ${runtime.schema.origin})`);
         s.onReady?.(runtime);
+        for (const listener of this.viewListeners) listener();
       },
       (err: unknown) => {
         if (this.closed) return;
@@ -254,8 +257,37 @@ export class Product {
     return this.config.pve.defaultCluster;
   }
 
+  /** The clusters serving now. */
   get clusterNames(): string[] {
     return [...this.clusters.keys()];
+  }
+
+  /** Every configured cluster, serving or not: what hints and the policy views count. */
+  get configuredClusters(): string[] {
+    return this.config.pve.clusters.map((c) => c.name);
+  }
+
+  /**
+   * The policy a principal's calls on a cluster are decided by (the cluster's own without one).
+   * Known for a configured cluster that is not serving: its policy comes from the configuration.
+   */
+  policyFor(cluster: string, principal?: RunPrincipal): Policy {
+    const configured = this.clusters.get(cluster)?.policy ?? this.configuredPolicy(cluster);
+    return principal?.policyFor ? principal.policyFor(cluster, configured) : configured;
+  }
+
+  private configuredPolicy(cluster: string): Policy {
+    if (!this.configuredClusters.includes(cluster)) throw new UnknownClusterError(cluster, this.configuredClusters);
+    return this.config.policyFor(cluster);
+  }
+
+  /**
+   * Calls `listener` whenever what a session shows may have changed (a cluster that was down
+   * became available: its SDK resources appear). Returns the unsubscribe.
+   */
+  onViewChange(listener: () => void): () => void {
+    this.viewListeners.add(listener);
+    return () => this.viewListeners.delete(listener);
   }
 
   cluster(name?: string): ClusterRuntime {
@@ -280,28 +312,30 @@ export class Product {
   }
 
   /**
-   * Hits carry the verdict of the cluster's policy at default parameters and the parameters that
+   * Hits carry the verdict of the policy the principal's calls on the cluster are decided by (the
+   * cluster's own without one) at default parameters and the parameters that
    * raise them; an operation the server behind the cluster does not answer says so in its verdict.
    */
-  search(query: string, options: SearchOptions & { cluster?: string } = {}): SearchHit[] {
-    const { cluster, ...rest } = options;
+  search(query: string, options: SearchOptions & { cluster?: string; principal?: RunPrincipal } = {}): SearchHit[] {
+    const { cluster, principal, ...rest } = options;
     const runtime = this.cluster(cluster);
     const unserved = this.unserved[runtime.name];
+    const policy = this.policyFor(runtime.name, principal);
     return runtime.search.search(query, rest).map((hit): SearchHit => {
       const op = runtime.model.get(hit.method, hit.path);
       if (!op) return hit;
-      const v = operationVerdict(op, { cluster: runtime.name, policy: runtime.policy });
+      const v = operationVerdict(op, { cluster: runtime.name, policy });
       const verdict = VERDICT_TEXT[v.verdict] + (unserved?.operations.has(op.key) ? `; ${unserved.mark}` : '');
       return { ...hit, verdict, ...(v.raisedBy.length > 0 ? { raisedBy: v.raisedBy.map((r) => r.param) } : {}) };
     });
   }
 
-  describe(operations: string[], options: { params?: string[]; cluster?: string } = {}): DescribeResult {
+  describe(operations: string[], options: { params?: string[]; cluster?: string; principal?: RunPrincipal } = {}): DescribeResult {
     const runtime = this.cluster(options.cluster);
     const unserved = this.unserved[runtime.name];
     return describeOperations(runtime.model, operations, {
       ...(options.params ? { params: options.params } : {}),
-      policy: { cluster: runtime.name, policy: runtime.policy },
+      policy: { cluster: runtime.name, policy: this.policyFor(runtime.name, options.principal) },
       ...(unserved ? { unserved } : {}),
     });
   }

@@ -108,6 +108,9 @@ describe('run pipeline: modes and approvals', () => {
     // Each approved write's intent is in the audit before it is sent; the dry-run probe plans, so writes none.
     expect(t.audit.map((a) => a.type)).toEqual(['run-start', 'call', 'call', 'call', 'approval', 'call', 'intent', 'call', 'intent', 'call', 'run-end']);
     expect(t.audit.filter((a) => a.type === 'call').map((a) => a.data.phase)).toEqual(['probe', 'probe', 'probe', 'approved', 'approved', 'approved']);
+    // The plan has run: its summary says so, not that its writes still need approval.
+    expect(r.planSummary?.split('\n').at(-1)).toBe(`Done: plan ${r.plan?.planId} ran (2 of 2 writes made). Its approval is used up: the same script again needs a new plan and approval; look at the changes before repeating any write.`);
+    expect(r.planSummary).not.toMatch(/Next: \d+ writes? needs? approval/);
   });
 
   it.each([
@@ -131,6 +134,8 @@ describe('run pipeline: modes and approvals', () => {
     const r = await new RunPipeline(t.deps).run({ code: CODE });
     expect(r).toMatchObject({ mode: 'approved', approval: { via: 'operator', answer: 'approved' } });
     expect(t.client.writes).toHaveLength(2);
+    expect(dry.planSummary).toMatch(/\nNext: 2 writes need approval/);
+    expect(r.planSummary).toMatch(/\nDone: plan [0-9a-f]{64} ran \(2 of 2 writes made\)/);
     const again = await new RunPipeline(t.deps).run({ code: CODE });
     expect(again.mode).toBe('blocked');
     expect(t.client.writes).toHaveLength(2);

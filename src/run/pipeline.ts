@@ -33,7 +33,7 @@ import { auditSource, withheldSource } from '../safety/script-secrets.js';
 import { approvalNextStep, type ApprovalStore, type Approver, type ElicitationAnswer } from '../safety/approval.js';
 import { Budget, Budgets, type BudgetUsage } from '../safety/budget.js';
 import { GuestDirectory } from '../policy/guests.js';
-import { hashCode, PlanBinding, PlanRecorder, summarizePlan, type Plan } from '../safety/plan.js';
+import { hashCode, PlanBinding, PlanRecorder, summarizePlan, type Plan, type PlanOutcome } from '../safety/plan.js';
 import type { Policy } from '../policy/policy.js';
 import { preflight, type PreflightReport } from '../policy/preflight.js';
 import { PermissionCache } from '../policy/privileges.js';
@@ -239,7 +239,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
     if (request.dryRun) {
       const phase = await execute('dry-run');
       if (phase.plan && phase.plan.writes.length > 0) this.storePlan(phase.plan);
-      return { ...this.finish(phase, 'dry-run'), ...base, ...planFields(phase.plan) };
+      return { ...this.finish(phase, 'dry-run'), ...base, ...planFields(phase.plan, planOutcome(phase.outcome)) };
     }
 
     // Found and consumed in one step across processes: of runs racing for one approval, one gets it.
@@ -272,7 +272,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
     const plan = probe.plan as Plan;
     if (!probe.outcome.ok) {
       // The script failed while planning: report that run (nothing was sent) instead of asking.
-      return { ...this.finish(probe, 'dry-run'), ...base, ...planFields(plan), approval: { required: false, message: 'the script failed during its dry-run planning pass; nothing was sent' } };
+      return { ...this.finish(probe, 'dry-run'), ...base, ...planFields(plan, planOutcome(probe.outcome)), approval: { required: false, message: 'the script failed during its dry-run planning pass; nothing was sent' } };
     }
     if (!plan.writes.some((w) => w.needsApproval)) return { ...this.finish(await execute('live'), 'live'), ...base };
 
@@ -335,7 +335,9 @@ export class RunPipeline<S, O extends OutcomeLike> {
       unused.length > 0
         ? { ...approval, unusedSteps: unused, message: `${approval.message}; step${unused.length === 1 ? '' : 's'} ${unused.join(', ')} of the plan ${unused.length === 1 ? 'was' : 'were'} not made` }
         : approval;
-    return { ...this.finish(phase, 'approved'), ...base, ...planFields(plan), approval: told, ...(unused.length > 0 ? { unusedPlanSteps: unused } : {}) };
+    const error = phase.outcome.ok ? undefined : errorOf(phase.outcome);
+    const ran: PlanOutcome = { state: 'ran', made: phase.counts.changes.done, unused, ...(error ? { error } : {}) };
+    return { ...this.finish(phase, 'approved'), ...base, ...planFields(plan, ran), approval: told, ...(unused.length > 0 ? { unusedPlanSteps: unused } : {}) };
   }
 
   /** The human's answer; `cancelled` when the run was cancelled (or the server is stopping) before it came. */
@@ -421,8 +423,20 @@ export class RunPipeline<S, O extends OutcomeLike> {
   }
 }
 
-function planFields(plan: Plan | undefined): { plan?: Plan; planSummary?: string } {
-  return plan ? { plan, planSummary: summarizePlan(plan) } : {};
+/** The plan and its summary, whose Next line follows what became of the plan (default: only planned). */
+function planFields(plan: Plan | undefined, outcome?: PlanOutcome): { plan?: Plan; planSummary?: string } {
+  return plan ? { plan, planSummary: summarizePlan(plan, outcome) } : {};
+}
+
+/** A planning pass that stopped early planned only what came before the stop. */
+function planOutcome(outcome: OutcomeLike): PlanOutcome {
+  const error = outcome.ok ? undefined : errorOf(outcome);
+  return error ? { state: 'stopped', ...error } : { state: 'planned' };
+}
+
+function errorOf(outcome: OutcomeLike): { kind: string; message: string } {
+  const e = outcome.error as { kind?: unknown; message?: unknown } | undefined;
+  return { kind: typeof e?.kind === 'string' ? e.kind : 'error', message: typeof e?.message === 'string' ? e.message : 'the script failed' };
 }
 
 function approvalMessage(answer: ElicitationAnswer, planId: string, approveCommand: string | undefined): string {

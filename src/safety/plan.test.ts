@@ -124,6 +124,25 @@ describe('plan summaries for humans', () => {
     expect(summarizePlan(plan([{ path: '/nodes/pve1/qemu/101/status/start' }]))).toMatch(/\nNext: every write runs directly: run the same script without dryRun\.$/);
   });
 
+  it('end with a Next line that follows what became of the plan: stopped at a budget, stopped otherwise, or ran', () => {
+    const p = snapshotThenRollback();
+    const budget = "guest budget used up: this call would touch 11 distinct guests (limit 10 per run); split the work into several runs or ask the operator to raise policy.budget.guests";
+    const stopped = summarizePlan(p, { state: 'stopped', kind: 'budget', message: budget }).split('\n').at(-1);
+    expect(stopped).toBe(
+      'Next: the run stopped at a per-run budget (guest budget used up: this call would touch 11 distinct guests (limit 10 per run)), and the same script without dryRun stops at the same call; ' +
+        'act on at most 10 guests per run: run the script once per slice of the list (e.g. guests.slice(0, 10), then the next slice), or ask the operator to raise policy.budget.guests.',
+    );
+    expect(stopped).not.toMatch(/without dryRun\.$|needs approval/);
+    const writes = summarizePlan(p, { state: 'stopped', kind: 'budget', message: 'write budget used up (20 write calls per run); split the work into several runs or ask the operator to raise policy.budget.write' });
+    expect(writes).toMatch(/make at most 20 write calls per run: split the batch over several runs, or ask the operator to raise policy\.budget\.write\.$/);
+    expect(summarizePlan(p, { state: 'stopped', kind: 'exception', message: 'boom\nat line 3' })).toMatch(
+      /\nNext: the run stopped before the script's end \(exception: boom\), so this plan holds only the writes before that point: fix the script and dry-run it again before running it for real\.$/,
+    );
+    const ran = summarizePlan(p, { state: 'ran', made: 1, unused: [2] }).split('\n').at(-1);
+    expect(ran).toBe(`Done: plan ${p.planId} ran (1 of 2 writes made; step 2 not made). Its approval is used up: the same script again needs a new plan and approval; look at the changes before repeating any write.`);
+    expect(summarizePlan(p, { state: 'ran', made: 2, unused: [] })).not.toMatch(/Next:|write needs approval/);
+  });
+
   it('counts destructive and privileged steps at the top and marks them', () => {
     const text = summarizePlan(snapshotThenRollback());
     const lines = text.split('\n');

@@ -285,11 +285,11 @@ const MAX_STEP_CHARS = 600;
 /**
  * The plan as a human approves it: the risky steps counted at the top, one line per step with
  * everything the script controls made visible and long values cut with their size and hash,
- * the whole capped.
+ * the whole capped; its last line is what to do next given `outcome` (default: only planned).
  */
-export function summarizePlan(plan: Plan): string {
+export function summarizePlan(plan: Plan, outcome?: PlanOutcome): string {
   const refused = (plan.refused ?? []).map((r) => `refused, not sent: ${r.method} ${visible(r.path)} [${r.risk}]: ${visible(r.message)}`);
-  if (plan.writes.length === 0) return [`Plan ${plan.planId}: no writes.`, ...refused, nextStep(plan)].join('\n');
+  if (plan.writes.length === 0) return [`Plan ${plan.planId}: no writes.`, ...refused, nextStep(plan, outcome)].join('\n');
   const showCluster = new Set(plan.writes.map((w) => w.cluster)).size > 1;
   const header = [`Plan ${plan.planId} (${plan.writes.length} write${plan.writes.length === 1 ? '' : 's'}, policy '${visible(plan.policy)}'):`];
   for (const risk of ['privileged', 'destructive'] as const) {
@@ -297,7 +297,7 @@ export function summarizePlan(plan: Plan): string {
     if (steps.length > 0) header.push(`!! ${steps.length} ${risk} step${steps.length === 1 ? '' : 's'}: ${steps.join(', ')}`);
   }
   const lines: string[] = [];
-  const next = nextStep(plan);
+  const next = nextStep(plan, outcome);
   let size = header.join('\n').length + next.length + 1;
   for (const w of plan.writes) {
     const line = stepLine(w, showCluster);
@@ -317,8 +317,20 @@ export function summarizePlan(plan: Plan): string {
   return [...header, ...lines, next].join('\n');
 }
 
-/** What to do with this plan, as its last line. */
-export function nextStep(plan: Plan): string {
+/**
+ * What became of a plan, which its Next line follows: only planned (a dry run or an approval
+ * probe that finished), stopped before the script's end (its writes after that point are not in
+ * it), or run as approved.
+ */
+export type PlanOutcome =
+  | { state: 'planned' }
+  | { state: 'stopped'; kind: string; message: string }
+  | { state: 'ran'; made: number; unused: readonly number[]; error?: { kind: string; message: string } };
+
+/** What to do with this plan, as its last line: derived from what became of it, so it works when followed. */
+export function nextStep(plan: Plan, outcome: PlanOutcome = { state: 'planned' }): string {
+  if (outcome.state === 'ran') return ranStep(plan, outcome);
+  if (outcome.state === 'stopped') return `Next: ${stoppedStep(outcome)}.`;
   const refused = plan.refused?.length ?? 0;
   const approval = plan.writes.filter((w) => w.needsApproval).length;
   const parts: string[] = [];
@@ -329,6 +341,42 @@ export function nextStep(plan: Plan): string {
     parts.push('every write runs directly: run the same script without dryRun');
   }
   return `Next: ${parts.join('; ') || 'nothing to do: the script makes no writes'}.`;
+}
+
+function ranStep(plan: Plan, o: Extract<PlanOutcome, { state: 'ran' }>): string {
+  const made = `${o.made} of ${plan.writes.length} write${plan.writes.length === 1 ? '' : 's'} made`;
+  const unused = o.unused.length > 0 ? `; step${o.unused.length === 1 ? '' : 's'} ${o.unused.join(', ')} not made` : '';
+  const stopped = o.error ? `, then it stopped (${o.error.kind}: ${firstSentence(o.error.message)})` : '';
+  return `Done: plan ${plan.planId} ran (${made}${unused})${stopped}. Its approval is used up: the same script again needs a new plan and approval; look at the changes before repeating any write.`;
+}
+
+/**
+ * A run stopped early plans only what came before the stop, and the same script without dryRun
+ * stops at the same point: the step says what to change instead. A budget stop names the limit
+ * and how to stay within it.
+ */
+function stoppedStep(o: Extract<PlanOutcome, { state: 'stopped' }>): string {
+  if (o.kind === 'budget') {
+    const limit = /policy\.budget\.(\w+)/.exec(o.message)?.[1];
+    const per = /(?:\(|limit )(\d+)/.exec(o.message)?.[1];
+    const raise = limit ? ` or ask the operator to raise policy.budget.${limit}` : ' or ask the operator to raise the policy budget';
+    const how: Record<string, string> = {
+      guests: `act on at most ${per ?? 'the limit of'} guests per run: run the script once per slice of the list (e.g. guests.slice(0, ${per ?? 'N'}), then the next slice)`,
+      write: `make at most ${per ?? 'the limit of'} write calls per run: split the batch over several runs`,
+      destructive: `make at most ${per ?? 'the limit of'} destructive calls per run: split the batch over several runs`,
+      privileged: `make at most ${per ?? 'the limit of'} privileged calls per run: split the batch over several runs`,
+      read: 'read less per run: one list call (e.g. GET /cluster/resources) instead of one call per object, or split the work',
+      calls: 'make fewer calls per run: one list call (e.g. GET /cluster/resources) instead of one per object, or split the work',
+      taskWaitMs: 'wait for fewer tasks per run: start them, then check their status in a later run, or split the batch',
+    };
+    return `the run stopped at a per-run budget (${firstSentence(o.message)}), and the same script without dryRun stops at the same call; ${how[limit ?? ''] ?? 'split the work over several runs'},${raise}`;
+  }
+  return `the run stopped before the script's end (${o.kind}: ${firstSentence(o.message)}), so this plan holds only the writes before that point: fix the script and dry-run it again before running it for real`;
+}
+
+function firstSentence(message: string): string {
+  const cut = message.split(/;|\n/)[0] ?? message;
+  return visible(cut.length > 200 ? `${cut.slice(0, 200)}…` : cut).trim();
 }
 
 function stepLine(w: PlannedWrite, showCluster: boolean): string {

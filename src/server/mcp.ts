@@ -10,33 +10,54 @@ import { PRODUCT_VERSION } from '../version.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerGetSchema } from './tools/get-schema.js';
-import { registerRunScript } from './tools/run-script.js';
+import { registerRunScript, runScriptAnnotations } from './tools/run-script.js';
 import { registerSearchApi } from './tools/search-api.js';
 import { checkToolArguments, listedTool, type Extra } from './tools/tool.js';
+import { notifyListChanges } from './list-changes.js';
+import { budgetLine, canChange, compactPolicyLine, effectivePolicy } from '../policy/effective.js';
 
 export interface McpServerOptions {
   /** Over HTTP: the principal of a request (from the SDK's `authInfo`), for runs' audit, policy and approvals. */
   principal?(extra: Extra): RunPrincipal | undefined;
+  /**
+   * Over HTTP: the principal that opened the session (one McpServer per session, bound to it).
+   * The instructions, run_script's hints and the policy views follow its effective policy.
+   */
+  session?: RunPrincipal;
 }
 
+/** Who a view is for: the request's own principal when it has one, else the session's. */
+export type Viewer = (extra?: Extra) => RunPrincipal | undefined;
+
 export function createMcpServer(product: Product, options: McpServerOptions = {}): McpServer {
+  const viewer: Viewer = (extra) => (extra ? options.principal?.(extra) : undefined) ?? options.session;
   const server = new McpServer(
     { name: 'pve-code-mcp', version: PRODUCT_VERSION },
-    { capabilities: { logging: {}, resources: {}, tools: {} }, instructions: serverInstructions(product) },
+    { capabilities: { logging: {}, resources: {}, tools: {} }, instructions: serverInstructions(product, options.session) },
   );
   const logLevel = sessionLogLevel(server);
   const tools = [
-    registerSearchApi(server, product),
-    registerGetSchema(server, product),
+    registerSearchApi(server, product, viewer),
+    registerGetSchema(server, product, viewer),
     registerRunScript(server, product, (extra) => options.principal?.(extra), logLevel.allows),
   ];
+  // run_script's hints are the asking principal's, over every configured cluster (serving or not).
+  const listing = (principal: RunPrincipal | undefined) => ({
+    tools: tools.map((t) => listedTool(t.name === 'run_script' ? { ...t, annotations: runScriptAnnotations(writable(product, principal)) } : t)),
+  });
   // Replaces the SDK's listing (registered with the first tool) by the compact one: see listedTool.
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(listedTool) }));
+  server.server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => listing(viewer(extra)));
   // Wraps the SDK's tools/call handler, which exists once the tools are registered.
   checkToolArguments(server);
-  registerResources(server, product);
+  const resources = registerResources(server, product, viewer);
   registerPrompts(server, product);
+  notifyListChanges(server, () => listing(options.session), (changed) => product.onViewChange(changed), resources.refresh);
   return server;
+}
+
+/** Whether any configured cluster, available or not, lets this principal change something. */
+function writable(product: Product, principal: RunPrincipal | undefined): boolean {
+  return product.configuredClusters.some((name) => canChange(product.policyFor(name, principal)));
 }
 
 /**
@@ -55,20 +76,26 @@ function sessionLogLevel(server: McpServer): { allows(level: LoggingLevel): bool
 }
 
 /**
- * Sent once at initialize (not with every tools/list): the workflow, and where each cluster's
- * policy can be read before the first refusal.
+ * Sent once at initialize (not with every tools/list): the workflow, and for every configured
+ * cluster the effective policy of the session's principal in a line (what it allows, asks approval
+ * for and refuses, its rules and the per-run budget); `pve://<cluster>/policy` has all of it.
  */
-function serverInstructions(product: Product): string {
-  const clusters = product.clusterNames.map((name) => {
-    const policy = product.cluster(name).policy;
-    const approval = [...policy.approvalClasses].join('/');
-    return `${name}${name === product.defaultCluster ? ' (default)' : ''}: policy '${policy.name}' (preset ${policy.preset}${approval ? `, approval for ${approval}` : ''}) — pve://${name}/policy`;
+export function serverInstructions(product: Product, principal?: RunPrincipal): string {
+  const down = new Set(product.unavailableClusters().map((c) => c.name));
+  const views = product.configuredClusters.map((name) => effectivePolicy(name, product.policyFor(name, principal)));
+  const budgets = new Set(views.map((v) => budgetLine(v.budgetPerRun)));
+  const shared = budgets.size === 1 ? [...budgets][0] : undefined;
+  const clusters = views.map((v) => {
+    const flags = [v.cluster === product.defaultCluster ? 'default' : '', down.has(v.cluster) ? 'unavailable now, retried' : ''].filter((f) => f !== '');
+    return `- ${v.cluster}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}: policy '${v.policy}'${v.policy === v.preset ? '' : ` (${v.preset})`}. ${compactPolicyLine(v, { budget: shared === undefined })}. pve://${v.cluster}/policy`;
   });
   return [
     'Proxmox VE in code mode: search_api finds operations, get_schema gives their TypeScript signatures, ' +
       'run_script runs a script against the typed `pve` SDK and returns only what the script returns.',
     'Every call is decided by the policy of the cluster it goes to; search_api and get_schema mark each operation ' +
       'allowed / needs approval / refused / in scope only under it, and name the parameters that raise its risk.',
-    `Clusters (run_script's cluster argument, or pve.cluster(name) inside a script): ${clusters.join('; ')}.`,
+    `Clusters (run_script's cluster argument, or pve.cluster(name) inside a script)${principal ? `, under the policies of ${principal.id}` : ''}:`,
+    ...clusters,
+    ...(shared !== undefined ? [`Budget per run: ${shared}.`] : []),
   ].join('\n');
 }

@@ -29,7 +29,7 @@ describe('the agent view: policy up front, results that say what they are', () =
       JSON.stringify({
         defaultCluster: 'audit',
         clusters: { audit: cluster('read-only'), ops: cluster('ops') },
-        policies: { ops: { preset: 'operator', approval: { require: ['destructive', 'privileged'] } } },
+        policies: { ops: { preset: 'operator', approval: { require: ['destructive', 'privileged'] }, budget: { guests: 2 } } },
         cacheDir: join(env.dir, 'cache'),
         stateDir: env.stateDir,
         sandbox: { workers: 1 },
@@ -50,6 +50,12 @@ describe('the agent view: policy up front, results that say what they are', () =
     expect(instructions).toContain('pve://audit/policy');
     expect(instructions).toContain("ops: policy 'ops'");
     expect(instructions).toContain('pve://ops/policy');
+    // The effect and the per-run budgets with their numbers, not only the policy's name.
+    expect(instructions).toContain('audit (default): policy \'read-only\'. Allows reads only; refuses every change; per run: read 500, write 20, destructive 5, privileged 2, calls 1000, guests 10, task wait 15 min.');
+    expect(instructions).toMatch(/ops: policy 'ops' \(operator\)\. Allows reads, guest power, snapshots, backups and guest config; asks approval for destructive and privileged calls; refuses every other write and privileged operations; per run: .*guests 2/);
+    const read = await agent.client.readResource({ uri: 'pve://ops/policy' });
+    const policy = JSON.parse((read.contents[0] as { text: string }).text) as Record<string, unknown>;
+    expect(policy).toMatchObject({ cluster: 'ops', policy: 'ops', preset: 'operator', canChange: true, approval: ['destructive', 'privileged'], budgetPerRun: { write: 20, guests: 2 }, configured: { preset: 'operator' } });
     const { tools } = await agent.client.listTools();
     const run = tools.find((t) => t.name === 'run_script');
     // The default cluster is read-only, but `ops` can write: clients must not auto-approve.
@@ -106,6 +112,25 @@ describe('the agent view: policy up front, results that say what they are', () =
     expect(op?.signature).toMatch(/\/\/ raises: forceStop → destructive, needs approval/);
     const audit = await callTool(agent, 'get_schema', { operations: ['POST /nodes/{node}/qemu/{vmid}/status/shutdown'] });
     expect(textOf(audit.result)).toMatch(/\/\/ policy 'read-only' on audit: refused — .*read-only/);
+  });
+
+  it('a budget stop in a dry run says which limit was hit and how to stay within it, and following that works', async () => {
+    const script = (n: number) =>
+      `const vms = (await pve.get('/cluster/resources', { type: 'vm' })).filter((g) => g.type === 'qemu').slice(0, ${n});\n` +
+      "for (const g of vms) await pve.post('/nodes/{node}/qemu/{vmid}/snapshot', { node: g.node, vmid: g.vmid, snapname: 'budgetcheck' });\n" +
+      'return vms.length;';
+    const three = await callTool(agent, 'run_script', { code: script(3), cluster: 'ops', dryRun: true });
+    const answer = runAnswer(three.result);
+    expect(answer.error?.kind).toBe('budget');
+    const next = textOf(three.result).split('\n').find((l) => l.startsWith('Next:'));
+    expect(next).toMatch(/^Next: the run stopped at a per-run budget \(guest budget used up.*limit 2 per run\).*act on at most 2 guests per run: run the script once per slice/);
+    expect(next).not.toContain('run the same script without dryRun');
+    // Followed: two guests per run plan, then run.
+    const two = await callTool(agent, 'run_script', { code: script(2), cluster: 'ops', dryRun: true });
+    expect(runAnswer(two.result).ok).toBe(true);
+    expect(textOf(two.result)).toContain('Next: every write runs directly: run the same script without dryRun.');
+    const live = await callTool(agent, 'run_script', { code: script(2), cluster: 'ops' });
+    expect(runAnswer(live.result)).toMatchObject({ ok: true, result: 2 });
   });
 
   it('a result cut to fit says so first in its text, and in structuredContent.truncated.note', async () => {

@@ -238,6 +238,9 @@ describe('serve --http in OAuth mode: principals end to end', () => {
     expect(aliceRun.error).toBeUndefined();
     expect(aliceRun.approval).toMatchObject({ via: 'operator', answer: 'approved' });
     expect(aliceRun.approval?.message).toContain('approved by carol');
+    // The plan has run: the answer says so, not that its write still needs approval.
+    expect(aliceRun.plan?.summary).toMatch(/\nDone: plan [0-9a-f]{64} ran \(1 of 1 write made\)\. Its approval is used up/);
+    expect(aliceRun.plan?.summary).not.toMatch(/Next: 1 write needs approval/);
     expect(statusOf(env.sim, 100)).toBe('stopped');
 
     // Carol asks for a plan and cannot approve it herself.

@@ -50,12 +50,13 @@ describe('MCP over stdio: the built server and the SDK client', () => {
     expect(plain.stderr()).toMatch(/pve-code-mcp: sandbox: 1 worker, isolated-vm \d+\.\d+\.\d+, confined by Node's permission model/);
   });
 
-  it('offers the SDK declarations, the PVE version and the active policy as resources', async () => {
+  it('offers the SDK declarations, the PVE version and the effective policy as resources', async () => {
     const { resources } = await approving.client.listResources();
     expect(resources.map((r) => r.uri).sort()).toEqual(['pve://sim/policy', 'pve://sim/sdk.d.ts', 'pve://sim/version']);
     const policy = await approving.client.readResource({ uri: 'pve://sim/policy' });
     const text = (policy.contents[0] as { text: string }).text;
-    expect(JSON.parse(text)).toMatchObject({ preset: 'operator', approval: { require: ['destructive'] } });
+    // The effective policy (what it does, with the per-run budgets), the configured object beside it.
+    expect(JSON.parse(text)).toMatchObject({ cluster: 'sim', preset: 'operator', approval: ['destructive'], budgetPerRun: { write: 20, guests: 10 }, configured: { approval: { require: ['destructive'] } } });
     const sdk = await approving.client.readResource({ uri: 'pve://sim/sdk.d.ts' });
     expect(sdk.contents.map((c) => (c as { text: string }).text).join('\n')).toContain("'/nodes/{node}/qemu'");
   });

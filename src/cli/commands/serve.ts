@@ -161,7 +161,8 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
       let http: Awaited<ReturnType<typeof startHttpServer>>;
       try {
         http = await startHttpServer(
-          () => createMcpServer(product, { principal: (extra) => {
+          // The session's principal (its views: instructions, hints, policies) and each request's (its runs).
+          (opener) => createMcpServer(product, { session: resolve(opener), principal: (extra) => {
             const p = principalOf(extra.authInfo);
             return p ? resolve(p) : undefined;
           } }),

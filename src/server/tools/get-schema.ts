@@ -5,10 +5,10 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Product } from '../../app/product.js';
+import type { Product, RunPrincipal } from '../../app/product.js';
 import type { DescribeResult } from '../../describe/index.js';
 import { VERDICT_TEXT } from '../../describe/verdict.js';
-import { guard, registration, type ToolDefinition } from './tool.js';
+import { guard, registration, type Extra, type ToolDefinition } from './tool.js';
 
 export const GET_SCHEMA = {
   name: 'get_schema',
@@ -27,10 +27,13 @@ export const GET_SCHEMA = {
   annotations: { readOnlyHint: true, openWorldHint: false },
 } satisfies ToolDefinition;
 
-export function registerGetSchema(server: McpServer, product: Product): ToolDefinition {
-  server.registerTool(GET_SCHEMA.name, registration(GET_SCHEMA), async (args) =>
+/** `viewer`: whose effective policy the verdicts are (over HTTP, the principal asking). */
+export function registerGetSchema(server: McpServer, product: Product, viewer: (extra: Extra) => RunPrincipal | undefined = () => undefined): ToolDefinition {
+  server.registerTool(GET_SCHEMA.name, registration(GET_SCHEMA), async (args, extra) =>
     guard(() => {
+      const principal = viewer(extra);
       const described = product.describe(args.operations, {
+        ...(principal ? { principal } : {}),
         ...(args.params ? { params: args.params } : {}),
         ...(args.cluster !== undefined ? { cluster: args.cluster } : {}),
       });

@@ -5,12 +5,12 @@
  * tokens as carry it; `pve-code-mcp run` prints the same answer.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { LoggingLevel, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Product, RunPrincipal } from '../../app/product.js';
 import type { RunResult as PipelineResult } from '../../run/pipeline.js';
 import type { CallCounts, UnsettledChange } from '../../bridge/stats.js';
-import type { Policy } from '../../policy/policy.js';
+import { canChange } from '../../policy/effective.js';
 import type { PreflightProblem } from '../../policy/preflight.js';
 import type { Approver } from '../../safety/approval.js';
 import type { BudgetUsage } from '../../safety/budget.js';
@@ -27,10 +27,16 @@ const RUN_SCRIPT_DESCRIPTION = [
 ].join(' ');
 
 /**
- * run_script's hints follow the most permissive configured cluster: only when no cluster's policy
- * can change anything is it read-only (clients auto-approve tools on that hint).
+ * run_script's hints: read-only only when no configured cluster's policy (the asking principal's)
+ * can change anything, since clients auto-approve tools on that hint. The listing computes them
+ * per session (src/server/mcp.ts); the definition carries the hints without a principal.
  */
-function runScriptTool(readOnlyPolicy: boolean) {
+export function runScriptAnnotations(writable: boolean): ToolAnnotations {
+  // Omitted hints take the spec's defaults: not idempotent, open world.
+  return writable ? { readOnlyHint: false, destructiveHint: true } : { readOnlyHint: true };
+}
+
+function runScriptTool(annotations: ToolAnnotations) {
   return {
     name: 'run_script',
     title: 'Run PVE script',
@@ -54,14 +60,8 @@ function runScriptTool(readOnlyPolicy: boolean) {
       truncated: z.object({ note: z.string() }).optional(),
       changes: z.object({}).optional(),
     },
-    // Omitted hints take the spec's defaults: not idempotent, open world.
-    annotations: readOnlyPolicy ? { readOnlyHint: true } : { readOnlyHint: false, destructiveHint: true },
+    annotations,
   } satisfies ToolDefinition;
-}
-
-/** Whether no operation can change anything under this policy: a read-only preset with nothing allowed or enabled beyond it. */
-function cannotWrite(policy: Policy): boolean {
-  return policy.preset === 'read-only' && policy.config.allow.length === 0 && policy.config.privileged.length === 0;
 }
 
 /** `principalOf`: who makes a call (over HTTP: from its `authInfo`), for the run's audit, policy and approvals. */
@@ -71,7 +71,7 @@ export function registerRunScript(
   principalOf: (extra: Extra) => RunPrincipal | undefined,
   logAllowed: (level: LoggingLevel) => boolean = () => true,
 ): ToolDefinition {
-  const tool = runScriptTool(product.clusterNames.every((name) => cannotWrite(product.cluster(name).policy)));
+  const tool = runScriptTool(runScriptAnnotations(product.configuredClusters.some((name) => canChange(product.policyFor(name)))));
   server.registerTool(tool.name, registration(tool), async (args, extra) =>
     guard(async () => {
       // The call's one deadline starts now, before it waits for the compile or a worker.

@@ -5,11 +5,11 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Product } from '../../app/product.js';
+import type { Product, RunPrincipal } from '../../app/product.js';
 import { operationVerdict, type Verdict } from '../../describe/verdict.js';
 import { HTTP_METHODS, RISK_CLASSES, type Operation } from '../../schema/model.js';
 import { formatHit, helperLine, MAX_LIMIT, SearchQueryError, type SearchHit, type SearchOptions } from '../../search/index.js';
-import { guard, registration, type ToolDefinition } from './tool.js';
+import { guard, registration, type Extra, type ToolDefinition } from './tool.js';
 
 const MAX_QUERY = 500;
 
@@ -45,18 +45,21 @@ export const SEARCH_API = {
 
 type SearchArgs = { [K in keyof typeof SEARCH_API.input]: z.output<(typeof SEARCH_API.input)[K]> };
 
-export function registerSearchApi(server: McpServer, product: Product): ToolDefinition {
-  server.registerTool(SEARCH_API.name, registration(SEARCH_API), async (args) =>
+/** `viewer`: whose effective policy the verdicts are (over HTTP, the principal asking). */
+export function registerSearchApi(server: McpServer, product: Product, viewer: (extra: Extra) => RunPrincipal | undefined = () => undefined): ToolDefinition {
+  server.registerTool(SEARCH_API.name, registration(SEARCH_API), async (args, extra) =>
     guard(() => {
+      const principal = viewer(extra);
       const { query = '', verdict, limit: asked, cluster } = args as SearchArgs;
       const limit = asked === undefined ? undefined : Math.min(asked, MAX_LIMIT);
-      const options: SearchOptions & { cluster?: string } = {
+      const options: SearchOptions & { cluster?: string; principal?: RunPrincipal } = {
         ...(limit !== undefined ? { limit } : {}),
         ...choice('method', args.method, HTTP_METHODS),
         ...choice('risk', args.risk, RISK_CLASSES),
         ...(args.pathPrefix !== undefined ? { pathPrefix: args.pathPrefix } : {}),
         ...(cluster !== undefined ? { cluster } : {}),
-        ...(verdict !== undefined ? { where: verdictFilter(product, cluster, verdict) } : {}),
+        ...(principal ? { principal } : {}),
+        ...(verdict !== undefined ? { where: verdictFilter(product, cluster, verdict, principal) } : {}),
       };
       const hits = product.search(query, options);
       const results = hits.map((h) => ({ method: h.method, path: h.path, summary: h.summary, risk: h.risk, verdict: h.verdict ?? 'unknown' }));
@@ -78,10 +81,10 @@ function choice<K extends 'method' | 'risk', V extends string>(name: K, value: s
   return { [name]: found } as Partial<Record<K, V>>;
 }
 
-/** Keeps the operations whose verdict under the cluster's policy (at default parameters) is the one asked. */
-function verdictFilter(product: Product, cluster: string | undefined, wanted: VerdictFilter): (op: Operation) => boolean {
+/** Keeps the operations whose verdict under the principal's policy on the cluster (at default parameters) is the one asked. */
+function verdictFilter(product: Product, cluster: string | undefined, wanted: VerdictFilter, principal: RunPrincipal | undefined): (op: Operation) => boolean {
   const runtime = product.cluster(cluster);
-  const context = { cluster: runtime.name, policy: runtime.policy };
+  const context = { cluster: runtime.name, policy: product.policyFor(runtime.name, principal) };
   return (op) => FILTER_OF[operationVerdict(op, context).verdict] === wanted;
 }
 
