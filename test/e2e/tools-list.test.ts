@@ -47,7 +47,7 @@ describe('tools/list', () => {
     expect(props(byName.get_schema!.outputSchema)).toEqual(['operations']);
     expect(props(byName.run_script!.inputSchema)).toEqual(['cluster', 'code', 'dryRun', 'typecheck']);
     // Every field run_script emits is declared, the cut report included.
-    expect(props(byName.run_script!.outputSchema)).toEqual(['approval', 'error', 'logs', 'ok', 'plan', 'result', 'stats', 'truncated', 'warnings']);
+    expect(props(byName.run_script!.outputSchema)).toEqual(['approval', 'changes', 'error', 'logs', 'ok', 'plan', 'result', 'stats', 'truncated', 'warnings']);
     const item = (t: { outputSchema: Record<string, unknown> }, key: string) =>
       Object.keys(((t.outputSchema.properties as Record<string, { items: { properties: object } }>)[key]!.items.properties)).sort();
     expect(item(byName.search_api!, 'results')).toEqual(['method', 'path', 'risk', 'summary', 'verdict']);
@@ -57,6 +57,8 @@ describe('tools/list', () => {
     expect(byName.search_api!.description).toMatch(/search_api → get_schema → run_script/);
     expect(byName.run_script!.description).toMatch(/pve\.get/);
     expect(byName.run_script!.description).toMatch(/waitTask/);
+    // How a task's failure arrives: thrown by waitTask, reported per task by waitTasks.
+    expect(byName.run_script!.description).toMatch(/waitTasks\(upids\)` reports each, `waitTask\(upid\)` throws on failure/);
     expect(byName.run_script!.description).toMatch(/dryRun/);
     expect(byName.run_script!.description).toMatch(/approval/);
     for (const t of tools) {
