@@ -15,6 +15,7 @@ import { schemaSuite } from './schema.js';
 import { simulatorSuite } from './simulator.js';
 import { soakSuite } from './soak.js';
 import { throughputSuite } from './throughput.js';
+import { sessionSuite } from './tokens/session.js';
 import { tokensSuite } from './tokens/suite.js';
 
 const SUITES: Record<string, Suite> = {
@@ -24,6 +25,7 @@ const SUITES: Record<string, Suite> = {
   safety: safetySuite,
   audit: auditSuite,
   tokens: tokensSuite,
+  session: sessionSuite,
   e2e: e2eSuite,
   throughput: throughputSuite,
   soak: soakSuite,

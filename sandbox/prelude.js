@@ -28,6 +28,7 @@
   const ErrorCtor = Error;
   const PromiseCtor = Promise;
   const promiseThen = Promise.prototype.then;
+  const PromiseResolve = Promise.resolve;
   const stringSlice = String.prototype.slice;
   const stringIndexOf = String.prototype.indexOf;
   const WeakMapCtor = WeakMap;
@@ -208,21 +209,148 @@
     return dispatch(json + '}');
   }
 
+  /** The `timeoutMs` of a wait's options as call JSON (`''` when absent), or a problem to refuse with. */
+  function waitOptions(name, options) {
+    if (options === undefined || options === null) return { json: '' };
+    if (typeof options !== 'object') return { problem: name + ': options must be an object' };
+    const timeoutMs = options.timeoutMs;
+    if (timeoutMs === undefined) return { json: '' };
+    if (typeof timeoutMs !== 'number' || !NumberIsFinite(timeoutMs) || timeoutMs < 1) {
+      return { problem: name + ': timeoutMs is a number of milliseconds, at least 1 (leave it out for the default)' };
+    }
+    return { json: ',"timeoutMs":' + JSONstringify(timeoutMs - (timeoutMs % 1)) };
+  }
+
   function waitTask(cluster, upid, options) {
     if (typeof upid !== 'string') return rejected('invalid', 'pve.waitTask(upid, options): upid must be a string, got ' + describeType(upid));
-    let json = '{"kind":"waitTask","upid":' + JSONstringify(upid);
-    if (options !== undefined && options !== null) {
-      if (typeof options !== 'object') return rejected('invalid', 'pve.waitTask(upid, options): options must be an object');
-      const timeoutMs = options.timeoutMs;
-      if (timeoutMs !== undefined) {
-        if (typeof timeoutMs !== 'number' || !NumberIsFinite(timeoutMs) || timeoutMs < 1) {
-          return rejected('invalid', 'pve.waitTask(upid, options): timeoutMs is a number of milliseconds, at least 1 (leave it out for the default)');
-        }
-        json += ',"timeoutMs":' + JSONstringify(timeoutMs - (timeoutMs % 1));
-      }
-    }
+    const opts = waitOptions('pve.waitTask(upid, options)', options);
+    if (opts.problem !== undefined) return rejected('invalid', opts.problem);
+    let json = '{"kind":"waitTask","upid":' + JSONstringify(upid) + opts.json;
     if (cluster !== undefined) json += ',"cluster":' + JSONstringify(cluster);
     return dispatch(json + '}');
+  }
+
+  // ---- batches of tasks ---------------------------------------------------------------------
+
+  /**
+   * Waits of one `waitTasks` in flight at once. A wait mostly sleeps between status polls, and the
+   * client holds a few connections per cluster, so a handful in parallel finish a batch in about the
+   * time of its slowest task while leaving room for the script's other calls.
+   */
+  const WAIT_WINDOW = 8;
+
+  const OUTCOMES = ObjectFreeze({ __proto__: null, done: true, failed: true, 'not-sent': true, unknown: true });
+
+  function nodeOfUpid(upid) {
+    if (slice(upid, 0, 5) !== 'UPID:') return undefined;
+    const end = ReflectApply(stringIndexOf, upid, [':', 5]);
+    return end > 5 ? slice(upid, 5, end) : undefined;
+  }
+
+  /** A task that ended OK or with warnings (or was only planned, in a dry-run). */
+  function taskDone(r) {
+    const planned = r !== null && typeof r === 'object' && r.planned === true;
+    const out = { upid: r.upid, node: r.node, outcome: planned ? 'not-sent' : 'done', ok: r.ok === true, status: r.status, exitstatus: r.exitstatus, log: r.log };
+    if (planned) out.planned = true;
+    if (typeof r.note === 'string') out.note = r.note;
+    return out;
+  }
+
+  /**
+   * What an error says of a batch item. With `upid` the task was started and waiting for it failed:
+   * the task's outcome is `failed` only when its own exit status says so, else `unknown` (still
+   * running, status unreadable, or the wait itself refused: denied, budget…), never `not-sent`.
+   * Without it the write meant to start the task failed, and its outcome is the write's.
+   */
+  function taskError(e, upid) {
+    const sdk = e !== null && typeof e === 'object' && ReflectApply(weakMapGet, origins, [e]) !== undefined;
+    const kind = sdk && typeof e.kind === 'string' ? e.kind : undefined;
+    const id = upid !== undefined ? upid : sdk && typeof e.upid === 'string' ? e.upid : undefined;
+    let outcome = 'unknown';
+    if (upid !== undefined) outcome = kind === 'task' ? 'failed' : 'unknown';
+    else if (sdk && typeof e.outcome === 'string' && OUTCOMES[e.outcome] === true) outcome = e.outcome;
+    const out = {};
+    if (id !== undefined) {
+      out.upid = id;
+      const node = sdk && typeof e.node === 'string' ? e.node : nodeOfUpid(id);
+      if (node !== undefined) out.node = node;
+    }
+    out.outcome = outcome;
+    out.ok = false;
+    if (sdk && typeof e.exitstatus === 'string') out.exitstatus = e.exitstatus;
+    out.log = sdk && ArrayIsArray(e.log) ? e.log : [];
+    if (kind !== undefined) out.kind = kind;
+    out.message = sdk ? safeMessage(e) : 'the script\'s own error, not an SDK call\'s: ' + safeMessage(e);
+    return out;
+  }
+
+  /** One batch item, settled: never rejects. `first` is `{ok, value}` or a promise of it. */
+  async function batchItem(cluster, first, options, index) {
+    let upid;
+    try {
+      const slot = await first;
+      if (!slot.ok) return taskError(slot.value, undefined);
+      const value = slot.value;
+      // A write PVE completes without a task answers null: there is nothing to wait for.
+      if (value === null || value === undefined) return { outcome: 'done', ok: true, log: [] };
+      if (typeof value !== 'string') {
+        return { outcome: 'unknown', ok: false, log: [], kind: 'invalid', message: 'pve.waitTasks: item ' + index + ' is ' + describeType(value) + ', not a task ID (UPID) or the promise of a write' };
+      }
+      upid = value;
+      return taskDone(await waitTask(cluster, value, options));
+    } catch (e) {
+      return taskError(e, upid);
+    }
+  }
+
+  function isThenable(v) {
+    if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return false;
+    try {
+      return typeof v.then === 'function';
+    } catch (_) {
+      return false;
+    }
+  }
+
+  /**
+   * Waits for every task of a batch and reports each, in the order given; never rejects for a
+   * task's or a write's failure. Items are UPIDs or the promises writes returned (their failures
+   * are reported too); handlers are attached to every promise at once, so none goes unobserved
+   * while earlier waits run.
+   */
+  function waitTasks(cluster, items, options) {
+    const name = 'pve.waitTasks(upids, options)';
+    if (!ArrayIsArray(items)) return rejected('invalid', name + ': upids must be an array of task IDs or of the promises writes returned, got ' + describeType(items));
+    const opts = waitOptions(name, options);
+    if (opts.problem !== undefined) return rejected('invalid', opts.problem);
+    const count = items.length;
+    const firsts = [];
+    for (let i = 0; i < count; i++) {
+      const item = items[i];
+      if (!isThenable(item)) {
+        firsts[i] = { __proto__: null, ok: true, value: item };
+        continue;
+      }
+      firsts[i] = ReflectApply(promiseThen, ReflectApply(PromiseResolve, PromiseCtor, [item]), [
+        (value) => ({ __proto__: null, ok: true, value }),
+        (value) => ({ __proto__: null, ok: false, value }),
+      ]);
+    }
+    const results = [];
+    let next = 0;
+    const lane = async () => {
+      while (next < count) {
+        const i = next++;
+        results[i] = await batchItem(cluster, firsts[i], options, i);
+      }
+    };
+    const width = count < WAIT_WINDOW ? count : WAIT_WINDOW;
+    const lanes = [];
+    for (let i = 0; i < width && i < config.maxPendingCalls; i++) lanes[i] = lane();
+    return (async () => {
+      for (let i = 0; i < lanes.length; i++) await lanes[i];
+      return results;
+    })();
   }
 
   /** Called by the worker for every reply; must never throw back into the host. */
@@ -288,6 +416,7 @@
       put: (path, params) => request(cluster, 'PUT', path, params),
       delete: (path, params) => request(cluster, 'DELETE', path, params),
       waitTask: (upid, options) => waitTask(cluster, upid, options),
+      waitTasks: (upids, options) => waitTasks(cluster, upids, options),
       cluster: (name) => {
         if (typeof name !== 'string' || name.length === 0 || name.length > 63) {
           throw makeError('invalid', 'pve.cluster(name): name must be a non-empty string of at most 63 characters', new ErrorCtor(), 'invalid');

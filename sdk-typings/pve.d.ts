@@ -79,6 +79,32 @@ interface PveTaskResult {
   planned?: true;
 }
 
+/**
+ * One task of a batch (`waitTasks`), reported whatever became of it. `outcome` is the task's:
+ * `done` (it ended OK or with warnings), `failed` (it ended with an error: `exitstatus` and `log`
+ * say why), `unknown` (it was started but its end is not known: still running at the timeout, its
+ * status unreadable, or the wait itself refused — `kind` and `message` say which; look at the task
+ * before repeating it), `not-sent` (the write meant to start it was refused before it left, or,
+ * in a dry-run, it was only planned: `planned`). When the item was a write's promise that failed,
+ * `outcome`, `kind` and `message` are the write's and there is no `upid`.
+ */
+interface PveTaskOutcome {
+  upid?: string;
+  node?: string;
+  outcome: 'done' | 'failed' | 'not-sent' | 'unknown';
+  /** True when the task ended OK or with warnings (in a dry-run: the planned stand-in, as `waitTask`'s). */
+  ok: boolean;
+  status?: string;
+  /** `OK`, `WARNINGS: n` or the task's error. */
+  exitstatus?: string;
+  /** The last lines of the task log, oldest first. */
+  log: string[];
+  /** Why it is not done, as `PveError.kind`: `task` for a failed task. */
+  kind?: PveError['kind'];
+  message?: string;
+  planned?: true;
+}
+
 interface PveWaitTaskOptions {
   /** Give up after this many milliseconds (the run's task-wait budget still applies). */
   timeoutMs?: number;
@@ -144,10 +170,17 @@ interface Pve {
    * Wait for a task (the UPID string most POSTs return) to finish. Resolves with its result when it
    * ends OK or with warnings. Rejects when it does not: kind `task` (outcome `failed`, with `upid`,
    * `exitstatus` and the log tail) when the task failed, `unknown` when its status could not be
-   * read, `timeout` when it is still running. In a batch, catch each wait so one failure does not
-   * hide the others: `await Promise.allSettled(upids.map((u) => pve.waitTask(u)))`.
+   * read, `timeout` when it is still running. In a batch use `waitTasks`, which reports every task.
    */
   waitTask(upid: string, options?: PveWaitTaskOptions): Promise<PveTaskResult>;
+  /**
+   * Wait for a batch of tasks, a few at a time, and report each in the order given; never rejects
+   * for a task's failure, so no outcome hides behind another. Give the UPIDs, or the writes'
+   * promises themselves (a write that fails is reported too): `timeoutMs` applies to each task.
+   *   const results = await pve.waitTasks(vms.map((v) => pve.post('/nodes/{node}/qemu/{vmid}/snapshot', { node: v.node, vmid: v.vmid, snapname: 'pre' })));
+   *   return results.map((r, i) => ({ vmid: vms[i].vmid, outcome: r.outcome, error: r.exitstatus ?? r.message }));
+   */
+  waitTasks(upids: ReadonlyArray<string | null | PromiseLike<string | null>>, options?: PveWaitTaskOptions): Promise<PveTaskOutcome[]>;
   /** The same SDK bound to another configured cluster: `pve.cluster('lab').get('/nodes')`. */
   cluster(name: string): Pve;
   /** Every guest (one `GET /cluster/resources?type=vm`): `(await pve.guests()).filter((g) => g.status === 'running')`. */

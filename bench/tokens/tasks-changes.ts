@@ -1,7 +1,8 @@
 /**
  * Tasks that change the cluster for real: a write per guest plus waiting for each task. The
  * tool-per-operation agent polls each task's status once (tasks finish at once in the benchmark's
- * simulator, so one poll is the ideal); code mode waits inside the script.
+ * simulator, so one poll is the ideal); code mode waits inside the script (`pve.waitTasks` for a
+ * batch, which reports every task's outcome).
  */
 import { z } from 'zod';
 import { SNAPSHOT_NAME, SNAPSHOT_POOL, STOP_TAG, tagsOf } from './scenario.js';
@@ -15,17 +16,10 @@ export const snapshotPool: TokenTask = {
     schemas: ['GET /pools/{poolid}', 'POST /nodes/{node}/qemu/{vmid}/snapshot'],
     script: `const pool = await pve.get('/pools/{poolid}', { poolid: ${JSON.stringify(SNAPSHOT_POOL)} });
 const vms = pool.members.filter((m) => m.type === 'qemu' && m.status === 'running');
+const results = await pve.waitTasks(vms.map((vm) => pve.post('/nodes/{node}/qemu/{vmid}/snapshot', { node: vm.node as string, vmid: vm.vmid as number, snapname: ${JSON.stringify(SNAPSHOT_NAME)} })));
 const ok: number[] = [];
-const failed: Array<{ vmid: number; error: string }> = [];
-for (const vm of vms) {
-  try {
-    const upid = await pve.post('/nodes/{node}/qemu/{vmid}/snapshot', { node: vm.node as string, vmid: vm.vmid as number, snapname: ${JSON.stringify(SNAPSHOT_NAME)} });
-    await pve.waitTask(upid);
-    ok.push(vm.vmid as number);
-  } catch (e) {
-    failed.push({ vmid: vm.vmid as number, error: (e as Error).message });
-  }
-}
+const failed: Array<{ vmid: number; error?: string }> = [];
+results.forEach((r, i) => (r.outcome === 'done' ? ok.push(vms[i].vmid as number) : failed.push({ vmid: vms[i].vmid as number, error: r.exitstatus ?? r.message })));
 return { ok, failed };`,
   }),
   async toolPerOperation(api) {

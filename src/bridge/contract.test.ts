@@ -73,3 +73,18 @@ describe('the error kinds a script sees', () => {
     expect(union.split(' | ').map((k) => k.slice(1, -1))).toEqual([...BRIDGE_ERROR_KINDS]);
   });
 });
+
+describe('the SDK a script sees', () => {
+  const root = new URL('../../', import.meta.url);
+  it('has the same members in the prelude, the typing and the static call scan', async () => {
+    const { SDK_MEMBERS } = await import('../script/calls.js');
+    const prelude = readFileSync(new URL('sandbox/prelude.js', root), 'utf8');
+    const client = /function makeClient\(cluster\) \{\s*const client = \{([\s\S]*?)\n {4}\};/.exec(prelude)?.[1] ?? '';
+    const inPrelude = [...client.matchAll(/^ {6}(\w+): /gm)].map((m) => m[1]);
+    const typings = readFileSync(new URL('sdk-typings/pve.d.ts', root), 'utf8');
+    const pve = /\ninterface Pve \{([\s\S]*?)\n\}/.exec(typings)?.[1] ?? '';
+    const typed = [...new Set([...pve.matchAll(/^ {2}(\w+)[<(]/gm)].map((m) => m[1]))];
+    expect(inPrelude.sort()).toEqual([...SDK_MEMBERS].sort());
+    expect(typed.sort()).toEqual([...SDK_MEMBERS].sort());
+  });
+});

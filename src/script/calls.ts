@@ -63,7 +63,7 @@ export function extractSdkCalls(tsSource: string): SdkCall[] {
   return analyzeSdkUsage(tsSource).calls;
 }
 
-/** All SDK requests and `waitTask` uses in source order. Never throws on malformed source. */
+/** All SDK requests and `waitTask`/`waitTasks` uses in source order. Never throws on malformed source. */
 export function analyzeSdkUsage(tsSource: string): SdkUsage {
   // Parsed as the program function's body: at a script's top level `await (x)` reads as a call.
   return sdkUsageOf(parseProgram(tsSource), lineCount(tsSource));
@@ -79,7 +79,7 @@ export function sdkUsageOf(program: ts.SourceFile, userLines: number): SdkUsage 
 }
 
 /** Members the sandbox's `pve` object really has; anything else is `undefined` at run time. */
-export const SDK_MEMBERS: readonly string[] = ['get', 'post', 'put', 'delete', 'waitTask', 'cluster', 'guests', 'findGuest'];
+export const SDK_MEMBERS: readonly string[] = ['get', 'post', 'put', 'delete', 'waitTask', 'waitTasks', 'cluster', 'guests', 'findGuest'];
 
 export interface SdkScan {
   requests: Array<{ node: ts.CallExpression; call: SdkCall }>;
@@ -133,7 +133,7 @@ function inspectCall(
     ...(sdk.clusterUnknown ? { clusterUnknown: true } : {}),
   };
 
-  if (member === 'waitTask') {
+  if (member === 'waitTask' || member === 'waitTasks') {
     const opts = call.arguments[1] ? evaluate(call.arguments[1], bindings, 0) : undefined;
     const timeoutMs = isPlainRecord(opts) && typeof opts.timeoutMs === 'number' ? opts.timeoutMs : undefined;
     scan.waitTasks.push({ node: call, use: { ...where, ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...clusterInfo } });

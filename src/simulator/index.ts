@@ -17,6 +17,7 @@ import { accessEndpoints } from './access/endpoints.js';
 import { accessReads } from './access/reads.js';
 import { AccessStore, newUser, type AclSubjectType, type ApiToken, type User } from './access/store.js';
 import { generateSigningKeys, TicketAuthority } from './access/tickets.js';
+import { seedDemoAccounts } from './access/demo-accounts.js';
 import { FaultController, faultSpecSchema, type FaultSpec } from './faults.js';
 import { renderApidoc } from './own-schema.js';
 import { applyScenarios, loadScenarioFile, normalizeScenario, ScenarioError, type Scenario, type ScenarioInput } from './scenarios.js';
@@ -188,6 +189,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   store.poolsFor = (path) => cluster.poolsFor(path);
   const rootPassword = opts.rootPassword ?? randomBytes(9).toString('base64url');
   (store.user('root@pam') as User).password = rootPassword;
+  if (cluster.preset === 'demo') seedDemoAccounts(store);
   let keys: Awaited<ReturnType<typeof generateSigningKeys>>;
   let tls: Awaited<ReturnType<typeof tlsIdentity>>;
   try {

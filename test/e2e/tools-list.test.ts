@@ -57,6 +57,8 @@ describe('tools/list', () => {
     expect(byName.search_api!.description).toMatch(/search_api → get_schema → run_script/);
     expect(byName.run_script!.description).toMatch(/pve\.get/);
     expect(byName.run_script!.description).toMatch(/waitTask/);
+    // How a task's failure arrives: thrown by waitTask, reported per task by waitTasks.
+    expect(byName.run_script!.description).toMatch(/waitTasks\(upids\)` reports each, `waitTask\(upid\)` throws on failure/);
     expect(byName.run_script!.description).toMatch(/dryRun/);
     expect(byName.run_script!.description).toMatch(/approval/);
     for (const t of tools) {

@@ -22,7 +22,10 @@ const CORRECT = [
   "  if (!task.ok) console.warn('failed', vmid, task.exitstatus);",
   '}',
   "const lab = await pve.cluster('lab').get('/version');",
-  'return { running, release: lab.release };',
+  "const guests = (await pve.guests()).filter((g) => g.type === 'qemu');",
+  "const batch = await pve.waitTasks(guests.map((g) => pve.post('/nodes/{node}/qemu/{vmid}/snapshot', { node: g.node, vmid: g.vmid, snapname: 'pre' })));",
+  "const outcomes = batch.map((r, i) => ({ vmid: guests[i]?.vmid, outcome: r.outcome, error: r.exitstatus ?? r.message, log: r.log.slice(-1) }));",
+  'return { running, release: lab.release, outcomes };',
 ].join('\n');
 
 const MISTAKES = [

@@ -275,6 +275,8 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
     it('rules: node and resource affinity with PVE\'s checks, digest, conflicts and purge', async () => {
       const managed = [...sim.cluster.state.haResources.keys()];
       expect(managed.length).toBeGreaterThanOrEqual(2);
+      // From a cluster without rules (the demo seeds one over every managed database).
+      sim.cluster.state.haRules.clear();
       const [a, b] = managed as [string, string];
       await post('/cluster/ha/rules', { rule: 'db-on-pve1', type: 'node-affinity', resources: a, nodes: 'pve1:2,pve2', strict: 1 });
       const read = (await api('/cluster/ha/rules/db-on-pve1')).json.data;

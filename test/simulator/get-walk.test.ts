@@ -111,21 +111,7 @@ describe.skipIf(!available)(available ? 'walk of every 9.1 GET' : `walk of every
       found.pid = exec.json?.data?.pid?.toString();
     }
 
-    // Objects the presets do not seed, made through the API the way an operator would.
-    const qemu = ((await get(`/nodes/${node}/qemu`)).json?.data ?? [])[0]?.vmid;
-    const lxc = ((await get(`/nodes/${node}/lxc`)).json?.data ?? [])[0]?.vmid;
-    for (const [type, vmid] of [['qemu', qemu], ['lxc', lxc]] as const) {
-      if (vmid === undefined) continue;
-      await post(`/nodes/${node}/${type}/${vmid}/firewall/aliases`, { name: 'peer', cidr: '10.0.0.99', comment: 'walk' });
-      await post(`/nodes/${node}/${type}/${vmid}/firewall/ipset`, { name: 'allowed' });
-      await post(`/nodes/${node}/${type}/${vmid}/firewall/ipset/allowed`, { cidr: '10.0.0.0/24' });
-    }
-    const vnet = ((await get('/cluster/sdn/vnets')).json?.data ?? [])[0]?.vnet;
-    if (vnet) await post(`/cluster/sdn/vnets/${vnet}/firewall/rules`, { type: 'forward', action: 'ACCEPT', proto: 'tcp', dport: '443' });
     found.node = node;
-    sim.access.addUser('ops@pve', { password: 'walk-walk', groups: ['operators'], totpSecret: 'JBSWY3DPEHPK3PXP', recoveryCodes: ['aaaa-bbbb'] });
-    const ha = ((await get('/cluster/ha/resources')).json?.data ?? [])[0]?.sid;
-    if (ha) await post('/cluster/ha/rules', { rule: 'walk-pin', type: 'node-affinity', resources: ha, nodes: node });
 
     const listings = new Map<string, Promise<unknown>>();
     const listing = (path: string): Promise<unknown> => {

@@ -22,7 +22,7 @@ const MAX_CODE = 100_000;
 const RUN_SCRIPT_DESCRIPTION = [
   'Run an async TypeScript function body against the typed `pve` SDK in a sandbox; filter there, `return` only what is needed.',
   "`await pve.get|post|put|delete(path, params)` with get_schema paths: pve.get('/nodes/{node}/qemu', {node}).",
-  'Writes return a task UPID: `await pve.waitTask(upid)`.',
+  'Writes return a task UPID; `pve.waitTasks(upids)` reports each, `waitTask(upid)` throws on failure.',
   'dryRun: reads run, writes are planned. Writes needing approval ask the user.',
 ].join(' ');
 

@@ -6,6 +6,7 @@
  * port from the application network), guests whose NICs have `firewall=1` have it enabled.
  */
 import { createHash } from 'node:crypto';
+import { guestIpv4 } from './guest-net.js';
 import type { ClusterState } from './state.js';
 import type { Guest } from './types.js';
 
@@ -97,8 +98,15 @@ function guestScope(g: Guest | undefined): FwScope {
   if (nics.some(([, v]) => /(^|,)firewall=1/.test(String(v)))) {
     scope.rules = roleRules(g);
     scope.options = { enable: 1, policy_in: 'DROP', log_level_in: 'nolog', ipfilter: 0, macfilter: 1 };
+    // A guest with rules of its own names its address once, as operators write such files.
+    if (scope.rules.length > 0) scope.aliases.set('self', { name: 'self', cidr: guestIpv4(g.vmid), comment: "this guest's address" });
   }
   return scope;
+}
+
+/** Whether the guest's firewall file has rules of its own (its role's), as the generated cluster seeds it. */
+export function hasRoleRules(g: Guest): boolean {
+  return roleRules(g).length > 0;
 }
 
 export function firewallOf(state: ClusterState): FirewallState {

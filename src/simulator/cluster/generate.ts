@@ -9,6 +9,9 @@ import { ClusterState } from './state.js';
 import type { Guest, GuestConfig, GuestType, SimNode, SimStorage, StoredVolume } from './types.js';
 import { formatSize } from './guest-config.js';
 import { macAddress, uuid } from './ids.js';
+import { hasRoleRules, vnetFirewall } from './firewall.js';
+import { guestIpv4 } from './guest-net.js';
+import { sdnOf } from './sdn.js';
 
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
@@ -66,6 +69,8 @@ export function generateCluster(spec: PresetSpec, seed: number, clock: () => num
   sizeStorages(state, createRng(seed ^ 0x51ab1e));
   makeBackupJobs(state, shared, rng);
   if (spec.clusterName) makeHa(state);
+  makeGuestIpsets(state);
+  if (spec.clusterName) makeVnetRules(state);
   makeHistory(state, rng, nowSec);
   return state;
 }
@@ -464,6 +469,25 @@ function makeHa(state: ClusterState): void {
     const sid = `vm:${g.vmid}`;
     state.haResources.set(sid, { sid, type: 'vm', state: g.status === 'running' ? 'started' : 'stopped', max_restart: 1, max_relocate: 1, failback: 1 });
   }
+  // The databases may run on any node they run on now: a rule that documents, never moves a guest.
+  const sids = [...state.haResources.keys()];
+  const nodes = [...new Set(sids.map((sid) => state.guests.get(Number(sid.slice(3)))?.node).filter((n): n is string => n !== undefined))].sort();
+  if (sids.length > 0) state.haRules.set('databases', { rule: 'databases', type: 'node-affinity', resources: sids, nodes, strict: 0, comment: 'database VMs stay on these nodes', order: 1 });
+}
+
+/** Guests with firewall rules of their own also keep the addresses net0 may send from (PVE's `ipfilter-net0`). */
+function makeGuestIpsets(state: ClusterState): void {
+  for (const g of state.guests.values()) {
+    if (!hasRoleRules(g)) continue;
+    state.guestIpsets(g.vmid).set('ipfilter-net0', { name: 'ipfilter-net0', comment: 'addresses net0 may send from', entries: [{ cidr: guestIpv4(g.vmid) }] });
+  }
+}
+
+/** The office VLAN may reach HTTPS across the cluster's vnets and nothing else is opened. */
+function makeVnetRules(state: ClusterState): void {
+  const office = [...sdnOf(state).vnets.keys()][0];
+  if (office === undefined) return;
+  vnetFirewall(state, office).rules.push({ type: 'forward', action: 'ACCEPT', proto: 'tcp', dport: '443', enable: 1, comment: 'office clients reach HTTPS' });
 }
 
 /** A past to look at: guest starts and the nightly backup runs, one of which had trouble. */
