@@ -51,3 +51,19 @@ describe('the call deadline and the drain', () => {
     await expect(parse({ shutdown: { drain: 5 } })).rejects.toThrow(/shutdown/);
   });
 });
+
+describe('http.unmatched and the session caps', () => {
+  it('default to reads only for unmatched principals, 16 sessions per principal and 256 in all', async () => {
+    const { http } = await parse({});
+    expect(http.unmatched).toEqual({ kind: 'read-only' });
+    expect([http.sessionsPerPrincipal, http.maxSessions]).toEqual([16, 256]);
+  });
+
+  it('take refuse, cluster or a policy name, and refuse an unknown name naming the key', async () => {
+    expect((await parse({ http: { unmatched: 'refuse' } })).http.unmatched).toEqual({ kind: 'refuse' });
+    expect((await parse({ http: { unmatched: 'cluster' } })).http.unmatched).toEqual({ kind: 'cluster' });
+    const named = (await parse({ policies: { guests: { preset: 'operator' } }, http: { unmatched: 'guests' } })).http.unmatched;
+    expect(named.kind === 'policy' && named.policy.name).toBe('guests');
+    await expect(parse({ http: { unmatched: 'nobody' } })).rejects.toThrow(/http\.unmatched.*no policy named 'nobody'/s);
+  });
+});

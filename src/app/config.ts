@@ -72,8 +72,35 @@ export interface HttpSettings {
     algorithms: string[];
     jwksCooldownSec: number;
   };
-  /** Policy by principal or group, first match wins; a principal no rule matches runs under each cluster's own policy. */
+  /** Policy by principal or group, first match wins; a principal no rule matches gets `unmatched`. */
   principals: PrincipalPolicyRule[];
+  /** What an OAuth principal no `principals` rule matches (for a cluster) gets; never the cluster's policy unless said so. */
+  unmatched: UnmatchedPrincipals;
+  /** Open MCP sessions per principal; past it the principal's own longest-idle session without a run in flight is closed. */
+  sessionsPerPrincipal: number;
+  /** Open MCP sessions in all. */
+  maxSessions: number;
+}
+
+/**
+ * `http.unmatched`: `read-only` (default) each cluster's policy restricted to reads; `refuse` no
+ * access (403 when no rule matches on any cluster); `cluster` each cluster's own policy (the
+ * behaviour before this option, now only by choice); any other value names a policy.
+ */
+export type UnmatchedPrincipals = { kind: 'read-only' } | { kind: 'refuse' } | { kind: 'cluster' } | { kind: 'policy'; policy: Policy };
+
+/** One line for logs and `config check`: what a principal no rule matches gets. */
+export function describeUnmatched(u: UnmatchedPrincipals): string {
+  switch (u.kind) {
+    case 'read-only':
+      return "each cluster's policy restricted to reads (http.unmatched: read-only, the default)";
+    case 'refuse':
+      return 'no access: refused with 403 (http.unmatched: refuse)';
+    case 'cluster':
+      return "each cluster's own policy, writes included (http.unmatched: cluster)";
+    case 'policy':
+      return `policy '${u.policy.name}' on every cluster (http.unmatched: ${u.policy.name})`;
+  }
 }
 
 export interface PrincipalPolicyRule {
@@ -135,6 +162,16 @@ const httpSchema = z
           .refine((r) => (r.user === undefined) !== (r.group === undefined), { message: 'a rule names either a user or a group' }),
       )
       .default([]),
+    /**
+     * What an OAuth principal no `principals` rule matches gets: `read-only` (default: each
+     * cluster's policy restricted to reads), `refuse`, `cluster` (each cluster's own policy), or a
+     * policy name (preset or `policies` entry).
+     */
+    unmatched: z.string().min(1).default('read-only'),
+    /** Open MCP sessions per principal (default 16); past it that principal's longest-idle session without a run in flight is closed. */
+    sessionsPerPrincipal: z.number().int().min(1).max(10_000).default(16),
+    /** Open MCP sessions in all (default 256); past it the longest-idle session without a run in flight of the principal holding the most is closed. */
+    maxSessions: z.number().int().min(1).max(100_000).default(256),
   })
   .refine((h) => !(h.token !== undefined && h.oauth !== undefined), { message: 'give either token (one user) or oauth (an identity provider), not both' })
   .prefault({});
@@ -565,6 +602,13 @@ function resolveHttp(
     const policy = ctx.policy(rule.policy, `${key}.policy`);
     if (policy) principals.push({ ...(rule.user ? { user: rule.user } : {}), ...(rule.group ? { group: rule.group } : {}), ...(rule.clusters ? { clusters: rule.clusters } : {}), policy });
   });
+  const u = raw.unmatched;
+  let unmatched: UnmatchedPrincipals = { kind: 'read-only' };
+  if (u === 'refuse' || u === 'cluster') unmatched = { kind: u };
+  else if (u !== 'read-only') {
+    const policy = ctx.policy(u, 'http.unmatched');
+    if (policy) unmatched = { kind: 'policy', policy };
+  }
   const o = raw.oauth;
   return {
     ...(raw.host !== undefined ? { host: raw.host } : {}),
@@ -591,6 +635,9 @@ function resolveHttp(
         }
       : {}),
     principals,
+    unmatched,
+    sessionsPerPrincipal: raw.sessionsPerPrincipal,
+    maxSessions: raw.maxSessions,
   };
 }
 
@@ -610,7 +657,7 @@ const KEY_DESCRIPTIONS: Record<string, string> = {
   sandbox: 'Sandbox workers, worker confinement, limits, the type-check process, and callDeadlineMs: a tool call\'s whole deadline (queue, compile, preflight and run; default 55000).',
   shutdown: 'serve: drainMs, how long a stopping server waits for the tool calls in flight to be answered (default 10000); past it they are answered that their outcome is unknown.',
   halt: 'The kill switch: file (default /etc/pve-code-mcp/halt when that directory exists, else ~/.config/pve-code-mcp/halt; PVE_HALT_FILE) whose existence stops every change. pve-code-mcp halt / resume.',
-  http: 'serve --http: listen address, publicUrl, allowedHosts/allowedOrigins, tls (cert, key, reloaded), token (one user) or oauth (an identity provider: issuer, audience, scopes), principals (policy by user or group).',
+  http: 'serve --http: listen address, publicUrl, allowedHosts/allowedOrigins, tls (cert, key, reloaded), token (one user) or oauth (an identity provider: issuer, audience, scopes), principals (policy by user or group), unmatched (what a principal no rule matches gets: read-only, refuse, cluster or a policy name), sessionsPerPrincipal and maxSessions.',
 };
 
 /**

@@ -19,7 +19,8 @@ import { ApiSearch, type SearchHit, type SearchOptions } from '../search/index.j
 import { SandboxEngine } from '../sandbox/engine.js';
 import { describeConfinement } from '../sandbox/worker-launch.js';
 import type { RunOutcome } from '../sandbox/outcome.js';
-import { ApprovalStore, type Approver } from '../safety/approval.js';
+import { ApprovalStore, type Approver, type ApproverRequirement } from '../safety/approval.js';
+import type { Plan } from '../safety/plan.js';
 import { HaltSwitch, haltRefusal } from '../safety/halt.js';
 import { Policy } from '../policy/policy.js';
 import { PermissionCache } from '../policy/privileges.js';
@@ -394,7 +395,7 @@ export class Product {
       client: (name, risk) => this.cluster(name).clientFor(risk),
       policy: policyOf(runtime.name),
       policyFor: policyOf,
-      approvals: principal ? this.approvals.forPrincipal(principal.id) : this.approvals,
+      approvals: new ApprovalStore(this.approvals.dir, principal?.id, (plan) => fourEyes(plan, policyOf)),
       ...(hooks.approver ? { approver: hooks.approver } : {}),
       audit: principal
         ? { append: (type, data) => audit.append(type, { ...data, principal: principal.audit }), intend: (data) => audit.intend({ ...data, principal: principal.audit }) }
@@ -420,6 +421,22 @@ export class Product {
     await this.audit.flushWitness(WITNESS_FLUSH_MS).catch(() => undefined);
     this.audit.close();
   }
+}
+
+/**
+ * Four eyes for a plan: required when the policy of any cluster a write that needs approval goes
+ * to says `approval.approver: other`; the group is the first such policy's `approvers.group`.
+ */
+function fourEyes(plan: Plan, policyOf: (cluster: string) => Policy): ApproverRequirement | undefined {
+  let found: ApproverRequirement | undefined;
+  for (const w of plan.writes) {
+    if (!w.needsApproval) continue;
+    const rule = policyOf(w.cluster).approver;
+    if (!rule.other) continue;
+    if (rule.group !== undefined) return { group: rule.group };
+    found ??= {};
+  }
+  return found;
 }
 
 interface Supervision {

@@ -117,9 +117,17 @@ export const PolicyConfigSchema = z.strictObject({
     .default({}),
   approval: z
     .strictObject({
-      require: z.array(
-        z.enum(RISK_CLASSES).refine((r) => r !== 'read', { message: "reads never need approval: use 'write', 'destructive' or 'privileged'" }),
-      ),
+      require: z
+        .array(z.enum(RISK_CLASSES).refine((r) => r !== 'read', { message: "reads never need approval: use 'write', 'destructive' or 'privileged'" }))
+        .optional(),
+      /**
+       * Who may approve: `self` (default) lets the asker's own MCP client accept the plan;
+       * `other` (four eyes) ignores that answer and waits for another principal (POST
+       * /approvals/<planId>) or the host operator (pve-code-mcp approve).
+       */
+      approver: z.enum(['self', 'other']).default('self'),
+      /** Four eyes with a named set of approvers: the other principal must be in this group (implies approver 'other'). */
+      approvers: z.strictObject({ group: name }).optional(),
     })
     .optional(),
   budget: BudgetLimitsSchema.default({}),

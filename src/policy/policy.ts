@@ -60,11 +60,21 @@ interface PrivilegedEntry {
   params: ReadonlySet<string>;
 }
 
+/** Who may approve a plan under this policy (`approval.approver`, `approval.approvers`). */
+export interface ApproverRule {
+  /** Another principal must approve: the asker's own client (elicitation) does not count. */
+  other: boolean;
+  /** The group that other principal must be in. */
+  group?: string;
+}
+
 export class Policy {
   readonly name: string;
   readonly preset: PresetName;
   readonly scope: ScopeSpec;
   readonly approvalClasses: ReadonlySet<RiskClass>;
+  /** Four eyes: whether the asker's own answer counts, and the group another approver must be in. */
+  readonly approver: ApproverRule;
   readonly budgetLimits: BudgetLimits;
   private readonly deny: OpPattern[];
   private readonly allow: OpPattern[];
@@ -84,6 +94,8 @@ export class Policy {
     this.targetRules = [...config.targets.map((rule, i) => compileTargetRule(rule, 'targets', i)), ...compilePathRules(config.deny)];
     this.presetOps = PRESETS[config.preset].operations.map(compileOpPattern);
     this.approvalClasses = new Set(config.approval?.require ?? PRESETS[config.preset].approval);
+    const group = config.approval?.approvers?.group;
+    this.approver = group !== undefined ? { other: true, group } : { other: config.approval?.approver === 'other' };
     this.budgetLimits = resolveBudgetLimits(config.budget);
     const s = config.scopes;
     this.scope = {

@@ -96,7 +96,10 @@ export interface ApprovalInfo {
   /** Steps of the approved plan the run did not make (it may stop early; they stay unmade). */
   unusedSteps?: number[];
   via?: 'elicitation' | 'operator';
-  answer?: ElicitationAnswer | 'approved';
+  /** `four-eyes`: the policy wants another principal's approval, so the asker's client was not asked. */
+  answer?: ElicitationAnswer | 'approved' | 'four-eyes';
+  /** Who approved: the operator approval's approver, or the principal (else `mcp-client`) that accepted the elicitation. */
+  approvedBy?: string;
   planId?: string;
   message: string;
 }
@@ -250,7 +253,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
       return this.blocked('approval', `not executed: the approvals store cannot be read (${err instanceof Error ? err.message : String(err)})`, report);
     }
     if (stored) {
-      const approval: ApprovalInfo = { required: true, via: 'operator', answer: 'approved', planId: stored.plan.planId, message: `running the plan approved by ${stored.approval.approvedBy} at ${stored.approval.approvedAt}` };
+      const approval: ApprovalInfo = { required: true, via: 'operator', answer: 'approved', approvedBy: stored.approval.approvedBy, planId: stored.plan.planId, message: `running the plan approved by ${stored.approval.approvedBy} at ${stored.approval.approvedAt}` };
       const unaudited = this.auditApproval(approval);
       if (unaudited) return unaudited;
       return this.approvedRun(stored.plan, approval, execute, base);
@@ -277,6 +280,14 @@ export class RunPipeline<S, O extends OutcomeLike> {
     if (!plan.writes.some((w) => w.needsApproval)) return { ...this.finish(await execute('live'), 'live'), ...base };
 
     const planStored = this.storePlan(plan);
+    // Four eyes: the asker's own client is not asked; another principal approves out of band.
+    if (this.deps.approvals?.needsOtherApprover(plan)) {
+      const how = planStored ? `approval: \`${this.deps.approvals.approveCommand(plan.planId)}\`, then run the same script again unchanged` : 'the plan could not be stored, so it cannot be approved';
+      const approval: ApprovalInfo = { required: true, answer: 'four-eyes', planId: plan.planId, message: `Plan ${plan.planId} needs another person's approval (four eyes); nothing was sent. ${how}` };
+      const unaudited = this.auditApproval(approval);
+      if (unaudited) return unaudited;
+      return { ...this.blocked('approval', approval.message, report), ...planFields(plan), approval };
+    }
     const summary = summarizePlan(plan);
     clock.pause();
     const answer = await this.ask(plan, summary, request.signal);
@@ -285,7 +296,14 @@ export class RunPipeline<S, O extends OutcomeLike> {
       return { ...this.blocked('approval', 'not executed: the run was cancelled while it waited for the approval; nothing was sent', report), ...planFields(plan) };
     }
     const command = planStored && this.deps.approvals ? this.deps.approvals.approveCommand(plan.planId) : undefined;
-    const approval: ApprovalInfo = { required: true, via: 'elicitation', answer, planId: plan.planId, message: approvalMessage(answer, plan.planId, command) };
+    const approval: ApprovalInfo = {
+      required: true,
+      via: 'elicitation',
+      answer,
+      ...(answer === 'accept' ? { approvedBy: this.deps.approvals?.principal ?? 'mcp-client' } : {}),
+      planId: plan.planId,
+      message: approvalMessage(answer, plan.planId, command),
+    };
     const unaudited = this.auditApproval(approval);
     if (unaudited) return unaudited;
     if (answer !== 'accept') {

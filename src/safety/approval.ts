@@ -55,6 +55,8 @@ export type ApprovalErrorCode =
   | 'store-locked'
   /** A principal tried to approve a plan it asked for itself (an approval needs a second person). */
   | 'self-approval'
+  /** The asker's policy wants an approver from a group the approving principal is not in. */
+  | 'not-an-approver'
   /** `for` names a principal that never asked for this plan. */
   | 'not-requested'
   /** Several principals asked for this plan and the approval does not say for whom. */
@@ -114,6 +116,8 @@ const RecordSchema = z.discriminatedUnion('type', [
     id: z.string().optional(),
     /** The principal the approval is for (who asked for the plan); absent for runs without a principal (stdio, CLI). */
     requestedBy: z.string().optional(),
+    /** Where it was given: `http` (POST /approvals, approvedBy is a principal) or `cli` (approvedBy is the host's OS user). */
+    via: z.enum(['http', 'cli']).optional(),
   }),
   z.object({
     type: z.literal('consume'),
@@ -132,6 +136,8 @@ const RecordSchema = z.discriminatedUnion('type', [
     planId: z.string().regex(PLAN_ID),
     at: z.string(),
     principal: z.string(),
+    /** Four eyes: the asker's policy wants another principal (in `group`, when set) to approve. */
+    approvers: z.object({ group: z.string().optional() }).optional(),
   }),
 ]);
 
@@ -189,11 +195,13 @@ export class ApprovalStore {
     readonly dir: string,
     /** The principal whose plans and approvals this view handles; undefined: runs without one. */
     readonly principal?: string,
+    /** Four eyes for this principal's plans (from its policies): recorded with each plan it asks for. */
+    private readonly approversOf?: (plan: Plan) => ApproverRequirement | undefined,
   ) {}
 
-  /** The same store seen by one principal. */
-  forPrincipal(principal: string): ApprovalStore {
-    return new ApprovalStore(this.dir, principal);
+  /** The same store seen by one principal; `approvers` says which of its plans need another principal's approval. */
+  forPrincipal(principal: string, approvers?: (plan: Plan) => ApproverRequirement | undefined): ApprovalStore {
+    return new ApprovalStore(this.dir, principal, approvers);
   }
 
   private get approvalsFile(): string {
@@ -215,12 +223,21 @@ export class ApprovalStore {
     }
   }
 
+  /** Whether this plan needs another principal's approval (four eyes): the asker's own client is then not asked. */
+  needsOtherApprover(plan: Plan): boolean {
+    return this.approversOf?.(plan) !== undefined;
+  }
+
   /** The command an operator runs from a plain shell to approve this plan (it names this store). */
   approveCommand(planId: string): string {
     const command = `pve-code-mcp approve ${planId} --state-dir ${shellQuote(resolve(this.dir))}`;
     // A remote principal's plan: the approver may not be on the host. Callers quote the command
     // in backticks, so the alternative is written to come out quoted as well.
-    if (this.principal !== undefined) return `${command}\` on the server host, or by another principal with the approve scope over HTTP: \`POST /approvals/${planId}`;
+    if (this.principal !== undefined) {
+      const group = this.approversFor(planId, this.principal)?.group;
+      const who = group !== undefined ? `a member of group '${group}'` : 'another principal';
+      return `${command}\` on the server host, or by ${who} with the approve scope over HTTP: \`POST /approvals/${planId}`;
+    }
     return command;
   }
 
@@ -251,11 +268,20 @@ export class ApprovalStore {
     }
     const principal = this.principal;
     if (principal !== undefined) {
+      const approvers = this.approversOf?.(plan);
       this.locked(() => {
-        const asked = this.records().some((r) => r.type === 'request' && r.planId === plan.planId && r.principal === principal);
-        if (!asked) this.append({ type: 'request', planId: plan.planId, at: new Date().toISOString(), principal });
+        // The newest request of a principal carries its current requirement (its policy may have changed).
+        const last = this.records().filter((r): r is RequestRecord => r.type === 'request' && r.planId === plan.planId && r.principal === principal).pop();
+        if (!last || JSON.stringify(last.approvers) !== JSON.stringify(approvers)) {
+          this.append({ type: 'request', planId: plan.planId, at: new Date().toISOString(), principal, ...(approvers ? { approvers } : {}) });
+        }
       });
     }
+  }
+
+  /** Who may approve a principal's plan: undefined when its own client may (no four eyes). */
+  approversFor(planId: string, principal: string): ApproverRequirement | undefined {
+    return requirementIn(this.records(), planId, principal);
   }
 
   /** The principals that asked for a plan, in the order they first did. */
@@ -333,6 +359,23 @@ export class ApprovalStore {
           'self-approval',
         );
       }
+      // The host operator approving under the asker's own name is the asker approving itself too.
+      const hostUser = opts.approver === undefined ? (opts.approvedBy ?? currentUser()) : undefined;
+      if (hostUser !== undefined && target !== undefined && hostUser === target) {
+        throw new ApprovalError(
+          `plan ${planId} was asked for by '${target}', the user approving it here: an approval needs a second person (another principal over HTTP, or another operator account)`,
+          'self-approval',
+        );
+      }
+      const required = target !== undefined ? requirementIn(records, planId, target) : undefined;
+      // The host operator (no `approver`) is not checked against the group: whoever can run
+      // `pve-code-mcp approve` can write this store, so a check there would protect nothing.
+      if (required?.group !== undefined && opts.approver !== undefined && !(opts.approverGroups ?? []).includes(required.group)) {
+        throw new ApprovalError(
+          `plan ${planId} of '${target}' needs an approver in group '${required.group}', and principal '${opts.approver}' is not in it: ask a member of '${required.group}' (or the operator on the server host)`,
+          'not-an-approver',
+        );
+      }
       const state = this.planState(planId, records, now, target);
       if (state.valid) return state.valid;
       if (state.lastRun && !opts.again) {
@@ -348,8 +391,9 @@ export class ApprovalStore {
         codeHash: plan.codeHash,
         approvedAt: now.toISOString(),
         expiresAt: new Date(now.getTime() + (opts.ttlMs ?? DEFAULT_APPROVAL_TTL_MS)).toISOString(),
-        approvedBy: opts.approver ?? opts.approvedBy ?? currentUser(),
+        approvedBy: opts.approver ?? hostUser ?? currentUser(),
         id: randomUUID(),
+        via: opts.approver !== undefined ? 'http' : 'cli',
         ...(target !== undefined ? { requestedBy: target } : {}),
       };
       this.append(record);
@@ -521,6 +565,20 @@ export interface ApproveOptions {
   for?: string;
   /** A principal approving (over HTTP): recorded as `approvedBy`; refused for its own plan. */
   approver?: string;
+  /** The approving principal's groups, checked against the asker's `approvers.group`. */
+  approverGroups?: readonly string[];
+}
+
+/** Four eyes for one plan of one principal: another principal approves, from `group` when set. */
+export interface ApproverRequirement {
+  group?: string;
+}
+
+/** The requirement of a principal's newest request of a plan. */
+function requirementIn(records: StoreRecord[], planId: string, principal: string): ApproverRequirement | undefined {
+  let found: ApproverRequirement | undefined;
+  for (const r of records) if (r.type === 'request' && r.planId === planId && r.principal === principal) found = r.approvers;
+  return found;
 }
 
 function requestersIn(records: StoreRecord[], planId: string): string[] {

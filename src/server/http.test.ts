@@ -5,6 +5,13 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from './http.js';
 
 const running: RunningHttpServer[] = [];
+/** A gate tool calls wait on (Node 20 has no Promise.withResolvers). */
+function gate(): { promise: Promise<void>; resolve(): void } {
+  let resolve = (): void => undefined;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+let held = gate();
 
 afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.close()));
@@ -18,6 +25,11 @@ async function serve(options: HttpServerOptions = {}) {
     () => {
       const server = new McpServer({ name: 'test', version: '1' }, { capabilities: { tools: {} } });
       server.registerTool('ping', { description: 'answers pong' }, () => ({ content: [{ type: 'text', text: 'pong' }] }));
+      // A tool call in flight until the test lets it go.
+      server.registerTool('hold', { description: 'answers when released' }, async () => {
+        await held.promise;
+        return { content: [{ type: 'text', text: 'released' }] };
+      });
       created.push(server);
       return server;
     },
@@ -48,7 +60,7 @@ describe('HTTP sessions', () => {
   it('removes a session and disconnects its McpServer when the client ends it', async () => {
     const { http, created } = await serve();
     const { client, transport } = await connect(http);
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['ping']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['ping', 'hold']);
     expect(http.sessions()).toBe(1);
     await transport.terminateSession();
     expect(http.sessions()).toBe(0);
@@ -74,10 +86,32 @@ describe('HTTP sessions', () => {
     const third = await connect(http);
     expect(http.sessions()).toBe(2);
     expect(created[1]?.isConnected()).toBe(false);
-    expect(logs.some((l) => /2 sessions open: closed session/.test(l))).toBe(true);
+    expect(logs.some((l) => /2 sessions open \(the server's cap\): closed session/.test(l))).toBe(true);
     await expect(second.client.listTools()).rejects.toThrow(/404|Session not found/);
-    expect((await first.client.listTools()).tools).toHaveLength(1);
-    expect((await third.client.listTools()).tools).toHaveLength(1);
+    expect((await first.client.listTools()).tools).toHaveLength(2);
+    expect((await third.client.listTools()).tools).toHaveLength(2);
     await Promise.all([first, second, third].map((c) => c.client.close()));
+  });
+
+  it('never closes a session with a tool call in flight to make room; refuses the new one when every session is busy', async () => {
+    held = gate();
+    const { http, logs } = await serve({ maxSessionsPerPrincipal: 2 });
+    const busy = await connect(http);
+    const call = busy.client.callTool({ name: 'hold', arguments: {} });
+    await new Promise((r) => setTimeout(r, 100));
+    const idle = await connect(http);
+    await idle.client.listTools();
+    // The busy session is the idlest, yet the idle one makes room.
+    const third = await connect(http);
+    expect(http.sessions()).toBe(2);
+    await expect(idle.client.listTools()).rejects.toThrow(/404|Session not found/);
+    expect(logs.some((l) => /principal 'bearer' has 2 sessions open \(its cap\): closed session/.test(l))).toBe(true);
+    const stuck = third.client.callTool({ name: 'hold', arguments: {} });
+    await new Promise((r) => setTimeout(r, 100));
+    await expect(connect(http)).rejects.toThrow(/429|Too many sessions/);
+    held.resolve();
+    expect(await call).toMatchObject({ content: [{ text: 'released' }] });
+    expect(await stuck).toMatchObject({ content: [{ text: 'released' }] });
+    await Promise.all([busy, idle, third].map((c) => c.client.close()));
   });
 });

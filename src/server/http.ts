@@ -54,10 +54,19 @@ export interface HttpServerOptions {
   sessionIdleMs?: number;
   /**
    * Open sessions at most (default 256, about 40 KB each). A new session past the cap closes the
-   * one idle longest: clients that go away without DELETE would otherwise hold theirs for the
-   * whole idle time, and one that reconnects in a loop would grow the server without bound.
+   * longest-idle session of the principal holding the most: clients that go away without DELETE
+   * would otherwise hold theirs for the whole idle time, and one that reconnects in a loop would
+   * grow the server without bound — at its own expense, not another principal's.
    */
   maxSessions?: number;
+  /**
+   * Open sessions per principal (default 16). A principal's new session past it closes that
+   * principal's own longest-idle session. A session answering a request (a tool call in flight)
+   * is never closed to make room: when none can be, the new session is refused with 429.
+   */
+  maxSessionsPerPrincipal?: number;
+  /** Refuses a principal (403 with this reason) before any session: e.g. `http.unmatched: refuse`. */
+  admit?(principal: Principal): string | undefined;
   /** Every session's tool calls, for the graceful stop (attached to each session's transport). */
   calls?: ToolCallDrain;
   log?: (line: string) => void;
@@ -91,6 +100,8 @@ interface Session {
   lastSeen: number;
   /** The principal that opened the session; nobody else may use it. */
   principal: string;
+  /** POST responses of this session still open: requests (tool calls) in flight. Never evicted while any is. */
+  busy: number;
 }
 
 const MCP_PATH = '/mcp';
@@ -106,6 +117,9 @@ export async function startHttpServer(
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxSessions = Math.max(1, options.maxSessions ?? 256);
+  const perPrincipal = Math.max(1, options.maxSessionsPerPrincipal ?? 16);
+  /** Sessions being opened (initialize in progress), by principal: they count against the caps. */
+  const opening = new Map<string, number>();
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sessions = new Map<string, Session>();
   const token = options.oauth ? '' : (options.token ?? randomBytes(24).toString('base64url'));
@@ -213,6 +227,8 @@ export async function startHttpServer(
     }
 
     if (!principal.capabilities.has('read')) return refuse(res, insufficient(auth, 'read', principal));
+    const refusal = options.admit?.(principal);
+    if (refusal !== undefined) return sendJsonRpcError(res, 403, -32001, `Forbidden: ${refusal}`);
     // The SDK hands this to tool handlers as `extra.authInfo`: runs learn who runs them, per request.
     const authInfo: AuthInfo = { token: '[redacted]', clientId: principal.clientId ?? principal.id, scopes: principal.scopes, ...(principal.expiresAt !== undefined ? { expiresAt: principal.expiresAt } : {}), extra: { principal } };
     (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfo;
@@ -244,6 +260,11 @@ export async function startHttpServer(
           return;
         }
         session.lastSeen = Date.now();
+        session.busy++;
+        res.once('close', () => {
+          session.busy--;
+          session.lastSeen = Date.now();
+        });
         await session.transport.handleRequest(req, res, body.value);
         return;
       }
@@ -251,20 +272,33 @@ export async function startHttpServer(
         sendJsonRpcError(res, 400, -32000, 'Bad request: no mcp-session-id header and not an initialize request');
         return;
       }
-      const server = createSession(principal);
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          if (sessions.size >= maxSessions) closeIdlest();
-          sessions.set(id, { transport, server, lastSeen: Date.now(), principal: principal.id });
-        },
-      });
-      transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
-      };
-      await server.connect(transport);
-      options.calls?.attach(transport);
-      await transport.handleRequest(req, res, body.value);
+      // Room is made (or refused) before anything is created; the session counts from now on.
+      const full = makeRoom(principal.id);
+      if (full !== undefined) {
+        res.setHeader('Retry-After', '10');
+        sendJsonRpcError(res, 429, -32000, full);
+        return;
+      }
+      opening.set(principal.id, (opening.get(principal.id) ?? 0) + 1);
+      try {
+        const server = createSession(principal);
+        const transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => {
+            sessions.set(id, { transport, server, lastSeen: Date.now(), principal: principal.id, busy: 0 });
+          },
+        });
+        transport.onclose = () => {
+          if (transport.sessionId) sessions.delete(transport.sessionId);
+        };
+        await server.connect(transport);
+        options.calls?.attach(transport);
+        await transport.handleRequest(req, res, body.value);
+      } finally {
+        const n = (opening.get(principal.id) ?? 1) - 1;
+        if (n > 0) opening.set(principal.id, n);
+        else opening.delete(principal.id);
+      }
       return;
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
@@ -290,21 +324,57 @@ export async function startHttpServer(
     sendJsonRpcError(res, failure.status, -32001, `${what}: ${failure.description}`);
   }
 
-  /** Makes room for a new session; its client gets 404 on its next request and may start over. */
-  function closeIdlest(): void {
-    let idlest: [string, Session] | undefined;
-    for (const entry of sessions) if (!idlest || entry[1].lastSeen < idlest[1].lastSeen) idlest = entry;
-    if (!idlest) return;
-    const [id, s] = idlest;
+  /**
+   * Makes room for a new session of `owner`, or says why there is none. First the principal's own
+   * cap (its own longest-idle session goes), then the global one (the longest-idle session of
+   * whoever holds the most goes). Sessions with a request in flight are never chosen. A closed
+   * session's client gets 404 on its next request and may start over.
+   */
+  function makeRoom(owner: string): string | undefined {
+    const held = (): Map<string, number> => {
+      const counts = new Map(opening);
+      for (const s of sessions.values()) counts.set(s.principal, (counts.get(s.principal) ?? 0) + 1);
+      return counts;
+    };
+    while ((held().get(owner) ?? 0) >= perPrincipal) {
+      const victim = idlest((s) => s.principal === owner);
+      if (!victim) return `Too many sessions: principal '${owner}' has ${perPrincipal} open (the per-principal cap, http.sessionsPerPrincipal), each with a request in flight; end one (DELETE) or wait for one to finish`;
+      evict(victim, `principal '${owner}' has ${perPrincipal} sessions open (its cap)`);
+    }
+    while (sessions.size + [...opening.values()].reduce((a, b) => a + b, 0) >= maxSessions) {
+      const counts = held();
+      const victim = idlest(() => true, (a, b) => (counts.get(b.principal) ?? 0) - (counts.get(a.principal) ?? 0));
+      if (!victim) return `Too many sessions: the server has ${maxSessions} open (http.maxSessions), each with a request in flight; try again shortly`;
+      evict(victim, `${maxSessions} sessions open (the server's cap)`);
+    }
+    return undefined;
+  }
+
+  /** The longest-idle session without a request in flight among `which`, after `first` (a preference) orders them. */
+  function idlest(which: (s: Session) => boolean, first: (a: Session, b: Session) => number = () => 0): [string, Session] | undefined {
+    let best: [string, Session] | undefined;
+    for (const entry of sessions) {
+      const s = entry[1];
+      if (s.busy > 0 || !which(s)) continue;
+      if (!best) best = entry;
+      else {
+        const order = first(s, best[1]);
+        if (order < 0 || (order === 0 && s.lastSeen < best[1].lastSeen)) best = entry;
+      }
+    }
+    return best;
+  }
+
+  function evict([id, s]: [string, Session], why: string): void {
     sessions.delete(id);
-    log(`http: ${maxSessions} sessions open: closed session ${id}, idle for ${Math.round((Date.now() - s.lastSeen) / 1000)} s`);
+    log(`http: ${why}: closed session ${id} of '${s.principal}', idle for ${Math.round((Date.now() - s.lastSeen) / 1000)} s`);
     void s.transport.close().catch(() => undefined);
   }
 
   const sweeper = setInterval(() => {
     const now = Date.now();
     for (const [id, s] of sessions) {
-      if (now - s.lastSeen > idleMs) {
+      if (s.busy === 0 && now - s.lastSeen > idleMs) {
         sessions.delete(id);
         void s.transport.close().catch(() => undefined);
       }

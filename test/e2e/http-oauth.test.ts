@@ -88,6 +88,8 @@ describe('serve --http in OAuth mode: principals end to end', () => {
       port,
       oauth: { issuer: idp.issuer, clockToleranceSec: 0 },
       principals: [{ group: 'ops', policy: 'ops' }],
+      // The others run under the cluster's own policy, by choice (the default is reads only).
+      unmatched: 'cluster',
     };
     const file = join(env.dir, 'oauth.json');
     writeFileSync(file, JSON.stringify(config, null, 2), { mode: 0o600 });

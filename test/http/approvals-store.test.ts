@@ -97,4 +97,37 @@ describe('approvals bound to principals', () => {
     expect(root.approveCommand(p.planId)).not.toContain('/approvals/');
     expect(root.forPrincipal('alice').approveCommand(p.planId)).toContain(`POST /approvals/${p.planId}`);
   });
+
+  it('four eyes: the group the asker\'s policy names decides who may approve over HTTP; the host operator always may', () => {
+    const root = new ApprovalStore(dir);
+    const alice = root.forPrincipal('alice', () => ({ group: 'leads' }));
+    const p = plan();
+    expect(alice.needsOtherApprover(p)).toBe(true);
+    alice.savePlan(p);
+    expect(root.approversFor(p.planId, 'alice')).toEqual({ group: 'leads' });
+    expect(alice.approveCommand(p.planId)).toContain("a member of group 'leads'");
+    let err: unknown;
+    try {
+      root.approve(p.planId, { approver: 'bob', approverGroups: ['ops'] });
+    } catch (e) {
+      err = e;
+    }
+    expect(codeOf(err)).toBe('not-an-approver');
+    expect(root.approve(p.planId, { approver: 'carol', approverGroups: ['leads'] })).toMatchObject({ approvedBy: 'carol', requestedBy: 'alice', via: 'http' });
+    expect(root.forPrincipal('alice').needsOtherApprover(p)).toBe(false);
+  });
+
+  it('refuses the host operator approving a plan asked for under the same name', () => {
+    const root = new ApprovalStore(dir);
+    const p = plan();
+    root.forPrincipal('dave').savePlan(p);
+    let err: unknown;
+    try {
+      root.approve(p.planId, { approvedBy: 'dave' });
+    } catch (e) {
+      err = e;
+    }
+    expect(codeOf(err)).toBe('self-approval');
+    expect(root.approve(p.planId, { approvedBy: 'root' })).toMatchObject({ approvedBy: 'root', requestedBy: 'dave', via: 'cli' });
+  });
 });

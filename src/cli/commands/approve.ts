@@ -1,6 +1,7 @@
 /** `pve-code-mcp approve [PLANID]`: the operator's out-of-band approval of a dry-run plan, or the list of plans waiting for one. */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { AuditLog } from '../../audit/log.js';
 import { defaultStateDir, loadStateSettings } from '../../app/config.js';
 import { ApprovalError, ApprovalStore, type StoredPlanStatus } from '../../safety/approval.js';
 import { summarizePlan } from '../../safety/plan.js';
@@ -12,7 +13,9 @@ const usage = `Usage: pve-code-mcp approve [PLANID] [options]
 Approve the writes of a dry-run plan (run_script with dryRun: true, or a refused run, prints its
 planId and this command). The agent then runs the same script unchanged, and only exactly these
 writes may be made, once. Without PLANID: list the plans waiting for approval, with their summaries.
-A unique prefix of a planId (8+ characters) is enough.
+A unique prefix of a planId (8+ characters) is enough. The approval is given as the host operator
+(this OS user, named in the approval and the audit); a plan asked for by a principal of the same
+name is refused (nobody approves their own plan). Plans whose policy wants four eyes accept it.
   --ttl MIN           approval lifetime in minutes (default 60)
   --again             approve a plan that already ran (an approval is used once)
   --all               with no PLANID: list plans that already ran too
@@ -84,10 +87,9 @@ export const approveCommand: Command = {
     const plan = store.loadPlan(planId);
     if (!plan) return EXIT.failed;
     const ttl = intOpt(args, 'ttl');
+    let record: ReturnType<ApprovalStore['approve']>;
     try {
-      const record = store.approve(plan.planId, { ...(ttl !== undefined ? { ttlMs: ttl * 60_000 } : {}), ...(boolOpt(args, 'again') ? { again: true } : {}) });
-      io.out(`${summarizePlan(plan)}\n\napproved plan ${plan.planId} (${plan.writes.length} write(s)) until ${record.expiresAt} in ${store.dir}`);
-      return EXIT.ok;
+      record = store.approve(plan.planId, { ...(ttl !== undefined ? { ttlMs: ttl * 60_000 } : {}), ...(boolOpt(args, 'again') ? { again: true } : {}) });
     } catch (err) {
       if (err instanceof ApprovalError) {
         io.err(err.message);
@@ -95,5 +97,29 @@ export const approveCommand: Command = {
       }
       throw err;
     }
+    const forWhom = record.requestedBy !== undefined ? ` for '${record.requestedBy}'` : '';
+    io.out(`${summarizePlan(plan)}\n\napproved plan ${plan.planId} (${plan.writes.length} write(s))${forWhom} by ${record.approvedBy} until ${record.expiresAt} in ${store.dir}`);
+    const audited = auditApproval(store.dir, stringOpt(args, 'config') ?? process.env.PVE_CODE_MCP_CONFIG, record);
+    if (audited !== undefined) {
+      // The approval stands (the run that uses it is audited with its approver); say what is missing.
+      io.err(`warning: the approval is recorded, but its audit entry could not be written (${audited}); the run that uses it names the approver`);
+    }
+    return EXIT.ok;
   },
 };
+
+/** The approval in the audit log of the store's state directory, as a server's HTTP approval is; the error text when it cannot be written. */
+function auditApproval(stateDir: string, configFile: string | undefined, record: ReturnType<ApprovalStore['approve']>): string | undefined {
+  try {
+    const { file, hmacKey, maxBytes, retention, witness } = loadStateSettings({ ...(configFile ? { file: configFile } : {}), stateDir, createKey: true }).audit;
+    const log = AuditLog.open({ file, ...(hmacKey ? { hmacKey } : {}), maxBytes, retention, ...(witness ? { witness } : {}) });
+    try {
+      log.append('approval', { via: 'cli', planId: record.planId, approvedBy: record.approvedBy, ...(record.requestedBy !== undefined ? { for: record.requestedBy } : {}), expiresAt: record.expiresAt });
+    } finally {
+      log.close();
+    }
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}

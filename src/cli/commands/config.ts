@@ -5,7 +5,7 @@
  */
 import { createClassClients, createClients } from '../../client/config.js';
 import { loadClusterSchema } from '../../client/schema-source.js';
-import { configJsonSchema, type AppConfig } from '../../app/config.js';
+import { configJsonSchema, describeUnmatched, type AppConfig } from '../../app/config.js';
 import { fixFor } from '../../app/cluster-status.js';
 import { describeRules } from '../../policy/lint.js';
 import { SandboxEngine } from '../../sandbox/engine.js';
@@ -45,11 +45,17 @@ export const configCommand: Command = {
     const config = await appConfigFrom(args, { degraded: true });
     io.out(`configuration ${config.source}: valid (${config.pve.clusters.length} cluster(s), default '${config.pve.defaultCluster}')`);
     io.out(`  state dir ${config.stateDir}; audit log ${config.audit.file}${config.audit.hmacKey ? ' (HMAC)' : ''}`);
+    const { http } = config;
+    if (http.oauth || http.principals.length > 0) {
+      io.out(`  http: ${http.principals.length} principal rule(s); principals no rule matches get ${describeUnmatched(http.unmatched)}`);
+      io.out(`  http: at most ${http.sessionsPerPrincipal} session(s) per principal, ${http.maxSessions} in all; a session with a request in flight is never closed to make room`);
+    }
     let failures = await step(io, 'sandbox', () => checkSandbox(config.sandbox));
     let warnings = 0;
     for (const cluster of config.pve.clusters) {
       const policy = config.policyFor(cluster.name);
-      io.out(`cluster ${cluster.name} (${cluster.url}), policy ${policy.name}:`);
+      const fourEyes = policy.approver.other ? `; approvals by another principal (four eyes${policy.approver.group !== undefined ? `, group '${policy.approver.group}'` : ''})` : '';
+      io.out(`cluster ${cluster.name} (${cluster.url}), policy ${policy.name}${fourEyes}:`);
       if (cluster.unavailable) {
         for (const issue of cluster.unavailable.issues) {
           io.out(`  FAIL  secret: ${issue.key}: ${issue.message}`);

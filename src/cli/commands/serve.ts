@@ -1,12 +1,13 @@
 /** `pve-code-mcp serve`: the MCP server over stdio (default) or Streamable HTTP. */
 import type { ClusterRuntime, Product } from '../../app/product.js';
 import { DEFAULT_CLUSTER_RETRY, type RetrySchedule } from '../../app/cluster-status.js';
+import { describeUnmatched } from '../../app/config.js';
 import type { ClusterConfig } from '../../client/config.js';
 import { lintCluster } from '../lint.js';
 import { ApprovalStore } from '../../safety/approval.js';
 import { HttpConfigError } from '../../server/auth/errors.js';
 import { auditIdentity } from '../../server/auth/principal.js';
-import { principalOf, principalResolver } from '../../server/auth/run-principal.js';
+import { principalOf, principalResolver, unmatchedRefusal } from '../../server/auth/run-principal.js';
 import { startHttpServer, type HttpServerOptions } from '../../server/http.js';
 import { createMcpServer } from '../../server/mcp.js';
 import { ToolCallDrain } from '../../server/drain.js';
@@ -112,6 +113,8 @@ function httpOptions(product: Product, args: ParsedArgs, io: CliIo): HttpServerO
     allowedOrigins: [...cfg.allowedOrigins, ...listOpt(args, 'allowed-origin')],
     ...(publicUrl ? { publicUrl } : {}),
     ...(tls ? { tls } : {}),
+    maxSessions: cfg.maxSessions,
+    maxSessionsPerPrincipal: cfg.sessionsPerPrincipal,
     ...(oauth ? { approvals: new ApprovalStore(product.config.stateDir) } : {}),
     onApproved: (e) => {
       auditLog.append('approval', { via: 'http', planId: e.planId, approvedBy: e.approver.id, ...(e.for ? { for: e.for } : {}), expiresAt: e.expiresAt, principal: auditIdentity(e.approver) });
@@ -157,7 +160,9 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
     io.err(`pve-code-mcp: ${product.sandboxSummary()}`);
     if (boolOpt(args, 'http')) {
       const options = { ...httpOptions(product, args, io), calls };
-      const resolve = principalResolver(product.config.http.principals);
+      const { principals, unmatched } = product.config.http;
+      const resolve = principalResolver(principals, unmatched);
+      options.admit = unmatchedRefusal(principals, unmatched, product.config.pve.clusters.map((c) => c.name));
       let http: Awaited<ReturnType<typeof startHttpServer>>;
       try {
         http = await startHttpServer(
@@ -176,6 +181,7 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
       const auth = http.mode === 'oauth'
         ? `OAuth: access tokens from ${product.config.http.oauth?.issuer ?? '?'} for resource ${http.url}\nProtected-resource metadata: ${http.metadataUrl ?? '?'}`
         : `Authorization: Bearer ${http.token}`;
+      if (http.mode === 'oauth') io.err(`pve-code-mcp: principals no http.principals rule matches get ${describeUnmatched(unmatched)}`);
       io.err(`MCP over Streamable HTTP: ${http.url}\n${auth}\nAccepted Host headers: ${http.allowedHosts.join(', ')}\n(Ctrl-C to stop)`);
       const cause = await Promise.race([signals.first.then((s) => `${s} received`), http.listenerClosed]);
       // The listener stays open meanwhile: a client that calls now is told the server is stopping.

@@ -9,7 +9,8 @@
  * It is not an MCP tool on purpose: a model can call tools, and it must never approve its own
  * writes. The approval is for the principal who asked for the plan; the approver is recorded
  * beside it, and a principal cannot approve a plan it asked for itself (four eyes), so a token
- * that has both the write and the approve scope still needs a second person.
+ * that has both the write and the approve scope still needs a second person. When the asker's
+ * policy names an approvers group (`approval.approvers.group`), the approver must be in it.
  */
 import type { ServerResponse } from 'node:http';
 import { ApprovalError, type ApprovalStore, type StoredPlanStatus } from '../../safety/approval.js';
@@ -68,6 +69,7 @@ export function handleApprovals(store: ApprovalStore, request: ApprovalsRequest,
   try {
     const record = store.approve(planId, {
       approver: principal.id,
+      approverGroups: principal.groups,
       ...(typeof forWhom === 'string' ? { for: forWhom } : {}),
       ...(typeof ttlMinutes === 'number' ? { ttlMs: Math.round(ttlMinutes * 60_000) } : {}),
       ...(again === true ? { again: true } : {}),
@@ -103,6 +105,7 @@ const STATUS: Record<string, number> = {
   'ambiguous-requester': 409,
   'not-requested': 409,
   'self-approval': 403,
+  'not-an-approver': 403,
   'store-locked': 503,
 };
 
