@@ -54,7 +54,8 @@ function runScriptTool(readOnlyPolicy: boolean) {
       approval: z.object({}).optional(),
       truncated: z.object({ note: z.string() }).optional(),
       changes: z.object({}).optional(),
-      tainted: z.array(z.string()).optional(),
+      // Strings (`RunScriptOutput.tainted`); items left untyped to keep tools/list within its token budget.
+      tainted: z.array(z.unknown()).optional(),
     },
     // Omitted hints take the spec's defaults: not idempotent, open world.
     annotations: readOnlyPolicy ? { readOnlyHint: true } : { readOnlyHint: false, destructiveHint: true },
