@@ -24,6 +24,7 @@ import type { Plan } from '../safety/plan.js';
 import { HaltSwitch, haltRefusal } from '../safety/halt.js';
 import { Policy } from '../policy/policy.js';
 import { PermissionCache } from '../policy/privileges.js';
+import type { SessionTaint } from '../policy/taint.js';
 import { SecretScrubber } from '../safety/redact.js';
 import { Secret } from '../client/secret.js';
 import type { CallDeadline } from '../run/deadline.js';
@@ -68,6 +69,14 @@ export interface RunScriptHooks {
   signal?: AbortSignal;
   /** The whole-call deadline (a tool call's; the CLI's `run` has none): see src/run/deadline.ts. */
   deadline?: CallDeadline;
+  /** The MCP session the run belongs to (one per session; the CLI's `run` has none). */
+  session?: RunSession;
+}
+
+/** What a session keeps between its runs. */
+export interface RunSession {
+  /** Text guests or other people control that the session's answers carried (policy `taint`). */
+  readonly taint: SessionTaint;
 }
 
 export interface RunPrincipal {
@@ -373,13 +382,17 @@ export class Product {
   private async runPipeline(input: RunScriptInput, hooks: RunScriptHooks): Promise<RunResult<RunOutcome>> {
     const runtime = this.cluster(input.cluster);
     const principal = hooks.principal;
+    // What the session had received when this run started: its answers reached the model that wrote this script.
+    const taintedBy = [...(hooks.session?.taint.sources ?? [])];
     // A principal's policy per cluster, decided once per run.
     const chosen = new Map<string, Policy>();
     const policyOf = (name: string): Policy => {
-      const configured = this.cluster(name).policy;
-      if (!principal?.policyFor) return configured;
       let p = chosen.get(name);
-      if (!p) chosen.set(name, (p = principal.policyFor(name, configured)));
+      if (!p) {
+        const configured = this.cluster(name).policy;
+        p = (principal?.policyFor ? principal.policyFor(name, configured) : configured).afterTaint(taintedBy);
+        chosen.set(name, p);
+      }
       return p;
     };
     const audit = this.audit;
@@ -407,6 +420,9 @@ export class Product {
       ...(hooks.onLog ? { onLog: hooks.onLog } : {}),
     });
     const result = await pipeline.run({ code: input.code, ...(input.dryRun ? { dryRun: true } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.deadline ? { deadline: hooks.deadline } : {}) });
+    const calls = result.stats.calls;
+    // The answer carries what the script read: from here on the session has received it.
+    hooks.session?.taint.receive(calls.tainted, calls.taintedUnlisted);
     return this.scrubber.scrubDeep(result);
   }
 

@@ -23,10 +23,12 @@ import { isPlannedUpid, writeFingerprint, type ClaimedStep, type PlanBinding, ty
 import type { Policy } from '../policy/policy.js';
 import { redactData, redactInPlace, redactText, SecretScrubber } from '../safety/redact.js';
 import type { PveClientLike, TaskResult } from '../client/client-like.js';
+import { PveTaskFailedError } from '../client/errors.js';
 import { toBridgeError } from './errors.js';
 import { InvalidCallError, resolveRequest, type ResolvedRequest } from '../policy/request.js';
 import { SENT_GRACE_MS, type BridgeCall, type BridgeContext, type BridgeError, type BridgeHandler, type BridgeReply, type CallOutcome, type RequestCall, type WaitTaskCall } from './protocol.js';
-import { countChange, emptyCounts, type CallCounts } from './stats.js';
+import { countChange, countTainted, emptyCounts, type CallCounts } from './stats.js';
+import { taintedParts, taintSource } from '../policy/taint.js';
 
 export type RunMode = 'live' | 'dry-run' | 'approved';
 
@@ -244,7 +246,23 @@ async function read(rt: Runtime, cluster: string, req: ResolvedRequest, ctx: Bri
   const data = await rt.client(cluster, 'read').request(req.method, req.urlPath, req.params, { signal: ctx.signal });
   rt.identity.observe(cluster, req.operation.path, req.pathValues, data);
   // The client parsed this body for this call alone: redact it where it is rather than copy it.
-  return redactInPlace(data, req.concretePath, rt.secrets);
+  return markTainted(rt, req, redactInPlace(data, req.concretePath, rt.secrets), record);
+}
+
+/** A task's log is read as `GET …/tasks/{upid}/log` is, and carries what guests and hook scripts printed. */
+function markTaskLog(rt: Runtime, upid: string, log: readonly string[], record: Record<string, unknown>): void {
+  if (!log.some((l) => l.trim() !== '')) return;
+  record.tainted = ['log'];
+  countTainted(rt.counts, `waitTask ${upid}: log`);
+}
+
+/** Note, in the call's audit record and the run's counters, text guests or other people control in this answer. */
+function markTainted(rt: Runtime, req: ResolvedRequest, data: unknown, record: Record<string, unknown>): unknown {
+  const parts = taintedParts(req.method, req.operation.path, data);
+  if (parts.length === 0) return data;
+  record.tainted = parts;
+  countTainted(rt.counts, taintSource(req.method, req.concretePath, parts));
+  return data;
 }
 
 async function write(
@@ -335,7 +353,8 @@ async function write(
       record.upid = data;
       rt.taskClass.set(data, risk);
     }
-    return redactInPlace(data, req.concretePath, rt.secrets);
+    // A guest-agent command's answer is the guest's own words.
+    return markTainted(rt, req, redactInPlace(data, req.concretePath, rt.secrets), record);
   } finally {
     claim?.settle(sent);
   }
@@ -431,7 +450,12 @@ async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, r
       onProgress: (lines, status) => rt.onProgress?.({ cluster, upid: call.upid, status: status.status, lines: lines.map((l) => redactText(l, rt.secrets)) }),
     });
     record.exitstatus = result.exitstatus;
+    markTaskLog(rt, call.upid, result.log, record);
     return rt.secrets.scrubDeep({ ...result, log: result.log.map((l) => redactText(l)) });
+  } catch (err) {
+    // A failed task's error carries its log's tail to the script.
+    if (err instanceof PveTaskFailedError) markTaskLog(rt, call.upid, err.log, record);
+    throw err;
   } finally {
     budget.chargeWait(performance.now() - started);
   }

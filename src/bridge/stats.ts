@@ -13,6 +13,9 @@ export interface UnsettledChange {
 /** How many `unsettled` entries a result carries; the count in `changes.unknown` stays exact. */
 export const MAX_UNSETTLED_LISTED = 20;
 
+/** How many tainted sources a result names; `taintedUnlisted` counts the calls past them. */
+export const MAX_TAINTED_LISTED = 20;
+
 export interface CallCounts {
   /** Calls by (effective) risk class, whatever their outcome. */
   byRisk: Record<RiskClass, number>;
@@ -32,6 +35,13 @@ export interface CallCounts {
   changes: Record<CallOutcome, number>;
   /** The changes counted as `unknown` (the first `MAX_UNSETTLED_LISTED`). */
   unsettled: UnsettledChange[];
+  /**
+   * Where answers carried text guests or other people control (src/policy/taint.ts):
+   * `GET /nodes/pve1/qemu/101/config: description`, distinct, the first `MAX_TAINTED_LISTED`.
+   */
+  tainted: string[];
+  /** Calls whose answer carried such text from a source not in `tainted` (the list was full). */
+  taintedUnlisted: number;
 }
 
 export function emptyCounts(): CallCounts {
@@ -47,10 +57,18 @@ export function emptyCounts(): CallCounts {
     taskWaits: 0,
     changes: { done: 0, failed: 0, 'not-sent': 0, unknown: 0 },
     unsettled: [],
+    tainted: [],
+    taintedUnlisted: 0,
   };
 }
 
 export function countChange(counts: CallCounts, outcome: CallOutcome, change: UnsettledChange): void {
   counts.changes[outcome]++;
   if (outcome === 'unknown' && counts.unsettled.length < MAX_UNSETTLED_LISTED) counts.unsettled.push(change);
+}
+
+export function countTainted(counts: CallCounts, source: string): void {
+  if (counts.tainted.includes(source)) return;
+  if (counts.tainted.length < MAX_TAINTED_LISTED) counts.tainted.push(source);
+  else counts.taintedUnlisted++;
 }

@@ -10,7 +10,9 @@
  *      call to privileged enabled with `+param`;
  *   4. the operation allowed at its own class: `allow` rules or the preset;
  *   5. scopes (nodes, then VMIDs/pools/tags) over every target the call reaches;
- *   6. approval: the call's class needs approval, or a target rule with action `approval` matches.
+ *   6. approval: the call's class needs approval, or a target rule with action `approval` matches,
+ *      or the session has received text guests or other people control under `taint.writes:
+ *      'approval'` (the policy's `taintedBy`, taint.ts).
  */
 import type { CallFacts, GuestFact } from './facts.js';
 import type { OperationRef, Policy, TargetRule } from './policy.js';
@@ -64,6 +66,16 @@ export function decideCall(facts: CallFacts, policy: Policy): Decision {
       if (rule.action !== 'approval' || !rule.risk.has(risk)) continue;
       const hit = targetRuleHit(rule, facts);
       if (hit) return { outcome: 'approval', risk, rule: rule.label, reason: `${risk}${why}; it ${hit}, for which policy '${policy.name}' ${rule.label} requires human approval${rule.comment ? ` (${rule.comment})` : ''}` };
+    }
+    const tainted = policy.taintedBy;
+    if (tainted && tainted.length > 0) {
+      const more = tainted.length > 1 ? ` and ${tainted.length - 1} more` : '';
+      return {
+        outcome: 'approval',
+        risk,
+        rule: 'taint.writes',
+        reason: `${risk}${why}, and this session has received text that guests or other users control (${tainted[0]}${more}); policy '${policy.name}' taint.writes requires human approval for every change after that`,
+      };
     }
   }
   return { outcome: 'allow', risk, rule: byPath.rule };

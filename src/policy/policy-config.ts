@@ -131,6 +131,13 @@ export const PolicyConfigSchema = z.strictObject({
     })
     .optional(),
   budget: BudgetLimitsSchema.default({}),
+  /**
+   * Once a session has received text that guests or other people control (taint.ts): `approval`
+   * makes every change of its later runs need human approval; `allow` (default) only marks it.
+   */
+  taint: z
+    .strictObject({ writes: z.enum(['approval', 'allow'], { message: "taint.writes must be 'approval' or 'allow'" }).default('allow') })
+    .default({ writes: 'allow' }),
 })
   // A deny rule that names a target for part of its API has no target-rule equivalent
   // (path-rule-targets.ts): refused until a target rule says how that target is protected from the
@@ -172,7 +179,7 @@ export function parsePolicyConfig(raw: unknown): PolicyConfig {
 function describeIssue(issue: z.core.$ZodIssue): string {
   const key = ['policy', ...issue.path.map(String)].join('.');
   if (issue.code === 'unrecognized_keys') {
-    const known = 'name, preset, allow, deny, privileged, targets, scopes, approval, budget';
+    const known = 'name, preset, allow, deny, privileged, targets, scopes, approval, budget, taint';
     return `${key}: unknown key(s) ${issue.keys.join(', ')}; check the spelling (known at the top level: ${known})`;
   }
   return `${key}: ${issue.message}`;

@@ -82,7 +82,14 @@ export class Policy {
   private readonly presetOps: OpPattern[];
   readonly targetRules: readonly TargetRule[];
 
-  constructor(readonly config: PolicyConfig) {
+  /**
+   * `taintedBy`: where the session this policy decides for received text guests or other people
+   * control (taint.ts); set only on the copy `afterTaint` makes when `taint.writes` is `approval`.
+   */
+  constructor(
+    readonly config: PolicyConfig,
+    readonly taintedBy?: readonly string[],
+  ) {
     this.preset = config.preset;
     this.name = config.name ?? config.preset;
     this.deny = config.deny.map(compileOpPattern);
@@ -109,6 +116,15 @@ export class Policy {
   /** Validate raw configuration and compile it. Throws `PolicyConfigError` naming the bad key. */
   static fromConfig(raw: unknown): Policy {
     return new Policy(parsePolicyConfig(raw));
+  }
+
+  /**
+   * The policy for a session that has received such text: under `taint.writes: 'approval'` every
+   * change then needs human approval (decide.ts names the sources); otherwise this policy.
+   */
+  afterTaint(sources: readonly string[]): Policy {
+    if (sources.length === 0 || this.config.taint.writes !== 'approval') return this;
+    return new Policy(this.config, sources);
   }
 
   decide(op: OperationRef): PolicyDecision {

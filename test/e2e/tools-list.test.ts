@@ -47,7 +47,7 @@ describe('tools/list', () => {
     expect(props(byName.get_schema!.outputSchema)).toEqual(['operations']);
     expect(props(byName.run_script!.inputSchema)).toEqual(['cluster', 'code', 'dryRun', 'typecheck']);
     // Every field run_script emits is declared, the cut report included.
-    expect(props(byName.run_script!.outputSchema)).toEqual(['approval', 'changes', 'error', 'logs', 'ok', 'plan', 'result', 'stats', 'truncated', 'warnings']);
+    expect(props(byName.run_script!.outputSchema)).toEqual(['approval', 'changes', 'error', 'logs', 'ok', 'plan', 'result', 'stats', 'tainted', 'truncated', 'warnings']);
     const item = (t: { outputSchema: Record<string, unknown> }, key: string) =>
       Object.keys(((t.outputSchema.properties as Record<string, { items: { properties: object } }>)[key]!.items.properties)).sort();
     expect(item(byName.search_api!, 'results')).toEqual(['method', 'path', 'risk', 'summary', 'verdict']);
