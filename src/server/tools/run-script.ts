@@ -55,7 +55,9 @@ function runScriptTool(annotations: ToolAnnotations) {
       logs: z.array(z.string()),
       stats: z.object({}),
       plan: z.object({}).optional(),
-      error: z.object({ kind: z.string(), message: z.string() }).optional(),
+      // Declared without its members to stay within the tools/list budget (docs/search.md): `kind`
+      // and `message` are in every error's text too.
+      error: z.object({}).optional(),
       warnings: z.array(z.object({})).optional(),
       approval: z.object({}).optional(),
       truncated: z.object({ note: z.string() }).optional(),
