@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { BridgeCall } from './protocol.js';
 import { CLUSTER_NAME_PATTERN, CLUSTER_NAME_RULE } from '../client/config.js';
 import { CALL_LIMITS } from '../policy/request.js';
+import { UPID_SHAPE, parseUpid } from '../pve/upid.js';
 import { HTTP_METHODS } from '../schema/model.js';
 
 const MAX_PATH = CALL_LIMITS.pathChars;
@@ -42,7 +43,11 @@ const requestSchema = z
 const waitTaskSchema = z
   .object({
     kind: z.literal('waitTask'),
-    upid: z.string().max(CALL_LIMITS.upidChars).regex(/^UPID:[A-Za-z0-9_.:@!+=-]+$/, 'not a task id (UPID:node:...)'),
+    // A UPID PVE would read, and a plain path segment too: the handler puts it in the task's path.
+    upid: z
+      .string()
+      .max(CALL_LIMITS.upidChars)
+      .refine((upid) => SEGMENT.test(upid) && parseUpid(upid) !== undefined, `not a task ID (${UPID_SHAPE})`),
     timeoutMs: z.number().int().min(CALL_LIMITS.minTimeoutMs, 'timeoutMs is at least 1 (milliseconds); leave it out for the default').max(CALL_LIMITS.maxTimeoutMs).optional(),
     cluster: clusterSchema.optional(),
   })

@@ -12,6 +12,7 @@
  * crash at any later point leaves an intent that a starting server can look up on PVE.
  */
 import { type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
+import { UPID_SHAPE, parseUpid } from '../pve/upid.js';
 import { approvalNextStep } from '../safety/approval.js';
 import { capValue } from '../safety/caps.js';
 import type { Budget, BudgetRefusal } from '../safety/budget.js';
@@ -331,7 +332,7 @@ async function write(
       grace.dispose();
     }
     rt.identity.noteWrite(cluster, facts.targets.vmids);
-    if (typeof data === 'string' && data.startsWith('UPID:')) {
+    if (typeof data === 'string' && parseUpid(data) !== undefined) {
       record.upid = data;
       rt.taskClass.set(data, risk);
     }
@@ -443,12 +444,12 @@ async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, r
  */
 async function decideTaskRead(rt: Runtime, cluster: string, upid: string, ctx: BridgeContext, record: Record<string, unknown>): Promise<void> {
   const model = clusterModel(rt, cluster);
-  const node = /^UPID:([^:]+):/.exec(upid)?.[1];
+  const node = parseUpid(upid)?.node;
   const policy = policyOf(rt, cluster);
   record.policy = policy.name;
   if (node === undefined) {
     rt.counts.invalid++;
-    throw new Refusal({ kind: 'invalid', message: `'${upid}' is not a task ID (UPID:<node>:…); pass the UPID a write returned` });
+    throw new Refusal({ kind: 'invalid', message: `'${upid}' is not a task ID (${UPID_SHAPE}); pass the UPID a write returned` });
   }
   for (const leaf of ['status', 'log'] as const) {
     let req: ResolvedRequest;
