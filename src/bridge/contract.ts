@@ -1,10 +1,12 @@
 /**
- * The one contract of a bridge call, checked once: here, where a call enters the server (the
+ * The one contract of a bridge call, checked here, where a call enters the server (the
  * sandbox channel relays the script's JSON untouched). The sandbox controls every byte of a call,
  * so the server parses the JSON itself and admits only safe shapes: a known method, a path of
  * plain segments (no `..`, no percent-encoding, no query), JSON params without prototype-bending
- * keys, a task ID, limits from `CALL_LIMITS`. What passes is a typed `BridgeCall`; the handler, the
- * policy and the client take it as it is and never check its shape again.
+ * keys, a task ID PVE would read (src/pve/upid.ts), limits from `CALL_LIMITS`. What passes is a
+ * typed `BridgeCall`, the only zod check of a call. Request resolution (src/policy/request.ts)
+ * still checks the path's segments and copies the params as plain JSON as it resolves them
+ * against the schema.
  */
 import { z } from 'zod';
 import type { BridgeCall } from './protocol.js';

@@ -1,8 +1,8 @@
 /**
  * The host BridgeHandler: every call a sandboxed script makes goes through here, and everything
- * is enforced with the concrete parameters of that call:
+ * is enforced with the concrete parameters of that call (whose shape src/bridge/contract.ts checked):
  *
- *   budget (attempt) → validate (zod) → resolve path to an operation → risk class → budget (risk)
+ *   budget (attempt) → resolve path to an operation → risk class → budget (risk)
  *   → policy (deny wins, privileged one by one) → scopes → for writes: guest budget, approval or
  *   plan binding, guest identity (+ `digest`) → intent in the audit (durable) → send, or record
  *   in dry-run → redact → audit the outcome.
