@@ -7,9 +7,13 @@ import { testModel } from '../../test/safety/helpers/model.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
 import { ApprovalStore, type ApprovalRequest, type ElicitationAnswer } from '../safety/approval.js';
 import { Policy } from '../policy/policy.js';
-import { extractSdkCalls } from '../script/calls.js';
+import { sdkCallsOf, type SdkCall } from '../script/calls.js';
+import { lineCount, parseProgram } from '../script/program.js';
 import type { Executor } from './executor.js';
 import { RunPipeline, type ExecutePhase, type PipelineDeps } from './pipeline.js';
+
+/** The SDK calls of a source, read as the compile reads them. */
+const extractSdkCalls = (source: string): SdkCall[] => sdkCallsOf(parseProgram(source), lineCount(source));
 
 const model = testModel();
 let dir: string;
