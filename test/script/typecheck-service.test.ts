@@ -7,12 +7,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { miniModel, miniSdkFiles } from '../../test/sandbox/fixtures/mini-sdk.js';
-import { locateTypeCheckEntry } from './typecheck-process.js';
-import { checkerToHostSchema } from './typecheck-protocol.js';
-import { TypeCheckService } from './typecheck-service.js';
-import { transpileToText } from './transpile.js';
-import { ScriptChecker, type CheckResult } from './typecheck.js';
+import { miniModel, miniSdkFiles } from '../sandbox/fixtures/mini-sdk.js';
+import { locateTypeCheckEntry } from '../../src/script/typecheck-process.js';
+import { checkerToHostSchema } from '../../src/script/typecheck-protocol.js';
+import { TypeCheckService } from '../../src/script/typecheck-service.js';
+import { transpileToText } from '../../src/script/transpile.js';
+import { ScriptChecker, type CheckResult } from '../../src/script/typecheck.js';
 
 const SCRIPTS = [
   "const vms = await pve.get('/nodes/{node}/qemu', { node: 'pve1' });\nreturn vms.filter((v) => v.status === 'running').map((v) => v.vmid);",
