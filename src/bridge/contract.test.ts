@@ -27,7 +27,7 @@ describe('parseBridgeCall', () => {
   });
 
   it('accepts waitTask calls', () => {
-    expect(ok('{"kind":"waitTask","upid":"UPID:pve1:000A:000B:65A0B1C2:qmstart:100:root@pam:","timeoutMs":1000}')).toMatchObject({ kind: 'waitTask', timeoutMs: 1000 });
+    expect(ok('{"kind":"waitTask","upid":"UPID:pve1:0000000A:0000000B:65A0B1C2:qmstart:100:root@pam:","timeoutMs":1000}')).toMatchObject({ kind: 'waitTask', timeoutMs: 1000 });
   });
 
   it('refuses traversal, encoding, queries and relative paths', () => {
@@ -49,7 +49,10 @@ describe('parseBridgeCall', () => {
     expect(refused('{"kind":"request","method":"PATCH","path":"/a","params":{}}')).toMatch(/method/);
     expect(refused('{"kind":"request","method":"GET","path":"/a","params":{},"url":"http://x"}')).toMatch(/invalid call/);
     expect(refused('{"kind":"request","method":"GET","path":"/a","params":{},"cluster":"../x"}')).toMatch(/cluster/);
-    expect(refused('{"kind":"waitTask","upid":"rm -rf"}')).toMatch(/task id/);
+    expect(refused('{"kind":"waitTask","upid":"rm -rf"}')).toMatch(/task ID/);
+    // Refused as the client would refuse it (4-digit pid), and a UPID that is no plain path segment.
+    expect(refused('{"kind":"waitTask","upid":"UPID:pve1:000A:0000000B:65A0B1C2:qmstart:100:root@pam:"}')).toMatch(/task ID \(UPID:<node>/);
+    expect(refused('{"kind":"waitTask","upid":"UPID:pve1:0000000A:0000000B:65A0B1C2:qm?start:100:root@pam:"}')).toMatch(/task ID/);
     expect(parseBridgeCall('{"kind":"request"}'.padEnd(20_000, ' '), 10_000)).toMatchObject({ ok: false });
     expect(refused('not json')).toMatch(/not valid JSON/);
   });

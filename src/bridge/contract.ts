@@ -1,15 +1,18 @@
 /**
- * The one contract of a bridge call, checked once: here, where a call enters the server (the
+ * The one contract of a bridge call, checked here, where a call enters the server (the
  * sandbox channel relays the script's JSON untouched). The sandbox controls every byte of a call,
  * so the server parses the JSON itself and admits only safe shapes: a known method, a path of
  * plain segments (no `..`, no percent-encoding, no query), JSON params without prototype-bending
- * keys, a task ID, limits from `CALL_LIMITS`. What passes is a typed `BridgeCall`; the handler, the
- * policy and the client take it as it is and never check its shape again.
+ * keys, a task ID PVE would read (src/pve/upid.ts), limits from `CALL_LIMITS`. What passes is a
+ * typed `BridgeCall`, the only zod check of a call. Request resolution (src/policy/request.ts)
+ * still checks the path's segments and copies the params as plain JSON as it resolves them
+ * against the schema.
  */
 import { z } from 'zod';
 import type { BridgeCall } from './protocol.js';
 import { CLUSTER_NAME_PATTERN, CLUSTER_NAME_RULE } from '../client/config.js';
 import { CALL_LIMITS } from '../policy/request.js';
+import { UPID_SHAPE, parseUpid } from '../pve/upid.js';
 import { HTTP_METHODS } from '../schema/model.js';
 
 const MAX_PATH = CALL_LIMITS.pathChars;
@@ -42,7 +45,11 @@ const requestSchema = z
 const waitTaskSchema = z
   .object({
     kind: z.literal('waitTask'),
-    upid: z.string().max(CALL_LIMITS.upidChars).regex(/^UPID:[A-Za-z0-9_.:@!+=-]+$/, 'not a task id (UPID:node:...)'),
+    // A UPID PVE would read, and a plain path segment too: the handler puts it in the task's path.
+    upid: z
+      .string()
+      .max(CALL_LIMITS.upidChars)
+      .refine((upid) => SEGMENT.test(upid) && parseUpid(upid) !== undefined, `not a task ID (${UPID_SHAPE})`),
     timeoutMs: z.number().int().min(CALL_LIMITS.minTimeoutMs, 'timeoutMs is at least 1 (milliseconds); leave it out for the default').max(CALL_LIMITS.maxTimeoutMs).optional(),
     cluster: clusterSchema.optional(),
   })

@@ -1,8 +1,8 @@
 /**
  * The host BridgeHandler: every call a sandboxed script makes goes through here, and everything
- * is enforced with the concrete parameters of that call:
+ * is enforced with the concrete parameters of that call (whose shape src/bridge/contract.ts checked):
  *
- *   budget (attempt) → validate (zod) → resolve path to an operation → risk class → budget (risk)
+ *   budget (attempt) → resolve path to an operation → risk class → budget (risk)
  *   → policy (deny wins, privileged one by one) → scopes → for writes: guest budget, approval or
  *   plan binding, guest identity (+ `digest`) → intent in the audit (durable) → send, or record
  *   in dry-run → redact → audit the outcome.
@@ -12,6 +12,7 @@
  * crash at any later point leaves an intent that a starting server can look up on PVE.
  */
 import { type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
+import { UPID_SHAPE, parseUpid } from '../pve/upid.js';
 import { approvalNextStep } from '../safety/approval.js';
 import { capValue } from '../safety/caps.js';
 import type { Budget, BudgetRefusal } from '../safety/budget.js';
@@ -349,7 +350,7 @@ async function write(
       grace.dispose();
     }
     rt.identity.noteWrite(cluster, facts.targets.vmids);
-    if (typeof data === 'string' && data.startsWith('UPID:')) {
+    if (typeof data === 'string' && parseUpid(data) !== undefined) {
       record.upid = data;
       rt.taskClass.set(data, risk);
     }
@@ -467,12 +468,12 @@ async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, r
  */
 async function decideTaskRead(rt: Runtime, cluster: string, upid: string, ctx: BridgeContext, record: Record<string, unknown>): Promise<void> {
   const model = clusterModel(rt, cluster);
-  const node = /^UPID:([^:]+):/.exec(upid)?.[1];
+  const node = parseUpid(upid)?.node;
   const policy = policyOf(rt, cluster);
   record.policy = policy.name;
   if (node === undefined) {
     rt.counts.invalid++;
-    throw new Refusal({ kind: 'invalid', message: `'${upid}' is not a task ID (UPID:<node>:…); pass the UPID a write returned` });
+    throw new Refusal({ kind: 'invalid', message: `'${upid}' is not a task ID (${UPID_SHAPE}); pass the UPID a write returned` });
   }
   for (const leaf of ['status', 'log'] as const) {
     let req: ResolvedRequest;

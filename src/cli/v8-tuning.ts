@@ -6,17 +6,21 @@
 import { setFlagsFromString } from 'node:v8';
 
 export const SERVER_V8_FLAGS: readonly string[] = [
-  // The server's live heap is small (~80 MB) and flat, but it promotes garbage steadily (every run
-  // transpiles with TypeScript). V8 then sizes the old generation up to 4x the live heap on a
-  // machine with plenty of RAM: +200 MB of RSS within a minute of load. A fixed growth of 30%
-  // collects more often (a major GC every few seconds under load, ~10-40 ms each, mostly
-  // concurrent) and kept throughput and latency unchanged in the soak benchmark.
+  // The server's live heap is small (~80 MB) and flat, but it promotes garbage steadily under load;
+  // V8 then sizes the old generation up to 4x the live heap on a machine with plenty of RAM: +200 MB
+  // of RSS within a minute of load. A fixed growth of 30% collects more often (a major GC every few
+  // seconds under load, ~10-40 ms each, mostly concurrent) and kept throughput and latency
+  // unchanged in the soak benchmark. Measured when the server still transpiled every run with
+  // TypeScript, most of that garbage; the compile has since moved to the type-check process and
+  // the sandbox workers, so the server promotes less, and the cap costs less.
   '--heap-growing-percent=30',
   // TypeScript's createTypeChecker (28.9 KB of bytecode; every transpile and type-check calls it
-  // once) becomes "hot" and TurboFan spends ~3 s compiling it, with a transient ~100 MB of
-  // compiler memory of which ~40 MB stays in malloc arenas. A one-shot factory of closures gains
-  // nothing from optimization; the hot functions (TypeScript's largest seen optimized is 6.9 KB of
-  // bytecode) stay well under the limit.
+  // once) became "hot" in the server when it transpiled every run, and TurboFan spent ~3 s
+  // compiling it, with a transient ~100 MB of compiler memory of which ~40 MB stayed in malloc
+  // arenas. The server no longer transpiles nor type-checks (get_schema's declarations still load
+  // TypeScript's printer here); the limit stays as a guard, since a one-shot factory of closures
+  // gains nothing from optimization and the hot functions (TypeScript's largest seen optimized is
+  // 6.9 KB of bytecode) stay well under it.
   '--max-optimized-bytecode-size=16384',
 ];
 

@@ -37,4 +37,3 @@ export {
   MIN_MAX_RESPONSE_BYTES,
   type TimeoutOptions,
 } from './transport.js';
-export { type Upid, parseUpid } from './upid.js';

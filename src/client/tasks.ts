@@ -12,10 +12,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { HttpMethod } from '../schema/model.js';
-import { isPveError, PveAbortedError, PveTaskFailedError, PveTaskUnknownError, PveTimeoutError, type TaskOutcome } from './errors.js';
+import { UPID_SHAPE, parseUpid } from '../pve/upid.js';
+import { isPveError, PveAbortedError, PveInputError, PveTaskFailedError, PveTaskUnknownError, PveTimeoutError, type TaskOutcome } from './errors.js';
 import type { Envelope } from './response.js';
 import { isRetryable } from './retry.js';
-import { parseUpid } from './upid.js';
 
 export type TaskResult = TaskOutcome;
 
@@ -66,8 +66,20 @@ export function isTaskOk(exitstatus: string | undefined): boolean {
   return exitstatus === 'OK' || /^WARNINGS: \d+$/.test(exitstatus ?? '');
 }
 
+/** The node a caller's task ID names; a malformed one is the caller's input error. */
+function taskNode(upid: string): string {
+  // Non-strings come from untyped callers (scripts); '' never parses, so they get the same error.
+  const parts = parseUpid(typeof upid === 'string' ? upid.trim() : '');
+  if (!parts) {
+    throw new PveInputError(
+      `${JSON.stringify(upid)} is not a task ID: expected '${UPID_SHAPE}' as returned by the call that started the task.`,
+    );
+  }
+  return parts.node;
+}
+
 export async function waitForTask(api: TaskApi, upid: string, options: WaitTaskOptions = {}): Promise<TaskResult> {
-  const { node } = parseUpid(upid);
+  const node = taskNode(upid);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
   const maxPollMs = options.maxPollMs ?? 5_000;
   const tailLines = options.tailLines ?? 50;

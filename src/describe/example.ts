@@ -1,3 +1,4 @@
+/** Example calls for get_schema: a plausible value per required parameter (real-looking for the common ones, else by type) in one `await pve.*` line. */
 import type { Operation, ParamSpec } from '../schema/model.js';
 
 /** Values that read as real ones for the parameters almost every call has. */

@@ -1,3 +1,4 @@
+/** get_schema's parameter lines: one per parameter, the important ones first and the rest folded on huge operations. */
 import { firstSentence } from '../schema/normalize.js';
 import type { Operation, ParamSpec } from '../schema/model.js';
 import { groupName, groupParams, groupSpec, type ParamGroup } from '../typegen/families.js';

@@ -1,3 +1,4 @@
+/** get_schema's return type of an operation: the fields people read first, the rest folded past a limit. */
 import type { Operation, SchemaNode } from '../schema/model.js';
 import { returnTypeNode } from '../typegen/return-type.js';
 import { typeText } from '../typegen/print.js';

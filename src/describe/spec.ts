@@ -1,3 +1,4 @@
+/** Reading a get_schema spec (`POST /nodes/{node}/qemu`, a template, or a concrete path), the operations it names, and nearby ones when it names none. */
 import { nearestPaths } from '../policy/request.js';
 import { HTTP_METHODS, splitPath, type ApiModel, type HttpMethod, type Operation } from '../schema/model.js';
 

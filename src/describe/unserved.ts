@@ -1,3 +1,4 @@
+/** Operations a cluster's schema lists but its server does not answer, and how search_api and get_schema mark them. */
 import type { OperationKey } from '../schema/model.js';
 
 /**

@@ -6,6 +6,7 @@
  * `localhost` stands for). The preflight and the bridge both build facts here and hand them to
  * the same pure `decideCall`, so they cannot disagree.
  */
+import { parseUpid } from '../pve/upid.js';
 import type { HttpMethod, Operation, RiskClass } from '../schema/model.js';
 import { callRisk, type Escalation } from './escalations.js';
 import type { GuestDirectory, GuestInfo } from './guests.js';
@@ -53,9 +54,6 @@ export interface FactsInput {
   concretePath?: string;
 }
 
-// Looser than parseUpid (src/pve/upid.ts) on purpose: a task ID PVE might still accept but the
-// strict parser refuses must not lose its guest here, or a scope check would lose it too.
-const UPID_ID = /^UPID:[^:]+:[0-9A-Fa-f]+:[0-9A-Fa-f]+:[0-9A-Fa-f]+:[^:]*:([^:]*):/;
 const VMID = /^[1-9][0-9]{0,8}$/;
 
 /** What is known from the call alone: no lookups. */
@@ -65,7 +63,8 @@ export function describeCall(input: FactsInput): CallFacts {
   let targets = callTargets(op, input.pathValues as Record<string, string>, input.params as Record<string, unknown>);
   // A task's UPID names the guest it works on (`qmstart:100`): reading its status or log is a read of that guest.
   const upid = input.pathValues.upid;
-  const taskGuest = upid !== undefined ? UPID_ID.exec(upid)?.[1] : undefined;
+  // parseUpid accepts what PVE accepts: a task ID it refuses names no task PVE would read.
+  const taskGuest = upid !== undefined ? parseUpid(upid)?.id : undefined;
   if (taskGuest !== undefined && VMID.test(taskGuest) && !targets.vmids.includes(Number(taskGuest))) {
     targets = { ...targets, vmids: [...targets.vmids, Number(taskGuest)] };
   }

@@ -157,9 +157,7 @@ export const PolicyConfigSchema = z.strictObject({
     });
   });
 
-export type PolicyConfigInput = z.input<typeof PolicyConfigSchema>;
 export type PolicyConfig = z.output<typeof PolicyConfigSchema>;
-export type BudgetLimitsInput = z.output<typeof BudgetLimitsSchema>;
 export type TargetRuleConfig = z.output<typeof TargetRuleSchema>;
 
 export class PolicyConfigError extends Error {

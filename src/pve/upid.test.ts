@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseUpid } from './upid.js';
+import { formatUpid, parseUpid } from './upid.js';
 
 describe('UPID', () => {
   const parts = { node: 'pve1', pid: 0x3a5f1, pstart: 0x112d3c4, starttime: 0x6650a1b2, type: 'qmstart', id: '100', user: 'root@pam' };
@@ -17,5 +17,11 @@ describe('UPID', () => {
     expect(parseUpid('UPID:pve1:0003A5F1:0112D3C4:6650A1B2:qmstart:100:root@pam')).toBeUndefined();
     expect(parseUpid('UPID:-bad:0003A5F1:0112D3C4:6650A1B2:qmstart:100:root@pam:')).toBeUndefined();
     expect(parseUpid('not a upid')).toBeUndefined();
+  });
+
+  it('writes what it reads', () => {
+    const upid = 'UPID:pve1:0003A5F1:0112D3C4:6650A1B2:qmstart:100:root@pam:';
+    expect(formatUpid(parts)).toBe(upid);
+    expect(parseUpid(formatUpid({ ...parts, pid: 0, pstart: 0, starttime: 1, id: '' }))).toEqual({ ...parts, pid: 0, pstart: 0, starttime: 1, id: '' });
   });
 });

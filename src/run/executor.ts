@@ -2,8 +2,9 @@
  * The executor port: what the run pipeline needs from whatever runs scripts. The pipeline
  * compiles a script once (size, syntax and type check, before anything is read from a cluster)
  * and then executes that one compiled script in each phase of the run (a dry-run probe, the
- * approved run) against the phase's bridge handler. The sandbox engine implements it for the
- * product; tests give a stand-in that drives the handler directly.
+ * approved run) against the phase's bridge handler. The product adapts the sandbox engine to it
+ * for each run (src/app/product.ts, with the cluster's type-checker); tests give a stand-in that
+ * drives the handler directly.
  */
 import type { BridgeHandler } from '../bridge/protocol.js';
 import type { SdkCall } from '../script/calls.js';

@@ -80,7 +80,10 @@ export interface RunInput {
   planId?: string;
   /** Skip the permission preflight (default: run it). */
   preflight?: boolean;
-  /** Aborts the compile, the preflight, approval lookups and the phases when the client goes away. */
+  /**
+   * Aborts the preflight, approval lookups and the phases when the client goes away, and a compile
+   * in a sandbox worker; a type check already with the type-check process is let finish.
+   */
   signal?: AbortSignal;
   /**
    * The whole-call deadline (from the moment the tool call arrived): compile, preflight, the wait

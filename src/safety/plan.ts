@@ -11,6 +11,7 @@
  * approved writes without the plan having to show secrets.
  */
 import type { HttpMethod, RiskClass } from '../schema/model.js';
+import { formatUpid, parseUpid } from '../pve/upid.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
 import { capString, capValue } from './caps.js';
 import type { GuestIdentity } from './identity.js';
@@ -84,7 +85,6 @@ export function computePlanId(codeHash: string, writes: readonly PlannedWrite[])
 
 /** Marker user in planned UPIDs: a real UPID never carries it. */
 export const PLANNED_UPID_USER = 'planned@dry-run';
-const PLANNED_UPID = /^UPID:[^:]+:00000000:00000000:([0-9A-F]{8}):[^:]+:[^:]*:planned@dry-run:$/;
 
 /** Refused calls kept in a plan at most (each one also failed in the script). */
 const MAX_REFUSED = 20;
@@ -114,9 +114,9 @@ export class PlanRecorder {
 
   /** The planned write behind a fake UPID, if it is one of ours. */
   byUpid(upid: string): PlannedWrite | undefined {
-    const m = PLANNED_UPID.exec(upid);
-    if (!m?.[1]) return undefined;
-    const write = this.writes[parseInt(m[1], 16) - 1];
+    const seq = plannedSeq(upid);
+    if (seq === undefined) return undefined;
+    const write = this.writes[seq - 1];
     return write?.upid === upid ? write : undefined;
   }
 
@@ -139,14 +139,21 @@ export class PlanRecorder {
   }
 }
 
+// A planned UPID: pid and pstart 0, the write's sequence number as its start time, the marker user.
 function plannedUpid(seq: number, node: string | undefined, vmid: number | undefined): string {
-  const safeNode = node && /^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$/.test(node) ? node : 'planned';
-  const hex = seq.toString(16).toUpperCase().padStart(8, '0');
-  return `UPID:${safeNode}:00000000:00000000:${hex}:dryrun:${vmid ?? ''}:${PLANNED_UPID_USER}:`;
+  const parts = { node: node ?? 'planned', pid: 0, pstart: 0, starttime: seq, type: 'dryrun', id: vmid === undefined ? '' : String(vmid), user: PLANNED_UPID_USER };
+  const upid = formatUpid(parts);
+  // A node name a UPID cannot carry would make a task ID nothing can read back.
+  return parseUpid(upid)?.node === parts.node ? upid : formatUpid({ ...parts, node: 'planned' });
+}
+
+function plannedSeq(upid: string): number | undefined {
+  const parts = parseUpid(upid);
+  return parts?.user === PLANNED_UPID_USER && parts.pid === 0 && parts.pstart === 0 ? parts.starttime : undefined;
 }
 
 export function isPlannedUpid(upid: string): boolean {
-  return PLANNED_UPID.test(upid);
+  return plannedSeq(upid) !== undefined;
 }
 
 /** How long a write for a later step waits for the earlier steps to be made (a `Promise.all` fan-out). */

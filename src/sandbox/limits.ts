@@ -65,8 +65,13 @@ export class InvalidLimitsError extends Error {
   }
 }
 
-/** Defaults overlaid with `overrides`, validated. Throws `InvalidLimitsError` with the offending field. */
+/**
+ * `base` overlaid with `overrides`, validated. Throws `InvalidLimitsError` with the offending field.
+ * `base` is valid already (`DEFAULT_LIMITS`, or what this function returned for the engine), so a
+ * run without overrides takes it as it is instead of parsing it again.
+ */
 export function resolveLimits(base: SandboxLimits = DEFAULT_LIMITS, overrides?: Partial<SandboxLimits>): SandboxLimits {
+  if (overrides === undefined) return base;
   const parsed = sandboxLimitsSchema.safeParse({ ...base, ...overrides });
   if (!parsed.success) {
     throw new InvalidLimitsError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));

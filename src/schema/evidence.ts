@@ -1,11 +1,11 @@
-import type { ParamSpec } from './model.js';
-
 /**
  * What in the official schema shows that a parameter has the effect a rule claims (an escalation
  * rule in policy/escalations.ts, an egress operation in risk-egress.ts). The schema tests hold every
  * rule to its evidence against each official schema, so a rule whose parameter changed meaning in a
  * new release fails there instead of silently guarding nothing.
  */
+import type { ParamSpec } from './model.js';
+
 export type Evidence =
   | { description: RegExp }
   | { format: string }

@@ -1,5 +1,3 @@
-import { SchemaParseError } from './errors.js';
-
 /**
  * Pull the schema array out of apidoc text without evaluating anything.
  *
@@ -8,6 +6,7 @@ import { SchemaParseError } from './errors.js';
  * to JSON.parse; any other content before, inside or after it is rejected with its position, so a file
  * that smuggles code next to the data never gets near a JavaScript engine.
  */
+import { SchemaParseError } from './errors.js';
 
 /** Deeper nesting than any real schema; bounds the stack use of everything that walks the tree later. */
 const MAX_NESTING = 256;

@@ -100,12 +100,17 @@ describe('loadSchemaFromString', () => {
 
   it('rejects a tree of the wrong shape, naming the JSON path', () => {
     const bad = '[{"path": "/a", "info": {"GET": {"parameters": {"properties": {"x": {"type": 5}}}}}}]';
-    expect(() => loadSchemaFromString(bad)).toThrow(SchemaShapeError);
-    try {
-      loadSchemaFromString(bad);
-    } catch (error) {
-      expect((error as SchemaShapeError).issues[0]?.jsonPath).toBe('$[0].info.GET.parameters.properties.x.type');
-    }
+    // Asserted outside a catch block, so that a load that does not throw fails here.
+    const error = (() => {
+      try {
+        loadSchemaFromString(bad);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(SchemaShapeError);
+    expect((error as SchemaShapeError).issues[0]?.jsonPath).toBe('$[0].info.GET.parameters.properties.x.type');
     expect(() => loadSchemaFromString('{"path": "/a"}')).toThrow(SchemaParseError);
     expect(() => loadSchemaFromString('[{"text": "no path"}]')).toThrow(/\$\[0\]\.path/);
     expect(() => loadSchemaFromString('[{"path": "/a"}, {"path": "/a"}]')).toThrow(/duplicate path node \/a/);

@@ -1,3 +1,12 @@
+/**
+ * Raw apidoc tree → plain `Operation`s. The tree is untrusted input (a user-named file or URL), so
+ * every path node and method is checked and problems are reported by JSON path; inside the product
+ * only the normalized, typed data circulates.
+ *
+ * The checks are written by hand, like readSchemaNode's for the JSON-schema fragments: this runs at
+ * every server start, and zod object schemas over the ~1100 path nodes and methods of PVE 9.1 cost
+ * as much as all the rest of normalizing while the code is still cold.
+ */
 import { SchemaShapeError, type SchemaShapeIssue } from './errors.js';
 import { isPlainObject, kindOf, readSchemaNode, readSchemaNodeMap } from './schema-node.js';
 import {
@@ -11,16 +20,6 @@ import {
   type SchemaNode,
 } from './model.js';
 import { classifyRisk } from './risk.js';
-
-/**
- * Raw apidoc tree → plain `Operation`s. The tree is untrusted input (a user-named file or URL), so
- * every path node and method is checked and problems are reported by JSON path; inside the product
- * only the normalized, typed data circulates.
- *
- * The checks are written by hand, like readSchemaNode's for the JSON-schema fragments: this runs at
- * every server start, and zod object schemas over the ~1100 path nodes and methods of PVE 9.1 cost
- * as much as all the rest of normalizing while the code is still cold.
- */
 
 /** A path node as the schema writes it, after checking. */
 interface RawPathNode {

@@ -1,11 +1,10 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { packageRoot } from './package-root.js';
-
 /**
  * Where tests and benchmarks find Proxmox's official apidoc files. They are AGPL data kept outside the
  * repository, so everything that needs them asks here and skips when they are absent.
  */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { packageRoot } from './package-root.js';
 
 export const OFFICIAL_VERSIONS = ['9.1', '8.4', '7.3'] as const;
 export type OfficialVersion = (typeof OFFICIAL_VERSIONS)[number];

@@ -1,6 +1,3 @@
-import type { Evidence } from './evidence.js';
-import type { HttpMethod } from './model.js';
-
 /**
  * Operations whose purpose is to make the cluster send its data to, or fetch from, a host the
  * caller names: every call of them is `privileged` (risk.ts adds them to its rules). Notifications
@@ -14,6 +11,9 @@ import type { HttpMethod } from './model.js';
  * it), or, for an operation with no such parameter, its own description. risk-egress.test.ts holds
  * every entry to it against the 9.1 schema; docs/risk-classes.md lists them (a test keeps it complete).
  */
+import type { Evidence } from './evidence.js';
+import type { HttpMethod } from './model.js';
+
 export interface EgressOperation {
   id: string;
   methods: readonly HttpMethod[];

@@ -1,11 +1,11 @@
-import type { OperationKey, RiskClass } from './model.js';
-
 /**
  * Reviewed exceptions to the risk rules in risk.ts: single operations whose effect differs from what
  * their method and path family suggest. Each entry must change the outcome of the rules (risk.test.ts
  * checks that and that the operation exists), so the table cannot silently rot.
  * Rationale for every class is in docs/risk-classes.md.
  */
+import type { OperationKey, RiskClass } from './model.js';
+
 export interface RiskException {
   risk: RiskClass;
   reason: string;

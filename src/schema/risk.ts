@@ -1,7 +1,3 @@
-import type { HttpMethod, OperationKey, RiskClass } from './model.js';
-import { EGRESS_OPERATIONS } from './risk-egress.js';
-import { RISK_EXCEPTIONS } from './risk-exceptions.js';
-
 /**
  * Every operation gets exactly one risk class. Order of decision:
  *   1. the reviewed exception table (risk-exceptions.ts),
@@ -10,6 +6,9 @@ import { RISK_EXCEPTIONS } from './risk-exceptions.js';
  * Rules match the path template (`/nodes/{node}/qemu/{vmid}/...`). The meaning of each class and the
  * reasoning behind every rule are in docs/risk-classes.md; keep the two in step.
  */
+import type { HttpMethod, OperationKey, RiskClass } from './model.js';
+import { EGRESS_OPERATIONS } from './risk-egress.js';
+import { RISK_EXCEPTIONS } from './risk-exceptions.js';
 
 export interface RiskRule {
   id: string;

@@ -1,6 +1,3 @@
-import type { SchemaShapeIssue } from './errors.js';
-import type { SchemaNode } from './model.js';
-
 /**
  * Check and copy one JSON-schema fragment of the apidoc (a parameter, `items`, `properties`, `returns`)
  * and everything nested in it. These fragments are most of the file; a hand-written walk keeps cold
@@ -10,6 +7,9 @@ import type { SchemaNode } from './model.js';
  * Real schemas write some numbers and flags as strings ("0", "1") and some optional fields as `null`;
  * numbers are coerced and nulls dropped, anything else of the wrong kind is reported by JSON path.
  */
+import type { SchemaShapeIssue } from './errors.js';
+import type { SchemaNode } from './model.js';
+
 export function readSchemaNode(value: unknown, jsonPath: string, issues: SchemaShapeIssue[]): SchemaNode | undefined {
   return readNode(value, { base: jsonPath, segments: [] }, issues);
 }

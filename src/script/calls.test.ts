@@ -1,5 +1,9 @@
 import { describe, it, expect } from 'vitest';
-import { analyzeSdkUsage, extractSdkCalls } from './calls.js';
+import { sdkCallsOf, type SdkCall } from './calls.js';
+import { lineCount, parseProgram } from './program.js';
+
+/** The SDK calls of a source, read as the compile reads them. */
+const extractSdkCalls = (source: string): SdkCall[] => sdkCallsOf(parseProgram(source), lineCount(source));
 
 describe('extractSdkCalls', () => {
   it('reads method, literal path, literal params and 1-based position', () => {
@@ -133,18 +137,14 @@ describe('extractSdkCalls', () => {
   });
 });
 
-describe('analyzeSdkUsage', () => {
-  it('lists waitTask uses with a literal timeout and cluster', () => {
+describe('waits for tasks', () => {
+  it('are not requests: the preflight decides the writes that start the tasks', () => {
     const src = [
       "const upid = await pve.post('/nodes/pve1/qemu/100/status/start');",
       'await pve.waitTask(upid, { timeoutMs: 60000 });',
       "await pve.cluster('lab').waitTask(u2);",
+      'await pve.waitTasks([upid]);',
     ].join('\n');
-    const usage = analyzeSdkUsage(src);
-    expect(usage.calls).toHaveLength(1);
-    expect(usage.waitTasks).toEqual([
-      { line: 2, col: 7, timeoutMs: 60000 },
-      { line: 3, col: 7, cluster: 'lab' },
-    ]);
+    expect(extractSdkCalls(src)).toEqual([expect.objectContaining({ method: 'POST', path: '/nodes/pve1/qemu/100/status/start', line: 1 })]);
   });
 });

@@ -5,7 +5,7 @@
  */
 import ts from 'typescript';
 import type { HttpMethod } from '../schema/model.js';
-import { lineCount, parseProgram, userPositionOf } from './program.js';
+import { userPositionOf } from './program.js';
 
 export interface SdkCall {
   method: HttpMethod;
@@ -32,20 +32,6 @@ export interface SdkCall {
   clusterUnknown?: boolean;
 }
 
-export interface WaitTaskUse {
-  line: number;
-  col: number;
-  /** Statically known `timeoutMs`, when given as a literal. */
-  timeoutMs?: number;
-  cluster?: string;
-  clusterUnknown?: boolean;
-}
-
-export interface SdkUsage {
-  calls: SdkCall[];
-  waitTasks: WaitTaskUse[];
-}
-
 const METHOD_BY_MEMBER: Record<string, HttpMethod> = { get: 'GET', post: 'POST', put: 'PUT', delete: 'DELETE' };
 
 /** A value we could not compute statically. */
@@ -59,23 +45,16 @@ type Binding =
   /** Declared by the script but not statically resolvable (let, parameters, redeclared names). */
   | { kind: 'opaque' };
 
-export function extractSdkCalls(tsSource: string): SdkCall[] {
-  return analyzeSdkUsage(tsSource).calls;
-}
-
-/** All SDK requests and `waitTask`/`waitTasks` uses in source order. Never throws on malformed source. */
-export function analyzeSdkUsage(tsSource: string): SdkUsage {
-  // Parsed as the program function's body: at a script's top level `await (x)` reads as a call.
-  return sdkUsageOf(parseProgram(tsSource), lineCount(tsSource));
-}
-
-/** The same, of a program already parsed (`parseProgram`): the compile reads the calls from its own parse. */
-export function sdkUsageOf(program: ts.SourceFile, userLines: number): SdkUsage {
+/**
+ * The SDK requests of a parsed program (`parseProgram`, which parses the script as the program
+ * function's body) in source order: the compile reads them from its own parse.
+ */
+export function sdkCallsOf(program: ts.SourceFile, userLines: number): SdkCall[] {
   const scan = scanSdkUsage(program, userLines);
   // A write through an object we cannot tie to the SDK (`(c ? pve.cluster('x') : pve).post`, a
   // `let` alias) may still be an SDK write: it is reported as a fully dynamic call.
   const unattributed = scan.unattributed.map((u): SdkCall => ({ ...u, path: null, pathIsTemplate: false, params: null, paramsComplete: false, unknownParams: [], clusterUnknown: true }));
-  return { calls: [...scan.requests.map((s) => s.call), ...unattributed], waitTasks: scan.waitTasks.map((s) => s.use) };
+  return [...scan.requests.map((s) => s.call), ...unattributed];
 }
 
 /** Members the sandbox's `pve` object really has; anything else is `undefined` at run time. */
@@ -83,7 +62,6 @@ export const SDK_MEMBERS: readonly string[] = ['get', 'post', 'put', 'delete', '
 
 export interface SdkScan {
   requests: Array<{ node: ts.CallExpression; call: SdkCall }>;
-  waitTasks: Array<{ node: ts.CallExpression; use: WaitTaskUse }>;
   /** `pve.gett`, `lab.waitTsk`...: member accesses on the SDK that do not exist. */
   unknownMembers: Array<{ node: ts.Node; name: string; line: number; col: number }>;
   /** `x.post(…)`, `x.put(…)`, `x.delete(…)` on something not known to be the SDK nor known not to be. */
@@ -93,7 +71,7 @@ export interface SdkScan {
 /** The SDK usage of a parsed program (see `parseProgram`), with the AST nodes for diagnostics. */
 export function scanSdkUsage(sf: ts.SourceFile, userLines: number): SdkScan {
   const bindings = collectConstBindings(sf);
-  const scan: SdkScan = { requests: [], waitTasks: [], unknownMembers: [], unattributed: [] };
+  const scan: SdkScan = { requests: [], unknownMembers: [], unattributed: [] };
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node)) inspectCall(node, sf, userLines, bindings, scan);
     if (ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) {
@@ -133,12 +111,6 @@ function inspectCall(
     ...(sdk.clusterUnknown ? { clusterUnknown: true } : {}),
   };
 
-  if (member === 'waitTask' || member === 'waitTasks') {
-    const opts = call.arguments[1] ? evaluate(call.arguments[1], bindings, 0) : undefined;
-    const timeoutMs = isPlainRecord(opts) && typeof opts.timeoutMs === 'number' ? opts.timeoutMs : undefined;
-    scan.waitTasks.push({ node: call, use: { ...where, ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...clusterInfo } });
-    return;
-  }
   const method = Object.hasOwn(METHOD_BY_MEMBER, member) ? METHOD_BY_MEMBER[member] : undefined;
   if (!method) return;
 
@@ -399,8 +371,4 @@ function skipParens(expr: ts.Expression): ts.Expression {
 
 function isPrimitive(v: unknown): v is string | number | boolean {
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-}
-
-function isPlainRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

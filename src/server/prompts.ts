@@ -11,10 +11,12 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Product } from '../app/product.js';
+import { CLUSTER_NAME_PATTERN } from '../client/config.js';
+import { parseUpid } from '../pve/upid.js';
 
 const clusterArg = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, 'a cluster name from the configuration')
+  .regex(CLUSTER_NAME_PATTERN, 'a cluster name from the configuration')
   .optional()
   .describe('Cluster name (default: the default cluster)');
 
@@ -22,7 +24,6 @@ const clusterArg = z
 const POOL = /^[A-Za-z0-9_.-]{1,64}$/;
 /** PVE's snapshot name syntax (pve-configid: a letter, then letters, digits, _ and -). */
 const SNAPNAME = /^[A-Za-z][A-Za-z0-9_-]{1,39}$/;
-const UPID = /^UPID:[A-Za-z0-9._-]+:[0-9A-Fa-f]{8}:[0-9A-Fa-f]{8}:[0-9A-Fa-f]{8,}:[^:\s]+:[^:\s]*:[^:\s]+:$/;
 
 const LOOP =
   'Work in the three-tool loop: (1) search_api to find the operations you need (one line per hit, with its risk ' +
@@ -95,13 +96,13 @@ export function registerPrompts(server: McpServer, product: Product): void {
       title: 'Why did this task fail?',
       description: 'Read a task\'s status and log by its UPID and explain the failure with the next step',
       argsSchema: {
-        upid: z.string().regex(UPID, 'a task UPID, e.g. UPID:pve1:0000C530:0001A2F3:6650B1C2:qmstart:101:root@pam:').describe('The task\'s UPID'),
+        upid: z.string().refine((upid) => parseUpid(upid) !== undefined, 'a task UPID, e.g. UPID:pve1:0000C530:0001A2F3:6650B1C2:qmstart:101:root@pam:').describe('The task\'s UPID'),
         cluster: clusterArg,
       },
     },
     ({ upid, cluster: c }) => {
       const name = cluster(c);
-      const node = upid.split(':')[1] as string;
+      const node = parseUpid(upid)?.node;
       return message(
         `Explain why the Proxmox VE task ${upid} on cluster '${name}' failed, and what to do next.${clusterNote(name)}\n\n${LOOP}\n\n` +
           `Suggested searches: "task status", "task log". The UPID names its node (${node}), type, guest and user. ` +

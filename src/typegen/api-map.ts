@@ -1,3 +1,4 @@
+/** The generated `PveApi` map: every path template's methods with their params and return types. */
 import { KINDED_LISTS } from '../pve/resource-kinds.js';
 import { HTTP_METHODS, type ApiModel, type Operation } from '../schema/model.js';
 import { operationDoc } from './jsdoc.js';

@@ -1,3 +1,4 @@
+/** Indexed parameter families (`net0`..`net31`) folded into one entry each, for types and for people. */
 import type { ParamSpec } from '../schema/model.js';
 
 /** A parameter as shown to people and in types: single, or an indexed family (`net0`..`net31` as `net[n]`). */

@@ -1,3 +1,4 @@
+/** The JSDoc text of generated declarations: an operation's summary, risk class and permissions. */
 import { describePermission } from '../permissions/describe.js';
 import type { Operation } from '../schema/model.js';
 

@@ -1,3 +1,4 @@
+/** Types of a list whose entries come in kinds (`GET /cluster/resources`): one interface per kind and the result per `type` filter. */
 import type { Operation, SchemaNode } from '../schema/model.js';
 import type { KindedList } from '../pve/resource-kinds.js';
 import { objectMembers } from './return-type.js';

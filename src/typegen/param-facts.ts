@@ -1,3 +1,4 @@
+/** Short phrases for a parameter's constraints its type does not show (range, length, format, default, keys). */
 import type { ParamSpec, SchemaNode } from '../schema/model.js';
 
 /** Keys of a property-string format listed before eliding the rest. */

@@ -1,3 +1,4 @@
+/** The TypeScript type of a PVE parameter, as the client puts it on the wire. */
 import type ts from 'typescript';
 import type { ParamSpec, SchemaNode } from '../schema/model.js';
 import { nodeSyntax } from './node-syntax.js';

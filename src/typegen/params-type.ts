@@ -1,3 +1,4 @@
+/** The params object type of one operation. */
 import type { Operation } from '../schema/model.js';
 import { groupParams } from './families.js';
 import { paramType } from './param-type.js';

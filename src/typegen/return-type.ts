@@ -1,3 +1,4 @@
+/** The TypeScript type a call resolves to, from PVE's return schema. */
 import type ts from 'typescript';
 import type { SchemaNode } from '../schema/model.js';
 import { nodeSyntax } from './node-syntax.js';

@@ -1,3 +1,4 @@
+/** The text back-end of the declaration syntax: prints what the TypeScript printer would, without building nodes. */
 import { jsDocBody } from './jsdoc.js';
 import { isBareName } from './names.js';
 import type { DeclarationSyntax } from './syntax.js';

@@ -11,8 +11,13 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
-/** Each folder may import only folders before it; app, server and cli come after all of these. */
-const ORDER = ['schema', 'pve', 'files', 'process', 'client', 'script', 'policy', 'safety', 'audit', 'bridge', 'sandbox', 'run', 'app', 'server', 'cli'];
+/** Each folder may import only folders before it (docs/architecture.md, "Layers, by folder"). */
+const ORDER = [
+  'schema', 'pve', 'files', 'process', 'permissions', 'client', 'search', 'typegen', 'script', 'policy', 'safety',
+  'audit', 'bridge', 'sandbox', 'run', 'describe', 'app', 'server', 'cli',
+];
+/** Folders outside the order, each with the only folders it may import: the simulator is not the product. */
+const APART: Record<string, readonly string[]> = { simulator: ['schema'] };
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.[^'"]+)\1/g;
 
@@ -119,8 +124,15 @@ describe('folders of src/', () => {
     expect(describeEdges(backwards), 'imports against the folder order').toBe('');
   });
 
-  it('name in the order only folders that exist', () => {
+  it('apart from the order, import only the folders named for them', () => {
+    const stray = [...edges.values()].filter((e) => Object.hasOwn(APART, e.from) && !APART[e.from]!.includes(e.to));
+    expect(describeEdges(stray), 'imports of folders outside the order').toBe('');
+  });
+
+  it('are every one named, in the order or apart from it', () => {
     const folders = readdirSync(SRC).filter((name) => statSync(join(SRC, name)).isDirectory());
-    expect(ORDER.filter((f) => !folders.includes(f)), 'folders of the order that no longer exist').toEqual([]);
+    const named = [...ORDER, ...Object.keys(APART)];
+    expect(named.filter((f) => !folders.includes(f)), 'named folders that no longer exist').toEqual([]);
+    expect(folders.filter((f) => !named.includes(f)), 'folders named nowhere').toEqual([]);
   });
 });

@@ -74,6 +74,10 @@ describe('waitTask', () => {
   it('rejects a malformed UPID without calling the server', async () => {
     const before = sim.counters.snapshot().total;
     expect(await caught(() => client.waitTask('not-a-upid'))).toBeInstanceOf(PveInputError);
+    // One field short (no trailing colon): refused with the shape it should have.
+    const short = await caught(() => client.waitTask('UPID:pve1:00000001:00000002:00000003:qmstart:100:root@pam'));
+    expect(short).toBeInstanceOf(PveInputError);
+    expect((short as Error).message).toMatch(/UPID:<node>:<pid>/);
     expect(sim.counters.snapshot().total).toBe(before);
   });
 

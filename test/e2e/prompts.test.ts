@@ -51,6 +51,8 @@ describe('MCP prompts', () => {
     expect(snapshot).toContain("'pre_upgrade'");
     expect(snapshot).toMatch(/dryRun: true/);
     expect(task).toContain('(pve1)');
+    // Any UPID the client can wait for is one the prompt takes: here a 9-digit pstart (a node up for years).
+    expect(await promptText('why-task-failed', { upid: 'UPID:pve2:0017C594:10ADB2769:63EC5455:imgcopy::root@pam:' })).toContain('(pve2)');
     expect(capacity).toContain('above 75%');
     const found = async (query: string, line: RegExp) => {
       const r = await callTool(c, 'search_api', { query, limit: 8 });

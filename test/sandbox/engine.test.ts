@@ -126,13 +126,13 @@ describe('the pve bridge', () => {
     const bridge = fakeBridge();
     const o = await engine.run(
       {
-        code: "const lab = pve.cluster('lab');\nconst echo = await lab.get('/echo', { a: [1, 'x'], b: true });\nconst task = await lab.waitTask('UPID:pve1:0001:0002:0003:qmstart:100:root@pam:', { timeoutMs: 5000 });\nreturn { echo, ok: task.ok };",
+        code: "const lab = pve.cluster('lab');\nconst echo = await lab.get('/echo', { a: [1, 'x'], b: true });\nconst task = await lab.waitTask('UPID:pve1:00000001:00000002:00000003:qmstart:100:root@pam:', { timeoutMs: 5000 });\nreturn { echo, ok: task.ok };",
         typecheck: false,
       },
       bridge.handler,
     );
     expect(o.result).toEqual({ echo: { params: { a: [1, 'x'], b: true }, cluster: 'lab' }, ok: true });
-    expect(bridge.calls[1]).toEqual({ kind: 'waitTask', upid: 'UPID:pve1:0001:0002:0003:qmstart:100:root@pam:', timeoutMs: 5000, cluster: 'lab' });
+    expect(bridge.calls[1]).toEqual({ kind: 'waitTask', upid: 'UPID:pve1:00000001:00000002:00000003:qmstart:100:root@pam:', timeoutMs: 5000, cluster: 'lab' });
   });
 
   it('runs parallel calls up to the cap and queues the rest', async () => {

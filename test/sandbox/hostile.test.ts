@@ -240,7 +240,7 @@ describe('path traversal and malformed calls', () => {
     await refused("await pve.get('/nodes//qemu');", /empty path segment/);
   });
   it('a traversing cluster name', () => refused("await pve.cluster('../etc').get('/version');", /cluster/));
-  it('a bogus task id', () => refused("await pve.waitTask('../../etc/passwd');", /task id/));
+  it('a bogus task id', () => refused("await pve.waitTask('../../etc/passwd');", /not a task ID \(UPID:<node>/));
   it('a pve.cluster() name that is not a string throws in the sandbox', async () => {
     expectError(await run('pve.cluster(42 as any);'), 'invalid', /name must be a non-empty string/);
   });

@@ -18,7 +18,7 @@ afterAll(async () => {
   await engine.close();
 });
 
-const upid = (n: number, type = 'qmsnapshot') => `UPID:pve${n % 2 + 1}:0000000${n}:00000001:65A0B1C2:${type}:${100 + n}:root@pam:`;
+const upid = (n: number, type = 'qmsnapshot') => `UPID:pve${n % 2 + 1}:${n.toString(16).toUpperCase().padStart(8, '0')}:00000001:65A0B1C2:${type}:${100 + n}:root@pam:`;
 
 /** A bridge whose answer depends on the task's VMID: 101 fails, 102's wait is refused, 103 is still running. */
 function batchBridge(): { handler: BridgeHandler; calls: BridgeCall[]; peak: () => number } {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_SAMPLES } from '../../test/client/error-samples.js';
+import { ERROR_SAMPLES } from './error-samples.js';
 import {
   callOutcomeOf,
   type CallOutcome,
@@ -9,7 +9,7 @@ import {
   type PveErrorCode,
   PveHttpError,
   PveTimeoutError,
-} from './errors.js';
+} from '../../src/client/errors.js';
 
 /** Each sample (as a read raises it) classified for a GET and for a POST. */
 const EXPECTED: Record<PveErrorCode, { GET: CallOutcome; POST: CallOutcome }> = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { testModel } from '../../test/safety/helpers/model.js';
-import { copyJsonData } from './json-data.js';
-import { InvalidCallError, resolveRequest } from './request.js';
+import { testModel } from '../safety/helpers/model.js';
+import { copyJsonData } from '../../src/policy/json-data.js';
+import { InvalidCallError, resolveRequest } from '../../src/policy/request.js';
 
 const model = testModel();
 
@@ -58,7 +58,7 @@ describe('resolveRequest', () => {
   });
 
   it('rejects unsafe placeholder values', () => {
-    expect(() => resolveRequest(model, 'GET', '/nodes/{node}/qemu', { node: '../access' })).toThrow(/outside|dot/);
+    expect(() => resolveRequest(model, 'GET', '/nodes/{node}/qemu', { node: '../../src/access' })).toThrow(/outside|dot/);
     expect(() => resolveRequest(model, 'GET', '/nodes/{node}/qemu', { node: 'pve1/qemu' })).toThrow(/outside/);
     expect(() => resolveRequest(model, 'GET', '/nodes/{node}/qemu', { node: { toString: 'x' } })).toThrow(/string or a whole number/);
     expect(() => resolveRequest(model, 'GET', '/nodes/{node}/qemu', {})).toThrow(/\{node\} has no value/);

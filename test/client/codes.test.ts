@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ERROR_SAMPLES } from '../../test/client/error-samples.js';
+import { ERROR_SAMPLES } from './error-samples.js';
 import {
   causeCodeOf,
   httpStatusOf,
@@ -13,7 +13,7 @@ import {
   PveOutcomeUnknownError,
   PveTlsError,
   TlsPinMismatchError,
-} from './errors.js';
+} from '../../src/client/errors.js';
 
 describe('stable error codes', () => {
   it('lists each code once, prefixed and kebab-case, and every code has a sample error', () => {
@@ -67,7 +67,7 @@ describe('stable error codes', () => {
 
   it('recognizes an error from another copy of the module, which instanceof does not', async () => {
     vi.resetModules();
-    const copy = (await import('./errors.js?copy')) as typeof import('./errors.js');
+    const copy = (await import('../../src/client/errors.js?copy')) as typeof import('../../src/client/errors.js');
     const foreign = new copy.PveHttpError({ status: 503, pveMessage: 'busy', method: 'GET', path: '/nodes' });
     expect(foreign).not.toBeInstanceOf(PveHttpError);
     expect(isPveError(foreign)).toBe(true);

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClient } from '../../test/safety/helpers/fake-client.js';
-import { testModel } from '../../test/safety/helpers/model.js';
-import { extractSdkCalls } from '../script/calls.js';
-import { GuestDirectory } from './guests.js';
-import { Policy } from './policy.js';
-import { preflight } from './preflight.js';
-import { PermissionCache, TokenPrivileges, UNKNOWN_SEGMENT } from './privileges.js';
+import { FakeClient } from '../safety/helpers/fake-client.js';
+import { testModel } from '../safety/helpers/model.js';
+import { sdkCallsOf, type SdkCall } from '../../src/script/calls.js';
+import { lineCount, parseProgram } from '../../src/script/program.js';
+import { GuestDirectory } from '../../src/policy/guests.js';
+import { Policy } from '../../src/policy/policy.js';
+import { preflight } from '../../src/policy/preflight.js';
+import { PermissionCache, TokenPrivileges, UNKNOWN_SEGMENT } from '../../src/policy/privileges.js';
+
+/** The SDK calls of a source, read as the compile reads them. */
+const extractSdkCalls = (source: string): SdkCall[] => sdkCallsOf(parseProgram(source), lineCount(source));
 
 const model = testModel();
 

@@ -2,14 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClient } from '../../test/safety/helpers/fake-client.js';
-import { testModel } from '../../test/safety/helpers/model.js';
-import type { BridgeHandler } from '../bridge/protocol.js';
-import { ApprovalStore, type ApprovalRequest, type ElicitationAnswer } from '../safety/approval.js';
-import { Policy } from '../policy/policy.js';
-import { extractSdkCalls } from '../script/calls.js';
-import type { Executor } from './executor.js';
-import { RunPipeline, type ExecutePhase, type PipelineDeps } from './pipeline.js';
+import { FakeClient } from '../safety/helpers/fake-client.js';
+import { testModel } from '../safety/helpers/model.js';
+import type { BridgeHandler } from '../../src/bridge/protocol.js';
+import { ApprovalStore, type ApprovalRequest, type ElicitationAnswer } from '../../src/safety/approval.js';
+import { Policy } from '../../src/policy/policy.js';
+import { sdkCallsOf, type SdkCall } from '../../src/script/calls.js';
+import { lineCount, parseProgram } from '../../src/script/program.js';
+import type { Executor } from '../../src/run/executor.js';
+import { RunPipeline, type ExecutePhase, type PipelineDeps } from '../../src/run/pipeline.js';
+
+/** The SDK calls of a source, read as the compile reads them. */
+const extractSdkCalls = (source: string): SdkCall[] => sdkCallsOf(parseProgram(source), lineCount(source));
 
 const model = testModel();
 let dir: string;

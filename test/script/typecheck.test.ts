@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, it, expect, beforeAll } from 'vitest';
-import { loadSchemaFromString } from '../schema/loader.js';
-import { sdkDeclarationFiles } from '../typegen/index.js';
-import { ScriptChecker, declarationsHash } from './typecheck.js';
-import { formatDiagnostic } from './diagnostics.js';
-import { miniModel, miniSdkFiles } from '../../test/sandbox/fixtures/mini-sdk.js';
+import { loadSchemaFromString } from '../../src/schema/loader.js';
+import { sdkDeclarationFiles } from '../../src/typegen/index.js';
+import { ScriptChecker, declarationsHash } from '../../src/script/typecheck.js';
+import { formatDiagnostic } from '../../src/script/diagnostics.js';
+import { miniModel, miniSdkFiles } from '../sandbox/fixtures/mini-sdk.js';
 
 let checker: ScriptChecker;
 beforeAll(() => {
@@ -160,7 +160,7 @@ describe('ScriptChecker identity and generated declarations', () => {
 
 describe('ScriptChecker: a list narrowed by its type filter', () => {
   it('judges and words a failed call by the general signature, not the narrowing one', () => {
-    const model = loadSchemaFromString(readFileSync(new URL('../schema/fixtures/mini-apidoc.js', import.meta.url), 'utf8'));
+    const model = loadSchemaFromString(readFileSync(new URL('../../src/schema/fixtures/mini-apidoc.js', import.meta.url), 'utf8'));
     const generated = new ScriptChecker({ files: sdkDeclarationFiles(model), model });
     try {
       const ordinary = generated.check("const vms = await pve.get('/cluster/resources', { type: 'vm' });\nreturn vms.map((r) => r.vmid.toFixed());");

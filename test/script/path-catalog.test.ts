@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { miniModel } from '../../test/sandbox/fixtures/mini-sdk.js';
-import { ApiModel, type Operation } from '../schema/model.js';
-import { pathCatalogModel, pathCatalogOf, pathCatalogSchema } from './path-catalog.js';
+import { miniModel } from '../sandbox/fixtures/mini-sdk.js';
+import { ApiModel, type Operation } from '../../src/schema/model.js';
+import { pathCatalogModel, pathCatalogOf, pathCatalogSchema } from '../../src/script/path-catalog.js';
 
 describe('path catalog', () => {
   const model = miniModel();

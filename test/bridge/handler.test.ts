@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClient } from '../../test/safety/helpers/fake-client.js';
-import { testModel } from '../../test/safety/helpers/model.js';
-import { Budget } from '../safety/budget.js';
-import { PlanBinding, PlanRecorder } from '../safety/plan.js';
-import { Policy } from '../policy/policy.js';
-import { REDACTED, SecretScrubber } from '../safety/redact.js';
-import { createBridgeHandler, type BridgeDeps, type RunMode } from './handler.js';
-import type { BridgeCall, BridgeReply } from './protocol.js';
+import { FakeClient } from '../safety/helpers/fake-client.js';
+import { testModel } from '../safety/helpers/model.js';
+import { Budget } from '../../src/safety/budget.js';
+import { PlanBinding, PlanRecorder } from '../../src/safety/plan.js';
+import { Policy } from '../../src/policy/policy.js';
+import { REDACTED, SecretScrubber } from '../../src/safety/redact.js';
+import { createBridgeHandler, type BridgeDeps, type RunMode } from '../../src/bridge/handler.js';
+import type { BridgeCall, BridgeReply } from '../../src/bridge/protocol.js';
 
 const model = testModel();
 const ctx = () => ({ signal: new AbortController().signal });
@@ -236,7 +236,7 @@ describe('bridge handler: waitTask', () => {
 
   it('reports a failed task as kind task', async () => {
     const t = setup({ preset: 'operator' });
-    const { PveTaskFailedError } = await import('../client/errors.js');
+    const { PveTaskFailedError } = await import('../../src/client/errors.js');
     t.client.waitTask = async (upid) => {
       throw new PveTaskFailedError({ upid, node: 'pve1', status: 'stopped', exitstatus: 'VM 101 already running', ok: false, log: ['TASK ERROR: VM 101 already running'] });
     };
@@ -375,7 +375,7 @@ describe('bridge handler: write-ahead and truthful outcomes', () => {
   });
 
   it('reports a sent change without an answer as outcome unknown, never as cancelled', async () => {
-    const { PveOutcomeUnknownError } = await import('../client/errors.js');
+    const { PveOutcomeUnknownError } = await import('../../src/client/errors.js');
     const t = setup({ preset: 'operator' });
     const original = t.client.request.bind(t.client);
     t.client.request = async (method, path, params, options) => {

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ERROR_SAMPLES } from '../../test/client/error-samples.js';
-import { PVE_ERROR_CODES, type PveErrorCode, PveAbortedError, PveConnectionError, PveTimeoutError } from '../client/errors.js';
-import { toBridgeError } from './errors.js';
-import { BRIDGE_ERROR_KINDS, type BridgeErrorKind } from './protocol.js';
+import { ERROR_SAMPLES } from '../client/error-samples.js';
+import { PVE_ERROR_CODES, type PveErrorCode, PveAbortedError, PveConnectionError, PveTimeoutError } from '../../src/client/errors.js';
+import { toBridgeError } from '../../src/bridge/errors.js';
+import { BRIDGE_ERROR_KINDS, type BridgeErrorKind } from '../../src/bridge/protocol.js';
 
 /** The kind scripts see for each code, of a read (a change whose outcome is unknown is `unknown`). */
 const EXPECTED_KIND: Record<PveErrorCode, BridgeErrorKind> = {
@@ -95,7 +95,7 @@ describe('client error codes → bridge error kinds', () => {
 
   it('classifies an error of another copy of the client module by its code', async () => {
     vi.resetModules();
-    const copy = (await import('../client/errors.js?copy')) as typeof import('../client/errors.js');
+    const copy = (await import('../../src/client/errors.js?copy')) as typeof import('../../src/client/errors.js');
     const foreign = new copy.PveNotFoundError({ status: 500, pveMessage: 'no such VM', method: 'GET', path: '/x' });
     expect(toBridgeError(foreign, {})).toMatchObject({ kind: 'api', status: 500 });
     expect(toBridgeError(new copy.PveInputError('bad UPID'), {}).kind).toBe('invalid');
