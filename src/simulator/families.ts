@@ -12,7 +12,9 @@ import { backupEndpoints } from './cluster/endpoints/backup.js';
 import { bulkEndpoints } from './cluster/endpoints/bulk.js';
 import { cephEndpoints } from './cluster/endpoints/ceph-reads.js';
 import { cloudinitEndpoints } from './cluster/endpoints/cloudinit.js';
-import { agentReadEndpoints, clusterReadEndpoints } from './cluster/endpoints/cluster-reads.js';
+import { acmeEndpoints } from './cluster/endpoints/acme.js';
+import { agentReadEndpoints } from './cluster/endpoints/agent-reads.js';
+import { clusterReadEndpoints } from './cluster/endpoints/cluster-reads.js';
 import { clusterViewEndpoints } from './cluster/endpoints/cluster.js';
 import { clusterIpsetEndpoints, guestIpsetEndpoints } from './cluster/endpoints/firewall-ipsets.js';
 import { firewallEndpoints } from './cluster/endpoints/firewall.js';
@@ -23,9 +25,13 @@ import { guestReadEndpoints } from './cluster/endpoints/guest-reads.js';
 import { guestEndpoints } from './cluster/endpoints/guests.js';
 import { haRuleEndpoints } from './cluster/endpoints/ha-rules.js';
 import { haEndpoints } from './cluster/endpoints/ha.js';
+import { mappingEndpoints } from './cluster/endpoints/mappings.js';
 import { migrateEndpoints } from './cluster/endpoints/migrate.js';
+import { nodeHardwareEndpoints } from './cluster/endpoints/node-hardware.js';
+import { nodePackageEndpoints } from './cluster/endpoints/node-packages.js';
 import { nodeReadEndpoints } from './cluster/endpoints/node-reads.js';
 import { nodeEndpoints } from './cluster/endpoints/nodes.js';
+import { notificationEndpoints } from './cluster/endpoints/notifications.js';
 import { outboundEndpoints } from './cluster/endpoints/outbound.js';
 import { poolEndpoints } from './cluster/endpoints/pools.js';
 import { pruneEndpoints } from './cluster/endpoints/prune.js';
@@ -72,7 +78,12 @@ export const FAMILIES: readonly EndpointFamily[] = [
   cluster(firewallEndpoints),
   cluster(sdnEndpoints),
   cluster(nodeReadEndpoints),
+  cluster(nodeHardwareEndpoints),
+  cluster(nodePackageEndpoints),
   cluster(clusterReadEndpoints),
+  cluster(notificationEndpoints),
+  cluster(mappingEndpoints),
+  cluster(acmeEndpoints),
   cluster(cephEndpoints),
   { kind: 'access', build: accessEndpoints },
   { kind: 'access', build: accessReadEndpoints },
