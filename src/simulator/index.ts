@@ -13,11 +13,10 @@ import { createCluster, type SimCluster } from './cluster/index.js';
 import { unknownNode } from './cluster/errors.js';
 import type { SimEndpoint } from './contract.js';
 import { Authenticator, type AuthFailureStyle } from './access/authenticate.js';
-import { accessEndpoints } from './access/endpoints.js';
-import { accessReads } from './access/reads.js';
 import { AccessStore, newUser, type AclSubjectType, type ApiToken, type User } from './access/store.js';
 import { generateSigningKeys, TicketAuthority } from './access/tickets.js';
 import { seedDemoAccounts } from './access/demo-accounts.js';
+import { accessFamilyEndpoints } from './families.js';
 import { FaultController, faultSpecSchema, type FaultSpec } from './faults.js';
 import { renderApidoc } from './own-schema.js';
 import { applyScenarios, loadScenarioFile, normalizeScenario, ScenarioError, type Scenario, type ScenarioInput } from './scenarios.js';
@@ -202,8 +201,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
 
   const endpoints: SimEndpoint[] = [
     ...cluster.endpoints(),
-    ...accessEndpoints({ store, tickets, clusterName: () => cluster.clusterName }),
-    ...accessReads(store),
+    ...accessFamilyEndpoints({ store, tickets, clusterName: () => cluster.clusterName }),
   ];
   const ownApidoc = renderApidoc(endpoints);
   let apidocText = ownApidoc;

@@ -5,8 +5,9 @@
 import { createHash } from 'node:crypto';
 import type { SimEndpoint, SimRequestContext } from '../contract.js';
 import { PveHttpError } from '../contract.js';
-import { READ_SPECS } from '../cluster/endpoints/read-specs.js';
-import type { AccessStore, User } from './store.js';
+import { ANY, LIST, OBJ, perm, str } from '../cluster/endpoints/schema.js';
+import type { AccessEndpointEnv } from './endpoints.js';
+import type { User } from './store.js';
 
 type Json = Record<string, unknown>;
 
@@ -21,54 +22,100 @@ function tfaEntries(u: User): Json[] {
   return out;
 }
 
-export function accessReads(store: AccessStore): SimEndpoint[] {
+export function accessReadEndpoints({ store }: AccessEndpointEnv): SimEndpoint[] {
   const user = (ctx: SimRequestContext): User => {
     const u = store.user(param(ctx, 'userid'));
     if (!u) throw die(`no such user ('${param(ctx, 'userid')}')`);
     return u;
   };
-  const handlers: Record<string, [string, (ctx: SimRequestContext) => unknown]> = {
-    '/access': ['Access-control sections (directory index).', () => ['acl', 'domains', 'groups', 'openid', 'password', 'permissions', 'roles', 'tfa', 'ticket', 'users'].map((subdir) => ({ subdir }))],
-    '/access/openid': ['OpenID Connect login steps (directory index).', () => ['auth-url', 'login'].map((subdir) => ({ subdir }))],
-    '/access/groups': ['User groups the caller may see, with their members.', (ctx) =>
-      [...store.groups.values()]
-        .filter((g) => ctx.hasPriv(`/access/groups/${g.groupid}`, 'Sys.Audit') || ctx.hasPriv(`/access/groups/${g.groupid}`, 'Group.Allocate'))
-        .map((g) => ({ groupid: g.groupid, ...(g.comment ? { comment: g.comment } : {}), users: [...g.members].sort().join(',') }))],
-    '/access/groups/{groupid}': ['One group: its comment and members.', (ctx) => {
-      const g = store.groups.get(param(ctx, 'groupid'));
-      if (!g) throw die(`group '${param(ctx, 'groupid')}' does not exist`);
-      return { ...(g.comment ? { comment: g.comment } : {}), members: [...g.members].sort() };
-    }],
-    '/access/roles/{roleid}': ['The privileges one role grants.', (ctx) => {
-      const r = store.roles.get(param(ctx, 'roleid'));
-      if (!r) throw die(`role '${param(ctx, 'roleid')}' does not exist`);
-      return Object.fromEntries([...r.privs].sort().map((p) => [p, 1]));
-    }],
-    '/access/domains/{realm}': ['One authentication realm\'s settings.', (ctx) => {
-      const r = store.realms.get(param(ctx, 'realm'));
-      if (!r) throw die(`domain '${param(ctx, 'realm')}' does not exist`);
-      const out = { type: r.type, comment: r.comment, ...(r.default ? { default: 1 } : {}) };
-      return { ...out, digest: createHash('sha1').update(JSON.stringify(out)).digest('hex') };
-    }],
-    '/access/tfa': ['Second factors of every user the caller may see (never their secrets).', (ctx) =>
-      [...store.users.values()]
-        .filter((u) => u.userid === ctx.principal.userid || ctx.hasPriv('/access/groups', 'Sys.Audit') || ctx.hasPriv('/access/groups', 'User.Modify'))
-        .map((u) => ({ userid: u.userid, entries: tfaEntries(u) }))],
-    '/access/tfa/{userid}': ['The second factors of one user.', (ctx) => tfaEntries(user(ctx))],
-    '/access/tfa/{userid}/{id}': ['One second factor of a user.', (ctx) => {
-      const e = tfaEntries(user(ctx)).find((x) => x.id === param(ctx, 'id'));
-      if (!e) throw die('no such tfa entry');
-      return e;
-    }],
-    '/access/users/{userid}/tfa': ['Which kinds of second factor a user has.', (ctx) => {
-      // Recovery keys back up the other factors; they are not a kind of factor of their own here.
-      const types = tfaEntries(user(ctx)).map((e) => e.type).filter((t) => t !== 'recovery');
-      return types.length ? { types } : {};
-    }],
-  };
-  return Object.entries(handlers).map(([path, [description, handler]]) => {
-    const spec = READ_SPECS[path];
-    if (!spec) throw new Error(`no read spec for ${path}`);
-    return { method: 'GET', path, description, ...spec, parameters: { ...spec.params }, handler };
-  });
+  const handlers: SimEndpoint[] = [
+    {
+      method: 'GET', path: '/access',
+      description: 'Access-control sections (directory index).',
+      parameters: {}, returns: LIST, permissions: { user: 'all' },
+      handler: () => ['acl', 'domains', 'groups', 'openid', 'password', 'permissions', 'roles', 'tfa', 'ticket', 'users'].map((subdir) => ({ subdir })),
+    },
+    {
+      method: 'GET', path: '/access/openid',
+      description: 'OpenID Connect login steps (directory index).',
+      parameters: {}, returns: LIST, permissions: { user: 'all' },
+      handler: () => ['auth-url', 'login'].map((subdir) => ({ subdir })),
+    },
+    {
+      method: 'GET', path: '/access/groups',
+      description: 'User groups the caller may see, with their members.',
+      parameters: {}, returns: LIST, permissions: { user: 'all' },
+      handler: (ctx) =>
+        [...store.groups.values()]
+          .filter((g) => ctx.hasPriv(`/access/groups/${g.groupid}`, 'Sys.Audit') || ctx.hasPriv(`/access/groups/${g.groupid}`, 'Group.Allocate'))
+          .map((g) => ({ groupid: g.groupid, ...(g.comment ? { comment: g.comment } : {}), users: [...g.members].sort().join(',') })),
+    },
+    {
+      method: 'GET', path: '/access/groups/{groupid}',
+      description: 'One group: its comment and members.',
+      parameters: { groupid: str('The groupid asked for.', { format: 'pve-groupid' }) }, returns: OBJ, permissions: { check: perm('/access/groups', ['Sys.Audit', 'Group.Allocate'], 'any', 1) },
+      handler: (ctx) => {
+        const g = store.groups.get(param(ctx, 'groupid'));
+        if (!g) throw die(`group '${param(ctx, 'groupid')}' does not exist`);
+        return { ...(g.comment ? { comment: g.comment } : {}), members: [...g.members].sort() };
+      },
+    },
+    {
+      method: 'GET', path: '/access/roles/{roleid}',
+      description: 'The privileges one role grants.',
+      parameters: { roleid: str('The roleid asked for.', { format: 'pve-roleid' }) }, returns: OBJ, permissions: { user: 'all' },
+      handler: (ctx) => {
+        const r = store.roles.get(param(ctx, 'roleid'));
+        if (!r) throw die(`role '${param(ctx, 'roleid')}' does not exist`);
+        return Object.fromEntries([...r.privs].sort().map((p) => [p, 1]));
+      },
+    },
+    {
+      method: 'GET', path: '/access/domains/{realm}',
+      description: 'One authentication realm\'s settings.',
+      parameters: { realm: str('The realm asked for.', { format: 'pve-realm', maxLength: 32 }) }, returns: ANY, permissions: { check: perm('/access/realm', ['Realm.Allocate', 'Sys.Audit'], 'any', 1) },
+      handler: (ctx) => {
+        const r = store.realms.get(param(ctx, 'realm'));
+        if (!r) throw die(`domain '${param(ctx, 'realm')}' does not exist`);
+        const out = { type: r.type, comment: r.comment, ...(r.default ? { default: 1 } : {}) };
+        return { ...out, digest: createHash('sha1').update(JSON.stringify(out)).digest('hex') };
+      },
+    },
+    {
+      method: 'GET', path: '/access/tfa',
+      description: 'Second factors of every user the caller may see (never their secrets).',
+      parameters: {}, returns: LIST, permissions: { user: 'all' }, protected: true,
+      handler: (ctx) =>
+        [...store.users.values()]
+          .filter((u) => u.userid === ctx.principal.userid || ctx.hasPriv('/access/groups', 'Sys.Audit') || ctx.hasPriv('/access/groups', 'User.Modify'))
+          .map((u) => ({ userid: u.userid, entries: tfaEntries(u) })),
+    },
+    {
+      method: 'GET', path: '/access/tfa/{userid}',
+      description: 'The second factors of one user.',
+      parameters: { userid: str('User ID (user@realm).', { format: 'pve-userid', maxLength: 64 }) }, returns: LIST, permissions: { check: ['or', ['userid-param', 'self'], ['userid-group', ['User.Modify', 'Sys.Audit']]] }, protected: true,
+      handler: (ctx) => tfaEntries(user(ctx)),
+    },
+    {
+      method: 'GET', path: '/access/tfa/{userid}/{id}',
+      description: 'One second factor of a user.',
+      parameters: { userid: str('User ID (user@realm).', { format: 'pve-userid', maxLength: 64 }), id: str('Identifier of the object.') }, returns: OBJ, permissions: { check: ['or', ['userid-param', 'self'], ['userid-group', ['User.Modify', 'Sys.Audit']]] }, protected: true,
+      handler: (ctx) => {
+        const e = tfaEntries(user(ctx)).find((x) => x.id === param(ctx, 'id'));
+        if (!e) throw die('no such tfa entry');
+        return e;
+      },
+    },
+    {
+      method: 'GET', path: '/access/users/{userid}/tfa',
+      description: 'Which kinds of second factor a user has.',
+      parameters: { userid: str('User ID (user@realm).', { format: 'pve-userid', maxLength: 64 }) }, returns: OBJ, permissions: { check: ['or', ['userid-param', 'self'], ['userid-group', ['User.Modify', 'Sys.Audit']]] }, protected: true,
+      handler: (ctx) => {
+        // Recovery keys back up the other factors; they are not a kind of factor of their own here.
+        const types = tfaEntries(user(ctx)).map((e) => e.type).filter((t) => t !== 'recovery');
+        return types.length ? { types } : {};
+      },
+    },
+  ];
+  return handlers;
 }

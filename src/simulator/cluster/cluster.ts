@@ -4,7 +4,7 @@
  * to the state.
  */
 import type { SimEndpoint } from '../contract.js';
-import { clusterEndpoints } from './endpoints/index.js';
+import { clusterEndpoints } from '../families.js';
 import { generateCluster } from './generate.js';
 import { resolvePreset } from './presets.js';
 import type { ClusterState } from './state.js';

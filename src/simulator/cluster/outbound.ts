@@ -9,15 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ClusterState } from './state.js';
-
-export interface OutboundRequest {
-  /** Epoch ms. */
-  at: number;
-  node: string;
-  user: string;
-  kind: 'query-url-metadata' | 'download-url' | 'remote-migrate';
-  url: string;
-}
+import type { OutboundRequest } from './types.js';
 
 const UNRESOLVABLE_TLDS = new Set(['invalid', 'test', 'example', 'local', 'localdomain', 'lan', 'internal', 'home', 'corp']);
 

@@ -9,26 +9,14 @@ import { PveHttpError } from '../contract.js';
 import type { ClusterState } from './state.js';
 import type { SimStorage } from './types.js';
 
-const FULL = new WeakMap<ClusterState, Set<string>>();
-
 /** Marks a storage full (or gives its space back). */
 export function setStorageFull(state: ClusterState, storage: string, full = true): void {
-  let set = FULL.get(state);
-  if (!set) {
-    set = new Set();
-    FULL.set(state, set);
-  }
-  if (full) set.add(storage);
-  else set.delete(storage);
+  if (full) state.fullStorages.add(storage);
+  else state.fullStorages.delete(storage);
 }
 
 export function isStorageFull(state: ClusterState, storage: string): boolean {
-  return FULL.get(state)?.has(storage) ?? false;
-}
-
-/** Storage IDs currently full. */
-export function fullStorages(state: ClusterState): readonly string[] {
-  return [...(FULL.get(state) ?? [])];
+  return state.fullStorages.has(storage);
 }
 
 /** The backend's answer to allocating `volid` on a storage without space. */

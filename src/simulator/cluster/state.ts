@@ -5,12 +5,10 @@
  */
 import { configMissing, unknownNode } from './errors.js';
 import { diskEntries } from './guest-config.js';
-import { fullStorages } from './space.js';
 import { guestRuntime, nodeRuntime, type GuestRuntime, type NodeRuntime } from './metrics.js';
 import type { Rng } from './prng.js';
-import type { OutboundRequest } from './outbound.js';
 import { TaskEngine, type TaskFault } from './tasks.js';
-import type { BackupJob, Guest, GuestType, HaResource, HaRule, IpSet, Pool, SimNode, SimStorage, StoredVolume } from './types.js';
+import type { BackupJob, Guest, GuestType, HaResource, HaRule, IpSet, OutboundRequest, Pool, SimNode, SimStorage, StoredVolume } from './types.js';
 
 export interface VersionInfo {
   version: string;
@@ -35,6 +33,8 @@ export class ClusterState {
   readonly taskFaults: TaskFault[] = [];
   /** Every attempt of a node to contact the outside (nothing is ever fetched); see outbound.ts. */
   readonly outbound: OutboundRequest[] = [];
+  /** Storages out of space (the `full-storage` scenario); see space.ts for what that changes. */
+  readonly fullStorages = new Set<string>();
   readonly tasks: TaskEngine;
   /** Per-area state built on first use from the rest (firewall, SDN, Ceph, notifications…), see `area`. */
   private readonly areas = new Map<string, unknown>();
@@ -153,7 +153,7 @@ export class ClusterState {
       for (const d of diskEntries(g.type, g.config)) add(d.storage, g.node, d.size);
     }
     for (const v of this.volumes) add(v.storage, v.node, v.size);
-    for (const id of fullStorages(this)) {
+    for (const id of this.fullStorages) {
       const s = this.storages.get(id);
       if (!s) continue;
       for (const n of this.nodes.keys()) {

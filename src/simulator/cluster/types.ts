@@ -181,3 +181,13 @@ export interface HaRule {
   /** Position in rules.cfg. */
   order: number;
 }
+
+/** An attempt of a node to contact the outside (recorded, never made); see outbound.ts. */
+export interface OutboundRequest {
+  /** Epoch ms. */
+  at: number;
+  node: string;
+  user: string;
+  kind: 'query-url-metadata' | 'download-url' | 'remote-migrate';
+  url: string;
+}

@@ -6,12 +6,12 @@
  * packages does.
  */
 import { createHash } from 'node:crypto';
-import type { SimRequestContext } from '../../contract.js';
+import type { SimEndpoint, SimRequestContext } from '../../contract.js';
 import { fail } from '../errors.js';
 import type { ClusterState } from '../state.js';
 import type { SimNode } from '../types.js';
-import type { ReadHandlers } from './node-reads.js';
 import { optInt, reqStr } from './params.js';
+import { BOOLEAN, int, LIST, OBJ, opt, P, perm, str, TEXT } from './schema.js';
 
 type Json = Record<string, unknown>;
 
@@ -38,7 +38,7 @@ interface CephState {
   flags: Set<string>;
 }
 
-export function cephReads(state: ClusterState): ReadHandlers {
+export function cephEndpoints(state: ClusterState): SimEndpoint[] {
   const enabled = () => state.storages.get('ceph')?.type === 'rbd' && state.nodes.size > 1;
   const ceph = (): CephState => {
     if (!enabled()) throw fail('binary not installed: /usr/bin/ceph-mon');
@@ -113,112 +113,237 @@ export function cephReads(state: ClusterState): ReadHandlers {
     ] as Array<[string, string, string]>;
   };
   const nodeIndex = (names: string[]) => (ctx: SimRequestContext) => (node(ctx), names.map((name) => ({ name })));
-  return {
-    '/cluster/ceph': ['Cluster-wide Ceph sections (directory index).', () => (ceph(), ['flags', 'metadata', 'status'].map((name) => ({ name })))],
-    '/cluster/ceph/status': ['Ceph cluster status: health, monitors in quorum, OSDs, placement groups and usage.', () => status()],
-    '/cluster/ceph/flags': ['Ceph OSD flags and whether each is set.', () => {
-      const c = ceph();
-      return CEPH_FLAGS.map(([name, description]) => ({ name, description, value: c.flags.has(name) ? 1 : 0 }));
-    }],
-    '/cluster/ceph/flags/{flag}': ['Whether one Ceph flag is set.', (ctx) => {
-      const c = ceph();
-      const flag = reqStr(ctx, 'flag');
-      if (!CEPH_FLAGS.some(([n]) => n === flag)) throw fail(`unknown flag '${flag}'`);
-      return c.flags.has(flag) ? 1 : 0;
-    }],
-    '/nodes/{node}/ceph': ['Ceph sections of a node (directory index).', nodeIndex(['cfg', 'cmd-safety', 'crush', 'fs', 'log', 'mds', 'mgr', 'mon', 'osd', 'pool', 'rules', 'status'])],
-    '/nodes/{node}/ceph/status': ['Ceph cluster status as this node sees it.', (ctx) => (node(ctx), status())],
-    '/nodes/{node}/ceph/cfg': ['Ceph configuration views (directory index).', nodeIndex(['db', 'raw', 'value'])],
-    '/nodes/{node}/ceph/cfg/raw': ['The ceph.conf file.', (ctx) => {
-      node(ctx);
-      const bySection = new Map<string, string[]>();
-      for (const [section, key, value] of config()) bySection.set(section, [...(bySection.get(section) ?? []), `\t${key} = ${value}`]);
-      return [...bySection].map(([section, lines]) => `[${section}]\n${lines.join('\n')}\n`).join('\n');
-    }],
-    '/nodes/{node}/ceph/cfg/db': ['Settings stored in the Ceph configuration database.', (ctx) => (node(ctx), [
-      { section: 'global', name: 'osd_pool_default_pg_autoscale_mode', value: 'on', level: 'advanced', mask: '', can_update_at_runtime: 1 },
-      { section: 'mgr', name: 'mgr/dashboard/ssl', value: 'false', level: 'advanced', mask: '', can_update_at_runtime: 0 },
-    ])],
-    '/nodes/{node}/ceph/cfg/value': ['Values of chosen ceph.conf keys (section:key list).', (ctx) => {
-      node(ctx);
-      const out: Record<string, Record<string, string>> = {};
-      for (const item of reqStr(ctx, 'config-keys').split(/[;,\s]+/).filter(Boolean)) {
-        const [section, key] = item.split(':');
-        const hit = config().find(([s, k]) => s === section && k === key);
-        if (hit) (out[hit[0]] ??= {})[hit[1]] = hit[2];
-      }
-      return out;
-    }],
-    '/nodes/{node}/ceph/osd': ['The OSD tree: hosts and their OSDs with state, usage and device class.', (ctx) => {
-      node(ctx);
-      const perOsd = used() * 3 / osds().length;
-      return {
-        flags: [...ceph().flags].join(','),
-        root: {
-          name: 'default', type: 'root', id: -1, leaf: 0,
-          children: nodes().map((n) => ({
-            name: n.name, type: 'host', id: -2 - n.nodeid, leaf: 0, status: n.online ? 'up' : 'down',
-            children: osds().filter((o) => o.host === n).map((o) => ({ id: o.id, name: `osd.${o.id}`, type: 'osd', leaf: 1, host: n.name, status: n.online ? 'up' : 'down', in: 1, crush_weight: 3.4931, reweight: 1, device_class: 'ssd', osdtype: 'bluestore', bytes_used: Math.floor(perOsd), total_space: OSD_SIZE, percent_used: Math.round((perOsd / OSD_SIZE) * 1e4) / 100, commit_latency_ms: 1, apply_latency_ms: 1, ceph_version: FULL_VERSION, ceph_version_short: VERSION })),
-          })),
-        },
-      };
-    }],
-    '/nodes/{node}/ceph/osd/{osdid}': ['Views of one OSD (directory index).', (ctx) => (osd(ctx), ['lv-info', 'metadata'].map((name) => ({ name })))],
-    '/nodes/{node}/ceph/osd/{osdid}/metadata': ['Where an OSD runs and which device backs it.', (ctx) => {
-      const o = osd(ctx);
-      return {
-        osd: { id: o.id, hostname: o.host.name, pid: 4000 + o.id, version: FULL_VERSION, osd_objectstore: 'bluestore', osd_data: `/var/lib/ceph/osd/ceph-${o.id}`, mem_usage: 4 * 1024 ** 3, front_addr: `${o.host.ip}:6802`, back_addr: `${o.host.ip}:6803`, hb_front_addr: `${o.host.ip}:6805`, hb_back_addr: `${o.host.ip}:6804` },
-        devices: [{ device: 'block', dev_node: `/dev/dm-${o.id % 4}`, devices: o.dev.slice(5), size: OSD_SIZE, support_discard: 1, type: 'ssd' }],
-      };
-    }],
-    '/nodes/{node}/ceph/osd/{osdid}/lv-info': ['The logical volume behind an OSD.', (ctx) => {
-      const o = osd(ctx);
-      const id = uuid(`osd-${o.id}`);
-      return { lv_name: `osd-block-${id}`, vg_name: `ceph-${uuid(`vg-${o.id}`)}`, lv_path: `/dev/ceph-${uuid(`vg-${o.id}`)}/osd-block-${id}`, lv_size: OSD_SIZE, lv_uuid: id.slice(0, 6), creation_time: new Date(o.host.bootedAt - 100 * 86400000).toISOString().replace('T', ' ').slice(0, 19) };
-    }],
-    '/nodes/{node}/ceph/mon': ['Ceph monitors: one per node, in quorum while the node is up.', (ctx) => (node(ctx), nodes().map((n) => ({ name: n.name, host: 1, addr: `${n.ip}:6789/0`, rank: n.nodeid - 1, quorum: n.online ? 1 : 0, state: n.online ? 'running' : 'stopped', service: 1, direxists: '1', ceph_version: FULL_VERSION, ceph_version_short: VERSION })))],
-    '/nodes/{node}/ceph/mgr': ['Ceph managers: the active one and the standbys.', (ctx) => {
-      node(ctx);
-      const active = nodes().find((n) => n.online);
-      return nodes().map((n) => ({ name: n.name, host: n.name, addr: n.ip, state: !n.online ? 'stopped' : n === active ? 'active' : 'standby' }));
-    }],
-    '/nodes/{node}/ceph/mds': ['CephFS metadata servers.', (ctx) => {
-      node(ctx);
-      return nodes().slice(0, 2).map((n, i) => ({ name: n.name, host: n.name, addr: `${n.ip}:6801`, state: i === 0 ? 'up:active' : 'up:standby', ...(i === 0 ? { rank: 0 } : {}), standby_replay: 0 }));
-    }],
-    '/nodes/{node}/ceph/fs': ['CephFS file systems with their pools.', (ctx) => (node(ctx), [{ name: 'cephfs', metadata_pool: 'cephfs_metadata', data_pool: 'cephfs_data' }])],
-    '/nodes/{node}/ceph/pool': ['Ceph pools with replication, placement groups and usage.', (ctx) => (node(ctx), pools())],
-    '/nodes/{node}/ceph/pool/{name}': ['Views of one pool (directory index).', (ctx) => (pool(ctx), [{ name: 'status' }])],
-    '/nodes/{node}/ceph/pool/{name}/status': ['Settings and usage of one pool.', (ctx) => {
-      const p = pool(ctx);
-      const app = Object.keys(p.application_metadata as object)[0];
-      return { id: p.pool, name: p.pool_name, size: p.size, min_size: p.min_size, pg_num: p.pg_num, pgp_num: p.pg_num, pg_autoscale_mode: 'on', crush_rule: 'replicated_rule', ...(app === 'rbd' || app === 'cephfs' ? { application: app } : {}), fast_read: 0, hashpspool: 1, nodelete: 0, nopgchange: 0, nosizechange: 0, noscrub: 0, 'nodeep-scrub': 0, use_gmt_hitset: 1, write_fadvise_dontneed: 0 };
-    }],
-    '/nodes/{node}/ceph/crush': ['The CRUSH map as text.', (ctx) => {
-      node(ctx);
-      const hosts = nodes().map((n) => `host ${n.name} {\n\tid ${-2 - n.nodeid}\n\talg straw2\n\thash 0\n${osds().filter((o) => o.host === n).map((o) => `\titem osd.${o.id} weight 3.493`).join('\n')}\n}`);
-      return `# begin crush map\n${osds().map((o) => `device ${o.id} osd.${o.id} class ssd`).join('\n')}\n\n${hosts.join('\n')}\nroot default {\n\tid -1\n${nodes().map((n) => `\titem ${n.name} weight 13.972`).join('\n')}\n}\n\nrule replicated_rule {\n\tid 0\n\ttype replicated\n\tstep take default\n\tstep chooseleaf firstn 0 type host\n\tstep emit\n}\n# end crush map\n`;
-    }],
-    '/nodes/{node}/ceph/rules': ['CRUSH rules pools can use.', (ctx) => (node(ctx), [{ name: 'replicated_rule' }])],
-    '/nodes/{node}/ceph/log': ['The Ceph cluster log as numbered lines.', (ctx) => {
-      node(ctx);
-      const h = health();
-      const now = state.nowSec();
-      const all = Array.from({ length: 24 }, (_, k) => `${new Date((now - (24 - k) * 3600) * 1000).toISOString()} mgr.${nodes()[0]?.name} (mgr.4242) ${k} : cluster [DBG] pgmap v${1000 + k}: 337 pgs: 337 active+clean; ${h.status}`);
-      const start = optInt(ctx, 'start') ?? 0;
-      const limit = optInt(ctx, 'limit') ?? 50;
-      ctx.setTotal(all.length);
-      return all.slice(start, start + limit).map((t, i) => ({ n: start + i + 1, t }));
-    }],
-    '/nodes/{node}/ceph/cmd-safety': ['Whether stopping or destroying a Ceph service keeps the data available.', (ctx) => {
-      node(ctx);
-      const service = reqStr(ctx, 'service');
-      const onlineMons = nodes().filter((n) => n.online).length;
-      if (service === 'mon') return onlineMons - 1 > nodes().length / 2 ? { safe: 1 } : { safe: 0, status: 'stopping this monitor would lose quorum' };
-      if (service === 'osd') return nodes().every((n) => n.online) ? { safe: 1 } : { safe: 0, status: 'some placement groups would become unavailable' };
-      return { safe: 1 };
-    }],
-  };
+  return [
+    {
+      method: 'GET', path: '/cluster/ceph',
+      description: 'Cluster-wide Ceph sections (directory index).',
+      parameters: {}, returns: LIST, permissions: { user: 'all' },
+      handler: () => (ceph(), ['flags', 'metadata', 'status'].map((name) => ({ name }))),
+    },
+    {
+      method: 'GET', path: '/cluster/ceph/status',
+      description: 'Ceph cluster status: health, monitors in quorum, OSDs, placement groups and usage.',
+      parameters: {}, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, protected: true,
+      handler: () => status(),
+    },
+    {
+      method: 'GET', path: '/cluster/ceph/flags',
+      description: 'Ceph OSD flags and whether each is set.',
+      parameters: {}, returns: LIST, permissions: { check: perm('/', ['Sys.Audit']) }, protected: true,
+      handler: () => {
+        const c = ceph();
+        return CEPH_FLAGS.map(([name, description]) => ({ name, description, value: c.flags.has(name) ? 1 : 0 }));
+      },
+    },
+    {
+      method: 'GET', path: '/cluster/ceph/flags/{flag}',
+      description: 'Whether one Ceph flag is set.',
+      parameters: { flag: str('The flag asked for.', { enum: ['nobackfill', 'nodeep-scrub', 'nodown', 'noin', 'noout', 'norebalance', 'norecover', 'noscrub', 'notieragent', 'noup', 'pause'] }) }, returns: BOOLEAN, permissions: { check: perm('/', ['Sys.Audit']) }, protected: true,
+      handler: (ctx) => {
+        const c = ceph();
+        const flag = reqStr(ctx, 'flag');
+        if (!CEPH_FLAGS.some(([n]) => n === flag)) throw fail(`unknown flag '${flag}'`);
+        return c.flags.has(flag) ? 1 : 0;
+      },
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph',
+      description: 'Ceph sections of a node (directory index).',
+      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) },
+      handler: nodeIndex(['cfg', 'cmd-safety', 'crush', 'fs', 'log', 'mds', 'mgr', 'mon', 'osd', 'pool', 'rules', 'status']),
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/status',
+      description: 'Ceph cluster status as this node sees it.',
+      parameters: { node: P.node }, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      handler: (ctx) => (node(ctx), status()),
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/cfg',
+      description: 'Ceph configuration views (directory index).',
+      parameters: { node: P.node }, returns: LIST, permissions: { user: 'all' },
+      handler: nodeIndex(['db', 'raw', 'value']),
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/cfg/raw',
+      description: 'The ceph.conf file.',
+      parameters: { node: P.node }, returns: TEXT, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node',
+      handler: (ctx) => {
+        node(ctx);
+        const bySection = new Map<string, string[]>();
+        for (const [section, key, value] of config()) bySection.set(section, [...(bySection.get(section) ?? []), `\t${key} = ${value}`]);
+        return [...bySection].map(([section, lines]) => `[${section}]\n${lines.join('\n')}\n`).join('\n');
+      },
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/cfg/db',
+      description: 'Settings stored in the Ceph configuration database.',
+      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      handler: (ctx) => (node(ctx), [
+        { section: 'global', name: 'osd_pool_default_pg_autoscale_mode', value: 'on', level: 'advanced', mask: '', can_update_at_runtime: 1 },
+        { section: 'mgr', name: 'mgr/dashboard/ssl', value: 'false', level: 'advanced', mask: '', can_update_at_runtime: 0 },
+      ]),
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/cfg/value',
+      description: 'Values of chosen ceph.conf keys (section:key list).',
+      parameters: { node: P.node, 'config-keys': str('The config keys asked for.') }, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit']) }, proxyto: 'node', protected: true,
+      handler: (ctx) => {
+        node(ctx);
+        const out: Record<string, Record<string, string>> = {};
+        for (const item of reqStr(ctx, 'config-keys').split(/[;,\s]+/).filter(Boolean)) {
+          const [section, key] = item.split(':');
+          const hit = config().find(([s, k]) => s === section && k === key);
+          if (hit) (out[hit[0]] ??= {})[hit[1]] = hit[2];
+        }
+        return out;
+      },
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/osd',
+      description: 'The OSD tree: hosts and their OSDs with state, usage and device class.',
+      parameters: { node: P.node }, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      handler: (ctx) => {
+        node(ctx);
+        const perOsd = used() * 3 / osds().length;
+        return {
+          flags: [...ceph().flags].join(','),
+          root: {
+            name: 'default', type: 'root', id: -1, leaf: 0,
+            children: nodes().map((n) => ({
+              name: n.name, type: 'host', id: -2 - n.nodeid, leaf: 0, status: n.online ? 'up' : 'down',
+              children: osds().filter((o) => o.host === n).map((o) => ({ id: o.id, name: `osd.${o.id}`, type: 'osd', leaf: 1, host: n.name, status: n.online ? 'up' : 'down', in: 1, crush_weight: 3.4931, reweight: 1, device_class: 'ssd', osdtype: 'bluestore', bytes_used: Math.floor(perOsd), total_space: OSD_SIZE, percent_used: Math.round((perOsd / OSD_SIZE) * 1e4) / 100, commit_latency_ms: 1, apply_latency_ms: 1, ceph_version: FULL_VERSION, ceph_version_short: VERSION })),
+            })),
+          },
+        };
+      },
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/osd/{osdid}',
+      description: 'Views of one OSD (directory index).',
+      parameters: { node: P.node, osdid: int('The osdid asked for.') }, returns: LIST, permissions: { user: 'all' },
+      handler: (ctx) => (osd(ctx), ['lv-info', 'metadata'].map((name) => ({ name }))),
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/osd/{osdid}/metadata',
+      description: 'Where an OSD runs and which device backs it.',
+      parameters: { node: P.node, osdid: int('The osdid asked for.') }, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      handler: (ctx) => {
+        const o = osd(ctx);
+        return {
+          osd: { id: o.id, hostname: o.host.name, pid: 4000 + o.id, version: FULL_VERSION, osd_objectstore: 'bluestore', osd_data: `/var/lib/ceph/osd/ceph-${o.id}`, mem_usage: 4 * 1024 ** 3, front_addr: `${o.host.ip}:6802`, back_addr: `${o.host.ip}:6803`, hb_front_addr: `${o.host.ip}:6805`, hb_back_addr: `${o.host.ip}:6804` },
+          devices: [{ device: 'block', dev_node: `/dev/dm-${o.id % 4}`, devices: o.dev.slice(5), size: OSD_SIZE, support_discard: 1, type: 'ssd' }],
+        };
+      },
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/osd/{osdid}/lv-info',
+      description: 'The logical volume behind an OSD.',
+      parameters: { node: P.node, osdid: int('The osdid asked for.') }, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      handler: (ctx) => {
+        const o = osd(ctx);
+        const id = uuid(`osd-${o.id}`);
+        return { lv_name: `osd-block-${id}`, vg_name: `ceph-${uuid(`vg-${o.id}`)}`, lv_path: `/dev/ceph-${uuid(`vg-${o.id}`)}/osd-block-${id}`, lv_size: OSD_SIZE, lv_uuid: id.slice(0, 6), creation_time: new Date(o.host.bootedAt - 100 * 86400000).toISOString().replace('T', ' ').slice(0, 19) };
+      },
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/mon',
+      description: 'Ceph monitors: one per node, in quorum while the node is up.',
+      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      handler: (ctx) => (node(ctx), nodes().map((n) => ({ name: n.name, host: 1, addr: `${n.ip}:6789/0`, rank: n.nodeid - 1, quorum: n.online ? 1 : 0, state: n.online ? 'running' : 'stopped', service: 1, direxists: '1', ceph_version: FULL_VERSION, ceph_version_short: VERSION }))),
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/mgr',
+      description: 'Ceph managers: the active one and the standbys.',
+      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      handler: (ctx) => {
+        node(ctx);
+        const active = nodes().find((n) => n.online);
+        return nodes().map((n) => ({ name: n.name, host: n.name, addr: n.ip, state: !n.online ? 'stopped' : n === active ? 'active' : 'standby' }));
+      },
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/mds',
+      description: 'CephFS metadata servers.',
+      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      handler: (ctx) => {
+        node(ctx);
+        return nodes().slice(0, 2).map((n, i) => ({ name: n.name, host: n.name, addr: `${n.ip}:6801`, state: i === 0 ? 'up:active' : 'up:standby', ...(i === 0 ? { rank: 0 } : {}), standby_replay: 0 }));
+      },
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/fs',
+      description: 'CephFS file systems with their pools.',
+      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      handler: (ctx) => (node(ctx), [{ name: 'cephfs', metadata_pool: 'cephfs_metadata', data_pool: 'cephfs_data' }]),
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/pool',
+      description: 'Ceph pools with replication, placement groups and usage.',
+      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      handler: (ctx) => (node(ctx), pools()),
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/pool/{name}',
+      description: 'Views of one pool (directory index).',
+      parameters: { node: P.node, name: str('Name of the object.') }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) },
+      handler: (ctx) => (pool(ctx), [{ name: 'status' }]),
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/pool/{name}/status',
+      description: 'Settings and usage of one pool.',
+      parameters: { node: P.node, name: str('Name of the object.') }, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      handler: (ctx) => {
+        const p = pool(ctx);
+        const app = Object.keys(p.application_metadata as object)[0];
+        return { id: p.pool, name: p.pool_name, size: p.size, min_size: p.min_size, pg_num: p.pg_num, pgp_num: p.pg_num, pg_autoscale_mode: 'on', crush_rule: 'replicated_rule', ...(app === 'rbd' || app === 'cephfs' ? { application: app } : {}), fast_read: 0, hashpspool: 1, nodelete: 0, nopgchange: 0, nosizechange: 0, noscrub: 0, 'nodeep-scrub': 0, use_gmt_hitset: 1, write_fadvise_dontneed: 0 };
+      },
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/crush',
+      description: 'The CRUSH map as text.',
+      parameters: { node: P.node }, returns: TEXT, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      handler: (ctx) => {
+        node(ctx);
+        const hosts = nodes().map((n) => `host ${n.name} {\n\tid ${-2 - n.nodeid}\n\talg straw2\n\thash 0\n${osds().filter((o) => o.host === n).map((o) => `\titem osd.${o.id} weight 3.493`).join('\n')}\n}`);
+        return `# begin crush map\n${osds().map((o) => `device ${o.id} osd.${o.id} class ssd`).join('\n')}\n\n${hosts.join('\n')}\nroot default {\n\tid -1\n${nodes().map((n) => `\titem ${n.name} weight 13.972`).join('\n')}\n}\n\nrule replicated_rule {\n\tid 0\n\ttype replicated\n\tstep take default\n\tstep chooseleaf firstn 0 type host\n\tstep emit\n}\n# end crush map\n`;
+      },
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/rules',
+      description: 'CRUSH rules pools can use.',
+      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      handler: (ctx) => (node(ctx), [{ name: 'replicated_rule' }]),
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/log',
+      description: 'The Ceph cluster log as numbered lines.',
+      parameters: { node: P.node, start: opt(int('First line to return.')), limit: opt(int('Lines to return at most.')) }, returns: LIST, permissions: { check: perm('/nodes/{node}', ['Sys.Syslog']) }, proxyto: 'node', protected: true,
+      handler: (ctx) => {
+        node(ctx);
+        const h = health();
+        const now = state.nowSec();
+        const all = Array.from({ length: 24 }, (_, k) => `${new Date((now - (24 - k) * 3600) * 1000).toISOString()} mgr.${nodes()[0]?.name} (mgr.4242) ${k} : cluster [DBG] pgmap v${1000 + k}: 337 pgs: 337 active+clean; ${h.status}`);
+        const start = optInt(ctx, 'start') ?? 0;
+        const limit = optInt(ctx, 'limit') ?? 50;
+        ctx.setTotal(all.length);
+        return all.slice(start, start + limit).map((t, i) => ({ n: start + i + 1, t }));
+      },
+    },
+    {
+      method: 'GET', path: '/nodes/{node}/ceph/cmd-safety',
+      description: 'Whether stopping or destroying a Ceph service keeps the data available.',
+      parameters: { node: P.node, action: str('The action asked for.', { enum: ['stop', 'destroy'] }), id: str('Identifier of the object.'), service: str('Service name.', { enum: ['osd', 'mon', 'mds'] }) }, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit']) }, proxyto: 'node', protected: true,
+      handler: (ctx) => {
+        node(ctx);
+        const service = reqStr(ctx, 'service');
+        const onlineMons = nodes().filter((n) => n.online).length;
+        if (service === 'mon') return onlineMons - 1 > nodes().length / 2 ? { safe: 1 } : { safe: 0, status: 'stopping this monitor would lose quorum' };
+        if (service === 'osd') return nodes().every((n) => n.online) ? { safe: 1 } : { safe: 0, status: 'some placement groups would become unavailable' };
+        return { safe: 1 };
+      },
+    },
+  ];
 }
 
 function uuid(seed: string): string {

@@ -10,7 +10,7 @@ import type { HaResource } from '../types.js';
 import { flag, list, optInt, optStr, reqStr } from './params.js';
 import { arr, bool, int, NULL, obj, opt, perm, str } from './schema.js';
 import { haReconcile } from '../ha-manager.js';
-import { haRuleEndpoints, purgeFromRules } from './ha-rules.js';
+import { purgeFromRules } from './ha-rules.js';
 
 const SID = str('HA resource ID: vm:<vmid>, ct:<vmid>, or a bare VMID.', { format: 'pve-ha-resource-or-vm-id' });
 const STATES = ['started', 'stopped', 'enabled', 'disabled', 'ignored'];
@@ -68,7 +68,6 @@ export function haEndpoints(state: ClusterState): SimEndpoint[] {
   };
 
   return [
-    ...haRuleEndpoints(state),
     {
       method: 'GET',
       path: '/cluster/ha/resources',

@@ -26,6 +26,18 @@ export const NULL: SchemaNode = { type: 'null' };
 /** An async operation's result: the UPID of its worker task. */
 export const UPID: SchemaNode = str('UPID of the worker task doing the job; poll its status to learn the outcome.');
 
+/**
+ * Answers declared only by their kind, as PVE declares many of its reads (the served schema then
+ * checks the kind, not the fields).
+ */
+export const LIST: SchemaNode = arr(obj({}));
+export const ITEMS: SchemaNode = arr({});
+export const OBJ: SchemaNode = obj({});
+export const TEXT: SchemaNode = { type: 'string' };
+export const INTEGER: SchemaNode = { type: 'integer' };
+export const BOOLEAN: SchemaNode = { type: 'boolean' };
+export const ANY: SchemaNode = {};
+
 /** A `[{subdir}]` directory listing. */
 export const SUBDIRS: SchemaNode = arr(obj({ subdir: str('Name of the sub-path.') }), { links: [{ rel: 'child', href: '{subdir}' }] });
 
