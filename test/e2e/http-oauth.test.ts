@@ -6,18 +6,13 @@
  * each other's sessions or use each other's approvals; an approver approves over HTTP; the
  * policy follows the principal's group and scope; the audit names the principal of every entry.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { BIN, REPO_ROOT, startE2eEnv, type E2eEnv } from './helpers/harness.js';
+import { startE2eEnv, type E2eEnv } from './helpers/harness.js';
 import { statusOf, stopScript } from './helpers/flows.js';
-import { runAnswer } from './helpers/mcp.js';
+import { callTool, runAnswer, spawnHttpServe } from './helpers/mcp.js';
+import { connectOAuth, type OAuthConnected } from './helpers/oauth.js';
 import { claims, startIdp, type IdpClient } from '../http/helpers/oidc.js';
 
 const CLIENTS: IdpClient[] = [
@@ -28,35 +23,15 @@ const CLIENTS: IdpClient[] = [
   { id: 'short', secret: 'short-secret-0123456789', scope: 'pve:read', ttl: 1 },
 ];
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
+type Agent = OAuthConnected;
 
-interface Agent {
-  client: Client;
-  transport: StreamableHTTPClientTransport;
-  provider: ClientCredentialsProvider;
-}
-
-async function agent(url: string, issuer: string, id: string): Promise<Agent> {
-  const c = CLIENTS.find((x) => x.id === id) as IdpClient;
-  const provider = new ClientCredentialsProvider({ clientId: c.id, clientSecret: c.secret, scope: c.scope, expectedIssuer: issuer });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
-  // No elicitation capability: writes that need approval wait for an approver.
-  const client = new Client({ name: `${id}-agent`, version: '1' });
-  await client.connect(transport);
-  return { client, transport, provider };
+/** No elicitation capability: writes that need approval wait for an approver. */
+function agent(url: string, issuer: string, id: string): Promise<Agent> {
+  return connectOAuth(url, issuer, CLIENTS.find((x) => x.id === id) as IdpClient, { name: `${id}-agent` });
 }
 
 async function run(a: Agent, code: string): Promise<ReturnType<typeof runAnswer>> {
-  const result = (await a.client.callTool({ name: 'run_script', arguments: { code } }, CallToolResultSchema, { timeout: 120_000 })) as CallToolResult;
-  return runAnswer(result);
+  return runAnswer((await callTool(a, 'run_script', { code }, { timeout: 120_000 })).result);
 }
 
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
@@ -72,8 +47,7 @@ function post(url: string, token: string | undefined, body: unknown, headers: Re
 describe('serve --http in OAuth mode: principals end to end', () => {
   let env: E2eEnv;
   let idp: Awaited<ReturnType<typeof startIdp>>;
-  let child: ChildProcessWithoutNullStreams;
-  let stderr = '';
+  let server: Awaited<ReturnType<typeof spawnHttpServe>>;
   let url = '';
   let metadataUrl = '';
   const agents: Agent[] = [];
@@ -81,11 +55,9 @@ describe('serve --http in OAuth mode: principals end to end', () => {
   beforeAll(async () => {
     env = await startE2eEnv({ sandbox: { workers: 2 } });
     idp = await startIdp(CLIENTS);
-    const port = await freePort();
     const config = JSON.parse(readFileSync(env.configFile, 'utf8')) as Record<string, unknown> & { policies: Record<string, unknown> };
     config.policies.ops = { preset: 'operator', approval: { require: ['destructive'] } };
     config.http = {
-      port,
       oauth: { issuer: idp.issuer, clockToleranceSec: 0 },
       principals: [{ group: 'ops', policy: 'ops' }],
       // The others run under the cluster's own policy, by choice (the default is reads only).
@@ -93,45 +65,23 @@ describe('serve --http in OAuth mode: principals end to end', () => {
     };
     const file = join(env.dir, 'oauth.json');
     writeFileSync(file, JSON.stringify(config, null, 2), { mode: 0o600 });
-    child = spawn(process.execPath, [BIN, 'serve', '--config', file, '--http'], { cwd: REPO_ROOT, env: env.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the server did not start within 120 s:\n${stderr}`)), 120_000);
-      child.stderr.setEncoding('utf8').on('data', (d: string) => {
-        stderr += d;
-        const m = /MCP over Streamable HTTP: (\S+)\n[\s\S]*Protected-resource metadata: (\S+)/.exec(stderr);
-        if (m?.[1] && m[2]) {
-          url = m[1];
-          metadataUrl = m[2];
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.on('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`the server exited (${code}) before listening:\n${stderr}`));
-      });
-    });
+    server = await spawnHttpServe({ configFile: file, env: env.env }, []);
+    url = server.url;
+    // The banner is one write: the metadata line came with the URL.
+    metadataUrl = /Protected-resource metadata: (\S+)/.exec(server.stderr())?.[1] ?? '';
   }, 180_000);
 
   afterAll(async () => {
-    for (const a of agents) {
-      await a.transport.terminateSession().catch(() => undefined);
-      await a.client.close().catch(() => undefined);
-    }
-    if (child && child.exitCode === null) {
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      });
-    }
+    for (const a of agents) await a.close().catch(() => undefined);
+    await server?.close();
     await idp?.close();
     await env?.close();
   });
 
   it('prints the URL, the issuer and the metadata; the SDK client gets a token for this resource and uses the tools', async () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-    expect(stderr).toContain(`OAuth: access tokens from ${idp.issuer} for resource ${url}`);
-    expect(stderr).not.toContain('Authorization: Bearer');
+    expect(server.stderr()).toContain(`OAuth: access tokens from ${idp.issuer} for resource ${url}`);
+    expect(server.stderr()).not.toContain('Authorization: Bearer');
     const alice = await agent(url, idp.issuer, 'alice');
     agents.push(alice);
     expect(claims(alice.provider.tokens()?.access_token as string)).toMatchObject({ iss: idp.issuer, aud: url, sub: 'alice' });
@@ -188,7 +138,7 @@ describe('serve --http in OAuth mode: principals end to end', () => {
     const mine = await post(url, aliceToken, { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }, headers);
     expect(mine.status).toBe(200);
     expect(await mine.text()).toContain('run_script');
-    expect(stderr).toContain("principal 'bob' used a session of another principal; refused");
+    expect(server.stderr()).toContain("principal 'bob' used a session of another principal; refused");
   });
 
   it("binds approvals to who asked and who approved: bob cannot use alice's, nobody approves their own", async () => {

@@ -6,17 +6,13 @@
  * resources appear with resources/list_changed, and no session is told its tools changed when
  * they did not.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { BIN, REPO_ROOT, startE2eEnv, type E2eEnv } from './helpers/harness.js';
-import { runAnswer, textOf } from './helpers/mcp.js';
+import { startE2eEnv, type E2eEnv } from './helpers/harness.js';
+import { runAnswer, spawnHttpServe, textOf, type Connected } from './helpers/mcp.js';
+import { connectOAuth } from './helpers/oauth.js';
 import { startIdp, type IdpClient } from '../http/helpers/oidc.js';
 
 const CLIENTS: IdpClient[] = [
@@ -25,33 +21,17 @@ const CLIENTS: IdpClient[] = [
   { id: 'reader', secret: 'reader-secret-0123456789', scope: 'pve:read', groups: ['admins'] },
 ];
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-
-interface Agent {
+interface Agent extends Connected {
   id: string;
-  client: Client;
-  transport: StreamableHTTPClientTransport;
   toolsChanged: number;
   resourcesChanged: number;
 }
 
 async function connect(url: string, issuer: string, id: string): Promise<Agent> {
-  const c = CLIENTS.find((x) => x.id === id) as IdpClient;
-  const provider = new ClientCredentialsProvider({ clientId: c.id, clientSecret: c.secret, scope: c.scope, expectedIssuer: issuer });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
-  const client = new Client({ name: `${id}-agent`, version: '1' });
-  const agent: Agent = { id, client, transport, toolsChanged: 0, resourcesChanged: 0 };
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (agent.toolsChanged += 1));
-  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void (agent.resourcesChanged += 1));
-  await client.connect(transport);
+  const connected = await connectOAuth(url, issuer, CLIENTS.find((x) => x.id === id) as IdpClient, { name: `${id}-agent` });
+  const agent: Agent = { ...connected, id, toolsChanged: 0, resourcesChanged: 0 };
+  agent.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (agent.toolsChanged += 1));
+  agent.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void (agent.resourcesChanged += 1));
   return agent;
 }
 
@@ -76,8 +56,7 @@ async function waitFor(cond: () => boolean, ms: number, what: () => string): Pro
 describe('serve --http with OAuth principals: every view follows the principal asking', () => {
   let env: E2eEnv;
   let idp: Awaited<ReturnType<typeof startIdp>>;
-  let child: ChildProcessWithoutNullStreams;
-  let stderr = '';
+  let server: Awaited<ReturnType<typeof spawnHttpServe>>;
   let url = '';
   let secretFile = '';
   const agents: Agent[] = [];
@@ -85,7 +64,6 @@ describe('serve --http with OAuth principals: every view follows the principal a
   beforeAll(async () => {
     env = await startE2eEnv({ sandbox: { workers: 1 } });
     idp = await startIdp(CLIENTS);
-    const port = await freePort();
     secretFile = join(env.dir, 'late-secret');
     const base = JSON.parse(readFileSync(env.configFile, 'utf8')) as Record<string, unknown> & { clusters: { sim: Record<string, unknown> } };
     // Every cluster read-only for everyone but the rules: `main` serves, `late` is down until its secret appears.
@@ -98,7 +76,6 @@ describe('serve --http with OAuth principals: every view follows the principal a
       },
       policies: { 'all-admin': { preset: 'admin' }, 'late-ops': { preset: 'operator', budget: { guests: 3 } } },
       http: {
-        port,
         oauth: { issuer: idp.issuer, clockToleranceSec: 0 },
         principals: [
           { group: 'admins', policy: 'all-admin' },
@@ -109,36 +86,13 @@ describe('serve --http with OAuth principals: every view follows the principal a
     };
     const file = join(env.dir, 'views.json');
     writeFileSync(file, JSON.stringify(config, null, 2), { mode: 0o600 });
-    child = spawn(process.execPath, [BIN, 'serve', '--config', file, '--http'], { cwd: REPO_ROOT, env: { ...env.env, PVE_CLUSTER_RETRY_MS: '300' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the server did not start within 120 s:\n${stderr}`)), 120_000);
-      child.stderr.setEncoding('utf8').on('data', (d: string) => {
-        stderr += d;
-        const m = /MCP over Streamable HTTP: (\S+)\n/.exec(stderr);
-        if (m?.[1]) {
-          url = m[1];
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.on('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`the server exited (${code}) before listening:\n${stderr}`));
-      });
-    });
+    server = await spawnHttpServe({ configFile: file, env: { ...env.env, PVE_CLUSTER_RETRY_MS: '300' } }, []);
+    url = server.url;
   }, 180_000);
 
   afterAll(async () => {
-    for (const a of agents) {
-      await a.transport.terminateSession().catch(() => undefined);
-      await a.client.close().catch(() => undefined);
-    }
-    if (child && child.exitCode === null) {
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      });
-    }
+    for (const a of agents) await a.close().catch(() => undefined);
+    await server?.close();
     await idp?.close();
     await env?.close();
   });
@@ -197,7 +151,7 @@ describe('serve --http with OAuth principals: every view follows the principal a
     expect(await uris(carol)).not.toContain('pve://late/sdk.d.ts');
 
     writeFileSync(secretFile, env.sim.token.secret, { mode: 0o600 });
-    await waitFor(() => /cluster 'late' is available/.test(stderr), 30_000, () => stderr);
+    await waitFor(() => /cluster 'late' is available/.test(server.stderr()), 30_000, () => server.stderr());
     const [alice, reader] = agents as [Agent, Agent];
     await waitFor(() => [alice, reader, carol].every((a) => a.resourcesChanged > 0), 10_000, () => `resources/list_changed: ${[alice, reader, carol].map((a) => `${a.id} ${a.resourcesChanged}`).join(', ')}`);
     expect(await uris(carol)).toContain('pve://late/sdk.d.ts');

@@ -5,18 +5,13 @@
  * another principal's POST /approvals does (and one outside the approvers group cannot); one
  * principal opening session after session does not close another's session with a run in flight.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { BIN, REPO_ROOT, startE2eEnv, type E2eEnv } from './helpers/harness.js';
+import { startE2eEnv, type E2eEnv } from './helpers/harness.js';
 import { statusOf, stopScript } from './helpers/flows.js';
-import { runAnswer } from './helpers/mcp.js';
+import { callTool, runAnswer, spawnHttpServe, type Connected } from './helpers/mcp.js';
+import { connectOAuth } from './helpers/oauth.js';
 import { startIdp, type IdpClient } from '../http/helpers/oidc.js';
 
 const CLIENTS: IdpClient[] = [
@@ -30,41 +25,13 @@ const CLIENTS: IdpClient[] = [
 
 const PER_PRINCIPAL = 3;
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-
-interface Agent {
-  client: Client;
-  transport: StreamableHTTPClientTransport;
-  /** Approval questions this client was asked (it accepts every one). */
-  elicited: string[];
+/** The asker's own client says yes to every approval question, as a careless (or compromised) one would. */
+function agent(url: string, issuer: string, id: string): Promise<Connected> {
+  return connectOAuth(url, issuer, CLIENTS.find((x) => x.id === id) as IdpClient, { name: `${id}-agent`, elicit: () => ({ action: 'accept', content: { approve: true } }) });
 }
 
-async function agent(url: string, issuer: string, id: string): Promise<Agent> {
-  const c = CLIENTS.find((x) => x.id === id) as IdpClient;
-  const provider = new ClientCredentialsProvider({ clientId: c.id, clientSecret: c.secret, scope: c.scope, expectedIssuer: issuer });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
-  // The asker's own client says yes to every approval question, as a careless (or compromised) one would.
-  const client = new Client({ name: `${id}-agent`, version: '1' }, { capabilities: { elicitation: {} } });
-  const elicited: string[] = [];
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    elicited.push(request.params.message);
-    return { action: 'accept', content: { approve: true } };
-  });
-  await client.connect(transport);
-  return { client, transport, elicited };
-}
-
-async function run(a: Agent, code: string): Promise<ReturnType<typeof runAnswer>> {
-  const result = (await a.client.callTool({ name: 'run_script', arguments: { code } }, CallToolResultSchema, { timeout: 120_000 })) as CallToolResult;
-  return runAnswer(result);
+async function run(a: Connected, code: string): Promise<ReturnType<typeof runAnswer>> {
+  return runAnswer((await callTool(a, 'run_script', { code }, { timeout: 120_000 })).result);
 }
 
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
@@ -79,19 +46,16 @@ const snapshot = (vmid: number, name: string): string => `await pve.waitTask(awa
 describe('serve --http with OAuth principals: teams fail closed', () => {
   let env: E2eEnv;
   let idp: Awaited<ReturnType<typeof startIdp>>;
-  let child: ChildProcessWithoutNullStreams;
-  let stderr = '';
+  let server: Awaited<ReturnType<typeof spawnHttpServe>>;
   let url = '';
-  const agents: Agent[] = [];
+  const agents: Connected[] = [];
 
   beforeAll(async () => {
     env = await startE2eEnv({ sandbox: { workers: 2 } });
     idp = await startIdp(CLIENTS);
-    const port = await freePort();
     const config = JSON.parse(readFileSync(env.configFile, 'utf8')) as Record<string, unknown> & { policies: Record<string, unknown> };
     config.policies.fourEyes = { preset: 'operator', approval: { require: ['destructive'], approvers: { group: 'leads' } } };
     config.http = {
-      port,
       oauth: { issuer: idp.issuer, clockToleranceSec: 0 },
       principals: [{ group: 'ops', policy: 'fourEyes' }, { group: 'admins', policy: 'e2e' }],
       sessionsPerPrincipal: PER_PRINCIPAL,
@@ -99,39 +63,19 @@ describe('serve --http with OAuth principals: teams fail closed', () => {
     };
     const file = join(env.dir, 'teams.json');
     writeFileSync(file, JSON.stringify(config, null, 2), { mode: 0o600 });
-    child = spawn(process.execPath, [BIN, 'serve', '--config', file, '--http'], { cwd: REPO_ROOT, env: env.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the server did not start within 120 s:\n${stderr}`)), 120_000);
-      child.stderr.setEncoding('utf8').on('data', (d: string) => {
-        stderr += d;
-        const m = /MCP over Streamable HTTP: (\S+)\n/.exec(stderr);
-        if (m?.[1]) {
-          url = m[1];
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.on('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`the server exited (${code}) before listening:\n${stderr}`));
-      });
-    });
+    server = await spawnHttpServe({ configFile: file, env: env.env }, []);
+    url = server.url;
   }, 180_000);
 
   afterAll(async () => {
-    for (const a of agents) await a.client.close().catch(() => undefined);
-    if (child && child.exitCode === null) {
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      });
-    }
+    for (const a of agents) await a.close().catch(() => undefined);
+    await server?.close();
     await idp?.close();
     await env?.close();
   });
 
   it('gives a principal no rule matches reads only (said at start); a matched admin still writes', async () => {
-    expect(stderr).toContain("principals no http.principals rule matches get each cluster's policy restricted to reads (http.unmatched: read-only, the default)");
+    expect(server.stderr()).toContain("principals no http.principals rule matches get each cluster's policy restricted to reads (http.unmatched: read-only, the default)");
     const mallory = await agent(url, idp.issuer, 'mallory');
     const admin = await agent(url, idp.issuer, 'admin');
     agents.push(mallory, admin);
@@ -152,7 +96,7 @@ describe('serve --http with OAuth principals: teams fail closed', () => {
     const code = stopScript('pve1', 100);
     expect(statusOf(env.sim, 100)).toBe('running');
     const asked = await run(alice, code);
-    expect(alice.elicited).toEqual([]);
+    expect(alice.elicitations).toEqual([]);
     expect(statusOf(env.sim, 100)).toBe('running');
     expect(asked.error?.kind).toBe('approval');
     const planId = asked.plan?.planId as string;
@@ -173,7 +117,7 @@ describe('serve --http with OAuth principals: teams fail closed', () => {
     expect(ran.error, JSON.stringify(ran)).toBeUndefined();
     expect(ran.approval).toMatchObject({ via: 'operator', answer: 'approved', approvedBy: 'carol' });
     expect(statusOf(env.sim, 100), JSON.stringify(ran)).toBe('stopped');
-    expect(alice.elicited).toEqual([]);
+    expect(alice.elicitations).toEqual([]);
 
     const approvals = readFileSync(join(env.stateDir, 'audit.jsonl'), 'utf8')
       .split('\n')
@@ -188,7 +132,7 @@ describe('serve --http with OAuth principals: teams fail closed', () => {
   });
 
   it("one principal's session openings never close another's session with a run in flight", async () => {
-    const admin = agents[1] as Agent;
+    const admin = agents[1] as Connected;
     // The run's middle read takes 4 s: the flood comes while it is in flight.
     env.sim.faults.add({ path: '/nodes/pve1/qemu/100/status/current', latencyMs: 4_000 });
     const inFlight = run(admin, `${snapshot(100, 'first')}\nawait pve.get('/nodes/pve1/qemu/100/status/current');\n${snapshot(100, 'second')}\nreturn 'both';`);
@@ -206,7 +150,7 @@ describe('serve --http with OAuth principals: teams fail closed', () => {
     expect(answer.result).toBe('both');
     expect(snapshotsOf(env.sim, 100)).toEqual(expect.arrayContaining(['first', 'second']));
     expect((await admin.client.listTools()).tools.length).toBe(3);
-    expect(stderr).toContain(`principal 'flood' has ${PER_PRINCIPAL} sessions open (its cap)`);
-    expect(stderr).not.toMatch(/closed session \S+ of 'admin'/);
+    expect(server.stderr()).toContain(`principal 'flood' has ${PER_PRINCIPAL} sessions open (its cap)`);
+    expect(server.stderr()).not.toMatch(/closed session \S+ of 'admin'/);
   });
 });

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema,
@@ -70,11 +71,13 @@ export async function connectStdio(env: E2eEnv, options: ClientOptions, configFi
   return { ...parts, stderr: () => stderr, close: () => parts.client.close() };
 }
 
-export async function connectHttp(url: string, token: string, options: ClientOptions): Promise<Connected> {
+/** `auth`: the static bearer token, or an OAuth provider (the SDK gets and refreshes its tokens). */
+export async function connectHttp(url: string, auth: string | OAuthClientProvider, options: ClientOptions): Promise<Connected> {
   const parts = makeClient(options);
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
+  const transport = new StreamableHTTPClientTransport(
+    new URL(url),
+    typeof auth === 'string' ? { requestInit: { headers: { Authorization: `Bearer ${auth}` } } } : { authProvider: auth },
+  );
   await parts.client.connect(transport);
   return {
     ...parts,
@@ -96,7 +99,12 @@ export interface HttpServerProcess {
 
 /** `serve --http --port 0`: the real URL is read from the server's stderr banner. */
 export async function startHttpServe(env: E2eEnv, token: string, extraArgs: string[] = []): Promise<HttpServerProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--config', env.configFile, '--http', '--port', '0', '--token', token, ...extraArgs], {
+  return { ...(await spawnHttpServe(env, ['--token', token, ...extraArgs])), token };
+}
+
+/** `serve --config <file> --http --port 0 <args>` (a token or an `http.oauth` config), started when its banner names the URL. */
+export async function spawnHttpServe(env: Pick<E2eEnv, 'configFile' | 'env'>, args: string[]): Promise<Omit<HttpServerProcess, 'token'>> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', env.configFile, '--http', '--port', '0', ...args], {
     cwd: REPO_ROOT,
     env: env.env,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -119,7 +127,6 @@ export async function startHttpServe(env: E2eEnv, token: string, extraArgs: stri
   });
   return {
     url,
-    token,
     child,
     stderr: () => stderr,
     close: () =>
