@@ -83,6 +83,12 @@ export function literalSegmentTerms(op: Operation): string[][] {
     .filter((terms) => terms.length > 0);
 }
 
+/** The analyzed terms of each literal segment that a path parameter follows (`/storage/{storage}` → storage). */
+export function itemSegmentTerms(op: Operation): string[] {
+  const segments = splitPath(op.path);
+  return segments.flatMap((s, i) => (!s.startsWith('{') && segments[i + 1]?.startsWith('{') ? analyze(s) : []));
+}
+
 function returnedPropertyNames(returns: SchemaNode): string[] {
   const node = returns.items ?? returns;
   return node.properties ? Object.keys(node.properties) : [];

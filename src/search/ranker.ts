@@ -13,6 +13,7 @@ import { indexTerm, tokenize } from './analyzer.js';
 import {
   FIELD_BOOST,
   INDEXED_FIELDS,
+  itemSegmentTerms,
   STRONG_FIELDS,
   indexedOperation,
   literalSegmentTerms,
@@ -35,6 +36,8 @@ const UNMENTIONED_SEGMENT_PENALTY = 0.25;
 const MENTION_MIN_WEIGHT = 0.3;
 /** Factor for reading one item when the request asks for a list ("list ha resources"). */
 const ITEM_FOR_COLLECTION = 0.7;
+/** Factor for the list of guests when the request names one guest by its ID ("is vm 101 running"). */
+const GUEST_LIST_FOR_ONE_GUEST = 0.6;
 /**
  * Each concept's scores are scaled to its best match (0..1) so a concept with many strong synonyms
  * cannot drown the others; the root compresses the gap between a good and the best match.
@@ -79,6 +82,10 @@ export class Ranker {
   private readonly priors: number[];
   private readonly segments: string[][][];
   private readonly endsWithParam: boolean[];
+  /** Per operation: the terms of each literal segment a path parameter follows (`storage` in `…/storage/{storage}/status`). */
+  private readonly itemSegments: string[][];
+  /** GETs that list guests: a `{vmid}` path lies under them. */
+  private readonly guestLists: boolean[];
   private readonly isRead: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
 
@@ -94,6 +101,9 @@ export class Ranker {
     this.priors = operations.map(operationPrior);
     this.segments = operations.map(literalSegmentTerms);
     this.endsWithParam = operations.map((op) => op.path.endsWith('}'));
+    this.itemSegments = operations.map(itemSegmentTerms);
+    const paths = new Set(operations.map((op) => op.path));
+    this.guestLists = operations.map((op) => op.method === 'GET' && paths.has(`${op.path}/{vmid}`));
     this.isRead = operations.map((op) => op.method === 'GET');
   }
 
@@ -133,10 +143,20 @@ export class Ranker {
       const method = this.methodFactor(op.method, query);
       const unmentioned = (this.segments[id] as string[][]).filter((seg) => !seg.some((t) => mentioned.has(t))).length;
       const specificity = 1 / (1 + UNMENTIONED_SEGMENT_PENALTY * unmentioned);
-      const shape = query.collection && op.method === 'GET' && this.endsWithParam[id] ? ITEM_FOR_COLLECTION : 1;
-      final.set(id, rel * coverage ** COVERAGE_EXPONENT * method * specificity * shape * (this.priors[id] as number));
+      final.set(id, rel * coverage ** COVERAGE_EXPONENT * method * specificity * this.shapeFactor(id, query) * (this.priors[id] as number));
     }
     return final;
+  }
+
+  /**
+   * A request about many things ("which storages are almost full") is not answered by reading one
+   * of them (`…/storage/{storage}/status`); one about a guest named by its ID not by the guest list.
+   */
+  private shapeFactor(id: number, query: ParsedQuery): number {
+    if (query.oneGuest && this.guestLists[id]) return GUEST_LIST_FOR_ONE_GUEST;
+    if (!query.collection || !this.isRead[id]) return 1;
+    if (this.endsWithParam[id]) return ITEM_FOR_COLLECTION;
+    return (this.itemSegments[id] as string[]).some((t) => query.pluralTerms.has(t)) ? ITEM_FOR_COLLECTION : 1;
   }
 
   private methodFactor(method: HttpMethod, query: ParsedQuery): number {
@@ -204,8 +224,12 @@ interface TermMatch {
   returned: boolean;
 }
 
-/** The request asks to see many things (a question or a read verb over a collection), not to act. */
+/**
+ * The request asks to see something's properties: a question ("what is the name of the cluster",
+ * "how many cores does vm 101 have") or a read of many things ("which guests are locked"), not an action.
+ */
 function asksForListing(query: ParsedQuery): boolean {
+  if (query.question) return true;
   if (!query.collection) return false;
   return query.methods ? query.methods[0] === 'GET' : query.hintedMethods === undefined;
 }

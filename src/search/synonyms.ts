@@ -27,6 +27,8 @@ export interface SynonymRule {
   weight?: number;
   /** The phrase asks about many things at once ("all guests", "the most memory"): listings answer it. */
   collection?: true;
+  /** The phrase compares or counts objects ("most", "how many"); said of one named guest it asks for that guest's own figure. */
+  ranking?: true;
 }
 
 export const SYNONYM_RULES: readonly SynonymRule[] = [
@@ -61,6 +63,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
     terms: { resource: 1, cluster: 0.6 },
     weight: 0.8,
     collection: true,
+    ranking: true,
   },
   { triggers: ['quorum', 'quorate', 'corosync'], terms: { quorum: 1, status: 0.6, cluster: 0.4, corosync: 0.4 } },
   { triggers: ['cluster member', 'cluster members', 'member'], terms: { node: 1, cluster: 0.4 } },
@@ -227,7 +230,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['grant', 'give access', 'allow access'], terms: { acl: 1, permission: 0.6 }, methods: ['PUT'] },
   { triggers: ['revoke'], terms: { revoke: 1, delete: 0.3 }, methods: ['DELETE'] },
   { triggers: ['role', 'roles'], terms: { role: 1 } },
-  { triggers: ['who has', 'who can', 'role assignment', 'role assignments', 'assigned roles', 'their roles', 'which role', 'which roles'], terms: { acl: 1, permission: 0.5, role: 0.3 } },
+  { triggers: ['who has', 'who can', 'role assignment', 'role assignments', 'assigned roles', 'their roles'], terms: { acl: 1, permission: 0.5, role: 0.3 } },
   { triggers: ['privilege', 'privileges', 'privs'], terms: { privs: 1, role: 0.6, permission: 0.4 } },
   { triggers: ['group', 'groups', 'user group', 'team'], terms: { group: 1 } },
   { triggers: ['login', 'log in', 'sign in', 'authenticate', 'ticket', 'session', 'auth ticket', 'csrf'], terms: { ticket: 1, login: 0.4 }, methods: ['POST'] },
@@ -245,6 +248,7 @@ export interface CompiledSynonym {
   weight: number;
   methods?: readonly HttpMethod[];
   collection?: true;
+  ranking?: true;
 }
 
 /** Analyze a trigger without dropping stopwords, since they can be part of a phrase ("back up"). */
@@ -269,7 +273,7 @@ export function compileSynonyms(rules: readonly SynonymRule[] = SYNONYM_RULES): 
       const first = tokens[0];
       if (first === undefined) continue;
       const list = byFirst.get(first) ?? [];
-      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}) });
+      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}), ...(rule.ranking ? { ranking: rule.ranking } : {}) });
       byFirst.set(first, list);
     }
   }
