@@ -8,7 +8,7 @@
  * requests, and the operation's own prior (shallow, not a directory index, not deprecated).
  */
 import MiniSearch from 'minisearch';
-import type { HttpMethod, Operation } from '../schema/model.js';
+import { splitPath, type HttpMethod, type Operation } from '../schema/model.js';
 import { indexTerm, tokenize } from './analyzer.js';
 import {
   FIELD_BOOST,
@@ -36,8 +36,11 @@ const UNMENTIONED_SEGMENT_PENALTY = 0.25;
 const MENTION_MIN_WEIGHT = 0.3;
 /** Factor for reading one item when the request asks for a list ("list ha resources"). */
 const ITEM_FOR_COLLECTION = 0.7;
-/** Factor for the list of guests when the request names one guest by its ID ("is vm 101 running"). */
-const GUEST_LIST_FOR_ONE_GUEST = 0.6;
+/**
+ * Factor for a read about a kind of guest but no one guest (the VM list, the node's QEMU CPU
+ * models) when the request names one guest ("is vm 101 running", "how many cores does vm 101 have").
+ */
+const KIND_READ_FOR_ONE_GUEST = 0.6;
 /**
  * Each concept's scores are scaled to its best match (0..1) so a concept with many strong synonyms
  * cannot drown the others; the root compresses the gap between a good and the best match.
@@ -84,8 +87,8 @@ export class Ranker {
   private readonly endsWithParam: boolean[];
   /** Per operation: the terms of each literal segment a path parameter follows (`storage` in `…/storage/{storage}/status`). */
   private readonly itemSegments: string[][];
-  /** GETs that list guests: a `{vmid}` path lies under them. */
-  private readonly guestLists: boolean[];
+  /** GETs about a kind of guest but no one guest: a segment that elsewhere precedes `{vmid}` (qemu, lxc), no `{vmid}`. */
+  private readonly guestKindReads: boolean[];
   private readonly isRead: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
 
@@ -102,8 +105,7 @@ export class Ranker {
     this.segments = operations.map(literalSegmentTerms);
     this.endsWithParam = operations.map((op) => op.path.endsWith('}'));
     this.itemSegments = operations.map(itemSegmentTerms);
-    const paths = new Set(operations.map((op) => op.path));
-    this.guestLists = operations.map((op) => op.method === 'GET' && paths.has(`${op.path}/{vmid}`));
+    this.guestKindReads = guestKindReads(operations);
     this.isRead = operations.map((op) => op.method === 'GET');
   }
 
@@ -153,7 +155,7 @@ export class Ranker {
    * of them (`…/storage/{storage}/status`); one about a guest named by its ID not by the guest list.
    */
   private shapeFactor(id: number, query: ParsedQuery): number {
-    if (query.oneGuest && this.guestLists[id]) return GUEST_LIST_FOR_ONE_GUEST;
+    if (query.oneGuest && this.guestKindReads[id]) return KIND_READ_FOR_ONE_GUEST;
     if (!query.collection || !this.isRead[id]) return 1;
     if (this.endsWithParam[id]) return ITEM_FOR_COLLECTION;
     return (this.itemSegments[id] as string[]).some((t) => query.pluralTerms.has(t)) ? ITEM_FOR_COLLECTION : 1;
@@ -214,6 +216,20 @@ export class Ranker {
     this.termCache.set(term, scores);
     return scores;
   }
+}
+
+function guestKindReads(operations: readonly Operation[]): boolean[] {
+  const kinds = new Set<string>();
+  for (const op of operations) {
+    const segments = splitPath(op.path);
+    segments.forEach((s, i) => {
+      if (segments[i + 1] === '{vmid}') kinds.add(s);
+    });
+  }
+  return operations.map((op) => {
+    const segments = splitPath(op.path);
+    return op.method === 'GET' && !segments.includes('{vmid}') && segments.some((s) => kinds.has(s));
+  });
 }
 
 interface TermMatch {

@@ -102,7 +102,8 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['feature', 'capability', 'supported'], terms: { feature: 1, capability: 0.6 } },
 
   // Storage
-  { triggers: ['disk', 'drive', 'hard disk', 'virtual disk', 'vdisk', 'hdd'], terms: { disk: 1, volume: 0.7, drive: 0.3 } },
+  // A guest's disks are its scsi0, virtio0, sata0, ide0 … options: its configuration lists them.
+  { triggers: ['disk', 'drive', 'hard disk', 'virtual disk', 'vdisk', 'hdd'], terms: { disk: 1, volume: 0.7, drive: 0.3, scsi: 0.3, virtio: 0.3, sata: 0.3, ide: 0.3 } },
   { triggers: ['volume', 'disk image', 'volid', 'volume id'], terms: { volume: 1, disk: 0.7, image: 0.3 } },
   { triggers: ['physical disk', 'physical disks', 'local disk', 'local disks', 'block device', 'ssd', 'nvme'], terms: { disk: 1, list: 0.5, local: 0.5, dev: 0.3 } },
   { triggers: ['storage', 'datastore', 'data store', 'storages', 'store'], terms: { storage: 1, datastore: 0.5 } },
@@ -180,14 +181,20 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['memory', 'ram', 'mem', 'free memory', 'available memory', 'memory usage', 'memory used', 'used memory'], terms: { memory: 1, mem: 0.8, status: 0.3 }, weight: 0.6 },
   { triggers: ['memory block', 'memory blocks'], terms: { memory: 1, block: 1 } },
   { triggers: ['load', 'load average', 'loadavg', 'busy', 'performance', 'utilisation'], terms: { loadavg: 1, status: 0.6, cpu: 0.4 }, weight: 0.6 },
-  { triggers: ['history', 'graph', 'graphs', 'chart', 'trend', 'statistics', 'stats', 'over time', 'rrd', 'time series', 'historical'], terms: { rrddata: 1, rrd: 0.6, statistic: 0.5 } },
+  {
+    triggers: ['history', 'graph', 'graphs', 'chart', 'trend', 'statistics', 'stats', 'over time', 'rrd', 'time series', 'historical',
+      'last hour', 'last day', 'last week', 'last month', 'last year', 'past hour', 'past day', 'past week', 'past month', 'past year', 'yesterday', 'over the last', 'over the past'],
+    terms: { rrddata: 1, rrd: 0.6, statistic: 0.5 },
+  },
   { triggers: ['metric server', 'metric servers', 'metrics server', 'metrics servers', 'external metric server'], terms: { metric: 1, server: 1 } },
   { triggers: ['metric', 'metrics', 'influxdb', 'graphite', 'opentelemetry', 'prometheus', 'exporter'], terms: { metric: 1, server: 0.3 } },
   { triggers: ['log', 'logs', 'logfile', 'output'], terms: { log: 1 } },
   { triggers: ['syslog', 'system log', 'journal', 'journald', 'journalctl', 'dmesg'], terms: { syslog: 1, journal: 1, log: 0.5 } },
   { triggers: ['task', 'tasks', 'upid', 'activity', 'recent activity', 'worker'], terms: { task: 1 } },
   { triggers: ['job', 'jobs', 'scheduled job', 'cron'], terms: { job: 1, schedule: 0.3, task: 0.3 } },
-  { triggers: ['fail', 'failed', 'error', 'errors', 'errored', 'broken', 'crashed', 'unsuccessful'], terms: { error: 1, fail: 0.5 } },
+  // What failed in PVE is a task: its status holds the error, its log the reason.
+  { triggers: ['fail', 'failed', 'error', 'errors', 'errored', 'broken', 'crashed', 'unsuccessful'], terms: { error: 1, fail: 0.5, task: 0.4 } },
+  { triggers: ['why', 'reason', 'cause', 'what went wrong'], terms: { log: 1, error: 0.5 }, weight: 0.6 },
   { triggers: ['version', 'release', 'pve version', 'proxmox version', 'which version'], terms: { version: 1 } },
   { triggers: ['report', 'diagnostics', 'system report', 'support report'], terms: { report: 1 } },
   { triggers: ['resources', 'inventory', 'overview', 'everything', 'all resources', 'cluster resources'], terms: { resource: 1 } },
@@ -226,7 +233,8 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['token', 'api token', 'api key', 'api keys', 'api tokens', 'apikey'], terms: { token: 1, api: 0.3 } },
   { triggers: ['password', 'passwd', 'passphrase'], terms: { password: 1 } },
   { triggers: ['permission', 'permissions', 'acl', 'access control', 'access control list', 'rights', 'can do', 'allowed'], terms: { acl: 1, permission: 0.8, role: 0.2 } },
-  { triggers: ['effective permissions', 'my permissions', 'what can i do', 'allowed to'], terms: { permission: 1, acl: 0.3 } },
+  // "what permissions does bob have" asks what a user may do, wherever it was granted.
+  { triggers: ['effective permissions', 'my permissions', 'what can i do', 'allowed to', 'what permissions', 'which permissions', 'what rights', 'which rights'], terms: { permission: 1, acl: 0.3 } },
   { triggers: ['grant', 'give access', 'allow access'], terms: { acl: 1, permission: 0.6 }, methods: ['PUT'] },
   { triggers: ['revoke'], terms: { revoke: 1, delete: 0.3 }, methods: ['DELETE'] },
   { triggers: ['role', 'roles'], terms: { role: 1 } },
