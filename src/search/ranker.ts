@@ -13,6 +13,7 @@ import { indexTerm, tokenize } from './analyzer.js';
 import {
   FIELD_BOOST,
   INDEXED_FIELDS,
+  directoryIndexes,
   itemSegmentTerms,
   STRONG_FIELDS,
   indexedOperation,
@@ -36,6 +37,8 @@ const UNMENTIONED_SEGMENT_PENALTY = 0.25;
 const MENTION_MIN_WEIGHT = 0.3;
 /** Factor for reading one item when the request asks for a list ("list ha resources"). */
 const ITEM_FOR_COLLECTION = 0.7;
+/** Factor for a directory index (child links only) asked a question: it holds no answer ("what disks does pve1 have"). */
+const DIRECTORY_INDEX_FOR_QUESTION = 0.6;
 /**
  * Factor for a read about a kind of guest but no one guest (the VM list, the node's QEMU CPU
  * models) when the request names one guest ("is vm 101 running", "how many cores does vm 101 have").
@@ -89,6 +92,7 @@ export class Ranker {
   private readonly itemSegments: string[][];
   /** GETs about a kind of guest but no one guest: a segment that elsewhere precedes `{vmid}` (qemu, lxc), no `{vmid}`. */
   private readonly guestKindReads: boolean[];
+  private readonly directoryIndexes: boolean[];
   private readonly isRead: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
 
@@ -101,7 +105,8 @@ export class Ranker {
       processTerm: indexTerm,
     });
     this.index.addAll(operations.map((op, id) => indexedOperation(op, id)));
-    this.priors = operations.map(operationPrior);
+    this.directoryIndexes = directoryIndexes(operations);
+    this.priors = operations.map((op, id) => operationPrior(op, this.directoryIndexes[id] as boolean));
     this.segments = operations.map(literalSegmentTerms);
     this.endsWithParam = operations.map((op) => op.path.endsWith('}'));
     this.itemSegments = operations.map(itemSegmentTerms);
@@ -155,6 +160,7 @@ export class Ranker {
    * of them (`…/storage/{storage}/status`); one about a guest named by its ID not by the guest list.
    */
   private shapeFactor(id: number, query: ParsedQuery): number {
+    if (query.question && this.directoryIndexes[id]) return DIRECTORY_INDEX_FOR_QUESTION;
     if (query.oneGuest && this.guestKindReads[id]) return KIND_READ_FOR_ONE_GUEST;
     if (!query.collection || !this.isRead[id]) return 1;
     if (this.endsWithParam[id]) return ITEM_FOR_COLLECTION;
