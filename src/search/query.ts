@@ -98,12 +98,14 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
         // In a question an action word is a state ("which vms are stopped"): it asks to see, not to
         // act; in the plural it is the things themselves ("what backups exist").
         const state = opening.questionMethods !== undefined && phrase.methods !== undefined && !plural;
+        const things = plural ? phrase.pluralTerms : undefined;
         const weight = state ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.weight;
-        const terms = state ? withStatus(phrase.terms) : phrase.terms;
+        const terms = things ?? (state ? withStatus(phrase.terms) : phrase.terms);
         concepts.push({ terms, weight, source: tokens.slice(i, i + phrase.tokens.length).join(' '), verb: false });
-        if (i === opening.firstContent) hinted = phrase.methods;
+        // "backups" are things to look at, not the act of backing up.
+        if (i === opening.firstContent && !things) hinted = phrase.methods;
       }
-      if (plural) for (const [term, weight] of phrase.terms) if (weight >= 1) pluralTerms.add(term);
+      if (plural) for (const [term, weight] of phrase.pluralTerms ?? phrase.terms) if (weight >= 1) pluralTerms.add(term);
       if (phrase.collection || plural) collection = true;
       i += phrase.tokens.length;
       continue;

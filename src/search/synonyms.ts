@@ -27,6 +27,11 @@ export interface SynonymRule {
   weight?: number;
   /** The phrase asks about many things at once ("all guests", "the most memory"): listings answer it. */
   collection?: true;
+  /**
+   * What the word means in the plural, when that is the things an action leaves behind rather than
+   * the action: "backups" are archives on a storage, "back up" is a vzdump.
+   */
+  plural?: Readonly<Record<string, number>>;
   /** The phrase compares or counts objects ("most", "how many"); said of one named guest it asks for that guest's own figure. */
   ranking?: true;
 }
@@ -111,7 +116,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['image', 'images', 'ova', 'appliance image'], terms: { image: 1, content: 0.5, iso: 0.3 } },
   { triggers: ['storage content', 'content', 'files on storage', 'contents'], terms: { content: 1, volume: 0.3 } },
   { triggers: ['container template', 'ct template', 'lxc template', 'appliance', 'turnkey', 'aplinfo'], terms: { aplinfo: 1, appliance: 0.8, template: 0.5 } },
-  { triggers: ['backup', 'vzdump', 'dump'], terms: { vzdump: 1, backup: 1 }, methods: ['POST'] },
+  { triggers: ['backup', 'vzdump', 'dump'], terms: { vzdump: 1, backup: 1 }, methods: ['POST'], plural: { content: 1, backup: 0.8, vzdump: 0.4 } },
   { triggers: ['back up', 'backup now', 'run backup', 'run a backup', 'start backup', 'start a backup'], terms: { vzdump: 1, backup: 1 }, methods: ['POST'] },
   { triggers: ['backup files', 'backup archives', 'stored backups', 'existing backups', 'backups on storage', 'backups on a storage', 'backups in storage', 'backup volumes'], terms: { content: 1, backup: 0.5, storage: 0.5 } },
   { triggers: ['backup job', 'backup schedule', 'scheduled backup', 'backup plan', 'backup jobs'], terms: { backup: 1, job: 0.6, schedule: 0.4, vzdump: 0.4 } },
@@ -257,6 +262,15 @@ export interface CompiledSynonym {
   methods?: readonly HttpMethod[];
   collection?: true;
   ranking?: true;
+  pluralTerms?: Map<string, number>;
+}
+
+function compileTerms(words: Readonly<Record<string, number>>): Map<string, number> {
+  const terms = new Map<string, number>();
+  for (const [word, weight] of Object.entries(words)) {
+    for (const term of analyze(word)) terms.set(term, Math.max(terms.get(term) ?? 0, weight));
+  }
+  return terms;
 }
 
 /** Analyze a trigger without dropping stopwords, since they can be part of a phrase ("back up"). */
@@ -271,17 +285,15 @@ function triggerTokens(trigger: string): string[] {
 export function compileSynonyms(rules: readonly SynonymRule[] = SYNONYM_RULES): Map<string, CompiledSynonym[]> {
   const byFirst = new Map<string, CompiledSynonym[]>();
   for (const rule of rules) {
-    const terms = new Map<string, number>();
-    for (const [word, weight] of Object.entries(rule.terms)) {
-      for (const term of analyze(word)) terms.set(term, Math.max(terms.get(term) ?? 0, weight));
-    }
+    const terms = compileTerms(rule.terms);
+    const pluralTerms = rule.plural ? compileTerms(rule.plural) : undefined;
     const weight = rule.weight ?? 1;
     for (const trigger of rule.triggers) {
       const tokens = triggerTokens(trigger);
       const first = tokens[0];
       if (first === undefined) continue;
       const list = byFirst.get(first) ?? [];
-      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}), ...(rule.ranking ? { ranking: rule.ranking } : {}) });
+      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}), ...(rule.ranking ? { ranking: rule.ranking } : {}), ...(pluralTerms ? { pluralTerms } : {}) });
       byFirst.set(first, list);
     }
   }
