@@ -50,17 +50,17 @@ export function accessReads(store: AccessStore): SimEndpoint[] {
       const out = { type: r.type, comment: r.comment, ...(r.default ? { default: 1 } : {}) };
       return { ...out, digest: createHash('sha1').update(JSON.stringify(out)).digest('hex') };
     }],
-    '/access/tfa': ['Second factors of every user the caller may see (never their secrets).', (ctx) =>
+    '/access/tfa': ['Two-factor (TFA) entries of every user the caller may see (never their secrets).', (ctx) =>
       [...store.users.values()]
         .filter((u) => u.userid === ctx.principal.userid || ctx.hasPriv('/access/groups', 'Sys.Audit') || ctx.hasPriv('/access/groups', 'User.Modify'))
         .map((u) => ({ userid: u.userid, entries: tfaEntries(u) }))],
-    '/access/tfa/{userid}': ['The second factors of one user.', (ctx) => tfaEntries(user(ctx))],
-    '/access/tfa/{userid}/{id}': ['One second factor of a user.', (ctx) => {
+    '/access/tfa/{userid}': ['The two-factor (TFA) entries of one user.', (ctx) => tfaEntries(user(ctx))],
+    '/access/tfa/{userid}/{id}': ['One two-factor (TFA) entry of a user.', (ctx) => {
       const e = tfaEntries(user(ctx)).find((x) => x.id === param(ctx, 'id'));
       if (!e) throw die('no such tfa entry');
       return e;
     }],
-    '/access/users/{userid}/tfa': ['Which kinds of second factor a user has.', (ctx) => {
+    '/access/users/{userid}/tfa': ['Which kinds of two-factor (TFA) entry a user has.', (ctx) => {
       // Recovery keys back up the other factors; they are not a kind of factor of their own here.
       const types = tfaEntries(user(ctx)).map((e) => e.type).filter((t) => t !== 'recovery');
       return types.length ? { types } : {};
