@@ -148,7 +148,7 @@ describe('ApiSearch ranking', () => {
       { method: 'GET', path: '/cluster/ha/resources/{sid}', name: '', text: 'One HA resource.' },
     ]);
     expect(directoryIndexes(own.operations)).toEqual([true, false, false, false]);
-    expect(own.search('what disks does node pve1 have', { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/disks/list');
+    expect(new ApiSearch(own).search('what disks does node pve1 have', { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/disks/list');
   });
 
   it('puts an operation named by key or concrete path first', () => {
