@@ -16,6 +16,8 @@ const STOPWORDS = new Set([
   // Node names (pve1, proxmox2) split into the product's name and a number; neither says what to do.
   'pve', 'proxmox',
   'hard', 'hardly', 'immediately', 'instantly', 'forcefully', 'forcibly', 'asap', 'away', 'right',
+  // "which roles are defined", "what backups exist": asking whether things exist is asking for the list.
+  'exist', 'exists', 'defined', 'configured', 'present',
 ]);
 
 /** Words that end in "s" but are not plurals (acronyms and PVE terms); stripping would break them. */

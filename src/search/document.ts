@@ -83,20 +83,39 @@ export function literalSegmentTerms(op: Operation): string[][] {
     .filter((terms) => terms.length > 0);
 }
 
+/** The analyzed terms of each literal segment that a path parameter follows (`/storage/{storage}` → storage). */
+export function itemSegmentTerms(op: Operation): string[] {
+  const segments = splitPath(op.path);
+  return segments.flatMap((s, i) => (!s.startsWith('{') && segments[i + 1]?.startsWith('{') ? analyze(s) : []));
+}
+
 function returnedPropertyNames(returns: SchemaNode): string[] {
   const node = returns.items ?? returns;
   return node.properties ? Object.keys(node.properties) : [];
 }
 
 /**
- * A directory index only lists child paths (`[{ subdir }]` plus a link): useful for browsing, almost
- * never what an operator means, so it ranks below the operations it points to.
+ * A directory index only lists child paths: useful for browsing, almost never what an operator
+ * means, so it ranks below the operations it points to. It shows by its shape: a GET listing items
+ * of at most one property, at a path with literal sub-paths (`/nodes/{node}/disks` → `…/disks/list`).
+ * A list of objects (`/cluster/ha/resources`, items `{sid}`) has parameter sub-paths only, and the
+ * `links` the official schemas declare mark both kinds.
  */
-export function isDirectoryIndex(op: Operation): boolean {
-  const links = op.returns['links'];
-  if (op.method !== 'GET' || !Array.isArray(links) || links.length === 0) return false;
-  const props = op.returns.items?.properties;
-  return props === undefined || Object.keys(props).length <= 1;
+export function directoryIndexes(operations: readonly Operation[]): boolean[] {
+  const parents = new Set<string>();
+  for (const op of operations) {
+    const segments = splitPath(op.path);
+    const last = segments.at(-1);
+    if (last !== undefined && !last.startsWith('{')) parents.add(`/${segments.slice(0, -1).join('/')}`);
+  }
+  return operations.map((op) => {
+    if (op.method !== 'GET') return false;
+    const links = op.returns['links'];
+    const props = op.returns.items?.properties;
+    const bare = props === undefined || Object.keys(props).length <= 1;
+    const list = (Array.isArray(links) && links.length > 0) || op.returns.type === 'array';
+    return list && bare && parents.has(op.path);
+  });
 }
 
 const DEPTH_PENALTY = 0.06;
@@ -111,10 +130,10 @@ const SIDELINED = /\bdeprecated\b|\binternal use\b|\bexperimental\b/i;
  * before `GET /nodes/{node}/qemu/{vmid}/firewall/refs`); deprecated and internal-only operations
  * exist for compatibility and should not be suggested first.
  */
-export function operationPrior(op: Operation): number {
+export function operationPrior(op: Operation, directoryIndex: boolean): number {
   const depth = splitPath(op.path).length;
   let prior = 1 / (1 + DEPTH_PENALTY * Math.max(0, depth - 1));
-  if (isDirectoryIndex(op)) prior *= DIRECTORY_INDEX_PRIOR;
+  if (directoryIndex) prior *= DIRECTORY_INDEX_PRIOR;
   if (SIDELINED.test(op.description.slice(0, SIDELINED_SCAN_CHARS))) prior *= SIDELINED_PRIOR;
   return prior;
 }

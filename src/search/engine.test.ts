@@ -1,6 +1,7 @@
 import { encode } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
 import { ApiModel, templateParams, type HttpMethod, type Operation, type RiskClass, type SchemaNode } from '../schema/model.js';
+import { directoryIndexes } from './document.js';
 import { ApiSearch, MAX_QUERY_CHARS } from './engine.js';
 import { SearchQueryError } from './errors.js';
 import { LINE_TOKEN_BUDGET, formatHit, type SearchHit } from './hit.js';
@@ -60,8 +61,8 @@ const FIXTURE: FixtureOp[] = [
   { method: 'PUT', path: '/access/password', name: 'change_password', text: 'Change the password of a user.', risk: 'privileged' },
 ];
 
-function fixtureModel(): ApiModel {
-  const operations = FIXTURE.map((f): Operation => {
+function fixtureModel(fixture: readonly FixtureOp[] = FIXTURE): ApiModel {
+  const operations = fixture.map((f): Operation => {
     const pathParams = templateParams(f.path);
     return {
       key: `${f.method} ${f.path}`,
@@ -136,6 +137,18 @@ describe('ApiSearch ranking', () => {
     expect(vmHits.indexOf('GET /nodes/{node}/qemu')).toBeLessThan(vmHits.indexOf('GET /nodes/{node}/qemu/{vmid}'));
     const ha = search.search('ha').map((h) => h.key);
     expect(ha.indexOf('GET /cluster/ha/rules')).toBeLessThan(ha.indexOf('GET /cluster/ha/groups'));
+  });
+
+  it('tells a directory index by its shape when the schema declares no links', () => {
+    const bare: SchemaNode = { type: 'array', items: { type: 'object', properties: {} } };
+    const own = fixtureModel([
+      { method: 'GET', path: '/nodes/{node}/disks', name: '', text: 'Disk sections.', returns: bare },
+      { method: 'GET', path: '/nodes/{node}/disks/list', name: '', text: 'Local disks of the node.', returns: { type: 'array', items: { type: 'object', properties: { devpath: { type: 'string' }, size: { type: 'integer' } } } } },
+      { method: 'GET', path: '/cluster/ha/resources', name: '', text: 'HA resources.', returns: { type: 'array', items: { type: 'object', properties: { sid: { type: 'string' } } }, links: [{ rel: 'child', href: '{sid}' }] } },
+      { method: 'GET', path: '/cluster/ha/resources/{sid}', name: '', text: 'One HA resource.' },
+    ]);
+    expect(directoryIndexes(own.operations)).toEqual([true, false, false, false]);
+    expect(new ApiSearch(own).search('what disks does node pve1 have', { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/disks/list');
   });
 
   it('puts an operation named by key or concrete path first', () => {

@@ -107,3 +107,47 @@ describe('synonym table', () => {
     }
   });
 });
+
+describe('parseQuery: questions', () => {
+  it('reads IDs as the kind of thing they name', () => {
+    expect(sources('which api tokens does root@pam have')).toEqual(['api tokens', 'user']);
+    expect(sources('what can alice@pve do')).toContain('user');
+    expect(sources('show root@pam!ci')).toEqual(['show', 'api token']);
+    expect(sources('what time is it on pve1')).toEqual(['time', 'node']);
+    expect(sources('what version of proxmox is running')).not.toContain('node');
+  });
+
+  it('knows when one guest is named, by its ID or with an article', () => {
+    expect(parse('is vm 101 running').oneGuest).toBe(true);
+    expect(parse('is the vm running').oneGuest).toBe(true);
+    expect(parse('which vms are running').oneGuest).toBe(false);
+    expect(parse('which vm uses the most cpu').oneGuest).toBe(false);
+  });
+
+  it('drops a ranking said of one named guest, keeps it across guests', () => {
+    expect(sources('how many cores does vm 101 have')).toEqual(['cores', 'vm']);
+    expect(sources('how many guests are there')).toContain('how many');
+  });
+
+  it('opens a question with "how much", "how many", "how long"', () => {
+    expect(parse('how much memory does vm 105 use')).toMatchObject({ methods: ['GET'], question: true });
+    expect(parse('how long has pve1 been up').question).toBe(true);
+    expect(parse('how do I create a user')).toMatchObject({ methods: ['POST'], question: false });
+  });
+
+  it('takes a plural action word in a question as the things, not a state', () => {
+    const backups = parse('what backups exist for vm 101').concepts.find((c) => c.source === 'backups');
+    expect(backups?.terms.get('content')).toBe(1);
+    expect(backups?.weight).toBe(1);
+    const stopped = parse('which guests are stopped').concepts.find((c) => c.source === 'stopped');
+    expect(stopped?.weight).toBeLessThan(1);
+    expect(stopped?.terms.get('status')).toBeGreaterThan(0);
+    expect(parse('back up vm 101').hintedMethods).toEqual(['POST']);
+    expect(parse('backups of vm 101').hintedMethods).toBeUndefined();
+  });
+
+  it('remembers which things the request names in the plural', () => {
+    expect([...parse('which storages are almost full').pluralTerms]).toContain('storage');
+    expect([...parse('what snapshots does vm 101 have').pluralTerms]).toEqual(['snapshot']);
+  });
+});

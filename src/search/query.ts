@@ -29,6 +29,12 @@ export interface ParsedQuery {
   hintedMethods?: readonly HttpMethod[];
   /** The request is about many things ("list …", plural nouns): collections beat single items. */
   collection: boolean;
+  /** Index terms of the things the request names in the plural ("storages", "pools"): reading one of them is not the answer. */
+  pluralTerms: ReadonlySet<string>;
+  /** The request names one guest by its ID ("vm 101"): the list of guests is not the answer. */
+  oneGuest: boolean;
+  /** The request is a question ("which …", "what is …", "how many …"): it asks what something holds. */
+  question: boolean;
 }
 
 /** Verbs steer the method; as search terms they only break ties between otherwise equal operations. */
@@ -40,13 +46,33 @@ const STATE_STATUS_WEIGHT = 0.6;
 /** The verb's own word is searched too ("order" a certificate, "register" an account). */
 const VERB_OWN_TERM_WEIGHT = 0.5;
 
+/**
+ * Words that name a guest (singular): followed by a number they name one guest by its ID ("vm 101",
+ * "ct 200"), after an article one guest the operator has in mind ("is the vm running").
+ */
+const GUEST_WORDS = new Set(['vm', 'container', 'ct', 'guest', 'vmid', 'lxc', 'qemu', 'kvm', 'instance']);
+const ONE_OF = new Set(['the', 'this', 'that', 'a', 'an', 'my', 'one']);
+
+/**
+ * Operators name things by their IDs: `root@pam!ci` is an API token, `alice@pve` a user, `pve2` or
+ * `proxmox-3` a node (PVE's default host names). The IDs' own words (pam, root, pve) say nothing
+ * about the operation, the kind of thing they name does.
+ */
+const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
+  [/[\w.-]+@[a-z][\w.-]*![\w.-]+/gi, ' api token '],
+  [/[\w.-]+@[a-z][\w.-]*/gi, ' user '],
+  [/\b(?:pve|proxmox)-?[0-9]+\b/gi, ' node '],
+];
+
 export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledSynonym[]>): ParsedQuery {
-  const tokens = tokenize(text);
+  const tokens = tokenize(NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text));
   const stems = tokens.map(stem);
   const opening = findOpening(tokens, stems);
   const concepts: Concept[] = [];
   const seenRules = new Set<CompiledSynonym['terms']>();
   const seenWords = new Set<string>();
+  const pluralTerms = new Set<string>();
+  const oneGuest = tokens.some((t, i) => GUEST_WORDS.has(t) && (/^[0-9]+$/.test(tokens[i + 1] ?? '') || ONE_OF.has(tokens[i - 1] ?? '')));
   let hinted: readonly HttpMethod[] | undefined;
   let collection = opening.verb?.rule.collection === true;
 
@@ -59,24 +85,37 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
       continue;
     }
     const phrase = matchPhrase(stems, i, synonyms, opening.verb?.position);
+    if (phrase?.ranking && oneGuest) {
+      // "how many cores does vm 101 have" asks for one guest's own figure, not a comparison.
+      i += phrase.tokens.length;
+      continue;
+    }
     if (phrase) {
+      const last = i + phrase.tokens.length - 1;
+      const plural = isPlural(tokens[last] as string, stems[last] as string);
       if (!seenRules.has(phrase.terms)) {
         seenRules.add(phrase.terms);
-        // In a question an action word is a state ("which vms are stopped"): it asks to see, not to act.
-        const state = opening.questionMethods !== undefined && phrase.methods !== undefined;
+        // In a question an action word is a state ("which vms are stopped"): it asks to see, not to
+        // act; in the plural it is the things themselves ("what backups exist").
+        const state = opening.questionMethods !== undefined && phrase.methods !== undefined && !plural;
+        const things = plural ? phrase.pluralTerms : undefined;
         const weight = state ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.weight;
-        const terms = state ? withStatus(phrase.terms) : phrase.terms;
+        const terms = things ?? (state ? withStatus(phrase.terms) : phrase.terms);
         concepts.push({ terms, weight, source: tokens.slice(i, i + phrase.tokens.length).join(' '), verb: false });
-        if (i === opening.firstContent) hinted = phrase.methods;
+        // "backups" are things to look at, not the act of backing up.
+        if (i === opening.firstContent && !things) hinted = phrase.methods;
       }
-      const last = i + phrase.tokens.length - 1;
-      if (phrase.collection || isPlural(tokens[last] as string, stems[last] as string)) collection = true;
+      if (plural) for (const [term, weight] of phrase.pluralTerms ?? phrase.terms) if (weight >= 1) pluralTerms.add(term);
+      if (phrase.collection || plural) collection = true;
       i += phrase.tokens.length;
       continue;
     }
     i += 1;
     if (isNoise(token) || isStateQuestion(token) || isNeutralOpener(token)) continue;
-    if (isPlural(token, stemmed)) collection = true;
+    if (isPlural(token, stemmed)) {
+      collection = true;
+      pluralTerms.add(stemmed);
+    }
     const verb = verbRule(token, stemmed);
     if (verb) {
       concepts.push(verbConcept(verb, stemmed));
@@ -87,9 +126,13 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
     concepts.push({ terms: new Map([[stemmed, 1]]), weight: 1, source: token, verb: false });
   }
   const methods = opening.verb?.rule.methods ?? opening.questionMethods;
-  if (methods) return { concepts, methods, collection };
-  return hinted ? { concepts, hintedMethods: hinted, collection } : { concepts, collection };
+  const shape = { collection, pluralTerms, oneGuest, question: opening.questionMethods !== undefined };
+  if (methods) return { concepts, methods, ...shape };
+  return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
 }
+
+/** "how much …", "how many …", "how long …" ask for a figure: a read, like "which …". */
+const MEASURES = new Set(['much', 'many', 'long', 'full', 'big', 'large', 'old', 'often', 'fast', 'busy']);
 
 interface Opening {
   verb?: { rule: VerbRule; position: number };
@@ -109,7 +152,7 @@ function findOpening(tokens: string[], stems: string[]): Opening {
     const token = tokens[i] as string;
     const rule = verbRule(token, stems[i] as string);
     if (rule) return { verb: { rule, position: i } };
-    if (isStateQuestion(token)) {
+    if (isStateQuestion(token) || (token === 'how' && MEASURES.has(tokens[i + 1] ?? ''))) {
       question = true;
       continue;
     }

@@ -8,11 +8,13 @@
  * requests, and the operation's own prior (shallow, not a directory index, not deprecated).
  */
 import MiniSearch from 'minisearch';
-import type { HttpMethod, Operation } from '../schema/model.js';
+import { splitPath, type HttpMethod, type Operation } from '../schema/model.js';
 import { indexTerm, tokenize } from './analyzer.js';
 import {
   FIELD_BOOST,
   INDEXED_FIELDS,
+  directoryIndexes,
+  itemSegmentTerms,
   STRONG_FIELDS,
   indexedOperation,
   literalSegmentTerms,
@@ -35,6 +37,13 @@ const UNMENTIONED_SEGMENT_PENALTY = 0.25;
 const MENTION_MIN_WEIGHT = 0.3;
 /** Factor for reading one item when the request asks for a list ("list ha resources"). */
 const ITEM_FOR_COLLECTION = 0.7;
+/** Factor for a directory index (child links only) asked a question: it holds no answer ("what disks does pve1 have"). */
+const DIRECTORY_INDEX_FOR_QUESTION = 0.6;
+/**
+ * Factor for a read about a kind of guest but no one guest (the VM list, the node's QEMU CPU
+ * models) when the request names one guest ("is vm 101 running", "how many cores does vm 101 have").
+ */
+const KIND_READ_FOR_ONE_GUEST = 0.6;
 /**
  * Each concept's scores are scaled to its best match (0..1) so a concept with many strong synonyms
  * cannot drown the others; the root compresses the gap between a good and the best match.
@@ -79,6 +88,11 @@ export class Ranker {
   private readonly priors: number[];
   private readonly segments: string[][][];
   private readonly endsWithParam: boolean[];
+  /** Per operation: the terms of each literal segment a path parameter follows (`storage` in `…/storage/{storage}/status`). */
+  private readonly itemSegments: string[][];
+  /** GETs about a kind of guest but no one guest: a segment that elsewhere precedes `{vmid}` (qemu, lxc), no `{vmid}`. */
+  private readonly guestKindReads: boolean[];
+  private readonly directoryIndexes: boolean[];
   private readonly isRead: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
 
@@ -91,9 +105,12 @@ export class Ranker {
       processTerm: indexTerm,
     });
     this.index.addAll(operations.map((op, id) => indexedOperation(op, id)));
-    this.priors = operations.map(operationPrior);
+    this.directoryIndexes = directoryIndexes(operations);
+    this.priors = operations.map((op, id) => operationPrior(op, this.directoryIndexes[id] as boolean));
     this.segments = operations.map(literalSegmentTerms);
     this.endsWithParam = operations.map((op) => op.path.endsWith('}'));
+    this.itemSegments = operations.map(itemSegmentTerms);
+    this.guestKindReads = guestKindReads(operations);
     this.isRead = operations.map((op) => op.method === 'GET');
   }
 
@@ -133,10 +150,21 @@ export class Ranker {
       const method = this.methodFactor(op.method, query);
       const unmentioned = (this.segments[id] as string[][]).filter((seg) => !seg.some((t) => mentioned.has(t))).length;
       const specificity = 1 / (1 + UNMENTIONED_SEGMENT_PENALTY * unmentioned);
-      const shape = query.collection && op.method === 'GET' && this.endsWithParam[id] ? ITEM_FOR_COLLECTION : 1;
-      final.set(id, rel * coverage ** COVERAGE_EXPONENT * method * specificity * shape * (this.priors[id] as number));
+      final.set(id, rel * coverage ** COVERAGE_EXPONENT * method * specificity * this.shapeFactor(id, query) * (this.priors[id] as number));
     }
     return final;
+  }
+
+  /**
+   * A request about many things ("which storages are almost full") is not answered by reading one
+   * of them (`…/storage/{storage}/status`); one about a guest named by its ID not by the guest list.
+   */
+  private shapeFactor(id: number, query: ParsedQuery): number {
+    if (query.question && this.directoryIndexes[id]) return DIRECTORY_INDEX_FOR_QUESTION;
+    if (query.oneGuest && this.guestKindReads[id]) return KIND_READ_FOR_ONE_GUEST;
+    if (!query.collection || !this.isRead[id]) return 1;
+    if (this.endsWithParam[id]) return ITEM_FOR_COLLECTION;
+    return (this.itemSegments[id] as string[]).some((t) => query.pluralTerms.has(t)) ? ITEM_FOR_COLLECTION : 1;
   }
 
   private methodFactor(method: HttpMethod, query: ParsedQuery): number {
@@ -196,6 +224,20 @@ export class Ranker {
   }
 }
 
+function guestKindReads(operations: readonly Operation[]): boolean[] {
+  const kinds = new Set<string>();
+  for (const op of operations) {
+    const segments = splitPath(op.path);
+    segments.forEach((s, i) => {
+      if (segments[i + 1] === '{vmid}') kinds.add(s);
+    });
+  }
+  return operations.map((op) => {
+    const segments = splitPath(op.path);
+    return op.method === 'GET' && !segments.includes('{vmid}') && segments.some((s) => kinds.has(s));
+  });
+}
+
 interface TermMatch {
   score: number;
   /** Matched in a field that says what the operation is (path, name, summary). */
@@ -204,8 +246,12 @@ interface TermMatch {
   returned: boolean;
 }
 
-/** The request asks to see many things (a question or a read verb over a collection), not to act. */
+/**
+ * The request asks to see something's properties: a question ("what is the name of the cluster",
+ * "how many cores does vm 101 have") or a read of many things ("which guests are locked"), not an action.
+ */
 function asksForListing(query: ParsedQuery): boolean {
+  if (query.question) return true;
   if (!query.collection) return false;
   return query.methods ? query.methods[0] === 'GET' : query.hintedMethods === undefined;
 }

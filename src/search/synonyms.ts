@@ -27,6 +27,13 @@ export interface SynonymRule {
   weight?: number;
   /** The phrase asks about many things at once ("all guests", "the most memory"): listings answer it. */
   collection?: true;
+  /**
+   * What the word means in the plural, when that is the things an action leaves behind rather than
+   * the action: "backups" are archives on a storage, "back up" is a vzdump.
+   */
+  plural?: Readonly<Record<string, number>>;
+  /** The phrase compares or counts objects ("most", "how many"); said of one named guest it asks for that guest's own figure. */
+  ranking?: true;
 }
 
 export const SYNONYM_RULES: readonly SynonymRule[] = [
@@ -61,6 +68,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
     terms: { resource: 1, cluster: 0.6 },
     weight: 0.8,
     collection: true,
+    ranking: true,
   },
   { triggers: ['quorum', 'quorate', 'corosync'], terms: { quorum: 1, status: 0.6, cluster: 0.4, corosync: 0.4 } },
   { triggers: ['cluster member', 'cluster members', 'member'], terms: { node: 1, cluster: 0.4 } },
@@ -99,7 +107,8 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['feature', 'capability', 'supported'], terms: { feature: 1, capability: 0.6 } },
 
   // Storage
-  { triggers: ['disk', 'drive', 'hard disk', 'virtual disk', 'vdisk', 'hdd'], terms: { disk: 1, volume: 0.7, drive: 0.3 } },
+  // A guest's disks are its scsi0, virtio0, sata0, ide0 … options: its configuration lists them.
+  { triggers: ['disk', 'drive', 'hard disk', 'virtual disk', 'vdisk', 'hdd'], terms: { disk: 1, volume: 0.7, drive: 0.3, scsi: 0.3, virtio: 0.3, sata: 0.3, ide: 0.3 } },
   { triggers: ['volume', 'disk image', 'volid', 'volume id'], terms: { volume: 1, disk: 0.7, image: 0.3 } },
   { triggers: ['physical disk', 'physical disks', 'local disk', 'local disks', 'block device', 'ssd', 'nvme'], terms: { disk: 1, list: 0.5, local: 0.5, dev: 0.3 } },
   { triggers: ['storage', 'datastore', 'data store', 'storages', 'store'], terms: { storage: 1, datastore: 0.5 } },
@@ -107,7 +116,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['image', 'images', 'ova', 'appliance image'], terms: { image: 1, content: 0.5, iso: 0.3 } },
   { triggers: ['storage content', 'content', 'files on storage', 'contents'], terms: { content: 1, volume: 0.3 } },
   { triggers: ['container template', 'ct template', 'lxc template', 'appliance', 'turnkey', 'aplinfo'], terms: { aplinfo: 1, appliance: 0.8, template: 0.5 } },
-  { triggers: ['backup', 'vzdump', 'dump'], terms: { vzdump: 1, backup: 1 }, methods: ['POST'] },
+  { triggers: ['backup', 'vzdump', 'dump'], terms: { vzdump: 1, backup: 1 }, methods: ['POST'], plural: { content: 1, backup: 0.8, vzdump: 0.4 } },
   { triggers: ['back up', 'backup now', 'run backup', 'run a backup', 'start backup', 'start a backup'], terms: { vzdump: 1, backup: 1 }, methods: ['POST'] },
   { triggers: ['backup files', 'backup archives', 'stored backups', 'existing backups', 'backups on storage', 'backups on a storage', 'backups in storage', 'backup volumes'], terms: { content: 1, backup: 0.5, storage: 0.5 } },
   { triggers: ['backup job', 'backup schedule', 'scheduled backup', 'backup plan', 'backup jobs'], terms: { backup: 1, job: 0.6, schedule: 0.4, vzdump: 0.4 } },
@@ -177,14 +186,20 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['memory', 'ram', 'mem', 'free memory', 'available memory', 'memory usage', 'memory used', 'used memory'], terms: { memory: 1, mem: 0.8, status: 0.3 }, weight: 0.6 },
   { triggers: ['memory block', 'memory blocks'], terms: { memory: 1, block: 1 } },
   { triggers: ['load', 'load average', 'loadavg', 'busy', 'performance', 'utilisation'], terms: { loadavg: 1, status: 0.6, cpu: 0.4 }, weight: 0.6 },
-  { triggers: ['history', 'graph', 'graphs', 'chart', 'trend', 'statistics', 'stats', 'over time', 'rrd', 'time series', 'historical'], terms: { rrddata: 1, rrd: 0.6, statistic: 0.5 } },
+  {
+    triggers: ['history', 'graph', 'graphs', 'chart', 'trend', 'statistics', 'stats', 'over time', 'rrd', 'time series', 'historical',
+      'last hour', 'last day', 'last week', 'last month', 'last year', 'past hour', 'past day', 'past week', 'past month', 'past year', 'yesterday', 'over the last', 'over the past'],
+    terms: { rrddata: 1, rrd: 0.6, statistic: 0.5 },
+  },
   { triggers: ['metric server', 'metric servers', 'metrics server', 'metrics servers', 'external metric server'], terms: { metric: 1, server: 1 } },
   { triggers: ['metric', 'metrics', 'influxdb', 'graphite', 'opentelemetry', 'prometheus', 'exporter'], terms: { metric: 1, server: 0.3 } },
   { triggers: ['log', 'logs', 'logfile', 'output'], terms: { log: 1 } },
   { triggers: ['syslog', 'system log', 'journal', 'journald', 'journalctl', 'dmesg'], terms: { syslog: 1, journal: 1, log: 0.5 } },
   { triggers: ['task', 'tasks', 'upid', 'activity', 'recent activity', 'worker'], terms: { task: 1 } },
   { triggers: ['job', 'jobs', 'scheduled job', 'cron'], terms: { job: 1, schedule: 0.3, task: 0.3 } },
-  { triggers: ['fail', 'failed', 'error', 'errors', 'errored', 'broken', 'crashed', 'unsuccessful'], terms: { error: 1, fail: 0.5 } },
+  // What failed in PVE is a task: its status holds the error, its log the reason.
+  { triggers: ['fail', 'failed', 'error', 'errors', 'errored', 'broken', 'crashed', 'unsuccessful'], terms: { error: 1, fail: 0.5, task: 0.4 } },
+  { triggers: ['why', 'reason', 'cause', 'what went wrong'], terms: { log: 1, error: 0.5 }, weight: 0.6 },
   { triggers: ['version', 'release', 'pve version', 'proxmox version', 'which version'], terms: { version: 1 } },
   { triggers: ['report', 'diagnostics', 'system report', 'support report'], terms: { report: 1 } },
   { triggers: ['resources', 'inventory', 'overview', 'everything', 'all resources', 'cluster resources'], terms: { resource: 1 } },
@@ -223,11 +238,12 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['token', 'api token', 'api key', 'api keys', 'api tokens', 'apikey'], terms: { token: 1, api: 0.3 } },
   { triggers: ['password', 'passwd', 'passphrase'], terms: { password: 1 } },
   { triggers: ['permission', 'permissions', 'acl', 'access control', 'access control list', 'rights', 'can do', 'allowed'], terms: { acl: 1, permission: 0.8, role: 0.2 } },
-  { triggers: ['effective permissions', 'my permissions', 'what can i do', 'allowed to'], terms: { permission: 1, acl: 0.3 } },
+  // "what permissions does bob have" asks what a user may do, wherever it was granted.
+  { triggers: ['effective permissions', 'my permissions', 'what can i do', 'allowed to', 'what permissions', 'which permissions', 'what rights', 'which rights'], terms: { permission: 1, acl: 0.3 } },
   { triggers: ['grant', 'give access', 'allow access'], terms: { acl: 1, permission: 0.6 }, methods: ['PUT'] },
   { triggers: ['revoke'], terms: { revoke: 1, delete: 0.3 }, methods: ['DELETE'] },
   { triggers: ['role', 'roles'], terms: { role: 1 } },
-  { triggers: ['who has', 'who can', 'role assignment', 'role assignments', 'assigned roles', 'their roles', 'which role', 'which roles'], terms: { acl: 1, permission: 0.5, role: 0.3 } },
+  { triggers: ['who has', 'who can', 'role assignment', 'role assignments', 'assigned roles', 'their roles'], terms: { acl: 1, permission: 0.5, role: 0.3 } },
   { triggers: ['privilege', 'privileges', 'privs'], terms: { privs: 1, role: 0.6, permission: 0.4 } },
   { triggers: ['group', 'groups', 'user group', 'team'], terms: { group: 1 } },
   { triggers: ['login', 'log in', 'sign in', 'authenticate', 'ticket', 'session', 'auth ticket', 'csrf'], terms: { ticket: 1, login: 0.4 }, methods: ['POST'] },
@@ -245,6 +261,16 @@ export interface CompiledSynonym {
   weight: number;
   methods?: readonly HttpMethod[];
   collection?: true;
+  ranking?: true;
+  pluralTerms?: Map<string, number>;
+}
+
+function compileTerms(words: Readonly<Record<string, number>>): Map<string, number> {
+  const terms = new Map<string, number>();
+  for (const [word, weight] of Object.entries(words)) {
+    for (const term of analyze(word)) terms.set(term, Math.max(terms.get(term) ?? 0, weight));
+  }
+  return terms;
 }
 
 /** Analyze a trigger without dropping stopwords, since they can be part of a phrase ("back up"). */
@@ -259,17 +285,15 @@ function triggerTokens(trigger: string): string[] {
 export function compileSynonyms(rules: readonly SynonymRule[] = SYNONYM_RULES): Map<string, CompiledSynonym[]> {
   const byFirst = new Map<string, CompiledSynonym[]>();
   for (const rule of rules) {
-    const terms = new Map<string, number>();
-    for (const [word, weight] of Object.entries(rule.terms)) {
-      for (const term of analyze(word)) terms.set(term, Math.max(terms.get(term) ?? 0, weight));
-    }
+    const terms = compileTerms(rule.terms);
+    const pluralTerms = rule.plural ? compileTerms(rule.plural) : undefined;
     const weight = rule.weight ?? 1;
     for (const trigger of rule.triggers) {
       const tokens = triggerTokens(trigger);
       const first = tokens[0];
       if (first === undefined) continue;
       const list = byFirst.get(first) ?? [];
-      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}) });
+      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}), ...(rule.ranking ? { ranking: rule.ranking } : {}), ...(pluralTerms ? { pluralTerms } : {}) });
       byFirst.set(first, list);
     }
   }

@@ -83,7 +83,7 @@ export function accessReadEndpoints({ store }: AccessEndpointEnv): SimEndpoint[]
     },
     {
       method: 'GET', path: '/access/tfa',
-      description: 'Second factors of every user the caller may see (never their secrets).',
+      description: 'Two-factor (TFA) entries of every user the caller may see (never their secrets).',
       parameters: {}, returns: LIST, permissions: { user: 'all' }, protected: true,
       handler: (ctx) =>
         [...store.users.values()]
@@ -92,13 +92,13 @@ export function accessReadEndpoints({ store }: AccessEndpointEnv): SimEndpoint[]
     },
     {
       method: 'GET', path: '/access/tfa/{userid}',
-      description: 'The second factors of one user.',
+      description: 'The two-factor (TFA) entries of one user.',
       parameters: { userid: str('User ID (user@realm).', { format: 'pve-userid', maxLength: 64 }) }, returns: LIST, permissions: { check: ['or', ['userid-param', 'self'], ['userid-group', ['User.Modify', 'Sys.Audit']]] }, protected: true,
       handler: (ctx) => tfaEntries(user(ctx)),
     },
     {
       method: 'GET', path: '/access/tfa/{userid}/{id}',
-      description: 'One second factor of a user.',
+      description: 'One two-factor (TFA) entry of a user.',
       parameters: { userid: str('User ID (user@realm).', { format: 'pve-userid', maxLength: 64 }), id: str('Identifier of the object.') }, returns: OBJ, permissions: { check: ['or', ['userid-param', 'self'], ['userid-group', ['User.Modify', 'Sys.Audit']]] }, protected: true,
       handler: (ctx) => {
         const e = tfaEntries(user(ctx)).find((x) => x.id === param(ctx, 'id'));
@@ -108,7 +108,7 @@ export function accessReadEndpoints({ store }: AccessEndpointEnv): SimEndpoint[]
     },
     {
       method: 'GET', path: '/access/users/{userid}/tfa',
-      description: 'Which kinds of second factor a user has.',
+      description: 'Which kinds of two-factor (TFA) entry a user has.',
       parameters: { userid: str('User ID (user@realm).', { format: 'pve-userid', maxLength: 64 }) }, returns: OBJ, permissions: { check: ['or', ['userid-param', 'self'], ['userid-group', ['User.Modify', 'Sys.Audit']]] }, protected: true,
       handler: (ctx) => {
         // Recovery keys back up the other factors; they are not a kind of factor of their own here.

@@ -111,7 +111,7 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
     {
       method: 'GET',
       path: `${base}/config`,
-      description: `The ${noun} configuration, including pending changes unless current=1; carries the digest for safe updates.`,
+      description: `The ${noun} configuration (CPU, memory, disks, network devices and other options), including pending changes unless current=1; carries the digest for safe updates.`,
       parameters: {
         node: P.node,
         vmid: P.vmid,

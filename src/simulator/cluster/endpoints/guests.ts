@@ -56,7 +56,7 @@ export function guestEndpoints(state: ClusterState, type: GuestType): SimEndpoin
     {
       method: 'GET',
       path: base,
-      description: `List the ${noun}s on one node with their current resource usage.`,
+      description: `List the ${noun}s on one node with their current state and resource usage.`,
       parameters: {
         node: P.node,
         ...(type === 'qemu' ? { full: opt(bool('Include details that need a QMP query (qmpstatus, running machine).')) } : {}),
@@ -94,7 +94,7 @@ export function guestEndpoints(state: ClusterState, type: GuestType): SimEndpoin
     {
       method: 'GET',
       path: `${base}/{vmid}/status/current`,
-      description: `Current state and resource usage of one ${noun}.`,
+      description: `Current state of one ${noun}: running or stopped, uptime, lock, CPU, memory, disk and network use.`,
       parameters: { node: P.node, vmid: P.vmid },
       returns: obj(statusProps),
       permissions: { check: perm('/vms/{vmid}', ['VM.Audit']) },

@@ -71,7 +71,7 @@ export function haEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/cluster/ha/resources',
-      description: 'Guests under HA management with their requested state.',
+      description: 'HA resources: the guests under HA management with their requested state.',
       parameters: { type: opt(str('Only VMs or only containers.', { enum: ['ct', 'vm'] })) },
       returns: arr(obj({ sid: str('HA resource ID.') }, { additionalProperties: 1 }), { links: [{ rel: 'child', href: '{sid}' }] }),
       permissions: { check: perm('/', ['Sys.Audit']) },

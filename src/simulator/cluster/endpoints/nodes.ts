@@ -121,7 +121,7 @@ export function nodeEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/status',
-      description: 'Hardware, load, memory and version details of one node.',
+      description: 'Status of one node: CPU, memory, load average, uptime, hardware and versions.',
       parameters: { node: P.node },
       returns: obj(
         {
