@@ -20,6 +20,7 @@ import { decideCall, type Decision } from '../policy/decide.js';
 import { resolveFacts, touchedGuests, type CallFacts } from '../policy/facts.js';
 import { GuestDirectory } from '../policy/guests.js';
 import { IdentityGuard, takesGuestDigest, type GuestIdentity } from '../safety/identity.js';
+import { previewChange, type PlannedChange } from '../safety/change-preview.js';
 import { isPlannedUpid, writeFingerprint, type ClaimedStep, type PlanBinding, type PlannedWrite, type PlanRecorder } from '../safety/plan.js';
 import type { Policy } from '../policy/policy.js';
 import { redactData, redactInPlace, redactText, SecretScrubber } from '../safety/redact.js';
@@ -315,6 +316,7 @@ async function write(
     record.targets = verdict.current.map(shortIdentity);
 
     if (rt.mode === 'dry-run' && rt.plan) {
+      const change = await plannedChange(rt, cluster, req, verdict.current, verdict.configs, ctx.signal);
       const entry = rt.plan.record({
         cluster,
         method: req.method,
@@ -328,6 +330,7 @@ async function write(
         fullParams: req.params,
         returnsTask: returnsString(req),
         ...(req.pathValues.node !== undefined ? { node: req.pathValues.node } : {}),
+        ...(change ? { change } : {}),
       });
       rt.counts.planned++;
       record.planned = true;
@@ -359,6 +362,25 @@ async function write(
   } finally {
     claim?.settle(sent);
   }
+}
+
+/**
+ * What a planned write changes, from the config the identity check read and (dry-run only) a
+ * status or snapshot-list read with the policy's own credentials. Values are redacted as the
+ * script's reads are; a failed read makes the change say so rather than fail the plan.
+ */
+async function plannedChange(rt: Runtime, cluster: string, req: ResolvedRequest, current: GuestIdentity[], configs: Map<number, Record<string, unknown>>, signal: AbortSignal): Promise<PlannedChange | undefined> {
+  const target = current.length === 1 ? current[0] : undefined;
+  const raw = target ? configs.get(target.vmid) : undefined;
+  const configPath = target?.node && target.type ? `/nodes/${target.node}/${target.type}/${target.vmid}/config` : req.concretePath;
+  return previewChange({
+    template: req.operation.path,
+    pathValues: req.pathValues,
+    params: redactData(req.params, req.concretePath, rt.secrets) as Record<string, unknown>,
+    ...(target ? { target } : {}),
+    ...(raw ? { config: redactData(raw, configPath, rt.secrets) as Record<string, unknown> } : {}),
+    read: (path) => rt.client(cluster).request('GET', path, {}, { signal }),
+  });
 }
 
 /**

@@ -100,6 +100,7 @@ const PlanSchema = z.object({
       targets: z.array(GuestIdentitySchema),
       fingerprint: z.string().regex(PLAN_ID),
       upid: z.string().optional(),
+      change: z.object({ summary: z.string(), lines: z.array(z.string()) }).optional(),
     }),
   ),
 });

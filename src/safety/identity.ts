@@ -26,7 +26,8 @@ interface Seen {
   stale: boolean;
 }
 
-export type IdentityVerdict = { ok: true; current: GuestIdentity[] } | { ok: false; message: string };
+/** `configs`: by VMID, the config each identity was read from (a dry-run shows the change against it). */
+export type IdentityVerdict = { ok: true; current: GuestIdentity[]; configs: Map<number, Record<string, unknown>> } | { ok: false; message: string };
 
 const GUEST_PATH = /^\/nodes\/\{node\}\/(qemu|lxc)\/\{vmid\}(\/|$)/;
 
@@ -77,10 +78,13 @@ export class IdentityGuard {
     signal?: AbortSignal,
   ): Promise<IdentityVerdict> {
     const current: GuestIdentity[] = [];
+    const configs = new Map<number, Record<string, unknown>>();
     for (const vmid of vmids) {
       let now: GuestIdentity;
       try {
-        now = await this.current(cluster, vmid, vmids.length === 1 ? hint : {}, signal);
+        const read = await this.current(cluster, vmid, vmids.length === 1 ? hint : {}, signal);
+        now = read.identity;
+        if (read.config) configs.set(vmid, read.config);
       } catch (err) {
         // Proxmox refused the check itself: unverifiable means not sent, and the message names
         // the fault (a missing privilege is not the same fix as an offline node).
@@ -99,7 +103,7 @@ export class IdentityGuard {
       this.seen.set(key, { identity: mergeKnown(now, prior?.identity), stale: false });
       current.push(now);
     }
-    return { ok: true, current };
+    return { ok: true, current, configs };
   }
 
   /** A write to these guests succeeded: their config digests may have changed. */
@@ -116,21 +120,22 @@ export class IdentityGuard {
     this.seen.set(key, { identity: mergeKnown(identity, prior?.identity), stale: identity.digest === undefined && (prior?.stale ?? false) });
   }
 
-  private async current(cluster: string, vmid: number, hint: { node?: string; type?: 'qemu' | 'lxc' }, signal?: AbortSignal): Promise<GuestIdentity> {
+  private async current(cluster: string, vmid: number, hint: { node?: string; type?: 'qemu' | 'lxc' }, signal?: AbortSignal): Promise<{ identity: GuestIdentity; config?: Record<string, unknown> }> {
     let node = hint.node;
     let type = hint.type;
     if (!node || !type) {
       const info = await this.directory.lookupFresh(cluster, vmid, signal);
-      if (!info) return { vmid, exists: false };
+      if (!info) return { identity: { vmid, exists: false } };
       node = info.node;
       type = info.type;
     }
     try {
       const path = `/nodes/${encodeURIComponent(node)}/${type}/${vmid}/config`;
       const data = await this.clientFor(cluster).request('GET', path, {}, { signal });
-      return { vmid, exists: true, type, node, ...nameAndDigest(isPlainObject(data) ? data : {}, type) };
+      const config = isPlainObject(data) ? data : {};
+      return { identity: { vmid, exists: true, type, node, ...nameAndDigest(config, type) }, config };
     } catch (err) {
-      if (isMissingGuest(err)) return { vmid, exists: false };
+      if (isMissingGuest(err)) return { identity: { vmid, exists: false } };
       throw err;
     }
   }

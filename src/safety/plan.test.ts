@@ -178,3 +178,36 @@ describe('plan summaries for humans', () => {
     expect(text.split('\n')[1]).toMatch(/^!! 58 destructive steps: 1, 8, 15/);
   });
 });
+
+describe('plans show the change', () => {
+  const withChange = (summary: string, lines: string[]): Plan => {
+    const rec = new PlanRecorder();
+    rec.record({
+      cluster: 'default',
+      method: 'PUT',
+      path: '/nodes/pve1/qemu/112/config',
+      template: '/nodes/{node}/qemu/{vmid}/config',
+      params: { memory: 8192 },
+      fullParams: { memory: 8192 },
+      risk: 'write',
+      needsApproval: true,
+      targets: [{ vmid: 112, exists: true, name: 'app-02', digest: 'd1' }],
+      returnsTask: false,
+      change: { summary, lines },
+    });
+    return rec.finish('script', 'operator');
+  };
+
+  it('puts the summary line first and the call below it; the change is part of the planId', () => {
+    const p = withChange('app-02 (VM 112 on pve1): memory 4096 MiB → 8192 MiB (after a restart)', ['memory: 4096 MiB → 8192 MiB (pending until restart)']);
+    const text = summarizePlan(p);
+    expect(text).toContain('1. app-02 (VM 112 on pve1): memory 4096 MiB → 8192 MiB (after a restart)\n   call: PUT /nodes/pve1/qemu/112/config {"memory":8192}');
+    const other = withChange('app-02 (VM 112 on pve1): memory 2048 MiB → 8192 MiB (after a restart)', ['memory: 2048 MiB → 8192 MiB (pending until restart)']);
+    expect(other.planId).not.toBe(p.planId);
+  });
+
+  it('lists the per-key lines with invisible characters escaped', () => {
+    const text = summarizePlan(withChange('s\u202E', ['a: 1 → 2', 'b: x\u200B → y']));
+    expect(text).toContain('1. s\\u{202E}\n   - a: 1 → 2\n   - b: x\\u{200B} → y\n   call:');
+  });
+});

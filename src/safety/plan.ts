@@ -15,6 +15,7 @@ import { formatUpid, parseUpid } from '../pve/upid.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
 import { capString, capValue } from './caps.js';
 import type { GuestIdentity } from './identity.js';
+import type { PlannedChange } from './change-preview.js';
 
 export interface PlannedWrite {
   /** 1-based position in the plan. */
@@ -36,6 +37,8 @@ export interface PlannedWrite {
   fingerprint: string;
   /** Fake UPID handed to the script when the operation returns a task. */
   upid?: string;
+  /** What it changes, read at plan time (src/safety/change-preview.ts); absent for writes not yet described. */
+  change?: PlannedChange;
 }
 
 /** A call the dry-run's policy refused: never sent, not approvable; listed so the plan says so. */
@@ -79,6 +82,8 @@ export function computePlanId(codeHash: string, writes: readonly PlannedWrite[])
     needsApproval: w.needsApproval,
     fingerprint: w.fingerprint,
     targets: w.targets.map((t) => ({ vmid: t.vmid, exists: t.exists, name: t.name, digest: t.digest })),
+    // What the human was shown is part of what they approve.
+    ...(w.change ? { change: w.change } : {}),
   }));
   return sha256Hex(canonicalJson({ v: 1, codeHash, writes: canonical }));
 }
@@ -287,7 +292,17 @@ export function visible(text: string): string {
 
 /** The whole summary at most (the counts at its top always cover every step). */
 export const MAX_SUMMARY_CHARS = 8_000;
-const MAX_STEP_CHARS = 600;
+const MAX_STEP_CHARS = 1_200;
+/** Change lines shown per step (a config write setting many keys lists the first ones). */
+const MAX_CHANGE_LINES = 12;
+
+/** The per-key lines of a change, unless the summary already says it all (one line). */
+function changeLines(change: PlannedChange): string {
+  if (change.lines.length <= 1) return '';
+  const shown = change.lines.slice(0, MAX_CHANGE_LINES).map((l) => `\n   - ${visible(l)}`);
+  const more = change.lines.length - MAX_CHANGE_LINES;
+  return shown.join('') + (more > 0 ? `\n   - … ${more} more (the plan lists them all)` : '');
+}
 
 /**
  * The plan as a human approves it: the risky steps counted at the top, one line per step with
@@ -393,6 +408,8 @@ function stepLine(w: PlannedWrite, showCluster: boolean): string {
     .map((t) => (t.exists ? `VMID ${t.vmid}${t.name ? ` '${visible(t.name)}'` : ''}${t.digest ? ` (config ${t.digest.slice(0, 12)})` : ''}` : `VMID ${t.vmid} (new)`))
     .join(', ');
   const params = Object.keys(w.params).length > 0 ? ` ${visible(JSON.stringify(capValue(w.params)))}` : '';
-  const line = `${w.seq}. ${w.method} ${visible(w.path)}${params} [${risky ? w.risk.toUpperCase() : w.risk}${approval}]${targets ? ` → ${targets}` : ''}${showCluster ? ` on cluster ${visible(w.cluster)}` : ''}`;
+  const call = `${w.method} ${visible(w.path)}${params} [${risky ? w.risk.toUpperCase() : w.risk}${approval}]${targets ? ` → ${targets}` : ''}${showCluster ? ` on cluster ${visible(w.cluster)}` : ''}`;
+  // The change first, in plain words; the call it is made with below it.
+  const line = w.change ? `${w.seq}. ${visible(w.change.summary)}${changeLines(w.change)}\n   call: ${call}` : `${w.seq}. ${call}`;
   return line.length > MAX_STEP_CHARS ? `${line.slice(0, MAX_STEP_CHARS)}…[step line cut at ${MAX_STEP_CHARS} characters]` : line;
 }
