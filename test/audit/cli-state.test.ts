@@ -11,6 +11,7 @@ import { runCli, startE2eEnv, type E2eEnv } from '../e2e/helpers/harness.js';
 describe('approve and audit verify from a plain shell', () => {
   let env: E2eEnv;
   let planId: string;
+  let directPlanId: string;
   beforeAll(async () => {
     env = await startE2eEnv({ sandbox: { workers: 1 } });
     const script = join(env.dir, 'stop.ts');
@@ -19,6 +20,11 @@ describe('approve and audit verify from a plain shell', () => {
     expect(dry.code, dry.stdout + dry.stderr).toBe(0);
     planId = /[0-9a-f]{64}/.exec(dry.stdout)?.[0] as string;
     expect(planId).toBeDefined();
+    // A plan whose writes all run directly needs no approval: it is not listed as waiting.
+    const direct = join(env.dir, 'snap.ts');
+    writeFileSync(direct, "await pve.post('/nodes/pve3/qemu/102/snapshot', { snapname: 'direct' });\n");
+    const dryDirect = await runCli(['run', direct, '--dry-run', '--config', env.configFile], { env: env.env });
+    directPlanId = /[0-9a-f]{64}/.exec(dryDirect.stdout)?.[0] as string;
   }, 120_000);
   afterAll(async () => env?.close());
 
@@ -29,11 +35,17 @@ describe('approve and audit verify from a plain shell', () => {
     expect(r.stdout).toMatch(/waiting for approval/);
     expect(r.stdout).toMatch(/POST \/nodes\/pve3\/qemu\/102\/status\/stop/);
     expect(r.stdout).toContain(`approve: pve-code-mcp approve ${planId} --state-dir ${env.stateDir}`);
+    expect(r.stdout).not.toContain(directPlanId ?? 'no direct plan');
   });
 
   it('approves by a unique prefix; a malformed or unknown planId fails with what to check', async () => {
     const shell = { ...env.env, PVE_STATE_DIR: env.stateDir };
-    const ok = await runCli(['approve', planId.slice(0, 10)], { env: shell });
+    // Without a terminal it shows the plan and approves only with --yes.
+    const unconfirmed = await runCli(['approve', planId.slice(0, 10)], { env: shell });
+    expect(unconfirmed.code).toBe(1);
+    expect(unconfirmed.stdout).toMatch(/running → stopped|→ stopped/);
+    expect(unconfirmed.stderr).toMatch(/not approved: no terminal to confirm on.*--yes/);
+    const ok = await runCli(['approve', planId.slice(0, 10), '--yes'], { env: shell });
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain(`approved plan ${planId}`);
     const bad = await runCli(['approve', 'nothex'], { env: shell });

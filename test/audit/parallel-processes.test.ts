@@ -85,7 +85,7 @@ describe('three processes on one state directory', () => {
         expect(refused.error?.kind).toBe('approval');
         const planId = /pve-code-mcp approve ([0-9a-f]{64})/.exec(refused.error?.message ?? '')?.[1];
         expect(planId, refused.error?.message).toBeDefined();
-        const approved = await runCli(['approve', planId as string, '--config', env.configFile], { env: env.env });
+        const approved = await runCli(['approve', planId as string, '--yes', '--config', env.configFile], { env: env.env });
         expect(approved.code, approved.stderr).toBe(0);
         const run = runAnswer((await callTool(plain, 'run_script', { code })).result);
         expect(run.error, JSON.stringify(run.error)).toBeUndefined();

@@ -193,7 +193,7 @@ try {
     const dry = runAnswer((await callTool(plain, 'run_script', { code, dryRun: true })).result);
     const planId = dry.plan?.planId as string;
     expect(planId).toMatch(/^[0-9a-f]{64}$/);
-    const approved = await runCli(['approve', planId, '--config', env.configFile], { env: env.env });
+    const approved = await runCli(['approve', planId, '--yes', '--config', env.configFile], { env: env.env });
     expect(approved.code, approved.stderr).toBe(0);
 
     expect((await halt('approved is not enough')).code).toBe(0);

@@ -145,7 +145,7 @@ describe('MCP over stdio: the built server and the SDK client', () => {
     expect(dry.plan?.writes[0]).toMatchObject({ path: '/nodes/pve3/qemu/102/status/stop', risk: 'destructive' });
     expect(env.sim.counters.snapshot().writes).toBe(before);
 
-    const approved = await runCli(['approve', planId, '--config', env.configFile], { env: env.env });
+    const approved = await runCli(['approve', planId, '--yes', '--config', env.configFile], { env: env.env });
     expect(approved.stderr).toBe('');
     expect(approved.code).toBe(0);
     expect(approved.stdout).toContain(`approved plan ${planId}`);

@@ -264,7 +264,7 @@ describe('without a human in the loop, and out of band', () => {
     const answer = await withHuman.run(`const upid = await pve.post('/nodes/pve1/qemu/118/snapshot', { snapname: 'accepted_once' });\nawait pve.waitTask(upid);\n${B};\nreturn 'ran';`);
     expect(answer.result, JSON.stringify(answer).slice(0, 800)).toBe('ran');
     const planId = (answer.plan as { planId: string }).planId;
-    const again = await runCli(['approve', planId, '--config', withHuman.configFile], { env: withHuman.env });
+    const again = await runCli(['approve', planId, '--yes', '--config', withHuman.configFile], { env: withHuman.env });
     expect(again.code).not.toBe(0);
     expect(again.stderr + again.stdout).toMatch(/already ran|--again/);
   }, 120_000);
@@ -274,7 +274,7 @@ describe('without a human in the loop, and out of band', () => {
     const code = `const upid = await pve.post('/nodes/pve1/qemu/118/snapshot', { snapname: 'approved_once' });\nawait pve.waitTask(upid);\n${B};\nreturn 'approved run';`;
     const first = await noHuman.run(code);
     const planId = (first.plan as { planId: string }).planId;
-    const approved = await runCli(['approve', planId, '--config', noHuman.configFile], { env: noHuman.env });
+    const approved = await runCli(['approve', planId, '--yes', '--config', noHuman.configFile], { env: noHuman.env });
     expect(approved.code, approved.stderr).toBe(0);
     const { answer, sent } = await sentDuring(noHuman, [KEY_A, KEY_B], () => noHuman.run(code));
     expect(answer.result, JSON.stringify(answer).slice(0, 2000)).toBe("approved run");

@@ -1,10 +1,11 @@
 /** `pve-code-mcp approve [PLANID]`: the operator's out-of-band approval of a dry-run plan, or the list of plans waiting for one. */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
 import { AuditLog } from '../../audit/log.js';
 import { defaultStateDir, loadStateSettings } from '../../app/config.js';
 import { ApprovalError, ApprovalStore, type StoredPlanStatus } from '../../safety/approval.js';
-import { summarizePlan } from '../../safety/plan.js';
+import { summarizePlan, type Plan } from '../../safety/plan.js';
 import { boolOpt, EXIT, intOpt, parseCommandArgs, stringOpt, UsageError } from '../args.js';
 import type { Command } from '../command.js';
 
@@ -12,10 +13,13 @@ const usage = `Usage: pve-code-mcp approve [PLANID] [options]
 
 Approve the writes of a dry-run plan (run_script with dryRun: true, or a refused run, prints its
 planId and this command). The agent then runs the same script unchanged, and only exactly these
-writes may be made, once. Without PLANID: list the plans waiting for approval, with their summaries.
+writes may be made, once. It shows the plan (what each write changes) and asks before it approves;
+without a terminal it approves only with --yes. Without PLANID: list the plans that need an approval
+(plans whose writes all run directly are not listed), with their summaries.
 A unique prefix of a planId (8+ characters) is enough. The approval is given as the host operator
 (this OS user, named in the approval and the audit); a plan asked for by a principal of the same
 name is refused (nobody approves their own plan). Plans whose policy wants four eyes accept it.
+  -y, --yes           approve without asking (scripts; without a terminal it is required)
   --ttl MIN           approval lifetime in minutes (default 60)
   --again             approve a plan that already ran (an approval is used once)
   --all               with no PLANID: list plans that already ran too
@@ -38,11 +42,27 @@ function describeStatus(s: StoredPlanStatus): string {
   return 'waiting for approval';
 }
 
+/** Whether any write of the plan waits for an approval (a plan whose writes all run directly needs none). */
+function needsApproval(plan: Plan): boolean {
+  return plan.writes.some((w) => w.needsApproval);
+}
+
+/** The operator's y/N on the terminal; undefined without one (stdin or stdout not a TTY). */
+async function confirm(question: string): Promise<boolean | undefined> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) return undefined;
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
 export const approveCommand: Command = {
   name: 'approve',
   usage,
   async run(argv, io) {
-    const args = parseCommandArgs(argv, { config: { type: 'string', short: 'c' }, ttl: { type: 'string' }, 'state-dir': { type: 'string' }, again: { type: 'boolean' }, all: { type: 'boolean' } });
+    const args = parseCommandArgs(argv, { config: { type: 'string', short: 'c' }, ttl: { type: 'string' }, 'state-dir': { type: 'string' }, again: { type: 'boolean' }, all: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } });
     if (args.help) {
       io.out(usage);
       return EXIT.ok;
@@ -53,9 +73,11 @@ export const approveCommand: Command = {
     const where = stores.map((s) => s.dir).join(', ') || '(no state directory exists yet)';
 
     if (!planArg) {
-      const listed = stores.flatMap((store) => store.list().map((s) => ({ store, s }))).filter(({ s }) => boolOpt(args, 'all') || s.status !== 'ran');
+      const listed = stores
+        .flatMap((store) => store.list().map((s) => ({ store, s })))
+        .filter(({ s }) => needsApproval(s.plan) && (boolOpt(args, 'all') || s.status !== 'ran'));
       if (listed.length === 0) {
-        io.out(`no plans waiting for approval in ${where}`);
+        io.out(`no plans need approval in ${where}`);
         return EXIT.ok;
       }
       for (const { store, s } of listed) {
@@ -86,7 +108,23 @@ export const approveCommand: Command = {
     const { store, planId } = found[0] as { store: ApprovalStore; planId: string };
     const plan = store.loadPlan(planId);
     if (!plan) return EXIT.failed;
+    if (!needsApproval(plan)) {
+      io.err(`plan ${plan.planId} needs no approval: every write in it runs directly under policy '${plan.policy}'; the agent runs the same script without dryRun`);
+      return EXIT.failed;
+    }
     const ttl = intOpt(args, 'ttl');
+    if (!boolOpt(args, 'yes')) {
+      io.out(`${summarizePlan(plan)}\n`);
+      const answer = await confirm(`Approve plan ${plan.planId.slice(0, 12)} (${plan.writes.length} write${plan.writes.length === 1 ? '' : 's'}, as shown above)? [y/N] `);
+      if (answer === undefined) {
+        io.err(`not approved: no terminal to confirm on. Read the plan above, then approve it with \`${store.approveCommand(plan.planId)} --yes\``);
+        return EXIT.failed;
+      }
+      if (!answer) {
+        io.err(`not approved: plan ${plan.planId} stays waiting`);
+        return EXIT.failed;
+      }
+    }
     let record: ReturnType<ApprovalStore['approve']>;
     try {
       record = store.approve(plan.planId, { ...(ttl !== undefined ? { ttlMs: ttl * 60_000 } : {}), ...(boolOpt(args, 'again') ? { again: true } : {}) });
@@ -98,7 +136,7 @@ export const approveCommand: Command = {
       throw err;
     }
     const forWhom = record.requestedBy !== undefined ? ` for '${record.requestedBy}'` : '';
-    io.out(`${summarizePlan(plan)}\n\napproved plan ${plan.planId} (${plan.writes.length} write(s))${forWhom} by ${record.approvedBy} until ${record.expiresAt} in ${store.dir}`);
+    io.out(`${boolOpt(args, 'yes') ? `${summarizePlan(plan)}\n\n` : ''}approved plan ${plan.planId} (${plan.writes.length} write(s))${forWhom} by ${record.approvedBy} until ${record.expiresAt} in ${store.dir}`);
     const audited = auditApproval(store.dir, stringOpt(args, 'config') ?? process.env.PVE_CODE_MCP_CONFIG, record);
     if (audited !== undefined) {
       // The approval stands (the run that uses it is audited with its approver); say what is missing.

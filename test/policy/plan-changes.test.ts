@@ -1,0 +1,52 @@
+/**
+ * Plans show the change, and the approval binds to what was shown: through a real MCP client
+ * against the simulator, a dry-run of a memory change shows `memory current → new`, and a run
+ * approved out of band is refused, with nothing sent, when memory changed after the plan.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../e2e/helpers/harness.js';
+import { startPolicyEnv, type PolicyEnv } from './helpers/env.js';
+
+let env: PolicyEnv;
+
+beforeAll(async () => {
+  env = await startPolicyEnv({ name: 'plan-changes', policies: { ops: { preset: 'operator' } } });
+}, 180_000);
+
+afterAll(async () => {
+  await env?.close();
+});
+
+const CONFIG_KEY = 'PUT /nodes/{node}/qemu/{vmid}/config';
+const STOP_KEY = 'POST /nodes/{node}/qemu/{vmid}/status/stop';
+// The stop needs approval under the operator preset, so the whole plan waits for one.
+const CODE = "await pve.put('/nodes/pve1/qemu/118/config', { memory: 8192 });\nawait pve.post('/nodes/pve1/qemu/118/status/stop', {});\nreturn 'done';";
+
+interface ChangedWrite { change?: { summary: string; lines: string[] } }
+
+describe('plans show the change and bind to it', () => {
+  it('shows memory current → new, the state change of the stop, and refuses an approved run after memory changed', async () => {
+    await env.admin.request('PUT', '/nodes/pve1/qemu/118/config', { memory: 4096 });
+    const status = (await env.admin.request('GET', '/nodes/pve1/qemu/118/status/current')) as { status: string; name?: string };
+    const planned = await env.run(CODE, { dryRun: true });
+    const writes = planned.plan?.writes as ChangedWrite[] | undefined;
+    expect(writes?.[0]?.change?.lines, JSON.stringify(planned).slice(0, 1500)).toEqual([`memory: 4096 MiB → 8192 MiB${status.status === 'running' ? ' (pending until restart)' : ''}`]);
+    expect(writes?.[1]?.change?.summary).toMatch(new RegExp(`\\(VM 118 on pve1\\): ${status.status} → stopped`));
+    expect(planned.plan?.summary).toMatch(/\n1\. .*\(VM 118 on pve1\): memory 4096 MiB → 8192 MiB/);
+
+    const planId = planned.plan?.planId as string;
+    const approved = await runCli(['approve', planId, '--yes', '--config', env.configFile], { env: env.env });
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain('memory 4096 MiB → 8192 MiB');
+
+    // Out of band, the value the human was shown changes.
+    await env.admin.request('PUT', '/nodes/pve1/qemu/118/config', { memory: 2048 });
+    const before = env.sim.counters.snapshot().byOperation;
+    const answer = await env.run(CODE);
+    const after = env.sim.counters.snapshot().byOperation;
+    expect(answer.error?.kind, JSON.stringify(answer).slice(0, 1500)).toBe('identity');
+    expect(answer.error?.message).toMatch(/configuration changed since it was read/);
+    expect([CONFIG_KEY, STOP_KEY].map((k) => (after[k] ?? 0) - (before[k] ?? 0))).toEqual([0, 0]);
+    expect((await env.admin.request('GET', '/nodes/pve1/qemu/118/config') as { memory: unknown }).memory).toBe('2048');
+  }, 120_000);
+});
