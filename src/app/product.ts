@@ -85,6 +85,8 @@ export interface RunPrincipal {
   audit: Record<string, unknown>;
   /** The policy this principal runs under on a cluster (checked at run time); default the cluster's. */
   policyFor?(cluster: string, configured: Policy): Policy;
+  /** The server answers `POST /approvals` (OAuth mode): hints may offer it. */
+  approvesOverHttp?: boolean;
 }
 
 export interface ProductOptions {
@@ -408,7 +410,7 @@ export class Product {
       client: (name, risk) => this.cluster(name).clientFor(risk),
       policy: policyOf(runtime.name),
       policyFor: policyOf,
-      approvals: new ApprovalStore(this.approvals.dir, principal?.id, (plan) => fourEyes(plan, policyOf)),
+      approvals: new ApprovalStore(this.approvals.dir, principal?.id, (plan) => fourEyes(plan, policyOf), principal?.approvesOverHttp === true),
       ...(hooks.approver ? { approver: hooks.approver } : {}),
       audit: principal
         ? { append: (type, data) => audit.append(type, { ...data, principal: principal.audit }), intend: (data) => audit.intend({ ...data, principal: principal.audit }) }

@@ -160,6 +160,14 @@ describe('ApprovalStore: single use across processes and channels', () => {
     expect(store.approveCommand('a'.repeat(64))).toBe(`pve-code-mcp approve ${'a'.repeat(64)} --state-dir '/tmp/it'\\''s a dir'`);
   });
 
+  it('offers POST /approvals only where the server answers it (OAuth mode), not to the static bearer', () => {
+    const id = 'a'.repeat(64);
+    expect(new ApprovalStore('/tmp/s', 'bearer').approveCommand(id)).toBe(`pve-code-mcp approve ${id} --state-dir /tmp/s`);
+    expect(new ApprovalStore('/tmp/s').forPrincipal('bearer').approveCommand(id)).not.toContain('/approvals');
+    const oauth = new ApprovalStore('/tmp/s', undefined, undefined, true).forPrincipal('alice');
+    expect(oauth.approveCommand(id)).toContain(`POST /approvals/${id}`);
+  });
+
   it('saves plans atomically (no temporary file left behind)', () => {
     const store = new ApprovalStore(dir);
     const plan = makePlan();

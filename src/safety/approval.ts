@@ -198,11 +198,16 @@ export class ApprovalStore {
     readonly principal?: string,
     /** Four eyes for this principal's plans (from its policies): recorded with each plan it asks for. */
     private readonly approversOf?: (plan: Plan) => ApproverRequirement | undefined,
+    /**
+     * Whether this server answers `POST /approvals/<planId>` (OAuth mode only): hints offer it only
+     * then, since in static-token mode it answers 404.
+     */
+    readonly approvesOverHttp = false,
   ) {}
 
   /** The same store seen by one principal; `approvers` says which of its plans need another principal's approval. */
   forPrincipal(principal: string, approvers?: (plan: Plan) => ApproverRequirement | undefined): ApprovalStore {
-    return new ApprovalStore(this.dir, principal, approvers);
+    return new ApprovalStore(this.dir, principal, approvers, this.approvesOverHttp);
   }
 
   private get approvalsFile(): string {
@@ -234,7 +239,7 @@ export class ApprovalStore {
     const command = `pve-code-mcp approve ${planId} --state-dir ${shellQuote(resolve(this.dir))}`;
     // A remote principal's plan: the approver may not be on the host. Callers quote the command
     // in backticks, so the alternative is written to come out quoted as well.
-    if (this.principal !== undefined) {
+    if (this.principal !== undefined && this.approvesOverHttp) {
       const group = this.approversFor(planId, this.principal)?.group;
       const who = group !== undefined ? `a member of group '${group}'` : 'another principal';
       return `${command}\` on the server host, or by ${who} with the approve scope over HTTP: \`POST /approvals/${planId}`;

@@ -95,11 +95,13 @@ describe('approvals bound to principals', () => {
     expect(root.forPrincipal('alice').claim({ codeHash: hashCode(CODE) }, 'r')).toBeUndefined();
     expect(root.claim({ codeHash: hashCode(CODE) }, 'r')).toBeDefined();
     expect(root.approveCommand(p.planId)).not.toContain('/approvals/');
-    expect(root.forPrincipal('alice').approveCommand(p.planId)).toContain(`POST /approvals/${p.planId}`);
+    expect(new ApprovalStore(dir, undefined, undefined, true).forPrincipal('alice').approveCommand(p.planId)).toContain(`POST /approvals/${p.planId}`);
+    // Static-token mode serves no POST /approvals: its hint offers only the host's command.
+    expect(root.forPrincipal('bearer').approveCommand(p.planId)).not.toContain('/approvals/');
   });
 
   it('four eyes: the group the asker\'s policy names decides who may approve over HTTP; the host operator always may', () => {
-    const root = new ApprovalStore(dir);
+    const root = new ApprovalStore(dir, undefined, undefined, true);
     const alice = root.forPrincipal('alice', () => ({ group: 'leads' }));
     const p = plan();
     expect(alice.needsOtherApprover(p)).toBe(true);

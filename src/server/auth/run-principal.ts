@@ -52,6 +52,8 @@ export function principalResolver(rules: readonly PrincipalPolicyRule[], unmatch
   return (principal) => ({
     id: principal.id,
     audit: auditIdentity(principal),
+    // OAuth mode serves POST /approvals; the static bearer's server does not (404).
+    approvesOverHttp: principal.via === 'oauth',
     policyFor(cluster, configured) {
       const rule = ruleFor(rules, principal, cluster);
       const base = rule ? rule.policy : principal.via === 'bearer' ? configured : fallback(configured);
