@@ -155,7 +155,7 @@ describe('honest human-facing text: nothing the script writes can hide or reorde
       expect(prompt).toMatch(/\\u\{[0-9A-F]{4}\}|\\u00[0-9a-f]{2}/);
       const lines = prompt.split('\n');
       expect(lines.findIndex((l) => l === '!! 1 destructive step: 2')).toBeLessThan(4);
-      expect(lines.some((l) => /^2\. POST \/nodes\/pve1\/qemu\/118\/status\/stop \[DESTRUCTIVE/.test(l))).toBe(true);
+      expect(lines.some((l) => /^   call: POST \/nodes\/pve1\/qemu\/118\/status\/stop \[DESTRUCTIVE/.test(l))).toBe(true);
     }, 60_000);
   }
 
