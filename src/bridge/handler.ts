@@ -311,12 +311,14 @@ async function write(
   let sent = false;
   try {
     const hint = guestHint(req);
+    const ownDoing = facts.targets.vmids.some((v) => rt.identity.wroteTo(cluster, v));
     const verdict = await rt.identity.check(cluster, facts.targets.vmids, hint, claim?.write.targets, ctx.signal);
     if (!verdict.ok) throw new Refusal({ kind: 'identity', message: verdict.message, ...where });
     record.targets = verdict.current.map(shortIdentity);
+    if (claim?.write.change && !ownDoing) await holdToShownChange(rt, cluster, req, verdict.current, verdict.configs, claim.write, ctx.signal, where);
 
     if (rt.mode === 'dry-run' && rt.plan) {
-      const change = await plannedChange(rt, cluster, req, verdict.current, verdict.configs, ctx.signal);
+      const change = withEarlierSteps(rt.plan, cluster, facts.targets.vmids, await plannedChange(rt, cluster, req, verdict.current, verdict.configs, ctx.signal));
       const entry = rt.plan.record({
         cluster,
         method: req.method,
@@ -380,6 +382,40 @@ async function plannedChange(rt: Runtime, cluster: string, req: ResolvedRequest,
     ...(target ? { target } : {}),
     ...(raw ? { config: redactData(raw, configPath, rt.secrets) as Record<string, unknown> } : {}),
     read: (path) => rt.client(cluster).request('GET', path, {}, { signal }),
+  });
+}
+
+/** A change read while earlier steps of the plan on the same guest were only planned says so. */
+function withEarlierSteps(plan: PlanRecorder, cluster: string, vmids: readonly number[], change: PlannedChange | undefined): PlannedChange | undefined {
+  if (!change) return undefined;
+  const earlier = vmids.map((v) => plan.lastStepOn(cluster, v)).filter((s): s is number => s !== undefined);
+  if (earlier.length === 0) return change;
+  return { ...change, summary: `${change.summary} [as it is now, before step ${Math.max(...earlier)} of this plan also changes this guest]` };
+}
+
+/**
+ * The approval binds to what was shown: an approved step whose change, read again now, differs
+ * from what the plan showed (the guest was started meanwhile, the snapshot is another one) is a
+ * different plan, refused before it is sent. Config writes are already held by the config digest;
+ * this covers the state the digest does not (a power state, a snapshot's date). A guest this run
+ * has written to is skipped: the plan showed it as it was before the run's own earlier steps.
+ */
+async function holdToShownChange(
+  rt: Runtime,
+  cluster: string,
+  req: ResolvedRequest,
+  current: GuestIdentity[],
+  configs: Map<number, Record<string, unknown>>,
+  step: PlannedWrite,
+  signal: AbortSignal,
+  where: { method: HttpMethod; path: string; risk: RiskClass },
+): Promise<void> {
+  const now = await plannedChange(rt, cluster, req, current, configs, signal);
+  if (now && now.summary === step.change?.summary && JSON.stringify(now.lines) === JSON.stringify(step.change.lines)) return;
+  throw new Refusal({
+    kind: 'identity',
+    message: `${req.method} ${req.concretePath}: the approved plan showed "${step.change?.summary ?? ''}", and now it would be "${now?.summary ?? '(not described)'}": what the human approved no longer holds, so this is a different plan; nothing was sent. Dry-run the script again and have the new plan approved`,
+    ...where,
   });
 }
 

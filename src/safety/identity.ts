@@ -33,6 +33,8 @@ const GUEST_PATH = /^\/nodes\/\{node\}\/(qemu|lxc)\/\{vmid\}(\/|$)/;
 
 export class IdentityGuard {
   private readonly seen = new Map<string, Seen>();
+  /** Guests this run has written to (whatever was seen of them since). */
+  private readonly written = new Set<string>();
 
   constructor(
     private readonly clientFor: (cluster: string) => PveClientLike,
@@ -109,9 +111,15 @@ export class IdentityGuard {
   /** A write to these guests succeeded: their config digests may have changed. */
   noteWrite(cluster: string, vmids: readonly number[]): void {
     for (const vmid of vmids) {
+      this.written.add(keyOf(cluster, vmid));
       const s = this.seen.get(keyOf(cluster, vmid));
       if (s) s.stale = true;
     }
+  }
+
+  /** Whether this run has written to the guest: what a plan showed of it may differ by its own doing. */
+  wroteTo(cluster: string, vmid: number): boolean {
+    return this.written.has(keyOf(cluster, vmid));
   }
 
   private remember(cluster: string, identity: GuestIdentity): void {

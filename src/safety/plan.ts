@@ -129,6 +129,15 @@ export class PlanRecorder {
     return this.writes.length;
   }
 
+  /** The last step so far that targets this guest: a later step's change is shown as read before it. */
+  lastStepOn(cluster: string, vmid: number): number | undefined {
+    for (let i = this.writes.length - 1; i >= 0; i--) {
+      const w = this.writes[i];
+      if (w && w.cluster === cluster && w.targets.some((t) => t.vmid === vmid)) return w.seq;
+    }
+    return undefined;
+  }
+
   finish(code: string, policy: string, now: Date = new Date()): Plan {
     const codeHash = hashCode(code);
     const writes = this.writes.map((w) => ({ ...w }));

@@ -44,8 +44,8 @@ describe('approved runs are bound to the approved sequence', () => {
     const sent = (key: string) => (after[key] ?? 0) - (before[key] ?? 0);
     expect(prompts).toHaveLength(1);
     expect(prompts[0]).toMatch(/!! 1 destructive step: 2/);
-    expect(prompts[0]).toMatch(/1\. POST \/nodes\/pve1\/qemu\/118\/snapshot .*\[write, runs directly\]/);
-    expect(prompts[0]).toMatch(/2\. POST \/nodes\/pve1\/qemu\/118\/status\/stop \[DESTRUCTIVE, needs approval/);
+    expect(prompts[0]).toMatch(/\n1\. .*\(VM 118 on pve1\): take snapshot 'safety_net'\n   call: POST \/nodes\/pve1\/qemu\/118\/snapshot .*\[write, runs directly\]/);
+    expect(prompts[0]).toMatch(/\n2\. .*\(VM 118 on pve1\): \w+ → stopped \(stop: power off at once.*\n   call: POST \/nodes\/pve1\/qemu\/118\/status\/stop \[DESTRUCTIVE, needs approval/);
     expect(answer.error?.kind, JSON.stringify(answer)).toBe('approval');
     expect(answer.error?.message).toMatch(/step 2 of the approved plan, but step 1 \(POST \/nodes\/pve1\/qemu\/118\/snapshot\) has not been made/);
     expect(sent('POST /nodes/{node}/qemu/{vmid}/status/stop')).toBe(0);

@@ -49,4 +49,29 @@ describe('plans show the change and bind to it', () => {
     expect([CONFIG_KEY, STOP_KEY].map((k) => (after[k] ?? 0) - (before[k] ?? 0))).toEqual([0, 0]);
     expect((await env.admin.request('GET', '/nodes/pve1/qemu/118/config') as { memory: unknown }).memory).toBe('2048');
   }, 120_000);
+
+  it('an approved power action whose shown state changed out of band is refused, nothing sent', async () => {
+    const guests = (await env.admin.request('GET', '/nodes/pve1/qemu')) as Array<{ vmid: number; status: string; template?: number }>;
+    const running = guests.find((g) => g.status === 'running' && g.vmid !== 118 && !g.template);
+    expect(running, JSON.stringify(guests)).toBeDefined();
+    const vmid = running?.vmid as number;
+    const code = `await pve.post('/nodes/pve1/qemu/${vmid}/status/shutdown', {});\nawait pve.post('/nodes/pve1/qemu/${vmid}/status/stop', {});\nreturn 'done';`;
+    const planned = await env.run(code, { dryRun: true });
+    const writes = planned.plan?.writes as ChangedWrite[];
+    expect(writes[0]?.change?.summary).toMatch(new RegExp(`\\(VM ${vmid} on pve1\\): running → stopped \\(clean shutdown\\)$`));
+    // The second step on the same guest says its state was read before the first step.
+    expect(writes[1]?.change?.summary).toMatch(/running → stopped .*\[as it is now, before step 1 of this plan also changes this guest\]/);
+    const approved = await runCli(['approve', planned.plan?.planId as string, '--yes', '--config', env.configFile], { env: env.env });
+    expect(approved.code, approved.stderr).toBe(0);
+
+    const stopTask = (await env.admin.request('POST', `/nodes/pve1/qemu/${vmid}/status/stop`, {})) as string;
+    await env.admin.waitTask(stopTask, { timeoutMs: 10_000 });
+    const before = env.sim.counters.snapshot().byOperation;
+    const answer = await env.run(code);
+    const after = env.sim.counters.snapshot().byOperation;
+    expect(answer.error?.kind, JSON.stringify(answer).slice(0, 1500)).toBe('identity');
+    expect(answer.error?.message).toMatch(/showed ".*running → stopped.*", and now it would be ".*stopped → stopped.*": what the human approved no longer holds/);
+    const sent = ['POST /nodes/{node}/qemu/{vmid}/status/shutdown', STOP_KEY].map((k) => (after[k] ?? 0) - (before[k] ?? 0));
+    expect(sent).toEqual([0, 0]);
+  }, 120_000);
 });
