@@ -376,6 +376,7 @@ async function plannedChange(rt: Runtime, cluster: string, req: ResolvedRequest,
   const raw = target ? configs.get(target.vmid) : undefined;
   const configPath = target?.node && target.type ? `/nodes/${target.node}/${target.type}/${target.vmid}/config` : req.concretePath;
   return previewChange({
+    method: req.method,
     template: req.operation.path,
     pathValues: req.pathValues,
     params: redactData(req.params, req.concretePath, rt.secrets) as Record<string, unknown>,

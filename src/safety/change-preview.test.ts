@@ -5,6 +5,7 @@ const VM = { vmid: 112, exists: true, type: 'qemu' as const, node: 'pve1', name:
 
 function input(over: Partial<PreviewInput> & { template: string }, reads: Record<string, unknown> = {}): PreviewInput {
   return {
+    method: 'POST',
     pathValues: { node: 'pve1', vmid: '112' },
     params: {},
     target: VM,
@@ -89,5 +90,12 @@ describe('power actions and snapshots', () => {
     expect(c?.summary).toBe("app-02 (CT 112 on pve1): take snapshot 'safety'");
     expect(await previewChange(input({ template: '/nodes/{node}/qemu/{vmid}/resize' }))).toBeUndefined();
     expect(await previewChange(input({ template: '/pools' }))).toBeUndefined();
+  });
+
+  it('a volume delete names the volume, its owner, size and date', async () => {
+    const reads = { '/nodes/pve1/storage/nas/content': [{ volid: 'nas:backup/vzdump-qemu-112.vma.zst', content: 'backup', vmid: 112, size: 3_435_973_837, ctime: 1_767_225_600 }] };
+    const del = (volume: string) => previewChange(input({ method: 'DELETE', template: '/nodes/{node}/storage/{storage}/content/{volume}', pathValues: { node: 'pve1', storage: 'nas', volume } }, reads));
+    expect((await del('backup/vzdump-qemu-112.vma.zst'))?.summary).toBe("pve1 storage 'nas': delete backup 'nas:backup/vzdump-qemu-112.vma.zst' of guest 112, 3.2 GiB, made 2026-01-01T00:00:00Z");
+    expect((await del('nas:backup/other'))?.summary).toMatch(/'nas:backup\/other'; it does not exist now/);
   });
 });

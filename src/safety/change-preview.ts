@@ -4,7 +4,8 @@
  *
  * Computed in dry-run only, from reads made at plan time: a guest config write compares its
  * params with the config the identity check read (the one whose digest binds the approved run),
- * a power action reads the guest's status, a snapshot delete or rollback reads the snapshot list.
+ * a power action reads the guest's status, a snapshot delete or rollback reads the snapshot list,
+ * a volume delete reads the storage's content.
  * A read that fails does not stop the plan: the change then says it could not read the current
  * state. Every value is capped and shown with invisible characters escaped, as the plan text is.
  */
@@ -21,6 +22,7 @@ export interface PlannedChange {
 }
 
 export interface PreviewInput {
+  method: string;
   template: string;
   pathValues: Record<string, string>;
   /** The write's params, secrets redacted. */
@@ -37,6 +39,7 @@ const GUEST = /^\/nodes\/\{node\}\/(qemu|lxc)\/\{vmid\}/;
 
 /** The change a write makes, or undefined for a write this does not (yet) describe. */
 export async function previewChange(input: PreviewInput): Promise<PlannedChange | undefined> {
+  if (input.method === 'DELETE' && input.template === '/nodes/{node}/storage/{storage}/content/{volume}') return volumeDelete(input);
   const m = GUEST.exec(input.template);
   if (!m) return undefined;
   const type = m[1] as 'qemu' | 'lxc';
@@ -219,6 +222,42 @@ async function snapshotChange(input: PreviewInput, label: string, base: string, 
   }
   const what = rollback ? `roll back to snapshot '${show(name)}'${about}: every change since then is lost` : `delete snapshot '${show(name)}'${about}`;
   return { summary: `${label}: ${what}`, lines: [rollback ? `state: current → snapshot '${show(name)}'` : `snapshot '${show(name)}' → (deleted)`] };
+}
+
+// ---- volumes -------------------------------------------------------------------------------
+
+/** A volume delete names the volume: its kind, owner, size and, for a backup, when it was made. */
+async function volumeDelete(input: PreviewInput): Promise<PlannedChange> {
+  const { node = '?', storage = '?', volume = '?' } = input.pathValues;
+  const label = `${show(node)} storage '${show(storage)}'`;
+  const volid = volume.includes(':') ? volume : `${storage}:${volume}`;
+  let about: string;
+  try {
+    const list = await input.read(`/nodes/${encodeURIComponent(node)}/storage/${encodeURIComponent(storage)}/content`);
+    const vol = Array.isArray(list) ? list.find((v) => isPlainObject(v) && v.volid === volid) : undefined;
+    if (!isPlainObject(vol)) about = `volume '${show(volid)}'; it does not exist now, so PVE will refuse`;
+    else {
+      const kind = vol.content === 'backup' ? 'backup' : vol.content === 'images' || vol.content === 'rootdir' ? 'disk image' : typeof vol.content === 'string' ? show(vol.content) : 'volume';
+      const owner = typeof vol.vmid === 'number' ? ` of guest ${vol.vmid}` : '';
+      const size = typeof vol.size === 'number' ? `, ${bytes(vol.size)}` : '';
+      const made = typeof vol.ctime === 'number' ? `, made ${new Date(vol.ctime * 1000).toISOString().replace('.000Z', 'Z')}` : '';
+      about = `${kind} '${show(volid)}'${owner}${size}${made}`;
+    }
+  } catch {
+    about = `volume '${show(volid)}'; the storage's content could not be read`;
+  }
+  return { summary: `${label}: delete ${about}`, lines: [`volume '${show(volid)}' → (deleted)`] };
+}
+
+function bytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
 }
 
 // ---- text ----------------------------------------------------------------------------------

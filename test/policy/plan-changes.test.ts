@@ -10,7 +10,7 @@ import { startPolicyEnv, type PolicyEnv } from './helpers/env.js';
 let env: PolicyEnv;
 
 beforeAll(async () => {
-  env = await startPolicyEnv({ name: 'plan-changes', policies: { ops: { preset: 'operator' } } });
+  env = await startPolicyEnv({ name: 'plan-changes', policies: { ops: { preset: 'operator' }, vols: { preset: 'operator', allow: ['DELETE /nodes/{node}/storage/{storage}/content/{volume}'] } } });
 }, 180_000);
 
 afterAll(async () => {
@@ -74,4 +74,15 @@ describe('plans show the change and bind to it', () => {
     const sent = ['POST /nodes/{node}/qemu/{vmid}/status/shutdown', STOP_KEY].map((k) => (after[k] ?? 0) - (before[k] ?? 0));
     expect(sent).toEqual([0, 0]);
   }, 120_000);
+
+  it('a backup delete names the backup, its guest, size and date from the storage', async () => {
+    const backups = (await env.admin.request('GET', '/nodes/pve1/storage/nas/content', { content: 'backup' })) as Array<{ volid: string; vmid?: number; ctime?: number }>;
+    const backup = backups[0];
+    expect(backup, 'the demo has a backup on nas').toBeDefined();
+    const planned = await env.run(`await pve.delete('/nodes/pve1/storage/nas/content/${backup?.volid}');\nreturn 1;`, { dryRun: true, cluster: 'vols' });
+    const change = (planned.plan?.writes as ChangedWrite[] | undefined)?.[0]?.change;
+    expect(change, JSON.stringify(planned).slice(0, 1500)).toBeDefined();
+    expect(change?.summary, JSON.stringify(planned).slice(0, 1500)).toMatch(new RegExp(`^pve1 storage 'nas': delete backup '${backup?.volid.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}' of guest ${backup?.vmid}, [\\d.]+ [KMGT]?i?B, made \\d{4}-`));
+  }, 60_000);
 });
+
