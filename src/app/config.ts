@@ -378,7 +378,7 @@ const productSchema = z.strictObject({
       warmWorkers: z.number().int().min(0).max(16).default(1),
       /** A worker unused this long leaves (down to warmWorkers; a kept one that loaded TypeScript is swapped for a fresh one). 0: never. */
       idleMs: z.number().int().min(0).max(86_400_000).default(60_000),
-      /** Workers one principal (an HTTP user; 'local' over stdio) may hold at once (default: half of workers, at least 1). */
+      /** Workers one principal (an HTTP user; 'local' over stdio) may hold at once, so one that floods or hangs leaves the rest to others (default: all but one of workers, at least 1). */
       perPrincipal: z.number().int().min(1).max(16).optional(),
       /** Node's permission model around each sandbox worker (see worker-launch.ts); off only where it cannot run. */
       confineWorker: z.boolean().default(true),

@@ -46,7 +46,7 @@ export interface SandboxEngineOptions {
    * replaced by a fresh one (default 60,000 ms; Infinity: never).
    */
   idleMs?: number;
-  /** Workers one principal may hold at once, compiles included (default: half of `workers`, at least 1). */
+  /** Workers one principal may hold at once, compiles included (default: all but one of `workers`, at least 1). */
   perPrincipal?: number;
   /** Runs one principal may have waiting for a worker; past it its run fails at once with kind 'budget' (default 64). */
   maxQueue?: number;
@@ -175,10 +175,13 @@ const DEFAULT_IDLE_MS = 60_000;
 
 export class SandboxEngine {
   private readonly slots: Slot[];
-  /** Waiting runs by principal; the map's order is the round-robin's (a served queue goes last). */
+  /** Waiting runs by principal. */
   private readonly queues = new Map<string, Waiter[]>();
   /** Slots held by each principal. */
   private readonly holding = new Map<string, number>();
+  /** When each principal with work in the engine last got a slot: the next slot goes to the one served longest ago. */
+  private readonly lastServed = new Map<string, number>();
+  private serveClock = 0;
   private readonly warmCount: number;
   private readonly perPrincipal: number;
   private readonly idleMs: number;
@@ -195,7 +198,7 @@ export class SandboxEngine {
     this.launch = workerLaunch(options.workerPath ?? locateWorker(), options.confineWorker ?? true);
     const count = Math.max(1, Math.floor(options.workers ?? 2));
     this.warmCount = Math.min(count, Math.max(0, Math.floor(options.warmWorkers ?? 1)));
-    this.perPrincipal = Math.min(count, Math.max(1, Math.floor(options.perPrincipal ?? count / 2)));
+    this.perPrincipal = Math.min(count, Math.max(1, Math.floor(options.perPrincipal ?? count - 1)));
     this.idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
     this.slots = Array.from({ length: count }, () => {
       const slot: Slot = {
@@ -258,7 +261,7 @@ export class SandboxEngine {
   async run(request: RunRequest, handler: BridgeHandler): Promise<RunOutcome> {
     const compiled = await this.compile(request);
     if (!compiled.ok) return compiled.outcome;
-    return this.execute(compiled.script, handler, { ...(request.onLog ? { onLog: request.onLog } : {}), ...(request.signal ? { signal: request.signal } : {}) });
+    return this.execute(compiled.script, handler, { ...(request.onLog ? { onLog: request.onLog } : {}), ...(request.signal ? { signal: request.signal } : {}), ...(request.principal ? { principal: request.principal } : {}) });
   }
 
   /**
@@ -514,6 +517,7 @@ export class SandboxEngine {
     clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
     this.holding.set(principal, (this.holding.get(principal) ?? 0) + 1);
+    this.lastServed.set(principal, ++this.serveClock);
   }
 
   private acquire(principal: string, signal: AbortSignal | undefined): Promise<Slot | 'full' | 'cancelled'> {
@@ -548,16 +552,21 @@ export class SandboxEngine {
     });
   }
 
-  /** The next waiter by round-robin over the principals under their cap; its queue goes last. */
+  /**
+   * The next waiter: the first of the principal under its cap that was served longest ago (so the
+   * principals waiting take turns, round-robin, however many runs each has queued).
+   */
   private nextWaiter(): Waiter | undefined {
-    for (const [principal, queue] of this.queues) {
+    let chosen: string | undefined;
+    for (const principal of this.queues.keys()) {
       if ((this.holding.get(principal) ?? 0) >= this.perPrincipal) continue;
-      const waiter = queue.shift();
-      this.queues.delete(principal);
-      if (queue.length > 0) this.queues.set(principal, queue);
-      if (waiter) return waiter;
+      if (chosen === undefined || (this.lastServed.get(principal) ?? 0) < (this.lastServed.get(chosen) ?? 0)) chosen = principal;
     }
-    return undefined;
+    if (chosen === undefined) return undefined;
+    const queue = this.queues.get(chosen) as Waiter[];
+    const waiter = queue.shift();
+    if (queue.length === 0) this.queues.delete(chosen);
+    return waiter;
   }
 
   private release(slot: Slot, { recycle }: { recycle: boolean }): void {
@@ -566,6 +575,8 @@ export class SandboxEngine {
       const held = (this.holding.get(principal) ?? 1) - 1;
       if (held > 0) this.holding.set(principal, held);
       else this.holding.delete(principal);
+      // Nothing held or waiting: the principal is forgotten, and its next run starts a fresh turn.
+      if (held <= 0 && !this.queues.has(principal)) this.lastServed.delete(principal);
     }
     slot.session = undefined;
     slot.runId = undefined;

@@ -1,0 +1,13 @@
+const mb = (n) => (n / 1048576).toFixed(0);
+const show = (l) => { const m = process.memoryUsage(); console.log(l, 'rss', mb(m.rss), 'heap', mb(m.heapUsed), 'ext', mb(m.external), 'ab', mb(m.arrayBuffers)); };
+show('node');
+await import('./dist/src/cli/commands/serve.js');
+show('modules');
+const { loadSchemaFromFile } = await import('./dist/src/schema/loader.js');
+const { officialSchemaFile } = await import('./dist/src/schema/official-schemas.js');
+const model = await loadSchemaFromFile(officialSchemaFile('9.1'));
+show('model');
+globalThis.gc?.(); show('model gc');
+const { ApiSearch } = await import('./dist/src/search/index.js');
+const s = new ApiSearch(model); s.search('list vms');
+globalThis.gc?.(); show('search gc');

@@ -1,0 +1,15 @@
+import { TypeCheckService } from './dist/src/script/typecheck-service.js';
+import { loadSchemaFromFile } from './dist/src/schema/loader.js';
+import { officialSchemaFile } from './dist/src/schema/official-schemas.js';
+import { sdkDeclarationFiles } from './dist/src/typegen/index.js';
+import { readFileSync } from 'node:fs';
+const model = await loadSchemaFromFile(officialSchemaFile('9.1'));
+const svc = new TypeCheckService({ log: () => {} });
+const c = svc.checker(sdkDeclarationFiles(model), model);
+const t0 = performance.now();
+const a = await c.checkAndTranspile('return 1');
+const t1 = performance.now();
+await c.checkAndTranspile("const vms = await pve.get('/cluster/resources', { type: 'vm' }); return vms.length;");
+const rss = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`,'utf8'))[1])/1024;
+console.log(process.env.TCFLAGS ?? '-', 'cold first check', (t1-t0).toFixed(0), 'ms; TC rss', rss(svc.pid).toFixed(0));
+await svc.close();
