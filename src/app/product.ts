@@ -111,6 +111,8 @@ export class Product {
   /** Runs in flight: how `drain` cancels them and learns that each has its result. */
   private readonly running = new Map<AbortController, Promise<unknown>>();
   private stopping = false;
+  /** Told of each cluster that becomes available after the start (open MCP sessions register its resources). */
+  private readonly readyListeners = new Set<(runtime: ClusterRuntime) => void>();
 
   private constructor(
     readonly config: AppConfig,
@@ -242,6 +244,7 @@ export class Product {
         this.clusters.set(cluster.name, runtime);
         s.log(`pve-code-mcp: cluster '${cluster.name}' is available (after ${attempts} attempt${attempts === 1 ? '' : 's'}; schema from ${runtime.schema.origin})`);
         s.onReady?.(runtime);
+        for (const listener of this.readyListeners) listener(runtime);
       },
       (err: unknown) => {
         if (this.closed) return;
@@ -249,6 +252,12 @@ export class Product {
         this.scheduleRetry(cluster, s);
       },
     );
+  }
+
+  /** Calls `listener` with each cluster that recovers after a degraded start; returns how to stop. */
+  onClusterReady(listener: (runtime: ClusterRuntime) => void): () => void {
+    this.readyListeners.add(listener);
+    return () => this.readyListeners.delete(listener);
   }
 
   get defaultCluster(): string {

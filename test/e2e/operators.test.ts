@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli, startE2eEnv, type E2eEnv } from './helpers/harness.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { BIN } from './helpers/harness.js';
 import { callTool, textOf, type Connected } from './helpers/mcp.js';
 
@@ -136,8 +137,17 @@ describe('serve: degraded start', () => {
     // The lint warned at start, naming the rule and the fix; the server still serves.
     await waitFor(() => /policy lint \(matches nothing\): policies\.typo\.deny\[0\]: .*did you mean '\* \/nodes\/\*\/qemu\/100\/\*\*'\?/.test(c?.stderr() ?? ''), 20_000, () => c?.stderr() ?? '');
 
+    const resources = async () => (await (c as Connected).client.listResources()).resources.map((r) => r.uri);
+    expect(await resources()).not.toContain('pve://lab/version');
+    let listChanged = 0;
+    c.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      listChanged++;
+    });
     writeFileSync(secretFile(), env.sim.token.secret, { mode: 0o600 });
     await waitFor(() => /cluster 'lab' is available/.test(c?.stderr() ?? ''), 30_000, () => c?.stderr() ?? '');
+    // The open session learns of the recovered cluster: its resources, and list_changed.
+    await waitFor(() => listChanged > 0, 10_000, () => c?.stderr() ?? '');
+    expect(await resources()).toEqual(expect.arrayContaining(['pve://lab/sdk.d.ts', 'pve://lab/version', 'pve://lab/policy']));
     const after = await callTool(c, 'run_script', { code: "return (await pve.get('/nodes')).length;", cluster: 'lab' });
     expect(after.result.isError, textOf(after.result)).toBeFalsy();
     expect((after.result.structuredContent as { result: unknown }).result).toBe(3);
