@@ -7,6 +7,7 @@
  */
 import type { Suite } from './lib/suite.js';
 import { auditSuite } from './audit.js';
+import { desktopSuite } from './desktop.js';
 import { e2eSuite } from './e2e.js';
 import { renderTable } from './lib/table.js';
 import { safetySuite } from './safety.js';
@@ -28,6 +29,7 @@ const SUITES: Record<string, Suite> = {
   session: sessionSuite,
   e2e: e2eSuite,
   throughput: throughputSuite,
+  desktop: desktopSuite,
   soak: soakSuite,
 };
 

@@ -12,15 +12,23 @@ interface Job {
   path: string;
   query: Record<string, string>;
   n: number;
+  /** A sweep instead: every path once, `concurrency` at a time over as many connections. */
+  paths?: string[];
+  concurrency?: number;
 }
 
 const url = new URL(process.argv[2] ?? '');
 const authorization = process.argv[3] ?? '';
 // Loopback simulator with a self-signed certificate: the product pins its fingerprint; here the
 // TLS handshake happens once per connection either way, so verification does not show per call.
-const agent = new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
+const agents = new Map<number, Agent>();
+function agentFor(sockets: number): Agent {
+  let agent = agents.get(sockets);
+  if (!agent) agents.set(sockets, (agent = new Agent({ keepAlive: true, maxSockets: sockets, rejectUnauthorized: false })));
+  return agent;
+}
 
-function get(path: string, query: Record<string, string>): Promise<void> {
+function get(path: string, query: Record<string, string>, agent = agentFor(1)): Promise<void> {
   const qs = new URLSearchParams(query).toString();
   return new Promise((resolve, reject) => {
     const req = request(
@@ -45,7 +53,17 @@ function get(path: string, query: Record<string, string>): Promise<void> {
 for await (const line of createInterface({ input: process.stdin })) {
   const job = JSON.parse(line) as Job;
   const started = performance.now();
-  for (let i = 0; i < job.n; i++) await get(job.path, job.query);
+  if (job.paths) {
+    // As a script's Promise.all through the product: at most `concurrency` requests at once.
+    const agent = agentFor(job.concurrency ?? 1);
+    const queue = [...job.paths];
+    const lane = async (): Promise<void> => {
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) await get(next, {}, agent);
+    };
+    await Promise.all(Array.from({ length: job.concurrency ?? 1 }, lane));
+  } else {
+    for (let i = 0; i < job.n; i++) await get(job.path, job.query);
+  }
   process.stdout.write(`${JSON.stringify({ ms: performance.now() - started })}\n`);
 }
-agent.destroy();
+for (const agent of agents.values()) agent.destroy();

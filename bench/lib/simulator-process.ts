@@ -15,7 +15,7 @@ export interface SimulatorProcess extends SimulatorEndpoint {
 
 const START_TIMEOUT_MS = 60_000;
 
-export async function startSimulatorProcess(options: { preset?: string; schemaFile?: string } = {}): Promise<SimulatorProcess> {
+export async function startSimulatorProcess(options: { preset?: string; schemaFile?: string; scenario?: string } = {}): Promise<SimulatorProcess> {
   const bin = path.join(repoRoot(), 'dist', 'src', 'cli', 'bin.js');
   const args = [
     bin,
@@ -26,6 +26,7 @@ export async function startSimulatorProcess(options: { preset?: string; schemaFi
     '0',
     ...(options.preset ? ['--preset', options.preset] : []),
     ...(options.schemaFile ? ['--schema', options.schemaFile] : []),
+    ...(options.scenario ? ['--scenario', options.scenario] : []),
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const banner = await readBanner(child);

@@ -31,7 +31,7 @@ const BENCH_POLICY = {
 };
 
 export interface ProductOptions {
-  sandbox?: { workers?: number; limits?: Record<string, number> };
+  sandbox?: { workers?: number; idleMs?: number; typecheck?: { idleMs?: number }; limits?: Record<string, number> };
 }
 
 /** Where a simulator listens and how to log in: all a product configuration needs. */

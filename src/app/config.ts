@@ -31,6 +31,9 @@ export interface AppConfig {
   halt: { file: string };
   sandbox: {
     workers?: number;
+    warmWorkers: number;
+    idleMs: number;
+    perPrincipal?: number;
     confineWorker: boolean;
     limits?: Partial<SandboxLimits>;
     typecheck: TypecheckSettings;
@@ -402,6 +405,8 @@ const typecheckSchema = z.strictObject({
   maxRssMb: z.number().int().min(128).max(65_536).default(512),
   /** Checks waiting for the process; past it a check is skipped (the script runs unchecked, with a warning). */
   maxQueue: z.number().int().min(1).max(10_000).default(64),
+  /** The process leaves after this long without a check; the next check starts it again (~1.2 s for PVE 9.1). 0: it never leaves. */
+  idleMs: z.number().int().min(0).max(86_400_000).default(60_000),
 });
 export type TypecheckSettings = z.output<typeof typecheckSchema>;
 
@@ -413,7 +418,14 @@ const productSchema = z.strictObject({
   stateDir: z.string().min(1).optional(),
   sandbox: z
     .strictObject({
+      /** Runs at once, one sandbox worker each: the most workers alive (default 2). Workers start on demand. */
       workers: z.number().int().min(1).max(16).optional(),
+      /** Workers kept alive while idle, so a run after a pause does not wait for a process start (capped at workers). */
+      warmWorkers: z.number().int().min(0).max(16).default(1),
+      /** A worker unused this long leaves (down to warmWorkers; a kept one that loaded TypeScript is swapped for a fresh one). 0: never. */
+      idleMs: z.number().int().min(0).max(86_400_000).default(60_000),
+      /** Workers one principal (an HTTP user; 'local' over stdio) may hold at once, so one that floods or hangs leaves the rest to others (default: all but one of workers, at least 1). */
+      perPrincipal: z.number().int().min(1).max(16).optional(),
       /** Node's permission model around each sandbox worker (see worker-launch.ts); off only where it cannot run. */
       confineWorker: z.boolean().default(true),
       limits: sandboxLimitsSchema.partial().optional(),
@@ -561,6 +573,9 @@ function assemble(
     halt: { file: resolveHaltFile(product.halt, env, baseDir) },
     sandbox: {
       ...(product.sandbox.workers !== undefined ? { workers: product.sandbox.workers } : {}),
+      warmWorkers: product.sandbox.warmWorkers,
+      idleMs: product.sandbox.idleMs,
+      ...(product.sandbox.perPrincipal !== undefined ? { perPrincipal: product.sandbox.perPrincipal } : {}),
       confineWorker: product.sandbox.confineWorker,
       ...(product.sandbox.limits ? { limits: product.sandbox.limits as Partial<SandboxLimits> } : {}),
       typecheck: product.sandbox.typecheck,

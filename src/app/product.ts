@@ -16,7 +16,7 @@ import { describeOperations, type DescribeResult } from '../describe/index.js';
 import type { Unserved } from '../describe/unserved.js';
 import { operationVerdict, VERDICT_TEXT } from '../describe/verdict.js';
 import { ApiSearch, type SearchHit, type SearchOptions } from '../search/index.js';
-import { SandboxEngine } from '../sandbox/engine.js';
+import { LOCAL_PRINCIPAL, SandboxEngine } from '../sandbox/engine.js';
 import { describeConfinement } from '../sandbox/worker-launch.js';
 import type { RunOutcome } from '../sandbox/outcome.js';
 import { ApprovalStore, type Approver, type ApproverRequirement } from '../safety/approval.js';
@@ -139,8 +139,12 @@ export class Product {
   ) {
     this.approvals = new ApprovalStore(config.stateDir);
     this.halt = HaltSwitch.open(config.halt.file);
+    const { workers, warmWorkers, idleMs, perPrincipal } = config.sandbox;
     this.engine = new SandboxEngine({
-      ...(config.sandbox.workers !== undefined ? { workers: config.sandbox.workers } : {}),
+      ...(workers !== undefined ? { workers } : {}),
+      warmWorkers,
+      idleMs: idleMs === 0 ? Number.POSITIVE_INFINITY : idleMs,
+      ...(perPrincipal !== undefined ? { perPrincipal } : {}),
       confineWorker: config.sandbox.confineWorker,
       ...(config.sandbox.limits ? { limits: config.sandbox.limits } : {}),
     });
@@ -154,8 +158,8 @@ export class Product {
     const scrubber = new SecretScrubber(config.secrets);
     const clusters = new Map<string, ClusterRuntime>();
     // One process for all clusters, holding one warm checker per distinct schema.
-    const { budgetMs, recycleAfterChecks, maxRssMb, maxQueue } = config.sandbox.typecheck;
-    const checkers = new TypeCheckService({ budgetMs, recycleAfterChecks, maxRssMb, maxQueue, log });
+    const { budgetMs, recycleAfterChecks, maxRssMb, maxQueue, idleMs } = config.sandbox.typecheck;
+    const checkers = new TypeCheckService({ budgetMs, recycleAfterChecks, maxRssMb, maxQueue, idleMs: idleMs === 0 ? Number.POSITIVE_INFINITY : idleMs, log });
     const open = (cluster: ClusterConfig) => openCluster(cluster, config, checkers, scrubber, logger);
     const degraded = options.degraded;
     // Degraded: every cluster at once, each given startWaitMs before the server starts without it.
@@ -311,16 +315,26 @@ export class Product {
     throw new UnknownClusterError(key, [...this.clusterNames, ...this.down.keys()]);
   }
 
-  /** Start the sandbox workers and the type-check process (every cluster's SDK built in it) now, so the first run does not pay for them. */
+  /**
+   * Start the kept sandbox workers and the type-check process (every cluster's SDK built in it)
+   * now, so the first run does not pay for them: for benchmarks and the demo. `serve` starts only
+   * the kept workers (`warmSandbox`), after it answers: a desktop client starts every server at
+   * launch, and most sessions never run a script.
+   */
   async warm(): Promise<void> {
     for (const runtime of this.clusters.values()) runtime.typeChecker();
     await Promise.all([this.engine.warm(), this.checkers.warm()]);
   }
 
+  /** Starts the kept sandbox workers (`sandbox.warmWorkers`); rejects when a worker cannot start. */
+  warmSandbox(): Promise<void> {
+    return this.engine.warm();
+  }
+
   /** One line for the server's log: how scripts will run (workers, isolated-vm, confinement). */
   sandboxSummary(): string {
-    const { workers, workerRuntime, workerConfined } = this.engine.stats;
-    return `sandbox: ${workers} worker${workers === 1 ? '' : 's'}, ${workerRuntime ?? 'isolated-vm (not started)'}, ${describeConfinement(workerConfined)}`;
+    const { workers, warmWorkers, workerRuntime, workerConfined } = this.engine.stats;
+    return `sandbox: up to ${workers} worker${workers === 1 ? '' : 's'} (${warmWorkers} kept warm), ${workerRuntime ?? 'isolated-vm (not started)'}, ${describeConfinement(workerConfined)}`;
   }
 
   /**
@@ -402,8 +416,9 @@ export class Product {
     const engine = this.engine;
     const pipeline = new RunPipeline({
       executor: {
-        compile: (code, signal) => engine.compile({ code, typecheck: checker !== undefined, ...(checker ? { checker } : {}), ...(signal ? { signal } : {}) }),
-        execute: (script, handler, options) => engine.execute(script, handler, options),
+        // The fair share of workers is per principal; a run without one is the local user's.
+        compile: (code, signal) => engine.compile({ code, typecheck: checker !== undefined, ...(checker ? { checker } : {}), ...(signal ? { signal } : {}), principal: principal?.id ?? LOCAL_PRINCIPAL }),
+        execute: (script, handler, options) => engine.execute(script, handler, { ...options, principal: principal?.id ?? LOCAL_PRINCIPAL }),
       },
       defaultCluster: runtime.name,
       model: (name) => this.cluster(name).model,
@@ -511,6 +526,8 @@ function clusterRuntime(
   let files: DeclarationFile[] | undefined;
   const declarations = (): DeclarationFile[] => (files ??= sdkDeclarationFiles(model));
   let remote: RemoteScriptChecker | undefined;
+  // Built by the first search_api (≈ 0.3 s and tens of MB for PVE 9.1), not on the way to tools/list.
+  let search: ApiSearch | undefined;
   return {
     name,
     client,
@@ -519,7 +536,9 @@ function clusterRuntime(
     schema,
     model,
     policy,
-    search: new ApiSearch(model),
+    get search() {
+      return (search ??= new ApiSearch(model));
+    },
     declarations,
     // Clusters on the same schema share one set in the process.
     typeChecker: () => (remote ??= checkers.checker(declarations(), model)),

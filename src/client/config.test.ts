@@ -108,6 +108,23 @@ describe('loadConfig from a file', () => {
     ]);
   });
 
+  it('refuses a token secret an HTTP header cannot carry, naming the field and not the value', async () => {
+    const placeholder = 'xxxxxxxx-\u2026';
+    const file = await writeConfig('placeholder.json', {
+      clusters: {
+        a: { url: 'https://a:8006', auth: { tokenId: 'root@pam!t', secret: placeholder }, tokens: { write: { tokenId: 'root@pam!w', secret: 'ok-1234\n' } } },
+      },
+    });
+    const err = await configError(loadConfig({ file, env: {} }));
+    expect(err.issues).toEqual([
+      { key: 'clusters.a.auth.secret', message: expect.stringContaining('U+2026 at character 10') },
+      { key: 'clusters.a.tokens.write.secret', message: expect.stringContaining('U+000A at character 8') },
+    ]);
+    expect(err.message).not.toContain('xxxxxxxx');
+    const env = await configError(loadConfig({ env: { PVE_URL: 'https://pve:8006', PVE_TOKEN_ID: 'root@pam!mcp', PVE_TOKEN_SECRET: 'a b', PVE_INSECURE: 'true' } }));
+    expect(env.issues).toEqual([{ key: 'PVE_TOKEN_SECRET', message: expect.stringContaining('U+0020 at character 2') }]);
+  });
+
   it('rejects invalid JSON, a missing file and an empty cluster list', async () => {
     expect((await configError(loadConfig({ file: await writeConfig('broken.json', '{ "clusters": ') }))).message).toMatch(/not valid JSON/);
     expect((await configError(loadConfig({ file: join(dir, 'absent.json') }))).message).toMatch(/ENOENT/);

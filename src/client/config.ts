@@ -411,11 +411,19 @@ async function buildCluster(
     }
     return result;
   };
+  // A token secret travels in the Authorization header: a character it cannot carry is the
+  // config's mistake (often a pasted placeholder), not a connection failure.
+  const tokenSecret = async (ref: SecretRef, key: string): Promise<Secret> => {
+    const value = await secret(ref, key);
+    const problem = headerProblem(value.reveal());
+    if (problem) issues.push({ key: keyName(`${prefix}.${key}`), message: problem });
+    return value;
+  };
   const cluster: ClusterConfig = {
     name,
     url: c.url,
     auth: c.auth.tokenId
-      ? { kind: 'token', tokenId: c.auth.tokenId, secret: await secret(c.auth.secret!, 'auth.secret') }
+      ? { kind: 'token', tokenId: c.auth.tokenId, secret: await tokenSecret(c.auth.secret!, 'auth.secret') }
       : {
           kind: 'ticket',
           username: c.auth.username!,
@@ -423,7 +431,7 @@ async function buildCluster(
           ...(c.auth.realm ? { realm: c.auth.realm } : {}),
           ...(c.auth.renewAfterMs ? { renewAfterMs: c.auth.renewAfterMs } : {}),
         },
-    ...(c.tokens ? { tokens: await classTokens(c.tokens, (ref, cls) => secret(ref, `tokens.${cls}.secret`)) } : {}),
+    ...(c.tokens ? { tokens: await classTokens(c.tokens, (ref, cls) => tokenSecret(ref, `tokens.${cls}.secret`)) } : {}),
     tls: tlsOptions(c, baseDir),
     ...optional('policy', c.policy),
     ...optional('schema', c.schema && !/^https?:\/\//.test(c.schema) ? resolvePath(baseDir, c.schema) : c.schema),
@@ -453,6 +461,19 @@ function tlsOptions(c: RawCluster, baseDir: string): TlsOptions {
   if (c.tls?.caFile) tls.caFile = resolvePath(baseDir, c.tls.caFile);
   if (c.tls?.insecure) tls.insecure = true;
   return tls;
+}
+
+/**
+ * Why `value` cannot go into an HTTP header (the first character outside visible ASCII, named by
+ * code point and position, never the secret itself); undefined when it can. An empty value is
+ * reported where it was read.
+ */
+export function headerProblem(value: string): string | undefined {
+  const at = [...value].findIndex((ch) => !/^[\x21-\x7e]$/.test(ch));
+  if (value === '' || at < 0) return undefined;
+  const ch = [...value][at] as string;
+  const code = `U+${(ch.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`;
+  return `the token secret has a character an HTTP header cannot carry (${code} at character ${at + 1}); a PVE token secret is a UUID such as 0a1b2c3d-1111-2222-3333-444455556666: copy it exactly as PVE showed it when the token was created (a placeholder or a stray space or line break lands here)`;
 }
 
 /** A Secret, or the problem as a message. */

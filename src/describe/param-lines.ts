@@ -3,8 +3,8 @@ import { firstSentence } from '../schema/normalize.js';
 import type { Operation, ParamSpec } from '../schema/model.js';
 import { groupName, groupParams, groupSpec, type ParamGroup } from '../typegen/families.js';
 import { formatKeyLines, paramFacts } from '../typegen/param-facts.js';
-import { paramTypeNode } from '../typegen/param-type.js';
-import { typeText } from '../typegen/print.js';
+import { paramType } from '../typegen/param-type.js';
+import { oneLine, textSyntax } from '../typegen/text-syntax.js';
 
 /** Above this many parameters an operation is "huge": only the important ones get a line. */
 export const MAX_PARAM_LINES = 24;
@@ -77,7 +77,7 @@ function paramLine(group: ParamGroup, detailed: boolean): string {
   if (group.kind === 'family') facts.unshift(`n 0..${group.maxIndex}`);
   const description = detailed ? (spec.description ?? '').replace(/\s+/g, ' ').trim() : shortDescription(spec);
   const comment = [facts.join(', '), description].filter(Boolean).join(' — ');
-  const line = `  ${key}${spec.optional ? '?' : ''}: ${typeText(paramTypeNode(typed))};${comment ? `  // ${comment}` : ''}`;
+  const line = `  ${key}${spec.optional ? '?' : ''}: ${oneLine(paramType(typed, textSyntax))};${comment ? `  // ${comment}` : ''}`;
   // Asked for by name, a property string also says what each of its keys means.
   if (!detailed || typeof spec.format !== 'object' || spec.format === null) return line;
   return [line, ...formatKeyLines(spec.format).map((k) => `  //   ${k}`)].join('\n');

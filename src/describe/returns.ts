@@ -1,7 +1,7 @@
 /** get_schema's return type of an operation: the fields people read first, the rest folded past a limit. */
 import type { Operation, SchemaNode } from '../schema/model.js';
-import { returnTypeNode } from '../typegen/return-type.js';
-import { typeText } from '../typegen/print.js';
+import { returnType } from '../typegen/return-type.js';
+import { oneLine, textSyntax } from '../typegen/text-syntax.js';
 
 /** Fields typed of a returned object (or of the objects in a returned list). */
 const MAX_FIELDS = 14;
@@ -43,7 +43,7 @@ export function returnsText(op: Operation, requested: readonly string[] = []): R
   const names = Object.keys(target.properties ?? {});
   const expanded = requested.filter((r) => names.includes(r));
   const trimmed = trim(target, 0, new Set(expanded));
-  const type = typeText(returnTypeNode(isList ? { ...root, items: trimmed } : trimmed));
+  const type = oneLine(returnType(isList ? { ...root, items: trimmed } : trimmed, textSyntax));
   const notes: string[] = [];
   const shown = new Set(Object.keys(trimmed.properties ?? {}));
   const rest = orderFields(Object.entries(target.properties ?? {}))

@@ -308,7 +308,8 @@ export interface ChildSlotOptions<C extends SlotChild> {
 }
 
 /**
- * Where one child process serves from, and how it is replaced. Two ways, one per kind of child:
+ * Where one child process serves from, and how it is replaced (and, when idle, stopped: `stop`).
+ * Two ways, one per kind of child:
  * - at once (`acquire`, `retire`): the sandbox worker. A retired child is killed and the next
  *   `acquire` starts a new one, which its user awaits (`ready`).
  * - overlapped (`replace`, `promote`): the type-check process. A replacement is started and
@@ -360,6 +361,18 @@ export class ChildSlot<C extends SlotChild> {
     this.serving.kill();
     this.serving = undefined;
     this.recycled++;
+  }
+
+  /**
+   * Kills the serving child and a waiting standby because nothing needs them now (idle), without
+   * counting them recycled; the next `acquire` or `replace` starts anew. A replacement on its way
+   * still arrives.
+   */
+  stop(): void {
+    const gone = [this.serving, this.standby];
+    this.serving = undefined;
+    this.standby = undefined;
+    for (const child of gone) child?.kill();
   }
 
   /**

@@ -7,9 +7,16 @@
  * server holds the Proxmox credentials and serves every other client. Each run is compiled
  * (shape limits, transpile, SDK calls, secret literals) by the type-check process together with
  * its type check, or — when the check is off or failed — by a sandbox worker; executed in a
- * sandbox worker (one run or compile per worker at a time, a capped number of workers, the rest
- * queued), and every bridge call comes back here to the `BridgeHandler`. Workers are replaced — always with SIGKILL — after a crash, a stuck
+ * sandbox worker (one run or compile per worker at a time), and every bridge call comes back here
+ * to the `BridgeHandler`. Workers are replaced — always with SIGKILL — after a crash, a stuck
  * isolate, high memory, or a number of runs.
+ *
+ * The pool is sized for a desktop as much as for a team server. Workers start on demand, up to
+ * `workers`; `warmWorkers` of them are kept (and started by `warm()`); one idle for `idleMs`
+ * leaves, and a kept one that loaded TypeScript (a compile costs it ~66 MB) is swapped for a fresh
+ * one. Who waits for a worker is served fairly: each principal has its own queue, the queues take
+ * turns (round-robin), and no principal holds more than `perPrincipal` workers at once, so one
+ * principal flooding the sandbox or hanging in it leaves the other workers to everyone else.
  */
 import { z } from 'zod';
 import { ChildSlot } from '../process/supervisor.js';
@@ -26,10 +33,22 @@ import { notExecuted, type RunOutcome } from './outcome.js';
 import { RunSession } from './run-session.js';
 import { startWorker, workerLaunch, type SandboxWorker, type WorkerLaunch } from './worker-launch.js';
 
+/** Who a run belongs to when nobody says: the one local user of a stdio server. */
+export const LOCAL_PRINCIPAL = 'local';
+
 export interface SandboxEngineOptions {
-  /** Runs executing at once, one sandbox worker each (default 2). */
+  /** Runs executing at once, one sandbox worker each: the most workers alive (default 2). */
   workers?: number;
-  /** Runs waiting for a worker; past it a run fails at once with kind 'budget' (default 64). */
+  /** Workers kept alive while the sandbox is idle, and started by `warm()` (default 1; 0: none). */
+  warmWorkers?: number;
+  /**
+   * A worker unused this long leaves, down to `warmWorkers`; a kept one that loaded TypeScript is
+   * replaced by a fresh one (default 60,000 ms; Infinity: never).
+   */
+  idleMs?: number;
+  /** Workers one principal may hold at once, compiles included (default: all but one of `workers`, at least 1). */
+  perPrincipal?: number;
+  /** Runs one principal may have waiting for a worker; past it its run fails at once with kind 'budget' (default 64). */
   maxQueue?: number;
   /** Replace a worker after this many runs (default 200). */
   recycleAfterRuns?: number;
@@ -69,6 +88,8 @@ export interface CompileRequest {
   checker?: TypeChecker;
   /** Aborting stops a compile waiting for a worker, or running in one (the worker is killed). */
   signal?: AbortSignal;
+  /** Whose run it is, for the fair share of workers (default `LOCAL_PRINCIPAL`). */
+  principal?: string;
 }
 
 export interface ExecuteOptions {
@@ -76,6 +97,8 @@ export interface ExecuteOptions {
   onLog?: (line: string) => void;
   /** Aborting kills the run and frees its worker; the outcome is 'cancelled'. */
   signal?: AbortSignal;
+  /** Whose run it is, for the fair share of workers (default `LOCAL_PRINCIPAL`). */
+  principal?: string;
 }
 
 export type RunRequest = CompileRequest & ExecuteOptions;
@@ -102,8 +125,14 @@ export interface EngineStats {
   runs: number;
   queued: number;
   running: number;
-  /** Sandbox workers (runs at once). */
+  /** Sandbox workers (runs at once): the most alive at once. */
   workers: number;
+  /** Workers kept while idle. */
+  warmWorkers: number;
+  /** Workers alive now. */
+  workersAlive: number;
+  /** Workers that left after `idleMs` unused. */
+  workersIdled: number;
   /** Workers run under Node's permission model. */
   workerConfined: boolean;
   /** The isolated-vm the workers loaded (`isolated-vm 5.0.4`); undefined while none is ready. */
@@ -119,6 +148,7 @@ const runRequestSchema = z.object({
     .optional(),
   onLog: z.custom<(line: string) => void>((v) => typeof v === 'function', 'onLog must be a function').optional(),
   signal: z.instanceof(AbortSignal).optional(),
+  principal: z.string().min(1).optional(),
 });
 
 /** What loading TypeScript may add to a worker's first compile (it takes 0.2–0.5 s). */
@@ -130,34 +160,54 @@ interface Slot {
   /** A compile in flight in this slot's worker: what its answer, or the worker's end, settles. */
   compiling: { runId: number; settle(answer: WorkerToHost | { type: 'exit'; message: string }): void } | undefined;
   runId: number | undefined;
+  /** Who holds the slot while `runId` is set. */
+  principal: string | undefined;
+  idleTimer: NodeJS.Timeout | undefined;
 }
 
 interface Waiter {
+  principal: string;
   /** A slot to run in, or undefined when the engine closed meanwhile. */
   grant(slot: Slot | undefined): void;
 }
 
+const DEFAULT_IDLE_MS = 60_000;
+
 export class SandboxEngine {
   private readonly slots: Slot[];
-  private readonly waiters: Waiter[] = [];
+  /** Waiting runs by principal. */
+  private readonly queues = new Map<string, Waiter[]>();
+  /** Slots held by each principal. */
+  private readonly holding = new Map<string, number>();
+  /** When each principal with work in the engine last got a slot: the next slot goes to the one served longest ago. */
+  private readonly lastServed = new Map<string, number>();
+  private serveClock = 0;
+  private readonly warmCount: number;
+  private readonly perPrincipal: number;
+  private readonly idleMs: number;
   private readonly baseLimits: SandboxLimits;
   private readonly launch: WorkerLaunch;
   private nextRunId = 1;
   private closed = false;
   /** Workers that have loaded TypeScript (compiled once). */
   private readonly compilers = new WeakSet<SandboxWorker>();
-  private readonly counters = { runs: 0 };
+  private readonly counters = { runs: 0, workersIdled: 0 };
 
   constructor(private readonly options: SandboxEngineOptions = {}) {
     this.baseLimits = resolveLimits(DEFAULT_LIMITS, options.limits);
     this.launch = workerLaunch(options.workerPath ?? locateWorker(), options.confineWorker ?? true);
     const count = Math.max(1, Math.floor(options.workers ?? 2));
+    this.warmCount = Math.min(count, Math.max(0, Math.floor(options.warmWorkers ?? 1)));
+    this.perPrincipal = Math.min(count, Math.max(1, Math.floor(options.perPrincipal ?? count - 1)));
+    this.idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
     this.slots = Array.from({ length: count }, () => {
       const slot: Slot = {
         workers: new ChildSlot({ start: () => this.startWorker(slot), recycleAfterUses: options.recycleAfterRuns ?? 200 }),
         session: undefined,
         compiling: undefined,
         runId: undefined,
+        principal: undefined,
+        idleTimer: undefined,
       };
       return slot;
     });
@@ -174,34 +224,44 @@ export class SandboxEngine {
       ...this.counters,
       workersStarted,
       workersRecycled,
-      queued: this.waiters.length,
+      queued: this.queuedCount(),
       running: this.slots.filter((s) => s.session).length,
       workers: this.slots.length,
+      warmWorkers: this.warmCount,
+      workersAlive: this.aliveCount(),
       workerConfined: this.launch.confined,
       workerRuntime: this.slots.map((s) => s.workers.current?.readyMessage).find((m) => m?.type === 'ready')?.runtime,
     };
   }
 
-  /** Starts every worker now, so the first runs do not pay the ~100 ms process start. */
+  /** Starts the kept workers (`warmWorkers`) now, so the first runs do not pay the ~100 ms process start. */
   async warm(): Promise<void> {
-    await Promise.all(this.slots.map((slot) => slot.workers.acquire().ready));
+    const starting = this.slots.slice(0, this.warmCount).map((slot) => {
+      const worker = slot.workers.acquire();
+      if (slot.runId === undefined) this.armIdle(slot);
+      return worker.ready;
+    });
+    await Promise.all(starting);
   }
 
   /** Kills all workers; queued and running runs end as 'cancelled'. */
   async close(): Promise<void> {
     this.closed = true;
     for (const slot of this.slots) {
+      clearTimeout(slot.idleTimer);
       slot.session?.cancel();
       slot.workers.close();
     }
-    for (const waiter of this.waiters.splice(0)) waiter.grant(undefined);
+    const waiting = [...this.queues.values()].flat();
+    this.queues.clear();
+    for (const waiter of waiting) waiter.grant(undefined);
   }
 
   /** Compiles and runs one script. Always resolves: every failure is described in the outcome. */
   async run(request: RunRequest, handler: BridgeHandler): Promise<RunOutcome> {
     const compiled = await this.compile(request);
     if (!compiled.ok) return compiled.outcome;
-    return this.execute(compiled.script, handler, { ...(request.onLog ? { onLog: request.onLog } : {}), ...(request.signal ? { signal: request.signal } : {}) });
+    return this.execute(compiled.script, handler, { ...(request.onLog ? { onLog: request.onLog } : {}), ...(request.signal ? { signal: request.signal } : {}), ...(request.principal ? { principal: request.principal } : {}) });
   }
 
   /**
@@ -255,7 +315,7 @@ export class SandboxEngine {
     let typecheckMs: number | undefined;
     const syntaxError = (diagnostics: Diagnostic[]) => ({ ok: false as const, outcome: notExecuted(blocked('syntax', diagnostics), startedAt, warnings), ...(secrets ? { secrets } : {}) });
     const inWorker = async (): Promise<CompileResult | undefined> => {
-      const answer = await this.compileInWorker(code, codeBytes, request.signal);
+      const answer = await this.compileInWorker(code, codeBytes, request.principal ?? LOCAL_PRINCIPAL, request.signal);
       if ('outcome' in answer) return { ok: false, outcome: answer.outcome };
       secrets = answer.secrets;
       compiled = materialize(answer.transpiled);
@@ -303,12 +363,12 @@ export class SandboxEngine {
    * Compiles `code` in a sandbox worker (queued like a run), under a deadline: a worker that
    * overruns it is killed, and the script is refused as too slow to compile.
    */
-  private async compileInWorker(code: string, codeBytes: number, signal: AbortSignal | undefined): Promise<ScriptCompile | { outcome: RunOutcome }> {
+  private async compileInWorker(code: string, codeBytes: number, principal: string, signal: AbortSignal | undefined): Promise<ScriptCompile | { outcome: RunOutcome }> {
     const startedAt = performance.now();
     const refuse = (kind: 'cancelled' | 'budget' | 'crashed' | 'invalid', message: string) => ({ outcome: notExecuted({ kind, message }, startedAt) });
     if (this.closed) return refuse('cancelled', 'the sandbox engine is closed');
-    const slot = await this.acquire(signal);
-    if (slot === 'full') return refuse('budget', `the sandbox is busy (${this.waiters.length} runs queued); try again shortly`);
+    const slot = await this.acquire(principal, signal);
+    if (slot === 'full') return refuse('budget', this.fullMessage(principal));
     if (slot === 'cancelled' || this.closed) {
       if (slot !== 'cancelled') this.release(slot, { recycle: false });
       return refuse('cancelled', 'the run was cancelled while it waited for a sandbox to compile it');
@@ -371,10 +431,9 @@ export class SandboxEngine {
     if (request.signal?.aborted) return notExecuted({ kind: 'cancelled', message: 'the run was cancelled before it started' }, startedAt, warnings);
 
     const queuedAt = performance.now();
-    const slot = await this.acquire(request.signal);
-    if (slot === 'full') {
-      return notExecuted({ kind: 'budget', message: `the sandbox is busy (${this.waiters.length} runs queued); try again shortly` }, startedAt, warnings);
-    }
+    const principal = request.principal ?? LOCAL_PRINCIPAL;
+    const slot = await this.acquire(principal, request.signal);
+    if (slot === 'full') return notExecuted({ kind: 'budget', message: this.fullMessage(principal) }, startedAt, warnings);
     if (slot === 'cancelled' || this.closed) {
       if (slot !== 'cancelled') this.release(slot, { recycle: false });
       return notExecuted({ kind: 'cancelled', message: 'the run was cancelled while it waited for a sandbox' }, startedAt, warnings);
@@ -431,40 +490,128 @@ export class SandboxEngine {
     return { ...rest, maxRssMb: this.options.workerRssLimitMb ?? 1_024 };
   }
 
-  private acquire(signal: AbortSignal | undefined): Promise<Slot | 'full' | 'cancelled'> {
-    const free = this.slots.find((s) => !s.session && s.runId === undefined);
+  private fullMessage(principal: string): string {
+    const mine = this.queues.get(principal)?.length ?? 0;
+    return `the sandbox is busy (${mine} of your runs already wait, ${this.queuedCount()} in all); try again shortly`;
+  }
+
+  private queuedCount(): number {
+    let n = 0;
+    for (const queue of this.queues.values()) n += queue.length;
+    return n;
+  }
+
+  private aliveCount(): number {
+    return this.slots.filter((s) => s.workers.current).length;
+  }
+
+  /** A slot nobody holds, one with a live worker first (no process start). */
+  private freeSlot(): Slot | undefined {
+    const free = this.slots.filter((s) => !s.session && s.runId === undefined);
+    return free.find((s) => s.workers.current) ?? free[0];
+  }
+
+  private hold(slot: Slot, principal: string): void {
+    slot.runId = 0; // reserved until the session is attached
+    slot.principal = principal;
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
+    this.holding.set(principal, (this.holding.get(principal) ?? 0) + 1);
+    this.lastServed.set(principal, ++this.serveClock);
+  }
+
+  private acquire(principal: string, signal: AbortSignal | undefined): Promise<Slot | 'full' | 'cancelled'> {
+    // Nobody under the cap waits while a slot is free, so a free slot is this principal's to take.
+    const free = (this.holding.get(principal) ?? 0) < this.perPrincipal ? this.freeSlot() : undefined;
     if (free) {
-      free.runId = 0; // reserved until the session is attached
+      this.hold(free, principal);
       return Promise.resolve(free);
     }
-    if (this.waiters.length >= (this.options.maxQueue ?? 64)) return Promise.resolve('full');
+    const queue = this.queues.get(principal) ?? [];
+    if (queue.length >= (this.options.maxQueue ?? 64)) return Promise.resolve('full');
     return new Promise((resolve) => {
       const waiter: Waiter = {
+        principal,
         grant: (slot) => {
           signal?.removeEventListener('abort', onAbort);
           resolve(slot ?? 'cancelled');
         },
       };
       const onAbort = () => {
-        const i = this.waiters.indexOf(waiter);
-        if (i >= 0) this.waiters.splice(i, 1);
+        const mine = this.queues.get(principal);
+        const i = mine?.indexOf(waiter) ?? -1;
+        if (mine && i >= 0) {
+          mine.splice(i, 1);
+          if (mine.length === 0) this.queues.delete(principal);
+        }
         resolve('cancelled');
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.push(waiter);
+      queue.push(waiter);
+      this.queues.set(principal, queue);
     });
   }
 
+  /**
+   * The next waiter: the first of the principal under its cap that was served longest ago (so the
+   * principals waiting take turns, round-robin, however many runs each has queued).
+   */
+  private nextWaiter(): Waiter | undefined {
+    let chosen: string | undefined;
+    for (const principal of this.queues.keys()) {
+      if ((this.holding.get(principal) ?? 0) >= this.perPrincipal) continue;
+      if (chosen === undefined || (this.lastServed.get(principal) ?? 0) < (this.lastServed.get(chosen) ?? 0)) chosen = principal;
+    }
+    if (chosen === undefined) return undefined;
+    const queue = this.queues.get(chosen) as Waiter[];
+    const waiter = queue.shift();
+    if (queue.length === 0) this.queues.delete(chosen);
+    return waiter;
+  }
+
   private release(slot: Slot, { recycle }: { recycle: boolean }): void {
+    const principal = slot.principal;
+    if (principal !== undefined) {
+      const held = (this.holding.get(principal) ?? 1) - 1;
+      if (held > 0) this.holding.set(principal, held);
+      else this.holding.delete(principal);
+      // Nothing held or waiting: the principal is forgotten, and its next run starts a fresh turn.
+      if (held <= 0 && !this.queues.has(principal)) this.lastServed.delete(principal);
+    }
     slot.session = undefined;
     slot.runId = undefined;
+    slot.principal = undefined;
     if (recycle) slot.workers.retire();
-    const next = this.waiters.shift();
-    if (next) {
-      slot.runId = 0;
-      next.grant(slot);
-    } else if (recycle && !this.closed) {
-      // Start the replacement now so the next run does not wait for a process start.
+    // One release may let several waiters in: a principal's cap freed, and this slot.
+    for (let free = this.freeSlot(), next = free && this.nextWaiter(); free && next; free = this.freeSlot(), next = free && this.nextWaiter()) {
+      this.hold(free, next.principal);
+      next.grant(free);
+    }
+    if (this.closed || slot.runId !== undefined) return;
+    // Replace a recycled worker now only while it is one of the kept ones; the others start on demand.
+    if (recycle && this.aliveCount() < this.warmCount) slot.workers.acquire();
+    this.armIdle(slot);
+  }
+
+  private armIdle(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
+    if (!Number.isFinite(this.idleMs) || !slot.workers.current) return;
+    slot.idleTimer = setTimeout(() => this.idle(slot), this.idleMs);
+    // An idle timer must not keep a CLI process alive.
+    slot.idleTimer.unref();
+  }
+
+  /** `idleMs` passed without a run in `slot`: its worker leaves, or sheds TypeScript if it is a kept one. */
+  private idle(slot: Slot): void {
+    slot.idleTimer = undefined;
+    const worker = slot.workers.current;
+    if (this.closed || slot.runId !== undefined || !worker) return;
+    if (this.aliveCount() > this.warmCount) {
+      slot.workers.stop();
+      this.counters.workersIdled++;
+    } else if (this.compilers.has(worker)) {
+      slot.workers.retire();
       slot.workers.acquire();
     }
   }

@@ -40,9 +40,10 @@ describe('loadIsolatedVm', () => {
     expect(loadIsolatedVm(only5, '22.23.5').runtime).toBe('isolated-vm 5.0.4');
   });
 
-  it('names every failure and the fix when none loads', () => {
-    const attempt = () => loadIsolatedVm(loader({}), '20.20.2');
-    expect(attempt).toThrow(IsolatedVmMissingError);
-    expect(attempt).toThrow(/isolated-vm: Cannot find module 'isolated-vm'; isolated-vm-v6: Cannot find module 'isolated-vm-v6'\).*npm ci/);
+  it('says none is installed, and the fix for this Node, when none loads', () => {
+    const attempt = (node: string) => () => loadIsolatedVm(loader({}), node);
+    expect(attempt('20.20.2')).toThrow(IsolatedVmMissingError);
+    expect(attempt('20.20.2')).toThrow(/none is installed for Node 20\.20\.2 .*C\+\+ compiler.*npm install -g pve-code-mcp/);
+    expect(attempt('24.1.0')).toThrow(/none is installed for Node 24\.1\.0 .*isolated-vm 6\.x, which comes prebuilt/);
   });
 });

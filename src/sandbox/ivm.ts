@@ -56,11 +56,25 @@ export interface LoadedIsolatedVm {
   runtime: string;
 }
 
+/** How to put a working isolated-vm in place on this Node (the one fix, named once). */
+function reinstallAdvice(major: number): string {
+  return major >= 22
+    ? `reinstall pve-code-mcp with this Node (npm install -g pve-code-mcp, or npm ci in a checkout): on Node ${major} the sandbox uses isolated-vm 6.x, which comes prebuilt`
+    : `install python3, make and a C++ compiler (Debian/Ubuntu: apt install python3 make g++), then reinstall pve-code-mcp with this Node (npm install -g pve-code-mcp, or npm ci in a checkout): on Node ${major} isolated-vm 5.0.x is built from source unless a prebuilt binary downloads`;
+}
+
+function nodeMajor(version: string): number {
+  return Number(version.replace(/^v/, '').split('.')[0]);
+}
+
 export class IsolatedVmMissingError extends Error {
-  constructor(reasons: string[]) {
+  /** `reasons`: why each installed isolated-vm failed, cause first; empty when none is installed. */
+  constructor(reasons: string[], nodeVersion: string = process.versions.node) {
+    const major = nodeMajor(nodeVersion);
     super(
-      `isolated-vm could not be loaded (${reasons.join('; ')}); reinstall the dependencies with this Node (npm ci): ` +
-        'on Node 20 isolated-vm 5.0.x is built from source (python3, make and a C++ compiler) unless a prebuilt binary downloads, on Node 22 and 24 isolated-vm 6.x uses its prebuilt binary',
+      reasons.length > 0
+        ? `the sandbox cannot load isolated-vm: ${reasons.join('; ')}`
+        : `the sandbox cannot load isolated-vm: none is installed for Node ${nodeVersion} (its install failed or was skipped); ${reinstallAdvice(major)}`,
     );
     this.name = 'IsolatedVmMissingError';
   }
@@ -75,29 +89,51 @@ export function loadIsolatedVm(load: (id: string) => unknown, nodeVersion: strin
       const manifest = load(`${name}/package.json`) as { name?: unknown; version?: unknown };
       return { ivm, runtime: `${String(manifest.name)} ${String(manifest.version)}` };
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      reasons.push(`${name}: ${abiMismatch(message) ?? message.split('\n')[0]}`);
+      const reason = failureReason(name, err instanceof Error ? err.message : String(err), nodeVersion);
+      if (reason) reasons.push(reason);
     }
   }
-  throw new IsolatedVmMissingError(reasons);
+  throw new IsolatedVmMissingError(reasons, nodeVersion);
+}
+
+/**
+ * Why `name` did not load, cause first and the fix once; undefined when it is simply not installed
+ * (npm installs one of the two on each Node, so the other's absence is no failure to report).
+ */
+function failureReason(name: IsolatedVmPackage, message: string, nodeVersion: string): string | undefined {
+  const missing = /Cannot find module '([^']+)'/.exec(message)?.[1];
+  if (missing === name || missing === `${name}/package.json`) return undefined;
+  const abi = abiMismatch(message, name, { version: `v${nodeVersion.replace(/^v/, '')}`, execPath: process.execPath });
+  if (abi) return `${name}: ${abi}`;
+  if (/No native build was found|isolated_vm\.node|\.node'/.test(message)) {
+    return `${name} is installed without its native binary (its build failed when it was installed, most often for want of a C++ toolchain); ${reinstallAdvice(nodeMajor(nodeVersion))}`;
+  }
+  return `${name}: ${message.split('\n')[0]}; ${reinstallAdvice(nodeMajor(nodeVersion))}`;
 }
 
 /** Node major of each native-module ABI (`NODE_MODULE_VERSION`) a supported or nearby Node uses. */
 const NODE_OF_ABI: Readonly<Record<number, string>> = { 108: '18', 115: '20', 120: '21', 127: '22', 131: '23', 137: '24', 141: '25' };
 
 /**
- * The addon was built by another Node than the one running (an MCP client that starts its own
- * `node`, nvm): both versions, and what to run. Undefined when the message is not an ABI mismatch.
+ * The addon `pkg` was built by another Node than the one running (an MCP client that starts its
+ * own `node`, nvm): both versions, and what to run on this Node. Rebuilding is advised only where
+ * it works: 5.0.x does not build on Node 24 ("C++20 or later required"), and from Node 22 on
+ * 6.x serves with its prebuilt binary. Undefined when the message is not an ABI mismatch.
  */
-export function abiMismatch(message: string, runtime: { version: string; execPath: string } = process): string | undefined {
+export function abiMismatch(message: string, pkg: IsolatedVmPackage = 'isolated-vm', runtime: { version: string; execPath: string } = process): string | undefined {
   const m = /NODE_MODULE_VERSION (\d+)[\s\S]*?requires\s+NODE_MODULE_VERSION (\d+)/.exec(message);
   if (!m) return undefined;
   const built = Number(m[1]);
   const running = Number(m[2]);
   const builtNode = NODE_OF_ABI[built] ? `Node ${NODE_OF_ABI[built]}` : 'another Node';
+  const major = nodeMajor(runtime.version);
+  const bin = runtime.execPath.replace(/\/node$/, '');
+  const fix =
+    pkg === 'isolated-vm' && major >= 22
+      ? `or reinstall pve-code-mcp with this Node (PATH=${bin}:$PATH npm install -g pve-code-mcp): on Node ${major} it uses isolated-vm 6.x, which comes prebuilt`
+      : `or rebuild it for this one: PATH=${bin}:$PATH npm rebuild ${pkg} (in pve-code-mcp's directory)`;
   return (
     `the native module was built for ${builtNode} (ABI ${built}) but this is Node ${runtime.version} (ABI ${running}) at ${runtime.execPath}; ` +
-    `either start the server with the Node it was built for (put that node's absolute path in the MCP client's "command"), ` +
-    `or rebuild it for this one: PATH=${runtime.execPath.replace(/\/node$/, '')}:$PATH npm rebuild isolated-vm isolated-vm-v6 (in the package's directory)`
+    `either start the server with the Node it was built for (put that node's absolute path in the MCP client's "command"), ${fix}`
   );
 }

@@ -1,7 +1,5 @@
 /** The TypeScript type of a PVE parameter, as the client puts it on the wire. */
-import type ts from 'typescript';
 import type { ParamSpec, SchemaNode } from '../schema/model.js';
-import { nodeSyntax } from './node-syntax.js';
 import type { TypeSyntax } from './syntax.js';
 
 /**
@@ -11,11 +9,6 @@ import type { TypeSyntax } from './syntax.js';
  */
 export function paramType<T, M>(spec: Pick<ParamSpec, 'type' | 'format' | 'enum' | 'items'>, syntax: TypeSyntax<T, M>): T {
   return valueType(syntax, spec.type, spec.format, spec.enum, spec.items);
-}
-
-/** {@link paramType} as a TypeScript node. */
-export function paramTypeNode(spec: Pick<ParamSpec, 'type' | 'format' | 'enum' | 'items'>): ts.TypeNode {
-  return paramType(spec, nodeSyntax);
 }
 
 /** Formats whose values are numbers whatever `type` says. */

@@ -1,7 +1,5 @@
 /** The TypeScript type a call resolves to, from PVE's return schema. */
-import type ts from 'typescript';
 import type { SchemaNode } from '../schema/model.js';
-import { nodeSyntax } from './node-syntax.js';
 import { literalUnion, recordOfAny } from './param-type.js';
 import type { TypeSyntax } from './syntax.js';
 
@@ -30,11 +28,6 @@ export function returnType<T, M>(node: SchemaNode | undefined, syntax: TypeSynta
     default:
       return syntax.keyword('any');
   }
-}
-
-/** {@link returnType} as a TypeScript node. */
-export function returnTypeNode(node: SchemaNode | undefined): ts.TypeNode {
-  return returnType(node, nodeSyntax);
 }
 
 function objectType<T, M>(node: SchemaNode, syntax: TypeSyntax<T, M>): T {

@@ -33,6 +33,11 @@ export const textSyntax: DeclarationSyntax<TextType, string, string> = {
   interfaceDeclaration: (name, members) => `interface ${name} {\n${members.map((m) => `${indented(m)}\n`).join('')}}`,
 };
 
+/** A type on one line (`{ a: number; b?: string; }`), as get_schema's parameter and return lines print it. */
+export function oneLine(type: TextType): string {
+  return type.text.replace(/\s*\n\s*/g, ' ');
+}
+
 function plain(text: string): TextType {
   return { text, union: false };
 }

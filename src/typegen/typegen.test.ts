@@ -5,21 +5,26 @@ import { ApiModel, templateParams, type Operation, type ParamSpec } from '../sch
 import { OFFICIAL_SCHEMA_SKIP_MESSAGE, OFFICIAL_VERSIONS, hasOfficialSchema, officialSchemaFile } from '../schema/official-schemas.js';
 import { apiMapDeclarations } from './api-map.js';
 import { API_DECLARATIONS_FILE, SDK_SURFACE_FILE, generateApiDeclarations, sdkDeclarationFiles } from './index.js';
-import { paramTypeNode } from './param-type.js';
+import { paramType } from './param-type.js';
 import { nodeSyntax } from './node-syntax.js';
-import { printNode, typeText } from './print.js';
-import { returnTypeNode } from './return-type.js';
+import { printNode, typeText } from '../../test/typegen/print.js';
+import { returnType } from './return-type.js';
 import { strictCheck } from '../../test/typegen/strict-check.js';
 import type { TypeSyntax } from './syntax.js';
-import { textSyntax } from './text-syntax.js';
+import { oneLine, textSyntax } from './text-syntax.js';
 
 const fixture = readFileSync(new URL('../schema/fixtures/mini-apidoc.js', import.meta.url), 'utf8');
 const model = loadSchemaFromString(fixture);
 const files = sdkDeclarationFiles(model);
 
 describe('type transforms', () => {
+  // get_schema prints one-line types with the text back-end; the TS printer is the reference.
   it('maps PVE parameter types and formats', () => {
-    const t = (spec: Parameters<typeof paramTypeNode>[0]) => typeText(paramTypeNode(spec));
+    const t = (spec: Parameters<typeof paramType>[0]) => {
+      const text = oneLine(paramType(spec, textSyntax));
+      expect(text).toBe(typeText(paramType(spec, nodeSyntax)));
+      return text;
+    };
     expect(t({ type: 'integer', format: 'pve-vmid' })).toBe('number');
     expect(t({ type: 'string', format: 'pve-vmid' })).toBe('number');
     expect(t({ type: 'boolean' })).toBe('boolean | 0 | 1');
@@ -36,7 +41,11 @@ describe('type transforms', () => {
   });
 
   it('maps return schemas generously, untyped to any', () => {
-    const t = (node: Parameters<typeof returnTypeNode>[0]) => typeText(returnTypeNode(node));
+    const t = (node: Parameters<typeof returnType>[0]) => {
+      const text = oneLine(returnType(node, textSyntax));
+      expect(text).toBe(typeText(returnType(node, nodeSyntax)));
+      return text;
+    };
     expect(t({})).toBe('any');
     expect(t(undefined)).toBe('any');
     expect(t({ type: 'null' })).toBe('null');

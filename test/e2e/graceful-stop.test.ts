@@ -127,7 +127,8 @@ describe('graceful stop with runs in flight', () => {
   const faults: number[] = [];
 
   beforeAll(async () => {
-    env = await startE2eEnv({ sandbox: { workers: 2, limits: LONG } });
+    // One principal (the bearer token's, or stdio's) runs on both workers: fairness is not under test here.
+    env = await startE2eEnv({ sandbox: { workers: 2, perPrincipal: 2, limits: LONG } });
     // Slow enough that every run is mid-call when the signal comes, fast enough to log quickly.
     faults.push(env.sim.faults.add({ path: '/version', latencyMs: 150 }), env.sim.faults.add({ path: '/nodes/*/qemu/*/snapshot', method: 'POST', latencyMs: 150 }));
   }, 120_000);

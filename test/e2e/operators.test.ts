@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli, startE2eEnv, type E2eEnv } from './helpers/harness.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { BIN } from './helpers/harness.js';
 import { callTool, textOf, type Connected } from './helpers/mcp.js';
 
@@ -136,8 +137,17 @@ describe('serve: degraded start', () => {
     // The lint warned at start, naming the rule and the fix; the server still serves.
     await waitFor(() => /policy lint \(matches nothing\): policies\.typo\.deny\[0\]: .*did you mean '\* \/nodes\/\*\/qemu\/100\/\*\*'\?/.test(c?.stderr() ?? ''), 20_000, () => c?.stderr() ?? '');
 
+    const resources = async () => (await (c as Connected).client.listResources()).resources.map((r) => r.uri);
+    expect(await resources()).not.toContain('pve://lab/version');
+    let listChanged = 0;
+    c.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      listChanged++;
+    });
     writeFileSync(secretFile(), env.sim.token.secret, { mode: 0o600 });
     await waitFor(() => /cluster 'lab' is available/.test(c?.stderr() ?? ''), 30_000, () => c?.stderr() ?? '');
+    // The open session learns of the recovered cluster: its resources, and list_changed.
+    await waitFor(() => listChanged > 0, 10_000, () => c?.stderr() ?? '');
+    expect(await resources()).toEqual(expect.arrayContaining(['pve://lab/sdk.d.ts', 'pve://lab/version', 'pve://lab/policy']));
     const after = await callTool(c, 'run_script', { code: "return (await pve.get('/nodes')).length;", cluster: 'lab' });
     expect(after.result.isError, textOf(after.result)).toBeFalsy();
     expect((after.result.structuredContent as { result: unknown }).result).toBe(3);
@@ -154,14 +164,16 @@ describe('serve: degraded start', () => {
     writeFileSync(file, example as string);
     const desktop = /"mcpServers": \{[\s\S]*?"env": (\{[^}]*\})/.exec(readme)?.[1];
     expect(desktop, 'the README Claude Desktop env block').toBeDefined();
-    const extra = JSON.parse((desktop as string).replace('xxxxxxxx-…', 'xxxxxxxx-0000')) as Record<string, string>;
+    const extra = JSON.parse(desktop as string) as Record<string, string>;
+    // The client's config carries no secret (README: "Keep the token secret out of the client's config file").
+    expect(Object.keys(extra).filter((k) => /SECRET|TOKEN|PASSWORD/.test(k))).toEqual([]);
     const readmeClient = await connectServe(file, { ...extra, PVE_CLUSTER_RETRY_MS: '60000' });
     try {
       const tools = await readmeClient.client.listTools();
       expect(tools.tools.map((t) => t.name)).toEqual(['search_api', 'get_schema', 'run_script']);
       const r = await callTool(readmeClient, 'search_api', { query: 'list virtual machines' });
       expect(r.result.isError).toBe(true);
-      expect(textOf(r.result)).toMatch(/cluster 'prod' is unavailable: .*pve1\.example\.lan.* Fix: /);
+      expect(textOf(r.result)).toMatch(/cluster 'prod' is unavailable: .*PVE_PROD_SECRET is not set.* Fix: /);
       expect(readmeClient.stderr()).toMatch(/cluster 'lab' is unavailable .*\/run\/secrets\/lab-token/);
     } finally {
       await readmeClient.close();

@@ -46,8 +46,9 @@ describe('MCP over stdio: the built server and the SDK client', () => {
     await checkToolList(approving);
   });
 
-  it('logs on stderr how scripts will run: workers, the isolated-vm loaded, confinement', () => {
-    expect(plain.stderr()).toMatch(/pve-code-mcp: sandbox: 1 worker, isolated-vm \d+\.\d+\.\d+, confined by Node's permission model/);
+  it('logs on stderr how scripts will run once its kept worker is up: workers, the isolated-vm loaded, confinement', async () => {
+    // The kept worker starts after the server answers, so the line may follow the first answers.
+    await vi.waitFor(() => expect(plain.stderr()).toMatch(/pve-code-mcp: sandbox: up to 1 worker \(1 kept warm\), isolated-vm \d+\.\d+\.\d+, confined by Node's permission model/), { timeout: 30_000, interval: 50 });
   });
 
   it('offers the SDK declarations, the PVE version and the effective policy as resources', async () => {

@@ -53,11 +53,12 @@ describe('compiles leave the server thread', () => {
   });
 });
 
-describe('the run path never loads TypeScript in the server process', () => {
-  it('runs with and without the type check, and a script too deep to parse, without loading it', () => {
+describe('the server process never loads TypeScript', () => {
+  it('starts, answers get_schema and search_api, and runs with and without the type check (and a script too deep to parse) without loading it', () => {
     const probe = spawnSync(process.execPath, [join(REPO_ROOT, 'test/sandbox/fixtures/run-path-probe.mjs'), join(REPO_ROOT, 'dist')], { encoding: 'utf8', timeout: 120_000 });
     expect(probe.status, probe.stderr).toBe(0);
-    const report = JSON.parse(probe.stdout.trim().split('\n').at(-1) as string) as { runs: unknown[]; loadedOnRunPath: boolean; detectorSeesIt: boolean };
+    const report = JSON.parse(probe.stdout.trim().split('\n').at(-1) as string) as { runs: unknown[]; described: boolean; searched: boolean; loadedOnRunPath: boolean; detectorSeesIt: boolean };
+    expect(report).toMatchObject({ described: true, searched: true });
     expect(report.runs).toEqual([
       { ok: true, result: 1, hidden: true },
       { ok: true, result: 1, hidden: true },

@@ -6,7 +6,7 @@ import { fork } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { miniModel, miniSdkFiles } from '../sandbox/fixtures/mini-sdk.js';
 import { locateTypeCheckEntry } from '../../src/script/typecheck-process.js';
 import { checkerToHostSchema } from '../../src/script/typecheck-protocol.js';
@@ -49,6 +49,25 @@ describe('TypeCheckService with the built entry', () => {
   beforeAll(() => {
     local = new ScriptChecker({ files: miniSdkFiles, model: miniModel() });
     local.warm();
+  });
+
+  it('leaves when idle and comes back for the next check', async () => {
+    const checkers = new TypeCheckService({ idleMs: 100 });
+    try {
+      const remote = checkers.checker(miniSdkFiles, miniModel());
+      expect((await remote.check(OK_SCRIPT)).ok).toBe(true);
+      const first = checkers.pid as number;
+      expect(childPids()).toContain(first);
+      await vi.waitFor(() => expect(checkers.stats.idleStops).toBe(1), { timeout: 10_000, interval: 20 });
+      expect(checkers.pid).toBeUndefined();
+      expect(await gone([first])).toBe(true);
+      const again = await remote.checkAndTranspile(OK_SCRIPT);
+      expect(again.result.ok).toBe(true);
+      expect(again.transpiled).toBeDefined();
+      expect(checkers.stats).toMatchObject({ processesStarted: 2, failures: 0, skipped: 0 });
+    } finally {
+      await checkers.close();
+    }
   });
 
   it('checks in another process and says exactly what the in-process checker says', async () => {

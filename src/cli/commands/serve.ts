@@ -127,6 +127,18 @@ function httpOptions(product: Product, args: ParsedArgs, io: CliIo): HttpServerO
   return options;
 }
 
+/**
+ * The kept sandbox workers start once the server answers, never on the way to its first
+ * tools/list (a desktop client starts every server at launch); the type-check process starts with
+ * the first checked run. A worker that cannot start is reported with its cause: runs then say it too.
+ */
+function warmInBackground(product: Product, io: CliIo): void {
+  product.warmSandbox().then(
+    () => io.err(`pve-code-mcp: ${product.sandboxSummary()}`),
+    (err: unknown) => io.err(`pve-code-mcp: ${err instanceof Error ? err.message : String(err)}; run_script fails until this is fixed (search_api and get_schema work)`),
+  );
+}
+
 /** `PVE_CLUSTER_RETRY_MS`: the first retry delay of an unavailable cluster (then doubling, at most 5 min). */
 function retryFromEnv(): RetrySchedule {
   const v = Number(process.env.PVE_CLUSTER_RETRY_MS);
@@ -156,8 +168,6 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
     return report.clean ? EXIT.ok : EXIT.failed;
   };
   try {
-    await product.warm();
-    io.err(`pve-code-mcp: ${product.sandboxSummary()}`);
     if (boolOpt(args, 'http')) {
       const options = { ...httpOptions(product, args, io), calls };
       const { principals, unmatched } = product.config.http;
@@ -183,6 +193,7 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
         : `Authorization: Bearer ${http.token}`;
       if (http.mode === 'oauth') io.err(`pve-code-mcp: principals no http.principals rule matches get ${describeUnmatched(unmatched)}`);
       io.err(`MCP over Streamable HTTP: ${http.url}\n${auth}\nAccepted Host headers: ${http.allowedHosts.join(', ')}\n(Ctrl-C to stop)`);
+      warmInBackground(product, io);
       const cause = await Promise.race([signals.first.then((s) => `${s} received`), http.listenerClosed]);
       // The listener stays open meanwhile: a client that calls now is told the server is stopping.
       const code = await stop(cause);
@@ -198,6 +209,7 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
     await server.connect(transport);
     calls.attach(transport);
     io.err('pve-code-mcp: serving MCP on stdio');
+    warmInBackground(product, io);
     const code = await stop(await Promise.race([closed, signals.first.then((s) => `${s} received`)]));
     await server.close();
     return code;

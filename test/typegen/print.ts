@@ -1,4 +1,4 @@
-/** Factory nodes back to text, on one line where a listing needs it (get_schema's parameter and return lines). */
+/** Factory nodes back to text (the reference printer the text back-end of src/typegen is tested against). */
 import ts from 'typescript';
 
 const printer = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed, removeComments: false });
