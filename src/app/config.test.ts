@@ -7,18 +7,20 @@ const parse = (extra: Record<string, unknown>) => parseAppConfig({ clusters: { l
 
 describe('sandbox.typecheck settings', () => {
   it('default every knob of the type-check process', async () => {
-    expect((await parse({})).sandbox.typecheck).toEqual({ budgetMs: 1_000, recycleAfterChecks: 1_000, maxRssMb: 512, maxQueue: 64 });
+    expect((await parse({})).sandbox.typecheck).toEqual({ budgetMs: 1_000, recycleAfterChecks: 1_000, maxRssMb: 512, maxQueue: 64, idleMs: 60_000 });
     expect((await parse({ sandbox: { workers: 3 } })).sandbox).toEqual({
       workers: 3,
+      warmWorkers: 1,
+      idleMs: 60_000,
       confineWorker: true,
-      typecheck: { budgetMs: 1_000, recycleAfterChecks: 1_000, maxRssMb: 512, maxQueue: 64 },
+      typecheck: { budgetMs: 1_000, recycleAfterChecks: 1_000, maxRssMb: 512, maxQueue: 64, idleMs: 60_000 },
       callDeadlineMs: 55_000,
     });
   });
 
   it('keep what is set and default the rest', async () => {
     const config = await parse({ sandbox: { typecheck: { recycleAfterChecks: 50, maxRssMb: 300 } } });
-    expect(config.sandbox.typecheck).toEqual({ budgetMs: 1_000, recycleAfterChecks: 50, maxRssMb: 300, maxQueue: 64 });
+    expect(config.sandbox.typecheck).toEqual({ budgetMs: 1_000, recycleAfterChecks: 50, maxRssMb: 300, maxQueue: 64, idleMs: 60_000 });
   });
 
   it('refuse out-of-range and unknown keys, naming them', async () => {
