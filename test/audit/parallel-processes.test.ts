@@ -25,6 +25,19 @@ interface Tally {
 function stopCode(marker: string, node: string, vmid: number): string {
   return `// ${marker}\nconst upid = await pve.post('/nodes/{node}/qemu/{vmid}/status/stop', { node: '${node}', vmid: ${vmid} });\nreturn (await pve.waitTask(upid)).exitstatus;`;
 }
+/**
+ * Wait until the guest runs again, so the next plan shows the power state the approved run will
+ * find (a plan binds to the state it showed). The guests used here are not HA-managed: an HA
+ * guest's state follows the HA manager's own clock, as on PVE, not the task's end.
+ */
+async function untilRunning(sim: E2eEnv['sim'], vmid: number): Promise<void> {
+  const until = Date.now() + 10_000;
+  while (sim.cluster.guests().find((g) => g.vmid === vmid)?.status !== 'running') {
+    if (Date.now() > until) throw new Error(`VM ${vmid} did not reach running within 10 s`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 function startCode(marker: string, node: string, vmid: number): string {
   return `// ${marker}\nconst upid = await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: '${node}', vmid: ${vmid} });\nreturn (await pve.waitTask(upid)).exitstatus;`;
 }
@@ -70,6 +83,7 @@ describe('three processes on one state directory', () => {
         t.elicited++;
         t.markers.push(m('start'));
         expect(runAnswer((await callTool(elicit, 'run_script', { code: startCode(m('start'), 'pve2', 110) })).result).error).toBeUndefined();
+        await untilRunning(env.sim, 110);
       }
       return t;
     };
@@ -80,7 +94,7 @@ describe('three processes on one state directory', () => {
       for (let i = 0; Date.now() < deadline; i++) {
         const m = (kind: string) => `operator-${kind}-${i}`;
         t.markers.push(m('refused'));
-        const code = stopCode(m('refused'), 'pve3', 111);
+        const code = stopCode(m('refused'), 'pve3', 120);
         const refused = runAnswer((await callTool(plain, 'run_script', { code })).result);
         expect(refused.error?.kind).toBe('approval');
         const planId = /pve-code-mcp approve ([0-9a-f]{64})/.exec(refused.error?.message ?? '')?.[1];
@@ -96,7 +110,8 @@ describe('three processes on one state directory', () => {
         expect(again.error?.kind).toBe('approval'); // used once
         t.markers.push(m('refused'));
         t.markers.push(m('start'));
-        expect(runAnswer((await callTool(plain, 'run_script', { code: startCode(m('start'), 'pve3', 111) })).result).error).toBeUndefined();
+        expect(runAnswer((await callTool(plain, 'run_script', { code: startCode(m('start'), 'pve3', 120) })).result).error).toBeUndefined();
+        await untilRunning(env.sim, 120);
       }
       return t;
     };
