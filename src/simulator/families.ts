@@ -36,6 +36,8 @@ import { outboundEndpoints } from './cluster/endpoints/outbound.js';
 import { poolEndpoints } from './cluster/endpoints/pools.js';
 import { pruneEndpoints } from './cluster/endpoints/prune.js';
 import { sdnEndpoints } from './cluster/endpoints/sdn.js';
+import { sdnNodeEndpoints } from './cluster/endpoints/sdn-node.js';
+import { sdnPluginEndpoints } from './cluster/endpoints/sdn-plugins.js';
 import { snapshotEndpoints } from './cluster/endpoints/snapshots.js';
 import { storageEndpoints } from './cluster/endpoints/storage.js';
 import { taskEndpoints } from './cluster/endpoints/tasks.js';
@@ -77,6 +79,8 @@ export const FAMILIES: readonly EndpointFamily[] = [
   cluster(outboundEndpoints),
   cluster(firewallEndpoints),
   cluster(sdnEndpoints),
+  cluster(sdnPluginEndpoints),
+  cluster(sdnNodeEndpoints),
   cluster(nodeReadEndpoints),
   cluster(nodeHardwareEndpoints),
   cluster(nodePackageEndpoints),
