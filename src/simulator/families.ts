@@ -18,6 +18,7 @@ import { clusterReadEndpoints } from './cluster/endpoints/cluster-reads.js';
 import { clusterViewEndpoints } from './cluster/endpoints/cluster.js';
 import { clusterIpsetEndpoints, guestIpsetEndpoints } from './cluster/endpoints/firewall-ipsets.js';
 import { firewallEndpoints } from './cluster/endpoints/firewall.js';
+import { firewallSectionEndpoints } from './cluster/endpoints/firewall-sections.js';
 import { guestConfigEndpoints } from './cluster/endpoints/guest-config.js';
 import { guestLifecycleEndpoints } from './cluster/endpoints/guest-lifecycle.js';
 import { guestPowerEndpoints } from './cluster/endpoints/guest-power.js';
@@ -78,6 +79,7 @@ export const FAMILIES: readonly EndpointFamily[] = [
   cluster(cloudinitEndpoints),
   cluster(outboundEndpoints),
   cluster(firewallEndpoints),
+  cluster(firewallSectionEndpoints),
   cluster(sdnEndpoints),
   cluster(sdnPluginEndpoints),
   cluster(sdnNodeEndpoints),
