@@ -10,6 +10,7 @@ import { accessReadEndpoints } from './access/reads.js';
 import { agentEndpoints } from './cluster/endpoints/agent.js';
 import { backupEndpoints } from './cluster/endpoints/backup.js';
 import { bulkEndpoints } from './cluster/endpoints/bulk.js';
+import { nodeAllEndpoints } from './cluster/endpoints/node-bulk.js';
 import { cephEndpoints } from './cluster/endpoints/ceph-reads.js';
 import { cloudinitEndpoints } from './cluster/endpoints/cloudinit.js';
 import { acmeEndpoints } from './cluster/endpoints/acme.js';
@@ -61,6 +62,7 @@ export const FAMILIES: readonly EndpointFamily[] = [
   cluster(storageEndpoints),
   cluster(backupEndpoints),
   cluster(bulkEndpoints),
+  cluster(nodeAllEndpoints),
   cluster(haEndpoints),
   cluster(haRuleEndpoints),
   cluster(poolEndpoints),
