@@ -5,7 +5,10 @@
  * containers, an access family is bound to the access store and ticket authority. See "Adding an
  * endpoint" in docs/simulator.md; families.test.ts checks that no family module is left out.
  */
-import { accessEndpoints, type AccessEndpointEnv } from './access/endpoints.js';
+import { accessAclEndpoints } from './access/acl-endpoints.js';
+import type { AccessEndpointEnv } from './access/endpoint-env.js';
+import { accessLoginEndpoints } from './access/login-endpoints.js';
+import { accessUserEndpoints } from './access/user-endpoints.js';
 import { accessReadEndpoints } from './access/reads.js';
 import { agentEndpoints } from './cluster/endpoints/agent.js';
 import { backupEndpoints } from './cluster/endpoints/backup.js';
@@ -93,7 +96,9 @@ export const FAMILIES: readonly EndpointFamily[] = [
   cluster(mappingEndpoints),
   cluster(acmeEndpoints),
   cluster(cephEndpoints),
-  { kind: 'access', build: accessEndpoints },
+  { kind: 'access', build: accessLoginEndpoints },
+  { kind: 'access', build: accessUserEndpoints },
+  { kind: 'access', build: accessAclEndpoints },
   { kind: 'access', build: accessReadEndpoints },
 ];
 

@@ -19,7 +19,9 @@ import { checkOperationPermissions } from '../../src/simulator/access/permission
 import { AccessStore, newUser } from '../../src/simulator/access/store.js';
 import { decodeUpid, encodeUpid } from '../../src/simulator/cluster/upid.js';
 import { createCluster } from '../../src/simulator/cluster/index.js';
-import { accessEndpoints } from '../../src/simulator/access/endpoints.js';
+import { accessAclEndpoints } from '../../src/simulator/access/acl-endpoints.js';
+import { accessLoginEndpoints } from '../../src/simulator/access/login-endpoints.js';
+import { accessUserEndpoints } from '../../src/simulator/access/user-endpoints.js';
 import { TicketAuthority, generateSigningKeys } from '../../src/simulator/access/tickets.js';
 import { renderApidoc } from '../../src/simulator/own-schema.js';
 import { Router } from '../../src/simulator/server/route.js';
@@ -259,7 +261,7 @@ async function servedModels(): Promise<Array<[string, ApiModel]>> {
   const cluster = createCluster({ preset: 'demo' });
   const store = new AccessStore(() => Date.now());
   const tickets = new TicketAuthority(await generateSigningKeys(), 7200, () => Math.floor(Date.now() / 1000));
-  const own = loadSchemaFromString(renderApidoc([...cluster.endpoints(), ...accessEndpoints({ store, tickets, clusterName: () => 'demo' })]), { kind: 'simulator' });
+  const own = loadSchemaFromString(renderApidoc([...cluster.endpoints(), ...[accessLoginEndpoints, accessUserEndpoints, accessAclEndpoints].flatMap((family) => family({ store, tickets, clusterName: () => 'demo' }))]), { kind: 'simulator' });
   const models: Array<[string, ApiModel]> = [['own schema', own]];
   if (hasOfficialSchema('9.1')) models.push(['official 9.1', await loadSchemaFromFile(officialSchemaFile('9.1'))]);
   return models;

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { SimEndpoint, SimRequestContext } from '../contract.js';
 import { PveHttpError } from '../contract.js';
 import { ANY, LIST, OBJ, perm, str } from '../cluster/endpoints/schema.js';
-import type { AccessEndpointEnv } from './endpoints.js';
+import type { AccessEndpointEnv } from './endpoint-env.js';
 import type { User } from './store.js';
 
 type Json = Record<string, unknown>;
