@@ -24,6 +24,7 @@ import { clusterIpsetEndpoints, guestIpsetEndpoints } from './cluster/endpoints/
 import { firewallEndpoints } from './cluster/endpoints/firewall.js';
 import { firewallSectionEndpoints } from './cluster/endpoints/firewall-sections.js';
 import { guestConfigEndpoints } from './cluster/endpoints/guest-config.js';
+import { guestDiskOpEndpoints } from './cluster/endpoints/guest-disk-ops.js';
 import { guestLifecycleEndpoints } from './cluster/endpoints/guest-lifecycle.js';
 import { guestPowerEndpoints } from './cluster/endpoints/guest-power.js';
 import { guestReadEndpoints } from './cluster/endpoints/guest-reads.js';
@@ -73,6 +74,7 @@ export const FAMILIES: readonly EndpointFamily[] = [
   cluster(clusterIpsetEndpoints),
   guest(guestEndpoints),
   guest(guestLifecycleEndpoints),
+  guest(guestDiskOpEndpoints),
   guest(guestConfigEndpoints),
   guest(guestPowerEndpoints),
   guest(snapshotEndpoints),
