@@ -1,0 +1,255 @@
+/**
+ * The run_script view in a real headless browser, inside a minimal MCP Apps host (test/apps/host.ts:
+ * the ext-apps SDK's AppBridge), fed by a real MCP client that declares the MCP Apps extension,
+ * against the built server over Streamable HTTP and a 40-guest simulator. And the other side: a
+ * client without the extension sees tools/list, resources and results as they were.
+ *
+ * UPDATE_SCREENSHOTS=1 writes the screenshots docs/apps.md shows (docs/img/apps-*.png).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { encode as encodeO200k } from 'gpt-tokenizer';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserUnavailable, launchBrowser, type BrowserSession } from '../browser/harness.js';
+import { BIN, REPO_ROOT, startE2eEnv, type E2eEnv } from '../e2e/helpers/harness.js';
+import { startHttpServe, type HttpServerProcess } from '../e2e/helpers/mcp.js';
+import { hostCsp, mountView, type MountedView } from './host.js';
+
+const skip = browserUnavailable();
+const TOKEN = 'apps-e2e-token-0123456789abcdef';
+const UI = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
+
+const GUESTS = `
+const guests = await pve.get('/cluster/resources', { type: 'vm' });
+return guests.map((g) => ({ vmid: g.vmid, name: g.name, node: g.node, type: g.type, status: g.status, cpu: g.cpu, mem: g.mem, maxmem: g.maxmem, uptime: g.uptime }));`;
+const NODE_RRD = `
+const [first] = await pve.get('/nodes');
+return pve.get('/nodes/{node}/rrddata', { node: first.node, timeframe: 'hour' });`;
+// A config change (allowed under the e2e policy) and a hard stop (destructive: needs a human).
+const PLAN = `
+const guests = await pve.get('/cluster/resources', { type: 'vm' });
+const g = guests.find((x) => x.type === 'qemu' && x.status === 'running' && !x.template)!;
+await pve.put('/nodes/{node}/qemu/{vmid}/config', { node: g.node, vmid: g.vmid, memory: '8192' });
+await pve.post('/nodes/{node}/qemu/{vmid}/status/stop', { node: g.node, vmid: g.vmid });
+return { stopped: g.vmid };`;
+
+interface ViewResource {
+  html: string;
+  csp: string;
+}
+
+async function connect(url: string, capabilities: Record<string, unknown>): Promise<Client> {
+  const client = new Client({ name: 'apps-e2e', version: '1.0.0' }, { capabilities });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+  return client;
+}
+
+async function run(client: Client, args: Record<string, unknown>): Promise<CallToolResult> {
+  return (await client.callTool({ name: 'run_script', arguments: args }, CallToolResultSchema, { timeout: 90_000 })) as CallToolResult;
+}
+
+async function readView(client: Client, uri: string): Promise<ViewResource> {
+  const read = await client.readResource({ uri });
+  const content = read.contents[0] as { text: string; mimeType: string; _meta?: { ui?: { csp?: Record<string, string[]> } } };
+  expect(content.mimeType).toBe('text/html;profile=mcp-app');
+  return { html: content.text, csp: hostCsp(content._meta?.ui?.csp) };
+}
+
+function planIdOf(result: CallToolResult): string {
+  const planId = (result.structuredContent as { plan?: { planId: string } } | undefined)?.plan?.planId;
+  if (!planId) throw new Error(`the run returned no plan: ${JSON.stringify(result.content)}`);
+  return planId;
+}
+
+/** Timing is the only thing two runs of one read-only script may differ in. */
+function untimed(result: CallToolResult): unknown {
+  const text = JSON.stringify(result).replace(/\(\d+ ms;/g, '(N ms;');
+  const parsed = JSON.parse(text) as { structuredContent?: { stats?: Record<string, unknown> } };
+  delete parsed.structuredContent?.stats?.ms;
+  delete parsed.structuredContent?.stats?.cpuMs;
+  return parsed;
+}
+
+describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
+  let env: E2eEnv;
+  let server: HttpServerProcess;
+  let apps: Client;
+  let plain: Client;
+  let browser: BrowserSession;
+  let runScript: Tool;
+  let view: ViewResource;
+  const requests: string[] = [];
+  const cspErrors: string[] = [];
+
+  beforeAll(async () => {
+    env = await startE2eEnv({ preset: 'scale-40' });
+    server = await startHttpServe(env, TOKEN);
+    [apps, plain, browser] = await Promise.all([connect(server.url, UI), connect(server.url, {}), launchBrowser()]);
+    runScript = (await apps.listTools()).tools.find((t) => t.name === 'run_script')!;
+    view = await readView(apps, (runScript._meta as { ui: { resourceUri: string } }).ui.resourceUri);
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.allSettled([apps?.close(), plain?.close(), browser?.close()]);
+    await server?.close();
+    await env?.close();
+  });
+
+  async function show(args: Record<string, unknown>, viewResource = view): Promise<{ page: Page; mounted: MountedView; result: CallToolResult }> {
+    const result = await run(apps, args);
+    const page = await browser.newPage();
+    const lines: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    page.on('pageerror', (e) => lines.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => {
+      lines.push(`${m.type()}: ${m.text()}`);
+      if (/Content.Security.Policy|Refused to/i.test(m.text())) cspErrors.push(m.text());
+    });
+    try {
+      const mounted = await mountView(page, { ...viewResource, tool: runScript, input: args, result });
+      return { page, mounted, result };
+    } catch (err) {
+      throw new Error(`the view did not start: ${String(err)}\nbrowser console:\n${lines.join('\n')}`);
+    }
+  }
+
+  async function screenshot(page: Page, name: string): Promise<void> {
+    if (!SCREENSHOTS) return;
+    mkdirSync(join(REPO_ROOT, 'docs', 'img'), { recursive: true });
+    await page.waitForTimeout(200);
+    await page.locator('#view').screenshot({ path: join(REPO_ROOT, 'docs', 'img', `apps-${name}.png`) });
+  }
+
+  it('declares the view only to a host that negotiates MCP Apps; any other host sees tools, resources and results unchanged', async () => {
+    expect(runScript._meta).toEqual({ ui: { resourceUri: 'ui://pve-code-mcp/run.html', visibility: ['model'] } });
+    const withView = (await apps.listTools()).tools;
+    const without = (await plain.listTools()).tools;
+    expect(JSON.stringify(without)).not.toContain('_meta');
+    expect(without).toEqual(withView.map(({ _meta, ...rest }) => rest));
+    console.log(`tools/list tools: ${encodeO200k(JSON.stringify(without)).length} o200k tokens without MCP Apps, ${encodeO200k(JSON.stringify(withView)).length} with`);
+
+    const listed = async (c: Client) => (await c.listResources()).resources.map((r) => r.uri);
+    expect(await listed(apps)).toContain('ui://pve-code-mcp/run.html');
+    expect(await listed(plain)).not.toContain('ui://pve-code-mcp/run.html');
+    expect((await listed(apps)).filter((u) => !u.startsWith('ui://'))).toEqual(await listed(plain));
+    await expect(plain.readResource({ uri: 'ui://pve-code-mcp/run.html' })).rejects.toThrow(/not found|ui:\/\//i);
+
+    const code = `return (await pve.get('/nodes')).map((n) => n.node).sort();`;
+    const [a, b] = await Promise.all([run(apps, { code }), run(plain, { code })]);
+    expect(untimed(b)).toEqual(untimed(a));
+    expect(JSON.stringify(b)).not.toMatch(/ui:\/\/|_meta/);
+  }, 120_000);
+
+  it('ships a page that needs no network: inline scripts allowed by hash, nothing else', () => {
+    expect(view.html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-[^']+'; style-src 'sha256-[^']+'; img-src data:/);
+    // The inlined bundle names URLs in strings (schema ids); what it may load is the CSP's business.
+    expect(view.html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|<img[^>]+src=/i);
+  });
+
+  it('shows 40 guests as a table that sorts and filters, units humanised', async () => {
+    const { page, mounted } = await show({ code: GUESTS });
+    const table = mounted.frame.locator('table.rows');
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(40);
+    expect(await mounted.frame.locator('.count').textContent()).toBe('40 rows');
+
+    // Sorted by memory, raw bytes (not the "1.5 GiB" text), both ways.
+    const raw = async (column: string) => {
+      const index = await table.locator('thead th').evaluateAll((ths, c) => ths.findIndex((th) => (th as HTMLElement).dataset.column === c), column);
+      return table.locator(`tbody tr td:nth-child(${index + 1})`).evaluateAll((tds) => tds.map((td) => (td as HTMLElement).title || td.textContent || ''));
+    };
+    await table.locator('th[data-column="maxmem"]').click();
+    const up = (await raw('maxmem')).map(Number);
+    expect(up).toEqual([...up].sort((x, y) => x - y));
+    expect(new Set(up).size).toBeGreaterThan(1);
+    await table.locator('th[data-column="maxmem"]').click();
+    const down = (await raw('maxmem')).map(Number);
+    expect(down).toEqual([...up].reverse());
+    expect(await table.locator('th[data-column="maxmem"]').getAttribute('aria-sort')).toBe('descending');
+    expect(await table.locator('tbody tr').first().locator('td').nth(7).textContent()).toMatch(/^\d+(\.\d)? (MiB|GiB)$/);
+    // CPU as a percentage, uptime as a duration.
+    expect((await mounted.frame.locator('tbody td').allTextContents()).some((t) => /^\d+(\.\d+)?%$/.test(t))).toBe(true);
+    expect((await mounted.frame.locator('tbody td').allTextContents()).some((t) => /^\d+[dhms]( \d+[hms])?$/.test(t))).toBe(true);
+
+    // Filtered by what the rows show.
+    const stopped = (await raw('status')).filter((s) => s === 'stopped').length;
+    expect(stopped).toBeGreaterThan(0);
+    await mounted.frame.locator('input.filter').fill('stopped');
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(stopped);
+    expect(await mounted.frame.locator('.count').textContent()).toBe(`${stopped} of 40 rows`);
+    await mounted.frame.locator('input.filter').fill('');
+    await table.locator('th[data-column="vmid"]').click();
+    await screenshot(page, 'table');
+    await page.close();
+  }, 120_000);
+
+  it('draws a node RRD series as SVG line charts, one per unit', async () => {
+    const { page, mounted } = await show({ code: NODE_RRD });
+    const charts = mounted.frame.locator('figure.chart');
+    await expect.poll(() => charts.count()).toBeGreaterThan(1);
+    const units = await charts.evaluateAll((figs) => figs.map((f) => (f as HTMLElement).dataset.unit));
+    expect(units).toEqual(expect.arrayContaining(['percent', 'bytes', 'rate']));
+    const cpu = mounted.frame.locator('figure[data-unit="percent"] path.series[data-field="cpu"]');
+    const d = (await cpu.getAttribute('d')) ?? '';
+    // One point per time step (PVE's hour has 70), drawn as a line.
+    expect(d.match(/[ML][\d.]+,[\d.]+/g)?.length ?? 0).toBeGreaterThan(20);
+    expect(await mounted.frame.locator('figure[data-unit="percent"] .tick').first().textContent()).toMatch(/%$/);
+    await screenshot(page, 'chart');
+    await page.close();
+  }, 120_000);
+
+  it('shows a plan waiting for approval: steps, changes, verdicts, and the console link (no approve button)', async () => {
+    const { page, mounted, result } = await show({ code: PLAN });
+    const planId = planIdOf(result);
+    const plan = mounted.frame.locator('section.plan');
+    await expect.poll(() => plan.locator('li.step').count()).toBe(2);
+    expect(await plan.getAttribute('data-plan-id')).toBe(planId);
+    expect(await plan.locator('.badge.state-pending').textContent()).toMatch(/waiting for approval/);
+    const [config, stop] = [plan.locator('li.step[data-seq="1"]'), plan.locator('li.step[data-seq="2"]')];
+    expect(await config.locator('.change').textContent()).toMatch(/memory .*→ 8192/);
+    expect(await config.locator('.verdict-allowed').count()).toBe(1);
+    expect(await stop.locator('.verdict-approval').textContent()).toBe('needs approval');
+    expect(await stop.locator('.badge.risk').textContent()).toBe('destructive');
+    expect(await stop.locator('.why').textContent()).toMatch(/destructive/);
+    expect(await stop.locator('.change-summary').textContent()).toMatch(/stop|running/i);
+
+    const link = plan.locator('a.console-link');
+    const expected = `${new URL('console', server.url).href}/plans/${planId}`;
+    expect(await link.getAttribute('href')).toBe(expected);
+    await link.click();
+    await expect.poll(() => mounted.openedLinks()).toEqual([expected]);
+    expect(await plan.locator('button').count()).toBe(0);
+    expect(await plan.textContent()).toMatch(/never in this view/);
+    await screenshot(page, 'plan');
+    await page.close();
+  }, 120_000);
+
+  it('over stdio, says how to open the console instead of linking it', async () => {
+    const client = new Client({ name: 'apps-stdio', version: '1.0.0' }, { capabilities: UI });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', env.configFile], env: env.env, cwd: REPO_ROOT, stderr: 'pipe' }), { timeout: 120_000 });
+    try {
+      const stdioView = await readView(client, 'ui://pve-code-mcp/run.html');
+      const { page, mounted, result } = await show({ code: PLAN, dryRun: true }, stdioView);
+      const planId = planIdOf(result);
+      const plan = mounted.frame.locator('section.plan');
+      await expect.poll(() => plan.locator('li.step').count()).toBe(2);
+      expect(await plan.locator('.badge.state-dry-run').count()).toBe(1);
+      expect(await plan.locator('a.console-link').count()).toBe(0);
+      expect(await plan.locator('.console-hint').textContent()).toContain(`pve-code-mcp console`);
+      expect(await plan.locator('.console-hint').textContent()).toContain(`pve-code-mcp approve ${planId}`);
+      await page.close();
+    } finally {
+      await client.close();
+    }
+  }, 180_000);
+
+  it('made no request and broke no CSP rule in any view', () => {
+    expect(requests.filter((u) => !u.startsWith('about:') && !u.startsWith('data:'))).toEqual([]);
+    expect(cspErrors).toEqual([]);
+  });
+});
