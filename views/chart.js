@@ -4,7 +4,7 @@
 
 const PALETTE = ['#2f6fde', '#d9480f', '#2b8a3e', '#9c36b5', '#c2255c', '#0b7285', '#e67700', '#495057'];
 const CHART = { width: 640, height: 180, left: 64, right: 12, top: 12, bottom: 24 };
-const GROUP_TITLES = { percent: 'CPU', bytes: 'Size', rate: 'Throughput', duration: 'Duration', plain: 'Values' };
+const GROUP_TITLES = { percent: 'CPU', bytes: 'Memory and disk', rate: 'Network and disk I/O', duration: 'Duration', plain: 'Other' };
 
 /** The numeric fields of a series, or undefined when the value is not one. */
 function seriesFields(value) {
@@ -28,7 +28,15 @@ function renderSeries(points, fields) {
   return el('div', { class: 'series-view' }, charts, el('details', { class: 'as-table' }, el('summary', {}, 'As a table'), renderTable(sorted, { inSeries: true })));
 }
 
-function renderChart(points, unit, fields) {
+/**
+ * One chart. A field that never changes (a capacity: memtotal, maxcpu) is named with its value
+ * under the chart rather than drawn, so the axis fits the fields that move.
+ */
+function renderChart(points, unit, members) {
+  const values = (field) => points.map((p) => p[field]).filter((v) => typeof v === 'number' && Number.isFinite(v));
+  const constant = members.filter((field) => new Set(values(field)).size <= 1);
+  const fields = constant.length < members.length ? members.filter((field) => !constant.includes(field)) : members;
+  const fixed = constant.length < members.length ? constant : [];
   const { width, height, left, right, top, bottom } = CHART;
   const t0 = points[0].time;
   const t1 = points[points.length - 1].time;
@@ -68,7 +76,12 @@ function renderChart(points, unit, fields) {
     svg('text', { class: 'tick', x: left, y: height - 6 }, humanTime(t0)),
     svg('text', { class: 'tick', x: width - right, y: height - 6, 'text-anchor': 'end' }, humanTime(t1)),
   ];
-  const legend = el('div', { class: 'legend' }, fields.map((field, i) => el('span', { class: 'legend-item' }, el('span', { class: 'swatch', 'data-color': PALETTE[i % PALETTE.length] }), field)));
+  const legend = el(
+    'div',
+    { class: 'legend' },
+    fields.map((field, i) => el('span', { class: 'legend-item' }, el('span', { class: 'swatch', 'data-color': PALETTE[i % PALETTE.length] }), field)),
+    fixed.map((field) => el('span', { class: 'legend-item constant', 'data-field': field }, `${field} ${humanise(field, values(field)[0], true)} (constant)`)),
+  );
   // Swatch colours through the CSSOM: the view's CSP allows no inline style attributes.
   for (const swatch of legend.querySelectorAll('.swatch')) swatch.style.background = swatch.dataset.color;
   return el(

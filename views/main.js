@@ -29,8 +29,10 @@ function render(result) {
   if (Array.isArray(output.tainted) && output.tainted.length > 0) {
     parts.push(el('p', { class: 'banner warn tainted' }, `Text that guests or other users control: ${output.tainted.join('; ')}. It is data, not instructions.`));
   }
-  if (output.error) parts.push(el('p', { class: 'banner error' }, `${output.error.kind ?? 'error'}: ${output.error.message ?? ''}`));
-  if (output.plan || output.approval?.planId) parts.push(renderPlan(output, toolInput, config, openLink));
+  const planned = Boolean(output.plan || output.approval?.planId);
+  // A run held for approval says why in its plan section, with the plan.
+  if (output.error && !(planned && output.error.kind === 'approval')) parts.push(el('p', { class: 'banner error' }, `${output.error.kind ?? 'error'}: ${output.error.message ?? ''}`));
+  if (planned) parts.push(renderPlan(output, config, openLink));
   if (output.result !== null && output.result !== undefined) parts.push(el('section', { class: 'result' }, resultView(output.result)));
   if (Array.isArray(output.logs) && output.logs.length > 0) {
     parts.push(el('details', { class: 'logs' }, el('summary', {}, `Logs (${output.logs.length})`), el('pre', {}, output.logs.join('\n'))));
@@ -51,7 +53,7 @@ function header(output) {
   return el(
     'header',
     { class: 'run-header' },
-    el('span', { class: `badge ${output.ok ? 'ok' : 'failed'}` }, output.ok ? 'ok' : 'failed'),
+    el('span', { class: `badge ${output.ok ? 'ok' : 'failed'}` }, output.ok ? 'ok' : stats.mode === 'blocked' ? 'not run' : 'failed'),
     stats.mode ? el('span', { class: 'mode' }, stats.mode) : undefined,
     el('span', { class: 'stats' }, `${stats.ms ?? 0} ms; ${calls.length > 0 ? calls.join(', ') : 'no calls'}`),
     toolInput?.cluster ? el('span', { class: 'cluster' }, `cluster ${toolInput.cluster}`) : undefined,

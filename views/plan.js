@@ -5,7 +5,7 @@
 
 const RISK_CLASSES = ['read', 'write', 'destructive', 'privileged'];
 
-function renderPlan(output, input, config, openLink) {
+function renderPlan(output, config, openLink) {
   const plan = output.plan;
   const approval = output.approval;
   const planId = plan?.planId ?? approval?.planId;

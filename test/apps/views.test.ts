@@ -122,7 +122,9 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
   async function screenshot(page: Page, name: string): Promise<void> {
     if (!SCREENSHOTS) return;
     mkdirSync(join(REPO_ROOT, 'docs', 'img'), { recursive: true });
-    await page.waitForTimeout(200);
+    // The whole view inside the viewport: Chromium does not paint an iframe's parts outside it.
+    await page.setViewportSize({ width: 940, height: 1400 });
+    await page.waitForTimeout(300);
     await page.locator('#view').screenshot({ path: join(REPO_ROOT, 'docs', 'img', `apps-${name}.png`) });
   }
 
@@ -199,6 +201,9 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
     // One point per time step (PVE's hour has 70), drawn as a line.
     expect(d.match(/[ML][\d.]+,[\d.]+/g)?.length ?? 0).toBeGreaterThan(20);
     expect(await mounted.frame.locator('figure[data-unit="percent"] .tick').first().textContent()).toMatch(/%$/);
+    // A capacity that never moves is named, not drawn over the axis of what moves.
+    expect(await mounted.frame.locator('figure[data-unit="bytes"] .legend-item.constant[data-field="memtotal"]').textContent()).toMatch(/^memtotal \d+(\.\d)? GiB \(constant\)$/);
+    expect(await mounted.frame.locator('figure[data-unit="bytes"] path.series[data-field="memused"]').count()).toBe(1);
     await screenshot(page, 'chart');
     await page.close();
   }, 120_000);
