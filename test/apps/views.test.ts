@@ -253,6 +253,19 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
     }
   }, 180_000);
 
+  it('shows text that guests control as text, never as markup', async () => {
+    const hostile = '<img src=x onerror="parent.postMessage(1, \'*\')"><b>bold</b>';
+    const result: CallToolResult = {
+      content: [{ type: 'text', text: 'x' }],
+      structuredContent: { ok: true, result: [{ vmid: 100, name: hostile }], logs: [hostile], stats: { mode: 'live', calls: {}, budget: {} } },
+    };
+    const page = await browser.newPage();
+    const mounted = await mountView(page, { ...view, tool: runScript, input: { code: 'x' }, result });
+    await expect.poll(() => mounted.frame.locator('table.rows tbody td').nth(1).textContent()).toBe(hostile);
+    expect(await mounted.frame.locator('img, b').count()).toBe(0);
+    await page.close();
+  });
+
   it('made no request and broke no CSP rule in any view', () => {
     expect(requests.filter((u) => !u.startsWith('about:') && !u.startsWith('data:'))).toEqual([]);
     expect(cspErrors).toEqual([]);
