@@ -50,7 +50,7 @@ function renderTable(rows, options) {
 
   function draw() {
     const needle = query.toLowerCase();
-    let visible = needle === '' ? shown.slice() : shown.filter((r) => r.text.some((t) => t.toLowerCase().includes(needle)));
+    const visible = needle === '' ? shown.slice() : shown.filter((r) => r.text.some((t) => t.toLowerCase().includes(needle)));
     if (sortKey !== undefined) {
       const key = sortKey;
       visible.sort((a, b) => compareValues(a.row[key], b.row[key]) * (descending ? -1 : 1));

@@ -31,6 +31,9 @@ return guests.map((g) => ({ vmid: g.vmid, name: g.name, node: g.node, type: g.ty
 const NODE_RRD = `
 const [first] = await pve.get('/nodes');
 return pve.get('/nodes/{node}/rrddata', { node: first.node, timeframe: 'hour' });`;
+const CT_RRD = `
+const ct = (await pve.get('/cluster/resources', { type: 'vm' })).find((g) => g.type === 'lxc' && g.status === 'running')!;
+return pve.get('/nodes/{node}/lxc/{vmid}/rrddata', { node: ct.node, vmid: ct.vmid, timeframe: 'hour' });`;
 // A config change (allowed under the e2e policy) and a hard stop (destructive: needs a human).
 const PLAN = `
 const guests = await pve.get('/cluster/resources', { type: 'vm' });
@@ -190,7 +193,7 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
     await page.close();
   }, 120_000);
 
-  it('draws a node RRD series as SVG line charts, one per unit', async () => {
+  it('draws RRD series (a node\'s, a container\'s) as SVG line charts, one per unit', async () => {
     const { page, mounted } = await show({ code: NODE_RRD });
     const charts = mounted.frame.locator('figure.chart');
     await expect.poll(() => charts.count()).toBeGreaterThan(1);
@@ -206,6 +209,14 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
     expect(await mounted.frame.locator('figure[data-unit="bytes"] path.series[data-field="memused"]').count()).toBe(1);
     await screenshot(page, 'chart');
     await page.close();
+
+    // A container's series: its I/O counters are rates.
+    const guest = await show({ code: CT_RRD });
+    const io = guest.mounted.frame.locator('figure[data-unit="rate"]');
+    await expect.poll(() => io.count()).toBe(1);
+    expect(await io.locator('.legend').textContent()).toMatch(/diskread/);
+    expect(await guest.mounted.frame.locator('figure[data-unit="percent"] path.series[data-field="cpu"]').count()).toBe(1);
+    await guest.page.close();
   }, 120_000);
 
   it('shows a plan waiting for approval: steps, changes, verdicts, and the console link (no approve button)', async () => {

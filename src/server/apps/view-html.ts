@@ -41,7 +41,8 @@ let cached: ViewParts | undefined;
 
 /** The page; the parts are read and hashed once per process. */
 export function viewHtml(config: ViewConfig): string {
-  const parts = (cached ??= loadParts());
+  if (!cached) cached = loadParts();
+  const parts = cached;
   // A data block, never executed; `<` is escaped so a value cannot close the element.
   const data = JSON.stringify(config).replace(/</g, '\\u003c');
   return [
