@@ -6,12 +6,14 @@ const PALETTE = ['#2f6fde', '#d9480f', '#2b8a3e', '#9c36b5', '#c2255c', '#0b7285
 const CHART = { width: 640, height: 180, left: 64, right: 12, top: 12, bottom: 24 };
 const GROUP_TITLES = { percent: 'CPU', bytes: 'Memory and disk', rate: 'Network and disk I/O', duration: 'Duration', plain: 'Other' };
 
-/** The numeric fields of a series, or undefined when the value is not one. */
+/**
+ * The fields of a series, or undefined when the value is not one: steps with a numeric `time` and
+ * nothing but numbers (an RRD step). A list with text in it (the cluster log, tasks) is a table.
+ */
 function seriesFields(value) {
-  if (!Array.isArray(value) || value.length < 2 || !value.every((p) => isPlainObject(p) && typeof p.time === 'number')) return undefined;
-  const fields = columnsOf(value).filter(
-    (key) => key !== 'time' && value.some((p) => typeof p[key] === 'number') && value.every((p) => p[key] === undefined || p[key] === null || typeof p[key] === 'number'),
-  );
+  const numeric = (p) => Object.values(p).every((v) => v === null || (typeof v === 'number' && !Number.isNaN(v)));
+  if (!Array.isArray(value) || value.length < 2 || !value.every((p) => isPlainObject(p) && typeof p.time === 'number' && numeric(p))) return undefined;
+  const fields = columnsOf(value).filter((key) => key !== 'time' && value.some((p) => typeof p[key] === 'number'));
   return fields.length > 0 ? fields : undefined;
 }
 

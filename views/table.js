@@ -32,7 +32,19 @@ function renderTable(rows, options) {
   const count = el('span', { class: 'count' });
   const filter = el('input', { type: 'search', class: 'filter', placeholder: 'Filter rows', 'aria-label': 'Filter rows' });
   const headCells = columns.map((column) =>
-    el('th', { scope: 'col', 'data-column': column, title: `sort by ${column}`, onclick: () => sortBy(column) }, column),
+    el('th', {
+      scope: 'col',
+      'data-column': column,
+      title: `sort by ${column}`,
+      tabindex: 0,
+      'aria-sort': 'none',
+      onclick: () => sortBy(column),
+      onkeydown: (event) => {
+        if (event.key !== 'Enter' && event.key !== ' ') return;
+        event.preventDefault();
+        sortBy(column);
+      },
+    }, column),
   );
   const body = el('tbody');
   const table = el('table', { class: 'rows' }, el('thead', {}, el('tr', {}, headCells)), body);

@@ -277,6 +277,25 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
     await page.close();
   });
 
+  it('keeps a list with text and a time (the cluster log) a table, not a chart', async () => {
+    const log = [
+      { time: 1_760_000_000, pri: 6, pid: 1200, node: 'pve1', tag: 'pvedaemon', msg: 'starting task' },
+      { time: 1_760_000_060, pri: 6, pid: 1201, node: 'pve2', tag: 'pvedaemon', msg: 'end task' },
+    ];
+    const result: CallToolResult = { content: [{ type: 'text', text: 'x' }], structuredContent: { ok: true, result: log, logs: [], stats: { mode: 'live', calls: {}, budget: {} } } };
+    const page = await browser.newPage();
+    const mounted = await mountView(page, { ...view, tool: runScript, input: { code: 'x' }, result });
+    await expect.poll(() => mounted.frame.locator('table.rows tbody tr').count()).toBe(2);
+    expect(await mounted.frame.locator('figure.chart').count()).toBe(0);
+    expect(await mounted.frame.locator('tbody tr').first().locator('td').first().textContent()).toMatch(/^2025-10-09 \d\d:\d\d:\d\dZ$/);
+    // Sorting from the keyboard.
+    await mounted.frame.locator('th[data-column="pid"]').focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    expect(await mounted.frame.locator('th[data-column="pid"]').getAttribute('aria-sort')).toBe('descending');
+    await page.close();
+  });
+
   it('made no request and broke no CSP rule in any view', () => {
     expect(requests.filter((u) => !u.startsWith('about:') && !u.startsWith('data:'))).toEqual([]);
     expect(cspErrors).toEqual([]);
