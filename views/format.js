@@ -11,7 +11,7 @@ function el(tag, attrs, ...children) {
     else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
     else node.setAttribute(key, value === true ? '' : String(value));
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
     node.append(typeof child === 'string' || typeof child === 'number' ? String(child) : child);
   }
@@ -23,7 +23,7 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 function svg(tag, attrs, ...children) {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [key, value] of Object.entries(attrs ?? {})) if (value !== undefined) node.setAttribute(key, String(value));
-  for (const child of children.flat()) if (child !== undefined && child !== null) node.append(typeof child === 'string' ? child : child);
+  for (const child of children.flat(Infinity)) if (child !== undefined && child !== null) node.append(child);
   return node;
 }
 

@@ -61,17 +61,27 @@ function renderStep(write) {
   );
 }
 
-/** The blast radius as the plan gives it: a sentence, or an object with a summary and details. */
+/**
+ * The blast radius of a step (src/safety/blast-radius.ts): its summary, each thing it reaches and
+ * what happens to it (severe effects marked), and, when a read failed, that the list is a lower
+ * bound. Any other shape shows as text.
+ */
 function renderBlastRadius(radius) {
-  const body = [];
-  if (typeof radius === 'string' || typeof radius === 'number') body.push(el('span', {}, String(radius)));
-  else if (Array.isArray(radius)) body.push(el('ul', {}, radius.map((item) => el('li', {}, typeof item === 'string' ? item : JSON.stringify(item)))));
-  else if (isPlainObject(radius)) {
-    if (typeof radius.summary === 'string') body.push(el('span', {}, radius.summary));
-    const rest = Object.entries(radius).filter(([key]) => key !== 'summary');
-    if (rest.length > 0) body.push(el('dl', {}, rest.map(([key, value]) => [el('dt', {}, key), el('dd', {}, Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ') : typeof value === 'string' ? value : JSON.stringify(value))])));
-  }
-  return el('div', { class: 'blast-radius' }, el('strong', {}, 'Blast radius: '), body);
+  if (!isPlainObject(radius)) return el('div', { class: 'blast-radius' }, el('strong', {}, 'Blast radius: '), typeof radius === 'string' ? radius : JSON.stringify(radius));
+  const items = Array.isArray(radius.items) ? radius.items.filter(isPlainObject) : [];
+  const failed = Array.isArray(radius.failed) ? radius.failed.map(String) : [];
+  return el(
+    'div',
+    { class: 'blast-radius', 'data-family': radius.family },
+    el('strong', {}, 'Blast radius: '),
+    el('span', { class: 'blast-summary' }, typeof radius.summary === 'string' ? radius.summary : ''),
+    radius.complete === false
+      ? el('div', { class: 'blast-incomplete' }, `Incomplete, so it counts as its worst case: ${failed.length > 0 ? failed.join('; ') : 'a read failed'}`)
+      : undefined,
+    items.length > 0
+      ? el('ul', {}, items.map((item) => el('li', { class: item.severe ? 'severe' : undefined, 'data-kind': item.kind }, `${item.severe ? '!! ' : ''}${item.what ?? ''}: ${item.effect ?? ''}`)))
+      : undefined,
+  );
 }
 
 /**

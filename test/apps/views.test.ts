@@ -296,6 +296,45 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
     await page.close();
   });
 
+  it('shows a step\'s blast radius when the plan carries one, and any other result as collapsible JSON', async () => {
+    const write = { seq: 1, cluster: 'sim', method: 'POST', path: '/nodes/pve1/qemu/101/status/stop', params: {}, risk: 'destructive', needsApproval: true, why: 'destructive', targets: [{ vmid: 101, exists: true, name: 'db-01', node: 'pve1', type: 'qemu' }] };
+    // The shape src/safety/blast-radius.ts gives a step (BlastRadius).
+    const blastRadius = {
+      family: 'guest-destroy',
+      summary: 'VM 101 and its HA resource; 1 linked clone will not boot',
+      items: [
+        { kind: 'ha', what: 'HA resource vm:101', effect: 'removed' },
+        { kind: 'clone', what: "VM 112 'app-02' on pve1", effect: 'loses its base image (it will not boot)', vmid: 112, severe: true },
+      ],
+      reads: ['GET /cluster/ha/resources'],
+      failed: ['GET /cluster/backup: 403 permission denied'],
+      complete: false,
+    };
+    const result: CallToolResult = {
+      content: [{ type: 'text', text: 'x' }],
+      structuredContent: {
+        ok: true,
+        result: { stopped: { vmid: 101, at: [1, 2] } },
+        logs: [],
+        stats: { mode: 'dry-run', calls: {}, budget: {} },
+        plan: { planId: 'ab'.repeat(32), summary: 'Plan …', writes: [{ ...write, blastRadius }, { ...write, seq: 2 }] },
+      },
+    };
+    const page = await browser.newPage();
+    const mounted = await mountView(page, { ...view, tool: runScript, input: { code: 'x', dryRun: true }, result });
+    const radius = mounted.frame.locator('li.step[data-seq="1"] .blast-radius');
+    await expect.poll(() => radius.locator('.blast-summary').textContent()).toBe(blastRadius.summary);
+    expect(await radius.locator('li').allTextContents()).toEqual(['HA resource vm:101: removed', "!! VM 112 'app-02' on pve1: loses its base image (it will not boot)"]);
+    expect(await radius.locator('li.severe').count()).toBe(1);
+    expect(await radius.locator('.blast-incomplete').textContent()).toMatch(/worst case: GET \/cluster\/backup: 403/);
+    expect(await mounted.frame.locator('li.step[data-seq="2"] .blast-radius').count()).toBe(0);
+    const json = mounted.frame.locator('section.result details.json');
+    expect(await json.first().locator(':scope > summary').textContent()).toBe('{1}');
+    expect(await json.count()).toBe(3);
+    expect(await mounted.frame.locator('section.result details.json[open]').count()).toBe(2);
+    await page.close();
+  });
+
   it('made no request and broke no CSP rule in any view', () => {
     expect(requests.filter((u) => !u.startsWith('about:') && !u.startsWith('data:'))).toEqual([]);
     expect(cspErrors).toEqual([]);
