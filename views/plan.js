@@ -19,7 +19,7 @@ function renderPlan(output, config, openLink) {
     approval?.message ? el('p', { class: 'approval-message' }, approval.message) : undefined,
     writes.length === 0 ? el('p', {}, 'No writes.') : el('ol', { class: 'steps' }, writes.map((write) => renderStep(write))),
     refused.length > 0 ? el('ul', { class: 'refused' }, refused.map((line) => el('li', { class: 'verdict-refused' }, line))) : undefined,
-    planId ? approvalPlace(planId, config, openLink, state) : undefined,
+    planId && writes.some((w) => w.needsApproval) ? approvalPlace(planId, config, openLink, state) : undefined,
     plan?.summary ? el('details', { class: 'summary-text' }, el('summary', {}, 'As the model reads it'), el('pre', {}, plan.summary)) : undefined,
   );
 }
@@ -85,8 +85,8 @@ function renderBlastRadius(radius) {
 }
 
 /**
- * Where this plan is approved: the console's plan page over HTTP (opened by the host, which may
- * ask the user first), or how to reach it when the server runs on stdio.
+ * Where this plan is approved: the console's plan page when this server serves the console
+ * (opened by the host, which may ask the user first), else how to reach the console or the CLI.
  */
 function approvalPlace(planId, config, openLink, state) {
   const note = 'Approval happens in the console or with pve-code-mcp approve, never in this view.';
@@ -104,7 +104,7 @@ function approvalPlace(planId, config, openLink, state) {
   return el(
     'div',
     { class: 'approve-where' },
-    el('p', { class: 'console-hint' }, 'This server runs on stdio: start the console with ', el('code', {}, 'pve-code-mcp console'), ` and open plan ${planId}, or run `, el('code', {}, `pve-code-mcp approve ${planId}`), '.'),
+    el('p', { class: 'console-hint' }, `Open plan ${planId} in the console (`, el('code', {}, 'pve-code-mcp console'), ' on the server\'s host starts it), or run ', el('code', {}, `pve-code-mcp approve ${planId}`), ' there.'),
     el('p', { class: 'note' }, note),
   );
 }

@@ -1,20 +1,26 @@
 /**
  * The run_script view in a real headless browser, inside a minimal MCP Apps host (test/apps/host.ts:
  * the ext-apps SDK's AppBridge), fed by a real MCP client that declares the MCP Apps extension,
- * against the built server over Streamable HTTP and a 40-guest simulator. And the other side: a
- * client without the extension sees tools/list, resources and results as they were.
+ * against the built server over Streamable HTTP (and stdio) and a 40-guest simulator; the console
+ * link from a server made in process with a console URL (the built server serves no console with a
+ * static token). And the other side: a client without the extension sees tools/list, resources and
+ * results as they were.
  *
  * UPDATE_SCREENSHOTS=1 writes the screenshots docs/apps.md shows (docs/img/apps-*.png).
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { encode as encodeO200k } from 'gpt-tokenizer';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { parseAppConfig } from '../../src/app/config.js';
+import { Product } from '../../src/app/product.js';
+import { createMcpServer } from '../../src/server/mcp.js';
 import { browserUnavailable, launchBrowser, type BrowserSession } from '../browser/harness.js';
 import { BIN, REPO_ROOT, startE2eEnv, type E2eEnv } from '../e2e/helpers/harness.js';
 import { startHttpServe, type HttpServerProcess } from '../e2e/helpers/mcp.js';
@@ -219,7 +225,7 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
     await guest.page.close();
   }, 120_000);
 
-  it('shows a plan waiting for approval: steps, changes, verdicts, and the console link (no approve button)', async () => {
+  it('shows a plan waiting for approval: steps, changes, verdicts, and where to approve it (no approve button)', async () => {
     const { page, mounted, result } = await show({ code: PLAN });
     const planId = planIdOf(result);
     const plan = mounted.frame.locator('section.plan');
@@ -233,30 +239,68 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
     expect(await stop.locator('.badge.risk').textContent()).toBe('destructive');
     expect(await stop.locator('.why').textContent()).toMatch(/destructive/);
     expect(await stop.locator('.change-summary').textContent()).toMatch(/stop|running/i);
-
-    const link = plan.locator('a.console-link');
-    const expected = `${new URL('console', server.url).href}/plans/${planId}`;
-    expect(await link.getAttribute('href')).toBe(expected);
-    await link.click();
-    await expect.poll(() => mounted.openedLinks()).toEqual([expected]);
+    // A static-token server serves no console: the view says where to approve instead of linking.
+    expect(await plan.locator('a.console-link').count()).toBe(0);
+    expect(await plan.locator('.console-hint').textContent()).toContain('pve-code-mcp console');
+    expect(await plan.locator('.console-hint').textContent()).toContain(`pve-code-mcp approve ${planId}`);
     expect(await plan.locator('button').count()).toBe(0);
     expect(await plan.textContent()).toMatch(/never in this view/);
     await screenshot(page, 'plan');
     await page.close();
   }, 120_000);
 
-  it('over stdio, says how to open the console instead of linking it', async () => {
+  it('links the console\'s plan page when the server serves the console; the host opens it', async () => {
+    const consoleUrl = 'https://mcp.example.test:8765/console';
+    // The same configuration as the built server's (its policy asks a human for destructive writes), in this process.
+    const config = await parseAppConfig(JSON.parse(readFileSync(env.configFile, 'utf8')), { source: env.configFile, baseDir: env.dir });
+    const product = await Product.open({ config, log: () => undefined });
+    const server = createMcpServer(product, { consoleUrl: () => consoleUrl });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'apps-console', version: '1.0.0' }, { capabilities: UI });
+    try {
+      await server.connect(serverSide);
+      await client.connect(clientSide);
+      const consoleView = await readView(client, 'ui://pve-code-mcp/run.html');
+      const args = { code: PLAN };
+      const result = await run(client, args);
+      const planId = planIdOf(result);
+      const page = await browser.newPage();
+      page.on('request', (r) => requests.push(r.url()));
+      const mounted = await mountView(page, { ...consoleView, tool: runScript, input: args, result });
+      const plan = mounted.frame.locator('section.plan');
+      await expect.poll(() => plan.locator('li.step').count()).toBe(2);
+      expect(await plan.locator('.badge.state-pending').count()).toBe(1);
+      const link = plan.locator('a.console-link');
+      const expected = `${consoleUrl}/plans/${planId}`;
+      expect(await link.getAttribute('href')).toBe(expected);
+      await link.click();
+      await expect.poll(() => mounted.openedLinks()).toEqual([expected]);
+      expect(await plan.locator('button').count()).toBe(0);
+      await screenshot(page, 'plan-link');
+      await page.close();
+    } finally {
+      await client.close();
+      await server.close();
+      await product.close();
+    }
+  }, 180_000);
+
+  it('over stdio, serves the same view and says how to reach the console', async () => {
     const client = new Client({ name: 'apps-stdio', version: '1.0.0' }, { capabilities: UI });
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', env.configFile], env: env.env, cwd: REPO_ROOT, stderr: 'pipe' }), { timeout: 120_000 });
     try {
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'run_script')!;
+      expect(tool._meta).toEqual(runScript._meta);
       const stdioView = await readView(client, 'ui://pve-code-mcp/run.html');
-      const { page, mounted, result } = await show({ code: PLAN, dryRun: true }, stdioView);
+      const args = { code: PLAN, dryRun: true };
+      const result = await run(client, args);
       const planId = planIdOf(result);
+      const page = await browser.newPage();
+      const mounted = await mountView(page, { ...stdioView, tool, input: args, result });
       const plan = mounted.frame.locator('section.plan');
       await expect.poll(() => plan.locator('li.step').count()).toBe(2);
       expect(await plan.locator('.badge.state-dry-run').count()).toBe(1);
       expect(await plan.locator('a.console-link').count()).toBe(0);
-      expect(await plan.locator('.console-hint').textContent()).toContain(`pve-code-mcp console`);
       expect(await plan.locator('.console-hint').textContent()).toContain(`pve-code-mcp approve ${planId}`);
       await page.close();
     } finally {

@@ -173,14 +173,14 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
       const { principals, unmatched } = product.config.http;
       const resolve = principalResolver(principals, unmatched);
       options.admit = unmatchedRefusal(principals, unmatched, product.config.pve.clusters.map((c) => c.name));
-      let http: Awaited<ReturnType<typeof startHttpServer>> | undefined;
+      let http: Awaited<ReturnType<typeof startHttpServer>>;
       try {
         http = await startHttpServer(
           // The session's principal (its views: instructions, hints, policies) and each request's (its runs).
           (opener) => createMcpServer(product, { session: resolve(opener), principal: (extra) => {
             const p = principalOf(extra.authInfo);
             return p ? resolve(p) : undefined;
-          }, consoleUrl: () => (http ? new URL('console', http.url).href : undefined) }),
+          } }),
           options,
         );
       } catch (err) {
