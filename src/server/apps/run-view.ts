@@ -10,10 +10,17 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { getUiCapability, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { viewHtml, type ViewConfig } from './view-html.js';
 
 export const RUN_VIEW_URI = 'ui://pve-code-mcp/run.html';
+
+/**
+ * The extension's identifier and HTML type, as `@modelcontextprotocol/ext-apps/server` exports them
+ * (run-view.test.ts holds them equal): that module bundles the view side too, and importing it
+ * would cost every server start ~57 ms on the way to its first tools/list.
+ */
+export const UI_EXTENSION_ID = 'io.modelcontextprotocol/ui';
+export const UI_MIME_TYPE = 'text/html;profile=mcp-app';
 
 /**
  * The view's sandbox: no network of any kind (empty domain lists are the spec's "none"), no
@@ -34,8 +41,8 @@ export interface RunView {
 
 /** Whether the session's client declared the MCP Apps extension with its HTML type. */
 export function negotiatesApps(server: McpServer): boolean {
-  const capabilities = server.server.getClientCapabilities();
-  return getUiCapability(capabilities)?.mimeTypes?.includes(RESOURCE_MIME_TYPE) === true;
+  const ui = server.server.getClientCapabilities()?.extensions?.[UI_EXTENSION_ID] as { mimeTypes?: unknown } | undefined;
+  return Array.isArray(ui?.mimeTypes) && ui.mimeTypes.includes(UI_MIME_TYPE);
 }
 
 /** `config`: read at every resources/read (the console's URL is known once the listener is up). */
@@ -46,8 +53,8 @@ export function registerRunView(server: McpServer, config: () => ViewConfig): Ru
       server.registerResource(
         'run-view',
         RUN_VIEW_URI,
-        { title: 'run_script view', description: 'Tables, charts and plans of run_script results', mimeType: RESOURCE_MIME_TYPE, _meta: { ui: VIEW_UI_META } },
-        async (uri) => ({ contents: [{ uri: uri.href, mimeType: RESOURCE_MIME_TYPE, text: viewHtml(config()), _meta: { ui: VIEW_UI_META } }] }),
+        { title: 'run_script view', description: 'Tables, charts and plans of run_script results', mimeType: UI_MIME_TYPE, _meta: { ui: VIEW_UI_META } },
+        async (uri) => ({ contents: [{ uri: uri.href, mimeType: UI_MIME_TYPE, text: viewHtml(config()), _meta: { ui: VIEW_UI_META } }] }),
       );
     }
     initialized?.();
