@@ -361,7 +361,7 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
         result: { stopped: { vmid: 101, at: [1, 2] } },
         logs: [],
         stats: { mode: 'dry-run', calls: {}, budget: {} },
-        plan: { planId: 'ab'.repeat(32), summary: 'Plan …', writes: [{ ...write, blastRadius }, { ...write, seq: 2 }] },
+        plan: { planId: 'ab'.repeat(32), summary: 'Plan …\nrefused, not sent: DELETE /nodes/pve1/qemu/102 [destructive]: denied by deny[0]', writes: [{ ...write, blastRadius }, { ...write, seq: 2 }] },
       },
     };
     const page = await browser.newPage();
@@ -372,6 +372,8 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
     expect(await radius.locator('li.severe').count()).toBe(1);
     expect(await radius.locator('.blast-incomplete').textContent()).toMatch(/worst case: GET \/cluster\/backup: 403/);
     expect(await mounted.frame.locator('li.step[data-seq="2"] .blast-radius').count()).toBe(0);
+    // The calls the policy refused in the dry-run, with their verdict.
+    expect(await mounted.frame.locator('ul.refused li.verdict-refused').allTextContents()).toEqual(['refused, not sent: DELETE /nodes/pve1/qemu/102 [destructive]: denied by deny[0]']);
     const json = mounted.frame.locator('section.result details.json');
     expect(await json.first().locator(':scope > summary').textContent()).toBe('{1}');
     expect(await json.count()).toBe(3);
