@@ -14,6 +14,7 @@ import { registerRunScript, runScriptAnnotations } from './tools/run-script.js';
 import { registerSearchApi } from './tools/search-api.js';
 import { checkToolArguments, listedTool, type Extra } from './tools/tool.js';
 import { notifyListChanges } from './list-changes.js';
+import { registerRunView } from './apps/run-view.js';
 import { budgetLine, canChange, compactPolicyLine, effectivePolicy } from '../policy/effective.js';
 
 export interface McpServerOptions {
@@ -24,6 +25,8 @@ export interface McpServerOptions {
    * The instructions, run_script's hints and the policy views follow its effective policy.
    */
   session?: RunPrincipal;
+  /** Over HTTP: the console's base URL, where the run_script view links a plan for approval (known once the listener is up). */
+  consoleUrl?: () => string | undefined;
 }
 
 /** Who a view is for: the request's own principal when it has one, else the session's. */
@@ -45,12 +48,17 @@ export function createMcpServer(product: Product, options: McpServerOptions = {}
   const listing = (principal: RunPrincipal | undefined) => ({
     tools: tools.map((t) => listedTool(t.name === 'run_script' ? { ...t, annotations: runScriptAnnotations(writable(product, principal)) } : t)),
   });
+  const runView = registerRunView(server, () => {
+    const consoleUrl = options.consoleUrl?.();
+    return { version: PRODUCT_VERSION, ...(consoleUrl ? { consoleUrl } : {}) };
+  });
   // Replaces the SDK's listing (registered with the first tool) by the compact one: see listedTool.
-  server.server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => listing(viewer(extra)));
+  server.server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: runView.annotate(listing(viewer(extra)).tools) }));
   // Wraps the SDK's tools/call handler, which exists once the tools are registered.
   checkToolArguments(server);
   const resources = registerResources(server, product, viewer);
   registerPrompts(server, product);
+  // Without the view's `_meta`: it is settled at initialize, before any tools/list, so it is no change.
   notifyListChanges(server, () => listing(options.session), (changed) => product.onViewChange(changed), resources.refresh);
   return server;
 }
