@@ -73,6 +73,7 @@ describe.skipIf(skip)('the npm package, packed, installed offline and run', () =
   it('ships what users need and nothing else', () => {
     expect(files).toContain('dist/src/cli/bin.js');
     expect(files).toContain('sandbox/prelude.js');
+    expect(files).toContain('views/main.js');
     expect(files).toContain('sdk-typings/pve.d.ts');
     expect(files).toContain('schema/config.schema.json');
     expect(files).toContain('server.json');
