@@ -14,13 +14,34 @@
 import { decideCall, type Decision } from '../policy/decide.js';
 import type { CallFacts } from '../policy/facts.js';
 import type { Policy } from '../policy/policy.js';
+import { z } from 'zod';
 import { capString } from './caps.js';
 import { visible } from './plan.js';
+
+export const BLAST_ITEM_KINDS = ['guest', 'disk', 'backup', 'ha', 'job', 'replication', 'clone', 'snapshot', 'interface', 'firewall', 'acl', 'token', 'user', 'storage'] as const;
+
+export const BLAST_FAMILIES = [
+  'storage-remove',
+  'storage-disable',
+  'disk-delete',
+  'disk-move',
+  'guest-destroy',
+  'firewall-management',
+  'network-apply',
+  'pool-delete',
+  'user-delete',
+  'token-delete',
+  'acl-change',
+  'ha-change',
+  'migration',
+] as const;
+
+export type BlastFamily = (typeof BLAST_FAMILIES)[number];
 
 /** One thing a write reaches and what happens to it. */
 export interface BlastItem {
   /** What kind of thing is reached. */
-  kind: 'guest' | 'disk' | 'backup' | 'ha' | 'job' | 'replication' | 'clone' | 'snapshot' | 'interface' | 'firewall' | 'acl' | 'token' | 'user' | 'storage';
+  kind: (typeof BLAST_ITEM_KINDS)[number];
   /** The thing, named as an operator knows it: `VM 112 'app-02' on pve1`. */
   what: string;
   /** What happens to it: `loses disk scsi0 (its boot disk: it will not boot)`. */
@@ -45,20 +66,23 @@ export interface BlastRadius {
   complete: boolean;
 }
 
-export type BlastFamily =
-  | 'storage-remove'
-  | 'storage-disable'
-  | 'disk-delete'
-  | 'disk-move'
-  | 'guest-destroy'
-  | 'firewall-management'
-  | 'network-apply'
-  | 'pool-delete'
-  | 'user-delete'
-  | 'token-delete'
-  | 'acl-change'
-  | 'ha-change'
-  | 'migration';
+/** A stored plan's blast radius, as read back from the approvals store (its trust boundary). */
+export const BlastRadiusSchema = z.object({
+  family: z.enum(BLAST_FAMILIES),
+  summary: z.string(),
+  items: z.array(
+    z.object({
+      kind: z.enum(BLAST_ITEM_KINDS),
+      what: z.string(),
+      effect: z.string(),
+      vmid: z.number().int().optional(),
+      severe: z.boolean().optional(),
+    }),
+  ),
+  reads: z.array(z.string()),
+  failed: z.array(z.string()),
+  complete: z.boolean(),
+});
 
 /** Items kept per radius; the summary still counts them all. */
 export const MAX_BLAST_ITEMS = 50;
