@@ -3,8 +3,8 @@
  * disk moves, network apply and revert; and the snapshot the simulator refuses where PVE would.
  */
 import { describe, expect, it } from 'vitest';
-import { createCluster } from './index.js';
-import { callEndpoint, fakeClock } from '../../../test/simulator/direct.js';
+import { createCluster } from '../../src/simulator/cluster/index.js';
+import { callEndpoint, fakeClock } from './direct.js';
 
 describe('storage definitions, disk moves, network apply, snapshot support', () => {
   const clock = fakeClock();
