@@ -14,7 +14,7 @@ let env: PolicyEnv;
 beforeAll(async () => {
   env = await startPolicyEnv({
     name: 'plan-blast-radius',
-    policies: { ops: { preset: 'operator', allow: ['DELETE /storage/{storage}', 'POST /nodes/{node}/qemu/{vmid}/move_disk'], privileged: ['DELETE /storage/{storage}'] } },
+    policies: { ops: { preset: 'operator', allow: ['DELETE /storage/{storage}', 'POST /nodes/{node}/qemu/{vmid}/move_disk', 'PUT /cluster/ha/resources/{sid}'], privileged: ['DELETE /storage/{storage}'] } },
   });
 }, 180_000);
 
@@ -50,5 +50,24 @@ describe('plans show the blast radius and bind to it', () => {
     expect(answer.error?.kind, JSON.stringify(answer).slice(0, 1500)).toBe('identity');
     expect(answer.error?.message).toMatch(/showed "1 guest lose a disk; 1 of them will not boot", and now it would be "2 guests lose a disk; 2 of them will not boot": what the human approved no longer holds/);
     expect((after['DELETE /storage/{storage}'] ?? 0) - (before['DELETE /storage/{storage}'] ?? 0)).toBe(0);
+  }, 120_000);
+
+  it('a live write allowed outright whose blast radius cannot be read counts as its worst case: approval, nothing sent', async () => {
+    const code = "await pve.put('/cluster/ha/resources/vm:101', { comment: 'db' });\nreturn 'done';";
+    const key = 'PUT /cluster/ha/resources/{sid}';
+    const fault = env.sim.faults.add({ path: '/cluster/ha/resources/*', method: 'GET', errorRate: 1, errorStatus: 500, errorMessage: 'ha manager unreachable' });
+    try {
+      const before = env.sim.counters.snapshot().byOperation[key] ?? 0;
+      const answer = await env.run(code);
+      expect(answer.error?.kind, JSON.stringify(answer).slice(0, 1500)).toBe('approval');
+      expect(answer.error?.message).toMatch(/its blast radius could not be read \(GET \/cluster\/ha\/resources\/vm%3A101: 500 /);
+      expect((env.sim.counters.snapshot().byOperation[key] ?? 0) - before).toBe(0);
+    } finally {
+      env.sim.faults.remove(fault);
+    }
+    const before = env.sim.counters.snapshot().byOperation[key] ?? 0;
+    const answer = await env.run(code);
+    expect(answer.error, JSON.stringify(answer).slice(0, 1500)).toBeUndefined();
+    expect((env.sim.counters.snapshot().byOperation[key] ?? 0) - before).toBe(1);
   }, 120_000);
 });
