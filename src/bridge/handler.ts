@@ -21,7 +21,7 @@ import { resolveFacts, touchedGuests, type CallFacts } from '../policy/facts.js'
 import { GuestDirectory } from '../policy/guests.js';
 import { IdentityGuard, takesGuestDigest, type GuestIdentity } from '../safety/identity.js';
 import { previewChange, type PlannedChange } from '../safety/change-preview.js';
-import { type BlastRadius, shownRadius, worstCaseDecision } from '../safety/blast-radius.js';
+import { type BlastRadius, radiusBeforeSteps, shownRadius, worstCaseDecision } from '../safety/blast-radius.js';
 import { computeBlastRadius } from '../safety/blast-radius-compute.js';
 import { isPlannedUpid, writeFingerprint, type ClaimedStep, type PlanBinding, type PlannedWrite, type PlanRecorder } from '../safety/plan.js';
 import type { Policy } from '../policy/policy.js';
@@ -317,14 +317,18 @@ async function write(
     const verdict = await rt.identity.check(cluster, facts.targets.vmids, hint, claim?.write.targets, ctx.signal);
     if (!verdict.ok) throw new Refusal({ kind: 'identity', message: verdict.message, ...where });
     record.targets = verdict.current.map(shortIdentity);
-    if ((claim?.write.change || claim?.write.blastRadius) && !ownDoing) await holdToShownChange(rt, cluster, req, verdict.current, verdict.configs, claim.write, ctx.signal, where);
+    if (claim && (claim.write.change || claim.write.blastRadius) && !ownDoing) {
+      // After earlier steps of the plan were made, what reaches beyond one guest was shown as it was before them: not held again.
+      const first = claim.write.seq === 1;
+      await holdToShownChange(rt, cluster, req, verdict.current, verdict.configs, claim.write, { change: first || facts.targets.vmids.length > 0, radius: first }, ctx.signal, where);
+    }
     // A write allowed outright still has its blast radius read: one that cannot be read counts as its worst case.
     if (rt.mode === 'live' && !needsApproval) await holdToWorstCase(rt, cluster, req, facts, decision, verdict.current, verdict.configs, ctx.signal, where);
 
     if (rt.mode === 'dry-run' && rt.plan) {
       const preview = await plannedChange(rt, cluster, req, verdict.current, verdict.configs, ctx.signal);
       const change = withEarlierSteps(rt.plan, cluster, facts.targets.vmids, preview.change);
-      const blastRadius = preview.blastRadius;
+      const blastRadius = preview.blastRadius && radiusBeforeSteps(preview.blastRadius, rt.plan.size);
       const shown = blastRadius ? worstCaseDecision(facts, policyOf(rt, cluster), blastRadius, decision) : decision;
       if (shown.outcome === 'deny') {
         rt.counts.denied++;
@@ -460,12 +464,14 @@ async function holdToShownChange(
   current: GuestIdentity[],
   configs: Map<number, Record<string, unknown>>,
   step: PlannedWrite,
+  hold: { change: boolean; radius: boolean },
   signal: AbortSignal,
   where: { method: HttpMethod; path: string; risk: RiskClass },
 ): Promise<void> {
+  if (!hold.change && !hold.radius) return;
   const { change: now, blastRadius } = await plannedChange(rt, cluster, req, current, configs, signal);
-  const sameChange = step.change === undefined || (now !== undefined && now.summary === step.change.summary && JSON.stringify(now.lines) === JSON.stringify(step.change.lines));
-  const sameRadius = JSON.stringify(shownRadius(blastRadius)) === JSON.stringify(shownRadius(step.blastRadius));
+  const sameChange = !hold.change || step.change === undefined || (now !== undefined && now.summary === step.change.summary && JSON.stringify(now.lines) === JSON.stringify(step.change.lines));
+  const sameRadius = !hold.radius || JSON.stringify(shownRadius(blastRadius)) === JSON.stringify(shownRadius(step.blastRadius));
   if (sameChange && sameRadius) return;
   const [was, is] = sameChange ? [step.blastRadius?.summary ?? '(no blast radius)', blastRadius?.summary ?? '(no blast radius)'] : [step.change?.summary ?? '', now?.summary ?? '(not described)'];
   throw new Refusal({

@@ -174,6 +174,16 @@ export function blastRadiusLines(radius: BlastRadius, maxItems = 12): string[] {
   return lines;
 }
 
+/**
+ * A radius read while earlier steps of the plan were only planned says so: it shows the state
+ * before them, and an approved run does not hold a later step to it (the earlier steps changed it).
+ */
+export function radiusBeforeSteps(radius: BlastRadius, earlierSteps: number): BlastRadius {
+  if (earlierSteps === 0) return radius;
+  const steps = earlierSteps === 1 ? 'step 1 of this plan is' : `steps 1–${earlierSteps} of this plan are`;
+  return { ...radius, summary: `${radius.summary} [as it is now, before ${steps} made]` };
+}
+
 /** What of a radius binds an approval: what was shown, not the list of reads behind it. */
 export function shownRadius(radius: BlastRadius | undefined): unknown {
   if (!radius) return undefined;
