@@ -33,7 +33,10 @@ export async function computeBlastRadius(input: BlastInput): Promise<BlastRadius
   const { method, template: t, pathValues: pv, params } = input;
   const r = new BlastReads(input.read);
   if (t === '/storage/{storage}' && method === 'DELETE') return storageRadius(r, pv.storage ?? '', 'storage-remove');
-  if (t === '/storage/{storage}' && method === 'PUT' && (truthy(params.disable) || typeof params.nodes === 'string')) return storageRadius(r, pv.storage ?? '', 'storage-disable');
+  if (t === '/storage/{storage}' && method === 'PUT' && truthy(params.disable)) return storageRadius(r, pv.storage ?? '', 'storage-disable');
+  if (t === '/storage/{storage}' && method === 'PUT' && typeof params.nodes === 'string' && params.nodes !== '') {
+    return storageRadius(r, pv.storage ?? '', 'storage-disable', new Set(params.nodes.split(/[,;\s]+/).filter((n) => n !== '')));
+  }
   if (t === '/nodes/{node}/storage/{storage}/content/{volume}' && method === 'DELETE') return volumeRadius(r, pv.node ?? '', pv.storage ?? '', pv.volume ?? '');
   if (t === '/nodes/{node}/network' && method === 'PUT') return networkApplyRadius(r, pv.node ?? '');
   if (t === '/cluster/firewall/rules' || t === '/cluster/firewall/rules/{pos}' || t === '/cluster/firewall/options') {

@@ -11,7 +11,7 @@ import { bootKey, bytes, disksOf, type GuestEntry, guestConfig, guestDirectory, 
  * with a disk on it loses that disk, and one whose boot disk is there will not boot; backups on it
  * can no longer be restored from it; backup jobs writing to it fail.
  */
-export async function storageRadius(r: BlastReads, storage: string, family: 'storage-remove' | 'storage-disable'): Promise<BlastRadius> {
+export async function storageRadius(r: BlastReads, storage: string, family: 'storage-remove' | 'storage-disable', keepNodes?: ReadonlySet<string>): Promise<BlastRadius> {
   const enc = encodeURIComponent(storage);
   const def = await r.object(`/storage/${enc}`);
   const nodes = await nodeDirectory(r);
@@ -20,7 +20,8 @@ export async function storageRadius(r: BlastReads, storage: string, family: 'sto
   let backups = 0;
   if (def && nodes) {
     const allowed = typeof def.nodes === 'string' ? new Set(def.nodes.split(',')) : undefined;
-    const onNodes = nodes.filter((n) => !allowed || allowed.has(n.node));
+    // Narrowing `nodes` only takes the storage from the nodes left out.
+    const onNodes = nodes.filter((n) => (!allowed || allowed.has(n.node)) && !keepNodes?.has(n.node));
     // A shared storage holds the same volumes everywhere: one online node's view is enough.
     const readFrom = def.shared === 1 || def.shared === true ? onNodes.filter((n) => n.online).slice(0, 1) : onNodes;
     for (const n of onNodes) if (!n.online && readFrom.includes(n)) r.incomplete(`node ${n.node} is offline: what ${storage} holds there is not known`);
@@ -54,7 +55,7 @@ export async function storageRadius(r: BlastReads, storage: string, family: 'sto
       continue;
     }
     const disks = disksOf(g.type, config).filter((d) => d.storage === storage);
-    if (disks.length === 0) continue;
+    if (disks.length === 0 || keepNodes?.has(g.node)) continue;
     losing++;
     const boot = bootKey(g.type, config);
     const onBoot = disks.some((d) => d.key === boot);

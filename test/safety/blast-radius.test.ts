@@ -59,6 +59,9 @@ describe('blast radius per family, against the simulator', () => {
     const disabled = await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { disable: 1 });
     expect(disabled.family).toBe('storage-disable');
     expect(disabled.items.map((i) => i.vmid)).toEqual([118]);
+    // Narrowing the nodes takes the storage only from the nodes left out.
+    expect((await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { nodes: 'pve1' })).items).toEqual([]);
+    expect((await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { nodes: 'pve2,pve3' })).items.map((i) => i.vmid)).toEqual([118]);
     // A storage nothing uses reaches nothing.
     await write('POST', '/storage', { storage: 'empty', type: 'dir', path: '/srv/empty', content: 'images' });
     expect((await radius('DELETE', '/storage/{storage}', { storage: 'empty' })).summary).toBe("removing 'empty' reaches no guest disk, backup or job");
