@@ -14,7 +14,7 @@ let env: PolicyEnv;
 beforeAll(async () => {
   env = await startPolicyEnv({
     name: 'plan-blast-radius',
-    policies: { ops: { preset: 'operator', allow: ['DELETE /storage/{storage}', 'POST /nodes/{node}/qemu/{vmid}/move_disk', 'PUT /cluster/ha/resources/{sid}'], privileged: ['DELETE /storage/{storage}'] } },
+    policies: { ops: { preset: 'operator', allow: ['DELETE /storage/{storage}', 'POST /nodes/{node}/qemu/{vmid}/move_disk', 'PUT /cluster/ha/resources/{sid}', 'DELETE /nodes/{node}/qemu/{vmid}'], privileged: ['DELETE /storage/{storage}'] } },
   });
 }, 180_000);
 
@@ -70,4 +70,13 @@ describe('plans show the blast radius and bind to it', () => {
     expect(answer.error, JSON.stringify(answer).slice(0, 1500)).toBeUndefined();
     expect((env.sim.counters.snapshot().byOperation[key] ?? 0) - before).toBe(1);
   }, 120_000);
+
+  it('a guest destroy shows its HA resource and backup jobs, read through the handler with the config the identity check read', async () => {
+    const planned = await env.run("await pve.delete('/nodes/pve2/qemu/101', { purge: 1 });\nreturn 'done';", { dryRun: true });
+    const step = (planned.plan?.writes as RadiusWrite[] | undefined)?.[0];
+    expect(step?.blastRadius, JSON.stringify(planned).slice(0, 2000)).toMatchObject({ family: 'guest-destroy', complete: true });
+    expect(step?.blastRadius?.summary).toMatch(/^VM 101 'db-01' on pve2 is destroyed with \d+ disks? and \d+ snapshots?; 1 HA resource or job name it/);
+    expect(step?.blastRadius?.items).toEqual(expect.arrayContaining([expect.objectContaining({ what: 'HA resource vm:101 (state started)', effect: 'removed with the guest' })]));
+    expect(step?.needsApproval).toBe(true);
+  }, 60_000);
 });
