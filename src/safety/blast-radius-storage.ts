@@ -75,7 +75,7 @@ export async function storageRadius(r: BlastReads, storage: string, family: 'sto
     if (j.storage === storage && j.enabled !== 0 && j.enabled !== '0') items.push({ kind: 'job', what: `backup job '${String(j.id)}'`, effect: 'writes to this storage: its next run fails', severe: true });
   }
   const verb = family === 'storage-remove' ? 'removing' : 'disabling';
-  const summary = losing === 0 && items.length === 0 ? `${verb} '${storage}' reaches no guest disk, backup or job` : `${plural(losing, 'guest')} lose a disk${wontBoot > 0 ? `; ${wontBoot} of them will not boot` : ''}${backups > 0 ? `; ${plural(backups, 'backup')} out of reach` : ''}`;
+  const summary = losing === 0 && items.length === 0 ? `${verb} '${storage}' reaches no guest disk, backup or job` : `${plural(losing, 'guest')} ${losing === 1 ? 'loses' : 'lose'} a disk${wontBoot > 0 ? `; ${wontBoot} of them will not boot` : ''}${backups > 0 ? `; ${plural(backups, 'backup')} out of reach` : ''}`;
   return r.finish(family, summary, items);
 }
 
@@ -188,6 +188,6 @@ export async function destroyRadius(r: BlastReads, g: GuestEntry, config: Record
   if (g.pool) items.push({ kind: 'guest', what: `pool '${g.pool}'`, effect: 'loses this member' });
   const clones = items.filter((i) => i.kind === 'clone').length;
   const jobs = items.filter((i) => i.kind === 'job' || i.kind === 'replication' || i.kind === 'ha').length;
-  return r.finish('guest-destroy', `${guestLabel(g)} is destroyed with ${plural(disks.length, 'disk')} and ${plural(snaps.length, 'snapshot')}${jobs > 0 ? `; ${plural(jobs, 'HA resource or job', 'HA resources or jobs')} name it` : ''}${clones > 0 ? `; ${plural(clones, 'linked clone')} depend on it` : ''}`, items);
+  return r.finish('guest-destroy', `${guestLabel(g)} is destroyed with ${plural(disks.length, 'disk')} and ${plural(snaps.length, 'snapshot')}${jobs > 0 ? `; ${plural(jobs, 'HA resource or job', 'HA resources or jobs')} ${jobs === 1 ? 'names' : 'name'} it` : ''}${clones > 0 ? `; ${plural(clones, 'linked clone')} ${clones === 1 ? 'depends' : 'depend'} on it` : ''}`, items);
 }
 

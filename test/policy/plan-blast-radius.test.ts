@@ -36,9 +36,9 @@ describe('plans show the blast radius and bind to it', () => {
     const code = "await pve.delete('/storage/scratch');\nreturn 'done';";
     const planned = await env.run(code, { dryRun: true });
     const step = (planned.plan?.writes as RadiusWrite[] | undefined)?.[0];
-    expect(step?.blastRadius, JSON.stringify(planned).slice(0, 2000)).toMatchObject({ family: 'storage-remove', complete: true, summary: '1 guest lose a disk; 1 of them will not boot' });
+    expect(step?.blastRadius, JSON.stringify(planned).slice(0, 2000)).toMatchObject({ family: 'storage-remove', complete: true, summary: '1 guest loses a disk; 1 of them will not boot' });
     expect(step?.blastRadius?.items[0]).toMatchObject({ what: "VM 118 'dev-02' on pve1", severe: true });
-    expect(planned.plan?.summary).toMatch(/\n {3}blast radius: 1 guest lose a disk; 1 of them will not boot\n {5}!! VM 118 'dev-02' on pve1: loses disk scsi0 .* it will not boot/);
+    expect(planned.plan?.summary).toMatch(/\n {3}blast radius: 1 guest loses a disk; 1 of them will not boot\n {5}!! VM 118 'dev-02' on pve1: loses disk scsi0 .* it will not boot/);
 
     const approved = await runCli(['approve', planned.plan?.planId as string, '--yes', '--config', env.configFile], { env: env.env });
     expect(approved.code, approved.stderr).toBe(0);
@@ -48,7 +48,7 @@ describe('plans show the blast radius and bind to it', () => {
     const answer = await env.run(code);
     const after = env.sim.counters.snapshot().byOperation;
     expect(answer.error?.kind, JSON.stringify(answer).slice(0, 1500)).toBe('identity');
-    expect(answer.error?.message).toMatch(/showed "1 guest lose a disk; 1 of them will not boot", and now it would be "2 guests lose a disk; 2 of them will not boot": what the human approved no longer holds/);
+    expect(answer.error?.message).toMatch(/showed "1 guest loses a disk; 1 of them will not boot", and now it would be "2 guests lose a disk; 2 of them will not boot": what the human approved no longer holds/);
     expect((after['DELETE /storage/{storage}'] ?? 0) - (before['DELETE /storage/{storage}'] ?? 0)).toBe(0);
   }, 120_000);
 
@@ -75,7 +75,7 @@ describe('plans show the blast radius and bind to it', () => {
     const planned = await env.run("await pve.delete('/nodes/pve2/qemu/101', { purge: 1 });\nreturn 'done';", { dryRun: true });
     const step = (planned.plan?.writes as RadiusWrite[] | undefined)?.[0];
     expect(step?.blastRadius, JSON.stringify(planned).slice(0, 2000)).toMatchObject({ family: 'guest-destroy', complete: true });
-    expect(step?.blastRadius?.summary).toMatch(/^VM 101 'db-01' on pve2 is destroyed with \d+ disks? and \d+ snapshots?; 1 HA resource or job name it/);
+    expect(step?.blastRadius?.summary).toMatch(/^VM 101 'db-01' on pve2 is destroyed with \d+ disks? and \d+ snapshots?; 1 HA resource or job names it/);
     expect(step?.blastRadius?.items).toEqual(expect.arrayContaining([expect.objectContaining({ what: 'HA resource vm:101 (state started)', effect: 'removed with the guest' })]));
     expect(step?.needsApproval).toBe(true);
   }, 60_000);

@@ -53,7 +53,7 @@ describe('blast radius per family, against the simulator', () => {
     await write('POST', '/nodes/pve1/qemu/118/move_disk', { disk: 'scsi0', storage: 'scratch', delete: 1 });
     const removed = await radius('DELETE', '/storage/{storage}', { storage: 'scratch' });
     expect(removed).toMatchObject({ family: 'storage-remove', complete: true, failed: [] });
-    expect(removed.summary).toBe('1 guest lose a disk; 1 of them will not boot');
+    expect(removed.summary).toBe('1 guest loses a disk; 1 of them will not boot');
     expect(severe(removed)).toEqual([expect.stringMatching(/^VM 118 'dev-02' on pve1: loses disk scsi0 \(.*\) — its boot disk: it will not boot/)]);
     expect(removed.reads).toEqual(expect.arrayContaining(['GET /storage/scratch', 'GET /cluster/resources', 'GET /nodes/pve1/qemu/118/config']));
     const disabled = await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { disable: 1 });
@@ -81,6 +81,21 @@ describe('blast radius per family, against the simulator', () => {
     expect(await computeBlastRadius({ method: 'PUT', template: '/nodes/{node}/qemu/{vmid}/config', pathValues: { node: 'pve1', vmid: '100' }, params: { memory: 4096 }, config: { scsi0: 'local-lvm:vm-100-disk-0,size=32G' }, read })).toBeUndefined();
   }, 30_000);
 
+  it('volume delete: the guest that uses it, and the linked clones of a base volume', async () => {
+    const config = await get('/nodes/pve1/qemu/112/config');
+    const volid = String(config.scsi0).split(',')[0] as string;
+    const storage = volid.split(':')[0] as string;
+    const attached = await radius('DELETE', '/nodes/{node}/storage/{storage}/content/{volume}', { node: 'pve1', storage, volume: volid });
+    expect(attached).toMatchObject({ family: 'disk-delete', complete: true });
+    expect(severe(attached)).toEqual([`VM 112 'app-02' on pve1 scsi0: is this guest’s boot disk: PVE refuses while it is attached; once detached, the guest will not boot`]);
+    const template = (await get('/cluster/resources')).find((g: any) => g.template === 1);
+    await write('POST', `/nodes/${template.node}/qemu/${template.vmid}/clone`, { newid: 991, name: 'linked-2', full: 0 });
+    const tconfig = await get(`/nodes/${template.node}/qemu/${template.vmid}/config`);
+    const base = String(tconfig.scsi0).split(',')[0] as string;
+    const baseRadius = await radius('DELETE', '/nodes/{node}/storage/{storage}/content/{volume}', { node: template.node, storage: base.split(':')[0] as string, volume: base });
+    expect(severe(baseRadius)).toEqual(expect.arrayContaining([expect.stringMatching(/ of VMID 991: is a linked clone of it: PVE refuses the delete while it exists$/)]));
+  }, 30_000);
+
   it('guest destroy: its HA resource, the backup jobs naming it, linked clones of a template', async () => {
     await write('POST', '/cluster/backup', { schedule: 'sun 04:00', storage: 'nas', vmid: '101,102' });
     const db = await radius('DELETE', '/nodes/{node}/qemu/{vmid}', { node: 'pve2', vmid: '101' });
@@ -95,7 +110,7 @@ describe('blast radius per family, against the simulator', () => {
     await write('POST', `/nodes/${template.node}/qemu/${template.vmid}/clone`, { newid: 990, name: 'linked-1', full: 0 });
     const t = await radius('DELETE', '/nodes/{node}/qemu/{vmid}', { node: template.node, vmid: String(template.vmid) });
     expect(severe(t)).toEqual(expect.arrayContaining([expect.stringMatching(/^VM 990 'linked-1' on .*: is a linked clone of this template/)]));
-    expect(t.summary).toMatch(/1 linked clone depend on it/);
+    expect(t.summary).toMatch(/2 linked clones depend on it/);
   }, 30_000);
 
   it('firewall: switching the datacenter firewall on with policy DROP cuts the API node’s 8006 and 22 for outsiders', async () => {
@@ -154,6 +169,8 @@ describe('blast radius per family, against the simulator', () => {
     expect(all.summary).toBe(`${onPve3.length} guests move to pve1 from pve3`);
     expect(all.items.filter((i) => i.kind === 'guest').length).toBe(onPve3.length);
     expect(all.items.some((i) => /local disks/.test(i.what) && /copied to pve1/.test(i.effect))).toBe(true);
+    const one = await radius('POST', '/nodes/{node}/qemu/{vmid}/migrate', { node: 'pve2', vmid: '101' }, { target: 'pve1', online: 1 });
+    expect(one.items[0]).toMatchObject({ what: "VM 101 'db-01' on pve2", effect: 'moves pve2 → pve1 (live); HA-managed: the HA manager carries out the move' });
     const rule = await radius('POST', '/cluster/ha/rules', {}, { rule: 'pin', type: 'node-affinity', resources: 'vm:101', nodes: 'pve3', strict: 1 });
     expect(rule.items.map((i) => i.effect)).toEqual(['runs on pve2, outside pve3: the HA manager moves it there (strict)']);
   }, 30_000);
