@@ -45,6 +45,9 @@ export async function computeBlastRadius(input: BlastInput): Promise<BlastRadius
   if (t === '/nodes/{node}/firewall/rules' || t === '/nodes/{node}/firewall/rules/{pos}' || t === '/nodes/{node}/firewall/options') {
     return firewallRadius(r, { node: pv.node ?? '' }, t.endsWith('options') ? 'options' : 'rules', method, pv.pos === undefined ? undefined : Number(pv.pos), params);
   }
+  if ((t === '/cluster/firewall/groups/{group}' && method === 'POST') || t === '/cluster/firewall/groups/{group}/{pos}') {
+    return firewallRadius(r, { group: pv.group ?? '' }, 'rules', method, pv.pos === undefined ? undefined : Number(pv.pos), params);
+  }
   if ((t === '/pools/{poolid}' || t === '/pools') && method === 'DELETE') return poolDeleteRadius(r, String(pv.poolid ?? params.poolid ?? ''));
   if (t === '/access/users/{userid}' && method === 'DELETE') return userDeleteRadius(r, pv.userid ?? '');
   if (t === '/access/users/{userid}/token/{tokenid}' && method === 'DELETE') return tokenDeleteRadius(r, pv.userid ?? '', pv.tokenid ?? '');

@@ -3,7 +3,6 @@
  * disks and which one it boots from. Every read goes through `BlastReads`, so a failed one is
  * recorded and makes the radius incomplete.
  */
-import { isPlainObject } from '../schema/schema-node.js';
 import type { BlastReads } from './blast-radius.js';
 
 export interface GuestEntry {
@@ -67,7 +66,7 @@ export function guestLabel(g: { vmid: number; type?: 'qemu' | 'lxc'; name?: stri
 const QEMU_DISK = /^(ide|sata|scsi|virtio)\d+$|^(efidisk|tpmstate)0$|^unused\d+$/;
 const LXC_DISK = /^(rootfs|mp\d+|unused\d+)$/;
 
-export function isDiskKey(type: 'qemu' | 'lxc', key: string): boolean {
+function isDiskKey(type: 'qemu' | 'lxc', key: string): boolean {
   return (type === 'lxc' ? LXC_DISK : QEMU_DISK).test(key);
 }
 
@@ -121,10 +120,6 @@ export function bytes(n: number | undefined): string {
     i++;
   }
   return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
-}
-
-export function record(x: unknown): Record<string, unknown> {
-  return isPlainObject(x) ? x : {};
 }
 
 /** The `vmid` list of a job or bulk call (`100,101` or an array) as numbers. */

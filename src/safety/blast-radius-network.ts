@@ -73,27 +73,49 @@ function rulesAfter(rules: Rule[], method: string, pos: number | undefined, para
   return next;
 }
 
+/** Rules with each enabled `group` rule replaced by the security group's own rules, in place. */
+async function expandGroups(r: BlastReads, rules: Rule[], edited?: { group: string; rules: Rule[] }): Promise<Rule[]> {
+  const out: Rule[] = [];
+  for (const rule of rules) {
+    if (rule.type !== 'group') {
+      out.push(rule);
+      continue;
+    }
+    if (!enabled(rule)) continue;
+    const name = String(rule.action);
+    const members = edited?.group === name ? edited.rules : (((await r.list(`/cluster/firewall/groups/${encodeURIComponent(name)}`)) ?? []) as Rule[]);
+    out.push(...members);
+  }
+  return out;
+}
+
 /**
- * A datacenter or node firewall write (rules or options): does 8006 or 22 on the API node go
- * from reachable to blocked for everyone outside the cluster network?
+ * A datacenter, node or security-group firewall write (rules or options): does 8006 or 22 on the
+ * API node (or the node named) go from reachable to blocked for everyone outside the cluster
+ * network? A security group counts where the datacenter's or the node's rules use it.
  */
-export async function firewallRadius(r: BlastReads, scope: 'cluster' | { node: string }, what: 'rules' | 'options', method: string, pos: number | undefined, params: Record<string, unknown>): Promise<BlastRadius> {
+export async function firewallRadius(r: BlastReads, scope: 'cluster' | { node: string } | { group: string }, what: 'rules' | 'options', method: string, pos: number | undefined, params: Record<string, unknown>): Promise<BlastRadius> {
   const api = await apiNode(r);
   if (!api) r.incomplete('the cluster status names no local node: the API node is not known');
-  const node = typeof scope === 'object' ? scope.node : api?.node;
+  const node = typeof scope === 'object' && 'node' in scope ? scope.node : api?.node;
   const dcOpts = (await r.object('/cluster/firewall/options')) ?? {};
   const dcRules = ((await r.list('/cluster/firewall/rules')) ?? []) as Rule[];
   const nodeOpts = node ? ((await r.object(`/nodes/${encodeURIComponent(node)}/firewall/options`)) ?? {}) : {};
   const nodeRules = node ? (((await r.list(`/nodes/${encodeURIComponent(node)}/firewall/rules`)) ?? []) as Rule[]) : [];
-  const state = (dc: Record<string, unknown>, n: Record<string, unknown>, dcR: Rule[], nR: Rule[]) =>
-    reachable(Number(dc.enable ?? 0) === 1 && Number(n.enable ?? 1) === 1, [...nR, ...dcR], String(dc.policy_in ?? 'DROP'));
-  const before = state(dcOpts, nodeOpts, dcRules, nodeRules);
+  const group = typeof scope === 'object' && 'group' in scope ? scope.group : undefined;
+  const groupRules = group !== undefined ? (((await r.list(`/cluster/firewall/groups/${encodeURIComponent(group)}`)) ?? []) as Rule[]) : [];
+  const edited = group !== undefined ? { group, rules: rulesAfter(groupRules, method, pos, params) } : undefined;
+  const state = async (dc: Record<string, unknown>, n: Record<string, unknown>, dcR: Rule[], nR: Rule[], g?: { group: string; rules: Rule[] }) =>
+    reachable(Number(dc.enable ?? 0) === 1 && Number(n.enable ?? 1) === 1, [...(await expandGroups(r, nR, g)), ...(await expandGroups(r, dcR, g))], String(dc.policy_in ?? 'DROP'));
+  const before = await state(dcOpts, nodeOpts, dcRules, nodeRules);
   const cluster = scope === 'cluster';
-  const after = state(
+  const onNode = typeof scope === 'object' && 'node' in scope;
+  const after = await state(
     cluster && what === 'options' ? { ...dcOpts, ...params } : dcOpts,
-    !cluster && what === 'options' ? { ...nodeOpts, ...params } : nodeOpts,
+    onNode && what === 'options' ? { ...nodeOpts, ...params } : nodeOpts,
     cluster && what === 'rules' ? rulesAfter(dcRules, method, pos, params) : dcRules,
-    !cluster && what === 'rules' ? rulesAfter(nodeRules, method, pos, params) : nodeRules,
+    onNode && what === 'rules' ? rulesAfter(nodeRules, method, pos, params) : nodeRules,
+    edited,
   );
   const items: BlastItem[] = [];
   const onApi = node !== undefined && node === api?.node;

@@ -128,6 +128,13 @@ describe('blast radius per family, against the simulator', () => {
     const harmless = await radius('POST', '/nodes/{node}/firewall/rules', { node: 'pve2' }, { type: 'in', action: 'DROP', proto: 'tcp', dport: '3306', enable: 1 });
     expect(harmless).toMatchObject({ items: [], summary: 'keeps ports 8006 and 22 of pve2 as reachable as they are' });
     await write('PUT', '/cluster/firewall/options', { policy_in: 'DROP' });
+    // A security group the datacenter's rules use counts where it is used.
+    await write('POST', '/cluster/firewall/groups', { group: 'webui' });
+    await write('POST', '/cluster/firewall/groups/{group}'.replace('{group}', 'webui'), { type: 'in', action: 'ACCEPT', proto: 'tcp', dport: '8006', enable: 1 });
+    await write('POST', '/cluster/firewall/rules', { type: 'group', action: 'webui', enable: 1 });
+    const group = await radius('DELETE', '/cluster/firewall/groups/{group}/{pos}', { group: 'webui', pos: '0' });
+    expect(severe(group)).toEqual(['port 8006 (API and web UI) on pve1, the API node: open (a rule accepts it) → blocked by input policy DROP: only the cluster network still reaches it']);
+    expect(group.reads).toContain('GET /cluster/firewall/groups/webui');
   }, 30_000);
 
   it('network apply: the interface with the node’s address and the guest NICs on its bridges', async () => {
