@@ -2,7 +2,7 @@
  * Blast radius of access changes: deleting a pool, a user or an API token, and ACL changes. What
  * goes with each is what grants or names it: ACL entries, tokens, backup jobs selecting a pool.
  */
-import { type BlastItem, type BlastRadius, BlastReads, plural } from './blast-radius.js';
+import { type BlastItem, type BlastRadius, type BlastReads, plural } from './blast-radius.js';
 import { guestDirectory, guestLabel } from './blast-radius-guests.js';
 
 /** Privileges that let their holder change who may do what, or the hosts themselves. */

@@ -2,7 +2,7 @@
  * Blast radius of HA changes and migrations: what moves where, what the HA manager will start or
  * stop, which local disks are copied on the way.
  */
-import { type BlastItem, type BlastRadius, BlastReads, plural } from './blast-radius.js';
+import { type BlastItem, type BlastRadius, type BlastReads, plural } from './blast-radius.js';
 import { bytes, disksOf, type GuestEntry, guestConfig, guestDirectory, guestLabel, vmidList } from './blast-radius-guests.js';
 
 async function sharedStorages(r: BlastReads): Promise<Set<string> | undefined> {

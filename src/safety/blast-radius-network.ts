@@ -10,7 +10,7 @@
  * the cluster's own network (the `management` IP set, or the local network) in, so "cut" means
  * cut for everyone else.
  */
-import { type BlastItem, type BlastRadius, BlastReads, plural } from './blast-radius.js';
+import { type BlastItem, type BlastRadius, type BlastReads, plural } from './blast-radius.js';
 import { guestConfig, guestDirectory, guestLabel, MAX_CONFIG_READS } from './blast-radius-guests.js';
 
 const MGMT_PORTS = [8006, 22];

@@ -3,7 +3,7 @@
  * will not boot, which jobs and clones depend on what goes. The reads of each are listed in
  * docs/plans.md.
  */
-import { type BlastItem, type BlastRadius, BlastReads, plural } from './blast-radius.js';
+import { type BlastItem, type BlastRadius, type BlastReads, plural } from './blast-radius.js';
 import { bootKey, bytes, disksOf, type GuestEntry, guestConfig, guestDirectory, guestLabel, MAX_CONFIG_READS, nodeDirectory, vmidList } from './blast-radius-guests.js';
 
 /**
