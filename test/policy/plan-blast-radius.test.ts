@@ -5,6 +5,9 @@
  * nothing sent, when the radius grew after the approval. A live write whose radius cannot be read
  * counts as its worst case and waits for approval.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../e2e/helpers/harness.js';
 import { startPolicyEnv, type PolicyEnv } from './helpers/env.js';
@@ -12,6 +15,8 @@ import { startPolicyEnv, type PolicyEnv } from './helpers/env.js';
 let env: PolicyEnv;
 
 beforeAll(async () => {
+  // A config folder of its own: the host-wide kill switch another test may hold must not stop this file's live write.
+  process.env.XDG_CONFIG_HOME = mkdtempSync(join(tmpdir(), 'pve-blast-config-'));
   env = await startPolicyEnv({
     name: 'plan-blast-radius',
     policies: { ops: { preset: 'operator', allow: ['DELETE /storage/{storage}', 'POST /nodes/{node}/qemu/{vmid}/move_disk', 'PUT /cluster/ha/resources/{sid}', 'DELETE /nodes/{node}/qemu/{vmid}'], privileged: ['DELETE /storage/{storage}'] } },
