@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PveClient } from '../../src/client/client.js';
 import { previewChange } from '../../src/safety/change-preview.js';
+import { computeBlastRadius } from '../../src/safety/blast-radius-compute.js';
 import { generateSigningKeys, TicketAuthority } from '../../src/simulator/access/tickets.js';
 import { AccessStore } from '../../src/simulator/access/store.js';
 import { createCluster } from '../../src/simulator/cluster/index.js';
@@ -35,6 +36,7 @@ describe('every write family shows its change', () => {
     const env = { store: new AccessStore(() => 0), tickets: new TicketAuthority(await generateSigningKeys(), 7200, () => 0), clusterName: () => 'demo' };
     const silent: string[] = [];
     let walked = 0;
+    const radii: string[] = [];
     for (const f of FAMILIES) {
       const built = f.kind === 'cluster' ? f.build(state) : f.kind === 'guest' ? [...f.build(state, 'qemu'), ...f.build(state, 'lxc')] : f.build(env);
       for (const e of built.filter((x) => x.method !== 'GET')) {
@@ -42,10 +44,14 @@ describe('every write family shows its change', () => {
         const pathValues = Object.fromEntries([...e.path.matchAll(/\{([^}]+)\}/g)].map((m) => [m[1] as string, VALUES[m[1] as string] ?? 'x']));
         const change = await previewChange({ method: e.method, template: e.path, pathValues, params: {}, read: (path) => admin.request('GET', path, {}) });
         if (!change || change.summary.trim() === '') silent.push(`${f.build.name}: ${e.method} ${e.path}`);
+        // A blast radius never fails the plan: whatever it cannot read, it says so.
+        const radius = await computeBlastRadius({ method: e.method, template: e.path, pathValues, params: {}, read: (path) => admin.request('GET', path, {}) });
+        if (radius) radii.push(radius.family);
       }
     }
     expect(walked).toBeGreaterThan(100);
     expect(silent).toEqual([]);
+    expect(new Set(radii)).toEqual(new Set(['storage-remove', 'disk-delete', 'disk-move', 'guest-destroy', 'firewall-management', 'network-apply', 'pool-delete', 'user-delete', 'token-delete', 'acl-change', 'ha-change', 'migration']));
   }, 120_000);
 
   it('bulk, HA and pool-wide calls list the guests they reach, read now', async () => {
