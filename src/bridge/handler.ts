@@ -21,6 +21,8 @@ import { resolveFacts, touchedGuests, type CallFacts } from '../policy/facts.js'
 import { GuestDirectory } from '../policy/guests.js';
 import { IdentityGuard, takesGuestDigest, type GuestIdentity } from '../safety/identity.js';
 import { previewChange, type PlannedChange } from '../safety/change-preview.js';
+import { type BlastRadius, radiusBeforeSteps, shownRadius, worstCaseDecision } from '../safety/blast-radius.js';
+import { computeBlastRadius } from '../safety/blast-radius-compute.js';
 import { isPlannedUpid, writeFingerprint, type ClaimedStep, type PlanBinding, type PlannedWrite, type PlanRecorder } from '../safety/plan.js';
 import type { Policy } from '../policy/policy.js';
 import { redactData, redactInPlace, redactText, SecretScrubber } from '../safety/redact.js';
@@ -315,10 +317,24 @@ async function write(
     const verdict = await rt.identity.check(cluster, facts.targets.vmids, hint, claim?.write.targets, ctx.signal);
     if (!verdict.ok) throw new Refusal({ kind: 'identity', message: verdict.message, ...where });
     record.targets = verdict.current.map(shortIdentity);
-    if (claim?.write.change && !ownDoing) await holdToShownChange(rt, cluster, req, verdict.current, verdict.configs, claim.write, ctx.signal, where);
+    if (claim && (claim.write.change || claim.write.blastRadius) && !ownDoing) {
+      // After earlier steps of the plan were made, what reaches beyond one guest was shown as it was before them: not held again.
+      const first = claim.write.seq === 1;
+      await holdToShownChange(rt, cluster, req, verdict.current, verdict.configs, claim.write, { change: first || facts.targets.vmids.length > 0, radius: first }, ctx.signal, where);
+    }
+    // A write allowed outright still has its blast radius read: one that cannot be read counts as its worst case.
+    if (rt.mode === 'live' && !needsApproval) await holdToWorstCase(rt, cluster, req, facts, decision, verdict.current, verdict.configs, ctx.signal, where);
 
     if (rt.mode === 'dry-run' && rt.plan) {
-      const change = withEarlierSteps(rt.plan, cluster, facts.targets.vmids, await plannedChange(rt, cluster, req, verdict.current, verdict.configs, ctx.signal));
+      const preview = await plannedChange(rt, cluster, req, verdict.current, verdict.configs, ctx.signal);
+      const change = withEarlierSteps(rt.plan, cluster, facts.targets.vmids, preview.change);
+      const blastRadius = preview.blastRadius && radiusBeforeSteps(preview.blastRadius, rt.plan.size);
+      const shown = blastRadius ? worstCaseDecision(facts, policyOf(rt, cluster), blastRadius, decision) : decision;
+      if (shown.outcome === 'deny') {
+        rt.counts.denied++;
+        rt.plan.refuse({ cluster, method: req.method, path: req.concretePath, risk, message: shown.message });
+        throw new Refusal({ kind: 'denied', message: shown.message, ...where });
+      }
       const entry = rt.plan.record({
         cluster,
         method: req.method,
@@ -326,13 +342,14 @@ async function write(
         template: req.operation.path,
         params: redactData(req.params, req.concretePath, rt.secrets) as Record<string, unknown>,
         risk,
-        needsApproval,
-        ...(decision.outcome === 'approval' ? { why: decision.reason } : {}),
+        needsApproval: shown.outcome === 'approval',
+        ...(shown.outcome === 'approval' ? { why: shown.reason } : {}),
         targets: verdict.current,
         fullParams: req.params,
         returnsTask: returnsString(req),
         ...(req.pathValues.node !== undefined ? { node: req.pathValues.node } : {}),
         ...(change ? { change } : {}),
+        ...(blastRadius ? { blastRadius } : {}),
       });
       rt.counts.planned++;
       record.planned = true;
@@ -371,19 +388,58 @@ async function write(
  * status or snapshot-list read with the policy's own credentials. Values are redacted as the
  * script's reads are; a failed read makes the change say so rather than fail the plan.
  */
-async function plannedChange(rt: Runtime, cluster: string, req: ResolvedRequest, current: GuestIdentity[], configs: Map<number, Record<string, unknown>>, signal: AbortSignal): Promise<PlannedChange | undefined> {
+async function plannedChange(
+  rt: Runtime,
+  cluster: string,
+  req: ResolvedRequest,
+  current: GuestIdentity[],
+  configs: Map<number, Record<string, unknown>>,
+  signal: AbortSignal,
+): Promise<{ change?: PlannedChange; blastRadius?: BlastRadius }> {
+  const input = previewInput(rt, cluster, req, current, configs, signal);
+  const [change, blastRadius] = await Promise.all([previewChange(input), computeBlastRadius(input)]);
+  return { ...(change ? { change } : {}), ...(blastRadius ? { blastRadius } : {}) };
+}
+
+function previewInput(rt: Runtime, cluster: string, req: ResolvedRequest, current: GuestIdentity[], configs: Map<number, Record<string, unknown>>, signal: AbortSignal) {
   const target = current.length === 1 ? current[0] : undefined;
   const raw = target ? configs.get(target.vmid) : undefined;
   const configPath = target?.node && target.type ? `/nodes/${target.node}/${target.type}/${target.vmid}/config` : req.concretePath;
-  return previewChange({
+  return {
     method: req.method,
     template: req.operation.path,
     pathValues: req.pathValues,
     params: redactData(req.params, req.concretePath, rt.secrets) as Record<string, unknown>,
     ...(target ? { target } : {}),
     ...(raw ? { config: redactData(raw, configPath, rt.secrets) as Record<string, unknown> } : {}),
-    read: (path) => rt.client(cluster).request('GET', path, {}, { signal }),
-  });
+    read: (path: string) => rt.client(cluster).request('GET', path, {}, { signal }),
+  };
+}
+
+/**
+ * A live write the policy allows outright: its blast radius is read too, and when a read fails
+ * the call is decided again as its worst case (src/safety/blast-radius.ts), which may ask for
+ * approval or refuse. Writes of no blast-radius family read nothing here.
+ */
+async function holdToWorstCase(
+  rt: Runtime,
+  cluster: string,
+  req: ResolvedRequest,
+  facts: CallFacts,
+  decision: Decision,
+  current: GuestIdentity[],
+  configs: Map<number, Record<string, unknown>>,
+  signal: AbortSignal,
+  where: { method: HttpMethod; path: string; risk: RiskClass },
+): Promise<void> {
+  const blastRadius = await computeBlastRadius(previewInput(rt, cluster, req, current, configs, signal));
+  if (!blastRadius || blastRadius.complete) return;
+  const worst = worstCaseDecision(facts, policyOf(rt, cluster), blastRadius, decision);
+  if (worst.outcome === 'deny') throw new Refusal({ kind: 'denied', message: worst.message, ...where });
+  if (worst.outcome === 'approval') {
+    rt.counts.needsApproval++;
+    throw new Refusal({ kind: 'approval', message: `${req.method} ${req.concretePath} is ${worst.reason}; nothing was sent. ${approvalNextStep()}`, ...where });
+  }
 }
 
 /** A change read while earlier steps of the plan on the same guest were only planned says so. */
@@ -408,14 +464,19 @@ async function holdToShownChange(
   current: GuestIdentity[],
   configs: Map<number, Record<string, unknown>>,
   step: PlannedWrite,
+  hold: { change: boolean; radius: boolean },
   signal: AbortSignal,
   where: { method: HttpMethod; path: string; risk: RiskClass },
 ): Promise<void> {
-  const now = await plannedChange(rt, cluster, req, current, configs, signal);
-  if (now && now.summary === step.change?.summary && JSON.stringify(now.lines) === JSON.stringify(step.change.lines)) return;
+  if (!hold.change && !hold.radius) return;
+  const { change: now, blastRadius } = await plannedChange(rt, cluster, req, current, configs, signal);
+  const sameChange = !hold.change || step.change === undefined || (now !== undefined && now.summary === step.change.summary && JSON.stringify(now.lines) === JSON.stringify(step.change.lines));
+  const sameRadius = !hold.radius || JSON.stringify(shownRadius(blastRadius)) === JSON.stringify(shownRadius(step.blastRadius));
+  if (sameChange && sameRadius) return;
+  const [was, is] = sameChange ? [step.blastRadius?.summary ?? '(no blast radius)', blastRadius?.summary ?? '(no blast radius)'] : [step.change?.summary ?? '', now?.summary ?? '(not described)'];
   throw new Refusal({
     kind: 'identity',
-    message: `${req.method} ${req.concretePath}: the approved plan showed "${step.change?.summary ?? ''}", and now it would be "${now?.summary ?? '(not described)'}": what the human approved no longer holds, so this is a different plan; nothing was sent. Dry-run the script again and have the new plan approved`,
+    message: `${req.method} ${req.concretePath}: the approved plan showed "${was}", and now it would be "${is}": what the human approved no longer holds, so this is a different plan; nothing was sent. Dry-run the script again and have the new plan approved`,
     ...where,
   });
 }

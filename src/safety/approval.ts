@@ -20,6 +20,7 @@ import { AuditError } from '../files/errors.js';
 import { withFileLock } from '../files/lock.js';
 import { HTTP_METHODS, RISK_CLASSES } from '../schema/model.js';
 import type { Plan } from './plan.js';
+import { BlastRadiusSchema } from './blast-radius.js';
 import { computePlanId } from './plan.js';
 
 export type ElicitationAnswer = 'accept' | 'decline' | 'unsupported';
@@ -101,6 +102,7 @@ const PlanSchema = z.object({
       fingerprint: z.string().regex(PLAN_ID),
       upid: z.string().optional(),
       change: z.object({ summary: z.string(), lines: z.array(z.string()) }).optional(),
+      blastRadius: BlastRadiusSchema.optional(),
     }),
   ),
 });

@@ -85,17 +85,17 @@ describe('power actions and snapshots', () => {
     expect(gone?.summary).toMatch(/'nope'; it does not exist now/);
   });
 
-  it('a snapshot create names it; other writes are not described', async () => {
+  it('a snapshot create names it; a listed operation gets its sentence, an unknown one nothing', async () => {
     const c = await previewChange(input({ template: '/nodes/{node}/lxc/{vmid}/snapshot', params: { snapname: 'safety' } }));
     expect(c?.summary).toBe("app-02 (CT 112 on pve1): take snapshot 'safety'");
-    expect(await previewChange(input({ template: '/nodes/{node}/qemu/{vmid}/resize' }))).toBeUndefined();
-    expect(await previewChange(input({ template: '/pools' }))).toBeUndefined();
+    expect(await previewChange(input({ method: 'PUT', template: '/nodes/{node}/qemu/{vmid}/resize', params: { disk: 'scsi0', size: '+8G' } }))).toEqual({ summary: 'change guest (node pve1, vmid 112): 2 settings (disk, size)', lines: ['disk: scsi0', 'size: +8G'] });
+    expect(await previewChange(input({ method: 'POST', template: '/nodes/{node}/qemu/{vmid}/not-a-known-write' }))).toBeUndefined();
   });
 
   it('a volume delete names the volume, its owner, size and date', async () => {
     const reads = { '/nodes/pve1/storage/nas/content': [{ volid: 'nas:backup/vzdump-qemu-112.vma.zst', content: 'backup', vmid: 112, size: 3_435_973_837, ctime: 1_767_225_600 }] };
-    const del = (volume: string) => previewChange(input({ method: 'DELETE', template: '/nodes/{node}/storage/{storage}/content/{volume}', pathValues: { node: 'pve1', storage: 'nas', volume } }, reads));
-    expect((await del('backup/vzdump-qemu-112.vma.zst'))?.summary).toBe("pve1 storage 'nas': delete backup 'nas:backup/vzdump-qemu-112.vma.zst' of guest 112, 3.2 GiB, made 2026-01-01T00:00:00Z");
+    const del = (volume: string) => previewChange(input({ method: 'DELETE', template: '/nodes/{node}/storage/{storage}/content/{volume}', pathValues: { node: 'pve1', storage: 'nas', volume }, now: Date.UTC(2026, 0, 13, 5) }, reads));
+    expect((await del('backup/vzdump-qemu-112.vma.zst'))?.summary).toBe("pve1 storage 'nas': delete backup 'nas:backup/vzdump-qemu-112.vma.zst' of guest 112, 3.2 GiB, made 2026-01-01T00:00:00Z (12 days old)");
     expect((await del('nas:backup/other'))?.summary).toMatch(/'nas:backup\/other'; it does not exist now/);
   });
 });

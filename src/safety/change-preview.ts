@@ -13,6 +13,7 @@ import { capString } from './caps.js';
 import type { GuestIdentity } from './identity.js';
 import { isPlainObject } from '../schema/schema-node.js';
 import { visible } from './plan.js';
+import { operationChange } from './change-preview-ops.js';
 
 export interface PlannedChange {
   /** One plain-language line, the guest first. */
@@ -33,15 +34,17 @@ export interface PreviewInput {
   config?: Record<string, unknown>;
   /** A GET on the same cluster (dry-run only: status, snapshot list). */
   read(path: string): Promise<unknown>;
+  /** Epoch ms a backup's age is counted to (default: now). */
+  now?: number;
 }
 
 const GUEST = /^\/nodes\/\{node\}\/(qemu|lxc)\/\{vmid\}/;
 
-/** The change a write makes, or undefined for a write this does not (yet) describe. */
+/** The change a write makes, or undefined for a write nothing describes (change-preview-ops.ts lists the rest). */
 export async function previewChange(input: PreviewInput): Promise<PlannedChange | undefined> {
   if (input.method === 'DELETE' && input.template === '/nodes/{node}/storage/{storage}/content/{volume}') return volumeDelete(input);
   const m = GUEST.exec(input.template);
-  if (!m) return undefined;
+  if (!m) return operationChange(input);
   const type = m[1] as 'qemu' | 'lxc';
   const rest = input.template.slice(m[0].length);
   const base = `/nodes/${encodeURIComponent(input.pathValues.node ?? '')}/${type}/${encodeURIComponent(input.pathValues.vmid ?? '')}`;
@@ -51,7 +54,7 @@ export async function previewChange(input: PreviewInput): Promise<PlannedChange 
   if (power) return powerChange(input, power, label, base);
   if (rest === '/snapshot') return snapshotCreate(input, label);
   if (rest === '/snapshot/{snapname}' || rest === '/snapshot/{snapname}/rollback') return snapshotChange(input, label, base, rest.endsWith('/rollback'));
-  return undefined;
+  return operationChange(input);
 }
 
 /** `app-02 (VM 112 on pve1)`; a container is a CT. */
@@ -240,13 +243,21 @@ async function volumeDelete(input: PreviewInput): Promise<PlannedChange> {
       const kind = vol.content === 'backup' ? 'backup' : vol.content === 'images' || vol.content === 'rootdir' ? 'disk image' : typeof vol.content === 'string' ? show(vol.content) : 'volume';
       const owner = typeof vol.vmid === 'number' ? ` of guest ${vol.vmid}` : '';
       const size = typeof vol.size === 'number' ? `, ${bytes(vol.size)}` : '';
-      const made = typeof vol.ctime === 'number' ? `, made ${new Date(vol.ctime * 1000).toISOString().replace('.000Z', 'Z')}` : '';
+      const made = typeof vol.ctime === 'number' ? `, made ${new Date(vol.ctime * 1000).toISOString().replace('.000Z', 'Z')}${vol.content === 'backup' ? ` (${age(vol.ctime, input.now ?? Date.now())})` : ''}` : '';
       about = `${kind} '${show(volid)}'${owner}${size}${made}`;
     }
   } catch {
     about = `volume '${show(volid)}'; the storage's content could not be read`;
   }
   return { summary: `${label}: delete ${about}`, lines: [`volume '${show(volid)}' → (deleted)`] };
+}
+
+/** A backup's age in whole days (hours under a day): coarse, so a plan shown and approved within the hour reads the same. */
+function age(ctimeSec: number, nowMs: number): string {
+  const hours = Math.max(0, Math.floor((nowMs / 1000 - ctimeSec) / 3600));
+  if (hours < 24) return `${hours} hour${hours === 1 ? '' : 's'} old`;
+  const days = Math.floor(hours / 24);
+  return `${days} day${days === 1 ? '' : 's'} old`;
 }
 
 function bytes(n: number): string {

@@ -16,6 +16,7 @@ import { canonicalJson, sha256Hex } from './canonical.js';
 import { capString, capValue } from './caps.js';
 import type { GuestIdentity } from './identity.js';
 import type { PlannedChange } from './change-preview.js';
+import { type BlastRadius, blastRadiusLines, shownRadius } from './blast-radius.js';
 
 export interface PlannedWrite {
   /** 1-based position in the plan. */
@@ -39,6 +40,8 @@ export interface PlannedWrite {
   upid?: string;
   /** What it changes, read at plan time (src/safety/change-preview.ts); absent for writes not yet described. */
   change?: PlannedChange;
+  /** What it reaches beyond its parameters, read at plan time (src/safety/blast-radius.ts); only for the families docs/plans.md lists. */
+  blastRadius?: BlastRadius;
 }
 
 /** A call the dry-run's policy refused: never sent, not approvable; listed so the plan says so. */
@@ -84,6 +87,7 @@ export function computePlanId(codeHash: string, writes: readonly PlannedWrite[])
     targets: w.targets.map((t) => ({ vmid: t.vmid, exists: t.exists, name: t.name, digest: t.digest })),
     // What the human was shown is part of what they approve.
     ...(w.change ? { change: w.change } : {}),
+    ...(w.blastRadius ? { blastRadius: shownRadius(w.blastRadius) } : {}),
   }));
   return sha256Hex(canonicalJson({ v: 1, codeHash, writes: canonical }));
 }
@@ -302,6 +306,7 @@ export function visible(text: string): string {
 /** The whole summary at most (the counts at its top always cover every step). */
 export const MAX_SUMMARY_CHARS = 8_000;
 const MAX_STEP_CHARS = 1_200;
+const MAX_RADIUS_CHARS = 2_000;
 /** Change lines shown per step (a config write setting many keys lists the first ones). */
 const MAX_CHANGE_LINES = 12;
 
@@ -420,5 +425,8 @@ function stepLine(w: PlannedWrite, showCluster: boolean): string {
   const call = `${w.method} ${visible(w.path)}${params} [${risky ? w.risk.toUpperCase() : w.risk}${approval}]${targets ? ` → ${targets}` : ''}${showCluster ? ` on cluster ${visible(w.cluster)}` : ''}`;
   // The change first, in plain words; the call it is made with below it.
   const line = w.change ? `${w.seq}. ${visible(w.change.summary)}${changeLines(w.change)}\n   call: ${call}` : `${w.seq}. ${call}`;
-  return line.length > MAX_STEP_CHARS ? `${line.slice(0, MAX_STEP_CHARS)}…[step line cut at ${MAX_STEP_CHARS} characters]` : line;
+  const step = line.length > MAX_STEP_CHARS ? `${line.slice(0, MAX_STEP_CHARS)}…[step line cut at ${MAX_STEP_CHARS} characters]` : line;
+  // The blast radius below the call, with its own cap: a long call must not push it out of sight.
+  const radius = w.blastRadius ? blastRadiusLines(w.blastRadius).map((l) => `\n   ${visible(l)}`).join('') : '';
+  return step + (radius.length > MAX_RADIUS_CHARS ? `${radius.slice(0, MAX_RADIUS_CHARS)}…[blast radius cut at ${MAX_RADIUS_CHARS} characters; the plan lists it all]` : radius);
 }

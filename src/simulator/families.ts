@@ -47,6 +47,9 @@ import { sdnPluginEndpoints } from './cluster/endpoints/sdn-plugins.js';
 import { snapshotEndpoints } from './cluster/endpoints/snapshots.js';
 import { storageEndpoints } from './cluster/endpoints/storage.js';
 import { taskEndpoints } from './cluster/endpoints/tasks.js';
+import { storageConfigEndpoints } from './cluster/endpoints/storage-config.js';
+import { diskMoveEndpoints } from './cluster/endpoints/disk-move.js';
+import { networkApplyEndpoints } from './cluster/endpoints/network-apply.js';
 import type { ClusterState } from './cluster/state.js';
 import type { GuestType } from './cluster/types.js';
 import type { SimEndpoint } from './contract.js';
@@ -64,6 +67,8 @@ export const FAMILIES: readonly EndpointFamily[] = [
   cluster(nodeEndpoints),
   cluster(taskEndpoints),
   cluster(storageEndpoints),
+  cluster(storageConfigEndpoints),
+  cluster(networkApplyEndpoints),
   cluster(backupEndpoints),
   cluster(bulkEndpoints),
   cluster(nodeAllEndpoints),
@@ -79,6 +84,7 @@ export const FAMILIES: readonly EndpointFamily[] = [
   guest(guestPowerEndpoints),
   guest(snapshotEndpoints),
   guest(migrateEndpoints),
+  guest(diskMoveEndpoints),
   guest(guestIpsetEndpoints),
   guest(guestReadEndpoints),
   cluster(agentEndpoints),

@@ -3,6 +3,7 @@
  * reports) and whether its disks allow snapshots, clones or copies. The same for VMs and
  * containers.
  */
+import { snapshotBlocker } from '../snapshot-support.js';
 import type { SimEndpoint } from '../../contract.js';
 import { diskEntries } from '../guest-config.js';
 import type { ClusterState } from '../state.js';
@@ -39,7 +40,7 @@ export function guestReadEndpoints(state: ClusterState, type: GuestType): SimEnd
         const g = pathGuest(state, type, ctx);
         const feature = reqStr(ctx, 'feature');
         const types = diskEntries(g.type, g.config).map((d) => state.storages.get(d.storage)?.type);
-        const has = feature === 'copy' ? true : types.every((t) => t === 'lvmthin' || t === 'rbd' || t === 'zfspool');
+        const has = feature === 'copy' ? true : feature === 'snapshot' ? snapshotBlocker(state, g) === undefined : types.every((t) => t === 'lvmthin' || t === 'rbd' || t === 'zfspool');
         const shared = diskEntries(g.type, g.config).every((d) => state.storages.get(d.storage)?.shared);
         return type === 'qemu' ? { hasFeature: has ? 1 : 0, nodes: has ? (shared ? [...state.nodes.keys()] : [g.node]) : [] } : { hasFeature: has ? 1 : 0 };
       },

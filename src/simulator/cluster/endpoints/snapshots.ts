@@ -3,6 +3,7 @@
  * create, delete and rollback as worker tasks holding the matching config lock, and the
  * per-snapshot config and description.
  */
+import { snapshotBlocker } from '../snapshot-support.js';
 import type { SimEndpoint, SimRequestContext } from '../../contract.js';
 import { fail } from '../errors.js';
 import { configDigest, snapshotableConfig } from '../guest-config.js';
@@ -98,6 +99,8 @@ export function snapshotEndpoints(state: ClusterState, type: GuestType): SimEndp
           lock: 'snapshot',
           check: () => {
             if (g.snapshots.some((s) => s.name === name)) throw new TaskFailure(`snapshot name '${name}' already used`);
+            // As PVE: the task fails when a disk sits where no snapshot can be taken (raw on a directory storage…).
+            if (snapshotBlocker(state, g)) throw new TaskFailure('snapshot feature is not available');
           },
           finish: () => {
             const snap: Snapshot = {
