@@ -58,6 +58,10 @@ export interface RunScriptInput {
   dryRun?: boolean;
   cluster?: string;
   typecheck?: boolean;
+  /** The script's argument values (`RunInput.args`), with how to read them. */
+  args?: Record<string, unknown>;
+  argsFromText?: boolean;
+  argPatterns?: boolean;
 }
 
 export interface RunScriptHooks {
@@ -436,7 +440,9 @@ export class Product {
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
       ...(hooks.onLog ? { onLog: hooks.onLog } : {}),
     });
-    const result = await pipeline.run({ code: input.code, ...(input.dryRun ? { dryRun: true } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.deadline ? { deadline: hooks.deadline } : {}) });
+    const { args, argsFromText, argPatterns } = input;
+    const given = { ...(args ? { args } : {}), ...(argsFromText ? { argsFromText } : {}), ...(argPatterns ? { argPatterns } : {}) };
+    const result = await pipeline.run({ code: input.code, ...given, ...(input.dryRun ? { dryRun: true } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.deadline ? { deadline: hooks.deadline } : {}) });
     const calls = result.stats.calls;
     // The answer carries what the script read: from here on the session has received it.
     hooks.session?.taint.receive(calls.tainted, calls.taintedUnlisted);

@@ -38,6 +38,7 @@ import type { Policy } from '../policy/policy.js';
 import { preflight, type PreflightReport } from '../policy/preflight.js';
 import { PermissionCache } from '../policy/privileges.js';
 import { SecretScrubber } from '../safety/redact.js';
+import { bindArgs, type ArgValues } from '../script/args.js';
 
 /** The audit surface a run writes to (`AuditLog` satisfies it). */
 export interface RunAudit {
@@ -75,6 +76,15 @@ export interface PipelineDeps<S, O extends OutcomeLike> {
 
 export interface RunInput {
   code: string;
+  /**
+   * Argument values for the script (`args`), checked against what a file-form script declares
+   * before anything is read from a cluster: typed JSON, or with `argsFromText` the strings of
+   * `--arg name=value`.
+   */
+  args?: Record<string, unknown>;
+  argsFromText?: boolean;
+  /** Test declared `pattern`s (a runbook's or the operator's own file; never an agent's script: src/script/args.ts). */
+  argPatterns?: boolean;
   dryRun?: boolean;
   /** Names an out-of-band approved plan to use; it is a reference, never an approval by itself. */
   planId?: string;
@@ -136,7 +146,7 @@ export interface RunResult<O> {
   unusedPlanSteps?: number[];
 }
 
-export type BlockedReason = 'preflight' | 'approval' | 'audit' | 'deadline';
+export type BlockedReason = 'preflight' | 'approval' | 'audit' | 'deadline' | 'arguments';
 
 interface PhaseResult<O> {
   outcome: O;
@@ -183,6 +193,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
         policy: this.deps.policy.name,
         dryRun: request.dryRun === true,
         ...(request.planId ? { planId: request.planId } : {}),
+        ...(request.args && Object.keys(request.args).length > 0 ? { args: this.secrets.scrubDeep(request.args) } : {}),
       });
     } catch (err) {
       // No audit, no run: fail closed.
@@ -213,7 +224,11 @@ export class RunPipeline<S, O extends OutcomeLike> {
   private async decide(request: RunInput, codeHash: string, compiled: CompileAnswer<S, O>, clock: CallClock): Promise<RunResult<O>> {
     const policy = this.deps.policy;
     if (!compiled.ok) return { ...this.emptyResult(request.dryRun ? 'dry-run' : 'live'), outcome: compiled.outcome };
-    const execute = (phase: ExecutePhase, binding?: PlanBinding) => this.phase(phase, request, compiled.script, clock, binding);
+    // Arguments before any cluster is read: a missing or malformed one runs nothing.
+    const bound = bindArgs(compiled.args, request.args ?? {}, { fromText: request.argsFromText === true, patterns: request.argPatterns === true });
+    if (!bound.ok) return this.blocked('arguments', `not executed: ${bound.message}`);
+    const values = bound.values;
+    const execute = (phase: ExecutePhase, binding?: PlanBinding) => this.phase(phase, request, compiled.script, clock, binding, values);
 
     let report: PreflightReport | undefined;
     if (request.preflight !== false) {
@@ -379,7 +394,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
     }
   }
 
-  private async phase(phase: ExecutePhase, { code, signal }: RunInput, script: S, clock: CallClock, binding?: PlanBinding): Promise<PhaseResult<O>> {
+  private async phase(phase: ExecutePhase, { code, signal }: RunInput, script: S, clock: CallClock, binding?: PlanBinding, args?: ArgValues): Promise<PhaseResult<O>> {
     const mode: RunMode = phase === 'probe' ? 'dry-run' : phase;
     const recorder = mode === 'dry-run' ? new PlanRecorder() : undefined;
     const counts = emptyCounts();
@@ -408,7 +423,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
     // The probe's lines would arrive again from the run that follows it; a probe that is itself
     // the answer (it failed) returns its lines with its result.
     const onLog = phase === 'probe' ? undefined : this.deps.onLog;
-    const outcome = await clock.execute(() => this.deps.executor.execute(script, handler, { ...(onLog ? { onLog } : {}), ...(signal ? { signal } : {}) }));
+    const outcome = await clock.execute(() => this.deps.executor.execute(script, handler, { ...(onLog ? { onLog } : {}), ...(signal ? { signal } : {}), ...(args && Object.keys(args).length > 0 ? { args } : {}) }));
     return { outcome, counts, budgets, ...(recorder ? { plan: recorder.finish(code, this.deps.policy.name) } : {}), ...(binding ? { binding } : {}) };
   }
 
