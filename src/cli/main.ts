@@ -24,6 +24,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'run', summary: 'run a TypeScript script file against a cluster', load: async () => (await import('./commands/run.js')).runCommand },
   { name: 'types', summary: "write the cluster's SDK declarations and a tsconfig for script files", load: async () => (await import('./commands/types.js')).typesCommand },
   { name: 'init', summary: 'set up a scripts folder with an example script', load: async () => (await import('./commands/init.js')).initCommand },
+  { name: 'runbook', summary: 'list runbooks, approve one for a bounded standing use, revoke', load: async () => (await import('./commands/runbook.js')).runbookCommand },
   { name: 'search', summary: 'search the API by intent', load: async () => (await import('./commands/search.js')).searchCommand },
   { name: 'schema', summary: 'show the TypeScript signature of operations', load: async () => (await import('./commands/schema.js')).schemaCommand },
   { name: 'approve', summary: 'approve a dry-run plan by its planId', load: async () => (await import('./commands/approve.js')).approveCommand },

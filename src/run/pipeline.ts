@@ -39,6 +39,8 @@ import { preflight, type PreflightReport } from '../policy/preflight.js';
 import { PermissionCache } from '../policy/privileges.js';
 import { SecretScrubber } from '../safety/redact.js';
 import { bindArgs, type ArgValues } from '../script/args.js';
+import type { StandingApproval, StandingWrite } from '../safety/standing.js';
+import type { StandingStore } from '../safety/standing-store.js';
 
 /** The audit surface a run writes to (`AuditLog` satisfies it). */
 export interface RunAudit {
@@ -67,6 +69,12 @@ export interface PipelineDeps<S, O extends OutcomeLike> {
   /** Shared across runs: `/access/permissions` per cluster and auth ID. */
   permissions?: PermissionCache;
   onProgress?(event: TaskProgressEvent): void;
+  /** Standing approvals of runbooks; without it a runbook's writes are asked for like any script's. */
+  standing?: StandingStore;
+  /** Who runs (a principal's id, else the host's user): four eyes compares it with a standing approval's giver. */
+  runner?: string;
+  /** The policy wants a person for every write of this run (taint.writes `approval` and the session is tainted): no standing approval applies. */
+  tainted?: boolean;
   /** The kill switch (`BridgeDeps.halted`): asked before every change. */
   halted?(): string | undefined;
   /** Console lines as they are produced (not the approval probe's: the run after it prints them again). */
@@ -83,6 +91,8 @@ export interface RunInput {
    */
   args?: Record<string, unknown>;
   argsFromText?: boolean;
+  /** The runbook this code is (its saved file): a standing approval for it may stand in for asking (src/safety/standing.ts). */
+  runbook?: string;
   /** Test declared `pattern`s (a runbook's or the operator's own file; never an agent's script: src/script/args.ts). */
   argPatterns?: boolean;
   dryRun?: boolean;
@@ -108,7 +118,11 @@ export interface ApprovalInfo {
   required: boolean;
   /** Steps of the approved plan the run did not make (it may stop early; they stay unmade). */
   unusedSteps?: number[];
-  via?: 'elicitation' | 'operator';
+  via?: 'elicitation' | 'operator' | 'standing';
+  /** The standing approval the run ran under (`via: 'standing'`). */
+  standingId?: string;
+  /** Why no standing approval of the runbook covered this run (it was asked for as usual). */
+  standing?: string;
   /** `four-eyes`: the policy wants another principal's approval, so the asker's client was not asked. */
   answer?: ElicitationAnswer | 'approved' | 'four-eyes';
   /** Who approved: the operator approval's approver, or the principal (else `mcp-client`) that accepted the elicitation. */
@@ -297,11 +311,35 @@ export class RunPipeline<S, O extends OutcomeLike> {
     }
     if (!plan.writes.some((w) => w.needsApproval)) return { ...this.finish(await execute('live'), 'live'), ...base };
 
+    // A runbook's standing approval, judged on the plan the probe built: inside its bounds the
+    // run is bound to that plan as if a person had approved it; outside, it is asked as usual.
+    let standing: string | undefined;
+    if (request.runbook && this.deps.standing) {
+      const found = await this.standingFor(request.runbook, codeHash, values, plan, request.signal);
+      if ('approval' in found) {
+        const a = found.approval;
+        const approval: ApprovalInfo = {
+          required: true,
+          via: 'standing',
+          answer: 'approved',
+          approvedBy: a.approvedBy,
+          standingId: a.id,
+          planId: plan.planId,
+          message: `running under standing approval ${a.id} of runbook '${a.runbook}' given by ${a.approvedBy} until ${a.expiresAt} (${a.used.writes} of ${a.maxWrites} writes and ${a.used.runs}${a.maxRuns !== undefined ? ` of ${a.maxRuns}` : ''} runs used)`,
+        };
+        const unaudited = this.auditApproval(approval);
+        if (unaudited) return unaudited;
+        return this.approvedRun(plan, approval, execute, base);
+      }
+      standing = found.reasons.length > 0 ? found.reasons.join('; ') : `no standing approval for runbook '${request.runbook}'`;
+    }
+    const withStanding = (info: ApprovalInfo): ApprovalInfo => (standing ? { ...info, standing } : info);
+
     const planStored = this.storePlan(plan);
     // Four eyes: the asker's own client is not asked; another principal approves out of band.
     if (this.deps.approvals?.needsOtherApprover(plan)) {
       const how = planStored ? `approval: \`${this.deps.approvals.approveCommand(plan.planId)}\`, then run the same script again unchanged` : 'the plan could not be stored, so it cannot be approved';
-      const approval: ApprovalInfo = { required: true, answer: 'four-eyes', planId: plan.planId, message: `Plan ${plan.planId} needs another person's approval (four eyes); nothing was sent. ${how}` };
+      const approval: ApprovalInfo = withStanding({ required: true, answer: 'four-eyes', planId: plan.planId, message: `Plan ${plan.planId} needs another person's approval (four eyes); nothing was sent. ${how}` });
       const unaudited = this.auditApproval(approval);
       if (unaudited) return unaudited;
       return { ...this.blocked('approval', approval.message, report), ...planFields(plan), approval };
@@ -314,14 +352,14 @@ export class RunPipeline<S, O extends OutcomeLike> {
       return { ...this.blocked('approval', 'not executed: the run was cancelled while it waited for the approval; nothing was sent', report), ...planFields(plan) };
     }
     const command = planStored && this.deps.approvals ? this.deps.approvals.approveCommand(plan.planId) : undefined;
-    const approval: ApprovalInfo = {
+    const approval: ApprovalInfo = withStanding({
       required: true,
       via: 'elicitation',
       answer,
       ...(answer === 'accept' ? { approvedBy: this.deps.approvals?.principal ?? 'mcp-client' } : {}),
       planId: plan.planId,
       message: approvalMessage(answer, plan.planId, command),
-    };
+    });
     const unaudited = this.auditApproval(approval);
     if (unaudited) return unaudited;
     if (answer !== 'accept') {
@@ -336,6 +374,35 @@ export class RunPipeline<S, O extends OutcomeLike> {
     // The human may have taken minutes: pools and tags are read again for the approved run.
     this.guests = this.freshGuests();
     return this.approvedRun(plan, approval, execute, base);
+  }
+
+  /** The standing approval that covers this plan, charged with it; else why none does. */
+  private async standingFor(runbook: string, contentHash: string, args: ArgValues, plan: Plan, signal?: AbortSignal): Promise<{ approval: StandingApproval } | { reasons: string[] }> {
+    if (plan.writes.some((w) => w.cluster !== this.deps.defaultCluster)) return { reasons: [`the run writes to another cluster than ${this.deps.defaultCluster}, which no standing approval covers`] };
+    const writes: StandingWrite[] = [];
+    for (const w of plan.writes) {
+      const targets: StandingWrite['targets'] = [];
+      for (const t of w.targets) {
+        const info = await this.guests.lookup(w.cluster, t.vmid, signal);
+        targets.push({ vmid: t.vmid, ...(info?.pool !== undefined ? { pool: info.pool } : {}), tags: info?.tags ?? [] });
+      }
+      writes.push({ seq: w.seq, risk: w.risk, needsApproval: w.needsApproval, targets });
+    }
+    try {
+      return (this.deps.standing as StandingStore).use({
+        runbook,
+        contentHash,
+        cluster: this.deps.defaultCluster,
+        args,
+        writes,
+        now: new Date(),
+        runner: this.deps.runner ?? 'local',
+        fourEyes: this.deps.approvals?.needsOtherApprover(plan) ?? false,
+        tainted: this.deps.tainted === true,
+      });
+    } catch (err) {
+      return { reasons: [`the standing approvals cannot be read (${err instanceof Error ? err.message : String(err)})`] };
+    }
   }
 
   /** Keep the plan for out-of-band approval; false when there is no store or it cannot be written. */

@@ -43,7 +43,9 @@ function runScriptTool(annotations: ToolAnnotations) {
     title: 'Run PVE script',
     description: RUN_SCRIPT_DESCRIPTION,
     input: {
-      code: z.string().min(1).max(MAX_CODE),
+      // Or `runbook`: a saved script by name (pve://runbooks lists them with their args).
+      code: z.string().min(1).max(MAX_CODE).optional(),
+      runbook: z.string().max(100).optional(),
       dryRun: z.boolean().optional(),
       cluster: z.string().max(100).optional(),
       typecheck: z.boolean().optional(),
