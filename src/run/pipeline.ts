@@ -207,6 +207,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
         policy: this.deps.policy.name,
         dryRun: request.dryRun === true,
         ...(request.planId ? { planId: request.planId } : {}),
+        ...(request.runbook ? { runbook: request.runbook } : {}),
         ...(request.args && Object.keys(request.args).length > 0 ? { args: this.secrets.scrubDeep(request.args) } : {}),
       });
     } catch (err) {

@@ -13,7 +13,7 @@ import { callTool, connectStdio, type Connected } from './helpers/mcp.js';
 
 interface Answer {
   ok: boolean;
-  result: Array<{ vmid: number; outcome: string }> | null;
+  result: Array<{ vmid: number; outcome: string; error?: string }> | null;
   approval?: { via?: string; standingId?: string; answer?: string; standing?: string };
   error?: { kind: string; message: string };
 }
@@ -33,6 +33,8 @@ describe('runbooks and standing approvals', () => {
     // Every snapshot needs a person's approval, unless a standing approval covers it.
     base.policies.e2e = { preset: 'operator', approval: { require: ['write', 'destructive'] } };
     base.runbooks = { dir: books };
+    // This test's own kill switch, never the host's.
+    base.halt = { file: join(env.dir, 'halt') };
     config = join(env.dir, 'runbooks-config.json');
     writeFileSync(config, JSON.stringify(base), { mode: 0o600 });
     c = await connectStdio(env, { name: 'runbooks', elicit: () => ({ action: 'decline' }) }, config);
@@ -57,7 +59,7 @@ describe('runbooks and standing approvals', () => {
   }, 60_000);
 
   it('runs inside the approved bounds twice without asking, and asks outside them or after the file changed', async () => {
-    const approve = await runCli(['runbook', 'approve', 'snapshot-pool', '--pool', 'development', '--risk', 'write', '--max-writes', '20', '--expires', '7d', '--yes', '-c', config], { env: env.env });
+    const approve = await runCli(['runbook', 'approve', 'snapshot-pool', '--pool', 'development', '--risk', 'write', '--max-writes', '40', '--expires', '7d', '--yes', '-c', config], { env: env.env });
     expect(approve.code, approve.stderr).toBe(0);
     const id = /standing approval ([0-9a-f]{16})/.exec(approve.stdout)?.[1];
     expect(id).toBeDefined();
@@ -70,6 +72,15 @@ describe('runbooks and standing approvals', () => {
       for (const r of answer.result ?? []) expect(r.outcome).toBe('done');
     }
     expect(c.elicitations).toHaveLength(0);
+
+    // The kill switch wins over a standing approval: covered, and still nothing is sent.
+    expect((await runCli(['halt', '--reason', 'maintenance window', '-c', config], { env: env.env })).code).toBe(0);
+    const halted = await run({ pool: 'development', name: 'halted' });
+    expect(halted.approval?.via).toBe('standing');
+    // waitTasks reports each write: the first refused by the switch, the rest then out of the plan's order; none sent.
+    expect(halted.result?.[0]?.error).toMatch(/halt/i);
+    for (const r of halted.result ?? []) expect(r.outcome).toBe('not-sent');
+    expect((await runCli(['resume', '-c', config], { env: env.env })).code).toBe(0);
 
     const production = await run({ pool: 'production', name: 'third' });
     expect(production.ok).toBe(false);
@@ -86,6 +97,6 @@ describe('runbooks and standing approvals', () => {
     // The audit names the standing approval each use ran under.
     const audit = readFileSync(join(env.stateDir, 'audit.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; data?: Record<string, unknown> } & Record<string, unknown>);
     const uses = audit.filter((e) => e.type === 'approval' && JSON.stringify(e).includes(`"standingId":"${id}"`) && JSON.stringify(e).includes('"via":"standing"'));
-    expect(uses).toHaveLength(2);
+    expect(uses).toHaveLength(3);
   }, 300_000);
 });
