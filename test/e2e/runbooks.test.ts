@@ -74,13 +74,17 @@ describe('runbooks and standing approvals', () => {
     expect(c.elicitations).toHaveLength(0);
 
     // The kill switch wins over a standing approval: covered, and still nothing is sent.
-    expect((await runCli(['halt', '--reason', 'maintenance window', '-c', config], { env: env.env })).code).toBe(0);
-    const halted = await run({ pool: 'development', name: 'halted' });
-    expect(halted.approval?.via).toBe('standing');
-    // waitTasks reports each write: the first refused by the switch, the rest then out of the plan's order; none sent.
-    expect(halted.result?.[0]?.error).toMatch(/halt/i);
-    for (const r of halted.result ?? []) expect(r.outcome).toBe('not-sent');
-    expect((await runCli(['resume', '-c', config], { env: env.env })).code).toBe(0);
+    // The config's own switch file (in this test's directory), lifted whatever happens.
+    expect((await runCli(['halt', '--reason', 'runbooks test', '-c', config], { env: env.env })).code).toBe(0);
+    try {
+      const halted = await run({ pool: 'development', name: 'halted' });
+      expect(halted.approval?.via).toBe('standing');
+      // waitTasks reports each write: the first refused by the switch, the rest then out of the plan's order; none sent.
+      expect(halted.result?.[0]?.error).toMatch(/halt/i);
+      for (const r of halted.result ?? []) expect(r.outcome).toBe('not-sent');
+    } finally {
+      expect((await runCli(['resume', '-c', config], { env: env.env })).code).toBe(0);
+    }
 
     const production = await run({ pool: 'production', name: 'third' });
     expect(production.ok).toBe(false);
