@@ -431,7 +431,7 @@ export class Product {
   }
 
   private async runPipeline(input: RunScriptInput, hooks: RunScriptHooks): Promise<RunResult<RunOutcome>> {
-    if ((input.code === undefined) === (input.runbook === undefined)) throw new RunbookError('give either code or runbook (the name of a saved script), not both', 'bad-name');
+    if ((input.code === undefined) === (input.runbook === undefined)) throw new RunbookError('give code (a script) or runbook (the name of a saved script): exactly one of them', 'code-or-runbook');
     // A runbook is read for this run: its hash is that of the code that runs.
     const book = input.runbook !== undefined ? readRunbook(this.config.runbooks?.dir, input.runbook) : undefined;
     const code = book ? book.code : (input.code as string);

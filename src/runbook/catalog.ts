@@ -13,7 +13,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 /** A runbook is a script: run_script's own size limit applies. */
 const MAX_BYTES = 100_000;
 
-export type RunbookErrorCode = 'no-runbooks' | 'bad-name' | 'not-found' | 'too-large';
+export type RunbookErrorCode = 'no-runbooks' | 'bad-name' | 'not-found' | 'too-large' | 'code-or-runbook';
 
 export class RunbookError extends Error {
   override name = 'RunbookError';
