@@ -58,6 +58,16 @@ describe('runbooks and standing approvals', () => {
     expect(text).toContain('run_script { runbook: "<name>", args: { … } }');
   }, 60_000);
 
+  it('passes run_script args to a body-form script as the global args, and refuses malformed ones', async () => {
+    const { result } = await callTool(c, 'run_script', { code: 'return args.x + 1;', args: { x: 41 } });
+    expect((result.structuredContent as { result: unknown }).result).toBe(42);
+    const nested = await callTool(c, 'run_script', { code: 'return 1;', args: { x: { y: 1 } } });
+    expect((nested.result.structuredContent as unknown as Answer).error?.message).toMatch(/malformed arguments/);
+    const both = await callTool(c, 'run_script', { code: 'return 1;', runbook: 'snapshot-pool' });
+    expect(both.result.isError).toBe(true);
+    expect(JSON.stringify(both.result.content)).toContain('exactly one of them');
+  }, 60_000);
+
   it('runs inside the approved bounds twice without asking, and asks outside them or after the file changed', async () => {
     const approve = await runCli(['runbook', 'approve', 'snapshot-pool', '--pool', 'development', '--risk', 'write', '--max-writes', '40', '--expires', '7d', '--yes', '-c', config], { env: env.env });
     expect(approve.code, approve.stderr).toBe(0);
