@@ -20,6 +20,7 @@
   const JSONstringify = JSON.stringify;
   const ObjectFreeze = Object.freeze;
   const ObjectCreate = Object.create;
+  const ObjectKeys = Object.keys;
   const ObjectDefineProperty = Object.defineProperty;
   const ArrayIsArray = Array.isArray;
   const ReflectApply = Reflect.apply;
@@ -569,8 +570,22 @@
     finish(true, json);
   }
 
-  function start(main) {
+  /** The run's argument values, read by the script as the global `args` (frozen: a script cannot change what it was given). */
+  function defineArgs(values) {
+    const own = ObjectCreate(null);
+    if (values !== undefined && values !== null && typeof values === 'object') {
+      const names = ObjectKeys(values);
+      for (let i = 0; i < names.length; i++) {
+        const v = values[names[i]];
+        if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') own[names[i]] = v;
+      }
+    }
+    ObjectDefineProperty(g, 'args', { value: ObjectFreeze(own), writable: false, configurable: false, enumerable: false });
+  }
+
+  function start(main, values) {
     delete g.__pveStart__;
+    defineArgs(values);
     let result;
     try {
       result = main();

@@ -201,3 +201,32 @@ interface PveConsole {
 declare const pve: Pve;
 /** Output is captured and returned with the script's result. */
 declare var console: PveConsole;
+
+/**
+ * One argument a script file declares (`export const args = { pool: { type: 'string' } } as const`).
+ * The run checks what it is given against it before the script starts.
+ */
+interface PveScriptArg {
+  readonly type: 'string' | 'integer' | 'number' | 'boolean';
+  readonly description?: string;
+  readonly enum?: readonly (string | number)[];
+  /** The whole string must match. */
+  readonly pattern?: string;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly default?: string | number | boolean;
+  readonly optional?: boolean;
+}
+type PveScriptArgs = { readonly [name: string]: PveScriptArg };
+type PveArgValue<S extends PveScriptArg> = S extends { readonly enum: readonly (infer E)[] } ? E : S['type'] extends 'string' ? string : S['type'] extends 'boolean' ? boolean : number;
+/** The values a script receives for its declared arguments. */
+type PveArgsOf<T extends PveScriptArgs> = { readonly [K in keyof T as T[K] extends { readonly optional: true } ? never : K]: PveArgValue<T[K]> } & {
+  readonly [K in keyof T as T[K] extends { readonly optional: true } ? K : never]?: PveArgValue<T[K]>;
+};
+/**
+ * A script file's default export:
+ *   export default (async (pve, { pool }) => { … }) satisfies PveScript<typeof args>;
+ */
+type PveScript<T extends PveScriptArgs = {}> = (pve: Pve, args: PveArgsOf<T>) => Promise<unknown>;
+/** The run's argument values (a script in the body form reads them here). */
+declare var args: Readonly<Record<string, any>>;

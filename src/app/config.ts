@@ -42,6 +42,8 @@ export interface AppConfig {
   };
   /** The graceful stop of `serve` (docs/security.md, "Stopping the server"). */
   shutdown: { drainMs: number };
+  /** Saved scripts offered to agents by name (src/runbook); absent: no runbooks. */
+  runbooks?: { dir: string };
   /** Every configured secret value, scrubbed from all output. */
   secrets: string[];
   source: string;
@@ -410,7 +412,7 @@ const typecheckSchema = z.strictObject({
 });
 export type TypecheckSettings = z.output<typeof typecheckSchema>;
 
-const PRODUCT_KEYS = ['policies', 'audit', 'stateDir', 'sandbox', 'http', 'shutdown', 'halt'] as const;
+const PRODUCT_KEYS = ['policies', 'audit', 'stateDir', 'sandbox', 'http', 'shutdown', 'halt', 'runbooks'] as const;
 
 const productSchema = z.strictObject({
   policies: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'policy names use letters, digits, _ . -'), z.unknown()).default({}),
@@ -447,6 +449,12 @@ const productSchema = z.strictObject({
     })
     .prefault({}),
   halt: haltSchema,
+  runbooks: z
+    .strictObject({
+      /** A folder of script files (`NAME.ts`) agents may run by name through run_script; relative to the config file. */
+      dir: z.string().min(1),
+    })
+    .optional(),
 });
 
 export interface LoadAppConfigOptions {
@@ -582,6 +590,7 @@ function assemble(
       callDeadlineMs: product.sandbox.callDeadlineMs,
     },
     shutdown: { drainMs: product.shutdown.drainMs },
+    ...(product.runbooks ? { runbooks: { dir: absolute(baseDir, product.runbooks.dir) } } : {}),
     secrets,
     source: pve.source,
   };

@@ -26,6 +26,10 @@ import { Policy } from '../policy/policy.js';
 import { PermissionCache } from '../policy/privileges.js';
 import type { SessionTaint } from '../policy/taint.js';
 import { SecretScrubber } from '../safety/redact.js';
+import { StandingStore } from '../safety/standing-store.js';
+import { readRunbook, RunbookError, runbookNames, runbookSummary } from '../runbook/catalog.js';
+import { describeArgs, type ArgSpecs } from '../script/args.js';
+import { userInfo } from 'node:os';
 import { Secret } from '../client/secret.js';
 import type { CallDeadline } from '../run/deadline.js';
 import { RunPipeline, type RunResult } from '../run/pipeline.js';
@@ -54,10 +58,16 @@ export interface ClusterRuntime {
 }
 
 export interface RunScriptInput {
-  code: string;
+  /** The script; or `runbook`, the name of a saved one (exactly one of them). */
+  code?: string;
+  runbook?: string;
   dryRun?: boolean;
   cluster?: string;
   typecheck?: boolean;
+  /** The script's argument values (`RunInput.args`), with how to read them. */
+  args?: Record<string, unknown>;
+  argsFromText?: boolean;
+  argPatterns?: boolean;
 }
 
 export interface RunScriptHooks {
@@ -116,6 +126,8 @@ const WITNESS_FLUSH_MS = 2_000;
 export class Product {
   private readonly engine: SandboxEngine;
   private readonly approvals: ApprovalStore;
+  /** Runbook arguments as listed, by content hash. */
+  private readonly runbookArgs = new Map<string, string>();
   /** The host's kill switch (src/safety/halt.ts), asked before every change. */
   readonly halt: HaltSwitch;
   private readonly permissions = new PermissionCache();
@@ -395,7 +407,34 @@ export class Product {
     await Promise.all(runs.map(([, run]) => run));
   }
 
+  /**
+   * The runbooks agents may run (`pve://runbooks`): name, summary, declared arguments (read by a
+   * compile in a sandbox worker, once per content) and the standing approvals that cover them.
+   */
+  async runbooks(): Promise<Array<{ name: string; summary: string; args: string; standing: string[] }>> {
+    const dir = this.config.runbooks?.dir;
+    if (!dir) return [];
+    const standing = new StandingStore(this.approvals.dir).list().filter((a) => !a.revokedAt && Date.parse(a.expiresAt) > Date.now());
+    const out = [];
+    for (const name of runbookNames(dir)) {
+      const book = readRunbook(dir, name);
+      let args = this.runbookArgs.get(book.contentHash);
+      if (args === undefined) {
+        const compiled = await this.engine.compile({ code: book.code, typecheck: false });
+        args = compiled.ok ? describeArgs(compiled.args ?? ({} as ArgSpecs)) : 'does not compile: run it to see why';
+        this.runbookArgs.set(book.contentHash, args);
+      }
+      const covering = standing.filter((a) => a.runbook === name && a.contentHash === book.contentHash);
+      out.push({ name, summary: runbookSummary(book.code), args, standing: covering.map((a) => standingLine(a)) });
+    }
+    return out;
+  }
+
   private async runPipeline(input: RunScriptInput, hooks: RunScriptHooks): Promise<RunResult<RunOutcome>> {
+    if ((input.code === undefined) === (input.runbook === undefined)) throw new RunbookError('give code (a script) or runbook (the name of a saved script): exactly one of them', 'code-or-runbook');
+    // A runbook is read for this run: its hash is that of the code that runs.
+    const book = input.runbook !== undefined ? readRunbook(this.config.runbooks?.dir, input.runbook) : undefined;
+    const code = book ? book.code : (input.code as string);
     const runtime = this.cluster(input.cluster);
     const principal = hooks.principal;
     // What the session had received when this run started: its answers reached the model that wrote this script.
@@ -433,10 +472,15 @@ export class Product {
       secrets: this.scrubber,
       permissions: this.permissions,
       halted: () => haltRefusal(this.halt.state()),
+      ...(book ? { standing: new StandingStore(this.approvals.dir), runner: principal?.id ?? userInfo().username, tainted: (policyOf(runtime.name).taintedBy?.length ?? 0) > 0 } : {}),
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
       ...(hooks.onLog ? { onLog: hooks.onLog } : {}),
     });
-    const result = await pipeline.run({ code: input.code, ...(input.dryRun ? { dryRun: true } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.deadline ? { deadline: hooks.deadline } : {}) });
+    const { args, argsFromText } = input;
+    // A runbook's declarations are the operator's: their patterns are tested (src/script/args.ts).
+    const argPatterns = input.argPatterns === true || book !== undefined;
+    const given = { ...(args ? { args } : {}), ...(argsFromText ? { argsFromText } : {}), ...(argPatterns ? { argPatterns } : {}), ...(book ? { runbook: book.name } : {}) };
+    const result = await pipeline.run({ code, ...given, ...(input.dryRun ? { dryRun: true } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.deadline ? { deadline: hooks.deadline } : {}) });
     const calls = result.stats.calls;
     // The answer carries what the script read: from here on the session has received it.
     hooks.session?.taint.receive(calls.tainted, calls.taintedUnlisted);
@@ -454,6 +498,12 @@ export class Product {
     await this.audit.flushWitness(WITNESS_FLUSH_MS).catch(() => undefined);
     this.audit.close();
   }
+}
+
+function standingLine(a: { id: string; approvedBy: string; expiresAt: string; args: Record<string, { values?: unknown[]; min?: number; max?: number }>; targets: { pools?: string[]; tags?: string[]; vmids?: number[] }; risks: string[]; maxWrites: number; used: { writes: number } }): string {
+  const args = Object.entries(a.args).map(([n, b]) => `${n} ∈ ${b.values ? b.values.map((v) => JSON.stringify(v)).join('|') : `${b.min ?? ''}..${b.max ?? ''}`}`);
+  const targets = [...(a.targets.pools ?? []).map((p) => `pool ${p}`), ...(a.targets.tags ?? []).map((t) => `tag ${t}`), ...(a.targets.vmids ?? []).map((v) => `VMID ${v}`)];
+  return `standing approval ${a.id} by ${a.approvedBy} until ${a.expiresAt}: ${[...args, ...targets].join(', ') || 'any arguments and guests'}; ${a.risks.join('/')} writes, ${a.maxWrites - a.used.writes} of ${a.maxWrites} left`;
 }
 
 /**

@@ -375,6 +375,8 @@ async function write(
     if (typeof data === 'string' && parseUpid(data) !== undefined) {
       record.upid = data;
       rt.taskClass.set(data, risk);
+      // A batch's progress counts the tasks started, not only those waited for.
+      rt.onProgress?.({ cluster, upid: data, status: 'started', lines: [] });
     }
     // A guest-agent command's answer is the guest's own words.
     return markTainted(rt, req, redactInPlace(data, req.concretePath, rt.secrets), record);

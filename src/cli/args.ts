@@ -19,12 +19,18 @@ export interface CliIo {
   err(text: string): void;
   /** True when stdout is an interactive terminal (progress lines, tables). */
   isTty: boolean;
+  /** Writes to stderr as is (no newline added): a progress line redrawn in place. */
+  errRaw?(text: string): void;
+  /** True when stderr is an interactive terminal. */
+  errIsTty?: boolean;
 }
 
 export const processIo: CliIo = {
   out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
   isTty: Boolean(process.stdout.isTTY),
+  errRaw: (text) => process.stderr.write(text),
+  errIsTty: Boolean(process.stderr.isTTY),
 };
 
 export class UsageError extends Error {

@@ -7,6 +7,7 @@
  * drives the handler directly.
  */
 import type { BridgeHandler } from '../bridge/protocol.js';
+import type { ArgSpecs, ArgValues } from '../script/args.js';
 import type { SdkCall } from '../script/calls.js';
 import type { SecretScan } from '../script/compiled.js';
 
@@ -24,11 +25,13 @@ export interface OutcomeLike {
  */
 export type CompileAnswer<S, O> =
   /** Ready to execute, in as many phases as the run needs; `calls` are what the preflight reads. */
-  | { ok: true; script: S; calls: SdkCall[]; secrets?: SecretScan }
+  | { ok: true; script: S; calls: SdkCall[]; secrets?: SecretScan; form?: 'file'; args?: ArgSpecs }
   /** Not executable (too large, a syntax or type error, a shape limit): the outcome that says so. */
   | { ok: false; outcome: O; secrets?: SecretScan };
 
 export interface ExecuteOptions {
+  /** The run's argument values, checked against the script's declarations. */
+  args?: ArgValues;
   /** Each console line as it is produced; absent for a phase whose lines must not be relayed. */
   onLog?: (line: string) => void;
   signal?: AbortSignal;

@@ -38,6 +38,9 @@ import type { Policy } from '../policy/policy.js';
 import { preflight, type PreflightReport } from '../policy/preflight.js';
 import { PermissionCache } from '../policy/privileges.js';
 import { SecretScrubber } from '../safety/redact.js';
+import { bindArgs, type ArgValues } from '../script/args.js';
+import type { StandingApproval, StandingWrite } from '../safety/standing.js';
+import type { StandingStore } from '../safety/standing-store.js';
 
 /** The audit surface a run writes to (`AuditLog` satisfies it). */
 export interface RunAudit {
@@ -66,6 +69,12 @@ export interface PipelineDeps<S, O extends OutcomeLike> {
   /** Shared across runs: `/access/permissions` per cluster and auth ID. */
   permissions?: PermissionCache;
   onProgress?(event: TaskProgressEvent): void;
+  /** Standing approvals of runbooks; without it a runbook's writes are asked for like any script's. */
+  standing?: StandingStore;
+  /** Who runs (a principal's id, else the host's user): four eyes compares it with a standing approval's giver. */
+  runner?: string;
+  /** The policy wants a person for every write of this run (taint.writes `approval` and the session is tainted): no standing approval applies. */
+  tainted?: boolean;
   /** The kill switch (`BridgeDeps.halted`): asked before every change. */
   halted?(): string | undefined;
   /** Console lines as they are produced (not the approval probe's: the run after it prints them again). */
@@ -75,6 +84,17 @@ export interface PipelineDeps<S, O extends OutcomeLike> {
 
 export interface RunInput {
   code: string;
+  /**
+   * Argument values for the script (`args`), checked against what a file-form script declares
+   * before anything is read from a cluster: typed JSON, or with `argsFromText` the strings of
+   * `--arg name=value`.
+   */
+  args?: Record<string, unknown>;
+  argsFromText?: boolean;
+  /** The runbook this code is (its saved file): a standing approval for it may stand in for asking (src/safety/standing.ts). */
+  runbook?: string;
+  /** Test declared `pattern`s (a runbook's or the operator's own file; never an agent's script: src/script/args.ts). */
+  argPatterns?: boolean;
   dryRun?: boolean;
   /** Names an out-of-band approved plan to use; it is a reference, never an approval by itself. */
   planId?: string;
@@ -98,7 +118,11 @@ export interface ApprovalInfo {
   required: boolean;
   /** Steps of the approved plan the run did not make (it may stop early; they stay unmade). */
   unusedSteps?: number[];
-  via?: 'elicitation' | 'operator';
+  via?: 'elicitation' | 'operator' | 'standing';
+  /** The standing approval the run ran under (`via: 'standing'`). */
+  standingId?: string;
+  /** Why no standing approval of the runbook covered this run (it was asked for as usual). */
+  standing?: string;
   /** `four-eyes`: the policy wants another principal's approval, so the asker's client was not asked. */
   answer?: ElicitationAnswer | 'approved' | 'four-eyes';
   /** Who approved: the operator approval's approver, or the principal (else `mcp-client`) that accepted the elicitation. */
@@ -136,7 +160,7 @@ export interface RunResult<O> {
   unusedPlanSteps?: number[];
 }
 
-export type BlockedReason = 'preflight' | 'approval' | 'audit' | 'deadline';
+export type BlockedReason = 'preflight' | 'approval' | 'audit' | 'deadline' | 'arguments';
 
 interface PhaseResult<O> {
   outcome: O;
@@ -183,6 +207,8 @@ export class RunPipeline<S, O extends OutcomeLike> {
         policy: this.deps.policy.name,
         dryRun: request.dryRun === true,
         ...(request.planId ? { planId: request.planId } : {}),
+        ...(request.runbook ? { runbook: request.runbook } : {}),
+        ...(request.args && Object.keys(request.args).length > 0 ? { args: this.secrets.scrubDeep(request.args) } : {}),
       });
     } catch (err) {
       // No audit, no run: fail closed.
@@ -213,7 +239,11 @@ export class RunPipeline<S, O extends OutcomeLike> {
   private async decide(request: RunInput, codeHash: string, compiled: CompileAnswer<S, O>, clock: CallClock): Promise<RunResult<O>> {
     const policy = this.deps.policy;
     if (!compiled.ok) return { ...this.emptyResult(request.dryRun ? 'dry-run' : 'live'), outcome: compiled.outcome };
-    const execute = (phase: ExecutePhase, binding?: PlanBinding) => this.phase(phase, request, compiled.script, clock, binding);
+    // Arguments before any cluster is read: a missing or malformed one runs nothing.
+    const bound = bindArgs(compiled.args, request.args ?? {}, { fromText: request.argsFromText === true, patterns: request.argPatterns === true });
+    if (!bound.ok) return this.blocked('arguments', `not executed: ${bound.message}`);
+    const values = bound.values;
+    const execute = (phase: ExecutePhase, binding?: PlanBinding) => this.phase(phase, request, compiled.script, clock, binding, values);
 
     let report: PreflightReport | undefined;
     if (request.preflight !== false) {
@@ -282,11 +312,35 @@ export class RunPipeline<S, O extends OutcomeLike> {
     }
     if (!plan.writes.some((w) => w.needsApproval)) return { ...this.finish(await execute('live'), 'live'), ...base };
 
+    // A runbook's standing approval, judged on the plan the probe built: inside its bounds the
+    // run is bound to that plan as if a person had approved it; outside, it is asked as usual.
+    let standing: string | undefined;
+    if (request.runbook && this.deps.standing) {
+      const found = await this.standingFor(request.runbook, codeHash, values, plan, request.signal);
+      if ('approval' in found) {
+        const a = found.approval;
+        const approval: ApprovalInfo = {
+          required: true,
+          via: 'standing',
+          answer: 'approved',
+          approvedBy: a.approvedBy,
+          standingId: a.id,
+          planId: plan.planId,
+          message: `running under standing approval ${a.id} of runbook '${a.runbook}' given by ${a.approvedBy} until ${a.expiresAt} (${a.used.writes} of ${a.maxWrites} writes and ${a.used.runs}${a.maxRuns !== undefined ? ` of ${a.maxRuns}` : ''} runs used)`,
+        };
+        const unaudited = this.auditApproval(approval);
+        if (unaudited) return unaudited;
+        return this.approvedRun(plan, approval, execute, base);
+      }
+      standing = found.reasons.length > 0 ? found.reasons.join('; ') : `no standing approval for runbook '${request.runbook}'`;
+    }
+    const withStanding = (info: ApprovalInfo): ApprovalInfo => (standing ? { ...info, standing } : info);
+
     const planStored = this.storePlan(plan);
     // Four eyes: the asker's own client is not asked; another principal approves out of band.
     if (this.deps.approvals?.needsOtherApprover(plan)) {
       const how = planStored ? `approval: \`${this.deps.approvals.approveCommand(plan.planId)}\`, then run the same script again unchanged` : 'the plan could not be stored, so it cannot be approved';
-      const approval: ApprovalInfo = { required: true, answer: 'four-eyes', planId: plan.planId, message: `Plan ${plan.planId} needs another person's approval (four eyes); nothing was sent. ${how}` };
+      const approval: ApprovalInfo = withStanding({ required: true, answer: 'four-eyes', planId: plan.planId, message: `Plan ${plan.planId} needs another person's approval (four eyes); nothing was sent. ${how}` });
       const unaudited = this.auditApproval(approval);
       if (unaudited) return unaudited;
       return { ...this.blocked('approval', approval.message, report), ...planFields(plan), approval };
@@ -299,14 +353,14 @@ export class RunPipeline<S, O extends OutcomeLike> {
       return { ...this.blocked('approval', 'not executed: the run was cancelled while it waited for the approval; nothing was sent', report), ...planFields(plan) };
     }
     const command = planStored && this.deps.approvals ? this.deps.approvals.approveCommand(plan.planId) : undefined;
-    const approval: ApprovalInfo = {
+    const approval: ApprovalInfo = withStanding({
       required: true,
       via: 'elicitation',
       answer,
       ...(answer === 'accept' ? { approvedBy: this.deps.approvals?.principal ?? 'mcp-client' } : {}),
       planId: plan.planId,
       message: approvalMessage(answer, plan.planId, command),
-    };
+    });
     const unaudited = this.auditApproval(approval);
     if (unaudited) return unaudited;
     if (answer !== 'accept') {
@@ -321,6 +375,35 @@ export class RunPipeline<S, O extends OutcomeLike> {
     // The human may have taken minutes: pools and tags are read again for the approved run.
     this.guests = this.freshGuests();
     return this.approvedRun(plan, approval, execute, base);
+  }
+
+  /** The standing approval that covers this plan, charged with it; else why none does. */
+  private async standingFor(runbook: string, contentHash: string, args: ArgValues, plan: Plan, signal?: AbortSignal): Promise<{ approval: StandingApproval } | { reasons: string[] }> {
+    if (plan.writes.some((w) => w.cluster !== this.deps.defaultCluster)) return { reasons: [`the run writes to another cluster than ${this.deps.defaultCluster}, which no standing approval covers`] };
+    const writes: StandingWrite[] = [];
+    for (const w of plan.writes) {
+      const targets: StandingWrite['targets'] = [];
+      for (const t of w.targets) {
+        const info = await this.guests.lookup(w.cluster, t.vmid, signal);
+        targets.push({ vmid: t.vmid, ...(info?.pool !== undefined ? { pool: info.pool } : {}), tags: info?.tags ?? [] });
+      }
+      writes.push({ seq: w.seq, risk: w.risk, needsApproval: w.needsApproval, targets });
+    }
+    try {
+      return (this.deps.standing as StandingStore).use({
+        runbook,
+        contentHash,
+        cluster: this.deps.defaultCluster,
+        args,
+        writes,
+        now: new Date(),
+        runner: this.deps.runner ?? 'local',
+        fourEyes: this.deps.approvals?.needsOtherApprover(plan) ?? false,
+        tainted: this.deps.tainted === true,
+      });
+    } catch (err) {
+      return { reasons: [`the standing approvals cannot be read (${err instanceof Error ? err.message : String(err)})`] };
+    }
   }
 
   /** Keep the plan for out-of-band approval; false when there is no store or it cannot be written. */
@@ -379,7 +462,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
     }
   }
 
-  private async phase(phase: ExecutePhase, { code, signal }: RunInput, script: S, clock: CallClock, binding?: PlanBinding): Promise<PhaseResult<O>> {
+  private async phase(phase: ExecutePhase, { code, signal }: RunInput, script: S, clock: CallClock, binding?: PlanBinding, args?: ArgValues): Promise<PhaseResult<O>> {
     const mode: RunMode = phase === 'probe' ? 'dry-run' : phase;
     const recorder = mode === 'dry-run' ? new PlanRecorder() : undefined;
     const counts = emptyCounts();
@@ -408,7 +491,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
     // The probe's lines would arrive again from the run that follows it; a probe that is itself
     // the answer (it failed) returns its lines with its result.
     const onLog = phase === 'probe' ? undefined : this.deps.onLog;
-    const outcome = await clock.execute(() => this.deps.executor.execute(script, handler, { ...(onLog ? { onLog } : {}), ...(signal ? { signal } : {}) }));
+    const outcome = await clock.execute(() => this.deps.executor.execute(script, handler, { ...(onLog ? { onLog } : {}), ...(signal ? { signal } : {}), ...(args && Object.keys(args).length > 0 ? { args } : {}) }));
     return { outcome, counts, budgets, ...(recorder ? { plan: recorder.finish(code, this.deps.policy.name) } : {}), ...(binding ? { binding } : {}) };
   }
 

@@ -24,7 +24,9 @@ import type { BridgeHandler } from '../bridge/protocol.js';
 import type { SdkCall } from '../script/calls.js';
 import { skippedCheck, type CheckAnswer, type TypeChecker } from '../script/checker.js';
 import { materialize, type PortableTranspile, type ScriptCompile, type SecretScan, type TranspiledScript, type TranspileResult } from '../script/compiled.js';
+import type { ArgSpecs, ArgValues } from '../script/args.js';
 import type { Diagnostic } from '../script/diagnostics.js';
+import { withArgs } from '../script/names.js';
 import { formatDiagnostics } from '../script/diagnostics.js';
 import { compileFrameLimits, workerFrameLimits, type WorkerLimits, type WorkerToHost } from './ipc.js';
 import { DEFAULT_LIMITS, InvalidLimitsError, resolveLimits, type SandboxLimits } from './limits.js';
@@ -93,6 +95,8 @@ export interface CompileRequest {
 }
 
 export interface ExecuteOptions {
+  /** The argument values the script reads as `args` (checked by the pipeline against its declarations). */
+  args?: ArgValues;
   /** Each console line as it is produced (also returned in `logs`). */
   onLog?: (line: string) => void;
   /** Aborting kills the run and frees its worker; the outcome is 'cancelled'. */
@@ -117,7 +121,7 @@ export interface CompiledScript {
  * preflight) and its secret literals (for the audit's copy of the source and the run's scrubber);
  * `secrets` is missing when no compile read the source (too large, or the compiler was lost).
  */
-export type CompileResult = { ok: true; script: CompiledScript; calls: SdkCall[]; secrets?: SecretScan } | { ok: false; outcome: RunOutcome; secrets?: SecretScan };
+export type CompileResult = { ok: true; script: CompiledScript; calls: SdkCall[]; secrets?: SecretScan; form?: 'file'; args?: ArgSpecs } | { ok: false; outcome: RunOutcome; secrets?: SecretScan };
 
 export interface EngineStats {
   workersStarted: number;
@@ -355,6 +359,8 @@ export class SandboxEngine {
       ok: true,
       script: { script: script.script, limits, warnings, ...(typecheckMs !== undefined ? { typecheckMs } : {}) },
       calls: script.script.calls,
+      ...(script.script.form ? { form: script.script.form } : {}),
+      ...(script.script.args ? { args: script.script.args } : {}),
       ...(secrets ? { secrets } : {}),
     };
   }
@@ -481,7 +487,7 @@ export class SandboxEngine {
     });
     // What the worker may send back is bounded by the limits of the run it is given.
     if (worker.decoder) worker.decoder.limits = workerFrameLimits(workerLimits);
-    worker.send({ type: 'run', runId, js: compiled.script.js, limits: workerLimits });
+    worker.send({ type: 'run', runId, js: withArgs(compiled.script.js, request.args), limits: workerLimits });
     return session.outcome;
   }
 

@@ -5,6 +5,7 @@
  */
 import ts from 'typescript';
 import type { HttpMethod } from '../schema/model.js';
+import { FILE_MAIN } from './names.js';
 import { userPositionOf } from './program.js';
 
 export interface SdkCall {
@@ -177,8 +178,10 @@ function collectConstBindings(sf: ts.SourceFile): Map<string, Binding> {
   const count = (name: string): void => {
     declared.set(name, (declared.get(name) ?? 0) + 1);
   };
+  let mainSdk: string | undefined;
   const visit = (node: ts.Node): void => {
     if (ts.isVariableDeclaration(node)) {
+      if (ts.isIdentifier(node.name) && node.name.text === FILE_MAIN && node.initializer) mainSdk = sdkParameterOf(node.initializer);
       for (const name of bindingNames(node.name)) count(name);
       const isConst = (ts.getCombinedNodeFlags(node) & ts.NodeFlags.Const) !== 0;
       if (isConst && ts.isIdentifier(node.name) && node.initializer) candidates.set(node.name.text, node.initializer);
@@ -198,9 +201,20 @@ function collectConstBindings(sf: ts.SourceFile): Map<string, Binding> {
     const sdk = sdkOf(skipParens(init), bindings);
     bindings.set(name, sdk ?? { kind: 'value', node: init });
   }
+  // A file-form script's function is started with the SDK as its first parameter (file-form.ts).
+  if (mainSdk !== undefined && declared.get(mainSdk) === 1) bindings.set(mainSdk, { kind: 'sdk' });
   // Marking every other declared name keeps a script's own `pve` variable from passing for the SDK.
   for (const name of declared.keys()) if (!bindings.has(name)) bindings.set(name, { kind: 'opaque' });
   return bindings;
+}
+
+/** The first parameter's name of the file form's script function (`const __pve$= async (pve, args) => …`). */
+function sdkParameterOf(init: ts.Expression): string | undefined {
+  let fn: ts.Expression = init;
+  while (ts.isParenthesizedExpression(fn) || ts.isSatisfiesExpression(fn) || ts.isAsExpression(fn)) fn = fn.expression;
+  if (!ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn)) return undefined;
+  const first = fn.parameters[0];
+  return first && ts.isIdentifier(first.name) ? first.name.text : undefined;
 }
 
 function bindingNames(name: ts.BindingName): string[] {

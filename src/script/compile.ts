@@ -6,6 +6,7 @@
  * stack) is answered as that script's syntax error.
  */
 import type { ScriptCompile } from './compiled.js';
+import { programSource } from './file-form.js';
 import { parseProgram } from './program.js';
 import { secretLiteralsOf, secretScan } from './secret-literals.js';
 import { shapeError, stringContents } from './shape.js';
@@ -19,8 +20,13 @@ export function compileScript(source: string): ScriptCompile {
   const shape = shapeError(source);
   if (shape) return unparsed(shape.message, shape.hint ?? '', shape.line, shape.col);
   try {
-    const wrapped = parseProgram(source);
-    return { transpiled: transpileParsed(source, wrapped), secrets: secretScan(source, secretLiteralsOf(source, wrapped)) };
+    // The file form becomes a body here, offsets kept, so everything after reads one form.
+    const program = programSource(source);
+    if ('diagnostics' in program) return { transpiled: { ok: false, diagnostics: program.diagnostics }, secrets: { literals: [], spans: stringContents(source), allStrings: true } };
+    const wrapped = parseProgram(program.body);
+    const transpiled = transpileParsed(program.body, wrapped);
+    const file = program.form === 'file' && transpiled.ok ? { form: 'file' as const, ...(program.args ? { args: program.args } : {}) } : {};
+    return { transpiled: { ...transpiled, ...file }, secrets: secretScan(source, secretLiteralsOf(program.body, wrapped)) };
   } catch (err) {
     // The shape limits keep known shapes out; whatever still exhausts the compiler is the script's.
     if (err instanceof RangeError) return unparsed(`the script is too deeply nested for the compiler (${err.message})`, 'split long expressions and deep nesting into named steps');

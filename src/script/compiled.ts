@@ -4,6 +4,7 @@
  * server, which never parses a script. Free of TypeScript imports, so the server's run path loads
  * none.
  */
+import type { ArgSpecs } from './args.js';
 import type { SdkCall } from './calls.js';
 import type { Diagnostic } from './diagnostics.js';
 import { ScriptSourceMap } from './sourcemap.js';
@@ -14,12 +15,18 @@ export interface TranspiledScript {
   sourceMap: ScriptSourceMap;
   /** The SDK calls the source makes, read from the same parse (the preflight's input). */
   calls: SdkCall[];
+  /** `file`: the script was written in the file form (src/script/file-form.ts). */
+  form?: 'file';
+  /** The arguments a file-form script declares (`export const args`). */
+  args?: ArgSpecs;
 }
 
 export type TranspileResult = { ok: true; script: TranspiledScript } | { ok: false; diagnostics: Diagnostic[] };
 
 /** The same result as it crosses a process boundary. */
-export type PortableTranspile = { ok: true; js: string; sourceMapText: string; lines: number; calls: SdkCall[] } | { ok: false; diagnostics: Diagnostic[] };
+export type PortableTranspile =
+  | { ok: true; js: string; sourceMapText: string; lines: number; calls: SdkCall[]; form?: 'file'; args?: ArgSpecs }
+  | { ok: false; diagnostics: Diagnostic[] };
 
 /**
  * Secret literals written in the source (script-secrets in src/safety says which): their values,
@@ -43,5 +50,6 @@ export interface ScriptCompile {
 /** Builds the source map of a portable result; throws when its map is not valid JSON. */
 export function materialize(portable: PortableTranspile): TranspileResult {
   if (!portable.ok) return portable;
-  return { ok: true, script: { js: portable.js, sourceMap: new ScriptSourceMap(portable.sourceMapText, portable.lines), calls: portable.calls } };
+  const file = portable.form ? { form: portable.form, ...(portable.args ? { args: portable.args } : {}) } : {};
+  return { ok: true, script: { js: portable.js, sourceMap: new ScriptSourceMap(portable.sourceMapText, portable.lines), calls: portable.calls, ...file } };
 }

@@ -7,7 +7,7 @@ import ts from 'typescript';
 import { sdkCallsOf } from './calls.js';
 import { materialize, type PortableTranspile, type TranspileResult } from './compiled.js';
 import type { Diagnostic } from './diagnostics.js';
-import { PROGRAM_FILE, PROGRAM_FUNCTION, START_FUNCTION } from './names.js';
+import { PROGRAM_FILE, startLine } from './names.js';
 import { findWrapperBreakout, lineCount, parseProgram, userPositionOf, wrapProgram } from './program.js';
 
 export { materialize, type PortableTranspile, type TranspiledScript, type TranspileResult } from './compiled.js';
@@ -47,7 +47,7 @@ export function transpileParsed(source: string, wrapped: ts.SourceFile): Portabl
   if (diagnostics.length > 0) return { ok: false, diagnostics };
 
   const js = out.outputText.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n');
-  return { ok: true, js: `${js}${START_FUNCTION}(${PROGRAM_FUNCTION});\n`, sourceMapText: out.sourceMapText ?? '{}', lines, calls: sdkCallsOf(wrapped, lines) };
+  return { ok: true, js: `${js}${startLine()}`, sourceMapText: out.sourceMapText ?? '{}', lines, calls: sdkCallsOf(wrapped, lines) };
 }
 
 /** Mistakes the parser accepts but the program form cannot run. */

@@ -4,6 +4,7 @@
  * the type-check process refuses anything malformed rather than guessing.
  */
 import { z } from 'zod';
+import { argSpecsSchema } from './args.js';
 import { pathCatalogSchema } from './path-catalog.js';
 
 const requestId = z.number().int().positive();
@@ -81,6 +82,8 @@ export const transpiledSchema = z.discriminatedUnion('ok', [
       sourceMapText: text(64 * 1024 * 1024),
       lines: z.number().int().nonnegative(),
       calls: z.array(sdkCallSchema).max(100_000),
+      form: z.literal('file').optional(),
+      args: argSpecsSchema.optional(),
     })
     .strict(),
   z.object({ ok: z.literal(false), diagnostics: z.array(diagnosticSchema).min(1).max(100_000) }).strict(),

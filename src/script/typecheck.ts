@@ -13,6 +13,7 @@ import type { ApiModel } from '../schema/model.js';
 import { SDK_MEMBERS, scanSdkUsage, type SdkCall, type SdkScan } from './calls.js';
 import type { Diagnostic } from './diagnostics.js';
 import { PROGRAM_FILE } from './names.js';
+import { programSource } from './file-form.js';
 import { lineCount, userPositionOf, wrapProgram, type UserPosition } from './program.js';
 import { closestMatch } from './suggest.js';
 import { checkerKey, DEFAULT_CHECK_BUDGET_MS, type CheckOptions, type CheckResult, type DeclarationFile } from './checker.js';
@@ -110,9 +111,13 @@ export class ScriptChecker {
     this.check('const warm = await pve.get("/version");\nreturn warm;', { budgetMs: Number.POSITIVE_INFINITY });
   }
 
-  check(source: string, options: CheckOptions = {}): CheckResult {
+  check(text: string, options: CheckOptions = {}): CheckResult {
     const started = performance.now();
     const budget = options.budgetMs ?? this.budgetMs;
+    // The file form is checked as the body it runs as: its offsets, and so its positions, are kept.
+    const converted = programSource(text);
+    if ('diagnostics' in converted) return finish(converted.diagnostics, [], false, started);
+    const source = converted.body;
     this.agentText = wrapProgram(source);
     this.agentVersion++;
 

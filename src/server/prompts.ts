@@ -5,6 +5,9 @@
  * for their exact signatures, run_script to do the work in one script (a dry-run first for
  * writes) — instead of a fixed script that would not match every PVE version or policy.
  *
+ * The `runbook` prompt lists the operator's saved scripts (runbooks.dir) with their arguments and
+ * standing approvals, and tells the agent to run one by name rather than rewrite it.
+ *
  * Prompts are listed by prompts/list, not tools/list, so they cost the tool listing nothing.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -111,6 +114,32 @@ export function registerPrompts(server: McpServer, product: Product): void {
           'that guest\'s current status and config lines the error mentions. Return the facts; then explain the cause in plain ' +
           'words and name one concrete next step. This is read-only: make no writes.',
       );
+    },
+  );
+
+  server.registerPrompt(
+    'runbook',
+    {
+      title: 'Run a runbook',
+      description: "Run an operator's saved script by name with its arguments; without a name, list the runbooks",
+      argsSchema: {
+        name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'a runbook name').optional().describe('Runbook to run (omit to list them)'),
+        cluster: clusterArg,
+      },
+    },
+    async ({ name: wanted, cluster: c }) => {
+      const name = cluster(c);
+      const books = await product.runbooks();
+      if (books.length === 0) return message('No runbooks are configured on this server (config `runbooks.dir`). Use the three-tool loop instead.');
+      const describe = (b: (typeof books)[number]): string =>
+        `- ${b.name}: ${b.summary || '(no description)'}\n  args: ${b.args}${b.standing.length > 0 ? `\n  ${b.standing.join('\n  ')}` : '\n  no standing approval: writes that need approval are asked for'}`;
+      const how =
+        `Run one with run_script { runbook: "<name>", args: { … } }${clusterNote(name) ? `, cluster: '${name}'` : ''} — do not rewrite it as code. ` +
+        'The runbook is the script the operator reviewed; its arguments are checked before it runs. A run inside a standing ' +
+        "approval's bounds runs without asking; anything outside it is asked for (or refused) as usual. Try dryRun: true first to see the plan.";
+      const chosen = wanted === undefined ? books : books.filter((b) => b.name === wanted);
+      if (chosen.length === 0) return message(`No runbook '${wanted}'. The runbooks:\n${books.map(describe).join('\n')}\n\n${how}`);
+      return message(`${wanted === undefined ? 'The runbooks of this server' : `Runbook '${wanted}'`}:\n${chosen.map(describe).join('\n')}\n\n${how}`);
     },
   );
 

@@ -40,7 +40,7 @@ describe('pve-code-mcp CLI: help and exit codes', () => {
     expect(badOption.stderr).toMatch(/frobnicate/);
     expect(noQuery.code).toBe(2);
     expect(badFormat.code).toBe(2);
-    expect(badFormat.stderr).toMatch(/--format must be json or table/);
+    expect(badFormat.stderr).toMatch(/--format must be json, table or csv/);
   });
 });
 

@@ -31,7 +31,7 @@ const promptText = async (name: string, args: Record<string, string>): Promise<s
 describe('MCP prompts', () => {
   it('lists four prompts with their arguments, and tools/list still has only the three tools', async () => {
     const { prompts } = await c.client.listPrompts();
-    expect(prompts.map((p) => p.name).sort()).toEqual(['capacity-report', 'cluster-health', 'snapshot-pool', 'why-task-failed']);
+    expect(prompts.map((p) => p.name).sort()).toEqual(['capacity-report', 'cluster-health', 'runbook', 'snapshot-pool', 'why-task-failed']);
     const snap = prompts.find((p) => p.name === 'snapshot-pool');
     expect(snap?.arguments?.map((a) => [a.name, a.required ?? false])).toEqual([['pool', true], ['snapname', false], ['cluster', false]]);
     const { tools } = await c.client.listTools();
@@ -70,6 +70,6 @@ describe('MCP prompts', () => {
     await expect(c.client.getPrompt({ name: 'why-task-failed', arguments: { upid: 'not-a-upid' } })).rejects.toThrow(/a task UPID/);
     await expect(c.client.getPrompt({ name: 'cluster-health', arguments: { cluster: 'nope' } })).rejects.toThrow(/no cluster named 'nope'/);
     await expect(c.client.getPrompt({ name: 'snapshot-pool', arguments: {} })).rejects.toThrow(/pool/);
-    expect((await c.client.listPrompts()).prompts).toHaveLength(4);
+    expect((await c.client.listPrompts()).prompts).toHaveLength(5);
   });
 });

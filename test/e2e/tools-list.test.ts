@@ -45,7 +45,7 @@ describe('tools/list', () => {
     expect(props(byName.search_api!.outputSchema)).toEqual(['results']);
     expect(props(byName.get_schema!.inputSchema)).toEqual(['cluster', 'operations', 'params']);
     expect(props(byName.get_schema!.outputSchema)).toEqual(['operations']);
-    expect(props(byName.run_script!.inputSchema)).toEqual(['cluster', 'code', 'dryRun', 'typecheck']);
+    expect(props(byName.run_script!.inputSchema)).toEqual(['args', 'cluster', 'code', 'dryRun', 'runbook', 'typecheck']);
     // Every field run_script emits is declared, the cut report included.
     expect(props(byName.run_script!.outputSchema)).toEqual(['approval', 'changes', 'error', 'logs', 'ok', 'plan', 'result', 'stats', 'tainted', 'truncated', 'warnings']);
     const item = (t: { outputSchema: Record<string, unknown> }, key: string) =>

@@ -83,12 +83,12 @@ describe('realm escapes', () => {
     expect(o.result).toEqual(['undefined', 'undefined', 'undefined']);
   });
 
-  it('globals are only the built-ins plus pve and console', async () => {
+  it('globals are only the built-ins plus pve, console and the run\'s args', async () => {
     const o = await run('return Object.getOwnPropertyNames(globalThis);');
     const builtins = new Set(vm.runInNewContext('Object.getOwnPropertyNames(globalThis)') as string[]);
     const extra = (o.result as string[]).filter((name) => !builtins.has(name)).sort();
     // V8 gives every context a `console`; the prelude replaces it, so it is not listed as extra.
-    expect(extra).toEqual(['__pveProgram__', 'pve']);
+    expect(extra).toEqual(['__pveProgram__', 'args', 'pve']);
   });
 
   it('Error.prepareStackTrace call sites show no host files', async () => {

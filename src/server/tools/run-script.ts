@@ -21,10 +21,10 @@ import { guard, registration, type Extra, type ToolDefinition } from './tool.js'
 const MAX_CODE = 100_000;
 
 const RUN_SCRIPT_DESCRIPTION = [
-  'Run an async TypeScript function body against the typed `pve` SDK in a sandbox; filter there, `return` only what is needed.',
+  'Sandboxed async TS function body using the typed `pve` SDK; filter there, return only what is needed.',
   "`await pve.get|post|put|delete(path, params)` with get_schema paths: pve.get('/nodes/{node}/qemu', {node}).",
   'Writes return a task UPID; `pve.waitTasks(upids)` reports each, `waitTask(upid)` throws on failure.',
-  'dryRun: reads run, writes are planned. Writes needing approval ask the user.',
+  'dryRun plans writes; writes needing approval ask the user.',
 ].join(' ');
 
 /**
@@ -43,10 +43,14 @@ function runScriptTool(annotations: ToolAnnotations) {
     title: 'Run PVE script',
     description: RUN_SCRIPT_DESCRIPTION,
     input: {
-      code: z.string().min(1).max(MAX_CODE),
+      // Or `runbook`: a saved script by name (pve://runbooks lists them with their args).
+      code: z.string().min(1).max(MAX_CODE).optional(),
+      runbook: z.string().max(100).optional(),
       dryRun: z.boolean().optional(),
       cluster: z.string().max(100).optional(),
       typecheck: z.boolean().optional(),
+      // A bare object: the script's own declarations type its values (checked before it runs).
+      args: z.object({}).passthrough().optional(),
     },
     /** `result` is null when the script returned nothing or did not run. */
     output: {
@@ -253,6 +257,7 @@ export function runScriptAnswer(session: RunResult): RunScriptOutput {
  * one that needs none (the audit unavailable) nor `denied` for a parameter the schema refuses.
  */
 function blockedKind(reason: NonNullable<RunResult['blocked']>['reason'], problems: readonly PreflightProblem[] | undefined): RunError['kind'] {
+  if (reason === 'arguments') return 'invalid';
   if (reason !== 'preflight') return reason;
   const errors = (problems ?? []).filter((p) => p.severity === 'error');
   // A policy refusal outranks a malformed call: fixing the call would not make it run.

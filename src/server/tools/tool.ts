@@ -56,14 +56,20 @@ function compactJsonSchema(shape: z.ZodRawShape, dropped: ReadonlySet<string>): 
   return strip(z.toJSONSchema(z.object(shape), { target: 'draft-7', io: 'input' }), dropped) as Record<string, unknown>;
 }
 
+function isEmptySchema(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
 function strip(node: unknown, dropped: ReadonlySet<string>): unknown {
   if (Array.isArray(node)) return node.map((n) => strip(n, dropped));
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (dropped.has(key)) continue;
-    // An object schema without declared keys says no more than its type.
-    if (key === 'properties' && dropped.has('required') && Object.keys(value as object).length === 0) continue;
+    // An object schema without declared keys says no more than its type; an empty schema for
+    // additional properties (anything) is what JSON Schema assumes without it.
+    if (key === 'properties' && Object.keys(value as object).length === 0) continue;
+    if (key === 'additionalProperties' && isEmptySchema(value)) continue;
     // `properties` maps names to schemas: a property may be called like a keyword.
     out[key] =
       key === 'properties'
