@@ -7,6 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { AuditLog } from '../audit/log.js';
+import { readRunChanges } from '../audit/run-changes.js';
 import { recoverOrphanIntents } from './intent-recovery.js';
 import type { TaskProgressEvent } from '../bridge/handler.js';
 import { PveClient } from '../client/client.js';
@@ -433,6 +434,7 @@ export class Product {
       secrets: this.scrubber,
       permissions: this.permissions,
       halted: () => haltRefusal(this.halt.state()),
+      runChanges: (runId) => readRunChanges(this.config.audit.file, runId),
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
       ...(hooks.onLog ? { onLog: hooks.onLog } : {}),
     });

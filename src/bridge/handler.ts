@@ -28,9 +28,11 @@ import type { PveClientLike, TaskResult } from '../client/client-like.js';
 import { PveTaskFailedError } from '../client/errors.js';
 import { toBridgeError } from './errors.js';
 import { InvalidCallError, resolveRequest, type ResolvedRequest } from '../policy/request.js';
-import { SENT_GRACE_MS, type BridgeCall, type BridgeContext, type BridgeError, type BridgeHandler, type BridgeReply, type CallOutcome, type RequestCall, type WaitTaskCall } from './protocol.js';
+import { SENT_GRACE_MS, type BridgeCall, type BridgeContext, type BridgeError, type BridgeHandler, type BridgeReply, type CallOutcome, type RequestCall, type UndoCall, type WaitTaskCall } from './protocol.js';
 import { countChange, countTainted, emptyCounts, type CallCounts } from './stats.js';
 import { taintedParts, taintSource } from '../policy/taint.js';
+import { planUndo, undoReadsVia, undoRecordOf, type RecordedChange, type UndoGuest, type UndoPlan, type UndoRecord } from '../safety/undo.js';
+import { canSnapshot, safetySnapshot, snapshotNote, wantsSafetySnapshot } from './safety-snapshot.js';
 
 export type RunMode = 'live' | 'dry-run' | 'approved';
 
@@ -93,6 +95,11 @@ export interface BridgeDeps {
   halted?(): string | undefined;
   /** Used when a script's `waitTask` gives no timeout (default 5 min); always capped by the task-wait budget. */
   defaultTaskTimeoutMs?: number;
+  /**
+   * The changes an earlier run made, read back from the audit (`readRunChanges`): what
+   * `pve.undo(runId)` reverses. Absent: `pve.undo` is refused.
+   */
+  runChanges?(runId: string): RecordedChange[];
 }
 
 const DEFAULT_TASK_TIMEOUT_MS = 300_000;
@@ -115,6 +122,7 @@ export function createBridgeHandler(deps: BridgeDeps): BridgeHandler {
     guests,
     identity: deps.identity ?? new IdentityGuard((c) => deps.client(c), guests),
     taskClass: new Map(),
+    snapshotted: new Set(),
     counts: deps.counts ?? emptyCounts(),
     secrets: deps.secrets ?? new SecretScrubber(),
   };
@@ -135,6 +143,8 @@ type Runtime = BridgeDeps & {
   secrets: SecretScrubber;
   /** The class of the write that started each task: its status is read with that write's token. */
   taskClass: Map<string, RiskClass>;
+  /** Guests this run took (or, in a dry-run, planned) a safety snapshot of: one per guest and run. */
+  snapshotted: Set<string>;
   /** Set when an audit append failed: the run fails closed, nothing more is made unaudited. */
   auditError?: string;
 };
@@ -167,7 +177,7 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
     }
     record.cluster = call.cluster ?? rt.defaultCluster;
     if (ctx.signal.aborted) throw new Refusal({ kind: 'cancelled', message: 'the run has ended; the call was not made' });
-    const data = call.kind === 'request' ? await handleRequest(rt, call, ctx, record) : await handleWait(rt, call, ctx, record);
+    const data = call.kind === 'request' ? await handleRequest(rt, call, ctx, record) : call.kind === 'waitTask' ? await handleWait(rt, call, ctx, record) : await handleUndo(rt, call, ctx, record);
     reply = { ok: true, data };
     record.status = 'ok';
     record.outcome = 'done';
@@ -318,6 +328,7 @@ async function write(
     if (claim?.write.change && !ownDoing) await holdToShownChange(rt, cluster, req, verdict.current, verdict.configs, claim.write, ctx.signal, where);
 
     if (rt.mode === 'dry-run' && rt.plan) {
+      await planSafetySnapshot(rt, rt.plan, cluster, req, facts, verdict.current, ctx.signal);
       const change = withEarlierSteps(rt.plan, cluster, facts.targets.vmids, await plannedChange(rt, cluster, req, verdict.current, verdict.configs, ctx.signal));
       const entry = rt.plan.record({
         cluster,
@@ -345,7 +356,8 @@ async function write(
     record.change = { cluster, method: req.method, path: req.concretePath } satisfies ChangeAttempt;
     const halt = rt.halted?.();
     if (halt !== undefined) throw new Refusal({ kind: 'halted', message: `${req.method} ${req.concretePath}: ${halt}`, ...where });
-    writeIntent(rt, cluster, req, params, facts, record);
+    const undo = await prepareUndo(rt, cluster, req, facts, verdict.current, verdict.configs, ctx.signal, where);
+    writeIntent(rt, cluster, req, params, facts, record, undo);
     sent = true;
     const grace = graceAfter(ctx.signal, SENT_GRACE_MS);
     let data: unknown;
@@ -364,6 +376,100 @@ async function write(
   } finally {
     claim?.settle(sent);
   }
+}
+
+/** A guest of one target, as undo names it; undefined unless the write targets exactly one existing guest. */
+function soleGuest(current: GuestIdentity[]): UndoGuest | undefined {
+  const t = current.length === 1 ? current[0] : undefined;
+  return t?.exists && t.node !== undefined && t.type !== undefined ? { node: t.node, type: t.type, vmid: t.vmid } : undefined;
+}
+
+/**
+ * What reverses this write, recorded with its intent (the config the identity check just read
+ * gives the previous values: no extra read); and the safety snapshot the policy asks for before
+ * a risky change, taken first (a failed one stops the change).
+ */
+async function prepareUndo(
+  rt: Runtime,
+  cluster: string,
+  req: ResolvedRequest,
+  facts: CallFacts,
+  current: GuestIdentity[],
+  configs: Map<number, Record<string, unknown>>,
+  signal: AbortSignal,
+  where: { method: HttpMethod; path: string; risk: RiskClass },
+): Promise<UndoRecord | undefined> {
+  const audit = rt.audit;
+  if (!audit) return undefined;
+  const guest = soleGuest(current);
+  const config = guest ? configs.get(guest.vmid) : undefined;
+  const configPath = guest ? `/nodes/${guest.node}/${guest.type}/${guest.vmid}/config` : req.concretePath;
+  const undo = undoRecordOf({
+    method: req.method,
+    template: req.operation.path,
+    pathValues: req.pathValues,
+    params: req.params,
+    ...(config ? { config } : {}),
+    redact: (v) => redactData(v, configPath, rt.secrets) as Record<string, unknown>,
+  });
+  const key = guest ? `${cluster}\u0000${guest.vmid}` : '';
+  if (!guest || rt.snapshotted.has(key) || !wantsSafetySnapshot(policyOf(rt, cluster), facts.risk, req.operation.path, req.method)) return undo;
+  rt.snapshotted.add(key);
+  try {
+    await safetySnapshot({
+      runId: rt.runId,
+      guest,
+      get: (path, params) => rt.client(cluster).request('GET', path, params, { signal }),
+      intend: (data) => audit.intend({ runId: rt.runId, mode: rt.mode, cluster, ...data }).seq,
+      post: (path, params) => rt.client(cluster, 'write').request('POST', path, params, { signal }),
+      waitTask: (upid) => rt.client(cluster, 'write').waitTask(upid, { timeoutMs: rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, signal }),
+      outcome: (data) => audit.append('call', { runId: rt.runId, mode: rt.mode, cluster, risk: 'write', ...data }),
+    });
+  } catch (err) {
+    if (err instanceof Refusal) throw err;
+    throw new Refusal({
+      kind: 'api',
+      message: `${req.method} ${req.concretePath} was not sent: the safety snapshot the policy asks for before it could not be taken (${err instanceof Error ? err.message : String(err)}). Free the guest (a lock, a snapshot in progress) and run again`,
+      ...where,
+    });
+  }
+  return undo;
+}
+
+/** In a dry-run: say in the plan whether a safety snapshot will be taken before this step. */
+async function planSafetySnapshot(rt: Runtime, plan: PlanRecorder, cluster: string, req: ResolvedRequest, facts: CallFacts, current: GuestIdentity[], signal: AbortSignal): Promise<void> {
+  const guest = soleGuest(current);
+  const key = guest ? `${cluster}\u0000${guest.vmid}` : '';
+  if (!guest || rt.snapshotted.has(key) || !wantsSafetySnapshot(policyOf(rt, cluster), facts.risk, req.operation.path, req.method)) return;
+  rt.snapshotted.add(key);
+  const can = await canSnapshot(guest, (path, params) => rt.client(cluster).request('GET', path, params, { signal }));
+  plan.note(snapshotNote(guest, plan.size + 1, can));
+}
+
+/**
+ * `pve.undo(runId)`: the reversing steps of an earlier run, from its audit records and the
+ * cluster as it is now; the script makes them as ordinary requests. In a dry-run what cannot be
+ * undone goes into the plan, so the human reads it before approving the steps.
+ */
+async function handleUndo(rt: Runtime, call: UndoCall, ctx: BridgeContext, record: Record<string, unknown>): Promise<UndoPlan> {
+  Object.assign(record, { kind: 'undo', undoOf: call.runId });
+  if (!rt.runChanges) throw new Refusal({ kind: 'invalid', message: 'pve.undo is not available here: this server keeps no audit log to read the run from' });
+  if (call.runId === rt.runId) throw new Refusal({ kind: 'invalid', message: 'a run cannot undo itself: undo it from a later run' });
+  let changes: RecordedChange[];
+  try {
+    changes = rt.runChanges(call.runId);
+  } catch (err) {
+    throw new Refusal({ kind: 'audit', message: `the audit log could not be read for run ${call.runId} (${err instanceof Error ? err.message : String(err)}); nothing was planned` });
+  }
+  if (changes.length === 0) {
+    throw new Refusal({ kind: 'invalid', message: `run ${call.runId} made no recorded changes in this server's audit (a dry-run records none): check the id, the changes.runId of the run's answer` });
+  }
+  const refusal = budgetOf(rt, call.cluster ?? rt.defaultCluster).chargeRisk('read');
+  if (refusal) throw budgetRefusal(refusal);
+  const plan = await planUndo(call.runId, changes, undoReadsVia((cluster, path) => rt.client(cluster).request('GET', path, {}, { signal: ctx.signal })));
+  for (const text of plan.cannot) rt.plan?.note(`not undone: ${text}`);
+  record.undoSteps = plan.steps.length;
+  return redactData(plan, undefined, rt.secrets) as UndoPlan;
 }
 
 /**
@@ -435,7 +541,7 @@ function failedBeforeSending(call: BridgeCall, record: Record<string, unknown>):
  * The change's intent, durable in the audit before anything is sent; the outcome entry links to
  * it. Without an audit (tests, a handler called directly) there is nothing to write ahead to.
  */
-function writeIntent(rt: Runtime, cluster: string, req: ResolvedRequest, params: Record<string, unknown>, facts: CallFacts, record: Record<string, unknown>): void {
+function writeIntent(rt: Runtime, cluster: string, req: ResolvedRequest, params: Record<string, unknown>, facts: CallFacts, record: Record<string, unknown>, undo?: UndoRecord): void {
   if (!rt.audit) return;
   const intent: Record<string, unknown> = {
     runId: rt.runId,
@@ -449,6 +555,7 @@ function writeIntent(rt: Runtime, cluster: string, req: ResolvedRequest, params:
     ...(req.pathValues.node !== undefined ? { node: req.pathValues.node } : {}),
     ...(facts.targets.vmids.length > 0 ? { vmids: facts.targets.vmids } : {}),
     ...(record.planSeq !== undefined ? { planSeq: record.planSeq } : {}),
+    ...(undo ? { undo } : {}),
   };
   try {
     record.intent = rt.audit.intend(intent).seq;
