@@ -12,6 +12,7 @@
  * crash at any later point leaves an intent that a starting server can look up on PVE.
  */
 import { type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
+import { isPlainObject } from '../schema/schema-node.js';
 import { UPID_SHAPE, parseUpid } from '../pve/upid.js';
 import { approvalNextStep } from '../safety/approval.js';
 import { capValue } from '../safety/caps.js';
@@ -351,12 +352,14 @@ async function write(
       return entry.upid ?? null;
     }
 
-    const params = withGuestDigest(req, verdict.current);
+    let params = withGuestDigest(req, verdict.current);
     const client = rt.client(cluster, risk);
     record.change = { cluster, method: req.method, path: req.concretePath } satisfies ChangeAttempt;
     const halt = rt.halted?.();
     if (halt !== undefined) throw new Refusal({ kind: 'halted', message: `${req.method} ${req.concretePath}: ${halt}`, ...where });
-    const undo = await prepareUndo(rt, cluster, req, facts, verdict.current, verdict.configs, ctx.signal, where);
+    const { undo, digest } = await prepareUndo(rt, cluster, req, facts, verdict.current, verdict.configs, ctx.signal, where);
+    // A safety snapshot moved the config's digest (and nothing else): the change is held to the new one.
+    if (digest && params.digest === digest.from) params = { ...params, digest: digest.to };
     writeIntent(rt, cluster, req, params, facts, record, undo);
     sent = true;
     const grace = graceAfter(ctx.signal, SENT_GRACE_MS);
@@ -398,9 +401,9 @@ async function prepareUndo(
   configs: Map<number, Record<string, unknown>>,
   signal: AbortSignal,
   where: { method: HttpMethod; path: string; risk: RiskClass },
-): Promise<UndoRecord | undefined> {
+): Promise<{ undo?: UndoRecord; digest?: { from: string; to: string } }> {
   const audit = rt.audit;
-  if (!audit) return undefined;
+  if (!audit) return {};
   const guest = soleGuest(current);
   const config = guest ? configs.get(guest.vmid) : undefined;
   const configPath = guest ? `/nodes/${guest.node}/${guest.type}/${guest.vmid}/config` : req.concretePath;
@@ -413,10 +416,11 @@ async function prepareUndo(
     redact: (v) => redactData(v, configPath, rt.secrets) as Record<string, unknown>,
   });
   const key = guest ? `${cluster}\u0000${guest.vmid}` : '';
-  if (!guest || rt.snapshotted.has(key) || !wantsSafetySnapshot(policyOf(rt, cluster), facts.risk, req.operation.path, req.method)) return undo;
+  if (!guest || rt.snapshotted.has(key) || !wantsSafetySnapshot(policyOf(rt, cluster), facts.risk, req.operation.path, req.method)) return { undo };
   rt.snapshotted.add(key);
+  let taken: 'taken' | 'unsupported';
   try {
-    await safetySnapshot({
+    taken = await safetySnapshot({
       runId: rt.runId,
       guest,
       get: (path, params) => rt.client(cluster).request('GET', path, params, { signal }),
@@ -433,7 +437,21 @@ async function prepareUndo(
       ...where,
     });
   }
-  return undo;
+  if (taken !== 'taken' || !config || typeof config.digest !== 'string') return { undo };
+  rt.identity.noteWrite(cluster, [guest.vmid]);
+  return { undo, digest: { from: config.digest, to: await digestAfterSnapshot(rt, cluster, configPath, config, signal, where) } };
+}
+
+/**
+ * The config's digest once the safety snapshot is taken. The snapshot changes only its `parent`
+ * (and so the digest); anything else that differs was changed by someone else meanwhile, and the
+ * change, checked against the config before, is not sent.
+ */
+async function digestAfterSnapshot(rt: Runtime, cluster: string, configPath: string, before: Record<string, unknown>, signal: AbortSignal, where: { method: HttpMethod; path: string; risk: RiskClass }): Promise<string> {
+  const settings = (c: Record<string, unknown>): string => JSON.stringify(Object.entries(c).filter(([k]) => k !== 'digest' && k !== 'parent').sort(([a], [b]) => (a < b ? -1 : 1)));
+  const now = await rt.client(cluster).request('GET', configPath, {}, { signal });
+  if (isPlainObject(now) && typeof now.digest === 'string' && settings(now) === settings(before)) return now.digest;
+  throw new Refusal({ kind: 'identity', message: `${where.method} ${where.path} was not sent: the guest's config changed while the safety snapshot was taken; read it again and re-plan`, ...where });
 }
 
 /** In a dry-run: say in the plan whether a safety snapshot will be taken before this step. */

@@ -196,6 +196,8 @@ export async function planUndo(runId: string, changes: readonly RecordedChange[]
   // Per guest, the config as the reversal of the later changes leaves it.
   const configs = new Map<string, Record<string, unknown> | undefined>();
   const digests = new Map<string, string | undefined>();
+  /** Guests an earlier step of this undo already changes: their digest is not known ahead. */
+  const stepped = new Set<string>();
   for (const c of [...made].reverse()) {
     const undo = c.undo;
     const what = `${c.method} ${c.path}`;
@@ -215,13 +217,19 @@ export async function planUndo(runId: string, changes: readonly RecordedChange[]
       const names = await reads.snapshots(c.cluster, undo.guest);
       if (!names) cannot.push(`${what}: the snapshot list of ${guestName(undo.guest)} could not be read, so the rollback to '${undo.snapname}' is not planned`);
       else if (!names.includes(undo.snapname)) cannot.push(`${what}: the safety snapshot '${undo.snapname}' of ${guestName(undo.guest)} is gone, so this run's changes to it are not rolled back`);
-      else steps.push({ cluster: c.cluster, method: 'POST', path: `${guestBase(undo.guest)}/snapshot/${undo.snapname}/rollback`, params: {}, about: `roll ${guestName(undo.guest)} back to the safety snapshot '${undo.snapname}' taken before this run changed it (the snapshot is kept: delete it once satisfied)` });
+      else {
+        stepped.add(key);
+        steps.push({ cluster: c.cluster, method: 'POST', path: `${guestBase(undo.guest)}/snapshot/${undo.snapname}/rollback`, params: {}, about: `roll ${guestName(undo.guest)} back to the safety snapshot '${undo.snapname}' taken before this run changed it (the snapshot is kept: delete it once satisfied)` });
+      }
       continue;
     }
     if (undo.kind === 'created') {
       const names = undo.guest && undo.snapname !== undefined ? await reads.snapshots(c.cluster, undo.guest) : undefined;
       if (names && undo.snapname !== undefined && !names.includes(undo.snapname)) cannot.push(`${what}: ${undo.what} is already gone`);
-      else steps.push({ cluster: c.cluster, method: 'DELETE', path: undo.path, params: {}, about: `delete ${undo.what}, which the run created` });
+      else {
+        stepped.add(key);
+        steps.push({ cluster: c.cluster, method: 'DELETE', path: undo.path, params: {}, about: `delete ${undo.what}, which the run created` });
+      }
       continue;
     }
     // A guest config write.
@@ -258,9 +266,10 @@ export async function planUndo(runId: string, changes: readonly RecordedChange[]
     if (Object.keys(params).length === 0 && removed.length === 0) continue;
     if (removed.length > 0) params.delete = removed.sort().join(',');
     const digest = digests.get(key);
-    // Only the first reversal on a guest is held to the digest read now: the later ones follow it.
-    if (digest !== undefined) params.digest = digest;
-    digests.set(key, undefined);
+    // Only the first step on a guest is held to the digest read now (the bridge passes the
+    // digest it reads before each later one, after this undo's own earlier steps moved it).
+    if (digest !== undefined && !stepped.has(key)) params.digest = digest;
+    stepped.add(key);
     steps.push({ cluster: c.cluster, method: 'PUT', path: `${guestBase(undo.guest)}/config`, params, about: `restore ${Object.keys(undo.before).join(', ')} of ${guestName(undo.guest)} as they were before ${what}` });
   }
   return { runId, steps, cannot };
