@@ -32,7 +32,7 @@ import { InvalidCallError, resolveRequest, type ResolvedRequest } from '../polic
 import { SENT_GRACE_MS, type BridgeCall, type BridgeContext, type BridgeError, type BridgeHandler, type BridgeReply, type CallOutcome, type RequestCall, type UndoCall, type WaitTaskCall } from './protocol.js';
 import { countChange, countTainted, emptyCounts, type CallCounts } from './stats.js';
 import { taintedParts, taintSource } from '../policy/taint.js';
-import { planUndo, undoReadsVia, undoRecordOf, type RecordedChange, type UndoGuest, type UndoPlan, type UndoRecord } from '../safety/undo.js';
+import { planUndo, undoReadsVia, undoRecordOf, updateRecordOf, type RecordedChange, type UndoGuest, type UndoPlan, type UndoRecord } from '../safety/undo.js';
 import { canSnapshot, safetySnapshot, snapshotNote, wantsSafetySnapshot } from './safety-snapshot.js';
 
 export type RunMode = 'live' | 'dry-run' | 'approved';
@@ -407,7 +407,7 @@ async function prepareUndo(
   const guest = soleGuest(current);
   const config = guest ? configs.get(guest.vmid) : undefined;
   const configPath = guest ? `/nodes/${guest.node}/${guest.type}/${guest.vmid}/config` : req.concretePath;
-  const undo = undoRecordOf({
+  let undo = undoRecordOf({
     method: req.method,
     template: req.operation.path,
     pathValues: req.pathValues,
@@ -415,6 +415,7 @@ async function prepareUndo(
     ...(config ? { config } : {}),
     redact: (v) => redactData(v, configPath, rt.secrets) as Record<string, unknown>,
   });
+  if (undo.kind === 'none') undo = (await readBeforeUpdate(rt, cluster, req, signal)) ?? undo;
   const key = guest ? `${cluster}\u0000${guest.vmid}` : '';
   if (!guest || rt.snapshotted.has(key) || !wantsSafetySnapshot(policyOf(rt, cluster), facts.risk, req.operation.path, req.method)) return { undo };
   rt.snapshotted.add(key);
@@ -452,6 +453,34 @@ async function digestAfterSnapshot(rt: Runtime, cluster: string, configPath: str
   const now = await rt.client(cluster).request('GET', configPath, {}, { signal });
   if (isPlainObject(now) && typeof now.digest === 'string' && settings(now) === settings(before)) return now.digest;
   throw new Refusal({ kind: 'identity', message: `${where.method} ${where.path} was not sent: the guest's config changed while the safety snapshot was taken; read it again and re-plan`, ...where });
+}
+
+/**
+ * Another update (a `PUT` whose path a `GET` reads back): under the policy's
+ * `undo.readBeforeUpdate` (default on) the object is read first (one GET with the policy's own
+ * credentials), so undo can put its previous values back. A failed read only leaves the change
+ * without a reversal.
+ */
+async function readBeforeUpdate(rt: Runtime, cluster: string, req: ResolvedRequest, signal: AbortSignal): Promise<UndoRecord | undefined> {
+  if (req.method !== 'PUT' || !policyOf(rt, cluster).config.undo.readBeforeUpdate || !rt.model(cluster).get('GET', req.operation.path)) return undefined;
+  let current: unknown;
+  try {
+    current = await rt.client(cluster).request('GET', req.urlPath, {}, { signal });
+  } catch {
+    return undefined;
+  }
+  if (!isPlainObject(current)) return undefined;
+  return updateRecordOf({
+    method: req.method,
+    template: req.operation.path,
+    pathValues: req.pathValues,
+    params: req.params,
+    path: req.concretePath,
+    current,
+    // A `delete` list of keys (a pool's boolean `delete` removes members instead).
+    canDelete: req.operation.params.some((p) => p.name === 'delete' && p.type === 'string'),
+    redact: (v) => redactData(v, req.concretePath, rt.secrets) as Record<string, unknown>,
+  });
 }
 
 /** In a dry-run: say in the plan whether a safety snapshot will be taken before this step. */

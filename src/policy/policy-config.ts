@@ -145,8 +145,14 @@ export const PolicyConfigSchema = z.strictObject({
   undo: z
     .strictObject({
       snapshotBefore: z.array(z.enum(RISK_CLASSES).refine((r) => r !== 'read', { message: "a snapshot is taken before changes: use 'write', 'destructive' or 'privileged'" })).default([]),
+      /**
+       * Read an object before a `PUT` that updates it (one GET, where the same path has one), so
+       * undo can put its previous values back. Guest config writes need no such read: the
+       * identity check already reads the config.
+       */
+      readBeforeUpdate: z.boolean().default(true),
     })
-    .default({ snapshotBefore: [] }),
+    .default({ snapshotBefore: [], readBeforeUpdate: true }),
 })
   // A deny rule that names a target for part of its API has no target-rule equivalent
   // (path-rule-targets.ts): refused until a target rule says how that target is protected from the

@@ -7,9 +7,10 @@ const CONFIG = '/nodes/{node}/qemu/{vmid}/config';
 const pathValues = { node: 'pve1', vmid: '112' };
 const redact = (v: Record<string, unknown>) => redactData(v, '/nodes/pve1/qemu/112/config') as Record<string, unknown>;
 
-function reads(config: Record<string, unknown> | undefined, snaps: string[] = []): UndoReads & { configReads: number } {
+function reads(config: Record<string, unknown> | undefined, snaps: string[] = [], object?: Record<string, unknown>): UndoReads & { configReads: number } {
   const r = {
     configReads: 0,
+    object: async () => object,
     config: async () => {
       r.configReads++;
       return config ? { ...config } : undefined;
@@ -101,5 +102,16 @@ describe('planUndo', () => {
     const created = { kind: 'created' as const, path: '/nodes/pve1/qemu/112/snapshot/s1', what: "snapshot 's1' of VM 112 on pve1", guest, snapname: 's1' };
     expect((await planUndo('r', [change(1, created, 'done', 'POST')], reads({}, ['s1']))).steps.map((s) => `${s.method} ${s.path}`)).toEqual(['DELETE /nodes/pve1/qemu/112/snapshot/s1']);
     expect((await planUndo('r', [change(1, created, 'done', 'POST')], reads({}, []))).cannot[0]).toMatch(/already gone/);
+  });
+
+  it('puts back another update if the object still holds what the run left, and says what it cannot delete', async () => {
+    const update = { kind: 'update' as const, path: '/pools/p1', before: { comment: 'old', extra: null }, after: { comment: 'new', extra: 'x' }, canDelete: false };
+    const c = change(1, update, 'done', 'PUT', '/pools/p1');
+    const plan = await planUndo('r', [c], reads(undefined, [], { comment: 'new', extra: 'x' }));
+    expect(plan.steps.map((s) => s.params)).toEqual([{ comment: 'old' }]);
+    expect(plan.cannot).toEqual(["PUT /pools/p1: 'extra' was not set before, and this operation cannot delete it"]);
+    const moved = await planUndo('r', [c], reads(undefined, [], { comment: 'someone else', extra: 'x' }));
+    expect(moved.steps).toEqual([]);
+    expect(moved.cannot[0]).toMatch(/\/pools\/p1 moved since \(comment no longer as the run left it\)/);
   });
 });

@@ -43,6 +43,19 @@ export type UndoRecord =
       /** Keys whose previous or new value is a secret: not stored, so not restored. */
       secret?: string[];
     }
+  /**
+   * Another update (`PUT` on an object that a `GET` on the same path reads back): the object was
+   * read before the write. `canDelete`: the operation takes a `delete` list, so keys that were not
+   * set can be removed again.
+   */
+  | {
+      kind: 'update';
+      path: string;
+      before: Record<string, string | null>;
+      after: Record<string, string | null>;
+      canDelete: boolean;
+      secret?: string[];
+    }
   /** An object the change created; `path` deletes it again. */
   | { kind: 'created'; path: string; what: string; guest?: UndoGuest; snapname?: string }
   /** A snapshot the bridge took right before the change: rolling back to it reverses the change. */
@@ -76,10 +89,25 @@ export function undoRecordOf(input: UndoRecordInput): UndoRecord {
   return { kind: 'none', why: noUndoReason(input.method, input.template) };
 }
 
+/**
+ * A `PUT` on an object read back right before it (`current`, the GET on the same path): its
+ * previous values, as a config write's are.
+ */
+export function updateRecordOf(input: UndoRecordInput & { path: string; current: Record<string, unknown>; canDelete: boolean }): UndoRecord {
+  const values = previousValues(input, input.current);
+  return { kind: 'update', path: input.path, before: values.before, after: values.after, canDelete: input.canDelete, ...(values.secret.length > 0 ? { secret: values.secret } : {}) };
+}
+
 function configRecord(input: UndoRecordInput, guest: UndoGuest): UndoRecord {
   const config = input.config;
   if (!config) return { kind: 'none', why: `the config of ${guestName(guest)} could not be read before the write, so its previous values are not known` };
   if (input.params.revert !== undefined) return { kind: 'none', why: `it reverts pending changes of ${guestName(guest)}, which cannot be re-applied` };
+  const { before, after, secret } = previousValues(input, config);
+  return { kind: 'config', guest, before, after, ...(secret.length > 0 ? { secret } : {}) };
+}
+
+/** The previous and new value of every key a write sets or deletes; secret ones only named. */
+function previousValues(input: UndoRecordInput, config: Record<string, unknown>): { before: Record<string, string | null>; after: Record<string, string | null>; secret: string[] } {
   const set = Object.keys(input.params).filter((k) => !NOT_SETTINGS.has(k));
   const deleted = deleteList(input.params.delete).filter((k) => !set.includes(k));
   const keys = [...set, ...deleted].sort();
@@ -98,7 +126,7 @@ function configRecord(input: UndoRecordInput, guest: UndoGuest): UndoRecord {
     before[k] = prev === undefined ? null : String(prev);
     after[k] = next === undefined ? null : String(next);
   }
-  return { kind: 'config', guest, before, after, ...(secret.length > 0 ? { secret } : {}) };
+  return { before, after, secret };
 }
 
 function same(a: unknown, b: unknown): boolean {
@@ -178,6 +206,8 @@ export interface UndoPlan {
 export interface UndoReads {
   config(cluster: string, guest: UndoGuest): Promise<Record<string, unknown> | undefined>;
   snapshots(cluster: string, guest: UndoGuest): Promise<string[] | undefined>;
+  /** Any object by its path (another update's target). */
+  object(cluster: string, path: string): Promise<Record<string, unknown> | undefined>;
 }
 
 /** The reversing steps of a run's recorded changes, newest first, and what cannot be reversed. */
@@ -207,6 +237,12 @@ export async function planUndo(runId: string, changes: readonly RecordedChange[]
     }
     if (undo.kind === 'none') {
       cannot.push(`${what}: ${undo.why}`);
+      continue;
+    }
+    // Not in the guest's config, so not covered by a rollback either.
+    if (undo.kind === 'update') {
+      const step = await updateStep(c, undo, reads, what, cannot);
+      if (step) steps.push(step);
       continue;
     }
     const key = guestKey(c.cluster, undo.guest ?? { node: '', type: 'qemu', vmid: -1 });
@@ -275,6 +311,32 @@ export async function planUndo(runId: string, changes: readonly RecordedChange[]
   return { runId, steps, cannot };
 }
 
+/** The reversal of another update, if the object still holds what the run left. */
+async function updateStep(c: RecordedChange, undo: Extract<UndoRecord, { kind: 'update' }>, reads: UndoReads, what: string, cannot: string[]): Promise<UndoStep | undefined> {
+  const now = await reads.object(c.cluster, undo.path);
+  if (!now) {
+    cannot.push(`${what}: ${undo.path} could not be read now (is it gone?)`);
+    return undefined;
+  }
+  for (const k of undo.secret ?? []) cannot.push(`${what}: '${k}' holds a secret, whose previous value is never recorded; set it again yourself`);
+  const moved = Object.entries(undo.after).filter(([k, v]) => !sameValue(now[k], v));
+  if (moved.length > 0) {
+    cannot.push(`${what}: ${undo.path} moved since (${moved.map(([k]) => k).join(', ')} no longer as the run left ${moved.length === 1 ? 'it' : 'them'}), so this change is not undone: a later change is never overwritten`);
+    return undefined;
+  }
+  const params: Record<string, unknown> = {};
+  const removed: string[] = [];
+  for (const [k, v] of Object.entries(undo.before)) {
+    if (v !== null) params[k] = v;
+    else if (!undo.canDelete) cannot.push(`${what}: '${k}' was not set before, and this operation cannot delete it`);
+    else removed.push(k);
+  }
+  if (removed.length > 0) params.delete = removed.sort().join(',');
+  if (typeof now.digest === 'string') params.digest = now.digest;
+  if (Object.keys(params).filter((k) => k !== 'digest').length === 0) return undefined;
+  return { cluster: c.cluster, method: 'PUT', path: undo.path, params, about: `restore ${Object.keys(undo.before).join(', ')} of ${undo.path} as they were before ${what}` };
+}
+
 function sameValue(now: unknown, recorded: string | null): boolean {
   if (recorded === null) return now === undefined;
   return now !== undefined && String(now) === recorded;
@@ -290,6 +352,14 @@ export function undoReadsVia(get: (cluster: string, path: string) => Promise<unk
     async config(cluster, guest) {
       try {
         const data = await get(cluster, `${guestBase(guest)}/config`);
+        return isPlainObject(data) ? data : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    async object(cluster, path) {
+      try {
+        const data = await get(cluster, path.split('/').map(encodeURIComponent).join('/'));
         return isPlainObject(data) ? data : undefined;
       } catch {
         return undefined;

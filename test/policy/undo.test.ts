@@ -20,6 +20,7 @@ beforeAll(async () => {
       // Every change needs an approval: the approved run can be held to its plan.
       strict: { preset: 'operator', approval: { require: ['write', 'destructive', 'privileged'] } },
       snap: { preset: 'operator', undo: { snapshotBefore: ['write'] } },
+      adm: { preset: 'admin' },
     },
   });
   const vms = (await env.admin.request('GET', '/cluster/resources', { type: 'vm' })) as Array<{ vmid: number; node: string; type: string; status: string; template?: number }>;
@@ -160,4 +161,15 @@ describe('undo', () => {
     // The snapshot stays: the operator deletes it once satisfied.
     expect(await snapshots(base)).toContain(safety);
   }, 180_000);
+
+  it('puts back the previous values of another update, read before it was sent', async () => {
+    await env.admin.request('POST', '/pools', { poolid: 'undopool', comment: 'before' });
+    const changed = await env.run(`await pve.put('/pools/undopool', { comment: 'after' });\nreturn 1;`, { cluster: 'adm' });
+    expect(changed.ok, JSON.stringify(changed).slice(0, 1500)).toBe(true);
+    const runId = runIdOf(changed);
+    expect(env.auditEntries().find((e) => e.type === 'intent' && e.runId === runId)?.undo).toEqual({ kind: 'update', path: '/pools/undopool', before: { comment: 'before' }, after: { comment: 'after' }, canDelete: false });
+    const undone = await env.run(undoCode(runId), { cluster: 'adm' });
+    expect(undone.ok, JSON.stringify(undone).slice(0, 1500)).toBe(true);
+    expect(((await env.admin.request('GET', '/pools/undopool')) as { comment?: string }).comment).toBe('before');
+  }, 120_000);
 });
