@@ -172,4 +172,20 @@ describe('undo', () => {
     expect(undone.ok, JSON.stringify(undone).slice(0, 1500)).toBe(true);
     expect(((await env.admin.request('GET', '/pools/undopool')) as { comment?: string }).comment).toBe('before');
   }, 120_000);
+
+  it('without a terminal it asks for --yes and sends nothing', async () => {
+    const { node, vmid } = guests[3] ?? (guests[0] as { node: string; vmid: number });
+    const base = `/nodes/${node}/qemu/${vmid}`;
+    await env.admin.request('PUT', `${base}/config`, { cores: 1 });
+    const runId = runIdOf(await env.run(`await pve.put('${base}/config', { cores: 2 });\nreturn 1;`));
+    const before = env.sim.counters.snapshot().byOperation;
+    const piped = await runCli(['undo', runId, '--config', env.configFile], { env: env.env, timeoutMs: 60_000 });
+    const after = env.sim.counters.snapshot().byOperation;
+    expect(piped.code).toBe(1);
+    expect(piped.stdout).toMatch(/cores 2 → 1/);
+    expect(piped.stdout).not.toMatch(/Next:/);
+    expect(piped.stderr).toMatch(/no terminal to confirm on.*--yes/);
+    expect((after[PUT_CONFIG] ?? 0) - (before[PUT_CONFIG] ?? 0)).toBe(0);
+    expect((await config(base)).cores).toBe(2);
+  }, 120_000);
 });

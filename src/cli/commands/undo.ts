@@ -61,7 +61,8 @@ export const undoCommand: Command = {
         io.out(`nothing to undo for run ${runId}${cannot.length > 0 ? `; not undone:\n${cannot.map((c) => `  - ${c}`).join('\n')}` : ''}`);
         return cannot.length > 0 ? EXIT.failed : EXIT.ok;
       }
-      io.out(`${plan.summary ?? ''}\n`);
+      // The plan without its agent-facing "Next:" line: this command says what happens next.
+      io.out(`${(plan.summary ?? '').replace(/\nNext: [^\n]*$/, '')}\n`);
       if (!boolOpt(args, 'yes')) {
         const yes = await confirm(`Undo run ${runId.slice(0, 8)} with these ${plan.writes.length} write${plan.writes.length === 1 ? '' : 's'}? [y/N] `);
         if (yes === undefined) {
