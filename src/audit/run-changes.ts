@@ -35,6 +35,7 @@ export function readRunChanges(auditFile: string, runId: string): RecordedChange
           path: String(d.path ?? ''),
           outcome: 'open',
           ...(d.undo !== null && typeof d.undo === 'object' ? { undo: d.undo as UndoRecord } : {}),
+          ...(d.principal !== undefined ? { principal: d.principal } : {}),
         });
       } else if (entry.type === 'call' && d.runId === runId && typeof d.intent === 'number' && typeof d.outcome === 'string') {
         outcomes.set(d.intent, d.outcome as RecordedChange['outcome']);

@@ -509,7 +509,7 @@ async function handleUndo(rt: Runtime, call: UndoCall, ctx: BridgeContext, recor
     throw new Refusal({ kind: 'audit', message: `the audit log could not be read for run ${call.runId} (${err instanceof Error ? err.message : String(err)}); nothing was planned` });
   }
   if (changes.length === 0) {
-    throw new Refusal({ kind: 'invalid', message: `run ${call.runId} made no recorded changes in this server's audit (a dry-run records none): check the id, the changes.runId of the run's answer` });
+    throw new Refusal({ kind: 'invalid', message: `run ${call.runId} made no recorded changes of yours in this server's audit (a dry-run records none; another principal's run is theirs to undo): check the id, the changes.runId of the run's answer` });
   }
   const refusal = budgetOf(rt, call.cluster ?? rt.defaultCluster).chargeRisk('read');
   if (refusal) throw budgetRefusal(refusal);

@@ -183,6 +183,8 @@ export interface RecordedChange {
   /** What became of it: the call's outcome, a recovery's finding, or `open` (neither recorded yet). */
   outcome: 'done' | 'failed' | 'not-sent' | 'unknown' | 'made' | 'not-made' | 'open';
   undo?: UndoRecord;
+  /** Who made it (the intent's `principal`, as the audit names a remote user); absent for the host's own user. */
+  principal?: unknown;
 }
 
 /** A reversing call, made through the ordinary bridge (policy, plan, approval). */
