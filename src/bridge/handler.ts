@@ -418,7 +418,6 @@ async function prepareUndo(
   if (undo.kind === 'none') undo = (await readBeforeUpdate(rt, cluster, req, signal)) ?? undo;
   const key = guest ? `${cluster}\u0000${guest.vmid}` : '';
   if (!guest || rt.snapshotted.has(key) || !wantsSafetySnapshot(policyOf(rt, cluster), facts.risk, req.operation.path, req.method)) return { undo };
-  rt.snapshotted.add(key);
   let taken: 'taken' | 'unsupported';
   try {
     taken = await safetySnapshot({
@@ -438,6 +437,8 @@ async function prepareUndo(
       ...where,
     });
   }
+  // Only once it is taken (or cannot be): after a failed one, the next change to the guest tries again.
+  rt.snapshotted.add(key);
   if (taken !== 'taken' || !config || typeof config.digest !== 'string') return { undo };
   rt.identity.noteWrite(cluster, [guest.vmid]);
   return { undo, digest: { from: config.digest, to: await digestAfterSnapshot(rt, cluster, configPath, config, signal, where) } };

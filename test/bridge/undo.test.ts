@@ -75,6 +75,9 @@ describe('bridge: undo records', () => {
     expect(e).toMatchObject({ kind: 'api', outcome: 'not-sent' });
     expect(e.message).toMatch(/safety snapshot the policy asks for before it could not be taken/);
     expect(failing.client.writes.map((w) => w.method + ' ' + w.path)).toEqual(['POST /nodes/pve1/qemu/101/snapshot']);
+    // The next change to the guest does not slip through without its snapshot.
+    expect(errorOf(await failing.call({ kind: 'request', method: 'PUT', path: '/nodes/pve1/qemu/101/config', params: { cores: 2 } })).kind).toBe('api');
+    expect(failing.client.writes.filter((w) => w.method === 'PUT')).toEqual([]);
   });
 });
 
