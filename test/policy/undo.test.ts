@@ -160,6 +160,9 @@ describe('undo', () => {
     expect([String(now.memory), now.cores]).toEqual(['4096', 2]);
     // The snapshot stays: the operator deletes it once satisfied.
     expect(await snapshots(base)).toContain(safety);
+    // Its intent and outcome are chained and paired like any change's.
+    const verified = await runCli(['audit', 'verify', '--config', env.configFile], { env: env.env });
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
   }, 180_000);
 
   it('puts back the previous values of another update, read before it was sent', async () => {
