@@ -4,8 +4,9 @@
  * reversal, which says what cannot be undone and is approved like any other plan; a config that
  * moved since is never overwritten; a safety snapshot the policy asked for is rolled back to.
  */
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../e2e/helpers/harness.js';
+import { BIN, runCli } from '../e2e/helpers/harness.js';
 import { startPolicyEnv, type PolicyEnv } from './helpers/env.js';
 
 let env: PolicyEnv;
@@ -191,4 +192,37 @@ describe('undo', () => {
     expect((after[PUT_CONFIG] ?? 0) - (before[PUT_CONFIG] ?? 0)).toBe(0);
     expect((await config(base)).cores).toBe(2);
   }, 120_000);
+
+  it('asks on a terminal like approve: "n" sends nothing', async () => {
+    const { node, vmid } = guests[4] ?? (guests[0] as { node: string; vmid: number });
+    const base = `/nodes/${node}/qemu/${vmid}`;
+    await env.admin.request('PUT', `${base}/config`, { cores: 1 });
+    const runId = runIdOf(await env.run(`await pve.put('${base}/config', { cores: 2 });\nreturn 1;`));
+    const { out, code } = await onTerminal(['undo', runId, '--config', env.configFile], 'n');
+    expect(code, out).toBe(1);
+    expect(out).toMatch(/cores 2 → 1/);
+    expect(out).toMatch(new RegExp(`Undo run ${runId.slice(0, 8)} with these 1 write\\? \\[y/N\\]`));
+    expect(out).toContain('not undone: nothing was sent');
+    expect((await config(base)).cores).toBe(2);
+  }, 120_000);
 });
+
+/**
+ * The CLI on a real pty (util-linux `script`), `answer` typed at its prompt. Asynchronous: the
+ * simulator answers from this process, so it must not be blocked while the command runs.
+ */
+function onTerminal(args: string[], answer: string): Promise<{ out: string; code: number | null }> {
+  const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: env.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ out, code });
+    });
+    child.stdin.end(`${answer}\n`);
+  });
+}
