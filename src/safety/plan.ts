@@ -345,6 +345,9 @@ export function summarizePlan(plan: Plan, outcome?: PlanOutcome): string {
     const steps = plan.writes.filter((w) => w.risk === risk).map((w) => w.seq);
     if (steps.length > 0) header.push(`!! ${steps.length} ${risk} step${steps.length === 1 ? '' : 's'}: ${steps.join(', ')}`);
   }
+  // Notes follow the steps and the summary is capped: that there are some is said up front.
+  const notes = plan.notes?.length ?? 0;
+  if (notes > 0) header.push(`!! ${notes} note${notes === 1 ? '' : 's'} after the steps (what is not undone, safety snapshots); the plan lists them all`);
   const lines: string[] = [];
   const next = nextStep(plan, outcome);
   let size = header.join('\n').length + next.length + 1;

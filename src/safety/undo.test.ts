@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PlanRecorder, summarizePlan } from './plan.js';
 import { redactData } from './redact.js';
 import { planUndo, safetySnapshotName, undoRecordOf, type RecordedChange, type UndoGuest, type UndoReads } from './undo.js';
 
@@ -113,5 +114,23 @@ describe('planUndo', () => {
     const moved = await planUndo('r', [c], reads(undefined, [], { comment: 'someone else', extra: 'x' }));
     expect(moved.steps).toEqual([]);
     expect(moved.cannot[0]).toMatch(/\/pools\/p1 moved since \(comment no longer as the run left it\)/);
+  });
+});
+
+describe('plan notes', () => {
+  it('are shown (and counted up front) and part of the plan id, so the human approves what they read', () => {
+    const record = (rec: PlanRecorder) =>
+      rec.record({ cluster: 'c', method: 'PUT', path: '/nodes/pve1/qemu/112/config', template: CONFIG, params: { memory: '4096' }, fullParams: { memory: '4096' }, risk: 'write', needsApproval: true, targets: [], returnsTask: false });
+    const plain = new PlanRecorder();
+    record(plain);
+    const noted = new PlanRecorder();
+    record(noted);
+    noted.note('not undone: DELETE /nodes/pve1/storage/local/content/x: a deleted volume cannot be restored');
+    const a = plain.finish('code', 'ops');
+    const b = noted.finish('code', 'ops');
+    expect(b.planId).not.toBe(a.planId);
+    const text = summarizePlan(b);
+    expect(text).toMatch(/^!! 1 note after the steps/m);
+    expect(text).toMatch(/^note: not undone: DELETE .*a deleted volume cannot be restored$/m);
   });
 });
