@@ -17,6 +17,8 @@ import { hasOfficialSchema, officialSchemaFile } from '../src/schema/official-sc
 import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
 import type { SuiteContext } from './lib/suite.js';
 import { ms, ratio, summarize, withinTarget, type Cell, type Table } from './lib/table.js';
+import { redactData } from '../src/safety/redact.js';
+import { undoRecordOf } from '../src/safety/undo.js';
 import { connectHttp, connectInMemory, directClient, mustRun, openProduct, runScript, serveHttp } from './tokens/environment.js';
 import { prepareScenario } from './tokens/scenario.js';
 import { TOKEN_TASKS } from './tokens/tasks.js';
@@ -40,6 +42,7 @@ export async function e2eSuite({ quick }: SuiteContext): Promise<Table[]> {
       await runScriptTable(sim, quick ? 2 : 5, quick ? 40 : 200, schema),
       await toolTable(sim, quick ? 20 : 200, quick ? 3 : 10),
       await bridgeTable(sim, quick ? 200 : 1_000, quick ? 1 : 3),
+      await configWriteTable(sim, quick ? 20 : 100, quick ? 1 : 3),
       await concurrencyTable(sim, quick ? [1, 4] : [1, 4, 8, 16, 32], quick ? 3 : 10),
     ];
   } finally {
@@ -208,6 +211,57 @@ async function bridgeTable(sim: RunningSimulator, calls: number, reps: number): 
     columns: ['calls', 'reps', 'direct', 'run_script', 'ratio', 'extra per call', `target ≤ ${BRIDGE_RATIO_TARGET}×`],
     rows,
     notes: ['run_script time is the whole MCP round trip: sandbox, policy decision, budget and audit entry per call included.'],
+  };
+}
+
+/**
+ * Guest config writes through the bridge: what the undo record costs. Its previous values come
+ * from the config the identity check already reads before every guest write, so the table counts
+ * the config GETs per write (the read that undo needs is that one) and times the record itself.
+ */
+export async function configWriteTable(sim: RunningSimulator, writes: number, reps: number): Promise<Table> {
+  const env = await openProduct(sim, { sandbox: { limits: { wallMs: 600_000 } } });
+  const mcp = await connectInMemory(env.product);
+  const client = directClient(sim);
+  const rows: Cell[][] = [];
+  try {
+    await env.product.warm();
+    const guests = (await client.request('GET', '/cluster/resources', { type: 'vm' })) as Array<{ vmid: number; node: string; type: string; template?: number }>;
+    const g = guests.find((x) => x.type === 'qemu' && !x.template) as { vmid: number; node: string };
+    const path = `/nodes/${g.node}/qemu/${g.vmid}/config`;
+    const script = `for (let i = 0; i < ${writes}; i++) await pve.put(${JSON.stringify(path)}, { description: 'bench ' + i });`;
+    const direct: number[] = [];
+    const bridged: number[] = [];
+    let gets = 0;
+    for (let r = 0; r < reps; r++) {
+      direct.push(await time(async () => {
+        for (let i = 0; i < writes; i++) await client.request('PUT', path, { description: `direct ${i}` });
+      }));
+      const before = sim.counters.snapshot().byOperation['GET /nodes/{node}/qemu/{vmid}/config'] ?? 0;
+      bridged.push(await time(() => mustRun(mcp.client, script)));
+      gets = (sim.counters.snapshot().byOperation['GET /nodes/{node}/qemu/{vmid}/config'] ?? 0) - before;
+    }
+    const d = summarize(direct).median;
+    const b = summarize(bridged).median;
+    rows.push([`${writes} × PUT ${path.replace(/\/\d+\//, '/{vmid}/')} (description)`, reps, ms(d), ms(b), ms((b - d) / writes), (gets / writes).toFixed(2)]);
+    // The record alone, on this guest's config: two redactions and a comparison per key.
+    const config = (await client.request('GET', path)) as Record<string, unknown>;
+    const n = 10_000;
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) {
+      undoRecordOf({ method: 'PUT', template: '/nodes/{node}/qemu/{vmid}/config', pathValues: { node: g.node, vmid: String(g.vmid) }, params: { description: 'x', memory: 8192 }, config, redact: (v) => redactData(v, path) as Record<string, unknown> });
+    }
+    rows.push([`undo record alone (${Object.keys(config).length}-key config, 2 keys set)`, n, '', `${((performance.now() - t0) * 1000 / n).toFixed(1)} µs each`, '', '']);
+  } finally {
+    await client.close();
+    await mcp.close();
+    await env.close();
+  }
+  return {
+    title: 'guest config writes through the bridge, with their undo record (ms, medians)',
+    columns: ['writes', 'reps', 'direct', 'run_script', 'extra per write', 'config GETs per write'],
+    rows,
+    notes: ['The one config GET per write is the identity check (name and digest) every guest write already had; the undo record reuses it, so undo adds no request.'],
   };
 }
 

@@ -408,6 +408,26 @@
     ]);
   }
 
+  /**
+   * `pve.undo(runId)`: the host answers with the reversing steps of that run (from the audit and
+   * the cluster as it is now); each is made here, in order, as an ordinary write, so policy, the
+   * dry-run plan and approval apply to it as to any other. Tasks are waited for before the next.
+   */
+  async function undo(cluster, runId) {
+    if (typeof runId !== 'string') return rejected('invalid', 'pve.undo(runId): runId must be a string (the changes.runId of a run_script answer), got ' + describeType(runId));
+    let json = '{"kind":"undo","runId":' + JSONstringify(runId);
+    if (cluster !== undefined) json += ',"cluster":' + JSONstringify(cluster);
+    const plan = await dispatch(json + '}');
+    const undone = [];
+    for (let i = 0; i < plan.steps.length; i++) {
+      const step = plan.steps[i];
+      const upid = await request(step.cluster, step.method, step.path, step.params);
+      if (typeof upid === 'string' && slice(upid, 0, 5) === 'UPID:') await waitTask(step.cluster, upid);
+      undone[undone.length] = step.about;
+    }
+    return { runId: runId, undone: undone, cannot: plan.cannot };
+  }
+
   function makeClient(cluster) {
     const client = {
       guests: () => guests(cluster),
@@ -418,6 +438,7 @@
       delete: (path, params) => request(cluster, 'DELETE', path, params),
       waitTask: (upid, options) => waitTask(cluster, upid, options),
       waitTasks: (upids, options) => waitTasks(cluster, upids, options),
+      undo: (runId) => undo(cluster, runId),
       cluster: (name) => {
         if (typeof name !== 'string' || name.length === 0 || name.length > 63) {
           throw makeError('invalid', 'pve.cluster(name): name must be a non-empty string of at most 63 characters', new ErrorCtor(), 'invalid');

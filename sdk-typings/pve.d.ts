@@ -145,6 +145,13 @@ interface PveError extends Error {
   log?: string[];
 }
 
+/** What `pve.undo(runId)` did: the reversals made, in order, and what it could not undo (and why). */
+interface PveUndoResult {
+  runId: string;
+  undone: string[];
+  cannot: string[];
+}
+
 /** A guest as `pve.guests()` and `pve.findGuest()` give it: where it runs and what it is. */
 interface PveGuest {
   node: string;
@@ -181,6 +188,14 @@ interface Pve {
    *   return results.map((r, i) => ({ vmid: vms[i].vmid, outcome: r.outcome, error: r.exitstatus ?? r.message }));
    */
   waitTasks(upids: ReadonlyArray<string | null | PromiseLike<string | null>>, options?: PveWaitTaskOptions): Promise<PveTaskOutcome[]>;
+  /**
+   * Reverse what an earlier run changed (its id: the `changes.runId` of its answer): previous
+   * config values put back, snapshots it took deleted, a safety snapshot rolled back to. Each
+   * reversing write goes through policy and approval like any other (dry-run it first to see the
+   * plan, which also says what cannot be undone). `cannot`: what was not reversed, and why.
+   *   const r = await pve.undo('0f8e6a2c-…'); return r.cannot;
+   */
+  undo(runId: string): Promise<PveUndoResult>;
   /** The same SDK bound to another configured cluster: `pve.cluster('lab').get('/nodes')`. */
   cluster(name: string): Pve;
   /** Every guest (one `GET /cluster/resources?type=vm`): `(await pve.guests()).filter((g) => g.status === 'running')`. */

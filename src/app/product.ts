@@ -7,6 +7,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { AuditLog } from '../audit/log.js';
+import { readRunChanges } from '../audit/run-changes.js';
+import { canonicalJson } from '../safety/canonical.js';
 import { recoverOrphanIntents } from './intent-recovery.js';
 import type { TaskProgressEvent } from '../bridge/handler.js';
 import { PveClient } from '../client/client.js';
@@ -473,6 +475,9 @@ export class Product {
       permissions: this.permissions,
       halted: () => haltRefusal(this.halt.state()),
       ...(book ? { standing: new StandingStore(this.approvals.dir), runner: principal?.id ?? userInfo().username, tainted: (policyOf(runtime.name).taintedBy?.length ?? 0) > 0 } : {}),
+      // A principal undoes only its own runs (the host's user only runs made without a principal):
+      // the reversal reads guests with the server's credentials and answers with their values.
+      runChanges: (runId) => readRunChanges(this.config.audit.file, runId).filter((c) => canonicalJson(c.principal ?? null) === canonicalJson(principal?.audit ?? null)),
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
       ...(hooks.onLog ? { onLog: hooks.onLog } : {}),
     });

@@ -33,6 +33,9 @@ export type AuditEntryType =
   /**
    * Written durably before a change is sent (write-ahead): what is about to be done and by which
    * writer. Its outcome is a `call` entry with `intent: <this seq>`, or a `recovered` entry.
+   * Its `undo` field (`UndoRecord`, src/safety/undo.ts) says what reverses the change: previous
+   * config values (secrets never), the object to delete, the safety snapshot to roll back to, or
+   * why it cannot be undone; `readRunChanges` (run-changes.ts) reads a run's intents back.
    */
   | 'intent'
   /** What became of the intent of a writer that is gone, as a starting server found out (RecoveredData). */

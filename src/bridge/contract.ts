@@ -55,7 +55,16 @@ const waitTaskSchema = z
   })
   .strict();
 
-const callSchema = z.discriminatedUnion('kind', [requestSchema, waitTaskSchema]);
+const undoSchema = z
+  .object({
+    kind: z.literal('undo'),
+    // A run id as the pipeline mints them (a UUID): it is searched for in the audit.
+    runId: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'not a run id (a UUID like 0f8e…-…: the changes.runId of a run_script answer)'),
+    cluster: clusterSchema.optional(),
+  })
+  .strict();
+
+const callSchema = z.discriminatedUnion('kind', [requestSchema, waitTaskSchema, undoSchema]);
 
 export type ParsedCall = { ok: true; call: BridgeCall } | { ok: false; message: string };
 

@@ -12,6 +12,7 @@
  * crash at any later point leaves an intent that a starting server can look up on PVE.
  */
 import { type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
+import { isPlainObject } from '../schema/schema-node.js';
 import { UPID_SHAPE, parseUpid } from '../pve/upid.js';
 import { approvalNextStep } from '../safety/approval.js';
 import { capValue } from '../safety/caps.js';
@@ -30,9 +31,11 @@ import type { PveClientLike, TaskResult } from '../client/client-like.js';
 import { PveTaskFailedError } from '../client/errors.js';
 import { toBridgeError } from './errors.js';
 import { InvalidCallError, resolveRequest, type ResolvedRequest } from '../policy/request.js';
-import { SENT_GRACE_MS, type BridgeCall, type BridgeContext, type BridgeError, type BridgeHandler, type BridgeReply, type CallOutcome, type RequestCall, type WaitTaskCall } from './protocol.js';
+import { SENT_GRACE_MS, type BridgeCall, type BridgeContext, type BridgeError, type BridgeHandler, type BridgeReply, type CallOutcome, type RequestCall, type UndoCall, type WaitTaskCall } from './protocol.js';
 import { countChange, countTainted, emptyCounts, type CallCounts } from './stats.js';
 import { taintedParts, taintSource } from '../policy/taint.js';
+import { planUndo, undoReadsVia, undoRecordOf, updateRecordOf, type RecordedChange, type UndoGuest, type UndoPlan, type UndoRecord } from '../safety/undo.js';
+import { canSnapshot, safetySnapshot, snapshotNote, wantsSafetySnapshot } from './safety-snapshot.js';
 
 export type RunMode = 'live' | 'dry-run' | 'approved';
 
@@ -95,6 +98,11 @@ export interface BridgeDeps {
   halted?(): string | undefined;
   /** Used when a script's `waitTask` gives no timeout (default 5 min); always capped by the task-wait budget. */
   defaultTaskTimeoutMs?: number;
+  /**
+   * The changes an earlier run made, read back from the audit (`readRunChanges`): what
+   * `pve.undo(runId)` reverses. Absent: `pve.undo` is refused.
+   */
+  runChanges?(runId: string): RecordedChange[];
 }
 
 const DEFAULT_TASK_TIMEOUT_MS = 300_000;
@@ -117,6 +125,7 @@ export function createBridgeHandler(deps: BridgeDeps): BridgeHandler {
     guests,
     identity: deps.identity ?? new IdentityGuard((c) => deps.client(c), guests),
     taskClass: new Map(),
+    snapshotted: new Set(),
     counts: deps.counts ?? emptyCounts(),
     secrets: deps.secrets ?? new SecretScrubber(),
   };
@@ -137,6 +146,8 @@ type Runtime = BridgeDeps & {
   secrets: SecretScrubber;
   /** The class of the write that started each task: its status is read with that write's token. */
   taskClass: Map<string, RiskClass>;
+  /** Guests this run took (or, in a dry-run, planned) a safety snapshot of: one per guest and run. */
+  snapshotted: Set<string>;
   /** Set when an audit append failed: the run fails closed, nothing more is made unaudited. */
   auditError?: string;
 };
@@ -169,7 +180,7 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
     }
     record.cluster = call.cluster ?? rt.defaultCluster;
     if (ctx.signal.aborted) throw new Refusal({ kind: 'cancelled', message: 'the run has ended; the call was not made' });
-    const data = call.kind === 'request' ? await handleRequest(rt, call, ctx, record) : await handleWait(rt, call, ctx, record);
+    const data = call.kind === 'request' ? await handleRequest(rt, call, ctx, record) : call.kind === 'waitTask' ? await handleWait(rt, call, ctx, record) : await handleUndo(rt, call, ctx, record);
     reply = { ok: true, data };
     record.status = 'ok';
     record.outcome = 'done';
@@ -326,6 +337,7 @@ async function write(
     if (rt.mode === 'live' && !needsApproval) await holdToWorstCase(rt, cluster, req, facts, decision, verdict.current, verdict.configs, ctx.signal, where);
 
     if (rt.mode === 'dry-run' && rt.plan) {
+      await planSafetySnapshot(rt, rt.plan, cluster, req, facts, verdict.current, ctx.signal);
       const preview = await plannedChange(rt, cluster, req, verdict.current, verdict.configs, ctx.signal);
       const change = withEarlierSteps(rt.plan, cluster, facts.targets.vmids, preview.change);
       const blastRadius = preview.blastRadius && radiusBeforeSteps(preview.blastRadius, rt.plan.size);
@@ -357,12 +369,15 @@ async function write(
       return entry.upid ?? null;
     }
 
-    const params = withGuestDigest(req, verdict.current);
+    let params = withGuestDigest(req, verdict.current);
     const client = rt.client(cluster, risk);
     record.change = { cluster, method: req.method, path: req.concretePath } satisfies ChangeAttempt;
     const halt = rt.halted?.();
     if (halt !== undefined) throw new Refusal({ kind: 'halted', message: `${req.method} ${req.concretePath}: ${halt}`, ...where });
-    writeIntent(rt, cluster, req, params, facts, record);
+    const { undo, digest } = await prepareUndo(rt, cluster, req, facts, verdict.current, verdict.configs, ctx.signal, where);
+    // A safety snapshot moved the config's digest (and nothing else): the change is held to the new one.
+    if (digest && params.digest === digest.from) params = { ...params, digest: digest.to };
+    writeIntent(rt, cluster, req, params, facts, record, undo);
     sent = true;
     const grace = graceAfter(ctx.signal, SENT_GRACE_MS);
     let data: unknown;
@@ -383,6 +398,145 @@ async function write(
   } finally {
     claim?.settle(sent);
   }
+}
+
+/** A guest of one target, as undo names it; undefined unless the write targets exactly one existing guest. */
+function soleGuest(current: GuestIdentity[]): UndoGuest | undefined {
+  const t = current.length === 1 ? current[0] : undefined;
+  return t?.exists && t.node !== undefined && t.type !== undefined ? { node: t.node, type: t.type, vmid: t.vmid } : undefined;
+}
+
+/**
+ * What reverses this write, recorded with its intent (the config the identity check just read
+ * gives the previous values: no extra read); and the safety snapshot the policy asks for before
+ * a risky change, taken first (a failed one stops the change).
+ */
+async function prepareUndo(
+  rt: Runtime,
+  cluster: string,
+  req: ResolvedRequest,
+  facts: CallFacts,
+  current: GuestIdentity[],
+  configs: Map<number, Record<string, unknown>>,
+  signal: AbortSignal,
+  where: { method: HttpMethod; path: string; risk: RiskClass },
+): Promise<{ undo?: UndoRecord; digest?: { from: string; to: string } }> {
+  const audit = rt.audit;
+  if (!audit) return {};
+  const guest = soleGuest(current);
+  const config = guest ? configs.get(guest.vmid) : undefined;
+  const configPath = guest ? `/nodes/${guest.node}/${guest.type}/${guest.vmid}/config` : req.concretePath;
+  let undo = undoRecordOf({
+    method: req.method,
+    template: req.operation.path,
+    pathValues: req.pathValues,
+    params: req.params,
+    ...(config ? { config } : {}),
+    redact: (v) => redactData(v, configPath, rt.secrets) as Record<string, unknown>,
+  });
+  if (undo.kind === 'none') undo = (await readBeforeUpdate(rt, cluster, req, signal)) ?? undo;
+  const key = guest ? `${cluster}\u0000${guest.vmid}` : '';
+  if (!guest || rt.snapshotted.has(key) || !wantsSafetySnapshot(policyOf(rt, cluster), facts.risk, req.operation.path, req.method)) return { undo };
+  let taken: 'taken' | 'unsupported';
+  try {
+    taken = await safetySnapshot({
+      runId: rt.runId,
+      guest,
+      get: (path, params) => rt.client(cluster).request('GET', path, params, { signal }),
+      intend: (data) => audit.intend({ runId: rt.runId, mode: rt.mode, cluster, ...data }).seq,
+      post: (path, params) => rt.client(cluster, 'write').request('POST', path, params, { signal }),
+      waitTask: (upid) => rt.client(cluster, 'write').waitTask(upid, { timeoutMs: rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, signal }),
+      outcome: (data) => audit.append('call', { runId: rt.runId, mode: rt.mode, cluster, risk: 'write', ...data }),
+    });
+  } catch (err) {
+    if (err instanceof Refusal) throw err;
+    throw new Refusal({
+      kind: 'api',
+      message: `${req.method} ${req.concretePath} was not sent: the safety snapshot the policy asks for before it could not be taken (${err instanceof Error ? err.message : String(err)}). Free the guest (a lock, a snapshot in progress) and run again`,
+      ...where,
+    });
+  }
+  // Only once it is taken (or cannot be): after a failed one, the next change to the guest tries again.
+  rt.snapshotted.add(key);
+  if (taken !== 'taken' || !config || typeof config.digest !== 'string') return { undo };
+  rt.identity.noteWrite(cluster, [guest.vmid]);
+  return { undo, digest: { from: config.digest, to: await digestAfterSnapshot(rt, cluster, configPath, config, signal, where) } };
+}
+
+/**
+ * The config's digest once the safety snapshot is taken. The snapshot changes only its `parent`
+ * (and so the digest); anything else that differs was changed by someone else meanwhile, and the
+ * change, checked against the config before, is not sent.
+ */
+async function digestAfterSnapshot(rt: Runtime, cluster: string, configPath: string, before: Record<string, unknown>, signal: AbortSignal, where: { method: HttpMethod; path: string; risk: RiskClass }): Promise<string> {
+  const settings = (c: Record<string, unknown>): string => JSON.stringify(Object.entries(c).filter(([k]) => k !== 'digest' && k !== 'parent').sort(([a], [b]) => (a < b ? -1 : 1)));
+  const now = await rt.client(cluster).request('GET', configPath, {}, { signal });
+  if (isPlainObject(now) && typeof now.digest === 'string' && settings(now) === settings(before)) return now.digest;
+  throw new Refusal({ kind: 'identity', message: `${where.method} ${where.path} was not sent: the guest's config changed while the safety snapshot was taken; read it again and re-plan`, ...where });
+}
+
+/**
+ * Another update (a `PUT` whose path a `GET` reads back): under the policy's
+ * `undo.readBeforeUpdate` (default on) the object is read first (one GET with the policy's own
+ * credentials), so undo can put its previous values back. A failed read only leaves the change
+ * without a reversal.
+ */
+async function readBeforeUpdate(rt: Runtime, cluster: string, req: ResolvedRequest, signal: AbortSignal): Promise<UndoRecord | undefined> {
+  if (req.method !== 'PUT' || !policyOf(rt, cluster).config.undo.readBeforeUpdate || !rt.model(cluster).get('GET', req.operation.path)) return undefined;
+  let current: unknown;
+  try {
+    current = await rt.client(cluster).request('GET', req.urlPath, {}, { signal });
+  } catch {
+    return undefined;
+  }
+  if (!isPlainObject(current)) return undefined;
+  return updateRecordOf({
+    method: req.method,
+    template: req.operation.path,
+    pathValues: req.pathValues,
+    params: req.params,
+    path: req.concretePath,
+    current,
+    // A `delete` list of keys (a pool's boolean `delete` removes members instead).
+    canDelete: req.operation.params.some((p) => p.name === 'delete' && p.type === 'string'),
+    redact: (v) => redactData(v, req.concretePath, rt.secrets) as Record<string, unknown>,
+  });
+}
+
+/** In a dry-run: say in the plan whether a safety snapshot will be taken before this step. */
+async function planSafetySnapshot(rt: Runtime, plan: PlanRecorder, cluster: string, req: ResolvedRequest, facts: CallFacts, current: GuestIdentity[], signal: AbortSignal): Promise<void> {
+  const guest = soleGuest(current);
+  const key = guest ? `${cluster}\u0000${guest.vmid}` : '';
+  if (!guest || rt.snapshotted.has(key) || !wantsSafetySnapshot(policyOf(rt, cluster), facts.risk, req.operation.path, req.method)) return;
+  rt.snapshotted.add(key);
+  const can = await canSnapshot(guest, (path, params) => rt.client(cluster).request('GET', path, params, { signal }));
+  plan.note(snapshotNote(guest, plan.size + 1, can));
+}
+
+/**
+ * `pve.undo(runId)`: the reversing steps of an earlier run, from its audit records and the
+ * cluster as it is now; the script makes them as ordinary requests. In a dry-run what cannot be
+ * undone goes into the plan, so the human reads it before approving the steps.
+ */
+async function handleUndo(rt: Runtime, call: UndoCall, ctx: BridgeContext, record: Record<string, unknown>): Promise<UndoPlan> {
+  Object.assign(record, { kind: 'undo', undoOf: call.runId });
+  if (!rt.runChanges) throw new Refusal({ kind: 'invalid', message: 'pve.undo is not available here: this server keeps no audit log to read the run from' });
+  if (call.runId === rt.runId) throw new Refusal({ kind: 'invalid', message: 'a run cannot undo itself: undo it from a later run' });
+  let changes: RecordedChange[];
+  try {
+    changes = rt.runChanges(call.runId);
+  } catch (err) {
+    throw new Refusal({ kind: 'audit', message: `the audit log could not be read for run ${call.runId} (${err instanceof Error ? err.message : String(err)}); nothing was planned` });
+  }
+  if (changes.length === 0) {
+    throw new Refusal({ kind: 'invalid', message: `run ${call.runId} made no recorded changes of yours in this server's audit (a dry-run records none; another principal's run is theirs to undo): check the id, the changes.runId of the run's answer` });
+  }
+  const refusal = budgetOf(rt, call.cluster ?? rt.defaultCluster).chargeRisk('read');
+  if (refusal) throw budgetRefusal(refusal);
+  const plan = await planUndo(call.runId, changes, undoReadsVia((cluster, path) => rt.client(cluster).request('GET', path, {}, { signal: ctx.signal })));
+  for (const text of plan.cannot) rt.plan?.note(`not undone: ${text}`);
+  record.undoSteps = plan.steps.length;
+  return redactData(plan, undefined, rt.secrets) as UndoPlan;
 }
 
 /**
@@ -498,7 +652,7 @@ function failedBeforeSending(call: BridgeCall, record: Record<string, unknown>):
  * The change's intent, durable in the audit before anything is sent; the outcome entry links to
  * it. Without an audit (tests, a handler called directly) there is nothing to write ahead to.
  */
-function writeIntent(rt: Runtime, cluster: string, req: ResolvedRequest, params: Record<string, unknown>, facts: CallFacts, record: Record<string, unknown>): void {
+function writeIntent(rt: Runtime, cluster: string, req: ResolvedRequest, params: Record<string, unknown>, facts: CallFacts, record: Record<string, unknown>, undo?: UndoRecord): void {
   if (!rt.audit) return;
   const intent: Record<string, unknown> = {
     runId: rt.runId,
@@ -512,6 +666,7 @@ function writeIntent(rt: Runtime, cluster: string, req: ResolvedRequest, params:
     ...(req.pathValues.node !== undefined ? { node: req.pathValues.node } : {}),
     ...(facts.targets.vmids.length > 0 ? { vmids: facts.targets.vmids } : {}),
     ...(record.planSeq !== undefined ? { planSeq: record.planSeq } : {}),
+    ...(undo ? { undo } : {}),
   };
   try {
     record.intent = rt.audit.intend(intent).seq;

@@ -33,7 +33,18 @@ export interface RejectedCall {
   error: { kind: 'invalid' | 'budget'; message: string };
 }
 
-export type BridgeCall = RequestCall | WaitTaskCall | RejectedCall;
+/**
+ * `pve.undo(runId)`: the reversing steps of an earlier run's recorded changes (src/safety/undo.ts),
+ * answered as data; the prelude then makes each step as an ordinary request (policy, plan, approval).
+ */
+export interface UndoCall {
+  kind: 'undo';
+  runId: string;
+  /** The cluster whose budget the undo's reads are charged to (each step names its own cluster). */
+  cluster?: string;
+}
+
+export type BridgeCall = RequestCall | WaitTaskCall | UndoCall | RejectedCall;
 
 /**
  * Why a call failed, as `PveError.kind` tells a script (the prelude's error names and the SDK's

@@ -28,6 +28,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'search', summary: 'search the API by intent', load: async () => (await import('./commands/search.js')).searchCommand },
   { name: 'schema', summary: 'show the TypeScript signature of operations', load: async () => (await import('./commands/schema.js')).schemaCommand },
   { name: 'approve', summary: 'approve a dry-run plan by its planId', load: async () => (await import('./commands/approve.js')).approveCommand },
+  { name: 'undo', summary: 'reverse the changes of a run: shows the plan, asks, then runs it', load: async () => (await import('./commands/undo.js')).undoCommand },
   { name: 'audit', summary: 'verify the audit log (audit verify)', load: async () => (await import('./commands/audit.js')).auditCommand },
   { name: 'halt', summary: 'stop every change on this host at once (kill switch; --status shows it)', load: async () => (await import('./commands/halt.js')).haltCommand },
   { name: 'resume', summary: 'lift the halt: changes are allowed again', load: async () => (await import('./commands/halt.js')).resumeCommand },

@@ -138,6 +138,21 @@ export const PolicyConfigSchema = z.strictObject({
   taint: z
     .strictObject({ writes: z.enum(['approval', 'allow'], { message: "taint.writes must be 'approval' or 'allow'" }).default('allow') })
     .default({ writes: 'allow' }),
+  /**
+   * Undo (docs/undo.md): before a change of these risk classes to a guest, the bridge takes a
+   * safety snapshot where the guest's storage supports one, and undo rolls back to it.
+   */
+  undo: z
+    .strictObject({
+      snapshotBefore: z.array(z.enum(RISK_CLASSES).refine((r) => r !== 'read', { message: "a snapshot is taken before changes: use 'write', 'destructive' or 'privileged'" })).default([]),
+      /**
+       * Read an object before a `PUT` that updates it (one GET, where the same path has one), so
+       * undo can put its previous values back. Guest config writes need no such read: the
+       * identity check already reads the config.
+       */
+      readBeforeUpdate: z.boolean().default(true),
+    })
+    .default({ snapshotBefore: [], readBeforeUpdate: true }),
 })
   // A deny rule that names a target for part of its API has no target-rule equivalent
   // (path-rule-targets.ts): refused until a target rule says how that target is protected from the
@@ -177,7 +192,7 @@ export function parsePolicyConfig(raw: unknown): PolicyConfig {
 function describeIssue(issue: z.core.$ZodIssue): string {
   const key = ['policy', ...issue.path.map(String)].join('.');
   if (issue.code === 'unrecognized_keys') {
-    const known = 'name, preset, allow, deny, privileged, targets, scopes, approval, budget, taint';
+    const known = 'name, preset, allow, deny, privileged, targets, scopes, approval, budget, taint, undo';
     return `${key}: unknown key(s) ${issue.keys.join(', ')}; check the spelling (known at the top level: ${known})`;
   }
   return `${key}: ${issue.message}`;

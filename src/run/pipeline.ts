@@ -41,6 +41,7 @@ import { SecretScrubber } from '../safety/redact.js';
 import { bindArgs, type ArgValues } from '../script/args.js';
 import type { StandingApproval, StandingWrite } from '../safety/standing.js';
 import type { StandingStore } from '../safety/standing-store.js';
+import type { RecordedChange } from '../safety/undo.js';
 
 /** The audit surface a run writes to (`AuditLog` satisfies it). */
 export interface RunAudit {
@@ -80,6 +81,8 @@ export interface PipelineDeps<S, O extends OutcomeLike> {
   /** Console lines as they are produced (not the approval probe's: the run after it prints them again). */
   onLog?(line: string): void;
   defaultTaskTimeoutMs?: number;
+  /** An earlier run's recorded changes, for `pve.undo` (`BridgeDeps.runChanges`). */
+  runChanges?(runId: string): RecordedChange[];
 }
 
 export interface RunInput {
@@ -487,6 +490,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
       ...(this.deps.onProgress ? { onProgress: this.deps.onProgress } : {}),
       ...(this.deps.halted ? { halted: this.deps.halted } : {}),
       ...(this.deps.defaultTaskTimeoutMs !== undefined ? { defaultTaskTimeoutMs: this.deps.defaultTaskTimeoutMs } : {}),
+      ...(this.deps.runChanges ? { runChanges: this.deps.runChanges } : {}),
     });
     // The probe's lines would arrive again from the run that follows it; a probe that is itself
     // the answer (it failed) returns its lines with its result.

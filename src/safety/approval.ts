@@ -105,6 +105,7 @@ const PlanSchema = z.object({
       blastRadius: BlastRadiusSchema.optional(),
     }),
   ),
+  notes: z.array(z.string()).optional(),
 });
 
 const RecordSchema = z.discriminatedUnion('type', [
@@ -309,7 +310,7 @@ export class ApprovalStore {
     if (!parsed.success) throw new ApprovalError(`stored plan ${planId} is unreadable or was modified; run the script with dryRun: true again`, 'plan-modified');
     const plan = parsed.data as Plan;
     // The file name, the recorded id and the content must agree: an edited plan is not the approved one.
-    if (plan.planId !== planId || computePlanId(plan.codeHash, plan.writes) !== planId) {
+    if (plan.planId !== planId || computePlanId(plan.codeHash, plan.writes, plan.notes) !== planId) {
       throw new ApprovalError(`stored plan ${planId} does not match its id (edited?); run the script with dryRun: true again`, 'plan-modified');
     }
     return plan;

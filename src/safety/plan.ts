@@ -64,6 +64,11 @@ export interface Plan {
   writes: PlannedWrite[];
   /** Calls the policy refused during the dry-run (not part of the planId: nothing to approve). */
   refused?: RefusedCall[];
+  /**
+   * What the human must know besides the writes (part of the planId: it was shown): what an undo
+   * cannot reverse, the safety snapshots the bridge takes before risky changes.
+   */
+  notes?: string[];
 }
 
 export function hashCode(code: string): string {
@@ -74,7 +79,7 @@ export function writeFingerprint(cluster: string, method: HttpMethod, path: stri
   return sha256Hex(canonicalJson({ cluster, method, path, params: fullParams }));
 }
 
-export function computePlanId(codeHash: string, writes: readonly PlannedWrite[]): string {
+export function computePlanId(codeHash: string, writes: readonly PlannedWrite[], notes?: readonly string[]): string {
   const canonical = writes.map((w) => ({
     cluster: w.cluster,
     method: w.method,
@@ -89,7 +94,7 @@ export function computePlanId(codeHash: string, writes: readonly PlannedWrite[])
     ...(w.change ? { change: w.change } : {}),
     ...(w.blastRadius ? { blastRadius: shownRadius(w.blastRadius) } : {}),
   }));
-  return sha256Hex(canonicalJson({ v: 1, codeHash, writes: canonical }));
+  return sha256Hex(canonicalJson({ v: 1, codeHash, writes: canonical, ...(notes && notes.length > 0 ? { notes } : {}) }));
 }
 
 /** Marker user in planned UPIDs: a real UPID never carries it. */
@@ -97,14 +102,23 @@ export const PLANNED_UPID_USER = 'planned@dry-run';
 
 /** Refused calls kept in a plan at most (each one also failed in the script). */
 const MAX_REFUSED = 20;
+/** Notes kept in a plan at most. */
+const MAX_NOTES = 50;
 
 export class PlanRecorder {
   private readonly writes: PlannedWrite[] = [];
   private readonly refused: RefusedCall[] = [];
+  private readonly notes: string[] = [];
 
   /** A call the policy refused in the dry-run. */
   refuse(call: RefusedCall): void {
     if (this.refused.length < MAX_REFUSED) this.refused.push({ ...call, message: capString(call.message) });
+  }
+
+  /** A note shown with the plan (once per text). */
+  note(text: string): void {
+    const capped = capString(text);
+    if (this.notes.length < MAX_NOTES && !this.notes.includes(capped)) this.notes.push(capped);
   }
 
   record(entry: Omit<PlannedWrite, 'seq' | 'fingerprint' | 'upid'> & { fullParams: Record<string, unknown>; returnsTask: boolean; node?: string }): PlannedWrite {
@@ -147,12 +161,13 @@ export class PlanRecorder {
     const writes = this.writes.map((w) => ({ ...w }));
     return {
       version: 1,
-      planId: computePlanId(codeHash, writes),
+      planId: computePlanId(codeHash, writes, this.notes),
       codeHash,
       policy,
       createdAt: now.toISOString(),
       writes,
       ...(this.refused.length > 0 ? { refused: this.refused.map((r) => ({ ...r })) } : {}),
+      ...(this.notes.length > 0 ? { notes: [...this.notes] } : {}),
     };
   }
 }
@@ -324,7 +339,10 @@ function changeLines(change: PlannedChange): string {
  * the whole capped; its last line is what to do next given `outcome` (default: only planned).
  */
 export function summarizePlan(plan: Plan, outcome?: PlanOutcome): string {
-  const refused = (plan.refused ?? []).map((r) => `refused, not sent: ${r.method} ${visible(r.path)} [${r.risk}]: ${visible(r.message)}`);
+  const refused = [
+    ...(plan.notes ?? []).map((n) => `note: ${visible(n)}`),
+    ...(plan.refused ?? []).map((r) => `refused, not sent: ${r.method} ${visible(r.path)} [${r.risk}]: ${visible(r.message)}`),
+  ];
   if (plan.writes.length === 0) return [`Plan ${plan.planId}: no writes.`, ...refused, nextStep(plan, outcome)].join('\n');
   const showCluster = new Set(plan.writes.map((w) => w.cluster)).size > 1;
   const header = [`Plan ${plan.planId} (${plan.writes.length} write${plan.writes.length === 1 ? '' : 's'}, policy '${visible(plan.policy)}'):`];
@@ -332,6 +350,9 @@ export function summarizePlan(plan: Plan, outcome?: PlanOutcome): string {
     const steps = plan.writes.filter((w) => w.risk === risk).map((w) => w.seq);
     if (steps.length > 0) header.push(`!! ${steps.length} ${risk} step${steps.length === 1 ? '' : 's'}: ${steps.join(', ')}`);
   }
+  // Notes follow the steps and the summary is capped: that there are some is said up front.
+  const notes = plan.notes?.length ?? 0;
+  if (notes > 0) header.push(`!! ${notes} note${notes === 1 ? '' : 's'} after the steps (what is not undone, safety snapshots); the plan lists them all`);
   const lines: string[] = [];
   const next = nextStep(plan, outcome);
   let size = header.join('\n').length + next.length + 1;

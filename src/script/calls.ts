@@ -59,7 +59,7 @@ export function sdkCallsOf(program: ts.SourceFile, userLines: number): SdkCall[]
 }
 
 /** Members the sandbox's `pve` object really has; anything else is `undefined` at run time. */
-export const SDK_MEMBERS: readonly string[] = ['get', 'post', 'put', 'delete', 'waitTask', 'waitTasks', 'cluster', 'guests', 'findGuest'];
+export const SDK_MEMBERS: readonly string[] = ['get', 'post', 'put', 'delete', 'waitTask', 'waitTasks', 'cluster', 'guests', 'findGuest', 'undo'];
 
 export interface SdkScan {
   requests: Array<{ node: ts.CallExpression; call: SdkCall }>;
@@ -112,6 +112,11 @@ function inspectCall(
     ...(sdk.clusterUnknown ? { clusterUnknown: true } : {}),
   };
 
+  // `pve.undo(runId)` makes writes only known at run time (the run's reversal): a fully dynamic write.
+  if (member === 'undo') {
+    scan.requests.push({ node: call, call: { method: 'POST', path: null, pathIsTemplate: false, params: null, paramsComplete: false, unknownParams: [], ...where, ...clusterInfo } });
+    return;
+  }
   const method = Object.hasOwn(METHOD_BY_MEMBER, member) ? METHOD_BY_MEMBER[member] : undefined;
   if (!method) return;
 

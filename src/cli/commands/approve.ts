@@ -48,7 +48,7 @@ function needsApproval(plan: Plan): boolean {
 }
 
 /** The operator's y/N on the terminal; undefined without one (stdin or stdout not a TTY). */
-async function confirm(question: string): Promise<boolean | undefined> {
+export async function confirm(question: string): Promise<boolean | undefined> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) return undefined;
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {

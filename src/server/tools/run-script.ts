@@ -201,6 +201,8 @@ export interface RunScriptOutput {
 }
 
 export interface ChangesReport {
+  /** The run that made them, when it made any: `pve.undo(runId)` (or `pve-code-mcp undo`) reverses them. */
+  runId?: string;
   done: number;
   failed: number;
   notSent: number;
@@ -230,7 +232,7 @@ export function runScriptAnswer(session: RunResult): RunScriptOutput {
     ...(session.approval ? { approval: session.approval } : {}),
     ...(outcome?.warnings?.length ? { warnings: outcome.warnings } : {}),
     ...(outcome?.truncated ? { truncated: { ...outcome.truncated, note: truncationNote(outcome.truncated) } } : {}),
-    ...changesOf(session.stats.calls),
+    ...changesOf(session.stats.calls, session.runId),
     ...taintedOf(session.stats.calls),
   };
   if (session.deadline) {
@@ -265,11 +267,12 @@ function blockedKind(reason: NonNullable<RunResult['blocked']>['reason'], proble
   return 'invalid';
 }
 
-function changesOf(counts: CallCounts): { changes?: ChangesReport } {
+function changesOf(counts: CallCounts, runId: string): { changes?: ChangesReport } {
   const c = counts.changes;
   if (c.done + c.failed + c['not-sent'] + c.unknown === 0) return {};
   return {
     changes: {
+      ...(c.done + c.unknown > 0 ? { runId } : {}),
       done: c.done,
       failed: c.failed,
       notSent: c['not-sent'],
