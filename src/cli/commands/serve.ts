@@ -80,7 +80,7 @@ export const serveCommand: Command = {
  */
 async function lintAtStart(runtime: ClusterRuntime, cluster: ClusterConfig | undefined, io: CliIo): Promise<void> {
   try {
-    const { findings, inventoryError } = await lintCluster({ name: runtime.name, ...(cluster?.tokens ? { tokens: cluster.tokens } : {}) }, runtime.policy, runtime.model, runtime.client);
+    const { findings, inventoryError } = await lintCluster({ name: runtime.name, ...(cluster?.tokens ? { tokens: cluster.tokens } : {}) }, runtime.policy, () => runtime.model, runtime.client);
     for (const f of findings) io.err(`pve-code-mcp: warning: cluster '${runtime.name}' policy lint${f.severity === 'error' ? ' (matches nothing)' : ''}: ${f.key}: ${f.message}`);
     if (inventoryError !== undefined && runtime.policy.config.targets.length + Object.keys(runtime.policy.config.scopes).length > 0) {
       io.err(`pve-code-mcp: warning: cluster '${runtime.name}' policy lint: targets and scopes not checked against the inventory: ${inventoryError}`);
