@@ -116,6 +116,9 @@ export interface UnavailableCluster {
   retryAt: number;
 }
 
+/** After a cache-first open: how long the comparison with the cluster's schema waits (see checkSchema). */
+const SCHEMA_CHECK_DELAY_MS = 2_000;
+
 /** How long closing waits for a network witness to publish the chain's last end. */
 const WITNESS_FLUSH_MS = 2_000;
 
@@ -227,8 +230,16 @@ export class Product {
    */
   private checkSchema(runtime: ClusterRuntime, log: (line: string) => void): void {
     const cached = runtime.schema;
-    if (!cached.checkCluster) return;
-    const done = cached.checkCluster(this.schemaCheckStop.signal).then(
+    const check = cached.checkCluster;
+    if (!check) return;
+    // Not at once: the first seconds are the session's handshake and listing, and fetching 4 MB
+    // over TLS and hashing it would compete with them for the same thread.
+    const stop = this.schemaCheckStop.signal;
+    const later = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, SCHEMA_CHECK_DELAY_MS);
+      stop.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
+    const done = later.then(() => check(stop)).then(
       (current) => {
         if (this.closed) return;
         if (!runtime.replaceSchema(current)) return;
