@@ -25,7 +25,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { hasOfficialSchema, officialSchemaFile } from '../src/schema/official-schemas.js';
 import { measureChannelFloor } from './lib/channel-echo.js';
-import { treeRss } from './lib/process-tree.js';
+import { cpuMsOf, treeCpuMs, treeRss } from './lib/process-tree.js';
+import { loadavg } from 'node:os';
 import { repoRoot } from './lib/repo.js';
 import { startSimulatorProcess, type SimulatorProcess } from './lib/simulator-process.js';
 import type { SuiteContext } from './lib/suite.js';
@@ -98,7 +99,7 @@ async function startTable(configFile: string, reps: number, official: boolean): 
   const b = summarize(bare);
   const s = summarize(serve);
   return {
-    title: `start-up: spawn → tools/list answered, over stdio (ms, ${reps} alternated starts each)${official ? ', PVE 9.1 schema from the cache' : ', simulator schema'}`,
+    title: `start-up: spawn → tools/list answered, over stdio (ms, ${reps} alternated starts each)${official ? ', PVE 9.1 schema from the cache' : ', simulator schema'}; ${load()}`,
     columns: ['server', 'p50', 'min', 'max', 'ratio (p50)', 'target'],
     rows: [
       ['bare MCP server, same SDK, three tools', ms(b.median), ms(b.min), ms(b.max), '', ''],
@@ -142,7 +143,7 @@ async function memoryTable(configFile: string): Promise<Table> {
     await server.close();
   }
   return {
-    title: 'memory: RSS of the whole process tree of `serve` over stdio (MB)',
+    title: `memory: RSS of the whole process tree of \`serve\` over stdio (MB; ${load()})`,
     columns: ['when', 'tree', 'per process (MB)', 'target'],
     rows,
     notes: ['bin.js: the server; worker.js: a sandbox worker; typecheck-entry.js: the type-check process.'],
@@ -168,24 +169,51 @@ async function sweepTable(reps: number, schema: { schemaFile?: string }): Promis
         await direct.run(paths);
         const directMs: number[] = [];
         const bridgedMs: number[] = [];
+        // CPU per call, summed over the repetitions: what each process spends, whatever the load.
+        let directCpu = 0;
+        let simForDirect = 0;
+        let simForBridged = 0;
+        const serveCpu = new Map<string, number>();
         for (let r = 0; r < reps; r++) {
+          const c0 = cpuMsOf(direct.pid);
+          let s0 = cpuMsOf(sim.pid);
           directMs.push(await direct.run(paths));
+          directCpu += cpuMsOf(direct.pid) - c0;
+          simForDirect += cpuMsOf(sim.pid) - s0;
+          s0 = cpuMsOf(sim.pid);
           const t = performance.now();
-          const run = await runScript(server.client, script, { typecheck });
-          if (!run.ok) throw new Error(`sweep failed: ${run.text}`);
+          const used = await cpuWhile(server.pid, async () => {
+            const run = await runScript(server.client, script, { typecheck });
+            if (!run.ok) throw new Error(`sweep failed: ${run.text}`);
+          });
           bridgedMs.push(performance.now() - t);
+          simForBridged += cpuMsOf(sim.pid) - s0;
+          for (const [name, cpu] of used) serveCpu.set(name, (serveCpu.get(name) ?? 0) + cpu);
         }
         const d = summarize(directMs).median;
         const b = summarize(bridgedMs).median;
-        rows.push([`${paths.length} × GET …/config, Promise.all${typecheck ? ', type-checked' : ', without the check'}`, ms(d), ms(b), ratio(b, d), ms(((b - d) * CLIENT_CONCURRENCY) / paths.length), `${withinTarget(b / d, SWEEP_RATIO_TARGET)} (≤ ${SWEEP_RATIO_TARGET}×)`]);
+        const perCall = (cpu: number): string => `${((cpu * 1000) / (reps * paths.length)).toFixed(0)}`;
+        const serveParts = [...serveCpu].filter(([, cpu]) => cpu > 0).map(([name, cpu]) => `${name} ${perCall(cpu)}`).join(', ');
+        rows.push([
+          `${paths.length} × GET …/config, Promise.all${typecheck ? ', type-checked' : ', without the check'}`,
+          ms(d),
+          ms(b),
+          ratio(b, d),
+          ms(((b - d) * CLIENT_CONCURRENCY) / paths.length),
+          `direct ${perCall(directCpu)} + sim ${perCall(simForDirect)}; serve ${serveParts} + sim ${perCall(simForBridged)}`,
+          `${withinTarget(b / d, SWEEP_RATIO_TARGET)} (≤ ${SWEEP_RATIO_TARGET}×)`,
+        ]);
       }
       const floorUs = await measureChannelFloor(1_000, reps);
-      rows.push(['floor: a frame between two Node processes and back', '', '', '', ms(floorUs / 1000), '']);
+      rows.push(['floor: a frame between two Node processes and back', '', '', '', ms(floorUs / 1000), '', '']);
       return {
-        title: `sweep: ${SWEEP_GUESTS} config reads on scale-${SWEEP_GUESTS}, nodes answering in ${SLOW_NODE_MS} ms; \`serve\` over stdio vs a keep-alive HTTPS client, ${CLIENT_CONCURRENCY} at a time (ms, medians of ${reps})`,
-        columns: ['case', 'direct', 'run_script', 'ratio', 'extra per call (lane ms)', 'target'],
+        title: `sweep: ${SWEEP_GUESTS} config reads on scale-${SWEEP_GUESTS}, nodes answering in ${SLOW_NODE_MS} ms; \`serve\` over stdio vs a keep-alive HTTPS client, ${CLIENT_CONCURRENCY} at a time (ms, medians of ${reps}; ${load()})`,
+        columns: ['case', 'direct', 'run_script', 'ratio', 'extra per call (lane ms)', 'CPU per call (µs) by process', 'target'],
         rows,
-        notes: ['extra per call: (run_script − direct) × concurrency / calls, the time each call adds on its lane; the floor row is what any process-isolated bridge adds per call.'],
+        notes: [
+          'extra per call: (run_script − direct) × concurrency / calls, the time each call adds on its lane; the floor row is what any process-isolated bridge adds per call.',
+          'CPU per call: user + system time of each process over the runs, from /proc (10 ms ticks), divided by the calls; on 2 shared cores the ratio follows the CPU the path needs as soon as the machine is loaded.',
+        ],
       };
     } finally {
       direct.close();
@@ -197,11 +225,23 @@ async function sweepTable(reps: number, schema: { schemaFile?: string }): Promis
   }
 }
 
-function sweepClient(sim: SimulatorProcess): { run(paths: string[]): Promise<number>; close(): void } {
+/** The 1-minute load average, for the tables' titles: on a shared machine the ratios follow it. */
+const load = (): string => `load ${(loadavg()[0] ?? 0).toFixed(1)}`;
+
+/** CPU ms used by each named process of `serve`'s tree while `work` runs. */
+async function cpuWhile(rootPid: number, work: () => Promise<void>): Promise<Map<string, number>> {
+  const before = treeCpuMs(rootPid);
+  await work();
+  const after = treeCpuMs(rootPid);
+  return new Map([...after].map(([name, ms]) => [name, ms - (before.get(name) ?? 0)]));
+}
+
+function sweepClient(sim: SimulatorProcess): { pid: number; run(paths: string[]): Promise<number>; close(): void } {
   const child = spawn(process.execPath, [join(repoRoot(), 'dist', 'bench', 'lib', 'direct-client.js'), sim.url, sim.token.header], { stdio: 'pipe' });
   child.stderr.pipe(process.stderr);
   const answers = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   return {
+    pid: child.pid as number,
     async run(paths) {
       child.stdin.write(`${JSON.stringify({ path: '', query: {}, n: 0, paths, concurrency: CLIENT_CONCURRENCY })}\n`);
       const next = await answers.next();

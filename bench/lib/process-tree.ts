@@ -70,3 +70,22 @@ export function treeRss(root: number): { totalMb: number; parts: string } {
     parts: tree.map((p) => `${p.name} ${p.rssMb.toFixed(0)}`).join(', '),
   };
 }
+
+/** CPU time (user + system, ms) a process has used so far; 0 when it is gone. Clock ticks of 10 ms. */
+export function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime: fields 14 and 15 of stat(5), 12 and 13 after the command.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time used so far by `root` and each process below it, by name (`bin.js`, `worker.js`…). */
+export function treeCpuMs(root: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const p of processTree(root)) out.set(p.name, (out.get(p.name) ?? 0) + cpuMsOf(p.pid));
+  return out;
+}

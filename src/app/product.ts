@@ -57,6 +57,12 @@ export interface ClusterRuntime {
   declarations(): DeclarationFile[];
   /** What runs use: this cluster's SDK, checked in the shared type-check process (registered on first call). */
   typeChecker(): RemoteScriptChecker;
+  /**
+   * The cluster's own schema, found after a cache-first start: `schema` and `model` become it; with
+   * a new model the search index, the declarations and the checker are built again on first use.
+   * True when the model changed.
+   */
+  replaceSchema(next: LoadedSchema): boolean;
 }
 
 export interface RunScriptInput {
@@ -122,6 +128,9 @@ export interface UnavailableCluster {
   retryAt: number;
 }
 
+/** After a cache-first open: how long the comparison with the cluster's schema waits (see checkSchema). */
+const SCHEMA_CHECK_DELAY_MS = 2_000;
+
 /** How long closing waits for a network witness to publish the chain's last end. */
 const WITNESS_FLUSH_MS = 2_000;
 
@@ -142,6 +151,9 @@ export class Product {
   private stopping = false;
   /** Told when what a session shows may have changed (a cluster became available). */
   private readonly viewListeners = new Set<() => void>();
+  /** The background comparisons of cached schemas with the clusters' (cache-first start); close() stops them. */
+  private readonly schemaChecks = new Set<Promise<void>>();
+  private readonly schemaCheckStop = new AbortController();
 
   private constructor(
     readonly config: AppConfig,
@@ -174,8 +186,9 @@ export class Product {
     // One process for all clusters, holding one warm checker per distinct schema.
     const { budgetMs, recycleAfterChecks, maxRssMb, maxQueue, idleMs } = config.sandbox.typecheck;
     const checkers = new TypeCheckService({ budgetMs, recycleAfterChecks, maxRssMb, maxQueue, idleMs: idleMs === 0 ? Number.POSITIVE_INFINITY : idleMs, log });
-    const open = (cluster: ClusterConfig) => openCluster(cluster, config, checkers, scrubber, logger);
     const degraded = options.degraded;
+    // `serve` starts from a cluster's cached schema and compares it with the cluster's after (checkSchema).
+    const open = (cluster: ClusterConfig) => openCluster(cluster, config, checkers, scrubber, logger, degraded !== undefined);
     // Degraded: every cluster at once, each given startWaitMs before the server starts without it.
     const pending = new Map<string, Promise<ClusterRuntime>>();
     const failed = new Map<string, unknown>();
@@ -219,8 +232,41 @@ export class Product {
         }
       }
     }
+    for (const runtime of clusters.values()) product.checkSchema(runtime, log);
     product.recoverIntents(log);
     return product;
+  }
+
+  /**
+   * After a cache-first open: the cluster's own schema, fetched in the background, replaces the
+   * cached one that serves meanwhile when they differ (sessions are told: their resources changed).
+   * One log line either way.
+   */
+  private checkSchema(runtime: ClusterRuntime, log: (line: string) => void): void {
+    const cached = runtime.schema;
+    const check = cached.checkCluster;
+    if (!check) return;
+    // Not at once: the first seconds are the session's handshake and listing, and fetching 4 MB
+    // over TLS and hashing it would compete with them for the same thread.
+    const stop = this.schemaCheckStop.signal;
+    const later = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, SCHEMA_CHECK_DELAY_MS);
+      stop.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
+    const done = later.then(() => check(stop)).then(
+      (current) => {
+        if (this.closed) return;
+        if (!runtime.replaceSchema(current)) return;
+        log(`pve-code-mcp: cluster '${runtime.name}' serves another schema than the cached one (PVE ${cached.version?.version ?? '?'} → ${current.version?.version ?? '?'}, ${current.model.operations.length} operations): using the cluster's from now on`);
+        for (const listener of this.viewListeners) listener();
+      },
+      (err: unknown) => {
+        if (this.closed) return;
+        log(`pve-code-mcp: warning: cluster '${runtime.name}': cannot compare the cached schema (PVE ${cached.version?.version ?? '?'}) with the cluster's: ${err instanceof Error ? err.message : String(err)}; the cached one stays in use`);
+      },
+    );
+    this.schemaChecks.add(done);
+    void done.finally(() => this.schemaChecks.delete(done));
   }
 
   /**
@@ -274,6 +320,7 @@ export class Product {
         s.log(`pve-code-mcp: cluster '${cluster.name}' is available (after ${attempts} attempt${attempts === 1 ? '' : 's'}; schema from ${runtime.schema.origin})`);
         s.onReady?.(runtime);
         for (const listener of this.viewListeners) listener();
+        this.checkSchema(runtime, s.log);
       },
       (err: unknown) => {
         if (this.closed) return;
@@ -496,7 +543,8 @@ export class Product {
     this.closed = true;
     this.stopping = true;
     this.recoveryStop.abort();
-    await this.recovery;
+    this.schemaCheckStop.abort();
+    await Promise.all([this.recovery, ...this.schemaChecks]);
     for (const state of this.down.values()) clearTimeout(state.timer);
     await Promise.all([this.engine.close(), this.checkers.close()]);
     await Promise.all([...this.clusters.values()].map(closeRuntime));
@@ -541,6 +589,7 @@ async function openCluster(
   checkers: TypeCheckService,
   scrubber: SecretScrubber,
   logger: { warn(message: string): void },
+  cacheFirst: boolean,
 ): Promise<ClusterRuntime> {
   const cluster = configured.unavailable ? await configured.unavailable.resolve() : configured;
   if (configured.unavailable) {
@@ -554,6 +603,7 @@ async function openCluster(
       ...(cluster.schema ? { schema: cluster.schema } : {}),
       ...(config.pve.cacheDir ? { cacheDir: config.pve.cacheDir } : {}),
       logger,
+      cacheFirst,
     });
     return clusterRuntime(cluster.name, client, byClass, schema, config.policyFor(cluster.name), checkers);
   } catch (err) {
@@ -570,16 +620,25 @@ function clusterRuntime(
   name: string,
   client: PveClient,
   byClass: Partial<Record<RiskClass, PveClient>>,
-  schema: LoadedSchema,
+  loaded: LoadedSchema,
   policy: Policy,
   checkers: TypeCheckService,
 ): ClusterRuntime {
-  const model = schema.model;
+  let schema = loaded;
   const clients = [...new Set([client, ...Object.values(byClass)])];
-  // The clients encode array parameters as the schema declares them (repeated keys), not comma-joined.
-  for (const c of clients) c.setApiModel(model);
+  // The model the clients have: they encode array parameters as the schema declares them (repeated
+  // keys), not comma-joined. Given with the first use of the model (every call resolves against it
+  // first), so a cached schema is parsed after the first tools/list, not before.
+  let applied: ApiModel | undefined;
+  const model = (): ApiModel => {
+    if (applied !== schema.model) {
+      applied = schema.model;
+      for (const c of clients) c.setApiModel(applied);
+    }
+    return applied;
+  };
   let files: DeclarationFile[] | undefined;
-  const declarations = (): DeclarationFile[] => (files ??= sdkDeclarationFiles(model));
+  const declarations = (): DeclarationFile[] => (files ??= sdkDeclarationFiles(model()));
   let remote: RemoteScriptChecker | undefined;
   // Built by the first search_api (≈ 0.3 s and tens of MB for PVE 9.1), not on the way to tools/list.
   let search: ApiSearch | undefined;
@@ -588,14 +647,29 @@ function clusterRuntime(
     client,
     clientFor: (risk) => (risk ? byClass[risk] : undefined) ?? client,
     clients,
-    schema,
-    model,
+    get schema() {
+      return schema;
+    },
+    get model() {
+      return model();
+    },
     policy,
     get search() {
-      return (search ??= new ApiSearch(model));
+      return (search ??= new ApiSearch(model()));
     },
     declarations,
     // Clusters on the same schema share one set in the process.
-    typeChecker: () => (remote ??= checkers.checker(declarations(), model)),
+    typeChecker: () => (remote ??= checkers.checker(declarations(), model())),
+    replaceSchema(next) {
+      // By content hash: a model read from the cache is parsed only when first used.
+      const changed = next.contentHash === undefined || next.contentHash !== schema.contentHash;
+      schema = next;
+      if (!changed) return false;
+      applied = undefined;
+      files = undefined;
+      remote = undefined;
+      search = undefined;
+      return true;
+    },
   };
 }

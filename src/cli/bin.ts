@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 /** The executable behind `pve-code-mcp` (package.json `bin`). */
-import { main } from './main.js';
+import { tuneV8ForCommand } from './v8-tuning.js';
+
+// Before the command's modules load: the young generation's size is set by then (v8-tuning.ts).
+tuneV8ForCommand(process.argv.slice(2));
+const { main } = await import('./main.js');
 
 main(process.argv.slice(2)).then(
   (code) => {

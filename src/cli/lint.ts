@@ -22,7 +22,8 @@ export function policyKey(policy: Policy): string {
 export async function lintCluster(
   cluster: Pick<ClusterConfig, 'name' | 'tokens'>,
   policy: Policy,
-  model: ApiModel,
+  /** A function: read after the inventory, so `serve`'s lint at start does not parse a cached schema before the first answer. */
+  model: ApiModel | (() => ApiModel),
   client: PveClient,
   options: { timeoutMs?: number } = {},
 ): Promise<ClusterLint> {
@@ -34,7 +35,7 @@ export async function lintCluster(
     inventoryError = err instanceof Error ? err.message : String(err);
   }
   const tokenClasses = Object.keys(cluster.tokens ?? {}) as RiskClass[];
-  const findings = lintPolicy(policy.config, model, {
+  const findings = lintPolicy(policy.config, typeof model === 'function' ? model() : model, {
     key: policyKey(policy),
     ...(inventory ? { inventory } : {}),
     ...(tokenClasses.length > 0 ? { tokenClasses: { key: `clusters.${cluster.name}.tokens`, classes: tokenClasses } } : {}),

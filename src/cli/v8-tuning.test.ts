@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SERVER_V8_FLAGS, tuneV8ForServer } from './v8-tuning.js';
+import { SERVER_V8_FLAGS, SERVER_YOUNG_GENERATION_FLAGS, tuneV8ForCommand, tuneV8ForServer } from './v8-tuning.js';
 
 describe('tuneV8ForServer', () => {
   it('leaves alone the flags the operator gave node, whatever their spelling', () => {
@@ -12,5 +12,18 @@ describe('tuneV8ForServer', () => {
     // Written out, not derived from SERVER_V8_FLAGS: a flag dropped from the list must fail here.
     expect(applied).toEqual(['--heap-growing-percent=30']);
     expect(SERVER_V8_FLAGS).toEqual(['--heap-growing-percent=30', '--max-optimized-bytecode-size=16384']);
+  });
+});
+
+describe('tuneV8ForCommand', () => {
+  it('keeps the young generation small for the serving commands only', () => {
+    expect(SERVER_YOUNG_GENERATION_FLAGS).toEqual(['--semi-space-growth-factor=1']);
+    expect(tuneV8ForCommand(['run', 'x.ts'], [])).toEqual([]);
+    expect(tuneV8ForCommand(['serve'], [])).toEqual(['--semi-space-growth-factor=1']);
+  });
+
+  it('leaves the young generation to an operator who sized it', () => {
+    expect(tuneV8ForCommand(['serve'], ['--max_semi_space_size=8'])).toEqual([]);
+    expect(tuneV8ForCommand(['serve'], ['--semi-space-growth-factor=2'])).toEqual([]);
   });
 });

@@ -5,6 +5,11 @@
  * a cluster served is used when the cluster cannot be reached. A configured `schema` (file or URL)
  * replaces all of this.
  *
+ * Cache-first (`cacheFirst`, what `serve` asks for): when the cache holds the schema this cluster
+ * served last, that one is the model at once, and `checkCluster` fetches the cluster's copy in the
+ * background (the 4 MB apidoc.js of PVE 9.1 and its parse are then off the path to the first
+ * answer); a copy that differs replaces it. Without a cached schema the start fetches as before.
+ *
  * Cache layout (`<cacheDir>` = `$XDG_CACHE_HOME/pve-code-mcp` or `~/.cache/pve-code-mcp`):
  *   schemas/apidoc-<version>-<sha256 prefix>.js   the schema text, shared by clusters
  *   clusters/<name>-<url hash>.json               which schema that cluster served last
@@ -34,10 +39,13 @@ export interface LoadClusterSchemaOptions {
   /** Per request to the cluster (default 60 s). */
   timeoutMs?: number;
   logger?: PveLogger;
+  /** Answer from this cluster's cached schema when there is one; `checkCluster` then compares it with the cluster's. */
+  cacheFirst?: boolean;
 }
 
 export interface LoadedSchema {
-  model: ApiModel;
+  /** A schema read from the cache is parsed on first access, so a spread (`{ ...loaded }`) would parse it: copy fields by name. */
+  readonly model: ApiModel;
   /** Where the model came from this time. */
   origin: 'override' | 'cluster' | 'cache';
   /** The cluster's version (live, or as recorded in the cache); absent for overrides. */
@@ -48,6 +56,13 @@ export interface LoadedSchema {
   cachePath?: string;
   /** Why the cache was used instead of the cluster. */
   fallbackReason?: string;
+  /**
+   * A cache-first load: fetch the cluster's schema now and compare it (content hash and version)
+   * with this one. Resolves to the cluster's schema — the same `model` object when nothing
+   * differs, a new model (and a new cache entry) when something does; rejects as a fetch does
+   * (unreachable, refused, TLS pin), and then this one stays in use.
+   */
+  checkCluster?: (signal?: AbortSignal) => Promise<LoadedSchema>;
 }
 
 /** `$XDG_CACHE_HOME/pve-code-mcp`, else `~/.cache/pve-code-mcp`. */
@@ -70,6 +85,18 @@ export async function loadClusterSchema(client: PveClient, options: LoadClusterS
   if (options.schema) return { model: await loadOverride(client, options.schema, options), origin: 'override' };
 
   const cacheDir = options.cacheDir ?? defaultCacheDir(options.env);
+  if (options.cacheFirst) {
+    const cached = await readCached(client, cacheDir);
+    if (cached) {
+      cached.checkCluster = (signal) => fetchClusterSchema(client, cacheDir, { ...options, ...(signal ? { signal } : {}) }, cached);
+      return cached;
+    }
+  }
+  return fetchClusterSchema(client, cacheDir, options);
+}
+
+/** The cluster's schema, fetched now (the cache only when the cluster is silent); `known`: reuse its model when the text is the same. */
+async function fetchClusterSchema(client: PveClient, cacheDir: string, options: LoadClusterSchemaOptions, known?: LoadedSchema): Promise<LoadedSchema> {
   const logger = options.logger ?? stderrLogger;
   const requestOpts = { signal: options.signal, timeoutMs: options.timeoutMs ?? 60_000 };
   let version: PveVersion;
@@ -77,12 +104,14 @@ export async function loadClusterSchema(client: PveClient, options: LoadClusterS
   try {
     [version, text] = await Promise.all([client.version(requestOpts), client.getStaticFile(APIDOC_PATH, requestOpts)]);
   } catch (err) {
-    if (!isUnreachable(err)) throw err;
+    if (!isUnreachable(err) || known) throw err;
     return loadFromCache(client, cacheDir, err);
   }
 
   const contentHash = sha256(text);
-  const model = loadSchemaFromString(text, { kind: 'cluster', location: client.baseUrl + APIDOC_PATH });
+  // The same text is the same model: a version string that moved alone does not rebuild (or build) it.
+  const same = known !== undefined && known.contentHash === contentHash;
+  const model = same ? undefined : loadSchemaFromString(text, { kind: 'cluster', location: client.baseUrl + APIDOC_PATH });
   let cachePath: string | undefined;
   try {
     cachePath = await writeCache(client, cacheDir, text, contentHash, version);
@@ -90,7 +119,15 @@ export async function loadClusterSchema(client: PveClient, options: LoadClusterS
     // A read-only home must not stop the server; it only loses the offline fallback.
     logger.warn(`cannot cache the schema of cluster '${client.name}' in ${cacheDir}: ${(err as Error).message}`);
   }
-  return { model, origin: 'cluster', version, contentHash, ...(cachePath ? { cachePath } : {}) };
+  const fields = { origin: 'cluster' as const, version, contentHash, ...(cachePath ? { cachePath } : {}) };
+  if (model) return { model, ...fields };
+  const from = known as LoadedSchema;
+  return {
+    get model() {
+      return from.model;
+    },
+    ...fields,
+  };
 }
 
 async function loadOverride(client: PveClient, schema: string, options: LoadClusterSchemaOptions): Promise<ApiModel> {
@@ -122,24 +159,40 @@ function isUnreachable(err: unknown): boolean {
 }
 
 async function loadFromCache(client: PveClient, cacheDir: string, cause: unknown): Promise<LoadedSchema> {
+  const cached = await readCached(client, cacheDir);
+  if (!cached) throw new PveSchemaUnavailableError(client.name, cause);
+  cached.fallbackReason = cause instanceof Error ? cause.message : String(cause);
+  return cached;
+}
+
+/** The schema this cluster served last, verified against its recorded hash; undefined when there is none (or it was altered). */
+async function readCached(client: PveClient, cacheDir: string): Promise<LoadedSchema | undefined> {
   const entry = await readCacheEntry(indexPath(client, cacheDir));
-  if (!entry) throw new PveSchemaUnavailableError(client.name, cause);
+  if (!entry) return undefined;
   const cachePath = join(cacheDir, 'schemas', entry.file);
   let text: string;
   try {
     text = await readFile(cachePath, 'utf8');
   } catch {
-    throw new PveSchemaUnavailableError(client.name, cause);
+    return undefined;
   }
   // A truncated or edited cache file must not become the SDK's source of truth.
-  if (sha256(text) !== entry.contentHash) throw new PveSchemaUnavailableError(client.name, cause);
+  if (sha256(text) !== entry.contentHash) return undefined;
+  // Parsed on first use (~0.1 s of CPU for PVE 9.1): not on the way to the first tools/list.
+  let model: ApiModel | undefined;
+  let source: string | undefined = text;
   return {
-    model: loadSchemaFromString(text, { kind: 'cache', location: cachePath }),
+    get model() {
+      if (!model) {
+        model = loadSchemaFromString(source as string, { kind: 'cache', location: cachePath });
+        source = undefined;
+      }
+      return model;
+    },
     origin: 'cache',
     version: entry.version as PveVersion,
     contentHash: entry.contentHash,
     cachePath,
-    fallbackReason: cause instanceof Error ? cause.message : String(cause),
   };
 }
 

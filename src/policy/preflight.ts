@@ -16,7 +16,7 @@ import type { GuestDirectory } from './guests.js';
 import type { Policy } from './policy.js';
 import { PermissionCache, UNKNOWN_SEGMENT, type TokenPrivileges } from './privileges.js';
 import { decideCall } from './decide.js';
-import { escalatingParams, paramMatches } from './escalations.js';
+import { escalatingParams, paramMatches, rulesFor } from './escalations.js';
 import { describeCall, resolveFacts } from './facts.js';
 
 export interface PreflightDeps {
@@ -64,7 +64,11 @@ export interface PreflightReport {
   problems: PreflightProblem[];
   /** Some referenced operation needs approval under the policy. */
   needsApproval: boolean;
-  /** Some call's operation (or, for a write, its param names) is only known at run time: it might need approval. */
+  /**
+   * Some call's operation (or, for a write, its param names) is only known at run time and it
+   * might need approval. A GET on a known cluster counts only when some GET of that cluster's
+   * schema could need approval under its policy (`getMayNeedApproval`).
+   */
   hasDynamicCalls: boolean;
 }
 
@@ -80,8 +84,13 @@ export async function preflight(calls: readonly SdkCall[], deps: PreflightDeps):
     const at = { line: call.line, col: call.col };
     const entry: PreflightOperation = { ...at, method: call.method, path: call.path, cluster, static: false };
     report.operations.push(entry);
+    // What is known only at run time is decided then, by the bridge; the run is planned first
+    // (the dry-run probe) only when that decision could be "approval".
+    const markDynamic = (): void => {
+      if (!report.hasDynamicCalls && !readsOnlyWithoutApproval(call, cluster, deps)) report.hasDynamicCalls = true;
+    };
     if (call.path === null || call.clusterUnknown) {
-      report.hasDynamicCalls = true;
+      markDynamic();
       continue;
     }
     let model: ApiModel;
@@ -95,7 +104,7 @@ export async function preflight(calls: readonly SdkCall[], deps: PreflightDeps):
     const resolved = resolveStatic(model, call);
     if (resolved.kind === 'error') {
       report.problems.push({ ...at, severity: resolved.certain ? 'error' : 'warning', kind: resolved.certain ? 'unknown-operation' : 'dynamic', message: resolved.message });
-      if (!resolved.certain) report.hasDynamicCalls = true;
+      if (!resolved.certain) markDynamic();
       continue;
     }
     const { op, pathValues, concretePath, params } = resolved;
@@ -108,11 +117,11 @@ export async function preflight(calls: readonly SdkCall[], deps: PreflightDeps):
     Object.assign(entry, { operation: op.key, risk, static: resolved.static, needsApproval: decision.outcome === 'approval' });
     if (entry.needsApproval) report.needsApproval = true;
     // Unknown param names or values could raise the risk class (a password makes a call privileged).
-    if (call.params === null && op.risk !== 'read') report.hasDynamicCalls = true;
+    if (call.params === null && op.risk !== 'read') markDynamic();
     const escalating = call.unknownParams.length > 0 ? escalatingParams(op) : [];
-    if (call.unknownParams.some((name) => escalating.some((e) => paramMatches(e.param, name) || e.param === name))) report.hasDynamicCalls = true;
+    if (call.unknownParams.some((name) => escalating.some((e) => paramMatches(e.param, name) || e.param === name))) markDynamic();
     // Targets known only at run time may meet a target rule that asks for approval.
-    if (!resolved.static && op.risk !== 'read' && policy.targetRules.some((r) => r.action === 'approval')) report.hasDynamicCalls = true;
+    if (!resolved.static && op.risk !== 'read' && policy.targetRules.some((r) => r.action === 'approval')) markDynamic();
     const shown = `${call.method} ${concretePath ?? op.path}`;
 
     if (decision.outcome === 'deny') {
@@ -144,6 +153,55 @@ export async function preflight(calls: readonly SdkCall[], deps: PreflightDeps):
   }
   report.ok = !report.problems.some((p) => p.severity === 'error');
   return report;
+}
+
+/**
+ * A GET on a known cluster whose every possible decision is "allow" or "deny", never "approval":
+ * then its path, params and targets, whatever they are at run time, cannot make the run need a
+ * human, and the run goes live without a dry-run probe (the bridge still decides every call).
+ */
+function readsOnlyWithoutApproval(call: SdkCall, cluster: string, deps: PreflightDeps): boolean {
+  if (call.method !== 'GET' || call.clusterUnknown) return false;
+  try {
+    return !getMayNeedApproval(deps.model(cluster), deps.policyFor ? deps.policyFor(cluster) : deps.policy);
+  } catch {
+    return false;
+  }
+}
+
+/** Per schema: every class a GET of it can have — its own, or one a parameter raises it to. */
+const getClassesBySchema = new WeakMap<ApiModel, ReadonlySet<RiskClass>>();
+
+/**
+ * Whether some GET operation of the schema could need approval under the policy: one whose class
+ * (its own, or any an escalation rule of it can raise it to) is not `read` and is an approval
+ * class, or is covered by a target rule with action `approval`, or the session is tainted under
+ * `taint.writes: 'approval'` — the cases in which `decideCall` can answer "approval" (step 6 asks
+ * only for classes other than `read`, and only for calls steps 1–5 let through). Some GETs are privileged (egress, secrets), so a
+ * GET whose path is known only at run time is not read-only by its method alone.
+ */
+export function getMayNeedApproval(model: ApiModel, policy: Policy): boolean {
+  let classes = getClassesBySchema.get(model);
+  if (!classes) {
+    const found = new Set<RiskClass>();
+    for (const op of model.operations) {
+      if (op.method !== 'GET') continue;
+      found.add(op.risk);
+      for (const rule of rulesFor(op)) found.add(rule.risk);
+    }
+    classes = found;
+    getClassesBySchema.set(model, classes);
+  }
+  for (const risk of classes) {
+    if (risk === 'read') continue;
+    // A privileged call passes only through an entry of `privileged` (the operation, or the
+    // parameter that raises it); without any, every privileged GET is refused, never asked for.
+    if (risk === 'privileged' && policy.config.privileged.length === 0) continue;
+    if (policy.needsApproval(risk)) return true;
+    if (policy.targetRules.some((r) => r.action === 'approval' && r.risk.has(risk))) return true;
+    if ((policy.taintedBy?.length ?? 0) > 0) return true;
+  }
+  return false;
 }
 
 type StaticResolution =

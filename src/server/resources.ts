@@ -9,7 +9,10 @@ import { effectivePolicy } from '../policy/effective.js';
 import type { Extra } from './tools/tool.js';
 
 export interface RegisteredResources {
-  /** Registers the SDK and version resources of clusters that became available (the SDK tells the client their list changed). */
+  /**
+   * Registers the SDK and version resources of clusters that became available (the SDK tells the
+   * client their list changed), and tells the client when a cluster's schema was replaced.
+   */
   refresh(): void;
 }
 
@@ -28,13 +31,21 @@ export function registerResources(server: McpServer, product: Product, viewer: (
       },
     );
   }
-  const served = new Set<string>();
+  // By cluster: the schema its resources were last announced with.
+  const served = new Map<string, string>();
   const refresh = (): void => {
+    let replaced = false;
     for (const name of product.clusterNames) {
-      if (served.has(name)) continue;
-      served.add(name);
-      registerClusterResources(server, product, name);
+      // The schema's content hash: a cached model is parsed only when first used.
+      const { schema } = product.cluster(name);
+      const hash = schema.contentHash ?? schema.model.hash;
+      const before = served.get(name);
+      served.set(name, hash);
+      if (before === undefined) registerClusterResources(server, product, name);
+      // A cache-first start found another schema on the cluster: the SDK and version resources read the new one.
+      else if (before !== hash) replaced = true;
     }
+    if (replaced && server.isConnected()) server.sendResourceListChanged();
   };
   refresh();
   return { refresh };

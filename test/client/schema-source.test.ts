@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PveSchemaUnavailableError, TlsPinMismatchError, loadClusterSchema } from '../../src/client/index.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
+import { json, startFaultServer, faultClient, type FaultServer } from './fault-server.js';
 import { caught, clientFor, memoryLogger, startSim, tempDir } from './sim.js';
+import type { ServerResponse } from 'node:http';
 
 let sim: RunningSimulator;
 let cache: Awaited<ReturnType<typeof tempDir>>;
@@ -100,6 +102,99 @@ describe('schema from the cluster', () => {
       expect(live.origin).toBe('cluster');
       expect(live.cachePath).toBeUndefined();
       expect(logger.warnings[0]).toMatch(/cannot cache the schema/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('cache-first (serve)', () => {
+  let server: FaultServer;
+  /** apidoc.js requests held until the test answers them. */
+  let held: ServerResponse[];
+  let apidoc: string;
+  const VERSION = { version: '9.1.1', release: '9.1', repoid: 'abcdef12' };
+
+  beforeAll(async () => {
+    server = await startFaultServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  const serveCluster = (hold: boolean): void => {
+    held = [];
+    server.behave = (req, res) => {
+      if (req.url?.startsWith('/pve-docs/')) {
+        if (hold) held.push(res);
+        else res.end(apidoc);
+      } else json(res, 200, { data: req.url === '/api2/json/version' ? VERSION : [] });
+    };
+  };
+  const apidocRequests = (): number => server.received.filter((r) => r.startsWith('GET /pve-docs/')).length;
+  const until = async (ok: () => boolean): Promise<void> => {
+    while (!ok()) await new Promise((r) => setTimeout(r, 5));
+  };
+
+  it('answers from the cached schema without asking the cluster, then compares and replaces it when the cluster serves another', async () => {
+    const dir = join(cache.path, 'first');
+    const client = faultClient(server);
+    try {
+      apidoc = sim.apidocText;
+      serveCluster(false);
+      const first = await loadClusterSchema(client, { cacheDir: dir, cacheFirst: true });
+      // Nothing cached: fetched from the cluster, as without cacheFirst.
+      expect(first.origin).toBe('cluster');
+      expect(first.checkCluster).toBeUndefined();
+
+      // The cluster's apidoc.js now answers only when the test says so.
+      serveCluster(true);
+      const before = apidocRequests();
+      const cached = await loadClusterSchema(client, { cacheDir: dir, cacheFirst: true });
+      expect(cached.origin).toBe('cache');
+      expect(cached.version).toEqual(VERSION);
+      expect(cached.model.hash).toBe(first.model.hash);
+      expect(apidocRequests()).toBe(before);
+
+      // The same text: the same model object, nothing parsed again.
+      const same = cached.checkCluster?.();
+      await until(() => held.length === 1);
+      held[0]?.end(apidoc);
+      const unchanged = await same;
+      expect(unchanged?.origin).toBe('cluster');
+      expect(unchanged?.contentHash).toBe(cached.contentHash);
+      expect(unchanged?.model).toBe(cached.model);
+
+      // Another text: a new model, and the cache now holds it.
+      const other = apidoc.replace(/("description"\s*:\s*")/, '$1(changed) ');
+      expect(other).not.toBe(apidoc);
+      const check = cached.checkCluster?.();
+      await until(() => held.length === 2);
+      held[1]?.end(other);
+      const replaced = await check;
+      expect(replaced?.origin).toBe('cluster');
+      expect(replaced?.contentHash).not.toBe(cached.contentHash);
+      expect(replaced?.model.hash).not.toBe(cached.model.hash);
+      serveCluster(true);
+      const next = await loadClusterSchema(client, { cacheDir: dir, cacheFirst: true });
+      expect(next.contentHash).toBe(replaced?.contentHash);
+      expect(held).toHaveLength(0);
+    } finally {
+      for (const res of held) res.destroy();
+      await client.close();
+    }
+  });
+
+  it('a check that cannot reach the cluster rejects, and the cached schema stays what it was', async () => {
+    const dir = join(cache.path, 'second');
+    const client = faultClient(server);
+    try {
+      apidoc = sim.apidocText;
+      serveCluster(false);
+      await loadClusterSchema(client, { cacheDir: dir });
+      server.behave = (_req, res) => json(res, 503, { data: null });
+      const cached = await loadClusterSchema(client, { cacheDir: dir, cacheFirst: true });
+      expect(cached.origin).toBe('cache');
+      expect(await caught(() => (cached.checkCluster as () => Promise<unknown>)())).toMatchObject({ code: expect.stringMatching(/^pve-/) });
     } finally {
       await client.close();
     }

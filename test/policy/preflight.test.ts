@@ -5,7 +5,8 @@ import { sdkCallsOf, type SdkCall } from '../../src/script/calls.js';
 import { lineCount, parseProgram } from '../../src/script/program.js';
 import { GuestDirectory } from '../../src/policy/guests.js';
 import { Policy } from '../../src/policy/policy.js';
-import { preflight } from '../../src/policy/preflight.js';
+import { getMayNeedApproval, preflight } from '../../src/policy/preflight.js';
+import { ApiModel, type Operation } from '../../src/schema/model.js';
 import { PermissionCache, TokenPrivileges, UNKNOWN_SEGMENT } from '../../src/policy/privileges.js';
 
 /** The SDK calls of a source, read as the compile reads them. */
@@ -74,7 +75,7 @@ describe('preflight', () => {
 
   it('flags approval needs, unknown operations and dynamic calls', async () => {
     const r = await run(
-      [`await pve.post('/nodes/pve1/qemu/101/status/stop');`, `await pve.get('/nodes/pve1/qemu/101/confg');`, `const p = compute(); await pve.get(p);`].join('\n'),
+      [`await pve.post('/nodes/pve1/qemu/101/status/stop');`, `await pve.get('/nodes/pve1/qemu/101/confg');`, `const p = compute(); await pve.post(p);`].join('\n'),
       { preset: 'operator' },
     ).report;
     expect(r.needsApproval).toBe(true);
@@ -83,6 +84,47 @@ describe('preflight', () => {
     expect(r.hasDynamicCalls).toBe(true);
     const opaqueParams = await run(`const o = make(); await pve.put('/nodes/pve1/qemu/101/config', o);`, { preset: 'operator' }).report;
     expect(opaqueParams.hasDynamicCalls).toBe(true);
+  });
+
+  describe('a GET whose path is known only at run time', () => {
+    // Own words: a GET that reveals a secret, privileged by its class (as some PVE GETs are).
+    const secretGet: Operation = {
+      ...(model.get('GET', '/version') as Operation),
+      key: 'GET /nodes/{node}/keys',
+      path: '/nodes/{node}/keys',
+      pathParams: ['node'],
+      params: [{ name: 'node', type: 'string', optional: false, inPath: true }],
+      risk: 'privileged',
+    };
+    const withSecretGet = new ApiModel([...model.operations, secretGet], 'test-secret-get', { kind: 'string' }, model.paths);
+    const dynamicGet = `const p = compute(); return await pve.get(p);`;
+    const check = (m: ApiModel, policyConfig: unknown) =>
+      preflight(extractSdkCalls(dynamicGet), { defaultCluster: 'default', model: () => m, client: () => new FakeClient(), policy: Policy.fromConfig(policyConfig) });
+
+    it('needs no probe when no GET of the schema can need approval under the policy', async () => {
+      expect(getMayNeedApproval(model, Policy.fromConfig({ preset: 'operator' }))).toBe(false);
+      expect((await check(model, { preset: 'operator' })).hasDynamicCalls).toBe(false);
+    });
+
+    it('still counts as dynamic when some GET is privileged, enabled, and the policy asks approval for privileged', async () => {
+      const policy = { preset: 'operator', privileged: ['GET /nodes/{node}/keys'], approval: { require: ['privileged'] } };
+      expect(getMayNeedApproval(withSecretGet, Policy.fromConfig(policy))).toBe(true);
+      expect((await check(withSecretGet, policy)).hasDynamicCalls).toBe(true);
+      // …and not when the policy asks approval for destructive calls only.
+      expect((await check(withSecretGet, { ...policy, approval: { require: ['destructive'] } })).hasDynamicCalls).toBe(false);
+      // …nor when the policy enables no privileged call at all: a privileged GET is then refused, never asked for.
+      expect((await check(withSecretGet, { preset: 'operator', approval: { require: ['privileged'] } })).hasDynamicCalls).toBe(false);
+    });
+
+    it('counts as dynamic on a tainted session under taint.writes: approval', async () => {
+      const tainted = Policy.fromConfig({ preset: 'operator', privileged: ['GET /nodes/{node}/keys'], approval: { require: [] }, taint: { writes: 'approval' } }).afterTaint(['guest log']);
+      expect(getMayNeedApproval(withSecretGet, tainted)).toBe(true);
+    });
+
+    it('counts as dynamic on a cluster the source does not name literally', async () => {
+      const r = await preflight(extractSdkCalls(`const c = pick(); return await pve.cluster(c).get('/version');`), { defaultCluster: 'default', model: () => model, client: () => new FakeClient(), policy: Policy.fromConfig({ preset: 'operator' }) });
+      expect(r.hasDynamicCalls).toBe(true);
+    });
   });
 
   it('warns instead of failing when the permissions cannot be read', async () => {

@@ -7,6 +7,7 @@ import { testModel } from '../safety/helpers/model.js';
 import type { BridgeHandler } from '../../src/bridge/protocol.js';
 import { ApprovalStore, type ApprovalRequest, type ElicitationAnswer } from '../../src/safety/approval.js';
 import { Policy } from '../../src/policy/policy.js';
+import { ApiModel, type Operation } from '../../src/schema/model.js';
 import { sdkCallsOf, type SdkCall } from '../../src/script/calls.js';
 import { lineCount, parseProgram } from '../../src/script/program.js';
 import type { Executor } from '../../src/run/executor.js';
@@ -190,6 +191,46 @@ describe('run pipeline: modes and approvals', () => {
     expect(r.mode).toBe('live');
     expect(t.asked).toHaveLength(0);
     expect(r.stats.budget.read.used).toBe(1);
+  });
+});
+
+describe('run pipeline: a GET whose path is known only at run time', () => {
+  // Own words: a GET that reveals a secret, privileged by its class (as some PVE GETs are).
+  const secretGet: Operation = {
+    ...(model.get('GET', '/version') as Operation),
+    key: 'GET /nodes/{node}/keys',
+    path: '/nodes/{node}/keys',
+    pathParams: ['node'],
+    params: [{ name: 'node', type: 'string', optional: false, inPath: true }],
+    risk: 'privileged',
+  };
+  const withSecretGet = new ApiModel([...model.operations, secretGet], 'test-secret-get', { kind: 'string' }, model.paths);
+  const code = `const p = pick(); return await pve.get(p);`;
+  const getting = (path: string): Executor<string, Outcome> => ({
+    compile: async (script) => ({ ok: true, script, calls: extractSdkCalls(script) }),
+    execute: async (_script, handler) => {
+      const reply = await handler({ kind: 'request', method: 'GET', path, params: {} }, { signal: new AbortController().signal });
+      return reply.ok ? { ok: true, result: reply.data } : { ok: false, error: reply.error };
+    },
+  });
+
+  it('runs live in one pass when no GET can need approval under the policy (no dry-run probe)', async () => {
+    const t = setup('accept');
+    const r = await new RunPipeline({ ...t.deps, executor: getting('/nodes/pve1/qemu/101/config') }).run({ code });
+    expect(r.mode).toBe('live');
+    expect(t.phases).toEqual(['live']);
+    expect(t.asked).toHaveLength(0);
+  });
+
+  it('a privileged GET reached through a run-time path is asked for, never sent without approval', async () => {
+    const t = setup('decline');
+    const policy = Policy.fromConfig({ preset: 'operator', privileged: ['GET /nodes/{node}/keys'], approval: { require: ['privileged'] } });
+    const r = await new RunPipeline({ ...t.deps, model: () => withSecretGet, policy, executor: getting('/nodes/pve1/keys') }).run({ code });
+    expect(t.asked).toHaveLength(1);
+    expect(t.asked[0]?.summary).toContain('GET /nodes/pve1/keys');
+    expect(r.mode).toBe('blocked');
+    expect(t.phases).toEqual(['probe']);
+    expect(t.client.requests.filter((q) => q.path === '/nodes/pve1/keys')).toHaveLength(0);
   });
 });
 

@@ -8,7 +8,7 @@ import { ApprovalStore } from '../../safety/approval.js';
 import { HttpConfigError } from '../../server/auth/errors.js';
 import { auditIdentity } from '../../server/auth/principal.js';
 import { principalOf, principalResolver, unmatchedRefusal } from '../../server/auth/run-principal.js';
-import { startHttpServer, type HttpServerOptions } from '../../server/http.js';
+import type { HttpServerOptions } from '../../server/http.js';
 import { createMcpServer } from '../../server/mcp.js';
 import { ToolCallDrain } from '../../server/drain.js';
 import { drainToolCalls } from '../../server/shutdown.js';
@@ -80,7 +80,7 @@ export const serveCommand: Command = {
  */
 async function lintAtStart(runtime: ClusterRuntime, cluster: ClusterConfig | undefined, io: CliIo): Promise<void> {
   try {
-    const { findings, inventoryError } = await lintCluster({ name: runtime.name, ...(cluster?.tokens ? { tokens: cluster.tokens } : {}) }, runtime.policy, runtime.model, runtime.client);
+    const { findings, inventoryError } = await lintCluster({ name: runtime.name, ...(cluster?.tokens ? { tokens: cluster.tokens } : {}) }, runtime.policy, () => runtime.model, runtime.client);
     for (const f of findings) io.err(`pve-code-mcp: warning: cluster '${runtime.name}' policy lint${f.severity === 'error' ? ' (matches nothing)' : ''}: ${f.key}: ${f.message}`);
     if (inventoryError !== undefined && runtime.policy.config.targets.length + Object.keys(runtime.policy.config.scopes).length > 0) {
       io.err(`pve-code-mcp: warning: cluster '${runtime.name}' policy lint: targets and scopes not checked against the inventory: ${inventoryError}`);
@@ -173,6 +173,8 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
       const { principals, unmatched } = product.config.http;
       const resolve = principalResolver(principals, unmatched);
       options.admit = unmatchedRefusal(principals, unmatched, product.config.pve.clusters.map((c) => c.name));
+      // Loaded only here: the HTTP host and its OAuth verifier (jose) are ~50 ms of CPU a stdio start does not need.
+      const { startHttpServer } = await import('../../server/http.js');
       let http: Awaited<ReturnType<typeof startHttpServer>>;
       try {
         http = await startHttpServer(
