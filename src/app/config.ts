@@ -83,6 +83,8 @@ export interface HttpSettings {
   sessionsPerPrincipal: number;
   /** Open MCP sessions in all. */
   maxSessions: number;
+  /** The web console's OpenID Connect client (OAuth mode) and its session length (docs/console.md). */
+  console: { clientId?: string; clientSecret?: string; sessionMinutes: number };
 }
 
 /**
@@ -175,6 +177,15 @@ const httpSchema = z
     sessionsPerPrincipal: z.number().int().min(1).max(10_000).default(16),
     /** Open MCP sessions in all (default 256); past it the longest-idle session without a run in flight of the principal holding the most is closed. */
     maxSessions: z.number().int().min(1).max(100_000).default(256),
+    /** The web console under /console/: its OpenID Connect client at the identity provider (OAuth mode), session length. */
+    console: z
+      .strictObject({
+        clientId: z.string().min(1).optional(),
+        /** Environment variable holding the client secret (confidential clients; a public client uses PKCE alone). */
+        clientSecretEnv: z.string().min(1).optional(),
+        sessionMinutes: z.number().int().min(1).max(24 * 60).default(60),
+      })
+      .prefault({}),
   })
   .refine((h) => !(h.token !== undefined && h.oauth !== undefined), { message: 'give either token (one user) or oauth (an identity provider), not both' })
   .prefault({});
@@ -560,6 +571,7 @@ function assemble(
   }
   if (audit.hmacKey) secrets.push(audit.hmacKey);
   if (http.token) secrets.push(http.token);
+  if (http.console.clientSecret) secrets.push(http.console.clientSecret);
   return {
     http,
     pve,
@@ -653,7 +665,17 @@ function resolveHttp(
     unmatched,
     sessionsPerPrincipal: raw.sessionsPerPrincipal,
     maxSessions: raw.maxSessions,
+    console: consoleSettings(raw.console, ctx.env, issues),
   };
+}
+
+function consoleSettings(raw: z.output<typeof httpSchema>['console'], env: Record<string, string | undefined>, issues: Array<{ key: string; message: string }>): HttpSettings['console'] {
+  let clientSecret: string | undefined;
+  if (raw.clientSecretEnv !== undefined) {
+    clientSecret = env[raw.clientSecretEnv];
+    if (!clientSecret) issues.push({ key: 'http.console.clientSecretEnv', message: `environment variable ${raw.clientSecretEnv} is not set: export it or remove the key` });
+  }
+  return { ...(raw.clientId !== undefined ? { clientId: raw.clientId } : {}), ...(clientSecret ? { clientSecret } : {}), sessionMinutes: raw.sessionMinutes };
 }
 
 function absolute(baseDir: string, path: string): string {

@@ -14,6 +14,7 @@ import { registerRunScript, runScriptAnnotations } from './tools/run-script.js';
 import { registerSearchApi } from './tools/search-api.js';
 import { checkToolArguments, listedTool, type Extra } from './tools/tool.js';
 import { notifyListChanges } from './list-changes.js';
+import type { UrlApprovals } from './console/url-approvals.js';
 import { budgetLine, canChange, compactPolicyLine, effectivePolicy } from '../policy/effective.js';
 
 export interface McpServerOptions {
@@ -24,6 +25,8 @@ export interface McpServerOptions {
    * The instructions, run_script's hints and the policy views follow its effective policy.
    */
   session?: RunPrincipal;
+  /** The console's URL-mode approvals, when this server serves a console (HTTP). */
+  urls?: UrlApprovals;
 }
 
 /** Who a view is for: the request's own principal when it has one, else the session's. */
@@ -39,7 +42,7 @@ export function createMcpServer(product: Product, options: McpServerOptions = {}
   const tools = [
     registerSearchApi(server, product, viewer),
     registerGetSchema(server, product, viewer),
-    registerRunScript(server, product, (extra) => options.principal?.(extra), logLevel.allows),
+    registerRunScript(server, product, (extra) => options.principal?.(extra), logLevel.allows, options.urls),
   ];
   // run_script's hints are the asking principal's, over every configured cluster (serving or not).
   const listing = (principal: RunPrincipal | undefined) => ({

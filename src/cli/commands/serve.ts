@@ -13,6 +13,8 @@ import { createMcpServer } from '../../server/mcp.js';
 import { ToolCallDrain } from '../../server/drain.js';
 import { drainToolCalls } from '../../server/shutdown.js';
 import { LineStdioTransport } from '../../server/stdio.js';
+import { createWebConsole } from '../../server/console/setup.js';
+import { UrlApprovals } from '../../server/console/url-approvals.js';
 import { boolOpt, EXIT, intOpt, parseCommandArgs, stringOpt, UsageError, type CliIo, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { appConfigFrom, CONFIG_OPTIONS, CONFIG_USAGE, openProduct, StopSignals } from '../context.js';
@@ -169,7 +171,21 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
   };
   try {
     if (boolOpt(args, 'http')) {
-      const options = { ...httpOptions(product, args, io), calls };
+      // The web console, with URL-mode approvals, where people can log in to it: OAuth mode with a console client.
+      const cfg = product.config;
+      const oauth = cfg.http.oauth;
+      const urls = oauth && cfg.http.console.clientId ? new UrlApprovals() : undefined;
+      const webConsole = urls && createWebConsole({
+        stateDir: cfg.stateDir,
+        audit: { file: cfg.audit.file, ...(cfg.audit.hmacKey ? { hmacKey: cfg.audit.hmacKey } : {}) },
+        appendApproval: (data) => product.audit.append('approval', data),
+        sessionMinutes: cfg.http.console.sessionMinutes,
+        ...(oauth && cfg.http.console.clientId
+          ? { oidc: { issuer: oauth.issuer, clientId: cfg.http.console.clientId, ...(cfg.http.console.clientSecret ? { clientSecret: cfg.http.console.clientSecret } : {}), scopes: [oauth.scopes.read, oauth.scopes.approve], algorithms: oauth.algorithms, clockToleranceSec: oauth.clockToleranceSec } }
+          : {}),
+        ...(urls ? { urls } : {}),
+      });
+      const options = { ...httpOptions(product, args, io), calls, ...(webConsole ? { console: webConsole } : {}) };
       const { principals, unmatched } = product.config.http;
       const resolve = principalResolver(principals, unmatched);
       options.admit = unmatchedRefusal(principals, unmatched, product.config.pve.clusters.map((c) => c.name));
@@ -177,7 +193,7 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
       try {
         http = await startHttpServer(
           // The session's principal (its views: instructions, hints, policies) and each request's (its runs).
-          (opener) => createMcpServer(product, { session: resolve(opener), principal: (extra) => {
+          (opener) => createMcpServer(product, { session: resolve(opener), ...(urls ? { urls } : {}), principal: (extra) => {
             const p = principalOf(extra.authInfo);
             return p ? resolve(p) : undefined;
           } }),
@@ -192,7 +208,10 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
         ? `OAuth: access tokens from ${product.config.http.oauth?.issuer ?? '?'} for resource ${http.url}\nProtected-resource metadata: ${http.metadataUrl ?? '?'}`
         : `Authorization: Bearer ${http.token}`;
       if (http.mode === 'oauth') io.err(`pve-code-mcp: principals no http.principals rule matches get ${describeUnmatched(unmatched)}`);
-      io.err(`MCP over Streamable HTTP: ${http.url}\n${auth}\nAccepted Host headers: ${http.allowedHosts.join(', ')}\n(Ctrl-C to stop)`);
+      const consoleLine = urls
+        ? `Console: ${new URL('/console/', http.url).href} (sign in with ${oauth?.issuer ?? '?'})`
+        : `Console: pve-code-mcp console on this host${oauth ? ' (or set http.console.clientId to serve it here, signed in with the identity provider)' : ''}`;
+      io.err(`MCP over Streamable HTTP: ${http.url}\n${auth}\n${consoleLine}\nAccepted Host headers: ${http.allowedHosts.join(', ')}\n(Ctrl-C to stop)`);
       warmInBackground(product, io);
       const cause = await Promise.race([signals.first.then((s) => `${s} received`), http.listenerClosed]);
       // The listener stays open meanwhile: a client that calls now is told the server is stopping.
