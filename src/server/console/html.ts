@@ -41,7 +41,9 @@ export const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy': CSP,
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
+  // Not no-referrer: under it Chromium sends `Origin: null` with the console's own forms, which
+  // the Origin check (rightly) refuses. Same-origin keeps plan URLs from leaving the console.
+  'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Resource-Policy': 'same-origin',
