@@ -203,7 +203,8 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
   }, 180_000);
 
   it('refuses forms without the CSRF token, with a wrong one, or from another Origin', async () => {
-    const context = contexts[1] as BrowserContext;
+    // Bob's session, from the four-eyes test.
+    const context = contexts[0] as BrowserContext;
     const cookie = (await context.cookies(origin)).find((c) => c.name === 'pve-console');
     expect(cookie).toBeDefined();
     expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict' });

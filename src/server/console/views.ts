@@ -54,7 +54,7 @@ export function planView(s: PlanPageState): Html {
     : html``;
   const actions = s.canDecide && s.status.status === 'pending'
     ? html`<div class="actions">
-<form method="post" action="/console/plans/${p.planId}/approve"><input type="hidden" name="csrf" value="${s.csrf}">${forField}<button class="approve" type="submit">Approve these ${p.writes.length} change${p.writes.length === 1 ? '' : 's'}</button></form>
+<form method="post" action="/console/plans/${p.planId}/approve"><input type="hidden" name="csrf" value="${s.csrf}">${forField}<button class="approve" type="submit">${p.writes.length === 1 ? 'Approve this change' : `Approve these ${p.writes.length} changes`}</button></form>
 <form method="post" action="/console/plans/${p.planId}/decline"><input type="hidden" name="csrf" value="${s.csrf}"><button class="decline" type="submit">Decline</button></form>
 </div>`
     : html``;

@@ -62,7 +62,14 @@ export async function startLoginIdp(options: { consoleClientId: string; redirect
       const params = details.params as { client_id: string; scope?: string; resource?: string };
       const grant = new p.Grant({ accountId: person.id, clientId: params.client_id });
       grant.addOIDCScope('openid');
-      if (params.resource) grant.addResourceScope(params.resource, (params.scope ?? '').split(' ').filter((s) => s !== 'openid' && person.scope.split(' ').includes(s)).join(' '));
+      if (params.resource) {
+        // The person gets what it may have; the rest is refused (not asked again).
+        const asked = (params.scope ?? '').split(' ').filter((s) => s !== '' && s !== 'openid');
+        const mine = person.scope.split(' ');
+        grant.addResourceScope(params.resource, asked.filter((s) => mine.includes(s)).join(' '));
+        const refused = asked.filter((s) => !mine.includes(s));
+        if (refused.length > 0) grant.rejectResourceScope(params.resource, refused.join(' '));
+      }
       const grantId = await grant.save();
       await p.interactionFinished(req, res, { login: { accountId: person.id }, consent: { grantId } }, { mergeWithLastSubmission: false });
       return;
