@@ -202,6 +202,25 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     if (SHOTS) await page.screenshot({ path: shot('console-runs.png'), fullPage: true });
   }, 180_000);
 
+  it('a decline in the console ends the retried call with the plan id; nothing is sent', async () => {
+    const alice = agents[1] as UrlAgent;
+    const page = await (contexts[1] as BrowserContext).newPage();
+    const code = `// once more\n${stopScript('pve1', 100)}`;
+    const error = (await alice.client.callTool({ name: 'run_script', arguments: { code } }).then(() => undefined, (e: unknown) => e)) as UrlElicitationRequiredError;
+    expect(error).toBeInstanceOf(UrlElicitationRequiredError);
+    const elicitation = error.elicitations[0];
+    const planId = /([0-9a-f]{64})$/.exec(elicitation?.url ?? '')?.[1] as string;
+    await page.goto(elicitation?.url as string);
+    await page.getByRole('button', { name: 'Decline' }).click();
+    expect(await textOf(page, '.notice')).toContain('Declined');
+    await until('the elicitation/complete notification', () => (alice.completed.includes(elicitation?.elicitationId as string) ? true : undefined));
+    const declined = runAnswer((await alice.client.callTool({ name: 'run_script', arguments: { code } })) as CallToolResult);
+    expect(declined.error?.kind).toBe('approval');
+    expect(declined.approval).toMatchObject({ answer: 'decline', planId });
+    expect(declined.error?.message).toContain(planId);
+    expect(declined.changes).toBeUndefined();
+  }, 60_000);
+
   it('refuses forms without the CSRF token, with a wrong one, or from another Origin', async () => {
     // Bob's session, from the four-eyes test.
     const context = contexts[0] as BrowserContext;
