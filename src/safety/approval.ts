@@ -207,11 +207,13 @@ export class ApprovalStore {
      * then, since in static-token mode it answers 404.
      */
     readonly approvesOverHttp = false,
+    /** The web console's page of a plan, when this server serves a console: hints offer it. */
+    readonly consolePage?: (planId: string) => string,
   ) {}
 
   /** The same store seen by one principal; `approvers` says which of its plans need another principal's approval. */
   forPrincipal(principal: string, approvers?: (plan: Plan) => ApproverRequirement | undefined): ApprovalStore {
-    return new ApprovalStore(this.dir, principal, approvers, this.approvesOverHttp);
+    return new ApprovalStore(this.dir, principal, approvers, this.approvesOverHttp, this.consolePage);
   }
 
   private get approvalsFile(): string {
@@ -246,7 +248,8 @@ export class ApprovalStore {
     if (this.principal !== undefined && this.approvesOverHttp) {
       const group = this.approversFor(planId, this.principal)?.group;
       const who = group !== undefined ? `a member of group '${group}'` : 'another principal';
-      return `${command}\` on the server host, or by ${who} with the approve scope over HTTP: \`POST /approvals/${planId}`;
+      const page = this.consolePage ? `\`, or in the web console: \`${this.consolePage(planId)}` : '';
+      return `${command}\` on the server host, or by ${who} with the approve scope over HTTP: \`POST /approvals/${planId}${page}`;
     }
     return command;
   }

@@ -146,6 +146,8 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     const asked = runAnswer(call as CallToolResult);
     expect(asked.approval).toMatchObject({ answer: 'four-eyes' });
     const planId = asked.plan?.planId as string;
+    // The hint names the console's page of the plan, where the approver can decide.
+    expect(asked.approval?.message).toContain(`${origin}/console/plans/${planId}`);
     const context = await browser.newContext();
     contexts.push(context);
     const page = await context.newPage();

@@ -1,5 +1,5 @@
 /** `pve-code-mcp serve`: the MCP server over stdio (default) or Streamable HTTP. */
-import type { ClusterRuntime, Product } from '../../app/product.js';
+import type { ClusterRuntime, Product, RunPrincipal } from '../../app/product.js';
 import { DEFAULT_CLUSTER_RETRY, type RetrySchedule } from '../../app/cluster-status.js';
 import { describeUnmatched } from '../../app/config.js';
 import type { ClusterConfig } from '../../client/config.js';
@@ -186,6 +186,8 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
         ...(urls ? { urls } : {}),
       });
       const options = { ...httpOptions(product, args, io), calls, ...(webConsole ? { console: webConsole } : {}) };
+      // Hints name the console's page of a plan once it has an address.
+      const withConsole = (p: RunPrincipal): RunPrincipal => (urls?.available ? { ...p, consolePage: (planId: string) => urls.planUrl(planId) } : p);
       const { principals, unmatched } = product.config.http;
       const resolve = principalResolver(principals, unmatched);
       options.admit = unmatchedRefusal(principals, unmatched, product.config.pve.clusters.map((c) => c.name));
@@ -193,9 +195,9 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
       try {
         http = await startHttpServer(
           // The session's principal (its views: instructions, hints, policies) and each request's (its runs).
-          (opener) => createMcpServer(product, { session: resolve(opener), ...(urls ? { urls } : {}), principal: (extra) => {
+          (opener) => createMcpServer(product, { session: withConsole(resolve(opener)), ...(urls ? { urls } : {}), principal: (extra) => {
             const p = principalOf(extra.authInfo);
-            return p ? resolve(p) : undefined;
+            return p ? withConsole(resolve(p)) : undefined;
           } }),
           options,
         );
