@@ -114,6 +114,8 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     const config = JSON.parse(readFileSync(env.configFile, 'utf8')) as Record<string, unknown> & { policies: Record<string, unknown> };
     config.policies.ops = { preset: 'operator', approval: { require: ['destructive'] } };
     config.policies.fourEyes = { preset: 'operator', approval: { require: ['destructive'], approvers: { group: 'leads' } } };
+    // The kill switch's file of this test alone (the default is shared by every test on the machine).
+    config.halt = { file: join(env.dir, 'halt') };
     config.http = {
       oauth: { issuer: idp.issuer, clockToleranceSec: 0 },
       console: { clientId: 'pve-console' },
@@ -221,6 +223,33 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     expect(declined.approval).toMatchObject({ answer: 'decline', planId });
     expect(declined.error?.message).toContain(planId);
     expect(declined.changes).toBeUndefined();
+  }, 60_000);
+
+  it("explores the API under the signed-in principal's policy: search, signature, a live read and a write as a dry-run", async () => {
+    const page = await (contexts[1] as BrowserContext).newPage();
+    await page.goto(`${origin}/console/explore?q=${encodeURIComponent('stop a virtual machine')}`);
+    const found = await textOf(page, 'main table');
+    expect(found).toContain('POST /nodes/{node}/qemu/{vmid}/status/stop');
+    expect(found).toContain('needs approval');
+    await page.click(`a[href="/console/explore/op?spec=${encodeURIComponent('POST /nodes/{node}/qemu/{vmid}/status/stop')}"]`);
+    const op = await textOf(page, 'main');
+    expect(op).toContain('Permission: ');
+    expect(op).toContain("Your policy (ops on sim): needs approval");
+    expect(await page.inputValue('textarea[name=code]')).toContain("pve.post('/nodes/{node}/qemu/{vmid}/status/stop'");
+    await page.fill('textarea[name=code]', "return await pve.post('/nodes/{node}/qemu/{vmid}/status/stop', { node: 'pve1', vmid: 101 });");
+    await page.getByRole('button', { name: 'Run as a dry-run' }).click();
+    const planned = await textOf(page, 'main');
+    expect(planned).toContain('Planned writes (nothing was sent)');
+    expect(planned).toContain('dry-run');
+    const before = statusOf(env.sim, 101);
+    expect(before).toBeDefined();
+
+    await page.goto(`${origin}/console/explore/op?spec=${encodeURIComponent('GET /nodes/{node}/qemu')}`);
+    await page.fill('textarea[name=code]', "return (await pve.get('/nodes/{node}/qemu', { node: 'pve1' })).map((v) => v.vmid).sort();");
+    await page.getByRole('button', { name: 'Run as a dry-run' }).click();
+    expect(await textOf(page, 'pre.result')).toContain('100');
+    if (SHOTS) await page.screenshot({ path: shot('console-explorer.png'), fullPage: true });
+    expect(statusOf(env.sim, 101)).toBe(before);
   }, 60_000);
 
   it('refuses forms without the CSRF token, with a wrong one, or from another Origin', async () => {

@@ -4,7 +4,7 @@
  * on that approval against the simulator.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +36,9 @@ describe.skipIf(skip !== undefined)('pve-code-mcp console on 127.0.0.1 with a on
   });
 
   it('signs in once with the printed link, lists the stored plan, approves it, and the script runs on it', async () => {
+    // The kill switch's file of this test alone (the default is shared by every test on the machine).
+    const config = JSON.parse(readFileSync(env.configFile, 'utf8')) as Record<string, unknown>;
+    writeFileSync(env.configFile, JSON.stringify({ ...config, halt: { file: join(env.dir, 'halt') } }, null, 2), { mode: 0o600 });
     const script = join(env.dir, 'stop.ts');
     writeFileSync(script, stopScript('pve1', 100));
     const dry = await runCli(['run', '--config', env.configFile, '--dry-run', script], { env: env.env, timeoutMs: 120_000 });

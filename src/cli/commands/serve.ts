@@ -15,6 +15,7 @@ import { drainToolCalls } from '../../server/shutdown.js';
 import { LineStdioTransport } from '../../server/stdio.js';
 import { createWebConsole } from '../../server/console/setup.js';
 import { UrlApprovals } from '../../server/console/url-approvals.js';
+import { productExplorer } from '../../server/console/explorer.js';
 import { boolOpt, EXIT, intOpt, parseCommandArgs, stringOpt, UsageError, type CliIo, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { appConfigFrom, CONFIG_OPTIONS, CONFIG_USAGE, openProduct, StopSignals } from '../context.js';
@@ -184,6 +185,8 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
           ? { oidc: { issuer: oauth.issuer, clientId: cfg.http.console.clientId, ...(cfg.http.console.clientSecret ? { clientSecret: cfg.http.console.clientSecret } : {}), scopes: [oauth.scopes.read, oauth.scopes.approve], algorithms: oauth.algorithms, clockToleranceSec: oauth.clockToleranceSec } }
           : {}),
         ...(urls ? { urls } : {}),
+        // The explorer applies the signed-in person's policy, as the MCP endpoint would to its token.
+        explorer: productExplorer(product, (user) => (user.principal ? withConsole(resolve(user.principal)) : undefined)),
       });
       const options = { ...httpOptions(product, args, io), calls, ...(webConsole ? { console: webConsole } : {}) };
       // Hints name the console's page of a plan once it has an address.

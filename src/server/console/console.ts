@@ -11,11 +11,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApprovalError, type ApprovalStore, type StoredPlanStatus } from '../../safety/approval.js';
 import type { AuthOutcome } from '../auth/principal.js';
 import { page, sendHtml, STYLESHEET, SECURITY_HEADERS } from './html.js';
+import { exampleScript, type ExplorerBackend } from './explorer.js';
 import { OidcLogin, OidcLoginError, type OidcClientSettings } from './oidc.js';
 import { recentRuns } from './runs.js';
 import { ConsoleSessions, sameSecret, type ConsoleSession, type ConsoleUser } from './sessions.js';
 import type { UrlApprovals } from './url-approvals.js';
-import { loginView, messageView, plansView, planView, runsView } from './views.js';
+import { exploreView, loginView, messageView, operationView, plansView, planView, runsView } from './views.js';
 
 export const CONSOLE_PATH = '/console';
 
@@ -31,6 +32,8 @@ export interface ConsoleOptions {
   sessionMinutes: number;
   /** OpenID Connect login (OAuth mode); without it the console logs in with one-time links only. */
   oidc?: Omit<OidcClientSettings, 'resource'>;
+  /** The API explorer (a server with clusters; not the local console). */
+  explorer?: ExplorerBackend;
   /** A decision was recorded (for the audit). */
   onDecision?(event: { planId: string; decision: 'approve' | 'decline'; by: ConsoleUser; for?: string; expiresAt?: string }): void;
 }
@@ -100,13 +103,16 @@ export class WebConsole {
     }
     if (path === CONSOLE_PATH || path === `${CONSOLE_PATH}/`) return this.plans(res, session, url.searchParams.get('notice') ?? undefined);
     if (path === `${CONSOLE_PATH}/runs`) return this.runs(res, session);
+    if (this.options.explorer && path === `${CONSOLE_PATH}/explore`) return this.explore(res, session, (url.searchParams.get('q') ?? '').slice(0, 200));
+    if (this.options.explorer && path === `${CONSOLE_PATH}/explore/op`) return this.operation(res, session, (url.searchParams.get('spec') ?? '').slice(0, 300));
     const m = PLAN_PATH.exec(path);
     if (m?.[1] && !m[2]) return this.plan(res, session, m[1], { ...(url.searchParams.get('done') ? { notice: doneNotice(url.searchParams.get('done') ?? '') } : {}) });
-    sendHtml(res, 404, page({ title: 'Not found', user: this.userBar(session) }, messageView('Not found', 'There is no such page in the console.', { href: '/console/', label: 'Plans' })));
+    sendHtml(res, 404, page({ title: 'Not found', ...this.chrome(session) }, messageView('Not found', 'There is no such page in the console.', { href: '/console/', label: 'Plans' })));
   }
 
-  private userBar(session: ConsoleSession): { id: string; csrf: string } {
-    return { id: session.user.id, csrf: session.csrf };
+  /** The header's signed-in line and links. */
+  private chrome(session: ConsoleSession): { user: { id: string; csrf: string }; explorer: boolean } {
+    return { user: { id: session.user.id, csrf: session.csrf }, explorer: this.options.explorer !== undefined };
   }
 
   private plans(res: ServerResponse, session: ConsoleSession, notice?: string): void {
@@ -114,12 +120,12 @@ export class WebConsole {
       .list()
       .filter((s) => s.status !== 'ran' && s.plan.writes.some((w) => w.needsApproval) && this.mayView(session.user, s))
       .map((status) => ({ status, waiting: this.options.urls?.waiting(status.plan.planId) ?? false }));
-    sendHtml(res, 200, page({ title: 'Plans', user: this.userBar(session) }, plansView(rows, notice)));
+    sendHtml(res, 200, page({ title: 'Plans', ...this.chrome(session) }, plansView(rows, notice)));
   }
 
   private runs(res: ServerResponse, session: ConsoleSession): void {
     const runs = recentRuns(this.options.auditFile, { limit: 30, ...(session.user.canApprove ? {} : { principal: session.user.id }) });
-    sendHtml(res, 200, page({ title: 'Runs', user: this.userBar(session) }, runsView(runs, this.options.verifyChain())));
+    sendHtml(res, 200, page({ title: 'Runs', ...this.chrome(session) }, runsView(runs, this.options.verifyChain())));
   }
 
   private plan(res: ServerResponse, session: ConsoleSession, planId: string, extra: { notice?: string; error?: string }, status = 200): void {
@@ -127,17 +133,17 @@ export class WebConsole {
     try {
       plan = this.options.store.status(planId);
     } catch (err) {
-      return sendHtml(res, 409, page({ title: 'Plan', user: this.userBar(session) }, messageView('This plan cannot be shown', err instanceof Error ? err.message : String(err))));
+      return sendHtml(res, 409, page({ title: 'Plan', ...this.chrome(session) }, messageView('This plan cannot be shown', err instanceof Error ? err.message : String(err))));
     }
     if (!plan || !this.mayView(session.user, plan)) {
-      return sendHtml(res, 404, page({ title: 'No such plan', user: this.userBar(session) }, messageView('No such plan', `There is no stored plan ${planId} you may see. The agent runs its script with dryRun: true to store one.`, { href: '/console/', label: 'Plans' })));
+      return sendHtml(res, 404, page({ title: 'No such plan', ...this.chrome(session) }, messageView('No such plan', `There is no stored plan ${planId} you may see. The agent runs its script with dryRun: true to store one.`, { href: '/console/', label: 'Plans' })));
     }
     const requirement = plan.requestedBy
       .map((r) => ({ r, req: this.options.store.approversFor(planId, r) }))
       .filter((x) => x.req !== undefined)
       .map((x) => `${x.r}'s plan needs another person's approval${x.req?.group !== undefined ? ` (a member of group '${x.req.group}')` : ''}`)
       .join('; ');
-    sendHtml(res, status, page({ title: `Plan ${planId.slice(0, 12)}`, user: this.userBar(session) }, planView({
+    sendHtml(res, status, page({ title: `Plan ${planId.slice(0, 12)}`, ...this.chrome(session) }, planView({
       status: plan,
       waiting: this.options.urls?.waiting(planId) ?? false,
       ...(requirement ? { requirement } : {}),
@@ -145,6 +151,20 @@ export class WebConsole {
       canDecide: this.mayDecide(session.user, plan),
       ...extra,
     })));
+  }
+
+  private explore(res: ServerResponse, session: ConsoleSession, query: string): void {
+    const hits = query.trim() === '' ? [] : (this.options.explorer?.search(query, session.user) ?? []);
+    sendHtml(res, 200, page({ title: 'Explorer', ...this.chrome(session) }, exploreView(query, hits)));
+  }
+
+  /** An operation's page; with `code`, after trying it as a dry-run. */
+  private async operation(res: ServerResponse, session: ConsoleSession, spec: string, code?: string): Promise<void> {
+    const explorer = this.options.explorer as ExplorerBackend;
+    const described = explorer.describe(spec, session.user);
+    const example = described.operations[0] ? exampleScript(described.operations[0].signature) : '';
+    const tried = code !== undefined && code.trim() !== '' ? await explorer.tryScript(code, session.user) : undefined;
+    sendHtml(res, 200, page({ title: spec, ...this.chrome(session) }, operationView({ spec, described, code: code ?? example, csrf: session.csrf, ...(tried ? { tried } : {}) })));
   }
 
   /** Approvers see every plan; others see the plans they asked for. */
@@ -171,6 +191,7 @@ export class WebConsole {
       res.writeHead(303, { ...SECURITY_HEADERS, Location: `${CONSOLE_PATH}/`, 'Set-Cookie': this.sessions.close(req) }).end();
       return;
     }
+    if (this.options.explorer && path === `${CONSOLE_PATH}/explore/try`) return this.operation(res, session, (form.get('spec') ?? '').slice(0, 300), (form.get('code') ?? '').slice(0, 20_000));
     const m = PLAN_PATH.exec(path);
     if (!m?.[1] || !m[2]) return forbidden(res, 'no such action');
     const planId = m[1];
@@ -249,7 +270,7 @@ export class WebConsole {
       const outcome = await this.binding.authenticate(`Bearer ${accessToken}`);
       if (!outcome.ok) return fail(outcome.status === 503 ? 503 : 403, `the access token from the sign-in is not accepted here: ${outcome.description}`);
       const p = outcome.principal;
-      user = { id: p.id, via: 'oidc', groups: p.groups, canApprove: p.capabilities.has('approve') };
+      user = { id: p.id, via: 'oidc', groups: p.groups, canApprove: p.capabilities.has('approve'), principal: p };
       if (p.expiresAt !== undefined) until = p.expiresAt * 1000;
     } catch (err) {
       return fail(err instanceof OidcLoginError ? 401 : 500, err instanceof Error ? err.message : String(err));

@@ -51,6 +51,8 @@ export const SECURITY_HEADERS: Record<string, string> = {
 
 export interface PageOptions {
   title: string;
+  /** The explorer is served (a server with clusters): the header links to it. */
+  explorer?: boolean;
   /** Who is logged in, with the logout form's CSRF token. */
   user?: { id: string; csrf: string };
   /** A same-site navigation after a cross-site redirect (see the callback): the session cookie is SameSite=Strict. */
@@ -59,7 +61,7 @@ export interface PageOptions {
 
 export function page(options: PageOptions, body: Html): string {
   const nav = options.user
-    ? html`<nav><a href="/console/">Plans</a> <a href="/console/runs">Runs</a><form method="post" action="/console/logout" class="logout"><input type="hidden" name="csrf" value="${options.user.csrf}"><span class="who">${options.user.id}</span> <button type="submit">Sign out</button></form></nav>`
+    ? html`<nav><a href="/console/">Plans</a> <a href="/console/runs">Runs</a>${options.explorer ? html`<a href="/console/explore">Explorer</a>` : ''}<form method="post" action="/console/logout" class="logout"><input type="hidden" name="csrf" value="${options.user.csrf}"><span class="who">${options.user.id}</span> <button type="submit">Sign out</button></form></nav>`
     : html``;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -89,6 +91,7 @@ table { border-collapse: collapse; width: 100%; background: #fff; margin-bottom:
 th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #dde2ea; vertical-align: top; font-size: .92rem; }
 th { background: #eef1f6; }
 code, pre { font-family: ui-monospace, monospace; font-size: .85rem; }
+textarea { font-family: ui-monospace, monospace; width: 100%; }
 pre { white-space: pre-wrap; word-break: break-word; margin: .2rem 0; }
 .step { background: #fff; border: 1px solid #dde2ea; border-radius: 6px; padding: .6rem .8rem; margin-bottom: .7rem; }
 .summary { font-weight: 600; }

@@ -6,6 +6,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { Principal } from '../auth/principal.js';
 
 /** Who is logged in to the console. */
 export interface ConsoleUser {
@@ -15,6 +16,8 @@ export interface ConsoleUser {
   groups: string[];
   /** May approve plans (the approve scope; always for the host operator). */
   canApprove: boolean;
+  /** The MCP principal (OpenID Connect sign-in): whose policy the explorer applies. */
+  principal?: Principal;
 }
 
 export interface ConsoleSession {

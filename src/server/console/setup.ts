@@ -7,6 +7,7 @@ import { statSync } from 'node:fs';
 import { verifyAudit } from '../../audit/verify.js';
 import { ApprovalStore } from '../../safety/approval.js';
 import { WebConsole } from './console.js';
+import type { ExplorerBackend } from './explorer.js';
 import type { OidcClientSettings } from './oidc.js';
 import type { UrlApprovals } from './url-approvals.js';
 
@@ -18,6 +19,7 @@ export interface ConsoleSetup {
   sessionMinutes: number;
   oidc?: Omit<OidcClientSettings, 'resource'>;
   urls?: UrlApprovals;
+  explorer?: ExplorerBackend;
 }
 
 export function createWebConsole(setup: ConsoleSetup): WebConsole {
@@ -28,6 +30,7 @@ export function createWebConsole(setup: ConsoleSetup): WebConsole {
     sessionMinutes: setup.sessionMinutes,
     ...(setup.oidc ? { oidc: setup.oidc } : {}),
     ...(setup.urls ? { urls: setup.urls } : {}),
+    ...(setup.explorer ? { explorer: setup.explorer } : {}),
     onDecision: (e) =>
       setup.appendApproval({
         via: 'console',

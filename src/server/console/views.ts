@@ -3,7 +3,11 @@
  * (what each changes, its blast radius when the plan has one, why it needs approval, the guests it
  * reaches) and the approve/decline forms, and the recent runs from the audit.
  */
+import type { DescribeResult } from '../../describe/index.js';
+import { VERDICT_TEXT } from '../../describe/verdict.js';
 import type { StoredPlanStatus } from '../../safety/approval.js';
+import type { SearchHit } from '../../search/hit.js';
+import type { RunScriptOutput } from '../tools/run-script.js';
 import type { PlannedWrite } from '../../safety/plan.js';
 import { html, type Html } from './html.js';
 import type { RecentRun } from './runs.js';
@@ -124,4 +128,44 @@ function runRow(r: RecentRun): Html {
 
 export function messageView(title: string, text: string, link?: { href: string; label: string }): Html {
   return html`<h2>${title}</h2><p>${text}</p>${link ? html`<p><a href="${link.href}">${link.label}</a></p>` : ''}`;
+}
+
+export function exploreView(query: string, hits: SearchHit[]): Html {
+  const form = html`<form method="get" action="/console/explore"><label>Search the API by intent <input name="q" value="${query}" size="50" placeholder="stop a virtual machine"></label> <button type="submit">Search</button></form>`;
+  if (query === '') return html`<h2>API explorer</h2>${form}`;
+  const rows = hits.map((h) => html`<tr><td><a href="/console/explore/op?spec=${encodeURIComponent(`${h.method} ${h.path}`)}"><code>${h.method} ${h.path}</code></a></td><td>${h.summary}</td><td><span class="risk ${h.risk}">${h.risk}</span></td><td>${h.verdict ?? ''}${h.raisedBy && h.raisedBy.length > 0 ? html`<br>raised by: ${h.raisedBy.join(', ')}` : ''}</td></tr>`);
+  return html`<h2>API explorer</h2>${form}${hits.length === 0 ? html`<p>Nothing matches.</p>` : html`<table><thead><tr><th>Operation</th><th>What it does</th><th>Risk</th><th>Your policy</th></tr></thead><tbody>${rows}</tbody></table>`}`;
+}
+
+export interface OperationPage {
+  spec: string;
+  described: DescribeResult;
+  code: string;
+  csrf: string;
+  tried?: RunScriptOutput;
+}
+
+export function operationView(s: OperationPage): Html {
+  const ops = s.described.operations;
+  if (ops.length === 0) {
+    const near = s.described.notFound.flatMap((n) => n.suggestions);
+    return html`<h2>No operation ${s.spec}</h2>${near.length > 0 ? html`<p>Nearest: ${near.map((n) => html`<a href="/console/explore/op?spec=${encodeURIComponent(n)}"><code>${n}</code></a> `)}</p>` : ''}`;
+  }
+  return html`<p><a href="/console/explore">← Search</a></p>${ops.map((op) => html`<section class="step">
+<div class="summary"><code>${op.method} ${op.path}</code> <span class="risk ${op.risk}">${op.risk}</span></div>
+<div>Permission: ${op.permission}</div>
+${op.verdict ? html`<div>Your policy (${op.verdict.policy} on ${op.verdict.cluster}): <b>${VERDICT_TEXT[op.verdict.verdict]}</b> — ${op.verdict.rule}${op.verdict.why ? html`; ${op.verdict.why}` : ''}</div>${op.verdict.raisedBy.length > 0 ? html`<div>Raised by: ${op.verdict.raisedBy.map((r) => html`<div><code>${r.param}</code> → ${r.risk} (${VERDICT_TEXT[r.verdict]}): ${r.reason}</div>`)}</div>` : ''}` : ''}
+<pre class="signature">${op.signature}</pre>
+</section>`)}
+<h2>Try it</h2>
+<p>A dry-run under your policy, through the same pipeline and audit as run_script: reads run live, writes are only planned.</p>
+<form method="post" action="/console/explore/try"><input type="hidden" name="csrf" value="${s.csrf}"><input type="hidden" name="spec" value="${s.spec}">
+<textarea name="code" rows="6" cols="100">${s.code}</textarea><br><button type="submit">Run as a dry-run</button></form>
+${s.tried ? triedView(s.tried) : ''}`;
+}
+
+function triedView(t: RunScriptOutput): Html {
+  return html`<h2>Result</h2><p class="${t.ok ? 'ok' : 'bad'}">${t.ok ? 'ok' : `${t.error?.kind ?? 'error'}: ${t.error?.message ?? ''}`} (${t.stats.mode}${t.stats.ms !== undefined ? `, ${t.stats.ms} ms` : ''})</p>
+${t.result !== undefined ? html`<pre class="result">${JSON.stringify(t.result, null, 1)}</pre>` : ''}
+${t.plan ? html`<h2>Planned writes (nothing was sent)</h2>${t.plan.writes.map((w) => html`<div class="step">${w.seq}. ${w.change?.summary ?? `${w.method} ${w.path}`} <span class="risk ${w.risk}">${w.risk}</span>${w.needsApproval ? html` <span class="needs">needs approval</span>` : ''}</div>`)}<p>Plan <a href="/console/plans/${t.plan.planId}"><code>${t.plan.planId.slice(0, 12)}</code></a></p>` : ''}`;
 }
