@@ -226,11 +226,13 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
   }, 60_000);
 
   it("explores the API under the signed-in principal's policy: search, signature, a live read and a write as a dry-run", async () => {
-    const page = await (contexts[1] as BrowserContext).newPage();
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, `${origin}/console/explore`, 'alice');
     await page.goto(`${origin}/console/explore?q=${encodeURIComponent('stop a virtual machine')}`);
     const found = await textOf(page, 'main table');
     expect(found).toContain('POST /nodes/{node}/qemu/{vmid}/status/stop');
-    expect(found).toContain('needs approval');
+    expect(found, found).toContain('needs approval');
     await page.click(`a[href="/console/explore/op?spec=${encodeURIComponent('POST /nodes/{node}/qemu/{vmid}/status/stop')}"]`);
     const op = await textOf(page, 'main');
     expect(op).toContain('Permission: ');

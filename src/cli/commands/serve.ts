@@ -182,7 +182,7 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
         appendApproval: (data) => product.audit.append('approval', data),
         sessionMinutes: cfg.http.console.sessionMinutes,
         ...(oauth && cfg.http.console.clientId
-          ? { oidc: { issuer: oauth.issuer, clientId: cfg.http.console.clientId, ...(cfg.http.console.clientSecret ? { clientSecret: cfg.http.console.clientSecret } : {}), scopes: [oauth.scopes.read, oauth.scopes.approve], algorithms: oauth.algorithms, clockToleranceSec: oauth.clockToleranceSec } }
+          ? { oidc: { issuer: oauth.issuer, clientId: cfg.http.console.clientId, ...(cfg.http.console.clientSecret ? { clientSecret: cfg.http.console.clientSecret } : {}), scopes: [oauth.scopes.read, oauth.scopes.write, oauth.scopes.approve], algorithms: oauth.algorithms, clockToleranceSec: oauth.clockToleranceSec } }
           : {}),
         ...(urls ? { urls } : {}),
         // The explorer applies the signed-in person's policy, as the MCP endpoint would to its token.
