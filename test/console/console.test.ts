@@ -238,20 +238,22 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     expect(op).toContain('Permission: ');
     expect(op).toContain("Your policy (ops on sim): needs approval");
     expect(await page.inputValue('textarea[name=code]')).toContain("pve.post('/nodes/{node}/qemu/{vmid}/status/stop'");
-    await page.fill('textarea[name=code]', "return await pve.post('/nodes/{node}/qemu/{vmid}/status/stop', { node: 'pve1', vmid: 101 });");
+    await page.fill('textarea[name=code]', "return await pve.post('/nodes/{node}/qemu/{vmid}/status/stop', { node: 'pve1', vmid: 109 });");
     await page.getByRole('button', { name: 'Run as a dry-run' }).click();
     const planned = await textOf(page, 'main');
     expect(planned).toContain('Planned writes (nothing was sent)');
     expect(planned).toContain('dry-run');
-    const before = statusOf(env.sim, 101);
+    expect(planned).toContain('VM 109 on pve1');
+    const before = statusOf(env.sim, 109);
     expect(before).toBeDefined();
 
     await page.goto(`${origin}/console/explore/op?spec=${encodeURIComponent('GET /nodes/{node}/qemu')}`);
     await page.fill('textarea[name=code]', "return (await pve.get('/nodes/{node}/qemu', { node: 'pve1' })).map((v) => v.vmid).sort();");
     await page.getByRole('button', { name: 'Run as a dry-run' }).click();
-    expect(await textOf(page, 'pre.result')).toContain('100');
+    expect(await textOf(page, 'pre.result')).toContain('109');
+    expect(await page.innerText('main')).not.toContain('Planned writes');
     if (SHOTS) await page.screenshot({ path: shot('console-explorer.png'), fullPage: true });
-    expect(statusOf(env.sim, 101)).toBe(before);
+    expect(statusOf(env.sim, 109)).toBe(before);
   }, 60_000);
 
   it('refuses forms without the CSRF token, with a wrong one, or from another Origin', async () => {
