@@ -81,11 +81,12 @@ export class ConsoleSessions {
   /** A new session for `user`; the cookie to set. `until`: the identity's own expiry (ms), when sooner. */
   open(user: ConsoleUser, until?: number): { session: ConsoleSession; cookie: string } {
     this.sweep();
-    const expiresAt = Math.min(this.now() + this.ttlMs, until ?? Number.POSITIVE_INFINITY);
+    const now = this.now();
+    const expiresAt = Math.min(now + this.ttlMs, until ?? Number.POSITIVE_INFINITY);
     const session: ConsoleSession = { id: token(), csrf: token(), user, expiresAt };
     // Stored by a hash of the id: a memory dump or a log line of the map shows no usable cookie.
     this.sessions.set(digest(session.id), session);
-    const maxAge = Math.max(1, Math.floor((expiresAt - this.now()) / 1000));
+    const maxAge = Math.max(1, Math.floor((expiresAt - now) / 1000));
     return { session, cookie: `${this.cookieName}=${session.id}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=${maxAge}` };
   }
 
