@@ -142,6 +142,15 @@ function warmInBackground(product: Product, io: CliIo): void {
   );
 }
 
+/** Whether the stored plan can be read (a plan the store could not keep, or that was edited, is not shown). */
+function shownPlan(store: ApprovalStore, planId: string): boolean {
+  try {
+    return store.loadPlan(planId) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** `PVE_CLUSTER_RETRY_MS`: the first retry delay of an unavailable cluster (then doubling, at most 5 min). */
 function retryFromEnv(): RetrySchedule {
   const v = Number(process.env.PVE_CLUSTER_RETRY_MS);
@@ -175,7 +184,8 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
       // The web console, with URL-mode approvals, where people can log in to it: OAuth mode with a console client.
       const cfg = product.config;
       const oauth = cfg.http.oauth;
-      const urls = oauth && cfg.http.console.clientId ? new UrlApprovals() : undefined;
+      const plans = new ApprovalStore(cfg.stateDir);
+      const urls = oauth && cfg.http.console.clientId ? new UrlApprovals((planId) => shownPlan(plans, planId)) : undefined;
       const webConsole = urls && createWebConsole({
         stateDir: cfg.stateDir,
         audit: { file: cfg.audit.file, ...(cfg.audit.hmacKey ? { hmacKey: cfg.audit.hmacKey } : {}) },

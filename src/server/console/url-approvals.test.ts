@@ -5,7 +5,7 @@ const PLAN = 'a'.repeat(64);
 
 describe('URL-mode approvals', () => {
   it('asks once per plan and principal, names the plan page, and tells only the approved asker', async () => {
-    const urls = new UrlApprovals();
+    const urls = new UrlApprovals(() => true);
     urls.bind('https://mcp.example.lan');
     const told: string[] = [];
     const notifier = (id: string) => async () => void told.push(id);
@@ -20,8 +20,16 @@ describe('URL-mode approvals', () => {
     expect(urls.takeDecline(PLAN)).toBeUndefined();
   });
 
+  it('asks only for plans the console can show, once it has an address', () => {
+    const urls = new UrlApprovals((id) => id === PLAN);
+    expect(urls.canAsk(PLAN)).toBe(false);
+    urls.bind('http://127.0.0.1:1');
+    expect(urls.canAsk(PLAN)).toBe(true);
+    expect(urls.canAsk('b'.repeat(64))).toBe(false);
+  });
+
   it('answers a decline once, to the next run that asks', async () => {
-    const urls = new UrlApprovals();
+    const urls = new UrlApprovals(() => true);
     urls.bind('http://127.0.0.1:1');
     urls.ask(PLAN, 'alice', () => async () => undefined);
     await urls.decided(PLAN, 'declined', 'alice');
@@ -32,7 +40,7 @@ describe('URL-mode approvals', () => {
 
   it('opens a new elicitation after the old one expired', () => {
     let now = 0;
-    const urls = new UrlApprovals(1_000, () => now);
+    const urls = new UrlApprovals(() => true, 1_000, () => now);
     urls.bind('http://127.0.0.1:1');
     const first = urls.ask(PLAN, 'alice', () => async () => undefined);
     now = 1_001;

@@ -28,10 +28,17 @@ export class UrlApprovals {
   private readonly declines = new Map<string, { by: string; at: number }>();
 
   constructor(
+    /** Whether the console can show a plan (it is in the store): a plan it cannot show is never sent to it. */
+    private readonly shows: (planId: string) => boolean,
     /** How long an elicitation stays open: a retry after that asks again with a new one. */
     private readonly ttlMs = 15 * 60_000,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Whether a person can decide on this plan in the console (the console is up and has the plan). */
+  canAsk(planId: string): boolean {
+    return this.origin !== undefined && this.shows(planId);
+  }
 
   /** The console's origin, known once the listener is up (the port may be 0 until then). */
   bind(origin: string): void {

@@ -152,7 +152,7 @@ function elicitationApprover(server: McpServer, extra: Extra, console?: { urls: 
       const capability = server.server.getClientCapabilities()?.elicitation;
       // A remote principal approves in the console, logged in with its identity provider: the
       // answer then comes from the person, not from whatever drives the client (docs/security.md).
-      if (console?.urls.available && capability?.url) {
+      if (console?.urls.canAsk(request.planId) && capability?.url) {
         if (console.urls.takeDecline(request.planId)) return 'decline';
         console.sent.ask = console.urls.ask(request.planId, console.principal, (id) => server.server.createElicitationCompletionNotifier(id));
         return 'url';
