@@ -85,6 +85,8 @@ export interface HttpSettings {
   sessionsPerPrincipal: number;
   /** Open MCP sessions in all. */
   maxSessions: number;
+  /** The web console's OpenID Connect client (OAuth mode) and its session length (docs/console.md). */
+  console: { clientId?: string; clientSecret?: string; sessionMinutes: number };
 }
 
 /**
@@ -177,6 +179,15 @@ const httpSchema = z
     sessionsPerPrincipal: z.number().int().min(1).max(10_000).default(16),
     /** Open MCP sessions in all (default 256); past it the longest-idle session without a run in flight of the principal holding the most is closed. */
     maxSessions: z.number().int().min(1).max(100_000).default(256),
+    /** The web console under /console/: its OpenID Connect client at the identity provider (OAuth mode), session length. */
+    console: z
+      .strictObject({
+        clientId: z.string().min(1).optional(),
+        /** Environment variable holding the client secret (confidential clients; a public client uses PKCE alone). */
+        clientSecretEnv: z.string().min(1).optional(),
+        sessionMinutes: z.number().int().min(1).max(24 * 60).default(60),
+      })
+      .prefault({}),
   })
   .refine((h) => !(h.token !== undefined && h.oauth !== undefined), { message: 'give either token (one user) or oauth (an identity provider), not both' })
   .prefault({});
@@ -568,6 +579,7 @@ function assemble(
   }
   if (audit.hmacKey) secrets.push(audit.hmacKey);
   if (http.token) secrets.push(http.token);
+  if (http.console.clientSecret) secrets.push(http.console.clientSecret);
   return {
     http,
     pve,
@@ -662,7 +674,17 @@ function resolveHttp(
     unmatched,
     sessionsPerPrincipal: raw.sessionsPerPrincipal,
     maxSessions: raw.maxSessions,
+    console: consoleSettings(raw.console, ctx.env, issues),
   };
+}
+
+function consoleSettings(raw: z.output<typeof httpSchema>['console'], env: Record<string, string | undefined>, issues: Array<{ key: string; message: string }>): HttpSettings['console'] {
+  let clientSecret: string | undefined;
+  if (raw.clientSecretEnv !== undefined) {
+    clientSecret = env[raw.clientSecretEnv];
+    if (!clientSecret) issues.push({ key: 'http.console.clientSecretEnv', message: `environment variable ${raw.clientSecretEnv} is not set: export it or remove the key` });
+  }
+  return { ...(raw.clientId !== undefined ? { clientId: raw.clientId } : {}), ...(clientSecret ? { clientSecret } : {}), sessionMinutes: raw.sessionMinutes };
 }
 
 function absolute(baseDir: string, path: string): string {
@@ -681,7 +703,7 @@ const KEY_DESCRIPTIONS: Record<string, string> = {
   sandbox: 'Sandbox workers, worker confinement, limits, the type-check process, and callDeadlineMs: a tool call\'s whole deadline (queue, compile, preflight and run; default 55000).',
   shutdown: 'serve: drainMs, how long a stopping server waits for the tool calls in flight to be answered (default 10000); past it they are answered that their outcome is unknown.',
   halt: 'The kill switch: file (default /etc/pve-code-mcp/halt when that directory exists, else ~/.config/pve-code-mcp/halt; PVE_HALT_FILE) whose existence stops every change. pve-code-mcp halt / resume.',
-  http: 'serve --http: listen address, publicUrl, allowedHosts/allowedOrigins, tls (cert, key, reloaded), token (one user) or oauth (an identity provider: issuer, audience, scopes), principals (policy by user or group), unmatched (what a principal no rule matches gets: read-only, refuse, cluster or a policy name), sessionsPerPrincipal and maxSessions.',
+  http: 'serve --http: listen address, publicUrl, allowedHosts/allowedOrigins, tls (cert, key, reloaded), token (one user) or oauth (an identity provider: issuer, audience, scopes), console (the web console: OpenID Connect clientId, clientSecretEnv, sessionMinutes), principals (policy by user or group), unmatched (what a principal no rule matches gets: read-only, refuse, cluster or a policy name), sessionsPerPrincipal and maxSessions.',
 };
 
 /**

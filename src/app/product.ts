@@ -105,6 +105,8 @@ export interface RunPrincipal {
   policyFor?(cluster: string, configured: Policy): Policy;
   /** The server answers `POST /approvals` (OAuth mode): hints may offer it. */
   approvesOverHttp?: boolean;
+  /** The web console's page of a plan, when the server serves a console: hints offer it. */
+  consolePage?: (planId: string) => string;
 }
 
 export interface ProductOptions {
@@ -513,7 +515,7 @@ export class Product {
       client: (name, risk) => this.cluster(name).clientFor(risk),
       policy: policyOf(runtime.name),
       policyFor: policyOf,
-      approvals: new ApprovalStore(this.approvals.dir, principal?.id, (plan) => fourEyes(plan, policyOf), principal?.approvesOverHttp === true),
+      approvals: new ApprovalStore(this.approvals.dir, principal?.id, (plan) => fourEyes(plan, policyOf), principal?.approvesOverHttp === true, principal?.consolePage),
       ...(hooks.approver ? { approver: hooks.approver } : {}),
       audit: principal
         ? { append: (type, data) => audit.append(type, { ...data, principal: principal.audit }), intend: (data) => audit.intend({ ...data, principal: principal.audit }) }

@@ -29,6 +29,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'schema', summary: 'show the TypeScript signature of operations', load: async () => (await import('./commands/schema.js')).schemaCommand },
   { name: 'approve', summary: 'approve a dry-run plan by its planId', load: async () => (await import('./commands/approve.js')).approveCommand },
   { name: 'undo', summary: 'reverse the changes of a run: shows the plan, asks, then runs it', load: async () => (await import('./commands/undo.js')).undoCommand },
+  { name: 'console', summary: 'the web console on 127.0.0.1 with a one-time login link', load: async () => (await import('./commands/console.js')).consoleCommand },
   { name: 'audit', summary: 'verify the audit log (audit verify)', load: async () => (await import('./commands/audit.js')).auditCommand },
   { name: 'halt', summary: 'stop every change on this host at once (kill switch; --status shows it)', load: async () => (await import('./commands/halt.js')).haltCommand },
   { name: 'resume', summary: 'lift the halt: changes are allowed again', load: async () => (await import('./commands/halt.js')).resumeCommand },

@@ -556,6 +556,8 @@ function approvalMessage(answer: ElicitationAnswer, planId: string, approveComma
       return `the user approved plan ${planId}`;
     case 'decline':
       return `The user declined plan ${planId}; nothing was sent. ${outOfBand}`;
+    case 'url':
+      return `The user was asked to approve plan ${planId} in the console (URL elicitation); nothing was sent. Run the same script again unchanged once it is approved there.`;
     case 'unsupported':
       return `This MCP client cannot ask the user for approval (no elicitation support), so the writes that need approval were not sent. ${outOfBand}`;
   }

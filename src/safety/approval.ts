@@ -23,7 +23,11 @@ import type { Plan } from './plan.js';
 import { BlastRadiusSchema } from './blast-radius.js';
 import { computePlanId } from './plan.js';
 
-export type ElicitationAnswer = 'accept' | 'decline' | 'unsupported';
+/**
+ * `url`: the client was asked to open the console's page of the plan (URL-mode elicitation); the
+ * call ends and is retried once the human has decided there.
+ */
+export type ElicitationAnswer = 'accept' | 'decline' | 'unsupported' | 'url';
 
 export interface ApprovalRequest {
   planId: string;
@@ -120,8 +124,8 @@ const RecordSchema = z.discriminatedUnion('type', [
     id: z.string().optional(),
     /** The principal the approval is for (who asked for the plan); absent for runs without a principal (stdio, CLI). */
     requestedBy: z.string().optional(),
-    /** Where it was given: `http` (POST /approvals, approvedBy is a principal) or `cli` (approvedBy is the host's OS user). */
-    via: z.enum(['http', 'cli']).optional(),
+    /** Where it was given: `http` (POST /approvals, approvedBy is a principal), `console` (the web console) or `cli` (approvedBy is the host's OS user). */
+    via: z.enum(['http', 'cli', 'console']).optional(),
   }),
   z.object({
     type: z.literal('consume'),
@@ -206,11 +210,13 @@ export class ApprovalStore {
      * then, since in static-token mode it answers 404.
      */
     readonly approvesOverHttp = false,
+    /** The web console's page of a plan, when this server serves a console: hints offer it. */
+    readonly consolePage?: (planId: string) => string,
   ) {}
 
   /** The same store seen by one principal; `approvers` says which of its plans need another principal's approval. */
   forPrincipal(principal: string, approvers?: (plan: Plan) => ApproverRequirement | undefined): ApprovalStore {
-    return new ApprovalStore(this.dir, principal, approvers, this.approvesOverHttp);
+    return new ApprovalStore(this.dir, principal, approvers, this.approvesOverHttp, this.consolePage);
   }
 
   private get approvalsFile(): string {
@@ -245,7 +251,8 @@ export class ApprovalStore {
     if (this.principal !== undefined && this.approvesOverHttp) {
       const group = this.approversFor(planId, this.principal)?.group;
       const who = group !== undefined ? `a member of group '${group}'` : 'another principal';
-      return `${command}\` on the server host, or by ${who} with the approve scope over HTTP: \`POST /approvals/${planId}`;
+      const page = this.consolePage ? `\`, or in the web console: \`${this.consolePage(planId)}` : '';
+      return `${command}\` on the server host, or by ${who} with the approve scope over HTTP: \`POST /approvals/${planId}${page}`;
     }
     return command;
   }
@@ -362,7 +369,10 @@ export class ApprovalStore {
           'ambiguous-requester',
         );
       }
-      if (opts.approver !== undefined && target !== undefined && opts.approver === target) {
+      // A person logged in to the console may approve what its own agent asked for, as it could
+      // through its client's elicitation, unless the asker's policy wants four eyes.
+      const ownAllowed = opts.interactive === true && target !== undefined && requirementIn(records, planId, target) === undefined;
+      if (opts.approver !== undefined && target !== undefined && opts.approver === target && !ownAllowed) {
         throw new ApprovalError(
           `principal '${opts.approver}' asked for plan ${planId} and cannot approve it too: another principal with the approve scope (or the operator on the server host) has to`,
           'self-approval',
@@ -402,7 +412,7 @@ export class ApprovalStore {
         expiresAt: new Date(now.getTime() + (opts.ttlMs ?? DEFAULT_APPROVAL_TTL_MS)).toISOString(),
         approvedBy: opts.approver ?? hostUser ?? currentUser(),
         id: randomUUID(),
-        via: opts.approver !== undefined ? 'http' : 'cli',
+        via: opts.via ?? (opts.approver !== undefined ? 'http' : 'cli'),
         ...(target !== undefined ? { requestedBy: target } : {}),
       };
       this.append(record);
@@ -576,6 +586,14 @@ export interface ApproveOptions {
   approver?: string;
   /** The approving principal's groups, checked against the asker's `approvers.group`. */
   approverGroups?: readonly string[];
+  /**
+   * The approver is a person logged in interactively (the console's OpenID Connect login), not
+   * a bearer of a token an agent may hold: it may approve a plan it asked for itself when the
+   * asker's policy wants no four eyes. Under four eyes it is refused like any self-approval.
+   */
+  interactive?: boolean;
+  /** Where the approval is given (recorded); default `http` with an `approver`, else `cli`. */
+  via?: 'http' | 'cli' | 'console';
 }
 
 /** Four eyes for one plan of one principal: another principal approves, from `group` when set. */

@@ -24,6 +24,7 @@ import { OAuthResourceServer, type OAuthSettings } from './auth/oauth.js';
 import type { AuthFailure, Authenticator, Capability, Principal } from './auth/principal.js';
 import { loadTlsPair, watchTls, type TlsFiles } from './auth/tls.js';
 import type { ToolCallDrain } from './drain.js';
+import { CONSOLE_PATH, type WebConsole } from './console/console.js';
 
 export interface HttpServerOptions {
   host?: string;
@@ -69,6 +70,8 @@ export interface HttpServerOptions {
   admit?(principal: Principal): string | undefined;
   /** Every session's tool calls, for the graceful stop (attached to each session's transport). */
   calls?: ToolCallDrain;
+  /** The web console under /console/ (its own login, sessions and CSRF checks). */
+  console?: WebConsole;
   log?: (line: string) => void;
 }
 
@@ -167,6 +170,8 @@ export async function startHttpServer(
       sendJsonRpcError(res, 403, -32000, `Forbidden: Host header '${req.headers.host ?? ''}' is not allowed (add it with --allowed-host or http.allowedHosts)`);
       return;
     }
+    // The console authenticates its own way (session cookie, CSRF token, its own Origin check).
+    if (options.console && (url.pathname === CONSOLE_PATH || url.pathname.startsWith(`${CONSOLE_PATH}/`))) return options.console.handle(req, res);
     const origin = header(req, 'origin');
     if (url.pathname === METADATA_PATH || url.pathname.startsWith(`${METADATA_PATH}/`)) {
       // Public by design (RFC 9728): any page may read where to get a token.
@@ -407,6 +412,12 @@ export async function startHttpServer(
   } else {
     auth = new StaticBearer(token, options.bearerPrincipal);
   }
+  const authenticator = auth;
+  options.console?.bind({
+    origin: new URL(url).origin,
+    tls: tlsPair !== undefined || url.startsWith('https:'),
+    ...(authenticator.kind === 'oauth' ? { authenticate: (authorization: string) => authenticator.authenticate(authorization), resource: url } : {}),
+  });
   const tls = options.tls && tlsPair ? watchTls(httpServer as HttpsServer, options.tls, log) : undefined;
   const listenerClosed = new Promise<string>((resolve) => {
     httpServer.on('error', (err) => resolve(`the HTTP listener failed (${err.message})`));

@@ -15,6 +15,7 @@ import { registerSearchApi } from './tools/search-api.js';
 import { checkToolArguments, listedTool, type Extra } from './tools/tool.js';
 import { notifyListChanges } from './list-changes.js';
 import { registerRunView } from './apps/run-view.js';
+import type { UrlApprovals } from './console/url-approvals.js';
 import { budgetLine, canChange, compactPolicyLine, effectivePolicy } from '../policy/effective.js';
 
 export interface McpServerOptions {
@@ -27,6 +28,8 @@ export interface McpServerOptions {
   session?: RunPrincipal;
   /** Over HTTP: the console's base URL, where the run_script view links a plan for approval (known once the listener is up). */
   consoleUrl?: () => string | undefined;
+  /** The console's URL-mode approvals, when this server serves a console (HTTP). */
+  urls?: UrlApprovals;
 }
 
 /** Who a view is for: the request's own principal when it has one, else the session's. */
@@ -42,7 +45,7 @@ export function createMcpServer(product: Product, options: McpServerOptions = {}
   const tools = [
     registerSearchApi(server, product, viewer),
     registerGetSchema(server, product, viewer),
-    registerRunScript(server, product, (extra) => options.principal?.(extra), logLevel.allows),
+    registerRunScript(server, product, (extra) => options.principal?.(extra), logLevel.allows, options.urls),
   ];
   // run_script's hints are the asking principal's, over every configured cluster (serving or not).
   const listing = (principal: RunPrincipal | undefined) => ({

@@ -10,7 +10,7 @@ import { hasOfficialSchema } from '../../src/schema/official-schemas.js';
 import { OFFICIAL_SCHEMA, runCli, startE2eEnv, type E2eEnv } from './helpers/harness.js';
 import { statusOf } from './helpers/flows.js';
 
-const COMMANDS = ['serve', 'demo', 'run', 'search', 'schema', 'approve', 'undo', 'audit', 'halt', 'resume', 'simulator', 'config'];
+const COMMANDS = ['serve', 'demo', 'run', 'search', 'schema', 'approve', 'undo', 'console', 'audit', 'halt', 'resume', 'simulator', 'config'];
 
 describe('pve-code-mcp CLI: help and exit codes', () => {
   it('prints help for every command and exits 0', async () => {

@@ -1,5 +1,5 @@
 /** `pve-code-mcp serve`: the MCP server over stdio (default) or Streamable HTTP. */
-import type { ClusterRuntime, Product } from '../../app/product.js';
+import type { ClusterRuntime, Product, RunPrincipal } from '../../app/product.js';
 import { DEFAULT_CLUSTER_RETRY, type RetrySchedule } from '../../app/cluster-status.js';
 import { describeUnmatched } from '../../app/config.js';
 import type { ClusterConfig } from '../../client/config.js';
@@ -13,6 +13,9 @@ import { createMcpServer } from '../../server/mcp.js';
 import { ToolCallDrain } from '../../server/drain.js';
 import { drainToolCalls } from '../../server/shutdown.js';
 import { LineStdioTransport } from '../../server/stdio.js';
+import { createWebConsole } from '../../server/console/setup.js';
+import { UrlApprovals } from '../../server/console/url-approvals.js';
+import { productExplorer } from '../../server/console/explorer.js';
 import { boolOpt, EXIT, intOpt, parseCommandArgs, stringOpt, UsageError, type CliIo, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { appConfigFrom, CONFIG_OPTIONS, CONFIG_USAGE, openProduct, StopSignals } from '../context.js';
@@ -139,6 +142,15 @@ function warmInBackground(product: Product, io: CliIo): void {
   );
 }
 
+/** Whether the stored plan can be read (a plan the store could not keep, or that was edited, is not shown). */
+function shownPlan(store: ApprovalStore, planId: string): boolean {
+  try {
+    return store.loadPlan(planId) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** `PVE_CLUSTER_RETRY_MS`: the first retry delay of an unavailable cluster (then doubling, at most 5 min). */
 function retryFromEnv(): RetrySchedule {
   const v = Number(process.env.PVE_CLUSTER_RETRY_MS);
@@ -169,7 +181,26 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
   };
   try {
     if (boolOpt(args, 'http')) {
-      const options = { ...httpOptions(product, args, io), calls };
+      // The web console, with URL-mode approvals, where people can log in to it: OAuth mode with a console client.
+      const cfg = product.config;
+      const oauth = cfg.http.oauth;
+      const plans = new ApprovalStore(cfg.stateDir);
+      const urls = oauth && cfg.http.console.clientId ? new UrlApprovals((planId) => shownPlan(plans, planId)) : undefined;
+      const webConsole = urls && createWebConsole({
+        stateDir: cfg.stateDir,
+        audit: { file: cfg.audit.file, ...(cfg.audit.hmacKey ? { hmacKey: cfg.audit.hmacKey } : {}) },
+        appendApproval: (data) => product.audit.append('approval', data),
+        sessionMinutes: cfg.http.console.sessionMinutes,
+        ...(oauth && cfg.http.console.clientId
+          ? { oidc: { issuer: oauth.issuer, clientId: cfg.http.console.clientId, ...(cfg.http.console.clientSecret ? { clientSecret: cfg.http.console.clientSecret } : {}), scopes: [oauth.scopes.read, oauth.scopes.write, oauth.scopes.approve], algorithms: oauth.algorithms, clockToleranceSec: oauth.clockToleranceSec } }
+          : {}),
+        ...(urls ? { urls } : {}),
+        // The explorer applies the signed-in person's policy, as the MCP endpoint would to its token.
+        explorer: productExplorer(product, (user) => (user.principal ? withConsole(resolve(user.principal)) : undefined)),
+      });
+      const options = { ...httpOptions(product, args, io), calls, ...(webConsole ? { console: webConsole } : {}) };
+      // Hints name the console's page of a plan once it has an address.
+      const withConsole = (p: RunPrincipal): RunPrincipal => (urls?.available ? { ...p, consolePage: (planId: string) => urls.planUrl(planId) } : p);
       const { principals, unmatched } = product.config.http;
       const resolve = principalResolver(principals, unmatched);
       options.admit = unmatchedRefusal(principals, unmatched, product.config.pve.clusters.map((c) => c.name));
@@ -179,9 +210,10 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
       try {
         http = await startHttpServer(
           // The session's principal (its views: instructions, hints, policies) and each request's (its runs).
-          (opener) => createMcpServer(product, { session: resolve(opener), principal: (extra) => {
+          // The run_script view links a plan's console page only where this server serves the console.
+          (opener) => createMcpServer(product, { session: withConsole(resolve(opener)), ...(urls ? { urls, consoleUrl: () => (urls.available ? new URL('/console', http.url).href : undefined) } : {}), principal: (extra) => {
             const p = principalOf(extra.authInfo);
-            return p ? resolve(p) : undefined;
+            return p ? withConsole(resolve(p)) : undefined;
           } }),
           options,
         );
@@ -194,7 +226,10 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
         ? `OAuth: access tokens from ${product.config.http.oauth?.issuer ?? '?'} for resource ${http.url}\nProtected-resource metadata: ${http.metadataUrl ?? '?'}`
         : `Authorization: Bearer ${http.token}`;
       if (http.mode === 'oauth') io.err(`pve-code-mcp: principals no http.principals rule matches get ${describeUnmatched(unmatched)}`);
-      io.err(`MCP over Streamable HTTP: ${http.url}\n${auth}\nAccepted Host headers: ${http.allowedHosts.join(', ')}\n(Ctrl-C to stop)`);
+      const consoleLine = urls
+        ? `Console: ${new URL('/console/', http.url).href} (sign in with ${oauth?.issuer ?? '?'})`
+        : `Console: pve-code-mcp console on this host${oauth ? ' (or set http.console.clientId to serve it here, signed in with the identity provider)' : ''}`;
+      io.err(`MCP over Streamable HTTP: ${http.url}\n${auth}\n${consoleLine}\nAccepted Host headers: ${http.allowedHosts.join(', ')}\n(Ctrl-C to stop)`);
       warmInBackground(product, io);
       const cause = await Promise.race([signals.first.then((s) => `${s} received`), http.listenerClosed]);
       // The listener stays open meanwhile: a client that calls now is told the server is stopping.

@@ -5,7 +5,7 @@
  * tokens as carry it; `pve-code-mcp run` prints the same answer.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { LoggingLevel, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { UrlElicitationRequiredError, type LoggingLevel, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Product, RunPrincipal, RunSession } from '../../app/product.js';
 import type { RunResult as PipelineResult } from '../../run/pipeline.js';
@@ -16,6 +16,7 @@ import type { PreflightProblem } from '../../policy/preflight.js';
 import type { Approver } from '../../safety/approval.js';
 import type { BudgetUsage } from '../../safety/budget.js';
 import type { OutcomeTruncation, RunError, RunOutcome } from '../../sandbox/outcome.js';
+import type { UrlApprovals, UrlElicitationAsk } from '../console/url-approvals.js';
 import { guard, registration, type Extra, type ToolDefinition } from './tool.js';
 
 const MAX_CODE = 100_000;
@@ -79,12 +80,16 @@ export function registerRunScript(
   product: Product,
   principalOf: (extra: Extra) => RunPrincipal | undefined,
   logAllowed: (level: LoggingLevel) => boolean = () => true,
+  /** The console's URL-mode approvals (served over HTTP with a console): preferred for clients that declare `elicitation.url`. */
+  urls?: UrlApprovals,
 ): ToolDefinition {
   const tool = runScriptTool(runScriptAnnotations(product.configuredClusters.some((name) => canChange(product.policyFor(name)))));
   // One per McpServer, so one per MCP session: what its answers carried decides its later runs (policy `taint`).
   const session: RunSession = { taint: new SessionTaint() };
-  server.registerTool(tool.name, registration(tool), async (args, extra) =>
-    guard(async () => {
+  server.registerTool(tool.name, registration(tool), async (args, extra) => {
+    /** Set when the run sent the human to the console: the call then ends with -32042. */
+    const sent: { ask?: UrlElicitationAsk } = {};
+    const answer = await guard(async () => {
       // The call's one deadline starts now, before it waits for the compile or a worker.
       const deadline = { startedAt: performance.now(), limitMs: product.config.sandbox.callDeadlineMs };
       const progress = progressReporter(extra);
@@ -93,7 +98,7 @@ export function registerRunScript(
         await product.runScript(args, {
           ...(principal ? { principal } : {}),
           session,
-          approver: elicitationApprover(server, extra),
+          approver: elicitationApprover(server, extra, urls && principal ? { urls, principal: principal.id, sent } : undefined),
           signal: extra.signal,
           deadline,
           onLog: (line) => {
@@ -115,8 +120,12 @@ export function registerRunScript(
         content: [{ type: 'text', text: renderRunText(output) }],
         ...(output.ok ? {} : { isError: true }),
       };
-    }),
-  );
+    });
+    // Thrown past `guard` on purpose: the SDK answers it as the JSON-RPC error -32042, which tells
+    // the client to open the URL and retry the call once the elicitation completes.
+    if (sent.ask) throw new UrlElicitationRequiredError([{ mode: 'url', ...sent.ask }], `${sent.ask.message} (${sent.ask.url})`);
+    return answer;
+  });
   return tool;
 }
 
@@ -141,10 +150,18 @@ const ELICITATION_TIMEOUT_MS = 10 * 60_000;
  * question travels with the tool call (over HTTP: on its response stream) and is withdrawn when
  * the call is cancelled.
  */
-function elicitationApprover(server: McpServer, extra: Extra): Approver {
+function elicitationApprover(server: McpServer, extra: Extra, console?: { urls: UrlApprovals; principal: string; sent: { ask?: UrlElicitationAsk } }): Approver {
   return {
     async elicit(request) {
-      if (!server.server.getClientCapabilities()?.elicitation) return 'unsupported';
+      const capability = server.server.getClientCapabilities()?.elicitation;
+      // A remote principal approves in the console, logged in with its identity provider: the
+      // answer then comes from the person, not from whatever drives the client (docs/security.md).
+      if (console?.urls.canAsk(request.planId) && capability?.url) {
+        if (console.urls.takeDecline(request.planId)) return 'decline';
+        console.sent.ask = console.urls.ask(request.planId, console.principal, (id) => server.server.createElicitationCompletionNotifier(id));
+        return 'url';
+      }
+      if (!capability) return 'unsupported';
       try {
         const answer = await server.server.elicitInput({
           message: `Approve these Proxmox writes (plan ${request.planId.slice(0, 12)})?\n\n${request.summary}`,
