@@ -9,7 +9,7 @@
  */
 import MiniSearch from 'minisearch';
 import { splitPath, type HttpMethod, type Operation } from '../schema/model.js';
-import { indexTerm, tokenize } from './analyzer.js';
+import { analyze, indexTerm, tokenize } from './analyzer.js';
 import {
   FIELD_BOOST,
   INDEXED_FIELDS,
@@ -95,6 +95,7 @@ export class Ranker {
   private readonly directoryIndexes: boolean[];
   private readonly isRead: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
+  private readonly identifiers: ReadonlySet<string>;
 
   constructor(private readonly operations: readonly Operation[]) {
     this.index = new MiniSearch<IndexedOperation>({
@@ -112,6 +113,12 @@ export class Ranker {
     this.itemSegments = operations.map(itemSegmentTerms);
     this.guestKindReads = guestKindReads(operations);
     this.isRead = operations.map((op) => op.method === 'GET');
+    this.identifiers = identifierTerms(operations);
+  }
+
+  /** Whether a term is one of the schema's identifiers (path segment, handler, parameter or returned property name). */
+  isIdentifier(term: string): boolean {
+    return this.identifiers.has(term);
   }
 
   /** Relevance of every operation that matches the request at all (operation index → score). */
@@ -222,6 +229,15 @@ export class Ranker {
     this.termCache.set(term, scores);
     return scores;
   }
+}
+
+function identifierTerms(operations: readonly Operation[]): Set<string> {
+  const terms = new Set<string>();
+  operations.forEach((op, id) => {
+    const doc = indexedOperation(op, id);
+    for (const field of [doc.path, doc.name, doc.params, doc.returns]) for (const term of analyze(field)) terms.add(term);
+  });
+  return terms;
 }
 
 function guestKindReads(operations: readonly Operation[]): boolean[] {

@@ -34,6 +34,8 @@ export interface SynonymRule {
   plural?: Readonly<Record<string, number>>;
   /** The phrase compares or counts objects ("most", "how many"); said of one named guest it asks for that guest's own figure. */
   ranking?: true;
+  /** The phrase asks where something lives ("which node hosts vm 150"): said of one guest, the answer is where, not the guest. */
+  placement?: true;
 }
 
 export const SYNONYM_RULES: readonly SynonymRule[] = [
@@ -57,10 +59,18 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['each node', 'every node', 'all nodes', 'per node'], terms: { resource: 1, node: 0.8, cluster: 0.4 }, collection: true },
   { triggers: ['each storage', 'every storage', 'all storages', 'all storage'], terms: { resource: 1, storage: 0.8, cluster: 0.4 }, collection: true },
   {
-    triggers: ['in the datacenter', 'in the cluster', 'clusterwide', 'on which node', 'which node', 'which nodes', 'what node', 'with their', 'along with', 'where is', 'where are'],
+    triggers: ['in the datacenter', 'in the cluster', 'clusterwide', 'which nodes', 'with their', 'along with'],
     terms: { resource: 1, cluster: 0.6 },
     weight: 0.8,
     collection: true,
+  },
+  // Where a guest lives: the cluster's resource list names every guest's node.
+  {
+    triggers: ['on which node', 'which node', 'what node', 'which host', 'what host', 'on which host', 'where is', 'where are', 'where does', 'where do', 'live', 'lives', 'hosts', 'hosted', 'located', 'resides', 'reside'],
+    terms: { resource: 1, cluster: 0.6 },
+    weight: 0.8,
+    collection: true,
+    placement: true,
   },
   // Rankings and totals compare every object of a kind: the cluster-wide views hold the figures.
   {
@@ -74,6 +84,8 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['cluster member', 'cluster members', 'member'], terms: { node: 1, cluster: 0.4 } },
 
   // Power
+  { triggers: ['boot order', 'boot device', 'boot devices', 'boot sequence', 'boot from', 'boots from'], terms: { boot: 1, order: 0.4 } },
+  { triggers: ['uefi', 'efi', 'bios', 'ovmf', 'seabios', 'secure boot', 'firmware'], terms: { bios: 1, efidisk: 0.6, ovmf: 0.5 } },
   { triggers: ['start', 'power on', 'turn on', 'boot', 'boot up', 'spin up', 'bring up', 'launch', 'switch on'], terms: { start: 1 }, methods: ['POST'] },
   { triggers: ['stop', 'power off', 'turn off', 'kill', 'halt', 'hard stop', 'pull the plug', 'switch off', 'force off', 'force stop', 'forced stop', 'force kill'], terms: { stop: 1, shutdown: 0.3 }, methods: ['POST'] },
   { triggers: ['shutdown', 'shut down', 'power down', 'graceful shutdown', 'shut off', 'gracefully shut down', 'gracefully stop'], terms: { shutdown: 1, stop: 0.3 }, methods: ['POST'] },
@@ -158,7 +170,9 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['subnet', 'cidr', 'prefix'], terms: { subnet: 1 } },
   { triggers: ['zone', 'evpn', 'vxlan'], terms: { zone: 1 } },
   { triggers: ['ipam', 'ip management', 'dhcp'], terms: { ipam: 1 } },
-  { triggers: ['traffic', 'bandwidth', 'network counters', 'netstat'], terms: { netstat: 1, network: 0.4 } },
+  // netin / netout: the per-guest counters the resource list and status reads return.
+  { triggers: ['traffic', 'bandwidth', 'network counters', 'netstat', 'network io', 'network usage', 'throughput'], terms: { netstat: 1, network: 0.4, netin: 0.6, netout: 0.6 } },
+  { triggers: ['disk io', 'io', 'iops', 'disk reads', 'disk writes', 'disk read', 'disk write', 'disk throughput', 'io load'], terms: { diskread: 1, diskwrite: 1, io: 0.4 } },
 
   // Guest access and the guest agent
   { triggers: ['console', 'vnc', 'novnc', 'remote console', 'screen'], terms: { vncproxy: 1, termproxy: 0.8, vnc: 0.6, console: 0.5 } },
@@ -262,6 +276,7 @@ export interface CompiledSynonym {
   methods?: readonly HttpMethod[];
   collection?: true;
   ranking?: true;
+  placement?: true;
   pluralTerms?: Map<string, number>;
 }
 
@@ -293,7 +308,7 @@ export function compileSynonyms(rules: readonly SynonymRule[] = SYNONYM_RULES): 
       const first = tokens[0];
       if (first === undefined) continue;
       const list = byFirst.get(first) ?? [];
-      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}), ...(rule.ranking ? { ranking: rule.ranking } : {}), ...(pluralTerms ? { pluralTerms } : {}) });
+      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}), ...(rule.ranking ? { ranking: rule.ranking } : {}), ...(rule.placement ? { placement: rule.placement } : {}), ...(pluralTerms ? { pluralTerms } : {}) });
       byFirst.set(first, list);
     }
   }

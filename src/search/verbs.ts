@@ -56,7 +56,7 @@ export const VERB_RULES: readonly VerbRule[] = [
 ];
 
 /** Question words that ask about state ("which vms are running?", "is the node up?") and so imply a read. */
-const STATE_QUESTIONS = new Set(['what', 'which', 'who', 'whom', 'is', 'are', 'does', 'where', 'when', 'why', 'can', 'could', 'has', 'have']);
+const STATE_QUESTIONS = new Set(['what', 'which', 'who', 'whom', 'is', 'are', 'was', 'were', 'does', 'did', 'where', 'when', 'why', 'can', 'could', 'has', 'have']);
 /** Words that open a request without deciding it ("how do I …", "please …"). */
 const NEUTRAL_OPENERS = new Set(['how', 'do', 'i', 'to', 'please', 'we', 'you', 'want', 'need', 'should', 'would', 'like', 'let', 'me', 'quickly']);
 
@@ -73,6 +73,13 @@ export function verbRule(token: string, stemmed: string): VerbRule | undefined {
 
 export function isStateQuestion(token: string): boolean {
   return STATE_QUESTIONS.has(token);
+}
+
+/** After "how", these ask for a way to act ("how can I stop …"), like "how do I": not a state question. */
+const MANNER_MODALS = new Set(['can', 'could', 'should', 'would', 'do', 'does', 'to']);
+
+export function isMannerModal(token: string): boolean {
+  return MANNER_MODALS.has(token);
 }
 
 export function isNeutralOpener(token: string): boolean {
