@@ -8,7 +8,7 @@
 import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import type { CompiledSynonym } from './synonyms.js';
-import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
+import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule, type VerbRule } from './verbs.js';
 
 export interface Concept {
   /** Index terms (stemmed) and how well each stands for the concept. */
@@ -91,7 +91,7 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
     const stemmed = stems[i] as string;
     if (i === opening.verb?.position) {
       concepts.push(verbConcept(opening.verb.rule, stemmed));
-      i += 1;
+      i += opening.verb.length;
       continue;
     }
     const phrase = matchPhrase(stems, i, synonyms, opening.verb?.position);
@@ -167,7 +167,7 @@ function compoundAt(tokens: string[], i: number, verbPosition: number | undefine
 const MEASURES = new Set(['much', 'many', 'long', 'full', 'big', 'large', 'old', 'often', 'fast', 'busy']);
 
 interface Opening {
-  verb?: { rule: VerbRule; position: number };
+  verb?: { rule: VerbRule; position: number; length: number };
   questionMethods?: readonly HttpMethod[];
   /** Position of the first word that is neither noise nor an opener: where an action word hints a method. */
   firstContent?: number;
@@ -182,8 +182,10 @@ function findOpening(tokens: string[], stems: string[]): Opening {
   let question = false;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] as string;
+    const phrasal = phrasalVerbRule(token, tokens[i + 1]);
+    if (phrasal) return { verb: { rule: phrasal, position: i, length: 2 } };
     const rule = verbRule(token, stems[i] as string);
-    if (rule) return { verb: { rule, position: i } };
+    if (rule) return { verb: { rule, position: i, length: 1 } };
     if (tokens[i - 1] === 'how' && isMannerModal(token)) continue;
     if (isStateQuestion(token) || (token === 'how' && MEASURES.has(tokens[i + 1] ?? ''))) {
       question = true;

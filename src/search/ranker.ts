@@ -15,6 +15,7 @@ import {
   INDEXED_FIELDS,
   directoryIndexes,
   itemSegmentTerms,
+  shownByUpdates,
   STRONG_FIELDS,
   indexedOperation,
   literalSegmentTerms,
@@ -43,7 +44,7 @@ const DIRECTORY_INDEX_FOR_QUESTION = 0.6;
  * Factor for a read about a kind of guest but no one guest (the VM list, the node's QEMU CPU
  * models) when the request names one guest ("is vm 101 running", "how many cores does vm 101 have").
  */
-const KIND_READ_FOR_ONE_GUEST = 0.6;
+const KIND_READ_FOR_ONE_GUEST = 0.45;
 /**
  * Each concept's scores are scaled to its best match (0..1) so a concept with many strong synonyms
  * cannot drown the others; the root compresses the gap between a good and the best match.
@@ -105,7 +106,8 @@ export class Ranker {
       tokenize: (text) => tokenize(text),
       processTerm: indexTerm,
     });
-    this.index.addAll(operations.map((op, id) => indexedOperation(op, id)));
+    const updates = shownByUpdates(operations);
+    this.index.addAll(operations.map((op, id) => indexedOperation(op, id, updates[id])));
     this.directoryIndexes = directoryIndexes(operations);
     this.priors = operations.map((op, id) => operationPrior(op, this.directoryIndexes[id] as boolean));
     this.segments = operations.map(literalSegmentTerms);
@@ -233,8 +235,9 @@ export class Ranker {
 
 function identifierTerms(operations: readonly Operation[]): Set<string> {
   const terms = new Set<string>();
+  const updates = shownByUpdates(operations);
   operations.forEach((op, id) => {
-    const doc = indexedOperation(op, id);
+    const doc = indexedOperation(op, id, updates[id]);
     for (const field of [doc.path, doc.name, doc.params, doc.returns]) for (const term of analyze(field)) terms.add(term);
   });
   return terms;

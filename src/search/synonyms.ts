@@ -102,7 +102,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['wake on lan', 'wol', 'wakeonlan', 'magic packet'], terms: { wakeonlan: 1 }, methods: ['POST'] },
 
   // Guest lifecycle
-  { triggers: ['migrate', 'migration', 'live migrate', 'live migration', 'move to another node', 'move to another host', 'move to node', 'relocate', 'migrated', 'migrating', 'another node', 'other node', 'different node', 'another host', 'other host', 'different host'], terms: { migrate: 1, migration: 0.6 }, methods: ['POST'] },
+  { triggers: ['migrate', 'migration', 'live migrate', 'live migration', 'move to another node', 'move to another host', 'move to node', 'to node', 'onto node', 'over to node', 'relocate', 'migrated', 'migrating', 'another node', 'other node', 'different node', 'another host', 'other host', 'different host'], terms: { migrate: 1, migration: 0.6 }, methods: ['POST'] },
   { triggers: ['clone', 'copy', 'duplicate', 'full clone', 'linked clone'], terms: { clone: 1, copy: 0.4 }, methods: ['POST'] },
   { triggers: ['resize', 'grow', 'extend', 'enlarge', 'expand', 'increase size', 'make bigger', 'bigger'], terms: { resize: 1, extend: 0.5, size: 0.4 }, methods: ['PUT'] },
   { triggers: ['move', 'transfer', 'relocate disk'], terms: { move: 1, migrate: 0.3 } },
@@ -154,7 +154,8 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['ip', 'ip address', 'ip addresses', 'ipv4', 'ipv6', 'address', 'addresses'], terms: { interface: 1, ip: 0.6, network: 0.4, address: 0.4 } },
   { triggers: ['nic', 'network card', 'network interface', 'network interfaces', 'iface', 'interface', 'interfaces', 'network device', 'ethernet', 'network config'], terms: { network: 1, iface: 0.7, interface: 0.5 } },
   { triggers: ['network', 'networking', 'net'], terms: { network: 1, net: 0.3 } },
-  { triggers: ['bridge', 'linux bridge', 'vmbr', 'bond', 'vlan', 'ovs'], terms: { bridge: 1, network: 0.7, iface: 0.3 } },
+  // A guest's bridge and VLAN tag are in its net0… options (its config).
+  { triggers: ['bridge', 'linux bridge', 'vmbr', 'bond', 'vlan', 'ovs', 'vlan tag'], terms: { bridge: 1, network: 0.7, iface: 0.3, net: 0.4 } },
   { triggers: ['firewall', 'fw', 'iptables', 'packet filter', 'nftables'], terms: { firewall: 1 } },
   { triggers: ['rule', 'firewall rule', 'fw rule'], terms: { rule: 1, firewall: 0.3 } },
   { triggers: ['security group', 'firewall group'], terms: { security: 1, group: 0.5, firewall: 0.5 } },
@@ -179,6 +180,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['terminal', 'shell', 'ssh', 'xterm', 'tty', 'serial console', 'command line'], terms: { termproxy: 1, vncshell: 0.7, shell: 0.6, terminal: 0.3 } },
   { triggers: ['spice', 'virt viewer', 'remote viewer'], terms: { spiceproxy: 1, spiceshell: 1, spice: 0.6 } },
   { triggers: ['guest agent', 'qemu agent', 'qga', 'agent', 'qemu guest agent'], terms: { agent: 1 } },
+  { triggers: ['ping', 'responding', 'responsive', 'respond', 'reachable', 'answering'], terms: { ping: 1, status: 0.3 } },
   { triggers: ['run command', 'execute command', 'exec', 'execute', 'run a command', 'execute a command', 'command', 'commands'], terms: { exec: 1, command: 0.6, execute: 0.4 }, methods: ['POST'] },
   { triggers: ['read file', 'read a file', 'cat', 'file content', 'get file'], terms: { file: 1, read: 0.5 } },
   { triggers: ['write file', 'write a file', 'put file', 'push file', 'place file'], terms: { file: 1, write: 1 } },

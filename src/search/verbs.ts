@@ -66,6 +66,15 @@ export const QUESTION_METHODS: readonly HttpMethod[] = ['GET'];
 const byWord = new Map<string, VerbRule>();
 for (const rule of VERB_RULES) for (const word of rule.words) byWord.set(word, rule);
 
+/** Two-word verbs whose first word alone means something else: "set up" creates, "set" changes. */
+const PHRASAL_VERBS: Readonly<Record<string, string>> = { 'set up': 'create', 'clean up': 'remove', 'get rid': 'remove', 'look up': 'show', 'spin off': 'create' };
+
+/** The verb rule a two-word verb ("set up a replication job") stands for, if `token next` is one. */
+export function phrasalVerbRule(token: string, next: string | undefined): VerbRule | undefined {
+  const word = next === undefined ? undefined : PHRASAL_VERBS[`${token} ${next}`];
+  return word === undefined ? undefined : byWord.get(word);
+}
+
 /** The verb rule for a lowercased token (or its stem), if it is a generic operator verb. */
 export function verbRule(token: string, stemmed: string): VerbRule | undefined {
   return byWord.get(token) ?? byWord.get(stemmed);
