@@ -31,8 +31,10 @@ export interface ParsedQuery {
   collection: boolean;
   /** Index terms of the things the request names in the plural ("storages", "pools"): reading one of them is not the answer. */
   pluralTerms: ReadonlySet<string>;
-  /** The request names one guest by its ID ("vm 101"): the list of guests is not the answer. */
+  /** The request names one guest ("vm 101", "the vm"): the list of guests is not the answer. */
   oneGuest: boolean;
+  /** The guest is named by its ID ("container 200"): it exists, so creating a guest is not the answer either. */
+  guestById: boolean;
   /** The request is a question ("which …", "what is …", "how many …"): it asks what something holds. */
   question: boolean;
 }
@@ -80,7 +82,8 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
   const seenRules = new Set<CompiledSynonym['terms']>();
   const seenWords = new Set<string>();
   const pluralTerms = new Set<string>();
-  const oneGuest = tokens.some((t, i) => GUEST_WORDS.has(t) && (/^[0-9]+$/.test(tokens[i + 1] ?? '') || ONE_OF.has(tokens[i - 1] ?? '')));
+  const guestById = tokens.some((t, i) => GUEST_WORDS.has(t) && /^[0-9]+$/.test(tokens[i + 1] ?? ''));
+  const oneGuest = guestById || tokens.some((t, i) => GUEST_WORDS.has(t) && ONE_OF.has(tokens[i - 1] ?? ''));
   // A named node ("how many cpus does pve1 have") asks for that node's own figures, as a named guest does.
   const oneNamed = oneGuest || text.match(NODE_ID) !== null;
   let hinted: readonly HttpMethod[] | undefined;
@@ -145,7 +148,7 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
     concepts.push({ terms: new Map([[stemmed, 1]]), weight: 1, source: token, verb: false });
   }
   const methods = opening.verb?.rule.methods ?? opening.questionMethods;
-  const shape = { collection, pluralTerms, oneGuest, question: opening.questionMethods !== undefined };
+  const shape = { collection, pluralTerms, oneGuest, guestById, question: opening.questionMethods !== undefined };
   if (methods) return { concepts, methods, ...shape };
   return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
 }

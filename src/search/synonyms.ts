@@ -84,6 +84,9 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['cluster member', 'cluster members', 'member'], terms: { node: 1, cluster: 0.4 } },
 
   // Power
+  { triggers: ['at boot', 'on boot', 'start at boot', 'start on boot', 'starts on boot', 'starts at boot', 'autostart', 'auto start', 'start automatically', 'onboot'], terms: { onboot: 1, startup: 0.5 } },
+  { triggers: ['protect', 'protected', 'protection', 'deletion protection', 'prevent deletion', 'from deletion', 'from removal'], terms: { protection: 1 } },
+  { triggers: ['swap', 'swap space', 'swap usage'], terms: { swap: 1, memory: 0.5, status: 0.3 } },
   { triggers: ['boot order', 'boot device', 'boot devices', 'boot sequence', 'boot from', 'boots from'], terms: { boot: 1, order: 0.4 } },
   { triggers: ['uefi', 'efi', 'bios', 'ovmf', 'seabios', 'secure boot', 'firmware'], terms: { bios: 1, efidisk: 0.6, ovmf: 0.5 } },
   { triggers: ['start', 'power on', 'turn on', 'boot', 'boot up', 'spin up', 'bring up', 'launch', 'switch on'], terms: { start: 1 }, methods: ['POST'] },
