@@ -59,14 +59,14 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['each node', 'every node', 'all nodes', 'per node'], terms: { resource: 1, node: 0.8, cluster: 0.4 }, collection: true },
   { triggers: ['each storage', 'every storage', 'all storages', 'all storage'], terms: { resource: 1, storage: 0.8, cluster: 0.4 }, collection: true },
   {
-    triggers: ['in the datacenter', 'in the cluster', 'clusterwide', 'which nodes', 'with their', 'along with'],
+    triggers: ['in the datacenter', 'in the cluster', 'clusterwide', 'with their', 'along with'],
     terms: { resource: 1, cluster: 0.6 },
     weight: 0.8,
     collection: true,
   },
   // Where a guest lives: the cluster's resource list names every guest's node.
   {
-    triggers: ['on which node', 'which node', 'what node', 'which host', 'what host', 'on which host', 'where is', 'where are', 'where does', 'where do', 'live', 'lives', 'hosts', 'hosted', 'located', 'resides', 'reside'],
+    triggers: ['on which node', 'which node', 'what node', 'which host', 'what host', 'on which host', 'where is', 'where are', 'where does', 'where do', 'live', 'lives', 'hosted', 'located', 'resides', 'reside'],
     terms: { resource: 1, cluster: 0.6 },
     weight: 0.8,
     collection: true,
