@@ -108,7 +108,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['migrate', 'migration', 'live migrate', 'live migration', 'move to another node', 'move to another host', 'move to node', 'to node', 'onto node', 'over to node', 'relocate', 'migrated', 'migrating', 'another node', 'other node', 'different node', 'another host', 'other host', 'different host'], terms: { migrate: 1, migration: 0.6 }, methods: ['POST'] },
   { triggers: ['clone', 'copy', 'duplicate', 'full clone', 'linked clone'], terms: { clone: 1, copy: 0.4 }, methods: ['POST'] },
   { triggers: ['resize', 'grow', 'extend', 'enlarge', 'expand', 'increase size', 'make bigger', 'bigger'], terms: { resize: 1, extend: 0.5, size: 0.4 }, methods: ['PUT'] },
-  { triggers: ['move', 'transfer', 'relocate disk'], terms: { move: 1, migrate: 0.3 } },
+  { triggers: ['move', 'transfer', 'relocate disk'], terms: { move: 1, migrate: 0.3 }, methods: ['POST'] },
   { triggers: ['snapshot', 'snap', 'checkpoint'], terms: { snapshot: 1, snap: 0.5 }, methods: ['POST'] },
   { triggers: ['rollback', 'roll back', 'revert', 'revert to', 'go back', 'undo'], terms: { rollback: 1, revert: 0.4 }, methods: ['POST'] },
   { triggers: ['restore', 'recover'], terms: { restore: 1, archive: 0.4, vzdump: 0.2 }, methods: ['POST'] },
@@ -255,6 +255,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   // Access control
   { triggers: ['user', 'users', 'account', 'accounts', 'who', 'logged in', 'people', 'login name', 'username'], terms: { user: 1, access: 0.2 } },
   { triggers: ['token', 'api token', 'api key', 'api keys', 'api tokens', 'apikey'], terms: { token: 1, api: 0.3 } },
+  { triggers: ['expire', 'expires', 'expired', 'expiry', 'expiration', 'expiry date', 'valid', 'still valid', 'validity', 'valid until'], terms: { expire: 1 } },
   { triggers: ['password', 'passwd', 'passphrase'], terms: { password: 1 } },
   { triggers: ['permission', 'permissions', 'acl', 'access control', 'access control list', 'rights', 'can do', 'allowed'], terms: { acl: 1, permission: 0.8, role: 0.2 } },
   // "what permissions does bob have" asks what a user may do, wherever it was granted.
