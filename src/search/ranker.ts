@@ -205,7 +205,8 @@ export class Ranker {
         sum.set(id, (sum.get(id) ?? 0) + s);
         const field = match.strong ? 1 : (listing && match.returned && this.isRead[id]) || (setting && match.param && !this.isRead[id]) ? RETURNED_PROPERTY_COVERAGE : WEAK_COVERAGE;
         const credit = Math.min(1, weight) * field;
-        coverage.set(id, Math.max(coverage.get(id) ?? 0, credit));
+        // Several of a concept's terms matching (scsi, virtio, sata, ide in a config's properties) add up.
+        coverage.set(id, 1 - (1 - (coverage.get(id) ?? 0)) * (1 - credit));
       }
     }
     const matches = new Map<number, ConceptMatch>();
