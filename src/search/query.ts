@@ -128,6 +128,8 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
         if (i === opening.firstContent && !things) hinted = phrase.methods;
       }
       if (plural) for (const [term, weight] of phrase.pluralTerms ?? phrase.terms) if (weight >= 1) pluralTerms.add(term);
+      // "each node", "every storage": the things named are many, so reading one of them is not the answer.
+      if (phrase.collection && QUANTIFIERS.has(token)) pluralTerms.add(stems[last] as string);
       if (phrase.collection || plural) collection = true;
       i += phrase.tokens.length;
       continue;
@@ -152,6 +154,9 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
   if (methods) return { concepts, methods, ...shape };
   return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
 }
+
+/** Words that make the thing after them many ("each node", "all guests"). */
+const QUANTIFIERS = new Set(['each', 'every', 'all', 'per']);
 
 /** How well each word of a compound ("os type") stands for it on its own. */
 const COMPOUND_PART_WEIGHT = 0.25;
