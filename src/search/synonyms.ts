@@ -213,7 +213,9 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['metric server', 'metric servers', 'metrics server', 'metrics servers', 'external metric server'], terms: { metric: 1, server: 1 } },
   { triggers: ['metric', 'metrics', 'influxdb', 'graphite', 'opentelemetry', 'prometheus', 'exporter'], terms: { metric: 1, server: 0.3 } },
   { triggers: ['log', 'logs', 'logfile', 'output'], terms: { log: 1 } },
-  { triggers: ['syslog', 'system log', 'journal', 'journald', 'journalctl', 'dmesg'], terms: { syslog: 1, journal: 1, log: 0.5 } },
+  // Both read the node's log; the word the operator used decides between them.
+  { triggers: ['syslog', 'system log', 'dmesg'], terms: { syslog: 1, journal: 0.8, log: 0.5 } },
+  { triggers: ['journal', 'journald', 'journalctl'], terms: { journal: 1, syslog: 0.8, log: 0.5 } },
   { triggers: ['task', 'tasks', 'upid', 'activity', 'recent activity', 'worker'], terms: { task: 1 } },
   { triggers: ['job', 'jobs', 'scheduled job', 'cron'], terms: { job: 1, schedule: 0.3, task: 0.3 } },
   // What failed in PVE is a task: its status holds the error, its log the reason.
