@@ -198,20 +198,24 @@ export class Ranker {
     const best = new Map<number, number>();
     const sum = new Map<number, number>();
     const coverage = new Map<number, number>();
+    const propertyCoverage = new Map<number, number>();
     for (const [term, weight] of concept.terms) {
       for (const [id, match] of this.termScores(term)) {
         const s = weight * match.score;
         best.set(id, Math.max(best.get(id) ?? 0, s));
         sum.set(id, (sum.get(id) ?? 0) + s);
-        const field = match.strong ? 1 : (listing && match.returned && this.isRead[id]) || (setting && match.param && !this.isRead[id]) ? RETURNED_PROPERTY_COVERAGE : WEAK_COVERAGE;
-        const credit = Math.min(1, weight) * field;
-        // Several of a concept's terms matching (scsi, virtio, sata, ide in a config's properties) add up.
-        coverage.set(id, 1 - (1 - (coverage.get(id) ?? 0)) * (1 - credit));
+        const property = !match.strong && ((listing && match.returned && this.isRead[id]) || (setting && match.param && !this.isRead[id]));
+        const credit = Math.min(1, weight) * (match.strong ? 1 : property ? RETURNED_PROPERTY_COVERAGE : WEAK_COVERAGE);
+        coverage.set(id, Math.max(coverage.get(id) ?? 0, credit));
+        // Several of a concept's terms among an operation's properties (scsi, virtio, sata, ide in a
+        // config) add up; strong matches do not, so a rich synonym list cannot outweigh a plain word.
+        if (property) propertyCoverage.set(id, 1 - (1 - (propertyCoverage.get(id) ?? 0)) * (1 - credit));
       }
     }
     const matches = new Map<number, ConceptMatch>();
     for (const [id, b] of best) {
-      matches.set(id, { score: b + SYNONYM_SPILL * ((sum.get(id) as number) - b), coverage: coverage.get(id) as number });
+      const covers = Math.max(coverage.get(id) as number, propertyCoverage.get(id) ?? 0);
+      matches.set(id, { score: b + SYNONYM_SPILL * ((sum.get(id) as number) - b), coverage: covers });
     }
     return matches;
   }
