@@ -181,5 +181,7 @@ describe('parseQuery: questions', () => {
   it('remembers which things the request names in the plural', () => {
     expect([...parse('which storages are almost full').pluralTerms]).toContain('storage');
     expect([...parse('what snapshots does vm 101 have').pluralTerms]).toEqual(['snapshot']);
+    expect([...parse('what is the cpu load on each node').pluralTerms]).toContain('node');
+    expect(parse('what is the cpu load of node pve1').pluralTerms.size).toBe(0);
   });
 });
