@@ -27,6 +27,8 @@ const QuerySetSchema = z.object({
   questions: z.array(QueryCaseSchema).default([]),
   /** Questions written before the question rules and never tuned on. */
   questionHoldout: z.array(QueryCaseSchema).default([]),
+  /** A second held-out set of questions, written in round 3 before that round's ranking changes and never tuned on. */
+  questionHoldout2: z.array(QueryCaseSchema).default([]),
 });
 
 export type QueryCase = z.output<typeof QueryCaseSchema>;

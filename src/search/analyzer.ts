@@ -18,6 +18,8 @@ const STOPWORDS = new Set([
   'hard', 'hardly', 'immediately', 'instantly', 'forcefully', 'forcibly', 'asap', 'away', 'right',
   // "which roles are defined", "what backups exist": asking whether things exist is asking for the list.
   'exist', 'exists', 'defined', 'configured', 'present',
+  // "which bridge is vm 101 connected to": how a thing hangs together, not what to read.
+  'connected', 'attached', 'plugged', 'hooked',
 ]);
 
 /** Words that end in "s" but are not plurals (acronyms and PVE terms); stripping would break them. */

@@ -50,7 +50,18 @@ export const INDEXED_FIELDS = Object.keys(FIELD_BOOST) as Array<keyof typeof FIE
 
 const PARAM_DOC_CHARS = 120;
 
-export function indexedOperation(op: Operation, id: number): IndexedOperation {
+/**
+ * Reads whose schema declares no returned properties (`GET /cluster/options` returns a bare
+ * object) show what the update at the same path sets: per GET, the non-path parameter names (and
+ * enumerated values) of the PUT beside it, to be indexed as what the read returns.
+ */
+export function shownByUpdates(operations: readonly Operation[]): Array<Operation | undefined> {
+  const updates = new Map<string, Operation>();
+  for (const op of operations) if (op.method === 'PUT') updates.set(op.path, op);
+  return operations.map((op) => (op.method === 'GET' && returnedPropertyNames(op.returns).length === 0 ? updates.get(op.path) : undefined));
+}
+
+export function indexedOperation(op: Operation, id: number, update?: Operation): IndexedOperation {
   const segments = splitPath(op.path);
   const literals = segments.filter((s) => !s.startsWith('{'));
   const ownParams = op.params.filter((p) => !p.inPath);
@@ -70,9 +81,13 @@ export function indexedOperation(op: Operation, id: number): IndexedOperation {
     description: op.description,
     params: [...paramNames].join(' '),
     paramDocs: [...paramDocs].join(' \n '),
-    returns: returnedPropertyNames(op.returns).join(' '),
-    values: [...new Set(ownParams.flatMap((p) => (p.family && p.family.index > 0 ? [] : (p.enum ?? []))))].join(' '),
+    returns: update ? [...paramNamesOf(update)].join(' ') : returnedPropertyNames(op.returns).join(' '),
+    values: [...new Set([...ownParams, ...(update?.params.filter((p) => !p.inPath) ?? [])].flatMap((p) => (p.family && p.family.index > 0 ? [] : (p.enum ?? []))))].join(' '),
   };
+}
+
+function paramNamesOf(op: Operation): Set<string> {
+  return new Set(op.params.filter((p) => !p.inPath).map((p) => p.family?.base ?? p.name));
 }
 
 /** The analyzed terms of each literal path segment (`download-url` → [download, url]). */

@@ -146,8 +146,42 @@ describe('parseQuery: questions', () => {
     expect(parse('backups of vm 101').hintedMethods).toBeUndefined();
   });
 
+  it('reads "how can I …" as a way to act and "did …" as a question', () => {
+    expect(parse('how can I stop all guests on pve2')).toMatchObject({ hintedMethods: ['POST'], question: false });
+    expect(parse('how could we create a user').methods).toEqual(['POST']);
+    expect(parse('can vm 101 be migrated').question).toBe(true);
+    expect(parse('did any backup fail last night').question).toBe(true);
+  });
+
+  it('takes a two-word verb as one ("set up" creates, "set" changes)', () => {
+    expect(parse('how do I set up replication for vm 101').methods).toEqual(['POST']);
+    expect(parse('set the memory of vm 101').methods).toEqual(['PUT', 'POST']);
+    expect(sources('set up replication')).not.toContain('up');
+  });
+
+  it('searches two words that spell a schema identifier as that identifier', () => {
+    const identifiers = new Set(['ostype', 'stopall']);
+    const parsed = parseQuery('what os type is vm 106 set to', synonyms, (t) => identifiers.has(t));
+    expect(parsed.concepts.find((c) => c.source === 'os type')?.terms.get('ostype')).toBe(1);
+    const stop = parseQuery('stop all guests on pve2', synonyms, (t) => identifiers.has(t));
+    expect(stop.concepts.map((c) => c.source)).toContain('stop all');
+    expect(stop.hintedMethods).toEqual(['POST']);
+    expect(sources('what os type is vm 106')).toContain('type');
+  });
+
+  it('weighs where one named guest lives above the guest, and drops a ranking said of a named node', () => {
+    const placement = parse('which node hosts vm 150').concepts.find((c) => c.source === 'which node');
+    expect(placement?.weight).toBeGreaterThan(1);
+    expect(parse('which node has the most free memory').concepts.find((c) => c.source === 'which node')?.weight).toBeLessThan(1);
+    expect(sources('how many cpus does pve1 have')).not.toContain('how many');
+    expect(parse('make container 200 start at boot').guestById).toBe(true);
+    expect(parse('create a new vm').guestById).toBe(false);
+  });
+
   it('remembers which things the request names in the plural', () => {
     expect([...parse('which storages are almost full').pluralTerms]).toContain('storage');
     expect([...parse('what snapshots does vm 101 have').pluralTerms]).toEqual(['snapshot']);
+    expect([...parse('what is the cpu load on each node').pluralTerms]).toContain('node');
+    expect(parse('what is the cpu load of node pve1').pluralTerms.size).toBe(0);
   });
 });

@@ -8,7 +8,7 @@
 import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import type { CompiledSynonym } from './synonyms.js';
-import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
+import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule, type VerbRule } from './verbs.js';
 
 export interface Concept {
   /** Index terms (stemmed) and how well each stands for the concept. */
@@ -31,8 +31,10 @@ export interface ParsedQuery {
   collection: boolean;
   /** Index terms of the things the request names in the plural ("storages", "pools"): reading one of them is not the answer. */
   pluralTerms: ReadonlySet<string>;
-  /** The request names one guest by its ID ("vm 101"): the list of guests is not the answer. */
+  /** The request names one guest ("vm 101", "the vm"): the list of guests is not the answer. */
   oneGuest: boolean;
+  /** The guest is named by its ID ("container 200"): it exists, so creating a guest is not the answer either. */
+  guestById: boolean;
   /** The request is a question ("which …", "what is …", "how many …"): it asks what something holds. */
   question: boolean;
 }
@@ -58,13 +60,21 @@ const ONE_OF = new Set(['the', 'this', 'that', 'a', 'an', 'my', 'one']);
  * `proxmox-3` a node (PVE's default host names). The IDs' own words (pam, root, pve) say nothing
  * about the operation, the kind of thing they name does.
  */
+const NODE_ID = /\b(?:pve|proxmox)-?[0-9]+\b/gi;
 const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
   [/[\w.-]+@[a-z][\w.-]*![\w.-]+/gi, ' api token '],
   [/[\w.-]+@[a-z][\w.-]*/gi, ' user '],
-  [/\b(?:pve|proxmox)-?[0-9]+\b/gi, ' node '],
+  [NODE_ID, ' node '],
 ];
+/** Where one named guest lives is the request's point ("which node hosts vm 150"): its phrase weighs this much. */
+const PLACEMENT_OF_ONE_GUEST_WEIGHT = 1.4;
 
-export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledSynonym[]>): ParsedQuery {
+/**
+ * Operators write the API's compound identifiers as two words: "os type" (ostype), "boot disk"
+ * (bootdisk), "stop all" (stopall), "cpu units" (cpuunits). `identifiers` says whether a term is an
+ * identifier of the schema (a path segment, handler, parameter or returned property name).
+ */
+export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledSynonym[]>, identifiers?: (term: string) => boolean): ParsedQuery {
   const tokens = tokenize(NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text));
   const stems = tokens.map(stem);
   const opening = findOpening(tokens, stems);
@@ -72,7 +82,10 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
   const seenRules = new Set<CompiledSynonym['terms']>();
   const seenWords = new Set<string>();
   const pluralTerms = new Set<string>();
-  const oneGuest = tokens.some((t, i) => GUEST_WORDS.has(t) && (/^[0-9]+$/.test(tokens[i + 1] ?? '') || ONE_OF.has(tokens[i - 1] ?? '')));
+  const guestById = tokens.some((t, i) => GUEST_WORDS.has(t) && /^[0-9]+$/.test(tokens[i + 1] ?? ''));
+  const oneGuest = guestById || tokens.some((t, i) => GUEST_WORDS.has(t) && ONE_OF.has(tokens[i - 1] ?? ''));
+  // A named node ("how many cpus does pve1 have") asks for that node's own figures, as a named guest does.
+  const oneNamed = oneGuest || text.match(NODE_ID) !== null;
   let hinted: readonly HttpMethod[] | undefined;
   let collection = opening.verb?.rule.collection === true;
 
@@ -81,11 +94,20 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
     const stemmed = stems[i] as string;
     if (i === opening.verb?.position) {
       concepts.push(verbConcept(opening.verb.rule, stemmed));
-      i += 1;
+      i += opening.verb.length;
       continue;
     }
     const phrase = matchPhrase(stems, i, synonyms, opening.verb?.position);
-    if (phrase?.ranking && oneGuest) {
+    const compound = identifiers && (phrase?.tokens.length ?? 1) === 1 ? compoundAt(tokens, i, opening.verb?.position, identifiers) : undefined;
+    if (compound) {
+      concepts.push({ terms: new Map([[compound, 1], [stems[i] as string, COMPOUND_PART_WEIGHT], [stems[i + 1] as string, COMPOUND_PART_WEIGHT]]), weight: 1, source: `${token} ${tokens[i + 1]}`, verb: false });
+      // "stop all guests": the action word keeps hinting its method.
+      if (i === opening.firstContent && phrase?.methods) hinted = phrase.methods;
+      if (isPlural(tokens[i + 1] as string, stems[i + 1] as string)) collection = true;
+      i += 2;
+      continue;
+    }
+    if (phrase?.ranking && oneNamed) {
       // "how many cores does vm 101 have" asks for one guest's own figure, not a comparison.
       i += phrase.tokens.length;
       continue;
@@ -99,13 +121,15 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
         // act; in the plural it is the things themselves ("what backups exist").
         const state = opening.questionMethods !== undefined && phrase.methods !== undefined && !plural;
         const things = plural ? phrase.pluralTerms : undefined;
-        const weight = state ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.weight;
+        const weight = state ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.placement && oneGuest ? PLACEMENT_OF_ONE_GUEST_WEIGHT : phrase.weight;
         const terms = things ?? (state ? withStatus(phrase.terms) : phrase.terms);
         concepts.push({ terms, weight, source: tokens.slice(i, i + phrase.tokens.length).join(' '), verb: false });
         // "backups" are things to look at, not the act of backing up.
         if (i === opening.firstContent && !things) hinted = phrase.methods;
       }
       if (plural) for (const [term, weight] of phrase.pluralTerms ?? phrase.terms) if (weight >= 1) pluralTerms.add(term);
+      // "each node", "every storage": the things named are many, so reading one of them is not the answer.
+      if (phrase.collection && QUANTIFIERS.has(token)) pluralTerms.add(stems[last] as string);
       if (phrase.collection || plural) collection = true;
       i += phrase.tokens.length;
       continue;
@@ -126,16 +150,32 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
     concepts.push({ terms: new Map([[stemmed, 1]]), weight: 1, source: token, verb: false });
   }
   const methods = opening.verb?.rule.methods ?? opening.questionMethods;
-  const shape = { collection, pluralTerms, oneGuest, question: opening.questionMethods !== undefined };
+  const shape = { collection, pluralTerms, oneGuest, guestById, question: opening.questionMethods !== undefined };
   if (methods) return { concepts, methods, ...shape };
   return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
+}
+
+/** Words that make the thing after them many ("each node", "all guests"). */
+const QUANTIFIERS = new Set(['each', 'every', 'all', 'per']);
+
+/** How well each word of a compound ("os type") stands for it on its own. */
+const COMPOUND_PART_WEIGHT = 0.25;
+
+/** The schema identifier two adjacent content words spell together, if any. */
+function compoundAt(tokens: string[], i: number, verbPosition: number | undefined, identifiers: (term: string) => boolean): string | undefined {
+  const a = tokens[i] as string;
+  const b = tokens[i + 1];
+  if (b === undefined || i + 1 === verbPosition) return undefined;
+  for (const t of [a, b]) if (!/^[a-z]+$/.test(t) || isNoise(t) || isStateQuestion(t) || isNeutralOpener(t)) return undefined;
+  const joined = stem(a + b);
+  return identifiers(joined) ? joined : undefined;
 }
 
 /** "how much …", "how many …", "how long …" ask for a figure: a read, like "which …". */
 const MEASURES = new Set(['much', 'many', 'long', 'full', 'big', 'large', 'old', 'often', 'fast', 'busy']);
 
 interface Opening {
-  verb?: { rule: VerbRule; position: number };
+  verb?: { rule: VerbRule; position: number; length: number };
   questionMethods?: readonly HttpMethod[];
   /** Position of the first word that is neither noise nor an opener: where an action word hints a method. */
   firstContent?: number;
@@ -150,8 +190,11 @@ function findOpening(tokens: string[], stems: string[]): Opening {
   let question = false;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] as string;
+    const phrasal = phrasalVerbRule(token, tokens[i + 1]);
+    if (phrasal) return { verb: { rule: phrasal, position: i, length: 2 } };
     const rule = verbRule(token, stems[i] as string);
-    if (rule) return { verb: { rule, position: i } };
+    if (rule) return { verb: { rule, position: i, length: 1 } };
+    if (tokens[i - 1] === 'how' && isMannerModal(token)) continue;
     if (isStateQuestion(token) || (token === 'how' && MEASURES.has(tokens[i + 1] ?? ''))) {
       question = true;
       continue;

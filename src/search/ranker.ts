@@ -9,12 +9,13 @@
  */
 import MiniSearch from 'minisearch';
 import { splitPath, type HttpMethod, type Operation } from '../schema/model.js';
-import { indexTerm, tokenize } from './analyzer.js';
+import { analyze, indexTerm, tokenize } from './analyzer.js';
 import {
   FIELD_BOOST,
   INDEXED_FIELDS,
   directoryIndexes,
   itemSegmentTerms,
+  shownByUpdates,
   STRONG_FIELDS,
   indexedOperation,
   literalSegmentTerms,
@@ -43,7 +44,9 @@ const DIRECTORY_INDEX_FOR_QUESTION = 0.6;
  * Factor for a read about a kind of guest but no one guest (the VM list, the node's QEMU CPU
  * models) when the request names one guest ("is vm 101 running", "how many cores does vm 101 have").
  */
-const KIND_READ_FOR_ONE_GUEST = 0.6;
+const KIND_READ_FOR_ONE_GUEST = 0.45;
+/** Factor for a write on a kind of guest (creating a VM) when the request names an existing guest by ID ("make container 200 start at boot"). */
+const KIND_WRITE_FOR_NAMED_GUEST = 0.6;
 /**
  * Each concept's scores are scaled to its best match (0..1) so a concept with many strong synonyms
  * cannot drown the others; the root compresses the gap between a good and the best match.
@@ -90,11 +93,12 @@ export class Ranker {
   private readonly endsWithParam: boolean[];
   /** Per operation: the terms of each literal segment a path parameter follows (`storage` in `…/storage/{storage}/status`). */
   private readonly itemSegments: string[][];
-  /** GETs about a kind of guest but no one guest: a segment that elsewhere precedes `{vmid}` (qemu, lxc), no `{vmid}`. */
-  private readonly guestKindReads: boolean[];
+  /** Operations on a kind of guest but no one guest: a segment that elsewhere precedes `{vmid}` (qemu, lxc), no `{vmid}`. */
+  private readonly guestKindOps: boolean[];
   private readonly directoryIndexes: boolean[];
   private readonly isRead: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
+  private readonly identifiers: ReadonlySet<string>;
 
   constructor(private readonly operations: readonly Operation[]) {
     this.index = new MiniSearch<IndexedOperation>({
@@ -104,22 +108,30 @@ export class Ranker {
       tokenize: (text) => tokenize(text),
       processTerm: indexTerm,
     });
-    this.index.addAll(operations.map((op, id) => indexedOperation(op, id)));
+    const updates = shownByUpdates(operations);
+    this.index.addAll(operations.map((op, id) => indexedOperation(op, id, updates[id])));
     this.directoryIndexes = directoryIndexes(operations);
     this.priors = operations.map((op, id) => operationPrior(op, this.directoryIndexes[id] as boolean));
     this.segments = operations.map(literalSegmentTerms);
     this.endsWithParam = operations.map((op) => op.path.endsWith('}'));
     this.itemSegments = operations.map(itemSegmentTerms);
-    this.guestKindReads = guestKindReads(operations);
+    this.guestKindOps = guestKindOps(operations);
     this.isRead = operations.map((op) => op.method === 'GET');
+    this.identifiers = identifierTerms(operations);
+  }
+
+  /** Whether a term is one of the schema's identifiers (path segment, handler, parameter or returned property name). */
+  isIdentifier(term: string): boolean {
+    return this.identifiers.has(term);
   }
 
   /** Relevance of every operation that matches the request at all (operation index → score). */
   rank(query: ParsedQuery): Map<number, number> {
     const perConcept: Array<{ concept: Concept; matches: Map<number, ConceptMatch> }> = [];
     const listing = asksForListing(query);
+    const setting = asksToSet(query);
     for (const concept of query.concepts) {
-      const matches = this.conceptMatches(concept, listing);
+      const matches = this.conceptMatches(concept, listing, setting);
       if (matches.size > 0) perConcept.push({ concept, matches });
     }
     const totalWeight = perConcept.reduce((sum, c) => sum + c.concept.weight, 0);
@@ -161,7 +173,8 @@ export class Ranker {
    */
   private shapeFactor(id: number, query: ParsedQuery): number {
     if (query.question && this.directoryIndexes[id]) return DIRECTORY_INDEX_FOR_QUESTION;
-    if (query.oneGuest && this.guestKindReads[id]) return KIND_READ_FOR_ONE_GUEST;
+    if (query.oneGuest && this.guestKindOps[id] && this.isRead[id]) return KIND_READ_FOR_ONE_GUEST;
+    if (query.guestById && this.guestKindOps[id]) return KIND_WRITE_FOR_NAMED_GUEST;
     if (!query.collection || !this.isRead[id]) return 1;
     if (this.endsWithParam[id]) return ITEM_FOR_COLLECTION;
     return (this.itemSegments[id] as string[]).some((t) => query.pluralTerms.has(t)) ? ITEM_FOR_COLLECTION : 1;
@@ -181,23 +194,28 @@ export class Ranker {
    * A concept scores as its best term plus a little of the others. It counts as covered as far as
    * its best term stands for it and matched in a field that says what the operation is.
    */
-  private conceptMatches(concept: Concept, listing: boolean): Map<number, ConceptMatch> {
+  private conceptMatches(concept: Concept, listing: boolean, setting: boolean): Map<number, ConceptMatch> {
     const best = new Map<number, number>();
     const sum = new Map<number, number>();
     const coverage = new Map<number, number>();
+    const propertyCoverage = new Map<number, number>();
     for (const [term, weight] of concept.terms) {
       for (const [id, match] of this.termScores(term)) {
         const s = weight * match.score;
         best.set(id, Math.max(best.get(id) ?? 0, s));
         sum.set(id, (sum.get(id) ?? 0) + s);
-        const field = match.strong ? 1 : listing && match.returned && this.isRead[id] ? RETURNED_PROPERTY_COVERAGE : WEAK_COVERAGE;
-        const credit = Math.min(1, weight) * field;
+        const property = !match.strong && ((listing && match.returned && this.isRead[id]) || (setting && match.param && !this.isRead[id]));
+        const credit = Math.min(1, weight) * (match.strong ? 1 : property ? RETURNED_PROPERTY_COVERAGE : WEAK_COVERAGE);
         coverage.set(id, Math.max(coverage.get(id) ?? 0, credit));
+        // Several of a concept's terms among an operation's properties (scsi, virtio, sata, ide in a
+        // config) add up; strong matches do not, so a rich synonym list cannot outweigh a plain word.
+        if (property) propertyCoverage.set(id, 1 - (1 - (propertyCoverage.get(id) ?? 0)) * (1 - credit));
       }
     }
     const matches = new Map<number, ConceptMatch>();
     for (const [id, b] of best) {
-      matches.set(id, { score: b + SYNONYM_SPILL * ((sum.get(id) as number) - b), coverage: coverage.get(id) as number });
+      const covers = Math.max(coverage.get(id) as number, propertyCoverage.get(id) ?? 0);
+      matches.set(id, { score: b + SYNONYM_SPILL * ((sum.get(id) as number) - b), coverage: covers });
     }
     return matches;
   }
@@ -216,7 +234,12 @@ export class Ranker {
     const scores = new Map<number, TermMatch>();
     for (const r of results) {
       const fields = Object.values(r.match).flat();
-      scores.set(r.id as number, { score: r.score, strong: fields.some((f) => STRONG_FIELDS.has(f)), returned: fields.includes('returns') || fields.includes('values') });
+      scores.set(r.id as number, {
+        score: r.score,
+        strong: fields.some((f) => STRONG_FIELDS.has(f)),
+        returned: fields.includes('returns') || fields.includes('values'),
+        param: fields.includes('params'),
+      });
     }
     if (this.termCache.size >= TERM_CACHE_LIMIT) this.termCache.clear();
     this.termCache.set(term, scores);
@@ -224,7 +247,17 @@ export class Ranker {
   }
 }
 
-function guestKindReads(operations: readonly Operation[]): boolean[] {
+function identifierTerms(operations: readonly Operation[]): Set<string> {
+  const terms = new Set<string>();
+  const updates = shownByUpdates(operations);
+  operations.forEach((op, id) => {
+    const doc = indexedOperation(op, id, updates[id]);
+    for (const field of [doc.path, doc.name, doc.params, doc.returns]) for (const term of analyze(field)) terms.add(term);
+  });
+  return terms;
+}
+
+function guestKindOps(operations: readonly Operation[]): boolean[] {
   const kinds = new Set<string>();
   for (const op of operations) {
     const segments = splitPath(op.path);
@@ -234,7 +267,7 @@ function guestKindReads(operations: readonly Operation[]): boolean[] {
   }
   return operations.map((op) => {
     const segments = splitPath(op.path);
-    return op.method === 'GET' && !segments.includes('{vmid}') && segments.some((s) => kinds.has(s));
+    return !segments.includes('{vmid}') && segments.some((s) => kinds.has(s));
   });
 }
 
@@ -244,6 +277,17 @@ interface TermMatch {
   strong: boolean;
   /** Matched a property name of what the operation returns, or a value a parameter selects. */
   returned: boolean;
+  /** Matched a parameter's name: what a write sets. */
+  param: boolean;
+}
+
+/**
+ * The request asks to set or add something ("add a network card to vm 101", "change the cpu type"):
+ * a write that takes it as a parameter does that, as a read returning a property answers a question.
+ */
+function asksToSet(query: ParsedQuery): boolean {
+  const methods = query.methods ?? query.hintedMethods;
+  return methods !== undefined && methods[0] !== 'GET' && methods[0] !== 'DELETE';
 }
 
 /**

@@ -34,6 +34,8 @@ export interface SynonymRule {
   plural?: Readonly<Record<string, number>>;
   /** The phrase compares or counts objects ("most", "how many"); said of one named guest it asks for that guest's own figure. */
   ranking?: true;
+  /** The phrase asks where something lives ("which node hosts vm 150"): said of one guest, the answer is where, not the guest. */
+  placement?: true;
 }
 
 export const SYNONYM_RULES: readonly SynonymRule[] = [
@@ -57,10 +59,18 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['each node', 'every node', 'all nodes', 'per node'], terms: { resource: 1, node: 0.8, cluster: 0.4 }, collection: true },
   { triggers: ['each storage', 'every storage', 'all storages', 'all storage'], terms: { resource: 1, storage: 0.8, cluster: 0.4 }, collection: true },
   {
-    triggers: ['in the datacenter', 'in the cluster', 'clusterwide', 'on which node', 'which node', 'which nodes', 'what node', 'with their', 'along with', 'where is', 'where are'],
+    triggers: ['in the datacenter', 'in the cluster', 'clusterwide', 'with their', 'along with'],
     terms: { resource: 1, cluster: 0.6 },
     weight: 0.8,
     collection: true,
+  },
+  // Where a guest lives: the cluster's resource list names every guest's node.
+  {
+    triggers: ['on which node', 'which node', 'what node', 'which host', 'what host', 'on which host', 'where is', 'where are', 'where does', 'where do', 'live', 'lives', 'hosted', 'located', 'resides', 'reside'],
+    terms: { resource: 1, cluster: 0.6 },
+    weight: 0.8,
+    collection: true,
+    placement: true,
   },
   // Rankings and totals compare every object of a kind: the cluster-wide views hold the figures.
   {
@@ -74,6 +84,11 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['cluster member', 'cluster members', 'member'], terms: { node: 1, cluster: 0.4 } },
 
   // Power
+  { triggers: ['at boot', 'on boot', 'start at boot', 'start on boot', 'starts on boot', 'starts at boot', 'autostart', 'auto start', 'start automatically', 'onboot'], terms: { onboot: 1, startup: 0.5 } },
+  { triggers: ['protect', 'protected', 'protection', 'deletion protection', 'prevent deletion', 'from deletion', 'from removal'], terms: { protection: 1 } },
+  { triggers: ['swap', 'swap space', 'swap usage'], terms: { swap: 1, memory: 0.5, status: 0.3 } },
+  { triggers: ['boot order', 'boot device', 'boot devices', 'boot sequence', 'boot from', 'boots from'], terms: { boot: 1, order: 0.4 } },
+  { triggers: ['uefi', 'efi', 'bios', 'ovmf', 'seabios', 'secure boot', 'firmware'], terms: { bios: 1, efidisk: 0.6, ovmf: 0.5 } },
   { triggers: ['start', 'power on', 'turn on', 'boot', 'boot up', 'spin up', 'bring up', 'launch', 'switch on'], terms: { start: 1 }, methods: ['POST'] },
   { triggers: ['stop', 'power off', 'turn off', 'kill', 'halt', 'hard stop', 'pull the plug', 'switch off', 'force off', 'force stop', 'forced stop', 'force kill'], terms: { stop: 1, shutdown: 0.3 }, methods: ['POST'] },
   { triggers: ['shutdown', 'shut down', 'power down', 'graceful shutdown', 'shut off', 'gracefully shut down', 'gracefully stop'], terms: { shutdown: 1, stop: 0.3 }, methods: ['POST'] },
@@ -90,10 +105,10 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['wake on lan', 'wol', 'wakeonlan', 'magic packet'], terms: { wakeonlan: 1 }, methods: ['POST'] },
 
   // Guest lifecycle
-  { triggers: ['migrate', 'migration', 'live migrate', 'live migration', 'move to another node', 'move to another host', 'move to node', 'relocate', 'migrated', 'migrating', 'another node', 'other node', 'different node', 'another host', 'other host', 'different host'], terms: { migrate: 1, migration: 0.6 }, methods: ['POST'] },
+  { triggers: ['migrate', 'migration', 'live migrate', 'live migration', 'move to another node', 'move to another host', 'move to node', 'to node', 'onto node', 'over to node', 'relocate', 'migrated', 'migrating', 'another node', 'other node', 'different node', 'another host', 'other host', 'different host'], terms: { migrate: 1, migration: 0.6 }, methods: ['POST'] },
   { triggers: ['clone', 'copy', 'duplicate', 'full clone', 'linked clone'], terms: { clone: 1, copy: 0.4 }, methods: ['POST'] },
   { triggers: ['resize', 'grow', 'extend', 'enlarge', 'expand', 'increase size', 'make bigger', 'bigger'], terms: { resize: 1, extend: 0.5, size: 0.4 }, methods: ['PUT'] },
-  { triggers: ['move', 'transfer', 'relocate disk'], terms: { move: 1, migrate: 0.3 } },
+  { triggers: ['move', 'transfer', 'relocate disk'], terms: { move: 1, migrate: 0.3 }, methods: ['POST'] },
   { triggers: ['snapshot', 'snap', 'checkpoint'], terms: { snapshot: 1, snap: 0.5 }, methods: ['POST'] },
   { triggers: ['rollback', 'roll back', 'revert', 'revert to', 'go back', 'undo'], terms: { rollback: 1, revert: 0.4 }, methods: ['POST'] },
   { triggers: ['restore', 'recover'], terms: { restore: 1, archive: 0.4, vzdump: 0.2 }, methods: ['POST'] },
@@ -142,7 +157,8 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['ip', 'ip address', 'ip addresses', 'ipv4', 'ipv6', 'address', 'addresses'], terms: { interface: 1, ip: 0.6, network: 0.4, address: 0.4 } },
   { triggers: ['nic', 'network card', 'network interface', 'network interfaces', 'iface', 'interface', 'interfaces', 'network device', 'ethernet', 'network config'], terms: { network: 1, iface: 0.7, interface: 0.5 } },
   { triggers: ['network', 'networking', 'net'], terms: { network: 1, net: 0.3 } },
-  { triggers: ['bridge', 'linux bridge', 'vmbr', 'bond', 'vlan', 'ovs'], terms: { bridge: 1, network: 0.7, iface: 0.3 } },
+  // A guest's bridge and VLAN tag are in its net0… options (its config).
+  { triggers: ['bridge', 'linux bridge', 'vmbr', 'bond', 'vlan', 'ovs', 'vlan tag'], terms: { bridge: 1, network: 0.7, iface: 0.3, net: 0.4 } },
   { triggers: ['firewall', 'fw', 'iptables', 'packet filter', 'nftables'], terms: { firewall: 1 } },
   { triggers: ['rule', 'firewall rule', 'fw rule'], terms: { rule: 1, firewall: 0.3 } },
   { triggers: ['security group', 'firewall group'], terms: { security: 1, group: 0.5, firewall: 0.5 } },
@@ -158,13 +174,16 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['subnet', 'cidr', 'prefix'], terms: { subnet: 1 } },
   { triggers: ['zone', 'evpn', 'vxlan'], terms: { zone: 1 } },
   { triggers: ['ipam', 'ip management', 'dhcp'], terms: { ipam: 1 } },
-  { triggers: ['traffic', 'bandwidth', 'network counters', 'netstat'], terms: { netstat: 1, network: 0.4 } },
+  // netin / netout: the per-guest counters the resource list and status reads return.
+  { triggers: ['traffic', 'bandwidth', 'network counters', 'netstat', 'network io', 'network usage', 'throughput'], terms: { netstat: 1, network: 0.4, netin: 0.6, netout: 0.6 } },
+  { triggers: ['disk io', 'io', 'iops', 'disk reads', 'disk writes', 'disk read', 'disk write', 'disk throughput', 'io load'], terms: { diskread: 1, diskwrite: 1, io: 0.4 } },
 
   // Guest access and the guest agent
   { triggers: ['console', 'vnc', 'novnc', 'remote console', 'screen'], terms: { vncproxy: 1, termproxy: 0.8, vnc: 0.6, console: 0.5 } },
   { triggers: ['terminal', 'shell', 'ssh', 'xterm', 'tty', 'serial console', 'command line'], terms: { termproxy: 1, vncshell: 0.7, shell: 0.6, terminal: 0.3 } },
   { triggers: ['spice', 'virt viewer', 'remote viewer'], terms: { spiceproxy: 1, spiceshell: 1, spice: 0.6 } },
   { triggers: ['guest agent', 'qemu agent', 'qga', 'agent', 'qemu guest agent'], terms: { agent: 1 } },
+  { triggers: ['ping', 'responding', 'responsive', 'respond', 'reachable', 'answering'], terms: { ping: 1, status: 0.3 } },
   { triggers: ['run command', 'execute command', 'exec', 'execute', 'run a command', 'execute a command', 'command', 'commands'], terms: { exec: 1, command: 0.6, execute: 0.4 }, methods: ['POST'] },
   { triggers: ['read file', 'read a file', 'cat', 'file content', 'get file'], terms: { file: 1, read: 0.5 } },
   { triggers: ['write file', 'write a file', 'put file', 'push file', 'place file'], terms: { file: 1, write: 1 } },
@@ -194,7 +213,9 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['metric server', 'metric servers', 'metrics server', 'metrics servers', 'external metric server'], terms: { metric: 1, server: 1 } },
   { triggers: ['metric', 'metrics', 'influxdb', 'graphite', 'opentelemetry', 'prometheus', 'exporter'], terms: { metric: 1, server: 0.3 } },
   { triggers: ['log', 'logs', 'logfile', 'output'], terms: { log: 1 } },
-  { triggers: ['syslog', 'system log', 'journal', 'journald', 'journalctl', 'dmesg'], terms: { syslog: 1, journal: 1, log: 0.5 } },
+  // Both read the node's log; the word the operator used decides between them.
+  { triggers: ['syslog', 'system log', 'dmesg'], terms: { syslog: 1, journal: 0.8, log: 0.5 } },
+  { triggers: ['journal', 'journald', 'journalctl'], terms: { journal: 1, syslog: 0.8, log: 0.5 } },
   { triggers: ['task', 'tasks', 'upid', 'activity', 'recent activity', 'worker'], terms: { task: 1 } },
   { triggers: ['job', 'jobs', 'scheduled job', 'cron'], terms: { job: 1, schedule: 0.3, task: 0.3 } },
   // What failed in PVE is a task: its status holds the error, its log the reason.
@@ -236,6 +257,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   // Access control
   { triggers: ['user', 'users', 'account', 'accounts', 'who', 'logged in', 'people', 'login name', 'username'], terms: { user: 1, access: 0.2 } },
   { triggers: ['token', 'api token', 'api key', 'api keys', 'api tokens', 'apikey'], terms: { token: 1, api: 0.3 } },
+  { triggers: ['expire', 'expires', 'expired', 'expiry', 'expiration', 'expiry date', 'valid', 'still valid', 'validity', 'valid until'], terms: { expire: 1 } },
   { triggers: ['password', 'passwd', 'passphrase'], terms: { password: 1 } },
   { triggers: ['permission', 'permissions', 'acl', 'access control', 'access control list', 'rights', 'can do', 'allowed'], terms: { acl: 1, permission: 0.8, role: 0.2 } },
   // "what permissions does bob have" asks what a user may do, wherever it was granted.
@@ -262,6 +284,7 @@ export interface CompiledSynonym {
   methods?: readonly HttpMethod[];
   collection?: true;
   ranking?: true;
+  placement?: true;
   pluralTerms?: Map<string, number>;
 }
 
@@ -293,7 +316,7 @@ export function compileSynonyms(rules: readonly SynonymRule[] = SYNONYM_RULES): 
       const first = tokens[0];
       if (first === undefined) continue;
       const list = byFirst.get(first) ?? [];
-      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}), ...(rule.ranking ? { ranking: rule.ranking } : {}), ...(pluralTerms ? { pluralTerms } : {}) });
+      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}), ...(rule.ranking ? { ranking: rule.ranking } : {}), ...(rule.placement ? { placement: rule.placement } : {}), ...(pluralTerms ? { pluralTerms } : {}) });
       byFirst.set(first, list);
     }
   }

@@ -56,7 +56,7 @@ export const VERB_RULES: readonly VerbRule[] = [
 ];
 
 /** Question words that ask about state ("which vms are running?", "is the node up?") and so imply a read. */
-const STATE_QUESTIONS = new Set(['what', 'which', 'who', 'whom', 'is', 'are', 'does', 'where', 'when', 'why', 'can', 'could', 'has', 'have']);
+const STATE_QUESTIONS = new Set(['what', 'which', 'who', 'whom', 'is', 'are', 'was', 'were', 'does', 'did', 'where', 'when', 'why', 'can', 'could', 'has', 'have']);
 /** Words that open a request without deciding it ("how do I …", "please …"). */
 const NEUTRAL_OPENERS = new Set(['how', 'do', 'i', 'to', 'please', 'we', 'you', 'want', 'need', 'should', 'would', 'like', 'let', 'me', 'quickly']);
 
@@ -66,6 +66,15 @@ export const QUESTION_METHODS: readonly HttpMethod[] = ['GET'];
 const byWord = new Map<string, VerbRule>();
 for (const rule of VERB_RULES) for (const word of rule.words) byWord.set(word, rule);
 
+/** Two-word verbs whose first word alone means something else: "set up" creates, "set" changes. */
+const PHRASAL_VERBS: Readonly<Record<string, string>> = { 'set up': 'create', 'clean up': 'remove', 'get rid': 'remove', 'look up': 'show', 'spin off': 'create' };
+
+/** The verb rule a two-word verb ("set up a replication job") stands for, if `token next` is one. */
+export function phrasalVerbRule(token: string, next: string | undefined): VerbRule | undefined {
+  const word = next === undefined ? undefined : PHRASAL_VERBS[`${token} ${next}`];
+  return word === undefined ? undefined : byWord.get(word);
+}
+
 /** The verb rule for a lowercased token (or its stem), if it is a generic operator verb. */
 export function verbRule(token: string, stemmed: string): VerbRule | undefined {
   return byWord.get(token) ?? byWord.get(stemmed);
@@ -73,6 +82,13 @@ export function verbRule(token: string, stemmed: string): VerbRule | undefined {
 
 export function isStateQuestion(token: string): boolean {
   return STATE_QUESTIONS.has(token);
+}
+
+/** After "how", these ask for a way to act ("how can I stop …"), like "how do I": not a state question. */
+const MANNER_MODALS = new Set(['can', 'could', 'should', 'would', 'do', 'does', 'to']);
+
+export function isMannerModal(token: string): boolean {
+  return MANNER_MODALS.has(token);
 }
 
 export function isNeutralOpener(token: string): boolean {

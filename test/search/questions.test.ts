@@ -53,6 +53,16 @@ for (const [name, available, load] of schemas) {
       expect(search.search('stop every vm on pve2', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/stopall');
     });
 
+    it.skipIf(name !== 'the official 9.1 schema')('a read that declares no properties shows what the update beside it sets', () => {
+      const keys = search.search('which console viewer does the datacenter use by default', { limit: 2 }).map((h) => h.key);
+      expect(keys).toContain('GET /cluster/options');
+    });
+
+    it('finds where one named guest lives in the resource list, and a named node its own figures', () => {
+      expect(search.search('which node hosts vm 150', { limit: 1 })[0]?.key).toBe('GET /cluster/resources');
+      expect(search.search('how many cpus does pve1 have', { limit: 2 }).map((h) => h.key)).toContain('GET /nodes/{node}/status');
+    });
+
     it('points at pve.guests() and pve.findGuest() where the resource list is found', () => {
       const hits = search.search('which guests are locked', { limit: 5 });
       const line = helperLine(hits.map((h) => h.key));
