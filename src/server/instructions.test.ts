@@ -12,9 +12,10 @@ import { serverInstructions } from './mcp.js';
 const BEFORE = { one: 135, two: 158 };
 const PER_CLUSTER = 120;
 
-function product(defaultCluster: string, policies: Record<string, unknown>, down: string[] = []): Product {
+function product(defaultCluster: string, policies: Record<string, unknown>, down: string[] = [], runbooks?: { dir: string }): Product {
   const compiled = new Map(Object.entries(policies).map(([name, raw]) => [name, Policy.fromConfig(raw)]));
   const fake = {
+    config: runbooks ? { runbooks } : {},
     defaultCluster,
     configuredClusters: [...compiled.keys()],
     unavailableClusters: () => down.map((name) => ({ name })),
@@ -52,6 +53,13 @@ describe('serverInstructions', () => {
     expect(text).toContain('per run: read 500, write 20, destructive 5, privileged 2, calls 1000, guests 5, task wait 15 min');
     expect(text).not.toContain('Budget per run:');
     expect(tokens(text)).toBeLessThanOrEqual(BEFORE.two + 2 * PER_CLUSTER);
+  });
+
+  it('names runbooks, and how to run one, only where the operator keeps them', () => {
+    expect(serverInstructions(product('pve', { pve: { preset: 'operator' } }))).not.toContain('runbook');
+    const text = serverInstructions(product('pve', { pve: { preset: 'operator' } }, [], { dir: '/srv/runbooks' }));
+    expect(text).toContain('run one with run_script {runbook, args}');
+    expect(tokens(text)).toBeLessThanOrEqual(BEFORE.one + PER_CLUSTER);
   });
 
   it("is the principal's: its policies, named", () => {

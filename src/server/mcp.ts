@@ -108,5 +108,7 @@ export function serverInstructions(product: Product, principal?: RunPrincipal): 
     `Clusters (run_script's cluster argument, or pve.cluster(name) inside a script)${principal ? `, under the policies of ${principal.id}` : ''}:`,
     ...clusters,
     ...(shared !== undefined ? [`Budget per run: ${shared}.`] : []),
+    // Only where the operator keeps runbooks: an agent would otherwise rewrite a reviewed procedure.
+    ...(product.config.runbooks ? ['Runbooks (scripts the operator reviewed, some approved for standing use): the `runbook` prompt lists them; run one with run_script {runbook, args}.'] : []),
   ].join('\n');
 }
