@@ -1,6 +1,7 @@
 /**
  * The host BridgeHandler: every call a sandboxed script makes goes through here, and everything
- * is enforced with the concrete parameters of that call (whose shape src/bridge/contract.ts checked):
+ * is enforced with the concrete parameters of that call (its envelope read by src/bridge/contract.ts,
+ * its path and params checked once, by request resolution, src/policy/request.ts):
  *
  *   budget (attempt) → resolve path to an operation → risk class → budget (risk)
  *   → policy (deny wins, privileged one by one) → scopes → for writes: guest budget, approval or
@@ -12,7 +13,7 @@
  * crash at any later point leaves an intent that a starting server can look up on PVE.
  */
 import { type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
-import { UPID_SHAPE, parseUpid } from '../pve/upid.js';
+import { parseUpid } from '../pve/upid.js';
 import { approvalNextStep } from '../safety/approval.js';
 import { capValue } from '../safety/caps.js';
 import type { Budget, BudgetRefusal } from '../safety/budget.js';
@@ -27,7 +28,8 @@ import { redactData, redactInPlace, redactText, SecretScrubber } from '../safety
 import type { PveClientLike, TaskResult } from '../client/client-like.js';
 import { PveTaskFailedError } from '../client/errors.js';
 import { toBridgeError } from './errors.js';
-import { InvalidCallError, resolveRequest, type ResolvedRequest } from '../policy/request.js';
+import { InvalidCallError, taskNode } from '../policy/call-shape.js';
+import { resolveRequest, type ResolvedRequest } from '../policy/request.js';
 import { SENT_GRACE_MS, type BridgeCall, type BridgeContext, type BridgeError, type BridgeHandler, type BridgeReply, type CallOutcome, type RequestCall, type WaitTaskCall } from './protocol.js';
 import { countChange, countTainted, emptyCounts, type CallCounts } from './stats.js';
 import { taintedParts, taintSource } from '../policy/taint.js';
@@ -245,7 +247,7 @@ async function read(rt: Runtime, cluster: string, req: ResolvedRequest, ctx: Bri
     record.planned = true;
     return planned;
   }
-  const data = await rt.client(cluster, 'read').request(req.method, req.urlPath, req.params, { signal: ctx.signal });
+  const data = await rt.client(cluster, 'read').send(req, { signal: ctx.signal });
   rt.identity.observe(cluster, req.operation.path, req.pathValues, data);
   // The client parsed this body for this call alone: redact it where it is rather than copy it.
   return markTainted(rt, req, redactInPlace(data, req.concretePath, rt.secrets), record);
@@ -350,7 +352,7 @@ async function write(
     const grace = graceAfter(ctx.signal, SENT_GRACE_MS);
     let data: unknown;
     try {
-      data = await client.request(req.method, req.urlPath, params, { signal: grace.signal });
+      data = await client.send(params === req.params ? req : { ...req, params }, { signal: grace.signal });
     } finally {
       grace.dispose();
     }
@@ -527,12 +529,15 @@ async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, r
  */
 async function decideTaskRead(rt: Runtime, cluster: string, upid: string, ctx: BridgeContext, record: Record<string, unknown>): Promise<void> {
   const model = clusterModel(rt, cluster);
-  const node = parseUpid(upid)?.node;
   const policy = policyOf(rt, cluster);
   record.policy = policy.name;
-  if (node === undefined) {
+  let node: string;
+  try {
+    node = taskNode(upid);
+  } catch (err) {
+    if (!(err instanceof InvalidCallError)) throw err;
     rt.counts.invalid++;
-    throw new Refusal({ kind: 'invalid', message: `'${upid}' is not a task ID (${UPID_SHAPE}); pass the UPID a write returned` });
+    throw new Refusal({ kind: 'invalid', message: err.message });
   }
   for (const leaf of ['status', 'log'] as const) {
     let req: ResolvedRequest;

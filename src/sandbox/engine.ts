@@ -18,7 +18,6 @@
  * turns (round-robin), and no principal holds more than `perPrincipal` workers at once, so one
  * principal flooding the sandbox or hanging in it leaves the other workers to everyone else.
  */
-import { z } from 'zod';
 import { ChildSlot } from '../process/supervisor.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
 import type { SdkCall } from '../script/calls.js';
@@ -138,18 +137,6 @@ export interface EngineStats {
   /** The isolated-vm the workers loaded (`isolated-vm 5.0.4`); undefined while none is ready. */
   workerRuntime: string | undefined;
 }
-
-const runRequestSchema = z.object({
-  code: z.string(),
-  limits: z.record(z.string(), z.unknown()).optional(),
-  typecheck: z.boolean().optional(),
-  checker: z
-    .custom<TypeChecker>((v) => typeof v === 'object' && v !== null && typeof (v as { check?: unknown }).check === 'function', 'checker must have a check(code) method')
-    .optional(),
-  onLog: z.custom<(line: string) => void>((v) => typeof v === 'function', 'onLog must be a function').optional(),
-  signal: z.instanceof(AbortSignal).optional(),
-  principal: z.string().min(1).optional(),
-});
 
 /** What loading TypeScript may add to a worker's first compile (it takes 0.2–0.5 s). */
 const COMPILER_LOAD_ALLOWANCE_MS = 5_000;
@@ -291,10 +278,6 @@ export class SandboxEngine {
 
   private async compileChecked(request: CompileRequest, startedAt: number): Promise<CompileResult> {
     const refuse = (outcome: RunOutcome) => ({ ok: false as const, outcome });
-    const req = runRequestSchema.safeParse(request);
-    if (!req.success) {
-      return refuse(notExecuted({ kind: 'invalid', message: `invalid run request: ${req.error.issues[0]?.message ?? 'malformed'}` }, startedAt));
-    }
     let limits: SandboxLimits;
     try {
       limits = resolveLimits(this.baseLimits, request.limits);
