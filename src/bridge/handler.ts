@@ -12,20 +12,20 @@
  * the call's `outcome`. Write-ahead: a change is sent only once its intent is in the audit, so a
  * crash at any later point leaves an intent that a starting server can look up on PVE.
  */
-import { type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
+import { type HttpMethod, type RiskClass } from '../schema/model.js';
 import { parseUpid } from '../pve/upid.js';
 import { approvalNextStep } from '../safety/approval.js';
 import { capValue } from '../safety/caps.js';
-import type { Budget, BudgetRefusal } from '../safety/budget.js';
+import type { Budget, BudgetRefusal, Budgets } from '../safety/budget.js';
+import type { ClusterHandle, RunClusters } from '../policy/clusters.js';
 import { decideCall, type Decision } from '../policy/decide.js';
 import { resolveFacts, touchedGuests, type CallFacts } from '../policy/facts.js';
 import { GuestDirectory } from '../policy/guests.js';
 import { IdentityGuard, takesGuestDigest, type GuestIdentity } from '../safety/identity.js';
 import { previewChange, type PlannedChange } from '../safety/change-preview.js';
 import { isPlannedUpid, writeFingerprint, type ClaimedStep, type PlanBinding, type PlannedWrite, type PlanRecorder } from '../safety/plan.js';
-import type { Policy } from '../policy/policy.js';
 import { redactData, redactInPlace, redactText, SecretScrubber } from '../safety/redact.js';
-import type { PveClientLike, TaskResult } from '../client/client-like.js';
+import type { TaskResult } from '../client/client-like.js';
 import { PveTaskFailedError } from '../client/errors.js';
 import { toBridgeError } from './errors.js';
 import { InvalidCallError, taskNode } from '../policy/call-shape.js';
@@ -57,24 +57,14 @@ export interface TaskProgressEvent {
 export interface BridgeDeps {
   /** Ties call records to the run record in the audit. */
   runId: string;
-  /** Cluster used when a call names none. */
-  defaultCluster: string;
-  /** Throws for an unknown cluster (reported to the script as `invalid`). */
-  model(cluster: string): ApiModel;
   /**
-   * The client a call of this class goes out with (per-class tokens: a bug in the policy cannot
-   * turn a read into a write on the cluster). Without a class: the main credentials, used for the
-   * policy's own lookups.
+   * The clusters the run reaches, resolved once each: a call on cluster X is resolved against X's
+   * model, decided by X's policy and sent with X's client of its class. A cluster it cannot reach
+   * is reported to the script as `invalid`.
    */
-  client(cluster: string, risk?: RiskClass): PveClientLike;
-  /** The run's policy: it decides calls on clusters `policyFor` does not cover. */
-  policy: Policy;
-  /** Per-cluster policies: a call on cluster X is decided by `policyFor(X)` (scopes, rules, approvals). */
-  policyFor?(cluster: string): Policy;
-  /** The budget of the default cluster. */
-  budget: Budget;
-  /** Budgets of the other clusters a run reaches (each with its own policy's limits). */
-  budgetFor?(cluster: string): Budget;
+  clusters: RunClusters;
+  /** Each cluster's budget, counted against its own policy's limits. */
+  budgets: Budgets;
   mode: RunMode;
   /** dry-run: where writes are recorded. */
   plan?: PlanRecorder;
@@ -111,11 +101,11 @@ export function createBridgeHandler(deps: BridgeDeps): BridgeHandler {
   if (deps.mode === 'approved' && !deps.binding) throw new Error('approved mode needs a PlanBinding (deps.binding)');
   // The policy's own lookups (guest directory, identity) see what the main credentials see: a read
   // token that cannot see a protected guest must not make it look absent to a target rule.
-  const guests = deps.guests ?? new GuestDirectory((c) => deps.client(c));
+  const guests = deps.guests ?? new GuestDirectory((c) => deps.clusters.get(c).client());
   const rt: Runtime = {
     ...deps,
     guests,
-    identity: deps.identity ?? new IdentityGuard((c) => deps.client(c), guests),
+    identity: deps.identity ?? new IdentityGuard((c) => deps.clusters.get(c).client(), guests),
     taskClass: new Map(),
     counts: deps.counts ?? emptyCounts(),
     secrets: deps.secrets ?? new SecretScrubber(),
@@ -160,14 +150,14 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
   }
   let reply: BridgeReply;
   try {
-    const attempt = budgetOf(rt, attemptCluster(rt, call)).chargeAttempt();
+    const attempt = rt.budgets.for(attemptCluster(rt, call)).chargeAttempt();
     if (attempt) throw budgetRefusal(attempt);
     if (call.kind === 'rejected') {
       if (call.error.kind === 'invalid') rt.counts.invalid++;
       record.channel = 'refused before parsing';
       throw new Refusal(call.error);
     }
-    record.cluster = call.cluster ?? rt.defaultCluster;
+    record.cluster = call.cluster ?? rt.clusters.home.name;
     if (ctx.signal.aborted) throw new Refusal({ kind: 'cancelled', message: 'the run has ended; the call was not made' });
     const data = call.kind === 'request' ? await handleRequest(rt, call, ctx, record) : await handleWait(rt, call, ctx, record);
     reply = { ok: true, data };
@@ -202,13 +192,13 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
 }
 
 async function handleRequest(rt: Runtime, call: RequestCall, ctx: BridgeContext, record: Record<string, unknown>): Promise<unknown> {
-  const cluster = call.cluster ?? rt.defaultCluster;
+  const target = reach(rt, call.cluster);
+  const cluster = target.name;
   record.method = call.method;
   record.path = call.path;
-  const model = clusterModel(rt, cluster);
   let req: ResolvedRequest;
   try {
-    req = resolveRequest(model, call.method, call.path, call.params);
+    req = resolveRequest(target.model, call.method, call.path, call.params);
   } catch (err) {
     if (err instanceof InvalidCallError) {
       rt.counts.invalid++;
@@ -217,7 +207,7 @@ async function handleRequest(rt: Runtime, call: RequestCall, ctx: BridgeContext,
     throw err;
   }
   const op = req.operation;
-  const policy = policyOf(rt, cluster);
+  const policy = target.policy;
   record.policy = policy.name;
   const facts = await resolveFacts({ cluster, operation: op, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath }, policy, rt.guests, ctx.signal);
   const risk = facts.risk;
@@ -226,7 +216,7 @@ async function handleRequest(rt: Runtime, call: RequestCall, ctx: BridgeContext,
   const where = { method: req.method, path: req.concretePath, risk };
   rt.counts.byRisk[risk]++;
 
-  const budget = budgetOf(rt, cluster);
+  const budget = rt.budgets.for(cluster);
   const riskBudget = budget.chargeRisk(risk);
   if (riskBudget) throw budgetRefusal(riskBudget, where);
 
@@ -237,18 +227,18 @@ async function handleRequest(rt: Runtime, call: RequestCall, ctx: BridgeContext,
     if (risk !== 'read') rt.plan?.refuse({ cluster, method: req.method, path: req.concretePath, risk, message: decision.message });
     throw new Refusal({ kind: 'denied', message: decision.message, ...where });
   }
-  if (risk === 'read') return read(rt, cluster, req, ctx, record);
-  return write(rt, budget, cluster, req, facts, decision, ctx, record);
+  if (risk === 'read') return read(rt, target, req, ctx, record);
+  return write(rt, budget, target, req, facts, decision, ctx, record);
 }
 
-async function read(rt: Runtime, cluster: string, req: ResolvedRequest, ctx: BridgeContext, record: Record<string, unknown>): Promise<unknown> {
+async function read(rt: Runtime, target: ClusterHandle, req: ResolvedRequest, ctx: BridgeContext, record: Record<string, unknown>): Promise<unknown> {
   const planned = rt.plan ? plannedTaskRead(rt.plan, req) : undefined;
   if (planned !== undefined) {
     record.planned = true;
     return planned;
   }
-  const data = await rt.client(cluster, 'read').send(req, { signal: ctx.signal });
-  rt.identity.observe(cluster, req.operation.path, req.pathValues, data);
+  const data = await target.client('read').send(req, { signal: ctx.signal });
+  rt.identity.observe(target.name, req.operation.path, req.pathValues, data);
   // The client parsed this body for this call alone: redact it where it is rather than copy it.
   return markTainted(rt, req, redactInPlace(data, req.concretePath, rt.secrets), record);
 }
@@ -272,13 +262,14 @@ function markTainted(rt: Runtime, req: ResolvedRequest, data: unknown, record: R
 async function write(
   rt: Runtime,
   budget: Budget,
-  cluster: string,
+  target: ClusterHandle,
   req: ResolvedRequest,
   facts: CallFacts,
   decision: Decision,
   ctx: BridgeContext,
   record: Record<string, unknown>,
 ): Promise<unknown> {
+  const cluster = target.name;
   const risk = facts.risk;
   const where = { method: req.method, path: req.concretePath, risk };
   const guestBudget = budget.touchGuests(touchedGuests(facts));
@@ -317,10 +308,10 @@ async function write(
     const verdict = await rt.identity.check(cluster, facts.targets.vmids, hint, claim?.write.targets, ctx.signal);
     if (!verdict.ok) throw new Refusal({ kind: 'identity', message: verdict.message, ...where });
     record.targets = verdict.current.map(shortIdentity);
-    if (claim?.write.change && !ownDoing) await holdToShownChange(rt, cluster, req, verdict.current, verdict.configs, claim.write, ctx.signal, where);
+    if (claim?.write.change && !ownDoing) await holdToShownChange(rt, target, req, verdict.current, verdict.configs, claim.write, ctx.signal, where);
 
     if (rt.mode === 'dry-run' && rt.plan) {
-      const change = withEarlierSteps(rt.plan, cluster, facts.targets.vmids, await plannedChange(rt, cluster, req, verdict.current, verdict.configs, ctx.signal));
+      const change = withEarlierSteps(rt.plan, cluster, facts.targets.vmids, await plannedChange(rt, target, req, verdict.current, verdict.configs, ctx.signal));
       const entry = rt.plan.record({
         cluster,
         method: req.method,
@@ -343,7 +334,7 @@ async function write(
     }
 
     const params = withGuestDigest(req, verdict.current);
-    const client = rt.client(cluster, risk);
+    const client = target.client(risk);
     record.change = { cluster, method: req.method, path: req.concretePath } satisfies ChangeAttempt;
     const halt = rt.halted?.();
     if (halt !== undefined) throw new Refusal({ kind: 'halted', message: `${req.method} ${req.concretePath}: ${halt}`, ...where });
@@ -373,18 +364,18 @@ async function write(
  * status or snapshot-list read with the policy's own credentials. Values are redacted as the
  * script's reads are; a failed read makes the change say so rather than fail the plan.
  */
-async function plannedChange(rt: Runtime, cluster: string, req: ResolvedRequest, current: GuestIdentity[], configs: Map<number, Record<string, unknown>>, signal: AbortSignal): Promise<PlannedChange | undefined> {
-  const target = current.length === 1 ? current[0] : undefined;
-  const raw = target ? configs.get(target.vmid) : undefined;
-  const configPath = target?.node && target.type ? `/nodes/${target.node}/${target.type}/${target.vmid}/config` : req.concretePath;
+async function plannedChange(rt: Runtime, target: ClusterHandle, req: ResolvedRequest, current: GuestIdentity[], configs: Map<number, Record<string, unknown>>, signal: AbortSignal): Promise<PlannedChange | undefined> {
+  const guest = current.length === 1 ? current[0] : undefined;
+  const raw = guest ? configs.get(guest.vmid) : undefined;
+  const configPath = guest?.node && guest.type ? `/nodes/${guest.node}/${guest.type}/${guest.vmid}/config` : req.concretePath;
   return previewChange({
     method: req.method,
     template: req.operation.path,
     pathValues: req.pathValues,
     params: redactData(req.params, req.concretePath, rt.secrets) as Record<string, unknown>,
-    ...(target ? { target } : {}),
+    ...(guest ? { target: guest } : {}),
     ...(raw ? { config: redactData(raw, configPath, rt.secrets) as Record<string, unknown> } : {}),
-    read: (path) => rt.client(cluster).request('GET', path, {}, { signal }),
+    read: (path) => target.client().request('GET', path, {}, { signal }),
   });
 }
 
@@ -405,7 +396,7 @@ function withEarlierSteps(plan: PlanRecorder, cluster: string, vmids: readonly n
  */
 async function holdToShownChange(
   rt: Runtime,
-  cluster: string,
+  target: ClusterHandle,
   req: ResolvedRequest,
   current: GuestIdentity[],
   configs: Map<number, Record<string, unknown>>,
@@ -413,7 +404,7 @@ async function holdToShownChange(
   signal: AbortSignal,
   where: { method: HttpMethod; path: string; risk: RiskClass },
 ): Promise<void> {
-  const now = await plannedChange(rt, cluster, req, current, configs, signal);
+  const now = await plannedChange(rt, target, req, current, configs, signal);
   if (now && now.summary === step.change?.summary && JSON.stringify(now.lines) === JSON.stringify(step.change.lines)) return;
   throw new Refusal({
     kind: 'identity',
@@ -488,7 +479,6 @@ function graceAfter(signal: AbortSignal, ms: number): { signal: AbortSignal; dis
 }
 
 async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, record: Record<string, unknown>): Promise<TaskResult & { planned?: true }> {
-  const cluster = call.cluster ?? rt.defaultCluster;
   rt.counts.taskWaits++;
   Object.assign(record, { kind: 'waitTask', upid: call.upid });
   const planned = rt.plan?.byUpid(call.upid);
@@ -499,14 +489,16 @@ async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, r
   if (isPlannedUpid(call.upid)) {
     throw new Refusal({ kind: 'invalid', message: `${call.upid} is a planned task from a dry-run, not a real one; it cannot be waited for in this run` });
   }
-  await decideTaskRead(rt, cluster, call.upid, ctx, record);
-  const budget = budgetOf(rt, cluster);
+  const target = reach(rt, call.cluster);
+  const cluster = target.name;
+  await decideTaskRead(rt, target, call.upid, ctx, record);
+  const budget = rt.budgets.for(cluster);
   const remaining = budget.remainingWaitMs();
   if (remaining <= 0) throw budgetRefusal(budget.waitRefusal());
   const timeoutMs = Math.min(call.timeoutMs ?? rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, remaining);
   const started = performance.now();
   try {
-    const result = await rt.client(cluster, rt.taskClass.get(call.upid) ?? 'read').waitTask(call.upid, {
+    const result = await target.client(rt.taskClass.get(call.upid) ?? 'read').waitTask(call.upid, {
       timeoutMs,
       signal: ctx.signal,
       onProgress: (lines, status) => rt.onProgress?.({ cluster, upid: call.upid, status: status.status, lines: lines.map((l) => redactText(l, rt.secrets)) }),
@@ -527,9 +519,8 @@ async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, r
  * Waiting for a task reads its status and log: it is decided as those GETs are (path rules, node
  * scope, the task's guest), and charged as one read.
  */
-async function decideTaskRead(rt: Runtime, cluster: string, upid: string, ctx: BridgeContext, record: Record<string, unknown>): Promise<void> {
-  const model = clusterModel(rt, cluster);
-  const policy = policyOf(rt, cluster);
+async function decideTaskRead(rt: Runtime, target: ClusterHandle, upid: string, ctx: BridgeContext, record: Record<string, unknown>): Promise<void> {
+  const { name: cluster, model, policy } = target;
   record.policy = policy.name;
   let node: string;
   try {
@@ -556,37 +547,28 @@ async function decideTaskRead(rt: Runtime, cluster: string, upid: string, ctx: B
       throw new Refusal({ kind: 'denied', message: `waiting for task ${upid} reads its ${leaf}: ${decision.message}`, method: 'GET', path: req.concretePath, risk: 'read' });
     }
   }
-  const refusal = budgetOf(rt, cluster).chargeRisk('read');
+  const refusal = rt.budgets.for(cluster).chargeRisk('read');
   if (refusal) throw budgetRefusal(refusal);
 }
 
-/** The cluster an attempt is charged to: the one it names when that is a cluster of this server. */
-function attemptCluster(rt: Runtime, call: unknown): string {
-  const named = call !== null && typeof call === 'object' ? (call as { cluster?: unknown }).cluster : undefined;
-  if (typeof named !== 'string' || named === rt.defaultCluster) return rt.defaultCluster;
+/** The cluster an attempt is charged to: the one it names when this run can reach it, else the run's own. */
+function attemptCluster(rt: Runtime, call: BridgeCall): string {
+  const named = call.kind === 'rejected' ? undefined : call.cluster;
+  if (named === undefined || named === rt.clusters.home.name) return rt.clusters.home.name;
   try {
-    rt.client(named);
-    return named;
+    return rt.clusters.get(named).name;
   } catch {
-    return rt.defaultCluster;
+    return rt.clusters.home.name;
   }
 }
 
-function budgetOf(rt: Runtime, cluster: string): Budget {
-  return cluster === rt.defaultCluster ? rt.budget : (rt.budgetFor?.(cluster) ?? rt.budget);
-}
-
-function policyOf(rt: Runtime, cluster: string): Policy {
-  return rt.policyFor ? rt.policyFor(cluster) : rt.policy;
-}
-
-function clusterModel(rt: Runtime, cluster: string): ApiModel {
+/** The cluster a call goes to, resolved once per run; one the run cannot reach is refused as `invalid`. */
+function reach(rt: Runtime, name: string | undefined): ClusterHandle {
   try {
-    rt.client(cluster);
-    return rt.model(cluster);
+    return rt.clusters.get(name);
   } catch (err) {
     rt.counts.invalid++;
-    throw new Refusal({ kind: 'invalid', message: `unknown cluster '${cluster}': ${err instanceof Error ? err.message : String(err)}` });
+    throw new Refusal({ kind: 'invalid', message: `unknown cluster '${name}': ${err instanceof Error ? err.message : String(err)}` });
   }
 }
 

@@ -10,7 +10,8 @@ import type { BridgeReply } from '../../src/bridge/protocol.js';
 import { PveClient } from '../../src/client/client.js';
 import { Policy } from '../../src/policy/policy.js';
 import * as request from '../../src/policy/request.js';
-import { Budget } from '../../src/safety/budget.js';
+import { Budgets } from '../../src/safety/budget.js';
+import { RunClusters } from '../../src/policy/clusters.js';
 import { ApiModel } from '../../src/schema/model.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 
@@ -35,7 +36,7 @@ afterAll(async () => {
 
 function handler() {
   const policy = Policy.fromConfig({ preset: 'operator' });
-  return createBridgeHandler({ runId: 'one-check', defaultCluster: 'sim', model: () => sim.model, client: () => client, policy, budget: new Budget(policy.budgetLimits), mode: 'live' });
+  return createBridgeHandler({ runId: 'one-check', clusters: new RunClusters({ name: 'sim', model: sim.model, policy, client: () => client }), budgets: new Budgets('sim', () => policy.budgetLimits), mode: 'live' });
 }
 
 /** The call as the sandbox channel hands it over: JSON, through the contract, then the handler. */
