@@ -25,11 +25,11 @@ import { skippedCheck, type CheckAnswer, type TypeChecker } from '../script/chec
 import { materialize, type PortableTranspile, type ScriptCompile, type SecretScan, type TranspiledScript, type TranspileResult } from '../script/compiled.js';
 import type { Diagnostic } from '../script/diagnostics.js';
 import { formatDiagnostics } from '../script/diagnostics.js';
-import { compileFrameLimits, workerFrameLimits, type WorkerLimits, type WorkerToHost } from './ipc.js';
+import { compileFrameLimits, workerFrameLimits, type WorkerLimits, type WorkerToHost } from './worker-protocol.js';
 import { DEFAULT_LIMITS, InvalidLimitsError, resolveLimits, type SandboxLimits } from './limits.js';
 import { locateWorker } from './locate.js';
 import { notExecuted, type RunOutcome } from './outcome.js';
-import { RunSession } from './run-session.js';
+import { WorkerRun } from './worker-run.js';
 import { startWorker, workerLaunch, type SandboxWorker, type WorkerLaunch } from './worker-launch.js';
 
 /** Who a run belongs to when nobody says: the one local user of a stdio server. */
@@ -143,11 +143,11 @@ const COMPILER_LOAD_ALLOWANCE_MS = 5_000;
 
 interface Slot {
   workers: ChildSlot<SandboxWorker>;
-  session: RunSession | undefined;
+  session: WorkerRun | undefined;
   /** A compile in flight in this slot's worker: what its answer, or the worker's end, settles. */
-  compiling: { runId: number; settle(answer: WorkerToHost | { type: 'exit'; message: string }): void } | undefined;
-  runId: number | undefined;
-  /** Who holds the slot while `runId` is set. */
+  compiling: { jobId: number; settle(answer: WorkerToHost | { type: 'exit'; message: string }): void } | undefined;
+  jobId: number | undefined;
+  /** Who holds the slot while `jobId` is set. */
   principal: string | undefined;
   idleTimer: NodeJS.Timeout | undefined;
 }
@@ -174,7 +174,7 @@ export class SandboxEngine {
   private readonly idleMs: number;
   private readonly baseLimits: SandboxLimits;
   private readonly launch: WorkerLaunch;
-  private nextRunId = 1;
+  private nextJobId = 1;
   private closed = false;
   /** Workers that have loaded TypeScript (compiled once). */
   private readonly compilers = new WeakSet<SandboxWorker>();
@@ -192,7 +192,7 @@ export class SandboxEngine {
         workers: new ChildSlot({ start: () => this.startWorker(slot), recycleAfterUses: options.recycleAfterRuns ?? 200 }),
         session: undefined,
         compiling: undefined,
-        runId: undefined,
+        jobId: undefined,
         principal: undefined,
         idleTimer: undefined,
       };
@@ -225,7 +225,7 @@ export class SandboxEngine {
   async warm(): Promise<void> {
     const starting = this.slots.slice(0, this.warmCount).map((slot) => {
       const worker = slot.workers.acquire();
-      if (slot.runId === undefined) this.armIdle(slot);
+      if (slot.jobId === undefined) this.armIdle(slot);
       return worker.ready;
     });
     await Promise.all(starting);
@@ -363,7 +363,7 @@ export class SandboxEngine {
       this.release(slot, { recycle: true });
       return refuse('crashed', (err as Error).message);
     }
-    const runId = this.nextRunId++;
+    const jobId = this.nextJobId++;
     const timeoutMs = this.options.compileTimeoutMs ?? 10_000;
     // A worker's first compile loads TypeScript too: that is the worker's cost, not the script's.
     const deadlineMs = timeoutMs + (this.compilers.has(worker) ? 0 : COMPILER_LOAD_ALLOWANCE_MS);
@@ -373,16 +373,16 @@ export class SandboxEngine {
       const onAbort = () => resolve({ type: 'cancelled' });
       signal?.addEventListener('abort', onAbort, { once: true });
       slot.compiling = {
-        runId,
+        jobId,
         settle: (msg) => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
           resolve(msg);
         },
       };
-      slot.runId = runId;
+      slot.jobId = jobId;
       if (worker.decoder) worker.decoder.limits = compileFrameLimits(codeBytes);
-      worker.send({ type: 'compile', runId, code });
+      worker.send({ type: 'compile', jobId, code });
     });
     slot.compiling = undefined;
     try {
@@ -433,11 +433,11 @@ export class SandboxEngine {
 
     this.counters.runs++;
     worker.uses++;
-    const runId = this.nextRunId++;
+    const jobId = this.nextJobId++;
     const workerLimits = this.workerLimits(limits);
-    const session = new RunSession(
+    const session = new WorkerRun(
       {
-        runId,
+        jobId,
         script: compiled.script,
         limits,
         workerLimits,
@@ -454,7 +454,7 @@ export class SandboxEngine {
       },
     );
     slot.session = session;
-    slot.runId = runId;
+    slot.jobId = jobId;
     const onAbort = () => session.cancel();
     request.signal?.addEventListener('abort', onAbort, { once: true });
     void session.released.then((r) => {
@@ -464,7 +464,7 @@ export class SandboxEngine {
     });
     // What the worker may send back is bounded by the limits of the run it is given.
     if (worker.decoder) worker.decoder.limits = workerFrameLimits(workerLimits);
-    worker.send({ type: 'run', runId, js: compiled.script.js, limits: workerLimits });
+    worker.send({ type: 'run', jobId, js: compiled.script.js, limits: workerLimits });
     return session.outcome;
   }
 
@@ -490,12 +490,12 @@ export class SandboxEngine {
 
   /** A slot nobody holds, one with a live worker first (no process start). */
   private freeSlot(): Slot | undefined {
-    const free = this.slots.filter((s) => !s.session && s.runId === undefined);
+    const free = this.slots.filter((s) => !s.session && s.jobId === undefined);
     return free.find((s) => s.workers.current) ?? free[0];
   }
 
   private hold(slot: Slot, principal: string): void {
-    slot.runId = 0; // reserved until the session is attached
+    slot.jobId = 0; // reserved until the session is attached
     slot.principal = principal;
     clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
@@ -562,7 +562,7 @@ export class SandboxEngine {
       if (held <= 0 && !this.queues.has(principal)) this.lastServed.delete(principal);
     }
     slot.session = undefined;
-    slot.runId = undefined;
+    slot.jobId = undefined;
     slot.principal = undefined;
     if (recycle) slot.workers.retire();
     // One release may let several waiters in: a principal's cap freed, and this slot.
@@ -570,7 +570,7 @@ export class SandboxEngine {
       this.hold(free, next.principal);
       next.grant(free);
     }
-    if (this.closed || slot.runId !== undefined) return;
+    if (this.closed || slot.jobId !== undefined) return;
     // Replace a recycled worker now only while it is one of the kept ones; the others start on demand.
     if (recycle && this.aliveCount() < this.warmCount) slot.workers.acquire();
     this.armIdle(slot);
@@ -589,7 +589,7 @@ export class SandboxEngine {
   private idle(slot: Slot): void {
     slot.idleTimer = undefined;
     const worker = slot.workers.current;
-    if (this.closed || slot.runId !== undefined || !worker) return;
+    if (this.closed || slot.jobId !== undefined || !worker) return;
     if (this.aliveCount() > this.warmCount) {
       slot.workers.stop();
       this.counters.workersIdled++;
@@ -605,7 +605,7 @@ export class SandboxEngine {
       exit: ({ signal }) => {
         if (slot.workers.drop(worker) !== 'serving') return;
         slot.compiling?.settle({ type: 'exit', message: `the worker exited (${signal ?? 'no signal'})` });
-        if (slot.session && slot.runId !== undefined) slot.session.onWorkerExit(signal);
+        if (slot.session && slot.jobId !== undefined) slot.session.onWorkerExit(signal);
       },
     });
     return worker;
@@ -619,12 +619,12 @@ export class SandboxEngine {
       // Nothing else is expected while compiling; the deadline or the fatal ends it.
       return;
     }
-    if (msg.type === 'fatal' && msg.runId === undefined) {
+    if (msg.type === 'fatal' && msg.jobId === undefined) {
       slot.session?.onMessage(msg);
       worker.kill();
       return;
     }
-    if (slot.session && msg.runId === slot.runId) slot.session.onMessage(msg);
+    if (slot.session && msg.jobId === slot.jobId) slot.session.onMessage(msg);
   }
 }
 

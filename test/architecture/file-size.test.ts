@@ -28,7 +28,7 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
   'src/safety/approval.ts': 'the approvals store, its records and the four-eyes rule',
   'src/safety/plan.ts': 'plans, their recording and their binding',
   'src/sandbox/engine.ts': 'the worker pool with its fair share, the compile and the run',
-  'src/sandbox/run-session.ts': 'one run\'s calls, logs, limits and outcome on the server side',
+  'src/sandbox/worker-run.ts': 'one run\'s calls, logs, limits and outcome on the server side',
   'src/server/http.ts': 'the HTTP host: TLS, guards, OAuth and sessions',
   'sandbox/prelude.js': 'the trusted prelude of the isolate: one file, loaded as one script',
   // The simulator is split by resource in its own work (docs/simulator.md).
