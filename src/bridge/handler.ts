@@ -89,6 +89,9 @@ export interface BridgeDeps {
 
 const DEFAULT_TASK_TIMEOUT_MS = 300_000;
 
+/** The resolved request behind a call's audit record, whose params the record gets when it is written. */
+const auditedParams = new WeakMap<Record<string, unknown>, ResolvedRequest>();
+
 /** A call stopped by the bridge itself; carries the reply. */
 class Refusal extends Error {
   constructor(readonly error: BridgeError) {
@@ -180,6 +183,8 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
   }
   record.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
   const audit = (): void => {
+    const req = auditedParams.get(record);
+    if (req) record.params = capValue(redactData(req.params, req.concretePath));
     try {
       rt.audit?.append('call', record);
     } catch (err) {
@@ -211,7 +216,9 @@ async function handleRequest(rt: Runtime, call: RequestCall, ctx: BridgeContext,
   record.policy = policy.name;
   const facts = await resolveFacts({ cluster, operation: op, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath }, policy, rt.guests, ctx.signal);
   const risk = facts.risk;
-  Object.assign(record, { path: req.concretePath, template: op.path, risk, params: capValue(redactData(req.params, req.concretePath)) });
+  Object.assign(record, { path: req.concretePath, template: op.path, risk });
+  // Redacted and capped for the audit after the answer left, off the call's path.
+  auditedParams.set(record, req);
   if (facts.escalations.length > 0) record.escalations = facts.escalations.map((e) => `${e.param} (${e.rule})`);
   const where = { method: req.method, path: req.concretePath, risk };
   rt.counts.byRisk[risk]++;
