@@ -17,7 +17,8 @@ import type { BridgeHandler } from '../src/bridge/protocol.js';
 import { PveClient } from '../src/client/index.js';
 import { resolveBudgetLimits } from '../src/policy/budget-limits.js';
 import { Policy } from '../src/policy/policy.js';
-import { Budget } from '../src/safety/budget.js';
+import { Budgets } from '../src/safety/budget.js';
+import { RunClusters } from '../src/policy/clusters.js';
 import { startSimulator } from '../src/simulator/index.js';
 import type { SuiteContext } from './lib/suite.js';
 import { ms, ratio, withinTarget, type Table } from './lib/table.js';
@@ -41,11 +42,8 @@ export async function safetySuite({ quick }: SuiteContext): Promise<Table[]> {
     const handlerWith = (audit?: AuditLog): BridgeHandler =>
       createBridgeHandler({
         runId: 'bench',
-        defaultCluster: 'sim',
-        model: () => sim.model,
-        client: () => client,
-        policy,
-        budget: new Budget(resolveBudgetLimits(policy.budgetLimits)),
+        clusters: new RunClusters({ name: 'sim', model: sim.model, policy, client: () => client }),
+        budgets: new Budgets('sim', () => resolveBudgetLimits(policy.budgetLimits)),
         mode: 'live',
         ...(audit ? { audit } : {}),
       });

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { Socket } from 'node:net';
 import path from 'node:path';
 import { encodeFrame, FrameReader } from '../../src/sandbox/frames.js';
-import { CHANNEL_FD } from '../../src/sandbox/ipc.js';
+import { CHANNEL_FD } from '../../src/sandbox/worker-protocol.js';
 import { repoRoot } from './repo.js';
 
 const LIMITS = { maxHeaderBytes: 1 << 20, maxPayloadBytes: 1 << 24 };
@@ -24,7 +24,7 @@ export async function measureChannelFloor(trips: number, reps: number): Promise<
     throw err;
   });
   channel.on('data', (chunk: Buffer) => reader.push(chunk));
-  const message = { type: 'reply', runId: 1, callId: 1, ok: true, json: '{"release":"9.1","repoid":"0123456789abcdef","version":"9.1.2"}' };
+  const message = { type: 'reply', jobId: 1, callId: 1, ok: true, json: '{"release":"9.1","repoid":"0123456789abcdef","version":"9.1.2"}' };
   const roundTrip = () =>
     new Promise<void>((resolve) => {
       answered = resolve;

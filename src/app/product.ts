@@ -18,13 +18,14 @@ import { describeOperations, type DescribeResult } from '../describe/index.js';
 import type { Unserved } from '../describe/unserved.js';
 import { operationVerdict, VERDICT_TEXT } from '../describe/verdict.js';
 import { ApiSearch, type SearchHit, type SearchOptions } from '../search/index.js';
-import { LOCAL_PRINCIPAL, SandboxEngine } from '../sandbox/engine.js';
+import { SandboxEngine } from '../sandbox/engine.js';
 import { describeConfinement } from '../sandbox/worker-launch.js';
 import type { RunOutcome } from '../sandbox/outcome.js';
 import { ApprovalStore, type Approver, type ApproverRequirement } from '../safety/approval.js';
 import type { Plan } from '../safety/plan.js';
 import { HaltSwitch, haltRefusal } from '../safety/halt.js';
 import { Policy } from '../policy/policy.js';
+import { RunClusters, type ClusterHandle } from '../policy/clusters.js';
 import { PermissionCache } from '../policy/privileges.js';
 import type { SessionTaint } from '../policy/taint.js';
 import { SecretScrubber } from '../safety/redact.js';
@@ -490,32 +491,16 @@ export class Product {
     const principal = hooks.principal;
     // What the session had received when this run started: its answers reached the model that wrote this script.
     const taintedBy = [...(hooks.session?.taint.sources ?? [])];
-    // A principal's policy per cluster, decided once per run.
-    const chosen = new Map<string, Policy>();
-    const policyOf = (name: string): Policy => {
-      let p = chosen.get(name);
-      if (!p) {
-        const configured = this.cluster(name).policy;
-        p = (principal?.policyFor ? principal.policyFor(name, configured) : configured).afterTaint(taintedBy);
-        chosen.set(name, p);
-      }
-      return p;
-    };
+    // Each cluster the run reaches, resolved once: the principal's policy on it, after taint.
+    const clusters = new RunClusters(runHandle(runtime, principal, taintedBy), (name) => runHandle(this.cluster(name), principal, taintedBy));
     const audit = this.audit;
     const checker = input.typecheck === false ? undefined : runtime.typeChecker();
-    const engine = this.engine;
     const pipeline = new RunPipeline({
-      executor: {
-        // The fair share of workers is per principal; a run without one is the local user's.
-        compile: (code, signal) => engine.compile({ code, typecheck: checker !== undefined, ...(checker ? { checker } : {}), ...(signal ? { signal } : {}), principal: principal?.id ?? LOCAL_PRINCIPAL }),
-        execute: (script, handler, options) => engine.execute(script, handler, { ...options, principal: principal?.id ?? LOCAL_PRINCIPAL }),
-      },
-      defaultCluster: runtime.name,
-      model: (name) => this.cluster(name).model,
-      client: (name, risk) => this.cluster(name).clientFor(risk),
-      policy: policyOf(runtime.name),
-      policyFor: policyOf,
-      approvals: new ApprovalStore(this.approvals.dir, principal?.id, (plan) => fourEyes(plan, policyOf), principal?.approvesOverHttp === true, principal?.consolePage),
+      executor: this.engine,
+      clusters,
+      ...(principal ? { principal: principal.id } : {}),
+      ...(checker ? { checker } : {}),
+      approvals: new ApprovalStore(this.approvals.dir, principal?.id, (plan) => fourEyes(plan, (name) => clusters.get(name).policy), principal?.approvesOverHttp === true, principal?.consolePage),
       ...(hooks.approver ? { approver: hooks.approver } : {}),
       audit: principal
         ? { append: (type, data) => audit.append(type, { ...data, principal: principal.audit }), intend: (data) => audit.intend({ ...data, principal: principal.audit }) }
@@ -523,7 +508,7 @@ export class Product {
       secrets: this.scrubber,
       permissions: this.permissions,
       halted: () => haltRefusal(this.halt.state()),
-      ...(book ? { standing: new StandingStore(this.approvals.dir), runner: principal?.id ?? userInfo().username, tainted: (policyOf(runtime.name).taintedBy?.length ?? 0) > 0 } : {}),
+      ...(book ? { standing: new StandingStore(this.approvals.dir), runner: principal?.id ?? userInfo().username, tainted: (clusters.home.policy.taintedBy?.length ?? 0) > 0 } : {}),
       // A principal undoes only its own runs (the host's user only runs made without a principal):
       // the reversal reads guests with the server's credentials and answers with their values.
       runChanges: (runId) => readRunChanges(this.config.audit.file, runId).filter((c) => canonicalJson(c.principal ?? null) === canonicalJson(principal?.audit ?? null)),
@@ -575,6 +560,13 @@ function fourEyes(plan: Plan, policyOf: (cluster: string) => Policy): ApproverRe
     found ??= {};
   }
   return found;
+}
+
+/** A cluster as one run sees it: the principal's policy on it (the cluster's own without one), after taint. */
+function runHandle(runtime: ClusterRuntime, principal: RunPrincipal | undefined, taintedBy: readonly string[]): ClusterHandle {
+  const configured = runtime.policy;
+  const policy = (principal?.policyFor ? principal.policyFor(runtime.name, configured) : configured).afterTaint(taintedBy);
+  return { name: runtime.name, model: runtime.model, policy, client: runtime.clientFor };
 }
 
 interface Supervision {

@@ -37,7 +37,7 @@
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { AuditError } from '../files/errors.js';
+import { AuditError, LockError } from '../files/errors.js';
 import { FileLease, withFileLock, type FileLockOptions } from '../files/lock.js';
 import type { SecretScrubber } from '../safety/redact.js';
 import { ANCHOR_DELAY_MS, readAnchor, writeAnchor } from './anchor.js';
@@ -302,7 +302,7 @@ export class AuditLog {
   /** An entry could not be written: count it in the streak (stderr once per streak) and fail closed. */
   private failed(err: unknown): Error {
     const error = unavailable(err, this.opts.file);
-    const code = (err as NodeJS.ErrnoException).code ?? (err instanceof AuditError ? err.code : 'error');
+    const code = (err as NodeJS.ErrnoException).code ?? (err instanceof AuditError || err instanceof LockError ? err.code : 'error');
     if (this.outage) this.outage.lost++;
     else {
       this.outage = { since: this.now().toISOString(), error: error.message, code, lost: 1 };
@@ -682,7 +682,7 @@ export function lastEntryOf(path: string): AuditEntry | undefined {
  * cause and the fix for a file-system failure; other audit errors (the lock) unchanged.
  */
 function unavailable(err: unknown, file: string): Error {
-  if (err instanceof AuditError) return err;
+  if (err instanceof AuditError || err instanceof LockError) return err;
   const code = (err as NodeJS.ErrnoException).code;
   if (typeof code !== 'string') return err as Error;
   const dir = dirname(file);

@@ -26,7 +26,7 @@
  */
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
-import { AuditError } from '../files/errors.js';
+import { LockError } from '../files/errors.js';
 import { withFileLock, type FileLockOptions } from '../files/lock.js';
 import { parseAnchor, type AnchorRead } from './anchor.js';
 import { anchorName, entryHash, GENESIS_HASH, parseEntryLine, type AlertCause, type AuditEntry, type PrunedFile } from './entry.js';
@@ -353,7 +353,7 @@ function snapshot(file: string, opts: VerifyOptions, warnings: string[]): Snapsh
   try {
     taken = existsSync(file) || rotatedFiles(file).length > 0 ? withFileLock(file, take, { timeoutMs: 3_000, ...opts.lock }) : take();
   } catch (err) {
-    if (!(err instanceof AuditError)) throw err;
+    if (!(err instanceof LockError)) throw err;
     warnings.push(`verified without the writers' lock (${err.message}): if a writer is running, its newest entries may look inconsistent`);
     taken = take();
   }

@@ -1,43 +1,32 @@
 /**
- * The one contract of a bridge call, checked here, where a call enters the server (the
- * sandbox channel relays the script's JSON untouched). The sandbox controls every byte of a call,
- * so the server parses the JSON itself and admits only safe shapes: a known method, a path of
- * plain segments (no `..`, no percent-encoding, no query), JSON params without prototype-bending
- * keys, a task ID PVE would read (src/pve/upid.ts), limits from `CALL_LIMITS`. What passes is a
- * typed `BridgeCall`, the only zod check of a call. Request resolution (src/policy/request.ts)
- * still checks the path's segments and copies the params as plain JSON as it resolves them
- * against the schema.
+ * The envelope of a bridge call, read where a call enters the server (the sandbox channel relays
+ * the script's JSON untouched). The sandbox controls every byte, so the JSON is parsed here once
+ * and its envelope checked: a known kind and method, a path that is a string within
+ * `CALL_LIMITS`, params that are an object, a cluster name, a task ID of bounded length, a
+ * timeout in range. What is inside the path and the params — segments, encoding, prototype keys,
+ * nesting, values against the schema — is checked once, by request resolution
+ * (src/policy/request.ts), where the call is resolved to an operation; a task ID by the handler,
+ * which reads it with src/pve/upid.ts and resolves its status and log paths the same way. What
+ * passes is a typed `BridgeCall`: the only zod parse of a call.
  */
 import { z } from 'zod';
 import type { BridgeCall } from './protocol.js';
 import { CLUSTER_NAME_PATTERN, CLUSTER_NAME_RULE } from '../client/config.js';
-import { CALL_LIMITS } from '../policy/request.js';
-import { UPID_SHAPE, parseUpid } from '../pve/upid.js';
+import { CALL_LIMITS } from '../policy/call-shape.js';
+import { FORBIDDEN_KEYS } from '../policy/json-data.js';
 import { HTTP_METHODS } from '../schema/model.js';
 
-const MAX_PATH = CALL_LIMITS.pathChars;
-const MAX_PARAM_DEPTH = 16;
-const SEGMENT = /^(?:\{[A-Za-z0-9_-]+\}|[A-Za-z0-9_.:@!+=,~-]+)$/;
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const clusterSchema = z.string().regex(CLUSTER_NAME_PATTERN, CLUSTER_NAME_RULE);
 
-const pathSchema = z
-  .string()
-  .max(MAX_PATH, `path is longer than ${MAX_PATH} characters`)
-  .superRefine((path, ctx) => {
-    const problem = pathProblem(path);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
-
-const clusterSchema = z
-  .string()
-  .regex(CLUSTER_NAME_PATTERN, CLUSTER_NAME_RULE);
+/** Passed through as it is: request resolution copies it, and refuses what is not plain JSON data. */
+const paramsSchema = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'params must be an object of parameter names to values');
 
 const requestSchema = z
   .object({
     kind: z.literal('request'),
     method: z.enum(HTTP_METHODS),
-    path: pathSchema,
-    params: z.record(z.string().max(256), z.unknown()),
+    path: z.string().max(CALL_LIMITS.pathChars, `path is longer than ${CALL_LIMITS.pathChars} characters`),
+    params: paramsSchema,
     cluster: clusterSchema.optional(),
   })
   .strict();
@@ -45,11 +34,7 @@ const requestSchema = z
 const waitTaskSchema = z
   .object({
     kind: z.literal('waitTask'),
-    // A UPID PVE would read, and a plain path segment too: the handler puts it in the task's path.
-    upid: z
-      .string()
-      .max(CALL_LIMITS.upidChars)
-      .refine((upid) => SEGMENT.test(upid) && parseUpid(upid) !== undefined, `not a task ID (${UPID_SHAPE})`),
+    upid: z.string().max(CALL_LIMITS.upidChars),
     timeoutMs: z.number().int().min(CALL_LIMITS.minTimeoutMs, 'timeoutMs is at least 1 (milliseconds); leave it out for the default').max(CALL_LIMITS.maxTimeoutMs).optional(),
     cluster: clusterSchema.optional(),
   })
@@ -78,9 +63,9 @@ export function parseBridgeCall(json: string, maxBytes: number): ParsedCall {
   }
   const stand = oversizedStandIn(raw);
   if (stand !== undefined) return { ok: false, message: `the call is ${stand} bytes as JSON; the limit is ${maxBytes}` };
-  // Checked on the raw JSON: schema parsing silently drops a `__proto__` key instead of reporting it.
-  const problem = keysProblem(raw);
-  if (problem) return { ok: false, message: `invalid params: ${problem}` };
+  // Schema parsing silently drops an own `__proto__` key instead of reporting it (params are resolution's).
+  const bent = raw !== null && typeof raw === 'object' ? Object.keys(raw).find((k) => FORBIDDEN_KEYS.has(k)) : undefined;
+  if (bent !== undefined) return { ok: false, message: `invalid call: the key '${bent}' is not allowed` };
   const parsed = callSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -88,36 +73,6 @@ export function parseBridgeCall(json: string, maxBytes: number): ParsedCall {
     return { ok: false, message: `invalid call: ${where}${issue?.message ?? 'unknown problem'}` };
   }
   return { ok: true, call: parsed.data };
-}
-
-function pathProblem(path: string): string | undefined {
-  if (!path.startsWith('/')) return "a path starts with '/'";
-  if (path === '/') return undefined;
-  const segments = path.slice(1).split('/');
-  for (const segment of segments) {
-    if (segment === '') return 'empty path segment (//)';
-    if (segment === '.' || segment === '..') return `'${segment}' segments are not allowed`;
-    if (!SEGMENT.test(segment)) {
-      return `segment '${segment.slice(0, 64)}' has characters outside letters, digits and _ . : @ ! + = , ~ - (give values unencoded; no ? or #)`;
-    }
-  }
-  return undefined;
-}
-
-/** Walks the call without recursion: nesting depth and key names are both bounded. */
-function keysProblem(call: unknown): string | undefined {
-  const stack: Array<{ value: unknown; depth: number; path: string }> = [{ value: call, depth: 0, path: '' }];
-  while (stack.length > 0) {
-    const { value, depth, path } = stack.pop() as { value: unknown; depth: number; path: string };
-    if (typeof value !== 'object' || value === null) continue;
-    if (depth > MAX_PARAM_DEPTH + 1) return `nested deeper than ${MAX_PARAM_DEPTH} levels at ${path}`;
-    for (const [key, child] of Object.entries(value)) {
-      if (FORBIDDEN_KEYS.has(key)) return `the key '${key}' is not allowed (at ${path || 'the top level'})`;
-      const childPath = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
-      stack.push({ value: child, depth: depth + 1, path: childPath });
-    }
-  }
-  return undefined;
 }
 
 /** The sandbox replaces a call over the size limit by `{"kind":"oversized","bytes":N}` (its size). */

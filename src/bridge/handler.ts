@@ -1,6 +1,7 @@
 /**
  * The host BridgeHandler: every call a sandboxed script makes goes through here, and everything
- * is enforced with the concrete parameters of that call (whose shape src/bridge/contract.ts checked):
+ * is enforced with the concrete parameters of that call (its envelope read by src/bridge/contract.ts,
+ * its path and params checked once, by request resolution, src/policy/request.ts):
  *
  *   budget (attempt) → resolve path to an operation → risk class → budget (risk)
  *   → policy (deny wins, privileged one by one) → scopes → for writes: guest budget, approval or
@@ -11,12 +12,13 @@
  * the call's `outcome`. Write-ahead: a change is sent only once its intent is in the audit, so a
  * crash at any later point leaves an intent that a starting server can look up on PVE.
  */
-import { type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
+import { type HttpMethod, type RiskClass } from '../schema/model.js';
 import { isPlainObject } from '../schema/schema-node.js';
-import { UPID_SHAPE, parseUpid } from '../pve/upid.js';
+import { parseUpid } from '../pve/upid.js';
 import { approvalNextStep } from '../safety/approval.js';
 import { capValue } from '../safety/caps.js';
-import type { Budget, BudgetRefusal } from '../safety/budget.js';
+import type { Budget, BudgetRefusal, Budgets } from '../safety/budget.js';
+import type { ClusterHandle, RunClusters } from '../policy/clusters.js';
 import { decideCall, type Decision } from '../policy/decide.js';
 import { resolveFacts, touchedGuests, type CallFacts } from '../policy/facts.js';
 import { GuestDirectory } from '../policy/guests.js';
@@ -25,12 +27,12 @@ import { previewChange, type PlannedChange } from '../safety/change-preview.js';
 import { type BlastRadius, radiusBeforeSteps, shownRadius, worstCaseDecision } from '../safety/blast-radius.js';
 import { computeBlastRadius } from '../safety/blast-radius-compute.js';
 import { isPlannedUpid, writeFingerprint, type ClaimedStep, type PlanBinding, type PlannedWrite, type PlanRecorder } from '../safety/plan.js';
-import type { Policy } from '../policy/policy.js';
 import { redactData, redactInPlace, redactText, SecretScrubber } from '../safety/redact.js';
-import type { PveClientLike, TaskResult } from '../client/client-like.js';
+import type { TaskResult } from '../client/client-like.js';
 import { PveTaskFailedError } from '../client/errors.js';
 import { toBridgeError } from './errors.js';
-import { InvalidCallError, resolveRequest, type ResolvedRequest } from '../policy/request.js';
+import { InvalidCallError, taskNode } from '../policy/call-shape.js';
+import { resolveRequest, type ResolvedRequest } from '../policy/request.js';
 import { SENT_GRACE_MS, type BridgeCall, type BridgeContext, type BridgeError, type BridgeHandler, type BridgeReply, type CallOutcome, type RequestCall, type UndoCall, type WaitTaskCall } from './protocol.js';
 import { countChange, countTainted, emptyCounts, type CallCounts } from './stats.js';
 import { taintedParts, taintSource } from '../policy/taint.js';
@@ -60,24 +62,14 @@ export interface TaskProgressEvent {
 export interface BridgeDeps {
   /** Ties call records to the run record in the audit. */
   runId: string;
-  /** Cluster used when a call names none. */
-  defaultCluster: string;
-  /** Throws for an unknown cluster (reported to the script as `invalid`). */
-  model(cluster: string): ApiModel;
   /**
-   * The client a call of this class goes out with (per-class tokens: a bug in the policy cannot
-   * turn a read into a write on the cluster). Without a class: the main credentials, used for the
-   * policy's own lookups.
+   * The clusters the run reaches, resolved once each: a call on cluster X is resolved against X's
+   * model, decided by X's policy and sent with X's client of its class. A cluster it cannot reach
+   * is reported to the script as `invalid`.
    */
-  client(cluster: string, risk?: RiskClass): PveClientLike;
-  /** The run's policy: it decides calls on clusters `policyFor` does not cover. */
-  policy: Policy;
-  /** Per-cluster policies: a call on cluster X is decided by `policyFor(X)` (scopes, rules, approvals). */
-  policyFor?(cluster: string): Policy;
-  /** The budget of the default cluster. */
-  budget: Budget;
-  /** Budgets of the other clusters a run reaches (each with its own policy's limits). */
-  budgetFor?(cluster: string): Budget;
+  clusters: RunClusters;
+  /** Each cluster's budget, counted against its own policy's limits. */
+  budgets: Budgets;
   mode: RunMode;
   /** dry-run: where writes are recorded. */
   plan?: PlanRecorder;
@@ -107,6 +99,9 @@ export interface BridgeDeps {
 
 const DEFAULT_TASK_TIMEOUT_MS = 300_000;
 
+/** The resolved request behind a call's audit record, whose params the record gets when it is written. */
+const auditedParams = new WeakMap<Record<string, unknown>, ResolvedRequest>();
+
 /** A call stopped by the bridge itself; carries the reply. */
 class Refusal extends Error {
   constructor(readonly error: BridgeError) {
@@ -119,11 +114,11 @@ export function createBridgeHandler(deps: BridgeDeps): BridgeHandler {
   if (deps.mode === 'approved' && !deps.binding) throw new Error('approved mode needs a PlanBinding (deps.binding)');
   // The policy's own lookups (guest directory, identity) see what the main credentials see: a read
   // token that cannot see a protected guest must not make it look absent to a target rule.
-  const guests = deps.guests ?? new GuestDirectory((c) => deps.client(c));
+  const guests = deps.guests ?? new GuestDirectory((c) => deps.clusters.get(c).client());
   const rt: Runtime = {
     ...deps,
     guests,
-    identity: deps.identity ?? new IdentityGuard((c) => deps.client(c), guests),
+    identity: deps.identity ?? new IdentityGuard((c) => deps.clusters.get(c).client(), guests),
     taskClass: new Map(),
     snapshotted: new Set(),
     counts: deps.counts ?? emptyCounts(),
@@ -171,14 +166,14 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
   }
   let reply: BridgeReply;
   try {
-    const attempt = budgetOf(rt, attemptCluster(rt, call)).chargeAttempt();
+    const attempt = rt.budgets.for(attemptCluster(rt, call)).chargeAttempt();
     if (attempt) throw budgetRefusal(attempt);
     if (call.kind === 'rejected') {
       if (call.error.kind === 'invalid') rt.counts.invalid++;
       record.channel = 'refused before parsing';
       throw new Refusal(call.error);
     }
-    record.cluster = call.cluster ?? rt.defaultCluster;
+    record.cluster = call.cluster ?? rt.clusters.home.name;
     if (ctx.signal.aborted) throw new Refusal({ kind: 'cancelled', message: 'the run has ended; the call was not made' });
     const data = call.kind === 'request' ? await handleRequest(rt, call, ctx, record) : call.kind === 'waitTask' ? await handleWait(rt, call, ctx, record) : await handleUndo(rt, call, ctx, record);
     reply = { ok: true, data };
@@ -201,6 +196,8 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
   }
   record.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
   const audit = (): void => {
+    const req = auditedParams.get(record);
+    if (req) record.params = capValue(redactData(req.params, req.concretePath));
     try {
       rt.audit?.append('call', record);
     } catch (err) {
@@ -213,13 +210,13 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
 }
 
 async function handleRequest(rt: Runtime, call: RequestCall, ctx: BridgeContext, record: Record<string, unknown>): Promise<unknown> {
-  const cluster = call.cluster ?? rt.defaultCluster;
+  const target = reach(rt, call.cluster);
+  const cluster = target.name;
   record.method = call.method;
   record.path = call.path;
-  const model = clusterModel(rt, cluster);
   let req: ResolvedRequest;
   try {
-    req = resolveRequest(model, call.method, call.path, call.params);
+    req = resolveRequest(target.model, call.method, call.path, call.params);
   } catch (err) {
     if (err instanceof InvalidCallError) {
       rt.counts.invalid++;
@@ -228,16 +225,18 @@ async function handleRequest(rt: Runtime, call: RequestCall, ctx: BridgeContext,
     throw err;
   }
   const op = req.operation;
-  const policy = policyOf(rt, cluster);
+  const policy = target.policy;
   record.policy = policy.name;
   const facts = await resolveFacts({ cluster, operation: op, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath }, policy, rt.guests, ctx.signal);
   const risk = facts.risk;
-  Object.assign(record, { path: req.concretePath, template: op.path, risk, params: capValue(redactData(req.params, req.concretePath)) });
+  Object.assign(record, { path: req.concretePath, template: op.path, risk });
+  // Redacted and capped for the audit after the answer left, off the call's path.
+  auditedParams.set(record, req);
   if (facts.escalations.length > 0) record.escalations = facts.escalations.map((e) => `${e.param} (${e.rule})`);
   const where = { method: req.method, path: req.concretePath, risk };
   rt.counts.byRisk[risk]++;
 
-  const budget = budgetOf(rt, cluster);
+  const budget = rt.budgets.for(cluster);
   const riskBudget = budget.chargeRisk(risk);
   if (riskBudget) throw budgetRefusal(riskBudget, where);
 
@@ -248,18 +247,18 @@ async function handleRequest(rt: Runtime, call: RequestCall, ctx: BridgeContext,
     if (risk !== 'read') rt.plan?.refuse({ cluster, method: req.method, path: req.concretePath, risk, message: decision.message });
     throw new Refusal({ kind: 'denied', message: decision.message, ...where });
   }
-  if (risk === 'read') return read(rt, cluster, req, ctx, record);
-  return write(rt, budget, cluster, req, facts, decision, ctx, record);
+  if (risk === 'read') return read(rt, target, req, ctx, record);
+  return write(rt, budget, target, req, facts, decision, ctx, record);
 }
 
-async function read(rt: Runtime, cluster: string, req: ResolvedRequest, ctx: BridgeContext, record: Record<string, unknown>): Promise<unknown> {
+async function read(rt: Runtime, target: ClusterHandle, req: ResolvedRequest, ctx: BridgeContext, record: Record<string, unknown>): Promise<unknown> {
   const planned = rt.plan ? plannedTaskRead(rt.plan, req) : undefined;
   if (planned !== undefined) {
     record.planned = true;
     return planned;
   }
-  const data = await rt.client(cluster, 'read').request(req.method, req.urlPath, req.params, { signal: ctx.signal });
-  rt.identity.observe(cluster, req.operation.path, req.pathValues, data);
+  const data = await target.client('read').send(req, { signal: ctx.signal });
+  rt.identity.observe(target.name, req.operation.path, req.pathValues, data);
   // The client parsed this body for this call alone: redact it where it is rather than copy it.
   return markTainted(rt, req, redactInPlace(data, req.concretePath, rt.secrets), record);
 }
@@ -283,13 +282,14 @@ function markTainted(rt: Runtime, req: ResolvedRequest, data: unknown, record: R
 async function write(
   rt: Runtime,
   budget: Budget,
-  cluster: string,
+  target: ClusterHandle,
   req: ResolvedRequest,
   facts: CallFacts,
   decision: Decision,
   ctx: BridgeContext,
   record: Record<string, unknown>,
 ): Promise<unknown> {
+  const cluster = target.name;
   const risk = facts.risk;
   const where = { method: req.method, path: req.concretePath, risk };
   const guestBudget = budget.touchGuests(touchedGuests(facts));
@@ -331,17 +331,17 @@ async function write(
     if (claim && (claim.write.change || claim.write.blastRadius) && !ownDoing) {
       // After earlier steps of the plan were made, what reaches beyond one guest was shown as it was before them: not held again.
       const first = claim.write.seq === 1;
-      await holdToShownChange(rt, cluster, req, verdict.current, verdict.configs, claim.write, { change: first || facts.targets.vmids.length > 0, radius: first }, ctx.signal, where);
+      await holdToShownChange(rt, target, req, verdict.current, verdict.configs, claim.write, { change: first || facts.targets.vmids.length > 0, radius: first }, ctx.signal, where);
     }
     // A write allowed outright still has its blast radius read: one that cannot be read counts as its worst case.
-    if (rt.mode === 'live' && !needsApproval) await holdToWorstCase(rt, cluster, req, facts, decision, verdict.current, verdict.configs, ctx.signal, where);
+    if (rt.mode === 'live' && !needsApproval) await holdToWorstCase(rt, target, req, facts, decision, verdict.current, verdict.configs, ctx.signal, where);
 
     if (rt.mode === 'dry-run' && rt.plan) {
       await planSafetySnapshot(rt, rt.plan, cluster, req, facts, verdict.current, ctx.signal);
-      const preview = await plannedChange(rt, cluster, req, verdict.current, verdict.configs, ctx.signal);
+      const preview = await plannedChange(rt, target, req, verdict.current, verdict.configs, ctx.signal);
       const change = withEarlierSteps(rt.plan, cluster, facts.targets.vmids, preview.change);
       const blastRadius = preview.blastRadius && radiusBeforeSteps(preview.blastRadius, rt.plan.size);
-      const shown = blastRadius ? worstCaseDecision(facts, policyOf(rt, cluster), blastRadius, decision) : decision;
+      const shown = blastRadius ? worstCaseDecision(facts, target.policy, blastRadius, decision) : decision;
       if (shown.outcome === 'deny') {
         rt.counts.denied++;
         rt.plan.refuse({ cluster, method: req.method, path: req.concretePath, risk, message: shown.message });
@@ -370,7 +370,7 @@ async function write(
     }
 
     let params = withGuestDigest(req, verdict.current);
-    const client = rt.client(cluster, risk);
+    const client = target.client(risk);
     record.change = { cluster, method: req.method, path: req.concretePath } satisfies ChangeAttempt;
     const halt = rt.halted?.();
     if (halt !== undefined) throw new Refusal({ kind: 'halted', message: `${req.method} ${req.concretePath}: ${halt}`, ...where });
@@ -382,7 +382,7 @@ async function write(
     const grace = graceAfter(ctx.signal, SENT_GRACE_MS);
     let data: unknown;
     try {
-      data = await client.request(req.method, req.urlPath, params, { signal: grace.signal });
+      data = await client.send(params === req.params ? req : { ...req, params }, { signal: grace.signal });
     } finally {
       grace.dispose();
     }
@@ -436,16 +436,16 @@ async function prepareUndo(
   });
   if (undo.kind === 'none') undo = (await readBeforeUpdate(rt, cluster, req, signal)) ?? undo;
   const key = guest ? `${cluster}\u0000${guest.vmid}` : '';
-  if (!guest || rt.snapshotted.has(key) || !wantsSafetySnapshot(policyOf(rt, cluster), facts.risk, req.operation.path, req.method)) return { undo };
+  if (!guest || rt.snapshotted.has(key) || !wantsSafetySnapshot(rt.clusters.get(cluster).policy, facts.risk, req.operation.path, req.method)) return { undo };
   let taken: 'taken' | 'unsupported';
   try {
     taken = await safetySnapshot({
       runId: rt.runId,
       guest,
-      get: (path, params) => rt.client(cluster).request('GET', path, params, { signal }),
+      get: (path, params) => rt.clusters.get(cluster).client().request('GET', path, params, { signal }),
       intend: (data) => audit.intend({ runId: rt.runId, mode: rt.mode, cluster, ...data }).seq,
-      post: (path, params) => rt.client(cluster, 'write').request('POST', path, params, { signal }),
-      waitTask: (upid) => rt.client(cluster, 'write').waitTask(upid, { timeoutMs: rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, signal }),
+      post: (path, params) => rt.clusters.get(cluster).client('write').request('POST', path, params, { signal }),
+      waitTask: (upid) => rt.clusters.get(cluster).client('write').waitTask(upid, { timeoutMs: rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, signal }),
       outcome: (data) => audit.append('call', { runId: rt.runId, mode: rt.mode, cluster, risk: 'write', ...data }),
     });
   } catch (err) {
@@ -470,7 +470,7 @@ async function prepareUndo(
  */
 async function digestAfterSnapshot(rt: Runtime, cluster: string, configPath: string, before: Record<string, unknown>, signal: AbortSignal, where: { method: HttpMethod; path: string; risk: RiskClass }): Promise<string> {
   const settings = (c: Record<string, unknown>): string => JSON.stringify(Object.entries(c).filter(([k]) => k !== 'digest' && k !== 'parent').sort(([a], [b]) => (a < b ? -1 : 1)));
-  const now = await rt.client(cluster).request('GET', configPath, {}, { signal });
+  const now = await rt.clusters.get(cluster).client().request('GET', configPath, {}, { signal });
   if (isPlainObject(now) && typeof now.digest === 'string' && settings(now) === settings(before)) return now.digest;
   throw new Refusal({ kind: 'identity', message: `${where.method} ${where.path} was not sent: the guest's config changed while the safety snapshot was taken; read it again and re-plan`, ...where });
 }
@@ -482,10 +482,10 @@ async function digestAfterSnapshot(rt: Runtime, cluster: string, configPath: str
  * without a reversal.
  */
 async function readBeforeUpdate(rt: Runtime, cluster: string, req: ResolvedRequest, signal: AbortSignal): Promise<UndoRecord | undefined> {
-  if (req.method !== 'PUT' || !policyOf(rt, cluster).config.undo.readBeforeUpdate || !rt.model(cluster).get('GET', req.operation.path)) return undefined;
+  if (req.method !== 'PUT' || !rt.clusters.get(cluster).policy.config.undo.readBeforeUpdate || !rt.clusters.get(cluster).model.get('GET', req.operation.path)) return undefined;
   let current: unknown;
   try {
-    current = await rt.client(cluster).request('GET', req.urlPath, {}, { signal });
+    current = await rt.clusters.get(cluster).client().request('GET', req.urlPath, {}, { signal });
   } catch {
     return undefined;
   }
@@ -507,9 +507,9 @@ async function readBeforeUpdate(rt: Runtime, cluster: string, req: ResolvedReque
 async function planSafetySnapshot(rt: Runtime, plan: PlanRecorder, cluster: string, req: ResolvedRequest, facts: CallFacts, current: GuestIdentity[], signal: AbortSignal): Promise<void> {
   const guest = soleGuest(current);
   const key = guest ? `${cluster}\u0000${guest.vmid}` : '';
-  if (!guest || rt.snapshotted.has(key) || !wantsSafetySnapshot(policyOf(rt, cluster), facts.risk, req.operation.path, req.method)) return;
+  if (!guest || rt.snapshotted.has(key) || !wantsSafetySnapshot(rt.clusters.get(cluster).policy, facts.risk, req.operation.path, req.method)) return;
   rt.snapshotted.add(key);
-  const can = await canSnapshot(guest, (path, params) => rt.client(cluster).request('GET', path, params, { signal }));
+  const can = await canSnapshot(guest, (path, params) => rt.clusters.get(cluster).client().request('GET', path, params, { signal }));
   plan.note(snapshotNote(guest, plan.size + 1, can));
 }
 
@@ -531,9 +531,9 @@ async function handleUndo(rt: Runtime, call: UndoCall, ctx: BridgeContext, recor
   if (changes.length === 0) {
     throw new Refusal({ kind: 'invalid', message: `run ${call.runId} made no recorded changes of yours in this server's audit (a dry-run records none; another principal's run is theirs to undo): check the id, the changes.runId of the run's answer` });
   }
-  const refusal = budgetOf(rt, call.cluster ?? rt.defaultCluster).chargeRisk('read');
+  const refusal = rt.budgets.for(call.cluster ?? rt.clusters.home.name).chargeRisk('read');
   if (refusal) throw budgetRefusal(refusal);
-  const plan = await planUndo(call.runId, changes, undoReadsVia((cluster, path) => rt.client(cluster).request('GET', path, {}, { signal: ctx.signal })));
+  const plan = await planUndo(call.runId, changes, undoReadsVia((cluster, path) => rt.clusters.get(cluster).client().request('GET', path, {}, { signal: ctx.signal })));
   for (const text of plan.cannot) rt.plan?.note(`not undone: ${text}`);
   record.undoSteps = plan.steps.length;
   return redactData(plan, undefined, rt.secrets) as UndoPlan;
@@ -546,29 +546,29 @@ async function handleUndo(rt: Runtime, call: UndoCall, ctx: BridgeContext, recor
  */
 async function plannedChange(
   rt: Runtime,
-  cluster: string,
+  target: ClusterHandle,
   req: ResolvedRequest,
   current: GuestIdentity[],
   configs: Map<number, Record<string, unknown>>,
   signal: AbortSignal,
 ): Promise<{ change?: PlannedChange; blastRadius?: BlastRadius }> {
-  const input = previewInput(rt, cluster, req, current, configs, signal);
+  const input = previewInput(rt, target, req, current, configs, signal);
   const [change, blastRadius] = await Promise.all([previewChange(input), computeBlastRadius(input)]);
   return { ...(change ? { change } : {}), ...(blastRadius ? { blastRadius } : {}) };
 }
 
-function previewInput(rt: Runtime, cluster: string, req: ResolvedRequest, current: GuestIdentity[], configs: Map<number, Record<string, unknown>>, signal: AbortSignal) {
-  const target = current.length === 1 ? current[0] : undefined;
-  const raw = target ? configs.get(target.vmid) : undefined;
-  const configPath = target?.node && target.type ? `/nodes/${target.node}/${target.type}/${target.vmid}/config` : req.concretePath;
+function previewInput(rt: Runtime, target: ClusterHandle, req: ResolvedRequest, current: GuestIdentity[], configs: Map<number, Record<string, unknown>>, signal: AbortSignal) {
+  const guest = current.length === 1 ? current[0] : undefined;
+  const raw = guest ? configs.get(guest.vmid) : undefined;
+  const configPath = guest?.node && guest.type ? `/nodes/${guest.node}/${guest.type}/${guest.vmid}/config` : req.concretePath;
   return {
     method: req.method,
     template: req.operation.path,
     pathValues: req.pathValues,
     params: redactData(req.params, req.concretePath, rt.secrets) as Record<string, unknown>,
-    ...(target ? { target } : {}),
+    ...(guest ? { target: guest } : {}),
     ...(raw ? { config: redactData(raw, configPath, rt.secrets) as Record<string, unknown> } : {}),
-    read: (path: string) => rt.client(cluster).request('GET', path, {}, { signal }),
+    read: (path: string) => target.client().request('GET', path, {}, { signal }),
   };
 }
 
@@ -579,7 +579,7 @@ function previewInput(rt: Runtime, cluster: string, req: ResolvedRequest, curren
  */
 async function holdToWorstCase(
   rt: Runtime,
-  cluster: string,
+  target: ClusterHandle,
   req: ResolvedRequest,
   facts: CallFacts,
   decision: Decision,
@@ -588,9 +588,9 @@ async function holdToWorstCase(
   signal: AbortSignal,
   where: { method: HttpMethod; path: string; risk: RiskClass },
 ): Promise<void> {
-  const blastRadius = await computeBlastRadius(previewInput(rt, cluster, req, current, configs, signal));
+  const blastRadius = await computeBlastRadius(previewInput(rt, target, req, current, configs, signal));
   if (!blastRadius || blastRadius.complete) return;
-  const worst = worstCaseDecision(facts, policyOf(rt, cluster), blastRadius, decision);
+  const worst = worstCaseDecision(facts, target.policy, blastRadius, decision);
   if (worst.outcome === 'deny') throw new Refusal({ kind: 'denied', message: worst.message, ...where });
   if (worst.outcome === 'approval') {
     rt.counts.needsApproval++;
@@ -615,7 +615,7 @@ function withEarlierSteps(plan: PlanRecorder, cluster: string, vmids: readonly n
  */
 async function holdToShownChange(
   rt: Runtime,
-  cluster: string,
+  target: ClusterHandle,
   req: ResolvedRequest,
   current: GuestIdentity[],
   configs: Map<number, Record<string, unknown>>,
@@ -625,7 +625,7 @@ async function holdToShownChange(
   where: { method: HttpMethod; path: string; risk: RiskClass },
 ): Promise<void> {
   if (!hold.change && !hold.radius) return;
-  const { change: now, blastRadius } = await plannedChange(rt, cluster, req, current, configs, signal);
+  const { change: now, blastRadius } = await plannedChange(rt, target, req, current, configs, signal);
   const sameChange = !hold.change || step.change === undefined || (now !== undefined && now.summary === step.change.summary && JSON.stringify(now.lines) === JSON.stringify(step.change.lines));
   const sameRadius = !hold.radius || JSON.stringify(shownRadius(blastRadius)) === JSON.stringify(shownRadius(step.blastRadius));
   if (sameChange && sameRadius) return;
@@ -704,7 +704,6 @@ function graceAfter(signal: AbortSignal, ms: number): { signal: AbortSignal; dis
 }
 
 async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, record: Record<string, unknown>): Promise<TaskResult & { planned?: true }> {
-  const cluster = call.cluster ?? rt.defaultCluster;
   rt.counts.taskWaits++;
   Object.assign(record, { kind: 'waitTask', upid: call.upid });
   const planned = rt.plan?.byUpid(call.upid);
@@ -715,14 +714,16 @@ async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, r
   if (isPlannedUpid(call.upid)) {
     throw new Refusal({ kind: 'invalid', message: `${call.upid} is a planned task from a dry-run, not a real one; it cannot be waited for in this run` });
   }
-  await decideTaskRead(rt, cluster, call.upid, ctx, record);
-  const budget = budgetOf(rt, cluster);
+  const target = reach(rt, call.cluster);
+  const cluster = target.name;
+  await decideTaskRead(rt, target, call.upid, ctx, record);
+  const budget = rt.budgets.for(cluster);
   const remaining = budget.remainingWaitMs();
   if (remaining <= 0) throw budgetRefusal(budget.waitRefusal());
   const timeoutMs = Math.min(call.timeoutMs ?? rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, remaining);
   const started = performance.now();
   try {
-    const result = await rt.client(cluster, rt.taskClass.get(call.upid) ?? 'read').waitTask(call.upid, {
+    const result = await target.client(rt.taskClass.get(call.upid) ?? 'read').waitTask(call.upid, {
       timeoutMs,
       signal: ctx.signal,
       onProgress: (lines, status) => rt.onProgress?.({ cluster, upid: call.upid, status: status.status, lines: lines.map((l) => redactText(l, rt.secrets)) }),
@@ -743,14 +744,16 @@ async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, r
  * Waiting for a task reads its status and log: it is decided as those GETs are (path rules, node
  * scope, the task's guest), and charged as one read.
  */
-async function decideTaskRead(rt: Runtime, cluster: string, upid: string, ctx: BridgeContext, record: Record<string, unknown>): Promise<void> {
-  const model = clusterModel(rt, cluster);
-  const node = parseUpid(upid)?.node;
-  const policy = policyOf(rt, cluster);
+async function decideTaskRead(rt: Runtime, target: ClusterHandle, upid: string, ctx: BridgeContext, record: Record<string, unknown>): Promise<void> {
+  const { name: cluster, model, policy } = target;
   record.policy = policy.name;
-  if (node === undefined) {
+  let node: string;
+  try {
+    node = taskNode(upid);
+  } catch (err) {
+    if (!(err instanceof InvalidCallError)) throw err;
     rt.counts.invalid++;
-    throw new Refusal({ kind: 'invalid', message: `'${upid}' is not a task ID (${UPID_SHAPE}); pass the UPID a write returned` });
+    throw new Refusal({ kind: 'invalid', message: err.message });
   }
   for (const leaf of ['status', 'log'] as const) {
     let req: ResolvedRequest;
@@ -769,37 +772,28 @@ async function decideTaskRead(rt: Runtime, cluster: string, upid: string, ctx: B
       throw new Refusal({ kind: 'denied', message: `waiting for task ${upid} reads its ${leaf}: ${decision.message}`, method: 'GET', path: req.concretePath, risk: 'read' });
     }
   }
-  const refusal = budgetOf(rt, cluster).chargeRisk('read');
+  const refusal = rt.budgets.for(cluster).chargeRisk('read');
   if (refusal) throw budgetRefusal(refusal);
 }
 
-/** The cluster an attempt is charged to: the one it names when that is a cluster of this server. */
-function attemptCluster(rt: Runtime, call: unknown): string {
-  const named = call !== null && typeof call === 'object' ? (call as { cluster?: unknown }).cluster : undefined;
-  if (typeof named !== 'string' || named === rt.defaultCluster) return rt.defaultCluster;
+/** The cluster an attempt is charged to: the one it names when this run can reach it, else the run's own. */
+function attemptCluster(rt: Runtime, call: BridgeCall): string {
+  const named = call.kind === 'rejected' ? undefined : call.cluster;
+  if (named === undefined || named === rt.clusters.home.name) return rt.clusters.home.name;
   try {
-    rt.client(named);
-    return named;
+    return rt.clusters.get(named).name;
   } catch {
-    return rt.defaultCluster;
+    return rt.clusters.home.name;
   }
 }
 
-function budgetOf(rt: Runtime, cluster: string): Budget {
-  return cluster === rt.defaultCluster ? rt.budget : (rt.budgetFor?.(cluster) ?? rt.budget);
-}
-
-function policyOf(rt: Runtime, cluster: string): Policy {
-  return rt.policyFor ? rt.policyFor(cluster) : rt.policy;
-}
-
-function clusterModel(rt: Runtime, cluster: string): ApiModel {
+/** The cluster a call goes to, resolved once per run; one the run cannot reach is refused as `invalid`. */
+function reach(rt: Runtime, name: string | undefined): ClusterHandle {
   try {
-    rt.client(cluster);
-    return rt.model(cluster);
+    return rt.clusters.get(name);
   } catch (err) {
     rt.counts.invalid++;
-    throw new Refusal({ kind: 'invalid', message: `unknown cluster '${cluster}': ${err instanceof Error ? err.message : String(err)}` });
+    throw new Refusal({ kind: 'invalid', message: `unknown cluster '${name}': ${err instanceof Error ? err.message : String(err)}` });
   }
 }
 

@@ -99,7 +99,7 @@ export type BridgeReply = { ok: true; data: unknown } | { ok: false; error: Brid
 /**
  * How long a change that was already sent may still answer after its run ended (cancelled, the
  * worker died, the server is stopping): an answer that comes makes its outcome known instead of
- * `unknown`. The run's answer waits for it (run-session.ts); the server's drain is longer.
+ * `unknown`. The run's answer waits for it (src/sandbox/worker-run.ts); the server's drain is longer.
  */
 export const SENT_GRACE_MS = 5_000;
 

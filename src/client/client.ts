@@ -5,14 +5,15 @@
  */
 import { inspect } from 'node:util';
 import { z } from 'zod';
-import type { ApiModel, HttpMethod, Operation } from '../schema/model.js';
+import { arrayParamsOf, type ApiModel, type HttpMethod } from '../schema/model.js';
+import type { ResolvedCall } from './client-like.js';
 import {
   type AuthOptions,
   type Authenticator,
   TicketAuthenticator,
   TokenAuthenticator,
 } from './auth.js';
-import { normalizeApiPath, encodeRequest } from './encoding.js';
+import { normalizeApiPath, encodeParams, encodeRequest, type EncodedRequest } from './encoding.js';
 import { isPveError, PveAbortedError, PveConfigError, PveHttpError, PveTimeoutError } from './errors.js';
 import { type PveLogger, stderrLogger } from './logger.js';
 import { type CallerInfo, type Envelope, readEnvelope } from './response.js';
@@ -69,8 +70,6 @@ const versionSchema = z.looseObject({ version: z.string(), release: z.string().o
 
 const FORM = 'application/x-www-form-urlencoded';
 const NO_ARRAY_PARAMS: ReadonlySet<string> = new Set();
-/** Each operation's `type: array` params, read once per operation (models are immutable once loaded). */
-const ARRAY_PARAMS = new WeakMap<Operation, ReadonlySet<string>>();
 
 export class PveClient {
   readonly name: string;
@@ -155,7 +154,18 @@ export class PveClient {
     params?: Record<string, unknown>,
     opts: RequestOptions = {},
   ): Promise<Envelope<T>> {
-    const encoded = encodeRequest(method, path, params, this.#arrayParams(method, path));
+    return this.#send<T>(method, encodeRequest(method, path, params, this.#arrayParams(method, path)), opts);
+  }
+
+  /**
+   * A script's call as request resolution resolved it (src/policy/request.ts): its encoded
+   * concrete path and its operation's array params are used as they are, nothing matched again.
+   */
+  async send<T = any>(call: ResolvedCall, opts: RequestOptions = {}): Promise<T> {
+    return (await this.#send<T>(call.method, encodeParams(call.method, call.urlPath, call.params, call.arrayParams), opts)).data;
+  }
+
+  async #send<T>(method: HttpMethod, encoded: EncodedRequest, opts: RequestOptions): Promise<Envelope<T>> {
     const query = encoded.query ? `?${encoded.query}` : '';
     const target = `${this.#prefix}/api2/json${encoded.path}${query}`;
     const headers: Record<string, string> = encoded.body !== undefined ? { 'content-type': FORM } : {};
@@ -235,18 +245,8 @@ export class PveClient {
   }
 
   #arrayParams(method: HttpMethod, path: string): ReadonlySet<string> {
-    const model = this.#apiModel;
-    if (!model) return NO_ARRAY_PARAMS;
-    const match = model.matchPath(method, normalizeApiPath(path));
-    const op = match?.operation;
-    if (!op) return NO_ARRAY_PARAMS;
-    let names = ARRAY_PARAMS.get(op);
-    if (!names) {
-      const listed = op.params.filter((p) => p.type === 'array').map((p) => p.name);
-      names = listed.length > 0 ? new Set(listed) : NO_ARRAY_PARAMS;
-      ARRAY_PARAMS.set(op, names);
-    }
-    return names;
+    const op = this.#apiModel?.matchPath(method, normalizeApiPath(path))?.operation;
+    return op ? arrayParamsOf(op) : NO_ARRAY_PARAMS;
   }
 
   /** Login without credentials: its own envelope, its own errors (no retry, no re-login loop). */

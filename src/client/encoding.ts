@@ -30,10 +30,18 @@ export function encodeRequest(
 ): EncodedRequest {
   const rest: Record<string, unknown> = { ...params };
   const concrete = substitutePath(normalizeApiPath(path), rest);
-  const pairs = toPairs(rest, arrayParams);
+  return encodeParams(method, concrete, rest, arrayParams);
+}
+
+/**
+ * The params of a call whose path is already concrete and encoded (a resolved call): into the
+ * query (GET/DELETE) or the form body (POST/PUT); the path is taken as it is.
+ */
+export function encodeParams(method: HttpMethod, path: string, params: Readonly<Record<string, unknown>>, arrayParams: ReadonlySet<string>): EncodedRequest {
+  const pairs = toPairs(params, arrayParams);
   const form = new URLSearchParams(pairs).toString();
-  if (method === 'GET' || method === 'DELETE') return { path: concrete, query: form, body: undefined };
-  return { path: concrete, query: '', body: pairs.length > 0 ? form : undefined };
+  if (method === 'GET' || method === 'DELETE') return { path, query: form, body: undefined };
+  return { path, query: '', body: pairs.length > 0 ? form : undefined };
 }
 
 /** Drop an `/api2/json` prefix and trailing slashes; reject paths carrying a query or fragment. */
@@ -64,7 +72,7 @@ function substitutePath(template: string, params: Record<string, unknown>): stri
   });
 }
 
-function toPairs(params: Record<string, unknown>, arrayParams: ReadonlySet<string>): Array<[string, string]> {
+function toPairs(params: Readonly<Record<string, unknown>>, arrayParams: ReadonlySet<string>): Array<[string, string]> {
   const pairs: Array<[string, string]> = [];
   for (const [name, value] of Object.entries(params)) {
     if (value === undefined || value === null) continue;

@@ -34,7 +34,7 @@ import type { HttpMethod } from '../schema/model.js';
 
 /**
  * The stable codes, in the order of the hierarchy above. The `pve-` prefix keeps them apart from
- * the codes of other errors (Node's `ECONNREFUSED`, the audit's `audit-locked`…), which is what
+ * the codes of other errors (Node's `ECONNREFUSED`, the state lock's `state-locked`…), which is what
  * lets `isPveError` recognize them by shape. docs/client.md says when each happens and what to do.
  */
 export const PVE_ERROR_CODES = [

@@ -1,5 +1,5 @@
 /** Reading a get_schema spec (`POST /nodes/{node}/qemu`, a template, or a concrete path), the operations it names, and nearby ones when it names none. */
-import { nearestPaths } from '../policy/request.js';
+import { nearestPaths } from '../policy/path-suggest.js';
 import { HTTP_METHODS, splitPath, type ApiModel, type HttpMethod, type Operation } from '../schema/model.js';
 
 /** What a get_schema spec names: `"POST /nodes/{node}/qemu"`, `"/nodes/{node}/qemu"` (all methods) or a concrete path. */

@@ -1,13 +1,26 @@
 /**
- * Typed errors of the audit log and the shared state files, with stable codes. Beside the lock
- * (lock.ts), which throws them to every writer of a state file (the audit, the approvals store).
+ * Typed errors of the shared state files and the audit log, with stable codes: `LockError` from
+ * the lock every writer of a state file takes (lock.ts: the audit, the approvals store),
+ * `AuditError` from the audit log itself.
  */
 
-export type AuditErrorCode =
+export type LockErrorCode =
   /** Another process has held the state lock for too long (a dead holder's lock not yet stale). */
-  | 'audit-locked'
-  /** The lock directory cannot be created (permissions, read-only file system). */
-  | 'audit-lock-io'
+  | 'state-locked'
+  /** The lock cannot be taken (permissions, read-only file system). */
+  | 'state-lock-io';
+
+export class LockError extends Error {
+  constructor(
+    readonly code: LockErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'LockError';
+  }
+}
+
+export type AuditErrorCode =
   /** Append after close. */
   | 'audit-closed'
   /** The audit HMAC key file cannot be read or created, or is unsafe. */

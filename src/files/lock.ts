@@ -13,11 +13,11 @@
  * sleeping the thread (`Atomics.wait`) a little at a time. A holder keeps the lock only for one
  * append (tens of microseconds); only a holder that died holding it makes others wait, until the
  * lock is stale, and a writer that cannot get it within `timeoutMs` fails closed with
- * `AuditError` code `audit-locked`.
+ * `LockError` code `state-locked`.
  */
 import { existsSync, unlinkSync, writeFileSync } from 'node:fs';
 import lockfile from 'lockfile';
-import { AuditError } from './errors.js';
+import { LockError } from './errors.js';
 
 export interface FileLockOptions {
   /** A lock older than this (its holder died) is taken over. */
@@ -82,7 +82,7 @@ function acquire(target: string, options: FileLockOptions): () => void {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'EEXIST' && code !== 'ENOENT') {
-        throw new AuditError('audit-lock-io', `cannot lock ${target} (${code ?? (err as Error).message}): check that the directory of ${path} is writable by this user`);
+        throw new LockError('state-lock-io', `cannot lock ${target} (${code ?? (err as Error).message}): check that the directory of ${path} is writable by this user`);
       }
       // ENOENT: the lock was released between our attempt and its staleness check; try again.
       if (!marked) {
@@ -95,7 +95,7 @@ function acquire(target: string, options: FileLockOptions): () => void {
       }
       if (Date.now() >= deadline) {
         if (marked) removeQuietly(wantPathOf(target));
-        throw new AuditError('audit-locked', `${target} has been locked by another process for over ${timeoutMs} ms; if no pve-code-mcp process is running, remove ${path}`);
+        throw new LockError('state-locked', `${target} has been locked by another process for over ${timeoutMs} ms; if no pve-code-mcp process is running, remove ${path}`);
       }
       Atomics.wait(sleeper, 0, 0, pause);
       pause = Math.min(pause * 2, 4);

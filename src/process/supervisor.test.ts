@@ -8,7 +8,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ChildEntryMissingError, ChildProcessError, ChildSlot, locateEntry, SupervisedChild, type ChildExit, type ChannelDecoder, type SlotChild } from './supervisor.js';
+import { ChildEntryMissingError, locateEntry } from './locate.js';
+import { ChildProcessError, ChildSlot, SupervisedChild, type ChildExit, type ChannelDecoder, type SlotChild } from './supervisor.js';
 
 const messageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), env: z.array(z.string()) }).strict(),

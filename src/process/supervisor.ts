@@ -26,10 +26,7 @@
  * promise or queue in between: the sandbox worker's channel carries ~1,000 messages a second.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ZodType } from 'zod';
 
 /** What went wrong: why a child process stopped serving or could not start, or a request failed. */
@@ -60,35 +57,6 @@ export class ChildProcessError extends Error {
   get timedOut(): boolean {
     return this.kind === 'timeout';
   }
-}
-
-export class ChildEntryMissingError extends Error {
-  constructor(what: string, tried: string) {
-    super(`the ${what} is missing (looked for ${tried}); build the project first (npm run build)`);
-    this.name = 'ChildEntryMissingError';
-  }
-}
-
-/**
- * The compiled entry `file` of a child process, beside the module at `moduleUrl` when that runs
- * from dist/, else at the same place under the package's dist/ (tests run the TypeScript sources,
- * but a child process is started with plain `node` and needs JavaScript).
- */
-export function locateEntry(moduleUrl: string, file: string, what: string): string {
-  const here = path.dirname(fileURLToPath(moduleUrl));
-  const sibling = path.join(here, file);
-  if (existsSync(sibling)) return sibling;
-  for (let dir = here, i = 0; i < 6; i++) {
-    if (existsSync(path.join(dir, 'package.json'))) {
-      const built = path.join(dir, 'dist', path.relative(dir, here), file);
-      if (!existsSync(built)) throw new ChildEntryMissingError(what, built);
-      return built;
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  throw new ChildEntryMissingError(what, sibling);
 }
 
 /** Turns the bytes of a socket channel into messages (still to be checked against the schema). */

@@ -23,10 +23,8 @@
  * is cached across runs (`PermissionCache`, one per server).
  */
 import { randomUUID } from 'node:crypto';
-import type { PveClientLike } from '../client/client-like.js';
 import { createBridgeHandler, type RunMode, type TaskProgressEvent } from '../bridge/handler.js';
 import { emptyCounts, type CallCounts } from '../bridge/stats.js';
-import type { ApiModel, RiskClass } from '../schema/model.js';
 import { CallClock, type CallDeadline, type DeadlineReport } from './deadline.js';
 import type { CompileAnswer, Executor, OutcomeLike } from './executor.js';
 import { auditSource, withheldSource } from '../safety/script-secrets.js';
@@ -34,7 +32,8 @@ import { approvalNextStep, type ApprovalStore, type Approver, type ElicitationAn
 import { Budget, Budgets, type BudgetUsage } from '../safety/budget.js';
 import { GuestDirectory } from '../policy/guests.js';
 import { hashCode, PlanBinding, PlanRecorder, summarizePlan, type Plan, type PlanOutcome } from '../safety/plan.js';
-import type { Policy } from '../policy/policy.js';
+import type { RunClusters } from '../policy/clusters.js';
+import type { TypeChecker } from '../script/checker.js';
 import { preflight, type PreflightReport } from '../policy/preflight.js';
 import { PermissionCache } from '../policy/privileges.js';
 import { SecretScrubber } from '../safety/redact.js';
@@ -51,16 +50,17 @@ export interface RunAudit {
 }
 
 export interface PipelineDeps<S, O extends OutcomeLike> {
-  /** Compiles the script once and executes it in each phase (the sandbox engine). */
+  /** Compiles the script once and executes it in each phase (the sandbox engine, given once). */
   executor: Executor<S, O>;
-  defaultCluster: string;
-  model(cluster: string): ApiModel;
-  /** The client a call of this class goes out with (per-class tokens); the main credentials without a class. */
-  client(cluster: string, risk?: RiskClass): PveClientLike;
-  /** The run's policy (budget limits, name in the audit); decides calls on clusters `policyFor` does not cover. */
-  policy: Policy;
-  /** Per-cluster policies: calls through `pve.cluster('x')` are decided by `policyFor('x')`. */
-  policyFor?(cluster: string): Policy;
+  /**
+   * The clusters the run reaches, each resolved once: the home cluster's policy is the run's
+   * (budget limits, name in the audit); calls through `pve.cluster('x')` are decided by x's.
+   */
+  clusters: RunClusters;
+  /** Whose run it is (the fair share of sandbox workers); the local user's when absent. */
+  principal?: string;
+  /** The home cluster's type-checker; the script is not type-checked without one. */
+  checker?: TypeChecker;
   /** Where dry-run plans and operator approvals live (state dir). Without it plans are not stored. */
   approvals?: ApprovalStore;
   /** MCP elicitation; absent means the client cannot ask the human (treated as `unsupported`). */
@@ -198,7 +198,10 @@ export class RunPipeline<S, O extends OutcomeLike> {
     const codeHash = hashCode(request.code);
     // Local checks first, in the process that parses the script (never this one): a script that
     // cannot run reads nothing from any cluster, and is audited as a run all the same.
-    const compiled = await clock.time('compile', () => this.deps.executor.compile(request.code, clock.signal));
+    const { principal, checker } = this.deps;
+    const compiled = await clock.time('compile', () =>
+      this.deps.executor.compile({ code: request.code, signal: clock.signal, typecheck: checker !== undefined, ...(checker ? { checker } : {}), ...(principal ? { principal } : {}) }),
+    );
     // Secrets written into the source leave the stored source, and this run's outputs and records.
     const literals = compiled?.secrets?.literals ?? [];
     if (literals.length > 0) this.secrets = this.secrets.with(literals);
@@ -207,7 +210,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
         runId: this.runId,
         codeHash,
         source: compiled ? auditSource(request.code, compiled.secrets) : withheldSource("the compile did not finish within the call's deadline"),
-        policy: this.deps.policy.name,
+        policy: this.deps.clusters.home.policy.name,
         dryRun: request.dryRun === true,
         ...(request.planId ? { planId: request.planId } : {}),
         ...(request.runbook ? { runbook: request.runbook } : {}),
@@ -240,7 +243,8 @@ export class RunPipeline<S, O extends OutcomeLike> {
   }
 
   private async decide(request: RunInput, codeHash: string, compiled: CompileAnswer<S, O>, clock: CallClock): Promise<RunResult<O>> {
-    const policy = this.deps.policy;
+    const clusters = this.deps.clusters;
+    const policy = clusters.home.policy;
     if (!compiled.ok) return { ...this.emptyResult(request.dryRun ? 'dry-run' : 'live'), outcome: compiled.outcome };
     // Arguments before any cluster is read: a missing or malformed one runs nothing.
     const bound = bindArgs(compiled.args, request.args ?? {}, { fromText: request.argsFromText === true, patterns: request.argPatterns === true });
@@ -253,11 +257,11 @@ export class RunPipeline<S, O extends OutcomeLike> {
       try {
         report = await clock.time('preflight', () =>
           preflight(compiled.calls, {
-            defaultCluster: this.deps.defaultCluster,
-            model: this.deps.model,
-            client: this.deps.client,
+            defaultCluster: clusters.home.name,
+            model: (name) => clusters.get(name).model,
+            client: (name, risk) => clusters.get(name).client(risk),
             policy,
-            ...(this.deps.policyFor ? { policyFor: this.deps.policyFor } : {}),
+            ...(clusters.reachesOthers ? { policyFor: (name: string) => clusters.get(name).policy } : {}),
             permissions: this.permissions,
             guests: this.guests,
             ...(request.signal ? { signal: request.signal } : {}),
@@ -303,7 +307,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
     }
 
     // Other clusters' policies may require approval even when the run's own does not.
-    const approvalsConfigured = policy.approvalClasses.size > 0 || this.deps.policyFor !== undefined;
+    const approvalsConfigured = policy.approvalClasses.size > 0 || this.deps.clusters.reachesOthers;
     const mayNeedApproval = report ? report.needsApproval || (report.hasDynamicCalls && approvalsConfigured) : approvalsConfigured;
     if (!mayNeedApproval) return { ...this.finish(await execute('live'), 'live'), ...base };
 
@@ -382,7 +386,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
 
   /** The standing approval that covers this plan, charged with it; else why none does. */
   private async standingFor(runbook: string, contentHash: string, args: ArgValues, plan: Plan, signal?: AbortSignal): Promise<{ approval: StandingApproval } | { reasons: string[] }> {
-    if (plan.writes.some((w) => w.cluster !== this.deps.defaultCluster)) return { reasons: [`the run writes to another cluster than ${this.deps.defaultCluster}, which no standing approval covers`] };
+    if (plan.writes.some((w) => w.cluster !== this.deps.clusters.home.name)) return { reasons: [`the run writes to another cluster than ${this.deps.clusters.home.name}, which no standing approval covers`] };
     const writes: StandingWrite[] = [];
     for (const w of plan.writes) {
       const targets: StandingWrite['targets'] = [];
@@ -396,7 +400,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
       return (this.deps.standing as StandingStore).use({
         runbook,
         contentHash,
-        cluster: this.deps.defaultCluster,
+        cluster: this.deps.clusters.home.name,
         args,
         writes,
         now: new Date(),
@@ -469,18 +473,14 @@ export class RunPipeline<S, O extends OutcomeLike> {
     const mode: RunMode = phase === 'probe' ? 'dry-run' : phase;
     const recorder = mode === 'dry-run' ? new PlanRecorder() : undefined;
     const counts = emptyCounts();
-    const budgets = new Budgets(this.deps.defaultCluster, (cluster) => this.policyOf(cluster).budgetLimits);
+    const clusters = this.deps.clusters;
+    const budgets = new Budgets(clusters.home.name, (cluster) => clusters.get(cluster).policy.budgetLimits);
     const audit = this.deps.audit;
     const handler = createBridgeHandler({
       runId: this.runId,
-      defaultCluster: this.deps.defaultCluster,
-      model: this.deps.model,
-      client: this.deps.client,
-      policy: this.deps.policy,
-      ...(this.deps.policyFor ? { policyFor: this.deps.policyFor } : {}),
+      clusters,
+      budgets,
       guests: this.guests,
-      budget: budgets.for(this.deps.defaultCluster),
-      budgetFor: (cluster) => budgets.for(cluster),
       mode,
       counts,
       secrets: this.secrets,
@@ -495,17 +495,14 @@ export class RunPipeline<S, O extends OutcomeLike> {
     // The probe's lines would arrive again from the run that follows it; a probe that is itself
     // the answer (it failed) returns its lines with its result.
     const onLog = phase === 'probe' ? undefined : this.deps.onLog;
-    const outcome = await clock.execute(() => this.deps.executor.execute(script, handler, { ...(onLog ? { onLog } : {}), ...(signal ? { signal } : {}), ...(args && Object.keys(args).length > 0 ? { args } : {}) }));
-    return { outcome, counts, budgets, ...(recorder ? { plan: recorder.finish(code, this.deps.policy.name) } : {}), ...(binding ? { binding } : {}) };
+    const principal = this.deps.principal;
+    const outcome = await clock.execute(() => this.deps.executor.execute(script, handler, { ...(onLog ? { onLog } : {}), ...(signal ? { signal } : {}), ...(principal ? { principal } : {}), ...(args && Object.keys(args).length > 0 ? { args } : {}) }));
+    return { outcome, counts, budgets, ...(recorder ? { plan: recorder.finish(code, clusters.home.policy.name) } : {}), ...(binding ? { binding } : {}) };
   }
 
   private finish(phase: PhaseResult<O>, mode: RunMode): RunResult<O> {
     const byCluster = phase.budgets.usageByCluster();
     return { runId: this.runId, mode, outcome: phase.outcome, stats: { calls: phase.counts, budget: phase.budgets.usage(), ...(byCluster ? { budgetByCluster: byCluster } : {}) } };
-  }
-
-  private policyOf(cluster: string): Policy {
-    return this.deps.policyFor ? this.deps.policyFor(cluster) : this.deps.policy;
   }
 
   /** The deadline passed before the script ran: nothing was sent. `run` adds the report. */
@@ -523,11 +520,11 @@ export class RunPipeline<S, O extends OutcomeLike> {
 
   /** A result of a run that made no call. */
   private emptyResult(mode: RunResult<O>['mode']): RunResult<O> {
-    return { runId: this.runId, mode, stats: { calls: emptyCounts(), budget: new Budget(this.deps.policy.budgetLimits).usage() } };
+    return { runId: this.runId, mode, stats: { calls: emptyCounts(), budget: new Budget(this.deps.clusters.home.policy.budgetLimits).usage() } };
   }
 
   private freshGuests(): GuestDirectory {
-    return new GuestDirectory((c) => this.deps.client(c));
+    return new GuestDirectory((c) => this.deps.clusters.get(c).client());
   }
 }
 

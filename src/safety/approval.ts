@@ -16,7 +16,7 @@ import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, rename
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { AuditError } from '../files/errors.js';
+import { LockError } from '../files/errors.js';
 import { withFileLock } from '../files/lock.js';
 import { HTTP_METHODS, RISK_CLASSES } from '../schema/model.js';
 import type { Plan } from './plan.js';
@@ -233,7 +233,7 @@ export class ApprovalStore {
     try {
       return withFileLock(this.approvalsFile, fn);
     } catch (err) {
-      if (err instanceof AuditError) throw new ApprovalError(`the approvals store ${this.approvalsFile} cannot be locked: ${err.message}`, 'store-locked');
+      if (err instanceof LockError) throw new ApprovalError(`the approvals store ${this.approvalsFile} cannot be locked: ${err.message}`, 'store-locked');
       throw err;
     }
   }

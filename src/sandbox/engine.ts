@@ -18,21 +18,18 @@
  * turns (round-robin), and no principal holds more than `perPrincipal` workers at once, so one
  * principal flooding the sandbox or hanging in it leaves the other workers to everyone else.
  */
-import { z } from 'zod';
 import { ChildSlot } from '../process/supervisor.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
-import type { SdkCall } from '../script/calls.js';
-import { skippedCheck, type CheckAnswer, type TypeChecker } from '../script/checker.js';
-import { materialize, type PortableTranspile, type ScriptCompile, type SecretScan, type TranspiledScript, type TranspileResult } from '../script/compiled.js';
-import type { ArgSpecs, ArgValues } from '../script/args.js';
-import type { Diagnostic } from '../script/diagnostics.js';
+import type { TypeChecker } from '../script/checker.js';
+import type { ScriptCompile } from '../script/compiled.js';
+import type { ArgValues } from '../script/args.js';
 import { withArgs } from '../script/names.js';
-import { formatDiagnostics } from '../script/diagnostics.js';
-import { compileFrameLimits, workerFrameLimits, type WorkerLimits, type WorkerToHost } from './ipc.js';
+import { compileScript, engineFailure, type CompiledScript, type CompileResult } from './compile-paths.js';
+import { compileFrameLimits, workerFrameLimits, type WorkerLimits, type WorkerToHost } from './worker-protocol.js';
 import { DEFAULT_LIMITS, InvalidLimitsError, resolveLimits, type SandboxLimits } from './limits.js';
 import { locateWorker } from './locate.js';
 import { notExecuted, type RunOutcome } from './outcome.js';
-import { RunSession } from './run-session.js';
+import { WorkerRun } from './worker-run.js';
 import { startWorker, workerLaunch, type SandboxWorker, type WorkerLaunch } from './worker-launch.js';
 
 /** Who a run belongs to when nobody says: the one local user of a stdio server. */
@@ -107,21 +104,7 @@ export interface ExecuteOptions {
 
 export type RunRequest = CompileRequest & ExecuteOptions;
 
-/** A script ready to run: what the compile found, to be executed in one or more phases. */
-export interface CompiledScript {
-  script: TranspiledScript;
-  limits: SandboxLimits;
-  /** The type check's warnings (unknown paths and the like): every outcome of the script carries them. */
-  warnings: Diagnostic[];
-  typecheckMs?: number;
-}
-
-/**
- * Compiled, with the SDK calls the source makes (read from the compile's own parse, for the
- * preflight) and its secret literals (for the audit's copy of the source and the run's scrubber);
- * `secrets` is missing when no compile read the source (too large, or the compiler was lost).
- */
-export type CompileResult = { ok: true; script: CompiledScript; calls: SdkCall[]; secrets?: SecretScan; form?: 'file'; args?: ArgSpecs } | { ok: false; outcome: RunOutcome; secrets?: SecretScan };
+export type { CompiledScript, CompileResult };
 
 export interface EngineStats {
   workersStarted: number;
@@ -143,28 +126,16 @@ export interface EngineStats {
   workerRuntime: string | undefined;
 }
 
-const runRequestSchema = z.object({
-  code: z.string(),
-  limits: z.record(z.string(), z.unknown()).optional(),
-  typecheck: z.boolean().optional(),
-  checker: z
-    .custom<TypeChecker>((v) => typeof v === 'object' && v !== null && typeof (v as { check?: unknown }).check === 'function', 'checker must have a check(code) method')
-    .optional(),
-  onLog: z.custom<(line: string) => void>((v) => typeof v === 'function', 'onLog must be a function').optional(),
-  signal: z.instanceof(AbortSignal).optional(),
-  principal: z.string().min(1).optional(),
-});
-
 /** What loading TypeScript may add to a worker's first compile (it takes 0.2–0.5 s). */
 const COMPILER_LOAD_ALLOWANCE_MS = 5_000;
 
 interface Slot {
   workers: ChildSlot<SandboxWorker>;
-  session: RunSession | undefined;
+  session: WorkerRun | undefined;
   /** A compile in flight in this slot's worker: what its answer, or the worker's end, settles. */
-  compiling: { runId: number; settle(answer: WorkerToHost | { type: 'exit'; message: string }): void } | undefined;
-  runId: number | undefined;
-  /** Who holds the slot while `runId` is set. */
+  compiling: { jobId: number; settle(answer: WorkerToHost | { type: 'exit'; message: string }): void } | undefined;
+  jobId: number | undefined;
+  /** Who holds the slot while `jobId` is set. */
   principal: string | undefined;
   idleTimer: NodeJS.Timeout | undefined;
 }
@@ -191,7 +162,7 @@ export class SandboxEngine {
   private readonly idleMs: number;
   private readonly baseLimits: SandboxLimits;
   private readonly launch: WorkerLaunch;
-  private nextRunId = 1;
+  private nextJobId = 1;
   private closed = false;
   /** Workers that have loaded TypeScript (compiled once). */
   private readonly compilers = new WeakSet<SandboxWorker>();
@@ -209,7 +180,7 @@ export class SandboxEngine {
         workers: new ChildSlot({ start: () => this.startWorker(slot), recycleAfterUses: options.recycleAfterRuns ?? 200 }),
         session: undefined,
         compiling: undefined,
-        runId: undefined,
+        jobId: undefined,
         principal: undefined,
         idleTimer: undefined,
       };
@@ -242,7 +213,7 @@ export class SandboxEngine {
   async warm(): Promise<void> {
     const starting = this.slots.slice(0, this.warmCount).map((slot) => {
       const worker = slot.workers.acquire();
-      if (slot.runId === undefined) this.armIdle(slot);
+      if (slot.jobId === undefined) this.armIdle(slot);
       return worker.ready;
     });
     await Promise.all(starting);
@@ -295,10 +266,6 @@ export class SandboxEngine {
 
   private async compileChecked(request: CompileRequest, startedAt: number): Promise<CompileResult> {
     const refuse = (outcome: RunOutcome) => ({ ok: false as const, outcome });
-    const req = runRequestSchema.safeParse(request);
-    if (!req.success) {
-      return refuse(notExecuted({ kind: 'invalid', message: `invalid run request: ${req.error.issues[0]?.message ?? 'malformed'}` }, startedAt));
-    }
     let limits: SandboxLimits;
     try {
       limits = resolveLimits(this.baseLimits, request.limits);
@@ -313,56 +280,14 @@ export class SandboxEngine {
     }
 
     const checker = request.typecheck === false ? undefined : (request.checker ?? this.options.checker?.());
-    let compiled: TranspileResult | undefined;
-    let secrets: SecretScan | undefined;
-    let warnings: Diagnostic[] = [];
-    let typecheckMs: number | undefined;
-    const syntaxError = (diagnostics: Diagnostic[]) => ({ ok: false as const, outcome: notExecuted(blocked('syntax', diagnostics), startedAt, warnings), ...(secrets ? { secrets } : {}) });
-    const inWorker = async (): Promise<CompileResult | undefined> => {
-      const answer = await this.compileInWorker(code, codeBytes, request.principal ?? LOCAL_PRINCIPAL, request.signal);
-      if ('outcome' in answer) return { ok: false, outcome: answer.outcome };
-      secrets = answer.secrets;
-      compiled = materialize(answer.transpiled);
-      return compiled.ok ? undefined : syntaxError(compiled.diagnostics);
-    };
-    // Without the type-check process's compile, syntax and shape stop the run before any check.
-    if (!checker?.checkAndTranspile) {
-      const refused = await inWorker();
-      if (refused) return refused;
-    }
-    if (checker) {
-      const checkStarted = performance.now();
-      const options = this.options.typecheckBudgetMs !== undefined ? { budgetMs: this.options.typecheckBudgetMs } : {};
-      const answer: CheckAnswer = await Promise.resolve()
-        .then(async () => (checker.checkAndTranspile ? checker.checkAndTranspile(code, options) : { result: await checker.check(code, options) }))
-        // A checker failure proves nothing about the script: run it and say the check is missing.
-        .catch((err: unknown) => ({ result: skippedCheck(err instanceof Error ? err.message : String(err), performance.now() - checkStarted) }));
-      // Wall time as the run saw it: with the type-check process, waiting in its queue included.
-      typecheckMs = performance.now() - checkStarted;
-      warnings = answer.result.warnings;
-      if (!compiled && answer.transpiled && answer.secrets) {
-        secrets = answer.secrets;
-        compiled = materializeOrUndefined(answer.transpiled);
-      }
-      // Syntax and shape errors found by the type-check process land here (it answers them without a type check).
-      if (compiled && !compiled.ok) return syntaxError(compiled.diagnostics);
-      if (!answer.result.ok) return { ok: false, outcome: notExecuted(blocked('typecheck', answer.result.errors), startedAt, warnings), ...(secrets ? { secrets } : {}) };
-      // The check was skipped (process lost, busy, closed): the worker that will run it compiles it.
-      if (!compiled) {
-        const refused = await inWorker();
-        if (refused) return refused;
-      }
-    }
-    const script = compiled as TranspileResult | undefined;
-    if (!script?.ok) return { ok: false, outcome: engineFailure(new Error('the compile produced no script'), startedAt, warnings) };
-    return {
-      ok: true,
-      script: { script: script.script, limits, warnings, ...(typecheckMs !== undefined ? { typecheckMs } : {}) },
-      calls: script.script.calls,
-      ...(script.script.form ? { form: script.script.form } : {}),
-      ...(script.script.args ? { args: script.script.args } : {}),
-      ...(secrets ? { secrets } : {}),
-    };
+    return compileScript({
+      code,
+      limits,
+      checker,
+      checkOptions: this.options.typecheckBudgetMs !== undefined ? { budgetMs: this.options.typecheckBudgetMs } : {},
+      startedAt,
+      inWorker: () => this.compileInWorker(code, codeBytes, request.principal ?? LOCAL_PRINCIPAL, request.signal),
+    });
   }
 
   /**
@@ -386,7 +311,7 @@ export class SandboxEngine {
       this.release(slot, { recycle: true });
       return refuse('crashed', (err as Error).message);
     }
-    const runId = this.nextRunId++;
+    const jobId = this.nextJobId++;
     const timeoutMs = this.options.compileTimeoutMs ?? 10_000;
     // A worker's first compile loads TypeScript too: that is the worker's cost, not the script's.
     const deadlineMs = timeoutMs + (this.compilers.has(worker) ? 0 : COMPILER_LOAD_ALLOWANCE_MS);
@@ -396,16 +321,16 @@ export class SandboxEngine {
       const onAbort = () => resolve({ type: 'cancelled' });
       signal?.addEventListener('abort', onAbort, { once: true });
       slot.compiling = {
-        runId,
+        jobId,
         settle: (msg) => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
           resolve(msg);
         },
       };
-      slot.runId = runId;
+      slot.jobId = jobId;
       if (worker.decoder) worker.decoder.limits = compileFrameLimits(codeBytes);
-      worker.send({ type: 'compile', runId, code });
+      worker.send({ type: 'compile', jobId, code });
     });
     slot.compiling = undefined;
     try {
@@ -456,11 +381,11 @@ export class SandboxEngine {
 
     this.counters.runs++;
     worker.uses++;
-    const runId = this.nextRunId++;
+    const jobId = this.nextJobId++;
     const workerLimits = this.workerLimits(limits);
-    const session = new RunSession(
+    const session = new WorkerRun(
       {
-        runId,
+        jobId,
         script: compiled.script,
         limits,
         workerLimits,
@@ -477,7 +402,7 @@ export class SandboxEngine {
       },
     );
     slot.session = session;
-    slot.runId = runId;
+    slot.jobId = jobId;
     const onAbort = () => session.cancel();
     request.signal?.addEventListener('abort', onAbort, { once: true });
     void session.released.then((r) => {
@@ -487,7 +412,7 @@ export class SandboxEngine {
     });
     // What the worker may send back is bounded by the limits of the run it is given.
     if (worker.decoder) worker.decoder.limits = workerFrameLimits(workerLimits);
-    worker.send({ type: 'run', runId, js: withArgs(compiled.script.js, request.args), limits: workerLimits });
+    worker.send({ type: 'run', jobId, js: withArgs(compiled.script.js, request.args), limits: workerLimits });
     return session.outcome;
   }
 
@@ -513,12 +438,12 @@ export class SandboxEngine {
 
   /** A slot nobody holds, one with a live worker first (no process start). */
   private freeSlot(): Slot | undefined {
-    const free = this.slots.filter((s) => !s.session && s.runId === undefined);
+    const free = this.slots.filter((s) => !s.session && s.jobId === undefined);
     return free.find((s) => s.workers.current) ?? free[0];
   }
 
   private hold(slot: Slot, principal: string): void {
-    slot.runId = 0; // reserved until the session is attached
+    slot.jobId = 0; // reserved until the session is attached
     slot.principal = principal;
     clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
@@ -585,7 +510,7 @@ export class SandboxEngine {
       if (held <= 0 && !this.queues.has(principal)) this.lastServed.delete(principal);
     }
     slot.session = undefined;
-    slot.runId = undefined;
+    slot.jobId = undefined;
     slot.principal = undefined;
     if (recycle) slot.workers.retire();
     // One release may let several waiters in: a principal's cap freed, and this slot.
@@ -593,7 +518,7 @@ export class SandboxEngine {
       this.hold(free, next.principal);
       next.grant(free);
     }
-    if (this.closed || slot.runId !== undefined) return;
+    if (this.closed || slot.jobId !== undefined) return;
     // Replace a recycled worker now only while it is one of the kept ones; the others start on demand.
     if (recycle && this.aliveCount() < this.warmCount) slot.workers.acquire();
     this.armIdle(slot);
@@ -612,7 +537,7 @@ export class SandboxEngine {
   private idle(slot: Slot): void {
     slot.idleTimer = undefined;
     const worker = slot.workers.current;
-    if (this.closed || slot.runId !== undefined || !worker) return;
+    if (this.closed || slot.jobId !== undefined || !worker) return;
     if (this.aliveCount() > this.warmCount) {
       slot.workers.stop();
       this.counters.workersIdled++;
@@ -628,7 +553,7 @@ export class SandboxEngine {
       exit: ({ signal }) => {
         if (slot.workers.drop(worker) !== 'serving') return;
         slot.compiling?.settle({ type: 'exit', message: `the worker exited (${signal ?? 'no signal'})` });
-        if (slot.session && slot.runId !== undefined) slot.session.onWorkerExit(signal);
+        if (slot.session && slot.jobId !== undefined) slot.session.onWorkerExit(signal);
       },
     });
     return worker;
@@ -642,35 +567,11 @@ export class SandboxEngine {
       // Nothing else is expected while compiling; the deadline or the fatal ends it.
       return;
     }
-    if (msg.type === 'fatal' && msg.runId === undefined) {
+    if (msg.type === 'fatal' && msg.jobId === undefined) {
       slot.session?.onMessage(msg);
       worker.kill();
       return;
     }
-    if (slot.session && msg.runId === slot.runId) slot.session.onMessage(msg);
-  }
-}
-
-/** A bug of the engine's own, as an outcome: callers are promised a resolved outcome, never a rejection. */
-function engineFailure(err: unknown, startedAt: number, warnings?: Diagnostic[]): RunOutcome {
-  return notExecuted({ kind: 'crashed', message: `internal error in the sandbox engine: ${err instanceof Error ? err.message : String(err)}` }, startedAt, warnings);
-}
-
-function blocked(kind: 'syntax' | 'typecheck', diagnostics: Diagnostic[]): { kind: 'syntax' | 'typecheck'; message: string; line?: number; col?: number; diagnostics: Diagnostic[] } {
-  const first = diagnostics[0];
-  return {
-    kind,
-    message: `not executed: ${kind === 'syntax' ? 'syntax error' : 'type-check found mistakes'}\n${formatDiagnostics(diagnostics)}`,
-    ...(first ? { line: first.line, col: first.col } : {}),
-    diagnostics,
-  };
-}
-
-/** The type-check process's compile, or undefined when its source map is unusable (the worker compiles then). */
-function materializeOrUndefined(transpiled: PortableTranspile): TranspileResult | undefined {
-  try {
-    return materialize(transpiled);
-  } catch {
-    return undefined;
+    if (slot.session && msg.jobId === slot.jobId) slot.session.onMessage(msg);
   }
 }

@@ -12,12 +12,12 @@ function collect(limits = LIMITS) {
 
 const SAMPLES = [
   { type: 'ready', pid: 42 },
-  { type: 'run', runId: 1, js: 'return "ü ✓ 🎉";\n', limits: { wallMs: 1000 } },
-  { type: 'reply', runId: 1, callId: 7, ok: true, json: '{"data":"quote \\" and \\\\ and \\n"}' },
-  { type: 'call', runId: 1, callId: 8, json: '{"kind":"request","method":"GET","path":"/version","params":{}}' },
-  { type: 'log', runId: 1, line: '' },
-  { type: 'end', runId: 1, end: { status: 'ok', resultJson: '[1,2,"drei"]' }, stats: { wallMs: 1, cpuMs: 1, logsDropped: 0, rssMb: 50 } },
-  { type: 'end', runId: 1, end: { status: 'ok' }, stats: { wallMs: 1, cpuMs: 1, logsDropped: 0, rssMb: 50 } },
+  { type: 'run', jobId: 1, js: 'return "ü ✓ 🎉";\n', limits: { wallMs: 1000 } },
+  { type: 'reply', jobId: 1, callId: 7, ok: true, json: '{"data":"quote \\" and \\\\ and \\n"}' },
+  { type: 'call', jobId: 1, callId: 8, json: '{"kind":"request","method":"GET","path":"/version","params":{}}' },
+  { type: 'log', jobId: 1, line: '' },
+  { type: 'end', jobId: 1, end: { status: 'ok', resultJson: '[1,2,"drei"]' }, stats: { wallMs: 1, cpuMs: 1, logsDropped: 0, rssMb: 50 } },
+  { type: 'end', jobId: 1, end: { status: 'ok' }, stats: { wallMs: 1, cpuMs: 1, logsDropped: 0, rssMb: 50 } },
   { type: 'fatal', message: 'gone' },
 ];
 
@@ -34,9 +34,9 @@ describe('sandbox channel frames', () => {
 
   it('keeps an empty bulk string apart from an absent one', () => {
     const { reader, messages } = collect();
-    reader.push(encodeFrame({ type: 'log', runId: 1, line: '' } as never));
-    reader.push(encodeFrame({ type: 'log', runId: 1 } as never));
-    expect(messages).toEqual([{ type: 'log', runId: 1, line: '' }, { type: 'log', runId: 1 }]);
+    reader.push(encodeFrame({ type: 'log', jobId: 1, line: '' } as never));
+    reader.push(encodeFrame({ type: 'log', jobId: 1 } as never));
+    expect(messages).toEqual([{ type: 'log', jobId: 1, line: '' }, { type: 'log', jobId: 1 }]);
   });
 
   it('reassembles frames split at every byte, multi-byte characters included', () => {
@@ -54,7 +54,7 @@ describe('sandbox channel frames', () => {
 
   it('refuses a frame over the limits once and reads nothing after it', () => {
     const { reader, messages, errors } = collect({ maxHeaderBytes: 4096, maxPayloadBytes: 10 });
-    reader.push(encodeFrame({ type: 'log', runId: 1, line: 'x'.repeat(11) } as never));
+    reader.push(encodeFrame({ type: 'log', jobId: 1, line: 'x'.repeat(11) } as never));
     reader.push(encodeFrame({ type: 'ready', pid: 1 } as never));
     expect(messages).toEqual([]);
     expect(errors).toHaveLength(1);
@@ -107,7 +107,7 @@ describe('sandbox channel frames: decoding failures', () => {
       return original.apply(this, args);
     } as Buffer['toString'];
     try {
-      expect(() => reader.push(encodeFrame({ type: 'log', runId: 1, line: 'x' } as never))).not.toThrow();
+      expect(() => reader.push(encodeFrame({ type: 'log', jobId: 1, line: 'x' } as never))).not.toThrow();
     } finally {
       Buffer.prototype.toString = original;
     }

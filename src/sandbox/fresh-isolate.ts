@@ -4,7 +4,7 @@
  * context and the prelude (~3.5 ms together) is off the critical path of a warm run. A fresh
  * isolate serves exactly one run and is disposed with it; it is reused for nothing.
  */
-import type { WorkerLimits } from './ipc.js';
+import type { WorkerLimits } from './worker-protocol.js';
 import type { IsolatedVm, IvmContext, IvmIsolate, IvmReference } from './ivm.js';
 
 /** What the prelude calls on the host; owned by the run the isolate is handed to. */

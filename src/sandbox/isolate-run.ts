@@ -10,12 +10,12 @@
  * isolate can never outrun a budget; between slices the wall-clock timer covers awaited calls and
  * the CPU and RSS watchdog checks after every slice. A slice that never returns (V8 stuck outside
  * its timeout, e.g. in a fatal OOM) cannot be seen from here: the server's silence watchdog
- * (RunSession) kills the whole process.
+ * (WorkerRun) kills the whole process.
  */
 import type { FreshIsolate, IsolateListener } from './fresh-isolate.js';
-import type { KillReason, RunEndStatus, WorkerLimits, WorkerRunStats } from './ipc.js';
+import type { KillReason, RunEndStatus, WorkerLimits, WorkerRunStats } from './worker-protocol.js';
 import type { IvmIsolate, IvmReference, IvmScript } from './ivm.js';
-import { thrownSchema } from './ipc.js';
+import { thrownSchema } from './worker-protocol.js';
 import { SCRIPT_URL } from '../script/names.js';
 
 export interface RunPorts {

@@ -1,11 +1,12 @@
 /**
- * Finds the sandbox's files on disk: the compiled worker and the trusted prelude. The worker must
- * be compiled JavaScript (it is forked with plain `node`), so when this module runs from the
- * TypeScript sources (tests) it points at the build output under dist/.
+ * Finds the sandbox's files on disk: the compiled worker (through the child processes' one
+ * locator, src/process/locate.ts) and the trusted prelude. The prelude is found from inside the
+ * confined worker too, so its search reads only the package's own files.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { locateEntry } from '../process/locate.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -35,10 +36,5 @@ export function locatePrelude(): string {
 }
 
 export function locateWorker(): string {
-  const sibling = path.join(here, 'worker.js');
-  if (existsSync(sibling)) return sibling;
-  const root = packageRoot();
-  const built = root ? path.join(root, 'dist', 'src', 'sandbox', 'worker.js') : sibling;
-  if (!existsSync(built)) throw new SandboxFilesMissingError('worker', built);
-  return built;
+  return locateEntry(import.meta.url, 'worker.js', 'sandbox worker');
 }

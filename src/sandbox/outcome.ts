@@ -5,7 +5,7 @@
  */
 import type { TruncationReport } from '../safety/truncate.js';
 import type { Diagnostic } from '../script/diagnostics.js';
-import type { KillReason } from './ipc.js';
+import type { KillReason } from './worker-protocol.js';
 
 export type RunErrorKind =
   /** The script does not parse; it was not executed. */

@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { SupervisedChild, type ChildHooks } from '../process/supervisor.js';
 import { encodeFrame, FrameReader } from './frames.js';
-import { NO_SNAPSHOT_FLAG, workerToHostSchema, type HostToWorker, type WorkerToHost } from './ipc.js';
+import { NO_SNAPSHOT_FLAG, workerToHostSchema, type HostToWorker, type WorkerToHost } from './worker-protocol.js';
 import { ISOLATED_VM_PACKAGES } from './ivm.js';
 import { packageRoot } from './locate.js';
 

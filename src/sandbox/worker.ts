@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
 import { encodeFrame, FrameReader } from './frames.js';
 import { FreshIsolate, isolateSettings } from './fresh-isolate.js';
-import { CHANNEL_FD, hostToWorkerSchema, NO_SNAPSHOT_FLAG, SERVER_FRAME_LIMITS, type WorkerLimits, type WorkerToHost } from './ipc.js';
+import { CHANNEL_FD, hostToWorkerSchema, NO_SNAPSHOT_FLAG, SERVER_FRAME_LIMITS, type WorkerLimits, type WorkerToHost } from './worker-protocol.js';
 import { IsolateRun } from './isolate-run.js';
 import { loadIsolatedVm, type LoadedIsolatedVm } from './ivm.js';
 import { locatePrelude } from './locate.js';
@@ -85,7 +85,7 @@ function main(): void {
    * compiled here, in the process that will run it, so the server never parses a script.
    */
   let compiler: Promise<typeof import('../script/compile.js')> | undefined;
-  const compile = (runId: number, code: string): void => {
+  const compile = (jobId: number, code: string): void => {
     const started = performance.now();
     const first = compiler === undefined;
     compiler ??= import('../script/compile.js');
@@ -94,11 +94,11 @@ function main(): void {
         const loadMs = first ? performance.now() - started : undefined;
         const { transpiled, secrets } = compileScript(code);
         const rssMb = process.memoryUsage.rss() / (1024 * 1024);
-        post({ type: 'compiled', runId, transpiled, secrets, ms: performance.now() - started, ...(loadMs !== undefined ? { loadMs } : {}), rssMb });
+        post({ type: 'compiled', jobId, transpiled, secrets, ms: performance.now() - started, ...(loadMs !== undefined ? { loadMs } : {}), rssMb });
       },
       (err: unknown) => {
         compiler = undefined;
-        post({ type: 'fatal', runId, message: `the sandbox worker could not load the compiler: ${err instanceof Error ? err.message : String(err)}`.slice(0, 2_000) });
+        post({ type: 'fatal', jobId, message: `the sandbox worker could not load the compiler: ${err instanceof Error ? err.message : String(err)}`.slice(0, 2_000) });
       },
     );
   };
@@ -111,26 +111,26 @@ function main(): void {
     }
     const msg = parsed.data;
     if (msg.type === 'compile') {
-      compile(msg.runId, msg.code);
+      compile(msg.jobId, msg.code);
     } else if (msg.type === 'run') {
-      if (runs.has(msg.runId)) return;
-      const { runId } = msg;
+      if (runs.has(msg.jobId)) return;
+      const { jobId } = msg;
       const { limits } = msg;
       const run = new IsolateRun(msg.js, limits, {
-        call: (callId, json) => post({ type: 'call', runId, callId, json }),
-        log: (line) => post({ type: 'log', runId, line }),
+        call: (callId, json) => post({ type: 'call', jobId, callId, json }),
+        log: (line) => post({ type: 'log', jobId, line }),
         end: (end, stats) => {
-          runs.delete(runId);
-          post({ type: 'end', runId, end, stats });
+          runs.delete(jobId);
+          post({ type: 'end', jobId, end, stats });
           setImmediate(() => prepareNext(limits));
         },
       });
-      runs.set(runId, run);
+      runs.set(jobId, run);
       run.start(() => obtain(limits));
     } else if (msg.type === 'reply') {
-      runs.get(msg.runId)?.reply(msg.callId, msg.ok, msg.json);
+      runs.get(msg.jobId)?.reply(msg.callId, msg.ok, msg.json);
     } else {
-      runs.get(msg.runId)?.cancel();
+      runs.get(msg.jobId)?.cancel();
     }
   };
   const reader = new FrameReader(SERVER_FRAME_LIMITS, onMessage, (err) => {

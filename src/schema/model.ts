@@ -244,6 +244,21 @@ export function templateParams(path: string): string[] {
   return names;
 }
 
+const NO_ARRAY_PARAMS: ReadonlySet<string> = new Set();
+/** Read once per operation: models are immutable once loaded. */
+const ARRAY_PARAMS = new WeakMap<Operation, ReadonlySet<string>>();
+
+/** The operation's `type: array` params, which PVE takes as repeated keys (other lists are comma-joined). */
+export function arrayParamsOf(op: Operation): ReadonlySet<string> {
+  let names = ARRAY_PARAMS.get(op);
+  if (!names) {
+    const listed = op.params.filter((p) => p.type === 'array').map((p) => p.name);
+    names = listed.length > 0 ? new Set(listed) : NO_ARRAY_PARAMS;
+    ARRAY_PARAMS.set(op, names);
+  }
+  return names;
+}
+
 function safeDecode(segment: string): string {
   try {
     return decodeURIComponent(segment);

@@ -9,7 +9,8 @@
  * Forked with an empty environment and no inherited node flags (only `TYPECHECK_V8_FLAGS`), on
  * Node's IPC channel.
  */
-import { ChildProcessError, locateEntry, SupervisedChild } from '../process/supervisor.js';
+import { ChildProcessError, SupervisedChild } from '../process/supervisor.js';
+import { locateEntry } from '../process/locate.js';
 import { checkerToHostSchema, type CheckerToHost, type DeclarationSet, type HostToChecker } from './typecheck-protocol.js';
 import type { CheckAnswer } from './checker.js';
 

@@ -25,6 +25,7 @@ import type { AuthFailure, Authenticator, Capability, Principal } from './auth/p
 import { loadTlsPair, watchTls, type TlsFiles } from './auth/tls.js';
 import type { ToolCallDrain } from './drain.js';
 import { CONSOLE_PATH, type WebConsole } from './console/console.js';
+import { answeredCors, header, readJsonBody, refusedHost, sendJsonRpcError } from './http-guards.js';
 
 export interface HttpServerOptions {
   host?: string;
@@ -109,8 +110,7 @@ interface Session {
 
 const MCP_PATH = '/mcp';
 const METADATA_PATH = '/.well-known/oauth-protected-resource';
-const CORS_ALLOW_HEADERS = 'authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id';
-const CORS_EXPOSE_HEADERS = 'mcp-session-id, mcp-protocol-version, www-authenticate';
+
 
 export async function startHttpServer(
   createSession: (principal: Principal) => McpServer,
@@ -166,10 +166,7 @@ export async function startHttpServer(
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     // DNS rebinding: a browser page on evil.example resolving to this server still sends its own Host.
-    if (!allowedHost(req.headers.host)) {
-      sendJsonRpcError(res, 403, -32000, `Forbidden: Host header '${req.headers.host ?? ''}' is not allowed (add it with --allowed-host or http.allowedHosts)`);
-      return;
-    }
+    if (refusedHost(req, res, allowedHost)) return;
     // The console authenticates its own way (session cookie, CSRF token, its own Origin check).
     if (options.console && (url.pathname === CONSOLE_PATH || url.pathname.startsWith(`${CONSOLE_PATH}/`))) return options.console.handle(req, res);
     const origin = header(req, 'origin');
@@ -189,19 +186,7 @@ export async function startHttpServer(
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=300' }).end(JSON.stringify(auth.metadata()));
       return;
     }
-    if (origin !== undefined) {
-      if (!allowedOrigin(origin)) {
-        sendJsonRpcError(res, 403, -32000, `Forbidden: Origin '${origin}' is not allowed (add it with --allowed-origin or http.allowedOrigins)`);
-        return;
-      }
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Vary', 'Origin');
-      res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSE_HEADERS);
-      if (req.method === 'OPTIONS') {
-        res.writeHead(204, { 'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS', 'Access-Control-Allow-Headers': CORS_ALLOW_HEADERS, 'Access-Control-Max-Age': '600' }).end();
-        return;
-      }
-    }
+    if (answeredCors(req, res, origin, allowedOrigin)) return;
     const isMcp = url.pathname === MCP_PATH;
     const isApprovals = url.pathname === APPROVALS_PATH || url.pathname.startsWith(`${APPROVALS_PATH}/`);
     if (!isMcp && !isApprovals) {
@@ -486,54 +471,4 @@ function checkPublicUrl(value: string): string {
   }
   if (!splitHost(u.host)) throw new HttpConfigError('http.publicUrl', `the host of '${value}' is not usable as a Host header`);
   return u.href;
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-type BodyResult = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
-
-/**
- * The body as JSON, at most `limit` bytes. Past the limit the rest is read and discarded rather
- * than destroying the request: destroying it mid-upload kills the keep-alive socket under the
- * 413 answer, and the client's next request on that socket fails with a reset.
- */
-function readJsonBody(req: IncomingMessage, limit: number, allowEmpty = false): Promise<BodyResult> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const settle = (result: BodyResult): void => {
-      if (settled) return;
-      settled = true;
-      resolve(result);
-    };
-    req.on('data', (chunk: Buffer) => {
-      if (settled) return;
-      size += chunk.length;
-      if (size > limit) {
-        chunks.length = 0;
-        settle({ ok: false, status: 413, code: -32600, message: `Request body larger than ${limit} bytes` });
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('error', () => settle({ ok: false, status: 400, code: -32600, message: 'Bad request: the body could not be read' }));
-    req.on('end', () => {
-      if (allowEmpty && size === 0) return settle({ ok: true, value: undefined });
-      try {
-        settle({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      } catch {
-        settle({ ok: false, status: 400, code: -32700, message: 'Parse error: the body is not valid JSON' });
-      }
-    });
-  });
-}
-
-function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json');
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClient } from '../safety/helpers/fake-client.js';
 import { testModel } from '../safety/helpers/model.js';
-import { Budget } from '../../src/safety/budget.js';
+import { Budgets } from '../../src/safety/budget.js';
+import { RunClusters } from '../../src/policy/clusters.js';
 import { PlanBinding, PlanRecorder } from '../../src/safety/plan.js';
 import { Policy } from '../../src/policy/policy.js';
 import { REDACTED, SecretScrubber } from '../../src/safety/redact.js';
@@ -11,7 +12,7 @@ import type { BridgeCall, BridgeReply } from '../../src/bridge/protocol.js';
 const model = testModel();
 const ctx = () => ({ signal: new AbortController().signal });
 
-function setup(policyConfig: unknown, mode: RunMode = 'live', extra: Partial<BridgeDeps> = {}) {
+function setup(policyConfig: unknown, mode: RunMode = 'live', { policyFor, ...extra }: Partial<BridgeDeps> & { policyFor?: (cluster: string) => Policy } = {}) {
   const client = new FakeClient([
     { vmid: 101, node: 'pve1', name: 'web', pool: 'lab', tags: 'prod;web', config: { memory: 2048 } },
     { vmid: 102, node: 'pve1', name: 'db', config: { memory: 4096 } },
@@ -21,16 +22,13 @@ function setup(policyConfig: unknown, mode: RunMode = 'live', extra: Partial<Bri
   const audit: Array<Record<string, unknown>> = [];
   const intents: Array<Record<string, unknown>> = [];
   const plan = mode === 'dry-run' ? new PlanRecorder() : undefined;
+  // Other clusters are reachable only when the test gives them policies.
+  const handle = (name: string) => ({ name, model, policy: policyFor?.(name) ?? policy, client: () => client });
+  const clusters = new RunClusters(handle('default'), policyFor ? handle : undefined);
   const deps: BridgeDeps = {
     runId: 'run-1',
-    defaultCluster: 'default',
-    model: (c) => {
-      if (c !== 'default') throw new Error(`no cluster named '${c}' is configured`);
-      return model;
-    },
-    client: () => client,
-    policy,
-    budget: new Budget(policy.budgetLimits),
+    clusters,
+    budgets: new Budgets('default', (c) => clusters.get(c).policy.budgetLimits),
     mode,
     ...(plan ? { plan } : {}),
     audit: { append: (_t, data) => audit.push(data), intend: (data) => ({ seq: intents.push(data) - 1 }) },
@@ -115,7 +113,7 @@ describe('bridge handler: policy', () => {
     const e = errorOf(await t.req('GET', '/version'));
     expect(e.kind).toBe('budget');
     expect(e.message).toMatch(/call budget used up \(3 calls per run\)/);
-    expect(t.deps.budget.usage().calls).toEqual({ used: 4, limit: 3 });
+    expect(t.deps.budgets.usage().calls).toEqual({ used: 4, limit: 3 });
   });
 });
 
@@ -252,7 +250,6 @@ describe('bridge handler: per-cluster policies', () => {
   it('decides each call with the policy of the cluster it targets', async () => {
     const lab = Policy.fromConfig({ name: 'lab', preset: 'operator' });
     const t = setup(undefined, 'live', {
-      model: () => model,
       policyFor: (cluster) => (cluster === 'lab' ? lab : Policy.fromConfig(undefined)),
     });
     const onLab = await t.call({ kind: 'request', method: 'POST', path: '/nodes/pve1/qemu/101/status/start', params: {}, cluster: 'lab' });

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClient } from '../safety/helpers/fake-client.js';
 import { testModel } from '../safety/helpers/model.js';
-import { Budget } from '../../src/safety/budget.js';
+import { Budgets } from '../../src/safety/budget.js';
+import { RunClusters } from '../../src/policy/clusters.js';
 import { PlanRecorder } from '../../src/safety/plan.js';
 import { Policy } from '../../src/policy/policy.js';
 import { createBridgeHandler, type RunMode } from '../../src/bridge/handler.js';
@@ -25,11 +26,8 @@ function setup(policy: Policy, mode: RunMode = 'live') {
   const counts = emptyCounts();
   const handler = createBridgeHandler({
     runId: 'run-1',
-    defaultCluster: 'default',
-    model: () => model,
-    client: () => client,
-    policy,
-    budget: new Budget(policy.budgetLimits),
+    clusters: new RunClusters({ name: 'default', model, policy, client: () => client }),
+    budgets: new Budgets('default', () => policy.budgetLimits),
     mode,
     counts,
     ...(mode === 'dry-run' ? { plan: new PlanRecorder() } : {}),

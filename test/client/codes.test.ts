@@ -54,7 +54,7 @@ describe('stable error codes', () => {
       42,
       new Error('boom'),
       econn,
-      Object.assign(new Error('the state lock is held'), { code: 'audit-locked' }),
+      Object.assign(new Error('the state lock is held'), { code: 'state-locked' }),
       { code: 'pve-http' },
       { code: 'pve-unheard-of', message: 'x' },
       { code: 'http', message: 'x' },

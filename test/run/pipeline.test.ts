@@ -12,6 +12,7 @@ import { sdkCallsOf, type SdkCall } from '../../src/script/calls.js';
 import { lineCount, parseProgram } from '../../src/script/program.js';
 import type { Executor } from '../../src/run/executor.js';
 import { RunPipeline, type ExecutePhase, type PipelineDeps } from '../../src/run/pipeline.js';
+import { RunClusters } from '../../src/policy/clusters.js';
 
 /** The SDK calls of a source, read as the compile reads them. */
 const extractSdkCalls = (source: string): SdkCall[] => sdkCallsOf(parseProgram(source), lineCount(source));
@@ -62,7 +63,7 @@ function setup(answer?: ElicitationAnswer) {
   const phases: ExecutePhase[] = [];
   // Stands in for the sandbox: the "compiled script" is its source; a source with `@@` does not compile.
   const executor: Executor<string, Outcome> = {
-    compile: async (code) => {
+    compile: async ({ code }) => {
       compiles++;
       return code.includes('@@') ? { ok: false, outcome: { ok: false, error: { kind: 'typecheck', message: 'not executed: type-check found mistakes' } } } : { ok: true, script: code, calls: extractSdkCalls(code) };
     },
@@ -73,10 +74,7 @@ function setup(answer?: ElicitationAnswer) {
   };
   const deps: PipelineDeps<string, Outcome> = {
     executor,
-    defaultCluster: 'default',
-    model: () => model,
-    client: () => client,
-    policy: Policy.fromConfig({ preset: 'operator' }),
+    clusters: new RunClusters({ name: 'default', model, policy: Policy.fromConfig({ preset: 'operator' }), client: () => client }),
     approvals: new ApprovalStore(dir),
     audit: {
       append: (type, data) => {
@@ -181,7 +179,7 @@ describe('run pipeline: modes and approvals', () => {
     const t = setup('accept');
     const code = `return await pve.get('/nodes/pve1/qemu');`;
     const readOnly: Executor<string, Outcome> = {
-      compile: async (script) => ({ ok: true, script, calls: extractSdkCalls(script) }),
+      compile: async ({ code: script }) => ({ ok: true, script, calls: extractSdkCalls(script) }),
       execute: async (_script, handler) => {
         const reply = await handler({ kind: 'request', method: 'GET', path: '/nodes/pve1/qemu', params: {} }, { signal: new AbortController().signal });
         return { ok: reply.ok };
@@ -280,7 +278,7 @@ describe('run pipeline: each step once', () => {
     const t = setup('accept');
     const [first] = extractSdkCalls(CODE);
     const marked = { ...first!, line: 42, col: 7 };
-    const r = await new RunPipeline({ ...t.deps, executor: { ...t.deps.executor, compile: async (script) => ({ ok: true, script, calls: [marked] }) } }).run({ code: CODE, dryRun: true });
+    const r = await new RunPipeline({ ...t.deps, executor: { ...t.deps.executor, compile: async ({ code: script }) => ({ ok: true, script, calls: [marked] }) } }).run({ code: CODE, dryRun: true });
     expect(r.preflight?.operations.map((o) => `${o.line}:${o.col}`)).toEqual(['42:7']);
   });
 });
@@ -294,7 +292,7 @@ describe('run pipeline: the whole-call deadline', () => {
 
   it('stops a run at the deadline counted from the call, not from the run, and says where the time went', async () => {
     const t = setup();
-    const deps = { ...t.deps, executor: { compile: async (code: string) => (await sleep(60), { ok: true as const, script: code, calls: extractSdkCalls(code) }), execute: hanging } };
+    const deps = { ...t.deps, executor: { compile: async ({ code }: { code: string }) => (await sleep(60), { ok: true as const, script: code, calls: extractSdkCalls(code) }), execute: hanging } };
     const started = performance.now();
     const r = await new RunPipeline(deps).run({ code: READ, deadline: { startedAt: started, limitMs: 200 } });
     expect(performance.now() - started).toBeLessThan(400);
@@ -309,7 +307,7 @@ describe('run pipeline: the whole-call deadline', () => {
 
   it('gives up on a compile that outlasts the deadline: nothing runs, nothing is read', async () => {
     const t = setup();
-    const deps = { ...t.deps, executor: { ...t.deps.executor, compile: async (code: string) => (await sleep(300), { ok: true as const, script: code, calls: [] }) } };
+    const deps = { ...t.deps, executor: { ...t.deps.executor, compile: async ({ code }: { code: string }) => (await sleep(300), { ok: true as const, script: code, calls: [] }) } };
     const r = await new RunPipeline(deps).run({ code: READ, deadline: { startedAt: performance.now(), limitMs: 100 } });
     expect(r).toMatchObject({ mode: 'blocked', blocked: { reason: 'deadline' }, deadline: { phase: 'compile' } });
     expect(t.executions()).toBe(0);

@@ -10,7 +10,8 @@ import { createBridgeHandler } from '../../src/bridge/handler.js';
 import type { BridgeHandler } from '../../src/bridge/protocol.js';
 import { SandboxEngine } from '../../src/sandbox/engine.js';
 import type { HttpMethod, RiskClass } from '../../src/schema/model.js';
-import { Budget } from '../../src/safety/budget.js';
+import { Budgets } from '../../src/safety/budget.js';
+import { RunClusters } from '../../src/policy/clusters.js';
 import { parseResource, type GuestInfo } from '../../src/policy/guests.js';
 import { Policy } from '../../src/policy/policy.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
@@ -129,11 +130,8 @@ function handlerFor(row: Row, scope: Scope): BridgeHandler {
   const policy = Policy.fromConfig({ preset: row.preset, privileged: row.privileged ?? [], approval: { require: row.approval }, scopes: scope.config });
   return createBridgeHandler({
     runId: `${row.name}/${scope.name}`,
-    defaultCluster: 'sim',
-    model: () => sim.model,
-    client: () => client,
-    policy,
-    budget: new Budget(policy.budgetLimits),
+    clusters: new RunClusters({ name: 'sim', model: sim.model, policy, client: () => client }),
+    budgets: new Budgets('sim', () => policy.budgetLimits),
     mode: 'live',
   });
 }

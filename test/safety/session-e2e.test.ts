@@ -17,6 +17,7 @@ import { ApprovalStore, type Approver, type ElicitationAnswer } from '../../src/
 import { Policy } from '../../src/policy/policy.js';
 import { REDACTED, SecretScrubber } from '../../src/safety/redact.js';
 import { RunPipeline, type PipelineDeps, type RunResult } from '../../src/run/pipeline.js';
+import { RunClusters } from '../../src/policy/clusters.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { clientFor, sandboxUnavailable, startSim, writesSince } from './helpers/sim.js';
 
@@ -52,11 +53,8 @@ describe.skipIf(noSandbox !== undefined)(`safety sessions end to end${noSandbox 
   function deps(answer?: ElicitationAnswer, policy: unknown = { preset: 'operator' }): PipelineDeps<CompiledScript, RunOutcome> {
     const approver: Approver | undefined = answer ? { elicit: async (req) => (everything.push(req), answer) } : undefined;
     return {
-      executor: { compile: (code) => engine.compile({ code, typecheck: false }), execute: (script, handler, options) => engine.execute(script, handler, options) },
-      defaultCluster: 'sim',
-      model: () => sim.model,
-      client: () => client,
-      policy: Policy.fromConfig(policy),
+      executor: engine,
+      clusters: new RunClusters({ name: 'sim', model: sim.model, policy: Policy.fromConfig(policy), client: () => client }),
       approvals: new ApprovalStore(join(dir, 'state')),
       audit,
       secrets: new SecretScrubber([sim.token.secret]),

@@ -293,13 +293,11 @@ describe('type-check in the checker process', () => {
     expect(next.error?.kind).toBe('typecheck');
   });
 
-  it('runs the script with a warning when a checker throws, and refuses a checker without check()', async () => {
+  it('runs the script with a warning when a checker throws', async () => {
     const failing = { check: async () => Promise.reject(new Error('declarations unavailable')) };
     const o = await engine.run({ code: 'return 1;', checker: failing }, fakeBridge().handler);
     expect(o).toMatchObject({ ok: true, result: 1 });
     expect(o.warnings).toEqual([{ line: 1, col: 1, severity: 'warning', message: 'type-check failed and was skipped: declarations unavailable' }]);
-    const bad = await engine.run({ code: 'return 1;', checker: {} as never }, fakeBridge().handler);
-    expect(bad.error).toMatchObject({ kind: 'invalid', message: expect.stringMatching(/check\(code\)/) });
   });
 });
 

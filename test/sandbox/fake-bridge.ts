@@ -1,12 +1,18 @@
 /**
- * An in-memory bridge handler for sandbox tests: answers a few GETs from fixed data and refuses
- * everything else, recording every call it sees so tests can prove hostile input never reached it.
+ * An in-memory bridge handler for sandbox tests: makes the one check the real handler makes before
+ * it acts on a call (request resolution's shape check, src/policy/call-shape.ts), answers a few
+ * GETs from fixed data and refuses everything else, recording every call it acted on so tests can
+ * prove hostile input never got past that check.
  */
 import type { BridgeCall, BridgeHandler, BridgeReply } from '../../src/bridge/protocol.js';
+import { callShape, InvalidCallError, taskNode } from '../../src/policy/call-shape.js';
 
 export interface FakeBridge {
   handler: BridgeHandler;
+  /** Calls that passed the shape check: what the handler acted on. */
   calls: BridgeCall[];
+  /** Calls the shape check refused (or the channel did), with the refusal's message. */
+  refused: Array<{ call: BridgeCall; message: string }>;
   /** Calls that are still waiting for an answer (for the never-answering path). */
   inFlight(): number;
 }
@@ -18,9 +24,20 @@ const VMS = [
 
 export function fakeBridge(options: { hangPaths?: string[]; delayMs?: number } = {}): FakeBridge {
   const calls: BridgeCall[] = [];
+  const refused: FakeBridge['refused'] = [];
   let pending = 0;
+  const shapeProblem = (call: BridgeCall): string | undefined => {
+    if (call.kind === 'rejected') return call.error.message;
+    try {
+      if (call.kind === 'request') callShape(call.path, call.params);
+      else taskNode(call.upid);
+      return undefined;
+    } catch (err) {
+      if (err instanceof InvalidCallError) return err.message;
+      throw err;
+    }
+  };
   const answer = (call: BridgeCall): BridgeReply => {
-    // Refused by the channel: the real handler counts and audits it and answers with the refusal.
     if (call.kind === 'rejected') return { ok: false, error: call.error };
     if (call.kind === 'waitTask') {
       return { ok: true, data: { upid: call.upid, node: 'pve1', status: 'stopped', exitstatus: 'OK', ok: true, log: ['done'] } };
@@ -45,6 +62,11 @@ export function fakeBridge(options: { hangPaths?: string[]; delayMs?: number } =
     }
   };
   const handler: BridgeHandler = async (call, ctx) => {
+    const problem = shapeProblem(call);
+    if (problem !== undefined) {
+      refused.push({ call, message: problem });
+      return call.kind === 'rejected' ? { ok: false, error: call.error } : { ok: false, error: { kind: 'invalid', message: problem } };
+    }
     calls.push(call);
     if (call.kind === 'request' && options.hangPaths?.includes(call.path)) {
       pending++;
@@ -59,7 +81,7 @@ export function fakeBridge(options: { hangPaths?: string[]; delayMs?: number } =
     if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
     return answer(call);
   };
-  return { handler, calls, inFlight: () => pending };
+  return { handler, calls, refused, inFlight: () => pending };
 }
 
 /** What a handler may receive: a clean path and JSON params without prototype-bending keys. */

@@ -8,7 +8,6 @@ import vm from 'node:vm';
 import { SandboxEngine } from '../../src/sandbox/engine.js';
 import type { RunOutcome } from '../../src/sandbox/outcome.js';
 import type { SandboxLimits } from '../../src/sandbox/limits.js';
-import type { BridgeCall } from '../../src/bridge/protocol.js';
 import { assertSafeCall, fakeBridge, type FakeBridge } from './fake-bridge.js';
 
 const LIMITS: Partial<SandboxLimits> = {
@@ -141,15 +140,15 @@ describe('realm escapes', () => {
 });
 
 describe('prototype pollution through the bridge', () => {
-  it('a __proto__ key in params is refused before the handler', async () => {
+  it('a __proto__ key in params is refused before the handler acts on the call', async () => {
     const o = await run("await pve.get('/echo', JSON.parse('{\"__proto__\":{\"polluted\":true}}'));");
     expectError(o, 'invalid', /__proto__/);
-    expectOnlyRefusal(bridge.calls);
+    expectOnlyRefusal(bridge);
   });
 
   it('a constructor.prototype chain in params is refused', async () => {
     expectError(await run("await pve.get('/echo', { constructor: { prototype: { polluted: true } } });"), 'invalid', /constructor/);
-    expectOnlyRefusal(bridge.calls);
+    expectOnlyRefusal(bridge);
   });
 
   it('a result with __proto__ keys stays data in the sandbox and on the host', async () => {
@@ -217,27 +216,27 @@ describe('hostile values handed to the bridge', () => {
 });
 
 /**
- * The handler saw the refusal (it counts and audits every attempt) but never the refused call:
- * no path, no params, only the channel's own message.
+ * The call reached the handler (it counts and audits every attempt) and was refused by the one
+ * shape check before anything acted on it.
  */
-function expectOnlyRefusal(calls: readonly BridgeCall[]): void {
-  expect(calls.length).toBeGreaterThan(0);
-  for (const call of calls) expect(call).toEqual({ kind: 'rejected', error: { kind: 'invalid', message: expect.any(String) } });
+function expectOnlyRefusal(b: FakeBridge): void {
+  expect(b.refused.length).toBeGreaterThan(0);
+  expect(b.calls).toEqual([]);
 }
 
 describe('path traversal and malformed calls', () => {
   const refused = async (code: string, message: RegExp) => {
     const o = await run(code);
     expectError(o, 'invalid', message);
-    expectOnlyRefusal(bridge.calls);
+    expectOnlyRefusal(bridge);
   };
 
-  it('.. segments', () => refused("await pve.get('/nodes/../access/users');", /'\.\.' segments/));
-  it('percent-encoded traversal', () => refused("await pve.get('/nodes/pve1%2F..%2Faccess');", /characters outside/));
-  it('query strings and fragments', () => refused("await pve.get('/version?x=1#y');", /characters outside/));
+  it('.. segments', () => refused("await pve.get('/nodes/../access/users');", /dot segment/));
+  it('percent-encoded traversal', () => refused("await pve.get('/nodes/pve1%2F..%2Faccess');", /contains '\?', '#', '%'/));
+  it('query strings and fragments', () => refused("await pve.get('/version?x=1#y');", /contains '\?', '#', '%'/));
   it('relative paths and empty segments', async () => {
-    await refused("await pve.get('version');", /starts with '\/'/);
-    await refused("await pve.get('/nodes//qemu');", /empty path segment/);
+    await refused("await pve.get('version');", /must start with '\/'/);
+    await refused("await pve.get('/nodes//qemu');", /empty segment \(\/\/\)/);
   });
   it('a traversing cluster name', () => refused("await pve.cluster('../etc').get('/version');", /cluster/));
   it('a bogus task id', () => refused("await pve.waitTask('../../etc/passwd');", /not a task ID \(UPID:<node>/));

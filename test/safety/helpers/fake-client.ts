@@ -3,7 +3,7 @@
  * tests use the simulator over HTTPS). Guests live in a map; every request is recorded.
  */
 import { createHash } from 'node:crypto';
-import type { PveClientLike, TaskResult } from '../../../src/client/client-like.js';
+import type { PveClientLike, ResolvedCall, TaskResult } from '../../../src/client/client-like.js';
 import type { HttpMethod } from '../../../src/schema/model.js';
 
 export interface FakeGuest {
@@ -71,6 +71,10 @@ export class FakeClient implements PveClientLike {
     if (method === 'GET') return { path };
     this.upidSeq++;
     return `UPID:${segs[1] ?? 'pve1'}:00001234:00005678:${String(this.upidSeq).padStart(8, '0')}:qmtask:${segs[3] ?? ''}:${this.authId}:`;
+  }
+
+  send(call: ResolvedCall): Promise<unknown> {
+    return this.request(call.method, call.urlPath, { ...call.params });
   }
 
   async waitTask(upid: string): Promise<TaskResult> {

@@ -35,7 +35,8 @@ export function workerFrameLimits(limits: Pick<WorkerLimits, 'maxCallBytes' | 'm
   return { maxHeaderBytes: 4 * 1024 * 1024, maxPayloadBytes: 3 * Math.max(limits.maxCallBytes, limits.maxLogLineBytes, limits.maxResultBytes) };
 }
 
-const runId = z.number().int().nonnegative();
+/** One compile or one execution in a worker (a run may have several); not the audit's `runId`. */
+const jobId = z.number().int().nonnegative();
 const callId = z.number().int().positive();
 
 export const workerLimitsSchema = sandboxLimitsSchema
@@ -52,11 +53,11 @@ export const hostToWorkerSchema = z.discriminatedUnion('type', [
    * Compile this script (shape limits, transpile, SDK calls, secret literals) for a run that skips
    * the type-check process; answered by `compiled`. The worker loads TypeScript on its first one.
    */
-  z.object({ type: z.literal('compile'), runId, code: z.string() }).strict(),
-  z.object({ type: z.literal('run'), runId, js: z.string(), limits: workerLimitsSchema }).strict(),
+  z.object({ type: z.literal('compile'), jobId, code: z.string() }).strict(),
+  z.object({ type: z.literal('run'), jobId, js: z.string(), limits: workerLimitsSchema }).strict(),
   /** `json` is the reply payload the prelude parses: the data when ok, the BridgeError otherwise. */
-  z.object({ type: z.literal('reply'), runId, callId, ok: z.boolean(), json: z.string() }).strict(),
-  z.object({ type: z.literal('cancel'), runId }).strict(),
+  z.object({ type: z.literal('reply'), jobId, callId, ok: z.boolean(), json: z.string() }).strict(),
+  z.object({ type: z.literal('cancel'), jobId }).strict(),
 ]);
 export type HostToWorker = z.infer<typeof hostToWorkerSchema>;
 
@@ -117,7 +118,7 @@ export const workerToHostSchema = z.discriminatedUnion('type', [
   z
     .object({
       type: z.literal('compiled'),
-      runId,
+      jobId,
       transpiled: transpiledSchema,
       secrets: secretScanSchema,
       ms: z.number().nonnegative(),
@@ -125,10 +126,10 @@ export const workerToHostSchema = z.discriminatedUnion('type', [
       rssMb: z.number().nonnegative(),
     })
     .strict(),
-  z.object({ type: z.literal('call'), runId, callId, json: z.string() }).strict(),
-  z.object({ type: z.literal('log'), runId, line: z.string() }).strict(),
-  z.object({ type: z.literal('end'), runId, end: runEndSchema, stats: runStatsSchema }).strict(),
+  z.object({ type: z.literal('call'), jobId, callId, json: z.string() }).strict(),
+  z.object({ type: z.literal('log'), jobId, line: z.string() }).strict(),
+  z.object({ type: z.literal('end'), jobId, end: runEndSchema, stats: runStatsSchema }).strict(),
   /** V8 lost control of an isolate (or the worker cannot work): kill the worker now. */
-  z.object({ type: z.literal('fatal'), message: text(10_000), runId: runId.optional() }).strict(),
+  z.object({ type: z.literal('fatal'), message: text(10_000), jobId: jobId.optional() }).strict(),
 ]);
 export type WorkerToHost = z.infer<typeof workerToHostSchema>;

@@ -9,7 +9,7 @@ import { truncateJson, type TruncationReport } from '../safety/truncate.js';
 import type { Diagnostic } from '../script/diagnostics.js';
 import type { TranspiledScript } from '../script/transpile.js';
 import { parseBridgeCall } from '../bridge/contract.js';
-import type { RunEndStatus, WorkerLimits, WorkerRunStats, WorkerToHost } from './ipc.js';
+import type { RunEndStatus, WorkerLimits, WorkerRunStats, WorkerToHost } from './worker-protocol.js';
 import type { SandboxLimits } from './limits.js';
 import type { RunError, RunErrorKind, RunOutcome, RunStats } from './outcome.js';
 
@@ -29,7 +29,7 @@ const SILENCE_GRACE_MS = 1_000;
 const SETTLE_WAIT_MS = SENT_GRACE_MS + 1_000;
 
 export interface SessionPorts {
-  send(msg: { type: 'reply'; runId: number; callId: number; ok: boolean; json: string } | { type: 'cancel'; runId: number }): void;
+  send(msg: { type: 'reply'; jobId: number; callId: number; ok: boolean; json: string } | { type: 'cancel'; jobId: number }): void;
   /** Kill the worker process running this session. */
   killWorker(): void;
 }
@@ -40,7 +40,7 @@ export interface SessionRelease {
 }
 
 export interface SessionInput {
-  runId: number;
+  jobId: number;
   script: TranspiledScript;
   limits: SandboxLimits;
   workerLimits: WorkerLimits;
@@ -52,7 +52,7 @@ export interface SessionInput {
   queueMs?: number;
 }
 
-export class RunSession {
+export class WorkerRun {
   readonly outcome: Promise<RunOutcome>;
   /** Settles when the worker is free again (its end report arrived or it was killed). */
   readonly released: Promise<SessionRelease>;
@@ -143,7 +143,7 @@ export class RunSession {
   cancel(): void {
     if (this.outcomeSent) return;
     this.fail({ kind: 'cancelled', message: 'the run was cancelled' });
-    this.ports.send({ type: 'cancel', runId: this.input.runId });
+    this.ports.send({ type: 'cancel', jobId: this.input.jobId });
     this.cancelTimer = setTimeout(() => this.ports.killWorker(), CANCEL_GRACE_MS);
   }
 
@@ -176,7 +176,7 @@ export class RunSession {
       if (!payload.ok) this.failures.set(callId, { error: payload.error, ...(call ? { call } : {}) });
       this.stats.bytesIn += payload.json.length;
       this.lastHeard = performance.now();
-      this.ports.send({ type: 'reply', runId: this.input.runId, callId, ok: payload.ok, json: payload.json });
+      this.ports.send({ type: 'reply', jobId: this.input.jobId, callId, ok: payload.ok, json: payload.json });
     }
     // Still owed when the run ended meanwhile: the call was made, so it is recorded.
     for (const task of afterReply) runTask(task);

@@ -1,0 +1,68 @@
+/**
+ * Modules stay small enough to have one job: no source file of src/ or sandbox/ over 400 lines,
+ * except those listed here, each with what it still holds. A new file over the limit fails; so
+ * does a listed one that has come under it (take it off the list).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const LIMIT = 400;
+
+/** Over the limit for now, and why; split them and take them off. */
+const EXCEPTIONS: Readonly<Record<string, string>> = {
+  'src/app/config.ts': 'the config schema, its defaults, environment and file loading: one folder of its own is the plan',
+  'src/app/product.ts': 'the composition root still holds cluster availability and the tool answers',
+  'src/audit/log.ts': 'the hash chain, rotation, anchors and write-ahead intents',
+  'src/audit/recovery.ts': 'what became of an orphan intent, per kind of change',
+  'src/audit/witness-transports.ts': 'the file, syslog and HTTP witnesses',
+  'src/bridge/handler.ts': 'one call from resolution to audit; reads, writes, task waits and plan binding',
+  'src/client/config.ts': 'the cluster config schema and its loading',
+  'src/client/errors.ts': 'every typed client error with its stable code and outcome',
+  'src/policy/escalations.ts': 'the table of parameters that raise a call\'s risk class',
+  'src/policy/lint.ts': 'the policy linter\'s rules',
+  'src/process/supervisor.ts': 'the child process, its channel and the slot it serves from',
+  'src/run/pipeline.ts': 'the run from compile to result, with every mode',
+  'src/safety/approval.ts': 'the approvals store, its records and the four-eyes rule',
+  'src/safety/plan.ts': 'plans, their recording and their binding',
+  'src/sandbox/engine.ts': 'the worker pool with its fair share, the compile and the run',
+  'src/sandbox/worker-run.ts': 'one run\'s calls, logs, limits and outcome on the server side',
+  'src/server/http.ts': 'the HTTP host: TLS, guards, OAuth and sessions',
+  'sandbox/prelude.js': 'the trusted prelude of the isolate: one file, loaded as one script',
+  // The simulator is split by resource in its own work (docs/simulator.md).
+  'src/simulator/access/endpoints.ts': 'the simulator\'s access endpoints',
+  'src/simulator/cluster/endpoints/bulk.ts': 'the simulator\'s bulk actions',
+  'src/simulator/cluster/endpoints/firewall.ts': 'the simulator\'s firewall',
+  'src/simulator/cluster/endpoints/guest-lifecycle.ts': 'the simulator\'s guest lifecycle',
+  'src/simulator/cluster/endpoints/sdn.ts': 'the simulator\'s SDN',
+  'src/simulator/cluster/generate.ts': 'the simulator\'s cluster generator',
+};
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return /\.(?:ts|js)$/.test(path) && !path.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+function lines(path: string): number {
+  return readFileSync(path, 'utf8').split('\n').length - 1;
+}
+
+describe('file size', () => {
+  const files = [...sources(join(ROOT, 'src')), ...sources(join(ROOT, 'sandbox'))].map((p) => ({ path: relative(ROOT, p).split('\\').join('/'), lines: lines(p) }));
+
+  it(`no source file is over ${LIMIT} lines outside the declared exceptions`, () => {
+    const over = files.filter((f) => f.lines > LIMIT && !(f.path in EXCEPTIONS)).map((f) => `${f.path} (${f.lines} lines)`);
+    expect(over, 'split these into modules with one job each').toEqual([]);
+  });
+
+  // The simulator's entries leave with its own split (another piece of work, merged separately).
+  it('every exception outside the simulator is still over the limit', () => {
+    const under = Object.keys(EXCEPTIONS).filter((path) => !path.startsWith('src/simulator/') && (files.find((f) => f.path === path)?.lines ?? 0) <= LIMIT);
+    expect(under, 'take these off EXCEPTIONS').toEqual([]);
+  });
+});
