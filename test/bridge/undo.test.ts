@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClient } from '../safety/helpers/fake-client.js';
 import { testModel } from '../safety/helpers/model.js';
-import { Budget } from '../../src/safety/budget.js';
+import { Budgets } from '../../src/safety/budget.js';
+import { RunClusters } from '../../src/policy/clusters.js';
 import { PlanRecorder } from '../../src/safety/plan.js';
 import { Policy } from '../../src/policy/policy.js';
 import { createBridgeHandler, type BridgeDeps, type RunMode } from '../../src/bridge/handler.js';
@@ -35,11 +36,8 @@ function setup(policyConfig: unknown, mode: RunMode = 'live', extra: Partial<Bri
   const plan = mode === 'dry-run' ? new PlanRecorder() : undefined;
   const handler = createBridgeHandler({
     runId: 'run-2',
-    defaultCluster: 'default',
-    model: () => testModel(),
-    client: () => client,
-    policy,
-    budget: new Budget(policy.budgetLimits),
+    clusters: new RunClusters({ name: 'default', model: testModel(), policy, client: () => client }),
+    budgets: new Budgets('default', () => policy.budgetLimits),
     mode,
     ...(plan ? { plan } : {}),
     audit: { append: (_t, data) => calls.push(data), intend: (data) => ({ seq: intents.push(data) - 1 }) },

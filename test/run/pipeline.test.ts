@@ -205,7 +205,7 @@ describe('run pipeline: a GET whose path is known only at run time', () => {
   const withSecretGet = new ApiModel([...model.operations, secretGet], 'test-secret-get', { kind: 'string' }, model.paths);
   const code = `const p = pick(); return await pve.get(p);`;
   const getting = (path: string): Executor<string, Outcome> => ({
-    compile: async (script) => ({ ok: true, script, calls: extractSdkCalls(script) }),
+    compile: async ({ code: script }) => ({ ok: true, script, calls: extractSdkCalls(script) }),
     execute: async (_script, handler) => {
       const reply = await handler({ kind: 'request', method: 'GET', path, params: {} }, { signal: new AbortController().signal });
       return reply.ok ? { ok: true, result: reply.data } : { ok: false, error: reply.error };
@@ -223,7 +223,8 @@ describe('run pipeline: a GET whose path is known only at run time', () => {
   it('a privileged GET reached through a run-time path is asked for, never sent without approval', async () => {
     const t = setup('decline');
     const policy = Policy.fromConfig({ preset: 'operator', privileged: ['GET /nodes/{node}/keys'], approval: { require: ['privileged'] } });
-    const r = await new RunPipeline({ ...t.deps, model: () => withSecretGet, policy, executor: getting('/nodes/pve1/keys') }).run({ code });
+    const clusters = new RunClusters({ name: 'default', model: withSecretGet, policy, client: () => t.client });
+    const r = await new RunPipeline({ ...t.deps, clusters, executor: getting('/nodes/pve1/keys') }).run({ code });
     expect(t.asked).toHaveLength(1);
     expect(t.asked[0]?.summary).toContain('GET /nodes/pve1/keys');
     expect(r.mode).toBe('blocked');
