@@ -11,7 +11,7 @@
  * the call's `outcome`. Write-ahead: a change is sent only once its intent is in the audit, so a
  * crash at any later point leaves an intent that a starting server can look up on PVE.
  */
-import { type ApiModel, type HttpMethod, type RiskClass } from '../schema/model.js';
+import { type ApiModel, type HttpMethod, RISK_CLASSES, type RiskClass } from '../schema/model.js';
 import { UPID_SHAPE, parseUpid } from '../pve/upid.js';
 import { approvalNextStep } from '../safety/approval.js';
 import { capValue } from '../safety/caps.js';
@@ -413,6 +413,8 @@ function previewInput(rt: Runtime, cluster: string, req: ResolvedRequest, curren
     ...(target ? { target } : {}),
     ...(raw ? { config: redactData(raw, configPath, rt.secrets) as Record<string, unknown> } : {}),
     read: (path: string) => rt.client(cluster).request('GET', path, {}, { signal }),
+    // Every credential this server uses on the cluster (main and per class): deleting one cuts it off.
+    ownAuthIds: [...new Set([undefined, ...RISK_CLASSES].map((c) => rt.client(cluster, c).authId).filter((id): id is string => id !== undefined))],
   };
 }
 

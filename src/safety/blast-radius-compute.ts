@@ -23,6 +23,8 @@ export interface BlastInput {
   config?: Record<string, unknown>;
   /** A GET on the same cluster. */
   read(path: string): Promise<unknown>;
+  /** The credentials this server authenticates with on the cluster (`user@realm!token` or `user@realm`): deleting one of them, or its user, cuts this server off. */
+  ownAuthIds?: readonly string[];
 }
 
 const GUEST = /^\/nodes\/\{node\}\/(qemu|lxc)\/\{vmid\}(\/.*)?$/;
@@ -49,8 +51,8 @@ export async function computeBlastRadius(input: BlastInput): Promise<BlastRadius
     return firewallRadius(r, { group: pv.group ?? '' }, 'rules', method, pv.pos === undefined ? undefined : Number(pv.pos), params);
   }
   if ((t === '/pools/{poolid}' || t === '/pools') && method === 'DELETE') return poolDeleteRadius(r, String(pv.poolid ?? params.poolid ?? ''));
-  if (t === '/access/users/{userid}' && method === 'DELETE') return userDeleteRadius(r, pv.userid ?? '');
-  if (t === '/access/users/{userid}/token/{tokenid}' && method === 'DELETE') return tokenDeleteRadius(r, pv.userid ?? '', pv.tokenid ?? '');
+  if (t === '/access/users/{userid}' && method === 'DELETE') return userDeleteRadius(r, pv.userid ?? '', input.ownAuthIds ?? []);
+  if (t === '/access/users/{userid}/token/{tokenid}' && method === 'DELETE') return tokenDeleteRadius(r, pv.userid ?? '', pv.tokenid ?? '', input.ownAuthIds ?? []);
   if (t === '/access/acl' && method === 'PUT') return aclRadius(r, params);
   if (t === '/cluster/ha/resources' && method === 'POST') return haResourceRadius(r, method, String(params.sid ?? ''), params);
   if (t === '/cluster/ha/resources/{sid}') return haResourceRadius(r, method, pv.sid ?? '', params);

@@ -166,6 +166,23 @@ describe('blast radius per family, against the simulator', () => {
     expect(revoke.items[0]?.effect).toMatch(/^loses role PVEVMAdmin on \/pool\/infra \(\d+ members now, and every guest added later\)$/);
   }, 30_000);
 
+  it('deleting the token or the user this server authenticates with says this server loses access', async () => {
+    const own = sim.token.id;
+    const [userid, tokenid] = own.split('!') as [string, string];
+    const token = await radius('DELETE', '/access/users/{userid}/token/{tokenid}', { userid, tokenid }, {}, { ownAuthIds: [own] });
+    expect(token.summary).toMatch(/^THIS SERVER LOSES ACCESS to the cluster; /);
+    expect(severe(token)[0]).toBe(`${own} (this server's own credential): deleted: this server authenticates with this token, so this server loses access to the cluster — every later call fails and nothing here can undo it`);
+    const user = await radius('DELETE', '/access/users/{userid}', { userid }, {}, { ownAuthIds: [own] });
+    expect(user.summary).toMatch(/^THIS SERVER LOSES ACCESS to the cluster; /);
+    expect(severe(user)).toContain(`${own} (this server's own credential): deleted: this server authenticates with this token of the user, so this server loses access to the cluster — every later call fails and nothing here can undo it`);
+    // A password login is its user: deleting that user cuts the server off too, even when no read answers.
+    const down = (): Promise<unknown> => Promise.reject(new Error('connection reset'));
+    const login = await radius('DELETE', '/access/users/{userid}', { userid: 'ops@pve' }, {}, { ownAuthIds: ['ops@pve'], read: down });
+    expect(login).toMatchObject({ complete: false, items: [expect.objectContaining({ kind: 'user', severe: true, what: "ops@pve (this server's own credential)" })] });
+    // Another user's token is not the server's own.
+    expect((await radius('DELETE', '/access/users/{userid}/token/{tokenid}', { userid, tokenid: 'other' }, {}, { ownAuthIds: [own] })).summary).not.toMatch(/THIS SERVER/);
+  }, 30_000);
+
   it('HA and migrations: what the HA manager will do, what moves where', async () => {
     const stop = await radius('PUT', '/cluster/ha/resources/{sid}', { sid: 'vm:101' }, { state: 'stopped' });
     expect(stop).toMatchObject({ family: 'ha-change' });
