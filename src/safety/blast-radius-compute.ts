@@ -39,6 +39,10 @@ export async function computeBlastRadius(input: BlastInput): Promise<BlastRadius
   if (t === '/storage/{storage}' && method === 'PUT' && typeof params.nodes === 'string' && params.nodes !== '') {
     return storageRadius(r, pv.storage ?? '', 'storage-disable', new Set(params.nodes.split(/[,;\s]+/).filter((n) => n !== '')));
   }
+  // A new content list without `images` or `rootdir` is, for those guests, a disable.
+  if (t === '/storage/{storage}' && method === 'PUT' && typeof params.content === 'string') {
+    return storageRadius(r, pv.storage ?? '', 'storage-disable', undefined, params.content.split(/[,;\s]+/).filter((c) => c !== ''));
+  }
   if (t === '/nodes/{node}/storage/{storage}/content/{volume}' && method === 'DELETE') return volumeRadius(r, pv.node ?? '', pv.storage ?? '', pv.volume ?? '');
   if (t === '/nodes/{node}/network' && method === 'PUT') return networkApplyRadius(r, pv.node ?? '');
   if (t === '/cluster/firewall/rules' || t === '/cluster/firewall/rules/{pos}' || t === '/cluster/firewall/options') {

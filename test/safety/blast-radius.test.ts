@@ -59,6 +59,11 @@ describe('blast radius per family, against the simulator', () => {
     const disabled = await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { disable: 1 });
     expect(disabled.family).toBe('storage-disable');
     expect(disabled.items.map((i) => i.vmid)).toEqual([118]);
+    // Taking `images` off the content list disables it for VMs: the same radius; taking `rootdir` off spares VMs.
+    const noImages = await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { content: 'rootdir,backup' });
+    expect(noImages).toMatchObject({ family: 'storage-disable', summary: "taking content images off 'scratch': 1 guest loses a disk; 1 of them will not boot" });
+    expect(severe(noImages)).toEqual([expect.stringMatching(/^VM 118 'dev-02' on pve1: loses disk scsi0 .* it will not boot/)]);
+    expect(await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { content: 'images,backup' })).toMatchObject({ items: [], summary: "taking content rootdir off 'scratch' reaches no guest disk, backup or job" });
     // Narrowing the nodes takes the storage only from the nodes left out.
     expect((await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { nodes: 'pve1' })).items).toEqual([]);
     expect((await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { nodes: 'pve2,pve3' })).items.map((i) => i.vmid)).toEqual([118]);
