@@ -107,6 +107,11 @@ describe('blast radius per family, against the simulator', () => {
     expect(db.family).toBe('guest-destroy');
     expect(severe(db)).toEqual(expect.arrayContaining([expect.stringMatching(/^HA resource vm:101 \(state started\): still names it: PVE refuses/)]));
     expect(db.items.filter((i) => i.kind === 'job').map((i) => i.effect)).toEqual(['still lists it: each run warns that the guest is missing']);
+    // The demo cluster replicates its first database VM to a second node: the job goes with the guest.
+    const jobs = (await get('/cluster/replication')) as Array<{ id: string; guest: number; target: string }>;
+    expect(jobs).toEqual([expect.objectContaining({ id: '101-0', guest: 101, target: 'pve1' })]);
+    expect(db.items.filter((i) => i.kind === 'replication').map((i) => `${i.what}: ${i.effect}`)).toEqual(["replication job '101-0' to pve1: names it: removed with it"]);
+    expect(db.summary).toMatch(/3 HA resources or jobs name it/);
     const purged = await radius('DELETE', '/nodes/{node}/qemu/{vmid}', { node: 'pve2', vmid: '101' }, { purge: 1 });
     expect(purged.items.find((i) => i.kind === 'ha')?.effect).toBe('removed with the guest');
 

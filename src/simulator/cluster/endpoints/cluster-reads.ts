@@ -168,18 +168,6 @@ export function clusterReadEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     {
-      method: 'GET', path: '/cluster/replication',
-      description: 'Storage replication jobs (replication needs ZFS, which the simulated storages are not, so there are none).',
-      parameters: {}, returns: LIST, permissions: { user: 'all' },
-      handler: () => [],
-    },
-    {
-      method: 'GET', path: '/nodes/{node}/replication',
-      description: 'Replication jobs of the guests on a node.',
-      parameters: { node: P.node }, returns: LIST, permissions: { user: 'all' }, proxyto: 'node', protected: true,
-      handler: (ctx) => (state.node(reqStr(ctx, 'node')), []),
-    },
-    {
       method: 'GET', path: '/cluster/jobs',
       description: 'Job sections (directory index).',
       parameters: {}, returns: LIST, permissions: { user: 'all' },
