@@ -147,6 +147,35 @@ describe('blast radius per family, against the simulator', () => {
     expect(group.reads).toContain('GET /cluster/firewall/groups/webui');
   }, 30_000);
 
+  it('firewall: a DROP whose source includes or may include the management network cuts it; moving an ACCEPT below a DROP too', async () => {
+    await write('PUT', '/cluster/firewall/options', { enable: 1, policy_in: 'ACCEPT' });
+    await write('POST', '/cluster/firewall/aliases', { name: 'partner', cidr: '198.51.100.0/24' });
+    const drop = (source: string) => radius('POST', '/nodes/{node}/firewall/rules', { node: 'pve1' }, { type: 'in', action: 'DROP', proto: 'tcp', dport: '8006', source, enable: 1 });
+    // The management IP set itself, a network holding its jump host, an alias inside its office LAN.
+    for (const source of ['+dc/management', '192.168.100.0/24', 'dc/gateway']) {
+      expect(severe(await drop(source)), source).toEqual([expect.stringMatching(/^port 8006 \(API and web UI\) on pve1, the API node: open \(.*\) → blocked for the management network by a DROP rule from (.*): the operators lose it too$/)]);
+      expect(severe(await drop(source))[0]).toContain(`rule from ${source}:`);
+    }
+    // Sources outside the management network leave it reachable.
+    for (const source of ['203.0.113.0/24', 'partner', '+blocklist', 'fd00::/64']) expect((await drop(source)).items, source).toEqual([]);
+    // A source that cannot be resolved counts as the worst case.
+    expect(severe(await drop('dc/nosuch'))).toEqual([expect.stringMatching(/blocked by a DROP rule from dc\/nosuch, which may include the management network \(counts as the worst case\): the operators lose it too$/)]);
+    await write('POST', '/cluster/firewall/ipset', { name: 'edge' });
+    await write('POST', '/cluster/firewall/ipset/edge', { cidr: '198.51.100.0/24' });
+    expect((await radius('POST', '/nodes/{node}/firewall/rules', { node: 'pve1' }, { type: 'in', action: 'DROP', proto: 'tcp', dport: '22', source: '+edge', enable: 1 })).items).toEqual([]);
+    const unread = await radius('POST', '/nodes/{node}/firewall/rules', { node: 'pve1' }, { type: 'in', action: 'DROP', proto: 'tcp', dport: '22', source: '+edge', enable: 1 }, { read: (path) => (path === '/cluster/firewall/ipset/edge' ? Promise.reject(new Error('permission check failed')) : read(path)) });
+    expect(unread.complete).toBe(false);
+    expect(severe(unread)).toEqual([expect.stringMatching(/^port 22 .* which may include the management network/)]);
+
+    // pve2: an ACCEPT above a DROP on 8006; moving the ACCEPT below the DROP blocks it.
+    await write('POST', '/nodes/pve2/firewall/rules', { type: 'in', action: 'DROP', proto: 'tcp', dport: '8006', enable: 1 });
+    await write('POST', '/nodes/pve2/firewall/rules', { type: 'in', action: 'ACCEPT', proto: 'tcp', dport: '8006', enable: 1 });
+    const moved = await radius('PUT', '/nodes/{node}/firewall/rules/{pos}', { node: 'pve2', pos: '0' }, { moveto: 2 });
+    expect(severe(moved)).toEqual(['port 8006 (API and web UI) on pve2: open (a rule accepts it) → blocked by a DROP rule: only the cluster network still reaches it']);
+    await write('PUT', '/nodes/pve2/firewall/rules/0', { moveto: 2 });
+    expect((await get('/nodes/pve2/firewall/rules')).slice(0, 2).map((r: any) => r.action)).toEqual(['DROP', 'ACCEPT']);
+  }, 30_000);
+
   it('network apply: the interface with the node’s address and the guest NICs on its bridges', async () => {
     const net = await radius('PUT', '/nodes/{node}/network', { node: 'pve1' });
     expect(net.family).toBe('network-apply');
