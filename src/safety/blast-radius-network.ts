@@ -176,6 +176,15 @@ export async function networkApplyRadius(r: BlastReads, node: string): Promise<B
       items.push({ kind: 'interface', what: `${String(i.iface)} (${String(i.cidr ?? addr)})`, effect: `carries ${node}'s cluster and management address${isApi ? ', the node this server talks to' : ''}: a mistake in it cuts the API and corosync`, severe: true });
     }
   }
+  // GET shows the staged configuration (PVE's `interfaces.new`) when there is one. The textual
+  // diff PVE sends beside it is not passed on by the client, so what the staged copy changes is
+  // read from the copy itself: the cluster address gone from every interface, interfaces not up.
+  if (typeof ip === 'string' && ifaces.length > 0 && !ifaces.some((i) => i.address === ip || (typeof i.cidr === 'string' && i.cidr.split('/')[0] === ip))) {
+    items.push({ kind: 'interface', what: `${node}'s cluster address ${ip}`, effect: `is on no interface of the staged configuration: applying it takes the address away, which cuts ${isApi ? 'this server off the API and ' : 'the API and '}corosync on ${node}`, severe: true });
+  }
+  for (const i of ifaces) {
+    if (i.active === 0 || i.active === undefined) items.push({ kind: 'interface', what: `${String(i.iface)}${typeof i.cidr === 'string' ? ` (${i.cidr})` : ''}`, effect: 'is not up now: applying brings it up (new or changed in the staged configuration)' });
+  }
   const guests = ((await guestDirectory(r)) ?? []).filter((g) => g.node === node);
   const byBridge = new Map<string, string[]>();
   let read = 0;

@@ -185,6 +185,22 @@ describe('blast radius per family, against the simulator', () => {
     expect(other.summary).toMatch(/^reloads \d+ interfaces of pve2;/);
   }, 30_000);
 
+  it('network apply: what the staged configuration changes — the cluster address taken away, interfaces not up yet', async () => {
+    expect((await radius('PUT', '/nodes/{node}/network', { node: 'pve1' })).items.filter((i) => /staged/.test(i.effect))).toEqual([]);
+    await write('POST', '/nodes/pve1/network', { iface: 'vmbr9', type: 'bridge', cidr: '192.168.9.1/24', comments: 'lab' });
+    await write('PUT', '/nodes/pve1/network/vmbr0', { type: 'bridge', cidr: '10.0.0.99/16' });
+    const staged = await radius('PUT', '/nodes/{node}/network', { node: 'pve1' });
+    expect(severe(staged)).toEqual([
+      "pve1's cluster address 10.0.0.11: is on no interface of the staged configuration: applying it takes the address away, which cuts this server off the API and corosync on pve1",
+    ]);
+    expect(staged.items.find((i) => i.what === 'vmbr9 (192.168.9.1/24)')?.effect).toBe('is not up now: applying brings it up (new or changed in the staged configuration)');
+    // Reverting throws the staged copy away: the running configuration is what the radius reads again.
+    await write('DELETE', '/nodes/pve1/network');
+    const reverted = await radius('PUT', '/nodes/{node}/network', { node: 'pve1' });
+    expect(severe(reverted)).toEqual([expect.stringMatching(/^vmbr0 \(10\.0\.0\.11\/16\): carries pve1's cluster and management address/)]);
+    expect(reverted.items.some((i) => i.what.startsWith('vmbr9'))).toBe(false);
+  }, 30_000);
+
   it('pool, user and token deletes; ACL changes', async () => {
     const pool = await radius('DELETE', '/pools/{poolid}', { poolid: 'production' });
     expect(severe(pool)).toEqual(expect.arrayContaining([expect.stringMatching(/PVE refuses to delete a pool that is not empty/), "backup job 'backup-520840ae-979b': selects its guests by this pool: it backs up nothing afterwards"]));
