@@ -81,6 +81,17 @@ function reachable(fwOn: boolean, rules: Rule[], policyIn: string, sources: Read
   return out;
 }
 
+/**
+ * An object after a PUT: the keys set, and those `delete` names removed (back to their default:
+ * deleting a rule's `source` opens it to everyone, deleting `policy_in` makes it DROP).
+ */
+function merged(base: object, params: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(params)) if (k !== 'delete' && k !== 'digest') out[k] = v;
+  for (const k of typeof params.delete === 'string' ? params.delete.split(/[,;\s]+/) : []) delete out[k];
+  return out;
+}
+
 /** The rule list after a rule write (insert at `pos`, change or remove the one at `{pos}`). */
 function rulesAfter(rules: Rule[], method: string, pos: number | undefined, params: Record<string, unknown>): Rule[] {
   const next = rules.map((r) => ({ ...r }));
@@ -90,7 +101,7 @@ function rulesAfter(rules: Rule[], method: string, pos: number | undefined, para
     const [rule] = next.splice(pos, 1);
     const to = Number(params.moveto);
     next.splice(Math.min(to > pos ? to - 1 : to, next.length), 0, rule as Rule);
-  } else if (pos !== undefined && method === 'PUT') next[pos] = { ...next[pos], ...params };
+  } else if (pos !== undefined && method === 'PUT') next[pos] = merged(next[pos] ?? {}, params) as Rule;
   else if (pos !== undefined && method === 'DELETE') next.splice(pos, 1);
   return next;
 }
@@ -142,8 +153,8 @@ export async function firewallRadius(r: BlastReads, scope: 'cluster' | { node: s
   const cluster = scope === 'cluster';
   const onNode = typeof scope === 'object' && 'node' in scope;
   const after = await state(
-    cluster && what === 'options' ? { ...dcOpts, ...params } : dcOpts,
-    onNode && what === 'options' ? { ...nodeOpts, ...params } : nodeOpts,
+    cluster && what === 'options' ? merged(dcOpts, params) : dcOpts,
+    onNode && what === 'options' ? merged(nodeOpts, params) : nodeOpts,
     cluster && what === 'rules' ? rulesAfter(dcRules, method, pos, params) : dcRules,
     onNode && what === 'rules' ? rulesAfter(nodeRules, method, pos, params) : nodeRules,
     edited,

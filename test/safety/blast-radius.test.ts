@@ -167,6 +167,11 @@ describe('blast radius per family, against the simulator', () => {
     expect(unread.complete).toBe(false);
     expect(severe(unread)).toEqual([expect.stringMatching(/^port 22 .* which may include the management network/)]);
 
+    // Deleting a rule's source widens its DROP to everyone; deleting policy_in makes it DROP.
+    await write('POST', '/nodes/pve3/firewall/rules', { type: 'in', action: 'DROP', proto: 'tcp', dport: '22', source: '203.0.113.0/24', enable: 1 });
+    const widened = await radius('PUT', '/nodes/{node}/firewall/rules/{pos}', { node: 'pve3', pos: '0' }, { delete: 'source' });
+    expect(severe(widened)).toEqual([expect.stringMatching(/^port 22 \(SSH\) on pve3: open .* → blocked by a DROP rule: only the cluster network still reaches it$/)]);
+    expect(severe(await radius('PUT', '/cluster/firewall/options', {}, { delete: 'policy_in' })).length).toBeGreaterThan(0);
     // pve2: an ACCEPT above a DROP on 8006; moving the ACCEPT below the DROP blocks it.
     await write('POST', '/nodes/pve2/firewall/rules', { type: 'in', action: 'DROP', proto: 'tcp', dport: '8006', enable: 1 });
     await write('POST', '/nodes/pve2/firewall/rules', { type: 'in', action: 'ACCEPT', proto: 'tcp', dport: '8006', enable: 1 });
