@@ -61,7 +61,7 @@ function ownLoss(id: string, how: string): BlastItem {
  * `PUT /access/acl`: who gains or loses which role on what the path covers (one guest, a pool's
  * members, a node, a storage, everything under `/`), and which of those privileges are powerful.
  */
-export async function aclRadius(r: BlastReads, params: Record<string, unknown>): Promise<BlastRadius> {
+export async function aclRadius(r: BlastReads, params: Record<string, unknown>, own: readonly string[] = []): Promise<BlastRadius> {
   const path = String(params.path ?? '/');
   const revoke = params.delete === 1 || params.delete === true || params.delete === '1';
   const propagate = params.propagate === undefined || Number(params.propagate) === 1;
@@ -80,7 +80,9 @@ export async function aclRadius(r: BlastReads, params: Record<string, unknown>):
       const effect = revoke
         ? had ? `loses role ${role} on ${reach}` : `has no role ${role} on ${path}: nothing to revoke`
         : had ? `already has role ${role} on ${path}` : `gains role ${role} (${privs.length > 0 ? `${plural(privs.length, 'privilege')}${powerful.length > 0 ? `, including ${powerful.join(', ')}` : ''}` : 'privileges not read'}) on ${reach}`;
-      items.push({ kind: 'acl', what: s, effect, severe: !revoke && !had && (powerful.length > 0 || (path === '/' && propagate)) });
+      // Revoking a role from this server's own credential (or, for a token, from its user) takes that access from this server.
+      const ownSubject = revoke && had && own.some((id) => s === `token ${id}` || s === `user ${id.split('!')[0]}`);
+      items.push({ kind: 'acl', what: ownSubject ? `${s} (this server's own credential)` : s, effect: ownSubject ? `${effect}: this server loses that access` : effect, severe: ownSubject || (!revoke && !had && (powerful.length > 0 || (path === '/' && propagate))) });
     }
   }
   return r.finish('acl-change', `${revoke ? 'revokes' : 'grants'} ${plural(roles.length, 'role')} for ${plural(subjects.length, 'subject')} on ${reach}`, items);

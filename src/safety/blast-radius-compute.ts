@@ -57,7 +57,7 @@ export async function computeBlastRadius(input: BlastInput): Promise<BlastRadius
   if ((t === '/pools/{poolid}' || t === '/pools') && method === 'DELETE') return poolDeleteRadius(r, String(pv.poolid ?? params.poolid ?? ''));
   if (t === '/access/users/{userid}' && method === 'DELETE') return userDeleteRadius(r, pv.userid ?? '', input.ownAuthIds ?? []);
   if (t === '/access/users/{userid}/token/{tokenid}' && method === 'DELETE') return tokenDeleteRadius(r, pv.userid ?? '', pv.tokenid ?? '', input.ownAuthIds ?? []);
-  if (t === '/access/acl' && method === 'PUT') return aclRadius(r, params);
+  if (t === '/access/acl' && method === 'PUT') return aclRadius(r, params, input.ownAuthIds ?? []);
   if (t === '/cluster/ha/resources' && method === 'POST') return haResourceRadius(r, method, String(params.sid ?? ''), params);
   if (t === '/cluster/ha/resources/{sid}') return haResourceRadius(r, method, pv.sid ?? '', params);
   if (t === '/cluster/ha/rules' || t === '/cluster/ha/rules/{rule}') return haRuleRadius(r, method, pv.rule ?? (typeof params.rule === 'string' ? params.rule : undefined), params);

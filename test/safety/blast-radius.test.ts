@@ -239,6 +239,10 @@ describe('blast radius per family, against the simulator', () => {
     const down = (): Promise<unknown> => Promise.reject(new Error('connection reset'));
     const login = await radius('DELETE', '/access/users/{userid}', { userid: 'ops@pve' }, {}, { ownAuthIds: ['ops@pve'], read: down });
     expect(login).toMatchObject({ complete: false, items: [expect.objectContaining({ kind: 'user', severe: true, what: "ops@pve (this server's own credential)" })] });
+    // Revoking a role the server's own token holds takes that access from it.
+    await write('PUT', '/access/acl', { path: '/vms/100', roles: 'PVEAuditor', tokens: own });
+    const revoke = await radius('PUT', '/access/acl', {}, { path: '/vms/100', roles: 'PVEAuditor', tokens: own, delete: 1 }, { ownAuthIds: [own] });
+    expect(severe(revoke)).toEqual([expect.stringMatching(new RegExp(`^token ${own.replace(/[.*+?^$!{}()|[\]\\]/g, '\\$&')} \\(this server's own credential\\): loses role PVEAuditor on /vms/100 .*: this server loses that access$`))]);
     // Another user's token is not the server's own.
     expect((await radius('DELETE', '/access/users/{userid}/token/{tokenid}', { userid, tokenid: 'other' }, {}, { ownAuthIds: [own] })).summary).not.toMatch(/THIS SERVER/);
   }, 30_000);
