@@ -36,13 +36,12 @@ export async function computeBlastRadius(input: BlastInput): Promise<BlastRadius
   const r = new BlastReads(input.read);
   if (t === '/storage/{storage}' && method === 'DELETE') return storageRadius(r, pv.storage ?? '', 'storage-remove');
   if (t === '/storage/{storage}' && method === 'PUT' && truthy(params.disable)) return storageRadius(r, pv.storage ?? '', 'storage-disable');
-  if (t === '/storage/{storage}' && method === 'PUT' && typeof params.nodes === 'string' && params.nodes !== '') {
-    return storageRadius(r, pv.storage ?? '', 'storage-disable', new Set(params.nodes.split(/[,;\s]+/).filter((n) => n !== '')));
-  }
-  // A new content list without `images` or `rootdir` is, for those guests, a disable.
-  if (t === '/storage/{storage}' && method === 'PUT' && typeof params.content === 'string') {
-    return storageRadius(r, pv.storage ?? '', 'storage-disable', undefined, params.content.split(/[,;\s]+/).filter((c) => c !== ''));
-  }
+  // Narrowing `nodes` takes the storage from the nodes left out; a `content` list without `images`
+  // or `rootdir` is, for those guests, a disable everywhere.
+  const list = (v: unknown): string[] | undefined => (typeof v === 'string' && v !== '' ? v.split(/[,;\s]+/).filter((x) => x !== '') : undefined);
+  const keep = list(params.nodes);
+  const content = typeof params.content === 'string' ? (list(params.content) ?? []) : undefined;
+  if (t === '/storage/{storage}' && method === 'PUT' && (keep || content)) return storageRadius(r, pv.storage ?? '', 'storage-disable', keep ? new Set(keep) : undefined, content);
   if (t === '/nodes/{node}/storage/{storage}/content/{volume}' && method === 'DELETE') return volumeRadius(r, pv.node ?? '', pv.storage ?? '', pv.volume ?? '');
   if (t === '/nodes/{node}/network' && method === 'PUT') return networkApplyRadius(r, pv.node ?? '');
   if (t === '/cluster/firewall/rules' || t === '/cluster/firewall/rules/{pos}' || t === '/cluster/firewall/options') {

@@ -18,7 +18,10 @@ export async function storageRadius(r: BlastReads, storage: string, family: 'sto
   // those guests; `backup`, for its backups and jobs. Unread definition: every type counts as lost.
   const had = typeof def?.content === 'string' ? def.content.split(',').map((c) => c.trim()) : undefined;
   const lost = newContent === undefined ? undefined : had ? had.filter((c) => !newContent.includes(c)) : ['images', 'rootdir', 'backup'];
-  const loses = (content: string): boolean => lost === undefined || lost.includes(content);
+  // A node left out of `nodes` loses every type; without `nodes` or `content` (remove, disable) every node does.
+  const nodeLost = (node: string): boolean => (keepNodes ? !keepNodes.has(node) : newContent === undefined);
+  const typeLost = (content: string): boolean => lost?.includes(content) ?? false;
+  const typesLost = ['images', 'rootdir', 'backup'].some(typeLost);
   const nodes = await nodeDirectory(r);
   const items: BlastItem[] = [];
   let owners = new Set<number>();
@@ -26,7 +29,7 @@ export async function storageRadius(r: BlastReads, storage: string, family: 'sto
   if (def && nodes) {
     const allowed = typeof def.nodes === 'string' ? new Set(def.nodes.split(',')) : undefined;
     // Narrowing `nodes` only takes the storage from the nodes left out.
-    const onNodes = nodes.filter((n) => (!allowed || allowed.has(n.node)) && !keepNodes?.has(n.node));
+    const onNodes = nodes.filter((n) => (!allowed || allowed.has(n.node)) && (nodeLost(n.node) || typesLost));
     // A shared storage holds the same volumes everywhere: one online node's view is enough.
     const readFrom = def.shared === 1 || def.shared === true ? onNodes.filter((n) => n.online).slice(0, 1) : onNodes;
     for (const n of onNodes) if (!n.online && readFrom.includes(n)) r.incomplete(`node ${n.node} is offline: what ${storage} holds there is not known`);
@@ -34,8 +37,8 @@ export async function storageRadius(r: BlastReads, storage: string, family: 'sto
       if (!n.online) continue;
       const content = await r.list(`/nodes/${encodeURIComponent(n.node)}/storage/${enc}/content`);
       for (const v of content ?? []) {
-        if (v.content === 'backup') backups += loses('backup') ? 1 : 0;
-        else if ((v.content === 'images' || v.content === 'rootdir') && loses(v.content) && typeof v.vmid === 'number') owners.add(v.vmid);
+        if (v.content === 'backup') backups += nodeLost(n.node) || typeLost('backup') ? 1 : 0;
+        else if ((v.content === 'images' || v.content === 'rootdir') && typeof v.vmid === 'number') owners.add(v.vmid);
       }
     }
   }
@@ -60,7 +63,7 @@ export async function storageRadius(r: BlastReads, storage: string, family: 'sto
       continue;
     }
     const disks = disksOf(g.type, config).filter((d) => d.storage === storage);
-    if (disks.length === 0 || keepNodes?.has(g.node) || !loses(g.type === 'qemu' ? 'images' : 'rootdir')) continue;
+    if (disks.length === 0 || !(nodeLost(g.node) || typeLost(g.type === 'qemu' ? 'images' : 'rootdir'))) continue;
     losing++;
     const boot = bootKey(g.type, config);
     const onBoot = disks.some((d) => d.key === boot);
@@ -75,7 +78,7 @@ export async function storageRadius(r: BlastReads, storage: string, family: 'sto
     });
   }
   if (backups > 0) items.push({ kind: 'backup', what: plural(backups, 'backup'), effect: 'can no longer be listed or restored from this storage' });
-  const jobs = loses('backup') ? await r.list('/cluster/backup') : [];
+  const jobs = newContent === undefined || keepNodes !== undefined || typeLost('backup') ? await r.list('/cluster/backup') : [];
   for (const j of jobs ?? []) {
     if (j.storage === storage && j.enabled !== 0 && j.enabled !== '0') items.push({ kind: 'job', what: `backup job '${String(j.id)}'`, effect: 'writes to this storage: its next run fails', severe: true });
   }

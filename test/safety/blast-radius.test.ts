@@ -67,6 +67,9 @@ describe('blast radius per family, against the simulator', () => {
     // Narrowing the nodes takes the storage only from the nodes left out.
     expect((await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { nodes: 'pve1' })).items).toEqual([]);
     expect((await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { nodes: 'pve2,pve3' })).items.map((i) => i.vmid)).toEqual([118]);
+    // Both at once: keeping pve1 does not spare a VM there when `images` goes.
+    expect((await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { nodes: 'pve1', content: 'rootdir,backup' })).items.map((i) => i.vmid)).toEqual([118]);
+    expect((await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { nodes: 'pve1', content: 'images,rootdir,backup' })).items).toEqual([]);
     // A storage nothing uses reaches nothing.
     await write('POST', '/storage', { storage: 'empty', type: 'dir', path: '/srv/empty', content: 'images' });
     expect((await radius('DELETE', '/storage/{storage}', { storage: 'empty' })).summary).toBe("removing 'empty' reaches no guest disk, backup or job");
