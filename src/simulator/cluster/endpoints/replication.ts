@@ -7,10 +7,10 @@
  * when the jobs are read.
  */
 import type { SimEndpoint } from '../../contract.js';
-import { fail } from '../errors.js';
+import { fail, permissionDenied } from '../errors.js';
 import type { ClusterState } from '../state.js';
 import { reqStr } from './params.js';
-import { LIST, OBJ, P, perm, str } from './schema.js';
+import { LIST, OBJ, P, str } from './schema.js';
 
 interface ReplicationJob {
   id: string;
@@ -43,16 +43,18 @@ export function replicationEndpoints(state: ClusterState): SimEndpoint[] {
       method: 'GET', path: '/cluster/replication',
       description: 'Storage replication jobs (held, never run: no simulated storage is ZFS).',
       parameters: {}, returns: LIST, permissions: { user: 'all' },
-      handler: () => [...replicationJobs(state).values()].map((j) => ({ ...j })),
+      // As on PVE, each job is listed only to those who may audit its guest.
+      handler: (ctx) => [...replicationJobs(state).values()].filter((j) => ctx.hasPriv(`/vms/${j.guest}`, 'VM.Audit')).map((j) => ({ ...j })),
     },
     {
       method: 'GET', path: '/cluster/replication/{id}',
       description: 'One storage replication job.',
       parameters: { id: str('Replication job ID: <guest>-<job number>.', { format: 'pve-replication-job-id', pattern: '[1-9][0-9]{2,8}-\\d{1,9}' }) },
-      returns: OBJ, permissions: { check: perm('/', ['Sys.Audit']) },
+      returns: OBJ, permissions: { user: 'all' },
       handler: (ctx) => {
         const job = replicationJobs(state).get(reqStr(ctx, 'id'));
         if (!job) throw fail(`replication job '${reqStr(ctx, 'id')}' does not exist`);
+        if (!ctx.hasPriv(`/vms/${job.guest}`, 'VM.Audit')) throw permissionDenied(`/vms/${job.guest}`, 'VM.Audit');
         return { ...job };
       },
     },
@@ -62,7 +64,7 @@ export function replicationEndpoints(state: ClusterState): SimEndpoint[] {
       parameters: { node: P.node }, returns: LIST, permissions: { user: 'all' }, proxyto: 'node', protected: true,
       handler: (ctx) => {
         const node = state.node(reqStr(ctx, 'node')).name;
-        return [...replicationJobs(state).values()].filter((j) => j.source === node).map((j) => ({ ...j, vmtype: 'qemu', last_sync: 0, fail_count: 0 }));
+        return [...replicationJobs(state).values()].filter((j) => j.source === node && ctx.hasPriv(`/vms/${j.guest}`, 'VM.Audit')).map((j) => ({ ...j, vmtype: 'qemu', last_sync: 0, fail_count: 0 }));
       },
     },
   ];
