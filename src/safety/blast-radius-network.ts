@@ -194,7 +194,8 @@ export async function networkApplyRadius(r: BlastReads, node: string): Promise<B
     items.push({ kind: 'interface', what: `${node}'s cluster address ${ip}`, effect: `is on no interface of the staged configuration: applying it takes the address away, which cuts ${isApi ? 'this server off the API and ' : 'the API and '}corosync on ${node}`, severe: true });
   }
   for (const i of ifaces) {
-    if (i.active === 0 || i.active === undefined) items.push({ kind: 'interface', what: `${String(i.iface)}${typeof i.cidr === 'string' ? ` (${i.cidr})` : ''}`, effect: 'is not up now: applying brings it up (new or changed in the staged configuration)' });
+    // Only an interface the apply brings up (autostart) is reached; one left down stays as it is.
+    if ((i.active === 0 || i.active === undefined) && Number(i.autostart) === 1) items.push({ kind: 'interface', what: `${String(i.iface)}${typeof i.cidr === 'string' ? ` (${i.cidr})` : ''}`, effect: 'is not up now: applying brings it up (new or changed in the staged configuration)' });
   }
   const guests = ((await guestDirectory(r)) ?? []).filter((g) => g.node === node);
   const byBridge = new Map<string, string[]>();
