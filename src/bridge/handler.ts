@@ -12,7 +12,7 @@
  * the call's `outcome`. Write-ahead: a change is sent only once its intent is in the audit, so a
  * crash at any later point leaves an intent that a starting server can look up on PVE.
  */
-import { type HttpMethod, type RiskClass } from '../schema/model.js';
+import { type HttpMethod, RISK_CLASSES, type RiskClass } from '../schema/model.js';
 import { isPlainObject } from '../schema/schema-node.js';
 import { parseUpid } from '../pve/upid.js';
 import { approvalNextStep } from '../safety/approval.js';
@@ -569,6 +569,8 @@ function previewInput(rt: Runtime, target: ClusterHandle, req: ResolvedRequest, 
     ...(guest ? { target: guest } : {}),
     ...(raw ? { config: redactData(raw, configPath, rt.secrets) as Record<string, unknown> } : {}),
     read: (path: string) => target.client().request('GET', path, {}, { signal }),
+    // Every credential this server uses on the cluster (main and per class): deleting one cuts it off.
+    ownAuthIds: [...new Set([undefined, ...RISK_CLASSES].map((c) => target.client(c).authId).filter((id): id is string => id !== undefined))],
   };
 }
 

@@ -28,31 +28,40 @@ export async function poolDeleteRadius(r: BlastReads, poolid: string): Promise<B
 }
 
 /** `DELETE /access/users/{userid}`: its tokens and every ACL entry naming the user or one of its tokens. */
-export async function userDeleteRadius(r: BlastReads, userid: string): Promise<BlastRadius> {
+export async function userDeleteRadius(r: BlastReads, userid: string, own: readonly string[]): Promise<BlastRadius> {
   const items: BlastItem[] = [];
+  // Checked before any read: a failed read must not hide that this server cuts itself off.
+  const mine = own.filter((id) => id === userid || id.startsWith(`${userid}!`));
+  for (const id of mine) items.push(ownLoss(id, id === userid ? 'this server logs in as this user' : 'this server authenticates with this token of the user'));
   const tokens = (await r.list(`/access/users/${encodeURIComponent(userid)}/token`)) ?? [];
-  for (const t of tokens) items.push({ kind: 'token', what: `API token ${userid}!${String(t.tokenid)}`, effect: 'deleted with the user: whatever authenticates with it stops working', severe: true });
+  for (const t of tokens) if (!mine.includes(`${userid}!${String(t.tokenid)}`)) items.push({ kind: 'token', what: `API token ${userid}!${String(t.tokenid)}`, effect: 'deleted with the user: whatever authenticates with it stops working', severe: true });
   const acl = (await aclEntries(r)).filter((e) => e.ugid === userid || (typeof e.ugid === 'string' && e.ugid.startsWith(`${userid}!`)));
   for (const e of acl) items.push({ kind: 'acl', what: `${String(e.ugid)} role ${String(e.roleid)} on ${String(e.path)}`, effect: 'removed' });
-  return r.finish('user-delete', `user ${userid}: ${plural(tokens.length, 'API token')} and ${plural(acl.length, 'ACL entry', 'ACL entries')} go with it`, items);
+  return r.finish('user-delete', `${mine.length > 0 ? 'THIS SERVER LOSES ACCESS to the cluster; ' : ''}user ${userid}: ${plural(tokens.length, 'API token')} and ${plural(acl.length, 'ACL entry', 'ACL entries')} go with it`, items);
 }
 
 /** `DELETE /access/users/{userid}/token/{tokenid}`: the ACL entries of the token. */
-export async function tokenDeleteRadius(r: BlastReads, userid: string, tokenid: string): Promise<BlastRadius> {
+export async function tokenDeleteRadius(r: BlastReads, userid: string, tokenid: string, own: readonly string[]): Promise<BlastRadius> {
   const id = `${userid}!${tokenid}`;
+  const mine = own.includes(id);
+  const items: BlastItem[] = mine ? [ownLoss(id, 'this server authenticates with this token')] : [];
   const token = await r.object(`/access/users/${encodeURIComponent(userid)}/token/${encodeURIComponent(tokenid)}`);
-  const items: BlastItem[] = [];
-  if (token) items.push({ kind: 'token', what: `API token ${id}${token.comment ? ` (${String(token.comment)})` : ''}`, effect: 'deleted: whatever authenticates with it stops working at once', severe: true });
+  if (token && !mine) items.push({ kind: 'token', what: `API token ${id}${token.comment ? ` (${String(token.comment)})` : ''}`, effect: 'deleted: whatever authenticates with it stops working at once', severe: true });
   const acl = (await aclEntries(r)).filter((e) => e.ugid === id);
   for (const e of acl) items.push({ kind: 'acl', what: `${id} role ${String(e.roleid)} on ${String(e.path)}`, effect: 'removed' });
-  return r.finish('token-delete', `API token ${id} and ${plural(acl.length, 'ACL entry', 'ACL entries')} of it go`, items);
+  return r.finish('token-delete', `${mine ? 'THIS SERVER LOSES ACCESS to the cluster; ' : ''}API token ${id} and ${plural(acl.length, 'ACL entry', 'ACL entries')} of it go`, items);
+}
+
+/** The credential this server itself uses: deleting it cuts the server off the cluster at once. */
+function ownLoss(id: string, how: string): BlastItem {
+  return { kind: id.includes('!') ? 'token' : 'user', what: `${id} (this server's own credential)`, effect: `deleted: ${how}, so this server loses access to the cluster — every later call fails and nothing here can undo it`, severe: true };
 }
 
 /**
  * `PUT /access/acl`: who gains or loses which role on what the path covers (one guest, a pool's
  * members, a node, a storage, everything under `/`), and which of those privileges are powerful.
  */
-export async function aclRadius(r: BlastReads, params: Record<string, unknown>): Promise<BlastRadius> {
+export async function aclRadius(r: BlastReads, params: Record<string, unknown>, own: readonly string[] = []): Promise<BlastRadius> {
   const path = String(params.path ?? '/');
   const revoke = params.delete === 1 || params.delete === true || params.delete === '1';
   const propagate = params.propagate === undefined || Number(params.propagate) === 1;
@@ -71,7 +80,9 @@ export async function aclRadius(r: BlastReads, params: Record<string, unknown>):
       const effect = revoke
         ? had ? `loses role ${role} on ${reach}` : `has no role ${role} on ${path}: nothing to revoke`
         : had ? `already has role ${role} on ${path}` : `gains role ${role} (${privs.length > 0 ? `${plural(privs.length, 'privilege')}${powerful.length > 0 ? `, including ${powerful.join(', ')}` : ''}` : 'privileges not read'}) on ${reach}`;
-      items.push({ kind: 'acl', what: s, effect, severe: !revoke && !had && (powerful.length > 0 || (path === '/' && propagate)) });
+      // Revoking a role from this server's own credential (or, for a token, from its user) takes that access from this server.
+      const ownSubject = revoke && had && own.some((id) => s === `token ${id}` || s === `user ${id.split('!')[0]}`);
+      items.push({ kind: 'acl', what: ownSubject ? `${s} (this server's own credential)` : s, effect: ownSubject ? `${effect}: this server loses that access` : effect, severe: ownSubject || (!revoke && !had && (powerful.length > 0 || (path === '/' && propagate))) });
     }
   }
   return r.finish('acl-change', `${revoke ? 'revokes' : 'grants'} ${plural(roles.length, 'role')} for ${plural(subjects.length, 'subject')} on ${reach}`, items);

@@ -23,6 +23,8 @@ export interface BlastInput {
   config?: Record<string, unknown>;
   /** A GET on the same cluster. */
   read(path: string): Promise<unknown>;
+  /** The credentials this server authenticates with on the cluster (`user@realm!token` or `user@realm`): deleting one of them, or its user, cuts this server off. */
+  ownAuthIds?: readonly string[];
 }
 
 const GUEST = /^\/nodes\/\{node\}\/(qemu|lxc)\/\{vmid\}(\/.*)?$/;
@@ -34,9 +36,12 @@ export async function computeBlastRadius(input: BlastInput): Promise<BlastRadius
   const r = new BlastReads(input.read);
   if (t === '/storage/{storage}' && method === 'DELETE') return storageRadius(r, pv.storage ?? '', 'storage-remove');
   if (t === '/storage/{storage}' && method === 'PUT' && truthy(params.disable)) return storageRadius(r, pv.storage ?? '', 'storage-disable');
-  if (t === '/storage/{storage}' && method === 'PUT' && typeof params.nodes === 'string' && params.nodes !== '') {
-    return storageRadius(r, pv.storage ?? '', 'storage-disable', new Set(params.nodes.split(/[,;\s]+/).filter((n) => n !== '')));
-  }
+  // Narrowing `nodes` takes the storage from the nodes left out; a `content` list without `images`
+  // or `rootdir` is, for those guests, a disable everywhere.
+  const list = (v: unknown): string[] | undefined => (typeof v === 'string' && v !== '' ? v.split(/[,;\s]+/).filter((x) => x !== '') : undefined);
+  const keep = list(params.nodes);
+  const content = typeof params.content === 'string' ? (list(params.content) ?? []) : undefined;
+  if (t === '/storage/{storage}' && method === 'PUT' && (keep || content)) return storageRadius(r, pv.storage ?? '', 'storage-disable', keep ? new Set(keep) : undefined, content);
   if (t === '/nodes/{node}/storage/{storage}/content/{volume}' && method === 'DELETE') return volumeRadius(r, pv.node ?? '', pv.storage ?? '', pv.volume ?? '');
   if (t === '/nodes/{node}/network' && method === 'PUT') return networkApplyRadius(r, pv.node ?? '');
   if (t === '/cluster/firewall/rules' || t === '/cluster/firewall/rules/{pos}' || t === '/cluster/firewall/options') {
@@ -49,9 +54,9 @@ export async function computeBlastRadius(input: BlastInput): Promise<BlastRadius
     return firewallRadius(r, { group: pv.group ?? '' }, 'rules', method, pv.pos === undefined ? undefined : Number(pv.pos), params);
   }
   if ((t === '/pools/{poolid}' || t === '/pools') && method === 'DELETE') return poolDeleteRadius(r, String(pv.poolid ?? params.poolid ?? ''));
-  if (t === '/access/users/{userid}' && method === 'DELETE') return userDeleteRadius(r, pv.userid ?? '');
-  if (t === '/access/users/{userid}/token/{tokenid}' && method === 'DELETE') return tokenDeleteRadius(r, pv.userid ?? '', pv.tokenid ?? '');
-  if (t === '/access/acl' && method === 'PUT') return aclRadius(r, params);
+  if (t === '/access/users/{userid}' && method === 'DELETE') return userDeleteRadius(r, pv.userid ?? '', input.ownAuthIds ?? []);
+  if (t === '/access/users/{userid}/token/{tokenid}' && method === 'DELETE') return tokenDeleteRadius(r, pv.userid ?? '', pv.tokenid ?? '', input.ownAuthIds ?? []);
+  if (t === '/access/acl' && method === 'PUT') return aclRadius(r, params, input.ownAuthIds ?? []);
   if (t === '/cluster/ha/resources' && method === 'POST') return haResourceRadius(r, method, String(params.sid ?? ''), params);
   if (t === '/cluster/ha/resources/{sid}') return haResourceRadius(r, method, pv.sid ?? '', params);
   if (t === '/cluster/ha/rules' || t === '/cluster/ha/rules/{rule}') return haRuleRadius(r, method, pv.rule ?? (typeof params.rule === 'string' ? params.rule : undefined), params);

@@ -12,6 +12,7 @@
  */
 import { type BlastItem, type BlastRadius, type BlastReads, plural } from './blast-radius.js';
 import { guestConfig, guestDirectory, guestLabel, MAX_CONFIG_READS } from './blast-radius-guests.js';
+import { SourceClassifier, type SourceReach } from './blast-radius-sources.js';
 
 const MGMT_PORTS = [8006, 22];
 
@@ -49,18 +50,45 @@ function mgmtPortsOf(rule: Rule): number[] {
 const enabled = (rule: Rule): boolean => rule.enable === undefined || Number(rule.enable) === 1;
 const inbound = (rule: Rule): boolean => rule.type === 'in' || rule.type === undefined;
 
-/** Which of 8006/22 stay reachable from outside the cluster network, given the rules in order and the policy. */
-function reachable(fwOn: boolean, rules: Rule[], policyIn: string): Map<number, string> {
+const sourceOf = (rule: Rule): string | undefined => (typeof rule.source === 'string' && rule.source !== '' ? rule.source : undefined);
+
+/**
+ * Which of 8006/22 stay reachable, given the rules in order and the policy. A rule without a
+ * source decides for everyone outside the cluster network; a DROP or REJECT whose source includes
+ * or may include the management network (`sources`) decides for the operators too. An ACCEPT
+ * with a source opens the port only for that source, so it does not count as open.
+ */
+function reachable(fwOn: boolean, rules: Rule[], policyIn: string, sources: ReadonlyMap<string, SourceReach>): Map<number, string> {
   const out = new Map<number, string>();
   for (const port of MGMT_PORTS) {
     if (!fwOn) {
       out.set(port, 'open (firewall off)');
       continue;
     }
-    const hit = rules.find((r) => enabled(r) && inbound(r) && mgmtPortsOf(r).includes(port) && (r.source === undefined || r.source === ''));
-    if (hit) out.set(port, String(hit.action) === 'ACCEPT' ? 'open (a rule accepts it)' : `blocked by a ${String(hit.action)} rule`);
+    const decides = (r: Rule): boolean => {
+      const src = sourceOf(r);
+      return src === undefined || (String(r.action) !== 'ACCEPT' && (sources.get(src) ?? 'may') !== 'excludes');
+    };
+    const hit = rules.find((r) => enabled(r) && inbound(r) && mgmtPortsOf(r).includes(port) && decides(r));
+    const src = hit ? sourceOf(hit) : undefined;
+    if (hit && src !== undefined) {
+      out.set(port, sources.get(src) === 'includes'
+        ? `blocked for the management network by a ${String(hit.action)} rule from ${src}`
+        : `blocked by a ${String(hit.action)} rule from ${src}, which may include the management network (counts as the worst case)`);
+    } else if (hit) out.set(port, String(hit.action) === 'ACCEPT' ? 'open (a rule accepts it)' : `blocked by a ${String(hit.action)} rule`);
     else out.set(port, policyIn === 'ACCEPT' ? 'open (input policy ACCEPT)' : `blocked by input policy ${policyIn}`);
   }
+  return out;
+}
+
+/**
+ * An object after a PUT: the keys set, and those `delete` names removed (back to their default:
+ * deleting a rule's `source` opens it to everyone, deleting `policy_in` makes it DROP).
+ */
+function merged(base: object, params: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(params)) if (k !== 'delete' && k !== 'digest') out[k] = v;
+  for (const k of typeof params.delete === 'string' ? params.delete.split(/[,;\s]+/) : []) delete out[k];
   return out;
 }
 
@@ -68,7 +96,12 @@ function reachable(fwOn: boolean, rules: Rule[], policyIn: string): Map<number, 
 function rulesAfter(rules: Rule[], method: string, pos: number | undefined, params: Record<string, unknown>): Rule[] {
   const next = rules.map((r) => ({ ...r }));
   if (method === 'POST') next.splice(typeof params.pos === 'number' ? params.pos : 0, 0, { ...params });
-  else if (pos !== undefined && method === 'PUT') next[pos] = { ...next[pos], ...params };
+  else if (pos !== undefined && method === 'PUT' && params.moveto !== undefined && next[pos]) {
+    // PVE moves the rule and ignores the other fields; as the simulator does, a later position counts before the removal.
+    const [rule] = next.splice(pos, 1);
+    const to = Number(params.moveto);
+    next.splice(Math.min(to > pos ? to - 1 : to, next.length), 0, rule as Rule);
+  } else if (pos !== undefined && method === 'PUT') next[pos] = merged(next[pos] ?? {}, params) as Rule;
   else if (pos !== undefined && method === 'DELETE') next.splice(pos, 1);
   return next;
 }
@@ -105,14 +138,23 @@ export async function firewallRadius(r: BlastReads, scope: 'cluster' | { node: s
   const group = typeof scope === 'object' && 'group' in scope ? scope.group : undefined;
   const groupRules = group !== undefined ? (((await r.list(`/cluster/firewall/groups/${encodeURIComponent(group)}`)) ?? []) as Rule[]) : [];
   const edited = group !== undefined ? { group, rules: rulesAfter(groupRules, method, pos, params) } : undefined;
-  const state = async (dc: Record<string, unknown>, n: Record<string, unknown>, dcR: Rule[], nR: Rule[], g?: { group: string; rules: Rule[] }) =>
-    reachable(Number(dc.enable ?? 0) === 1 && Number(n.enable ?? 1) === 1, [...(await expandGroups(r, nR, g)), ...(await expandGroups(r, dcR, g))], String(dc.policy_in ?? 'DROP'));
+  const classifier = new SourceClassifier(r, api);
+  const sources = new Map<string, SourceReach>();
+  const state = async (dc: Record<string, unknown>, n: Record<string, unknown>, dcR: Rule[], nR: Rule[], g?: { group: string; rules: Rule[] }) => {
+    const rules = [...(await expandGroups(r, nR, g)), ...(await expandGroups(r, dcR, g))];
+    // Only sources that could decide a management port are resolved: those of enabled inbound DROP/REJECT rules on 8006 or 22.
+    for (const rule of rules) {
+      const src = sourceOf(rule);
+      if (src !== undefined && !sources.has(src) && enabled(rule) && inbound(rule) && String(rule.action) !== 'ACCEPT' && mgmtPortsOf(rule).length > 0) sources.set(src, await classifier.classify(src));
+    }
+    return reachable(Number(dc.enable ?? 0) === 1 && Number(n.enable ?? 1) === 1, rules, String(dc.policy_in ?? 'DROP'), sources);
+  };
   const before = await state(dcOpts, nodeOpts, dcRules, nodeRules);
   const cluster = scope === 'cluster';
   const onNode = typeof scope === 'object' && 'node' in scope;
   const after = await state(
-    cluster && what === 'options' ? { ...dcOpts, ...params } : dcOpts,
-    onNode && what === 'options' ? { ...nodeOpts, ...params } : nodeOpts,
+    cluster && what === 'options' ? merged(dcOpts, params) : dcOpts,
+    onNode && what === 'options' ? merged(nodeOpts, params) : nodeOpts,
     cluster && what === 'rules' ? rulesAfter(dcRules, method, pos, params) : dcRules,
     onNode && what === 'rules' ? rulesAfter(nodeRules, method, pos, params) : nodeRules,
     edited,
@@ -124,7 +166,7 @@ export async function firewallRadius(r: BlastReads, scope: 'cluster' | { node: s
     const a = after.get(port) ?? '?';
     if (b === a) continue;
     const cut = a.startsWith('blocked') && !b.startsWith('blocked');
-    items.push({ kind: 'firewall', what: `port ${port} (${port === 8006 ? 'API and web UI' : 'SSH'}) on ${node ?? 'every node'}${onApi ? ', the API node' : ''}`, effect: `${b} → ${a}${cut ? ': only the cluster network still reaches it' : ''}`, severe: cut });
+    items.push({ kind: 'firewall', what: `port ${port} (${port === 8006 ? 'API and web UI' : 'SSH'}) on ${node ?? 'every node'}${onApi ? ', the API node' : ''}`, effect: `${b} → ${a}${cut ? (a.includes('management network') ? ': the operators lose it too' : ': only the cluster network still reaches it') : ''}`, severe: cut });
   }
   const cuts = items.filter((i) => i.severe).length;
   const summary = cuts > 0 ? `cuts the management path: ${plural(cuts, 'port')} of ${node ?? 'the nodes'} blocked from outside the cluster network` : items.length > 0 ? 'changes how the management ports are reached, without blocking them' : `keeps ports 8006 and 22 of ${node ?? 'the nodes'} as reachable as they are`;
@@ -144,6 +186,16 @@ export async function networkApplyRadius(r: BlastReads, node: string): Promise<B
     if (addr !== undefined && addr === ip) {
       items.push({ kind: 'interface', what: `${String(i.iface)} (${String(i.cidr ?? addr)})`, effect: `carries ${node}'s cluster and management address${isApi ? ', the node this server talks to' : ''}: a mistake in it cuts the API and corosync`, severe: true });
     }
+  }
+  // GET shows the staged configuration (PVE's `interfaces.new`) when there is one. The textual
+  // diff PVE sends beside it is not passed on by the client, so what the staged copy changes is
+  // read from the copy itself: the cluster address gone from every interface, interfaces not up.
+  if (typeof ip === 'string' && ifaces.length > 0 && !ifaces.some((i) => i.address === ip || (typeof i.cidr === 'string' && i.cidr.split('/')[0] === ip))) {
+    items.push({ kind: 'interface', what: `${node}'s cluster address ${ip}`, effect: `is on no interface of the staged configuration: applying it takes the address away, which cuts ${isApi ? 'this server off the API and ' : 'the API and '}corosync on ${node}`, severe: true });
+  }
+  for (const i of ifaces) {
+    // Only an interface the apply brings up (autostart) is reached; one left down stays as it is.
+    if ((i.active === 0 || i.active === undefined) && Number(i.autostart) === 1) items.push({ kind: 'interface', what: `${String(i.iface)}${typeof i.cidr === 'string' ? ` (${i.cidr})` : ''}`, effect: 'is not up now: applying brings it up (new or changed in the staged configuration)' });
   }
   const guests = ((await guestDirectory(r)) ?? []).filter((g) => g.node === node);
   const byBridge = new Map<string, string[]>();

@@ -11,9 +11,17 @@ import { bootKey, bytes, disksOf, type GuestEntry, guestConfig, guestDirectory, 
  * with a disk on it loses that disk, and one whose boot disk is there will not boot; backups on it
  * can no longer be restored from it; backup jobs writing to it fail.
  */
-export async function storageRadius(r: BlastReads, storage: string, family: 'storage-remove' | 'storage-disable', keepNodes?: ReadonlySet<string>): Promise<BlastRadius> {
+export async function storageRadius(r: BlastReads, storage: string, family: 'storage-remove' | 'storage-disable', keepNodes?: ReadonlySet<string>, newContent?: readonly string[]): Promise<BlastRadius> {
   const enc = encodeURIComponent(storage);
   const def = await r.object(`/storage/${enc}`);
+  // Taking `images` (VM disks) or `rootdir` (container volumes) off a storage disables it for
+  // those guests; `backup`, for its backups and jobs. Unread definition: every type counts as lost.
+  const had = typeof def?.content === 'string' ? def.content.split(',').map((c) => c.trim()) : undefined;
+  const lost = newContent === undefined ? undefined : had ? had.filter((c) => !newContent.includes(c)) : ['images', 'rootdir', 'backup'];
+  // A node left out of `nodes` loses every type; without `nodes` or `content` (remove, disable) every node does.
+  const nodeLost = (node: string): boolean => (keepNodes ? !keepNodes.has(node) : newContent === undefined);
+  const typeLost = (content: string): boolean => lost?.includes(content) ?? false;
+  const typesLost = ['images', 'rootdir', 'backup'].some(typeLost);
   const nodes = await nodeDirectory(r);
   const items: BlastItem[] = [];
   let owners = new Set<number>();
@@ -21,7 +29,7 @@ export async function storageRadius(r: BlastReads, storage: string, family: 'sto
   if (def && nodes) {
     const allowed = typeof def.nodes === 'string' ? new Set(def.nodes.split(',')) : undefined;
     // Narrowing `nodes` only takes the storage from the nodes left out.
-    const onNodes = nodes.filter((n) => (!allowed || allowed.has(n.node)) && !keepNodes?.has(n.node));
+    const onNodes = nodes.filter((n) => (!allowed || allowed.has(n.node)) && (nodeLost(n.node) || typesLost));
     // A shared storage holds the same volumes everywhere: one online node's view is enough.
     const readFrom = def.shared === 1 || def.shared === true ? onNodes.filter((n) => n.online).slice(0, 1) : onNodes;
     for (const n of onNodes) if (!n.online && readFrom.includes(n)) r.incomplete(`node ${n.node} is offline: what ${storage} holds there is not known`);
@@ -29,7 +37,7 @@ export async function storageRadius(r: BlastReads, storage: string, family: 'sto
       if (!n.online) continue;
       const content = await r.list(`/nodes/${encodeURIComponent(n.node)}/storage/${enc}/content`);
       for (const v of content ?? []) {
-        if (v.content === 'backup') backups++;
+        if (v.content === 'backup') backups += nodeLost(n.node) || typeLost('backup') ? 1 : 0;
         else if ((v.content === 'images' || v.content === 'rootdir') && typeof v.vmid === 'number') owners.add(v.vmid);
       }
     }
@@ -55,7 +63,7 @@ export async function storageRadius(r: BlastReads, storage: string, family: 'sto
       continue;
     }
     const disks = disksOf(g.type, config).filter((d) => d.storage === storage);
-    if (disks.length === 0 || keepNodes?.has(g.node)) continue;
+    if (disks.length === 0 || !(nodeLost(g.node) || typeLost(g.type === 'qemu' ? 'images' : 'rootdir'))) continue;
     losing++;
     const boot = bootKey(g.type, config);
     const onBoot = disks.some((d) => d.key === boot);
@@ -70,12 +78,13 @@ export async function storageRadius(r: BlastReads, storage: string, family: 'sto
     });
   }
   if (backups > 0) items.push({ kind: 'backup', what: plural(backups, 'backup'), effect: 'can no longer be listed or restored from this storage' });
-  const jobs = await r.list('/cluster/backup');
+  const jobs = newContent === undefined || keepNodes !== undefined || typeLost('backup') ? await r.list('/cluster/backup') : [];
   for (const j of jobs ?? []) {
     if (j.storage === storage && j.enabled !== 0 && j.enabled !== '0') items.push({ kind: 'job', what: `backup job '${String(j.id)}'`, effect: 'writes to this storage: its next run fails', severe: true });
   }
-  const verb = family === 'storage-remove' ? 'removing' : 'disabling';
-  const summary = losing === 0 && items.length === 0 ? `${verb} '${storage}' reaches no guest disk, backup or job` : `${plural(losing, 'guest')} ${losing === 1 ? 'loses' : 'lose'} a disk${wontBoot > 0 ? `; ${wontBoot} of them will not boot` : ''}${backups > 0 ? `; ${plural(backups, 'backup')} out of reach` : ''}`;
+  const verb = family === 'storage-remove' ? 'removing' : lost ? `taking content ${lost.length > 0 ? lost.join(', ') : '(none)'} off` : 'disabling';
+  const prefix = lost ? `${verb} '${storage}': ` : '';
+  const summary = losing === 0 && items.length === 0 ? `${verb} '${storage}' reaches no guest disk, backup or job` : `${prefix}${plural(losing, 'guest')} ${losing === 1 ? 'loses' : 'lose'} a disk${wontBoot > 0 ? `; ${wontBoot} of them will not boot` : ''}${backups > 0 ? `; ${plural(backups, 'backup')} out of reach` : ''}`;
   return r.finish(family, summary, items);
 }
 

@@ -50,6 +50,7 @@ import { taskEndpoints } from './cluster/endpoints/tasks.js';
 import { storageConfigEndpoints } from './cluster/endpoints/storage-config.js';
 import { diskMoveEndpoints } from './cluster/endpoints/disk-move.js';
 import { networkApplyEndpoints } from './cluster/endpoints/network-apply.js';
+import { replicationEndpoints } from './cluster/endpoints/replication.js';
 import type { ClusterState } from './cluster/state.js';
 import type { GuestType } from './cluster/types.js';
 import type { SimEndpoint } from './contract.js';
@@ -100,6 +101,7 @@ export const FAMILIES: readonly EndpointFamily[] = [
   cluster(nodeHardwareEndpoints),
   cluster(nodePackageEndpoints),
   cluster(clusterReadEndpoints),
+  cluster(replicationEndpoints),
   cluster(notificationEndpoints),
   cluster(mappingEndpoints),
   cluster(acmeEndpoints),

@@ -19,7 +19,7 @@ beforeAll(async () => {
   process.env.XDG_CONFIG_HOME = mkdtempSync(join(tmpdir(), 'pve-blast-config-'));
   env = await startPolicyEnv({
     name: 'plan-blast-radius',
-    policies: { ops: { preset: 'operator', allow: ['DELETE /storage/{storage}', 'POST /nodes/{node}/qemu/{vmid}/move_disk', 'PUT /cluster/ha/resources/{sid}', 'DELETE /nodes/{node}/qemu/{vmid}'], privileged: ['DELETE /storage/{storage}'] } },
+    policies: { ops: { preset: 'operator', allow: ['DELETE /storage/{storage}', 'POST /nodes/{node}/qemu/{vmid}/move_disk', 'PUT /cluster/ha/resources/{sid}', 'DELETE /nodes/{node}/qemu/{vmid}'], privileged: ['DELETE /storage/{storage}', 'DELETE /access/users/{userid}/token/{tokenid}'] } },
   });
 }, 180_000);
 
@@ -80,8 +80,20 @@ describe('plans show the blast radius and bind to it', () => {
     const planned = await env.run("await pve.delete('/nodes/pve2/qemu/101', { purge: 1 });\nreturn 'done';", { dryRun: true });
     const step = (planned.plan?.writes as RadiusWrite[] | undefined)?.[0];
     expect(step?.blastRadius, JSON.stringify(planned).slice(0, 2000)).toMatchObject({ family: 'guest-destroy', complete: true });
-    expect(step?.blastRadius?.summary).toMatch(/^VM 101 'db-01' on pve2 is destroyed with \d+ disks? and \d+ snapshots?; 1 HA resource or job names it/);
-    expect(step?.blastRadius?.items).toEqual(expect.arrayContaining([expect.objectContaining({ what: 'HA resource vm:101 (state started)', effect: 'removed with the guest' })]));
+    expect(step?.blastRadius?.summary).toMatch(/^VM 101 'db-01' on pve2 is destroyed with \d+ disks? and \d+ snapshots?; 2 HA resources or jobs name it/);
+    expect(step?.blastRadius?.items).toEqual(expect.arrayContaining([
+      expect.objectContaining({ what: 'HA resource vm:101 (state started)', effect: 'removed with the guest' }),
+      expect.objectContaining({ kind: 'replication', what: "replication job '101-0' to pve1", effect: 'removed with the guest' }),
+    ]));
     expect(step?.needsApproval).toBe(true);
+  }, 60_000);
+
+  it('deleting the token this server authenticates with is planned as "this server loses access"', async () => {
+    const [userid, tokenid] = env.sim.token.id.split('!') as [string, string];
+    const planned = await env.run(`await pve.delete('/access/users/${userid}/token/${tokenid}');\nreturn 'done';`, { dryRun: true });
+    const step = (planned.plan?.writes as RadiusWrite[] | undefined)?.[0];
+    expect(step?.blastRadius, JSON.stringify(planned).slice(0, 2000)).toMatchObject({ family: 'token-delete', summary: expect.stringMatching(/^THIS SERVER LOSES ACCESS to the cluster; /) });
+    expect(step?.blastRadius?.items[0]).toMatchObject({ what: `${env.sim.token.id} (this server's own credential)`, severe: true });
+    expect(planned.plan?.summary).toMatch(/!! .*this server's own credential.*: deleted: this server authenticates with this token, so this server loses access/);
   }, 60_000);
 });

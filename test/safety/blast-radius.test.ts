@@ -59,9 +59,17 @@ describe('blast radius per family, against the simulator', () => {
     const disabled = await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { disable: 1 });
     expect(disabled.family).toBe('storage-disable');
     expect(disabled.items.map((i) => i.vmid)).toEqual([118]);
+    // Taking `images` off the content list disables it for VMs: the same radius; taking `rootdir` off spares VMs.
+    const noImages = await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { content: 'rootdir,backup' });
+    expect(noImages).toMatchObject({ family: 'storage-disable', summary: "taking content images off 'scratch': 1 guest loses a disk; 1 of them will not boot" });
+    expect(severe(noImages)).toEqual([expect.stringMatching(/^VM 118 'dev-02' on pve1: loses disk scsi0 .* it will not boot/)]);
+    expect(await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { content: 'images,backup' })).toMatchObject({ items: [], summary: "taking content rootdir off 'scratch' reaches no guest disk, backup or job" });
     // Narrowing the nodes takes the storage only from the nodes left out.
     expect((await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { nodes: 'pve1' })).items).toEqual([]);
     expect((await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { nodes: 'pve2,pve3' })).items.map((i) => i.vmid)).toEqual([118]);
+    // Both at once: keeping pve1 does not spare a VM there when `images` goes.
+    expect((await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { nodes: 'pve1', content: 'rootdir,backup' })).items.map((i) => i.vmid)).toEqual([118]);
+    expect((await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { nodes: 'pve1', content: 'images,rootdir,backup' })).items).toEqual([]);
     // A storage nothing uses reaches nothing.
     await write('POST', '/storage', { storage: 'empty', type: 'dir', path: '/srv/empty', content: 'images' });
     expect((await radius('DELETE', '/storage/{storage}', { storage: 'empty' })).summary).toBe("removing 'empty' reaches no guest disk, backup or job");
@@ -102,6 +110,11 @@ describe('blast radius per family, against the simulator', () => {
     expect(db.family).toBe('guest-destroy');
     expect(severe(db)).toEqual(expect.arrayContaining([expect.stringMatching(/^HA resource vm:101 \(state started\): still names it: PVE refuses/)]));
     expect(db.items.filter((i) => i.kind === 'job').map((i) => i.effect)).toEqual(['still lists it: each run warns that the guest is missing']);
+    // The demo cluster replicates its first database VM to a second node: the job goes with the guest.
+    const jobs = (await get('/cluster/replication')) as Array<{ id: string; guest: number; target: string }>;
+    expect(jobs).toEqual([expect.objectContaining({ id: '101-0', guest: 101, target: 'pve1' })]);
+    expect(db.items.filter((i) => i.kind === 'replication').map((i) => `${i.what}: ${i.effect}`)).toEqual(["replication job '101-0' to pve1: names it: removed with it"]);
+    expect(db.summary).toMatch(/3 HA resources or jobs name it/);
     const purged = await radius('DELETE', '/nodes/{node}/qemu/{vmid}', { node: 'pve2', vmid: '101' }, { purge: 1 });
     expect(purged.items.find((i) => i.kind === 'ha')?.effect).toBe('removed with the guest');
 
@@ -137,6 +150,40 @@ describe('blast radius per family, against the simulator', () => {
     expect(group.reads).toContain('GET /cluster/firewall/groups/webui');
   }, 30_000);
 
+  it('firewall: a DROP whose source includes or may include the management network cuts it; moving an ACCEPT below a DROP too', async () => {
+    await write('PUT', '/cluster/firewall/options', { enable: 1, policy_in: 'ACCEPT' });
+    await write('POST', '/cluster/firewall/aliases', { name: 'partner', cidr: '198.51.100.0/24' });
+    const drop = (source: string) => radius('POST', '/nodes/{node}/firewall/rules', { node: 'pve1' }, { type: 'in', action: 'DROP', proto: 'tcp', dport: '8006', source, enable: 1 });
+    // The management IP set itself, a network holding its jump host, an alias inside its office LAN.
+    for (const source of ['+dc/management', '192.168.100.0/24', 'dc/gateway']) {
+      expect(severe(await drop(source)), source).toEqual([expect.stringMatching(/^port 8006 \(API and web UI\) on pve1, the API node: open \(.*\) → blocked for the management network by a DROP rule from (.*): the operators lose it too$/)]);
+      expect(severe(await drop(source))[0]).toContain(`rule from ${source}:`);
+    }
+    // Sources outside the management network leave it reachable.
+    for (const source of ['203.0.113.0/24', 'partner', '+blocklist', 'fd00::/64']) expect((await drop(source)).items, source).toEqual([]);
+    // A source that cannot be resolved counts as the worst case.
+    expect(severe(await drop('dc/nosuch'))).toEqual([expect.stringMatching(/blocked by a DROP rule from dc\/nosuch, which may include the management network \(counts as the worst case\): the operators lose it too$/)]);
+    await write('POST', '/cluster/firewall/ipset', { name: 'edge' });
+    await write('POST', '/cluster/firewall/ipset/edge', { cidr: '198.51.100.0/24' });
+    expect((await radius('POST', '/nodes/{node}/firewall/rules', { node: 'pve1' }, { type: 'in', action: 'DROP', proto: 'tcp', dport: '22', source: '+edge', enable: 1 })).items).toEqual([]);
+    const unread = await radius('POST', '/nodes/{node}/firewall/rules', { node: 'pve1' }, { type: 'in', action: 'DROP', proto: 'tcp', dport: '22', source: '+edge', enable: 1 }, { read: (path) => (path === '/cluster/firewall/ipset/edge' ? Promise.reject(new Error('permission check failed')) : read(path)) });
+    expect(unread.complete).toBe(false);
+    expect(severe(unread)).toEqual([expect.stringMatching(/^port 22 .* which may include the management network/)]);
+
+    // Deleting a rule's source widens its DROP to everyone; deleting policy_in makes it DROP.
+    await write('POST', '/nodes/pve3/firewall/rules', { type: 'in', action: 'DROP', proto: 'tcp', dport: '22', source: '203.0.113.0/24', enable: 1 });
+    const widened = await radius('PUT', '/nodes/{node}/firewall/rules/{pos}', { node: 'pve3', pos: '0' }, { delete: 'source' });
+    expect(severe(widened)).toEqual([expect.stringMatching(/^port 22 \(SSH\) on pve3: open .* → blocked by a DROP rule: only the cluster network still reaches it$/)]);
+    expect(severe(await radius('PUT', '/cluster/firewall/options', {}, { delete: 'policy_in' })).length).toBeGreaterThan(0);
+    // pve2: an ACCEPT above a DROP on 8006; moving the ACCEPT below the DROP blocks it.
+    await write('POST', '/nodes/pve2/firewall/rules', { type: 'in', action: 'DROP', proto: 'tcp', dport: '8006', enable: 1 });
+    await write('POST', '/nodes/pve2/firewall/rules', { type: 'in', action: 'ACCEPT', proto: 'tcp', dport: '8006', enable: 1 });
+    const moved = await radius('PUT', '/nodes/{node}/firewall/rules/{pos}', { node: 'pve2', pos: '0' }, { moveto: 2 });
+    expect(severe(moved)).toEqual(['port 8006 (API and web UI) on pve2: open (a rule accepts it) → blocked by a DROP rule: only the cluster network still reaches it']);
+    await write('PUT', '/nodes/pve2/firewall/rules/0', { moveto: 2 });
+    expect((await get('/nodes/pve2/firewall/rules')).slice(0, 2).map((r: any) => r.action)).toEqual(['DROP', 'ACCEPT']);
+  }, 30_000);
+
   it('network apply: the interface with the node’s address and the guest NICs on its bridges', async () => {
     const net = await radius('PUT', '/nodes/{node}/network', { node: 'pve1' });
     expect(net.family).toBe('network-apply');
@@ -144,6 +191,22 @@ describe('blast radius per family, against the simulator', () => {
     expect(net.items.find((i) => i.what === 'bridge vmbr0')?.effect).toMatch(/guest NICs on it lose traffic while it reloads: VM 100 'web-01' net0/);
     const other = await radius('PUT', '/nodes/{node}/network', { node: 'pve2' });
     expect(other.summary).toMatch(/^reloads \d+ interfaces of pve2;/);
+  }, 30_000);
+
+  it('network apply: what the staged configuration changes — the cluster address taken away, interfaces not up yet', async () => {
+    expect((await radius('PUT', '/nodes/{node}/network', { node: 'pve1' })).items.filter((i) => /staged/.test(i.effect))).toEqual([]);
+    await write('POST', '/nodes/pve1/network', { iface: 'vmbr9', type: 'bridge', cidr: '192.168.9.1/24', comments: 'lab' });
+    await write('PUT', '/nodes/pve1/network/vmbr0', { type: 'bridge', cidr: '10.0.0.99/16' });
+    const staged = await radius('PUT', '/nodes/{node}/network', { node: 'pve1' });
+    expect(severe(staged)).toEqual([
+      "pve1's cluster address 10.0.0.11: is on no interface of the staged configuration: applying it takes the address away, which cuts this server off the API and corosync on pve1",
+    ]);
+    expect(staged.items.find((i) => i.what === 'vmbr9 (192.168.9.1/24)')?.effect).toBe('is not up now: applying brings it up (new or changed in the staged configuration)');
+    // Reverting throws the staged copy away: the running configuration is what the radius reads again.
+    await write('DELETE', '/nodes/pve1/network');
+    const reverted = await radius('PUT', '/nodes/{node}/network', { node: 'pve1' });
+    expect(severe(reverted)).toEqual([expect.stringMatching(/^vmbr0 \(10\.0\.0\.11\/16\): carries pve1's cluster and management address/)]);
+    expect(reverted.items.some((i) => i.what.startsWith('vmbr9'))).toBe(false);
   }, 30_000);
 
   it('pool, user and token deletes; ACL changes', async () => {
@@ -164,6 +227,27 @@ describe('blast radius per family, against the simulator', () => {
     expect(severe(grant)).toEqual([expect.stringMatching(/^user blast@pve: gains role Administrator \(\d+ privileges, including Permissions\.Modify.*\) on \/ — the whole cluster$/)]);
     const revoke = await radius('PUT', '/access/acl', {}, { path: '/pool/infra', roles: 'PVEVMAdmin', tokens: 'blast@pve!ci', delete: 1 });
     expect(revoke.items[0]?.effect).toMatch(/^loses role PVEVMAdmin on \/pool\/infra \(\d+ members now, and every guest added later\)$/);
+  }, 30_000);
+
+  it('deleting the token or the user this server authenticates with says this server loses access', async () => {
+    const own = sim.token.id;
+    const [userid, tokenid] = own.split('!') as [string, string];
+    const token = await radius('DELETE', '/access/users/{userid}/token/{tokenid}', { userid, tokenid }, {}, { ownAuthIds: [own] });
+    expect(token.summary).toMatch(/^THIS SERVER LOSES ACCESS to the cluster; /);
+    expect(severe(token)[0]).toBe(`${own} (this server's own credential): deleted: this server authenticates with this token, so this server loses access to the cluster — every later call fails and nothing here can undo it`);
+    const user = await radius('DELETE', '/access/users/{userid}', { userid }, {}, { ownAuthIds: [own] });
+    expect(user.summary).toMatch(/^THIS SERVER LOSES ACCESS to the cluster; /);
+    expect(severe(user)).toContain(`${own} (this server's own credential): deleted: this server authenticates with this token of the user, so this server loses access to the cluster — every later call fails and nothing here can undo it`);
+    // A password login is its user: deleting that user cuts the server off too, even when no read answers.
+    const down = (): Promise<unknown> => Promise.reject(new Error('connection reset'));
+    const login = await radius('DELETE', '/access/users/{userid}', { userid: 'ops@pve' }, {}, { ownAuthIds: ['ops@pve'], read: down });
+    expect(login).toMatchObject({ complete: false, items: [expect.objectContaining({ kind: 'user', severe: true, what: "ops@pve (this server's own credential)" })] });
+    // Revoking a role the server's own token holds takes that access from it.
+    await write('PUT', '/access/acl', { path: '/vms/100', roles: 'PVEAuditor', tokens: own });
+    const revoke = await radius('PUT', '/access/acl', {}, { path: '/vms/100', roles: 'PVEAuditor', tokens: own, delete: 1 }, { ownAuthIds: [own] });
+    expect(severe(revoke)).toEqual([expect.stringMatching(new RegExp(`^token ${own.replace(/[.*+?^$!{}()|[\]\\]/g, '\\$&')} \\(this server's own credential\\): loses role PVEAuditor on /vms/100 .*: this server loses that access$`))]);
+    // Another user's token is not the server's own.
+    expect((await radius('DELETE', '/access/users/{userid}/token/{tokenid}', { userid, tokenid: 'other' }, {}, { ownAuthIds: [own] })).summary).not.toMatch(/THIS SERVER/);
   }, 30_000);
 
   it('HA and migrations: what the HA manager will do, what moves where', async () => {

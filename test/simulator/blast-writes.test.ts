@@ -56,4 +56,23 @@ describe('storage definitions, disk moves, network apply, snapshot support', () 
     expect(await status(String(p.node), upid)).toBe('OK');
     expect(await call('DELETE', '/nodes/{node}/network', { node: p.node })).toBeNull();
   });
+
+  it('interface changes are staged: the reads show them, revert throws them away, apply makes them the running configuration', async () => {
+    const node = String(p.node);
+    const ifaces = async () => (await call('GET', '/nodes/{node}/network', { node })) as Array<Record<string, unknown>>;
+    const running = await ifaces();
+    await call('POST', '/nodes/{node}/network', { node, iface: 'vmbr9', type: 'bridge', cidr: '192.168.9.1/24' });
+    await expect(call('POST', '/nodes/{node}/network', { node, iface: 'vmbr9', type: 'bridge' })).rejects.toThrow(/already exists/);
+    await call('PUT', '/nodes/{node}/network/{iface}', { node, iface: 'vmbr1', type: 'bridge', comments: 'staged note' });
+    expect((await ifaces()).find((i) => i.iface === 'vmbr9')).toMatchObject({ address: '192.168.9.1', cidr: '192.168.9.1/24', active: 0 });
+    expect(await call('GET', '/nodes/{node}/network/{iface}', { node, iface: 'vmbr1' })).toMatchObject({ comments: 'staged note' });
+    await call('DELETE', '/nodes/{node}/network', { node });
+    expect(await ifaces()).toEqual(running);
+    await call('POST', '/nodes/{node}/network', { node, iface: 'vmbr9', type: 'bridge', cidr: '192.168.9.1/24' });
+    await call('DELETE', '/nodes/{node}/network/{iface}', { node, iface: 'vmbr1' });
+    expect(await status(node, await call('PUT', '/nodes/{node}/network', { node }))).toBe('OK');
+    const applied = await ifaces();
+    expect(applied.find((i) => i.iface === 'vmbr9')).toMatchObject({ active: 1 });
+    expect(applied.some((i) => i.iface === 'vmbr1')).toBe(false);
+  });
 });

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { SimEndpoint } from '../../contract.js';
 import { diskEntries } from '../guest-config.js';
 import { fail } from '../errors.js';
+import { shownInterfaces } from '../network-stage.js';
 import type { ClusterState } from '../state.js';
 import { reqStr } from './params.js';
 import { int, INTEGER, LIST, OBJ, opt, P, perm, str } from './schema.js';
@@ -168,18 +169,6 @@ export function clusterReadEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     {
-      method: 'GET', path: '/cluster/replication',
-      description: 'Storage replication jobs (replication needs ZFS, which the simulated storages are not, so there are none).',
-      parameters: {}, returns: LIST, permissions: { user: 'all' },
-      handler: () => [],
-    },
-    {
-      method: 'GET', path: '/nodes/{node}/replication',
-      description: 'Replication jobs of the guests on a node.',
-      parameters: { node: P.node }, returns: LIST, permissions: { user: 'all' }, proxyto: 'node', protected: true,
-      handler: (ctx) => (state.node(reqStr(ctx, 'node')), []),
-    },
-    {
       method: 'GET', path: '/cluster/jobs',
       description: 'Job sections (directory index).',
       parameters: {}, returns: LIST, permissions: { user: 'all' },
@@ -237,7 +226,7 @@ export function clusterReadEndpoints(state: ClusterState): SimEndpoint[] {
       parameters: { node: P.node, iface: str('The iface asked for.', { format: 'pve-iface', maxLength: 20 }) }, returns: OBJ, permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) }, proxyto: 'node',
       handler: (ctx) => {
         const n = state.node(reqStr(ctx, 'node'));
-        const i = n.interfaces.find((x) => x.iface === reqStr(ctx, 'iface'));
+        const i = shownInterfaces(state, n).find((x) => x.iface === reqStr(ctx, 'iface'));
         if (!i) throw fail(`network interface '${reqStr(ctx, 'iface')}' does not exist`);
         return { ...i, ...(i.type === 'eth' ? { exists: 1 } : {}) };
       },

@@ -4,6 +4,7 @@
  */
 import type { SimEndpoint } from '../../contract.js';
 import { powerOff, powerOn } from '../guest-ops.js';
+import { shownInterfaces } from '../network-stage.js';
 import type { ClusterState } from '../state.js';
 import type { NodeInterface, SimNode } from '../types.js';
 import { optStr, reqStr } from './params.js';
@@ -219,7 +220,7 @@ export function nodeEndpoints(state: ClusterState): SimEndpoint[] {
       handler: (ctx) => {
         const n = state.node(reqStr(ctx, 'node'));
         const type = optStr(ctx, 'type');
-        return n.interfaces.filter((i) => matchesType(i, type)).map(interfaceView);
+        return shownInterfaces(state, n).filter((i) => matchesType(i, type)).map(interfaceView);
       },
     },
   ];
