@@ -98,7 +98,7 @@ pre { white-space: pre-wrap; word-break: break-word; margin: .2rem 0; }
 .risk { display: inline-block; padding: 0 .4rem; border-radius: 4px; background: #eef1f6; font-size: .8rem; }
 .risk.destructive, .risk.privileged { background: #ffe1e1; }
 .needs { color: #a33; font-weight: 600; }
-.blast { border-left: 3px solid #d98a00; padding-left: .6rem; margin-top: .4rem; }
+.blast { border-left: 3px solid #d98a00; padding-left: .6rem; margin: .4rem 0 .5rem; }
 .blast.partial { border-left-color: #a31515; }
 .blast ul { margin: .3rem 0; padding-left: 1.2rem; }
 .blast .family { font-size: .8rem; color: #5a6475; }
