@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BlastRadius } from '../../safety/blast-radius.js';
 import type { Plan, PlannedWrite } from '../../safety/plan.js';
-import { planView } from './views.js';
+import { plansView, planView } from './views.js';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
 
@@ -33,6 +33,16 @@ describe('the console plan page', () => {
     expect(out).toContain('<code>GET /storage/scratch</code>');
     expect(out).not.toContain(HOSTILE);
     expect(out).not.toContain('worst case');
+  });
+
+  it('marks a severe or unreadable radius in the list of plans', () => {
+    const severe: BlastRadius = { family: 'storage-remove', summary: '1 guest loses a disk', complete: true, reads: [], failed: [], items: [{ kind: 'guest', what: 'VM 118', effect: 'will not boot', severe: true }] };
+    const unread: BlastRadius = { family: 'ha-change', summary: 'vm:101', complete: false, reads: [], failed: ['GET /cluster/ha/resources: 500'], items: [] };
+    const plan = (writes: PlannedWrite[]): Plan => ({ version: 1, planId: 'b'.repeat(64), codeHash: 'c', policy: 'ops', createdAt: 'now', writes });
+    const out = plansView([{ status: { plan: plan([write(1, severe), write(2, unread), write(3)]), status: 'pending', requestedBy: [] }, waiting: false }]).html;
+    expect(out).toContain('<div class="bad">blast radius: 1 guest loses a disk (severe)</div>');
+    expect(out).toContain('<div class="bad">blast radius: vm:101 (could not be read: counts as the worst case)</div>');
+    expect(out.match(/blast radius:/g)?.length).toBe(2);
   });
 
   it('shows an incomplete radius as counting as the worst case, with the reads that failed', () => {

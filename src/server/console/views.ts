@@ -34,9 +34,15 @@ export function plansView(rows: PlanRow[], notice?: string): Html {
 
 function planRow({ status, waiting }: PlanRow): Html {
   const p = status.plan;
-  const first = p.writes.map((w) => w.change?.summary ?? `${w.method} ${w.path}`).slice(0, 3);
+  const first = p.writes.slice(0, 3);
   const more = p.writes.length - first.length;
-  return html`<tr><td><a href="/console/plans/${p.planId}"><code>${p.planId.slice(0, 12)}</code></a></td><td>${status.requestedBy.join(', ') || 'local'}</td><td>${p.createdAt}</td><td class="status">${status.status}${waiting ? ' · a client is waiting' : ''}</td><td>${first.map((f) => html`<div>${f}</div>`)}${more > 0 ? html`<div>and ${more} more</div>` : ''}</td></tr>`;
+  return html`<tr><td><a href="/console/plans/${p.planId}"><code>${p.planId.slice(0, 12)}</code></a></td><td>${status.requestedBy.join(', ') || 'local'}</td><td>${p.createdAt}</td><td class="status">${status.status}${waiting ? ' · a client is waiting' : ''}</td><td>${first.map((w) => html`<div>${w.change?.summary ?? `${w.method} ${w.path}`}${w.blastRadius ? radiusMark(w.blastRadius) : ''}</div>`)}${more > 0 ? html`<div>and ${more} more</div>` : ''}</td></tr>`;
+}
+
+/** In the list: that a step reaches further, and whether severely or unreadably, so it is opened first. */
+function radiusMark(r: BlastRadius): Html {
+  const severe = r.items.some((i) => i.severe);
+  return html`<div class="${severe || !r.complete ? 'bad' : ''}">blast radius: ${r.summary}${severe ? ' (severe)' : ''}${r.complete ? '' : ' (could not be read: counts as the worst case)'}</div>`;
 }
 
 export interface PlanPageState {
