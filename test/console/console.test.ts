@@ -197,6 +197,10 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     for (const item of radius?.items ?? []) expect(shown).toContain(`${item.what}: ${item.effect}`);
     expect(shown).not.toContain('worst case');
     expect(await textOf(page, 'main table')).toContain(`step 1: ${radius?.summary}`);
+    // The list of plans says the step reaches further, before the plan is opened.
+    await page.goto(`${origin}/console/`);
+    expect(await textOf(page, `main tr:has(a[href="/console/plans/${planId}"])`)).toContain(`blast radius: ${radius?.summary}`);
+    await page.goto(elicitation?.url as string);
     if (SHOTS) await page.screenshot({ path: shot('console-plan.png'), fullPage: true });
 
     // Past the SDK's default request timeout: a waiting call would have been cut off by now.
