@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { BlastRadius } from '../../safety/blast-radius.js';
 import type { Plan, PlannedWrite } from '../../safety/plan.js';
-import { plansView, planView } from './views.js';
+import type { DescribeResult } from '../../describe/index.js';
+import type { RunScriptOutput } from '../tools/run-script.js';
+import { operationView, plansView, planView } from './views.js';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
 
@@ -61,5 +63,14 @@ describe('the console plan page', () => {
     expect(out.indexOf('Before you approve')).toBeLessThan(out.indexOf('class="approve"'));
     expect(out).not.toContain(HOSTILE);
     expect(out).not.toContain('Blast radius');
+  });
+
+  it("shows the blast radius of a write the explorer's dry-run planned", () => {
+    const radius: BlastRadius = { family: 'storage-remove', summary: '1 guest loses a disk', complete: true, reads: [], failed: [], items: [{ kind: 'guest', what: 'VM 118', effect: 'will not boot', severe: true }] };
+    const tried = { ok: true, result: null, logs: [], stats: { mode: 'dry-run', calls: {}, budget: {} }, plan: { planId: 'c'.repeat(64), writes: [write(1, radius)] } } as unknown as RunScriptOutput;
+    const described = { operations: [{ method: 'DELETE', path: '/storage/{storage}', risk: 'privileged', permission: 'Datastore.Allocate', signature: 'x' }], notFound: [] } as unknown as DescribeResult;
+    const out = operationView({ spec: 'DELETE /storage/{storage}', described, code: '', csrf: 't', tried }).html;
+    expect(out).toContain('<span class="blast-summary">1 guest loses a disk</span>');
+    expect(out).toContain('<span class="sev">severe</span>');
   });
 });

@@ -193,5 +193,5 @@ ${s.tried ? triedView(s.tried) : ''}`;
 function triedView(t: RunScriptOutput): Html {
   return html`<h2>Result</h2><p class="${t.ok ? 'ok' : 'bad'}">${t.ok ? 'ok' : `${t.error?.kind ?? 'error'}: ${t.error?.message ?? ''}`} (${t.stats.mode}${t.stats.ms !== undefined ? `, ${t.stats.ms} ms` : ''})</p>
 ${t.result !== undefined ? html`<pre class="result">${JSON.stringify(t.result, null, 1)}</pre>` : ''}
-${t.plan && t.plan.writes.length > 0 ? html`<h2>Planned writes (nothing was sent)</h2>${t.plan.writes.map((w) => html`<div class="step">${w.seq}. ${w.change?.summary ?? `${w.method} ${w.path}`} <span class="risk ${w.risk}">${w.risk}</span>${w.needsApproval ? html` <span class="needs">needs approval</span>` : ''}</div>`)}<p>Plan <a href="/console/plans/${t.plan.planId}"><code>${t.plan.planId.slice(0, 12)}</code></a></p>` : ''}`;
+${t.plan && t.plan.writes.length > 0 ? html`<h2>Planned writes (nothing was sent)</h2>${t.plan.writes.map((w) => html`<div class="step">${w.seq}. ${w.change?.summary ?? `${w.method} ${w.path}`} <span class="risk ${w.risk}">${w.risk}</span>${w.needsApproval ? html` <span class="needs">needs approval</span>` : ''}${blastView(w.blastRadius)}</div>`)}<p>Plan <a href="/console/plans/${t.plan.planId}"><code>${t.plan.planId.slice(0, 12)}</code></a></p>` : ''}`;
 }
