@@ -1,6 +1,6 @@
 // A dry-run or approval-pending plan: its steps in order, what each changes, its verdict (runs,
-// needs approval and why, refused), its blast radius when the plan carries one, and where a human
-// approves it. There is no approve button here, by design: a view's requests go through the
+// needs approval and why, refused), its blast radius when the plan carries one, what the plan
+// cannot undo (its notes), and where a human approves it. There is no approve button here, by design: a view's requests go through the
 // client, so they are no more trustworthy than the model (docs/security.md).
 
 const RISK_CLASSES = ['read', 'write', 'destructive', 'privileged'];
@@ -19,6 +19,7 @@ function renderPlan(output, config, openLink) {
     approval?.message ? el('p', { class: 'approval-message' }, approval.message) : undefined,
     writes.length === 0 ? el('p', {}, 'No writes.') : el('ol', { class: 'steps' }, writes.map((write) => renderStep(write))),
     refused.length > 0 ? el('ul', { class: 'refused' }, refused.map((line) => el('li', { class: 'verdict-refused' }, line))) : undefined,
+    renderNotes(plan?.notes),
     planId && writes.some((w) => w.needsApproval) ? approvalPlace(planId, config, openLink, state) : undefined,
     plan?.summary ? el('details', { class: 'summary-text' }, el('summary', {}, 'As the model reads it'), el('pre', {}, plan.summary)) : undefined,
   );
@@ -63,8 +64,8 @@ function renderStep(write) {
 
 /**
  * The blast radius of a step (src/safety/blast-radius.ts): its summary, each thing it reaches and
- * what happens to it (severe effects marked), and, when a read failed, that the list is a lower
- * bound. Any other shape shows as text.
+ * what happens to it (severe effects marked), and, when a read failed, that it counts as the worst
+ * case and which reads failed. Any other shape shows as text.
  */
 function renderBlastRadius(radius) {
   if (!isPlainObject(radius)) return el('div', { class: 'blast-radius' }, el('strong', {}, 'Blast radius: '), typeof radius === 'string' ? radius : JSON.stringify(radius));
@@ -76,11 +77,25 @@ function renderBlastRadius(radius) {
     el('strong', {}, 'Blast radius: '),
     el('span', { class: 'blast-summary' }, typeof radius.summary === 'string' ? radius.summary : ''),
     radius.complete === false
-      ? el('div', { class: 'blast-incomplete' }, `Incomplete, so it counts as its worst case: ${failed.length > 0 ? failed.join('; ') : 'a read failed'}`)
+      ? el('div', { class: 'blast-incomplete' }, `Could not be read: counts as the worst case. ${failed.length > 0 ? `Failed: ${failed.join('; ')}` : 'A bound was hit, so it may reach more than listed.'}`)
       : undefined,
     items.length > 0
       ? el('ul', {}, items.map((item) => el('li', { class: item.severe ? 'severe' : undefined, 'data-kind': item.kind }, `${item.severe ? '!! ' : ''}${item.what ?? ''}: ${item.effect ?? ''}`)))
       : undefined,
+  );
+}
+
+/** The plan's notes (src/safety/plan.ts `Plan.notes`): what an undo cannot reverse, safety snapshots. */
+function renderNotes(notes) {
+  const lines = Array.isArray(notes) ? notes.map(String) : [];
+  if (lines.length === 0) return undefined;
+  return el(
+    'ul',
+    { class: 'notes' },
+    lines.map((line) => {
+      const notUndone = /^not undone: ([\s\S]*)$/.exec(line);
+      return notUndone ? el('li', { class: 'not-undone' }, el('strong', {}, 'Not undone: '), notUndone[1]) : el('li', {}, line);
+    }),
   );
 }
 

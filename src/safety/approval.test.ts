@@ -151,21 +151,41 @@ describe('ApprovalStore: single use across processes and channels', () => {
     expect(store.resolvePlanId(a.planId.slice(0, 12))).toBe(a.planId);
     expect(store.resolvePlanId('0123456789abcdef'.slice(0, 10))).toBeUndefined();
     expect(() => store.resolvePlanId('abc')).toThrow(expect.objectContaining({ code: 'bad-plan-id' }));
-    expect(store.nextStep(a.planId)).toBe(`Plan ${a.planId} is stored: ask the operator to approve it with \`pve-code-mcp approve ${a.planId} --state-dir ${dir}\`, then run the same script again unchanged`);
+    expect(store.nextStep(a.planId)).toBe(`Plan ${a.planId} is stored: ask the operator to approve it with \`pve-code-mcp approve ${a.planId} --state-dir ${dir}\`, or in the local web console (it prints a one-time login link): \`pve-code-mcp console --state-dir ${dir}\`, then run the same script again unchanged`);
     expect(store.nextStep(b.planId)).toMatch(/is approved until .*run the same script again unchanged/);
   });
 
   it('the approve command quotes a state directory the shell would split', () => {
     const store = new ApprovalStore("/tmp/it's a dir");
-    expect(store.approveCommand('a'.repeat(64))).toBe(`pve-code-mcp approve ${'a'.repeat(64)} --state-dir '/tmp/it'\\''s a dir'`);
+    expect(store.approveCommandLine('a'.repeat(64))).toBe(`pve-code-mcp approve ${'a'.repeat(64)} --state-dir '/tmp/it'\\''s a dir'`);
+    expect(store.approveCommand('a'.repeat(64))).toContain(`\`pve-code-mcp console --state-dir '/tmp/it'\\''s a dir'`);
   });
 
   it('offers POST /approvals only where the server answers it (OAuth mode), not to the static bearer', () => {
     const id = 'a'.repeat(64);
-    expect(new ApprovalStore('/tmp/s', 'bearer').approveCommand(id)).toBe(`pve-code-mcp approve ${id} --state-dir /tmp/s`);
+    expect(new ApprovalStore('/tmp/s', 'bearer').approveCommand(id)).toBe(`pve-code-mcp approve ${id} --state-dir /tmp/s\`, or in the local web console (it prints a one-time login link): \`pve-code-mcp console --state-dir /tmp/s`);
     expect(new ApprovalStore('/tmp/s').forPrincipal('bearer').approveCommand(id)).not.toContain('/approvals');
     const oauth = new ApprovalStore('/tmp/s', undefined, undefined, true).forPrincipal('alice');
     expect(oauth.approveCommand(id)).toContain(`POST /approvals/${id}`);
+  });
+
+  it('offers the local console (`pve-code-mcp console`) only where this server serves no console of its own', () => {
+    const id = 'a'.repeat(64);
+    const local = 'pve-code-mcp console --state-dir /tmp/s';
+    // stdio: no principal, no console served: the host's command and the local console.
+    const stdio = new ApprovalStore('/tmp/s').approveCommand(id);
+    expect(`\`${stdio}\``).toBe(`\`pve-code-mcp approve ${id} --state-dir /tmp/s\`, or in the local web console (it prints a one-time login link): \`${local}\``);
+    // OAuth without a console: the host's two ways, then POST /approvals.
+    const oauth = new ApprovalStore('/tmp/s', undefined, undefined, true).forPrincipal('alice').approveCommand(id);
+    expect(oauth).toContain(`or the local web console \`${local}\` on the server host`);
+    expect(oauth).toContain(`POST /approvals/${id}`);
+    // A server that serves the console offers its page, never a second, local console.
+    const page = (planId: string) => `https://mcp.example/console/plans/${planId}`;
+    const served = new ApprovalStore('/tmp/s', undefined, undefined, true, page).forPrincipal('alice').approveCommand(id);
+    expect(served).toContain(`in the web console: \`${page(id)}`);
+    expect(served).not.toContain('pve-code-mcp console');
+    // The command line alone (the CLI's own listing and `--again`, `--yes`) offers nothing else.
+    expect(new ApprovalStore('/tmp/s').approveCommandLine(id)).toBe(`pve-code-mcp approve ${id} --state-dir /tmp/s`);
   });
 
   it('saves plans atomically (no temporary file left behind)', () => {

@@ -244,17 +244,28 @@ export class ApprovalStore {
   }
 
   /** The command an operator runs from a plain shell to approve this plan (it names this store). */
+  approveCommandLine(planId: string): string {
+    return `pve-code-mcp approve ${planId} --state-dir ${shellQuote(resolve(this.dir))}`;
+  }
+
+  /**
+   * Every way to approve this plan that works where this store's server runs, for a hint. Callers
+   * quote it in backticks, so each alternative is written to come out quoted as well. On the host,
+   * the command and, where this server serves no console, the local one (`pve-code-mcp console`).
+   */
   approveCommand(planId: string): string {
-    const command = `pve-code-mcp approve ${planId} --state-dir ${shellQuote(resolve(this.dir))}`;
-    // A remote principal's plan: the approver may not be on the host. Callers quote the command
-    // in backticks, so the alternative is written to come out quoted as well.
+    const command = this.approveCommandLine(planId);
+    const local = `pve-code-mcp console --state-dir ${shellQuote(resolve(this.dir))}`;
+    // A remote principal's plan: the approver may not be on the host.
     if (this.principal !== undefined && this.approvesOverHttp) {
       const group = this.approversFor(planId, this.principal)?.group;
       const who = group !== undefined ? `a member of group '${group}'` : 'another principal';
+      const onHost = this.consolePage ? `${command}\` on the server host` : `${command}\` or the local web console \`${local}\` on the server host`;
       const page = this.consolePage ? `\`, or in the web console: \`${this.consolePage(planId)}` : '';
-      return `${command}\` on the server host, or by ${who} with the approve scope over HTTP: \`POST /approvals/${planId}${page}`;
+      return `${onHost}, or by ${who} with the approve scope over HTTP: \`POST /approvals/${planId}${page}`;
     }
-    return command;
+    if (this.consolePage) return `${command}\`, or in the web console: \`${this.consolePage(planId)}`;
+    return `${command}\`, or in the local web console (it prints a one-time login link): \`${local}`;
   }
 
   /** What to tell the agent about a plan: approve it (the exact command), or that it already ran. */
@@ -262,7 +273,7 @@ export class ApprovalStore {
     const status = this.status(planId);
     if (!status) return approvalNextStep();
     if (status.status === 'ran') {
-      return `Plan ${planId} already ran (run ${status.lastRun?.runId ?? '?'} at ${status.lastRun?.at ?? '?'}); an approval is used once. To run it again the operator approves it again: \`${this.approveCommand(planId)} --again\`, then run the same script unchanged`;
+      return `Plan ${planId} already ran (run ${status.lastRun?.runId ?? '?'} at ${status.lastRun?.at ?? '?'}); an approval is used once. To run it again the operator approves it again: \`${this.approveCommandLine(planId)} --again\`, then run the same script unchanged`;
     }
     if (status.status === 'approved') return `Plan ${planId} is approved until ${status.approval?.expiresAt ?? '?'}: run the same script again unchanged`;
     return `Plan ${planId} is stored: ask the operator to approve it with \`${this.approveCommand(planId)}\`, then run the same script again unchanged`;

@@ -340,16 +340,44 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
     await page.close();
   });
 
-  it('shows a step\'s blast radius when the plan carries one, and any other result as collapsible JSON', async () => {
+  it('shows a real plan\'s blast radius and what it cannot undo, as the server computed them', async () => {
+    // A live power action (allowed), so that undoing the run has something it cannot reverse.
+    const stopped = (await run(apps, { code: "return (await pve.get('/cluster/resources', { type: 'vm' })).filter((g) => g.type === 'qemu' && g.status === 'stopped' && !g.template).map((g) => ({ node: g.node, vmid: g.vmid }));" })).structuredContent as { result: Array<{ node: string; vmid: number }> };
+    const [started, detached] = stopped.result;
+    expect(detached, JSON.stringify(stopped)).toBeDefined();
+    const live = await run(apps, { code: `return await pve.waitTask(await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: '${started?.node}', vmid: ${started?.vmid} }));` });
+    const runId = (live.structuredContent as { changes?: { runId?: string } }).changes?.runId;
+    expect(runId, JSON.stringify(live.structuredContent)).toBeDefined();
+    // Detaching a stopped VM's boot disk (a disk-delete radius), and undoing the start (not undone).
+    const args = { code: `await pve.put('/nodes/{node}/qemu/{vmid}/config', { node: '${detached?.node}', vmid: ${detached?.vmid}, delete: 'scsi0' });\nreturn await pve.undo('${runId}');`, dryRun: true };
+    const { page, mounted, result } = await show(args);
+    interface Radius { family: string; summary: string; complete: boolean; items: Array<{ what: string; effect: string; severe?: boolean }> }
+    const plan = (result.structuredContent as { plan: { writes: Array<{ blastRadius?: Radius }>; notes?: string[] } }).plan;
+    const blast = plan.writes[0]?.blastRadius;
+    expect(blast, JSON.stringify(plan).slice(0, 2000)).toMatchObject({ family: 'disk-delete', complete: true });
+    expect(blast?.items.length).toBeGreaterThan(0);
+    const notes = plan.notes ?? [];
+    expect(notes.some((n) => n.startsWith('not undone: ') && n.includes(`/qemu/${started?.vmid}/status/start`)), JSON.stringify(plan).slice(0, 2000)).toBe(true);
+
+    const radius = mounted.frame.locator('li.step[data-seq="1"] .blast-radius');
+    await expect.poll(() => radius.locator('.blast-summary').textContent()).toBe(blast?.summary);
+    expect(await radius.getAttribute('data-family')).toBe('disk-delete');
+    expect(await radius.locator('li').allTextContents()).toEqual(blast?.items.map((i) => `${i.severe ? '!! ' : ''}${i.what}: ${i.effect}`));
+    expect(await radius.locator('li.severe').count()).toBe(blast?.items.filter((i) => i.severe).length);
+    expect(await radius.locator('.blast-incomplete').count()).toBe(0);
+    expect(await mounted.frame.locator('ul.notes li').count()).toBe(notes.length);
+    expect(await mounted.frame.locator('ul.notes li.not-undone').first().textContent()).toMatch(new RegExp(`^Not undone: POST /nodes/[^/]+/qemu/${started?.vmid}/status/start: undo does not reverse power actions`));
+    await screenshot(page, 'plan-radius');
+    await page.close();
+  }, 180_000);
+
+  it('shows an incomplete blast radius as the worst case, and any other result as collapsible JSON', async () => {
     const write = { seq: 1, cluster: 'sim', method: 'POST', path: '/nodes/pve1/qemu/101/status/stop', params: {}, risk: 'destructive', needsApproval: true, why: 'destructive', targets: [{ vmid: 101, exists: true, name: 'db-01', node: 'pve1', type: 'qemu' }] };
-    // The shape src/safety/blast-radius.ts gives a step (BlastRadius).
+    // A failed read cannot be made through this server's fault-free simulator: the shape of src/safety/blast-radius.ts.
     const blastRadius = {
       family: 'guest-destroy',
-      summary: 'VM 101 and its HA resource; 1 linked clone will not boot',
-      items: [
-        { kind: 'ha', what: 'HA resource vm:101', effect: 'removed' },
-        { kind: 'clone', what: "VM 112 'app-02' on pve1", effect: 'loses its base image (it will not boot)', vmid: 112, severe: true },
-      ],
+      summary: 'VM 101 and its HA resource; INCOMPLETE: 1 read failed',
+      items: [{ kind: 'ha', what: 'HA resource vm:101', effect: 'removed' }],
       reads: ['GET /cluster/ha/resources'],
       failed: ['GET /cluster/backup: 403 permission denied'],
       complete: false,
@@ -368,10 +396,9 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
     const mounted = await mountView(page, { ...view, tool: runScript, input: { code: 'x', dryRun: true }, result });
     const radius = mounted.frame.locator('li.step[data-seq="1"] .blast-radius');
     await expect.poll(() => radius.locator('.blast-summary').textContent()).toBe(blastRadius.summary);
-    expect(await radius.locator('li').allTextContents()).toEqual(['HA resource vm:101: removed', "!! VM 112 'app-02' on pve1: loses its base image (it will not boot)"]);
-    expect(await radius.locator('li.severe').count()).toBe(1);
-    expect(await radius.locator('.blast-incomplete').textContent()).toMatch(/worst case: GET \/cluster\/backup: 403/);
+    expect(await radius.locator('.blast-incomplete').textContent()).toBe('Could not be read: counts as the worst case. Failed: GET /cluster/backup: 403 permission denied');
     expect(await mounted.frame.locator('li.step[data-seq="2"] .blast-radius').count()).toBe(0);
+    expect(await mounted.frame.locator('ul.notes').count()).toBe(0);
     // The calls the policy refused in the dry-run, with their verdict.
     expect(await mounted.frame.locator('ul.refused li.verdict-refused').allTextContents()).toEqual(['refused, not sent: DELETE /nodes/pve1/qemu/102 [destructive]: denied by deny[0]']);
     const json = mounted.frame.locator('section.result details.json');

@@ -4,10 +4,11 @@
  * the shared harness, and SDK clients that declare URL-mode elicitation at the SDK's default 60 s
  * request timeout.
  *
- * - An agent's run that needs approval ends at once with -32042 naming the console's plan page;
- *   the person signs in through the provider (authorization code + PKCE), sees the plan's
- *   changes and approves more than 60 s later; the client gets notifications/elicitation/complete,
- *   retries, and the VM stops.
+ * - An agent's run that needs approval (destroying a VM) ends at once with -32042 naming the
+ *   console's plan page; the person signs in through the provider (authorization code + PKCE),
+ *   sees the plan's change and its blast radius (the disks and snapshot destroyed with it) and
+ *   approves more than 60 s later; the client gets notifications/elicitation/complete, retries,
+ *   and the VM is gone.
  * - Under four eyes the asker signing in to the console cannot approve its own plan.
  * - Forms without the session's CSRF token, with a wrong one, or from another Origin are refused.
  */
@@ -112,7 +113,7 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     origin = `http://127.0.0.1:${port}`;
     idp = await startLoginIdp({ consoleClientId: 'pve-console', redirectUri: `${origin}/console/callback`, people: PEOPLE, agents: AGENTS });
     const config = JSON.parse(readFileSync(env.configFile, 'utf8')) as Record<string, unknown> & { policies: Record<string, unknown> };
-    config.policies.ops = { preset: 'operator', approval: { require: ['destructive'] } };
+    config.policies.ops = { preset: 'operator', allow: ['DELETE /nodes/{node}/qemu/{vmid}'], approval: { require: ['destructive'] } };
     config.policies.fourEyes = { preset: 'operator', approval: { require: ['destructive'], approvers: { group: 'leads' } } };
     // The kill switch's file of this test alone (the default is shared by every test on the machine).
     config.halt = { file: join(env.dir, 'halt') };
@@ -161,10 +162,11 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     expect(readFileSync(join(env.stateDir, 'approvals.jsonl'), 'utf8')).not.toContain('"type":"approve"');
   }, 120_000);
 
-  it('ends the run at once with -32042; the person signs in, sees the changes, approves after the 60 s default; the retried call runs', async () => {
+  it('ends the run at once with -32042; the person signs in, sees the change and its blast radius, approves after the 60 s default; the retried call runs', async () => {
     const alice = await urlAgent(url, idp.issuer, 'alice');
     agents.push(alice);
-    const code = stopScript('pve1', 100);
+    // A guest destroy has a blast radius (guest-destroy: its disks and snapshots go with it).
+    const code = "const upid = await pve.delete('/nodes/pve1/qemu/118', { purge: 1 });\nreturn (await pve.waitTask(upid)).exitstatus;";
     // The SDK's default request timeout (60 s) applies: the call must not wait for the person.
     const started = Date.now();
     const error = await alice.client.callTool({ name: 'run_script', arguments: { code } }).then(() => undefined, (e: unknown) => e);
@@ -174,18 +176,31 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     expect(elicitation).toMatchObject({ mode: 'url' });
     const planId = /\/console\/plans\/([0-9a-f]{64})$/.exec(elicitation?.url ?? '')?.[1] as string;
     expect(elicitation?.url).toBe(`${origin}/console/plans/${planId}`);
-    expect(statusOf(env.sim, 100)).toBe('running');
+    expect(statusOf(env.sim, 118)).toBe('stopped');
 
     const context = await browser.newContext();
     contexts.push(context);
     const page = await context.newPage();
     await signIn(page, elicitation?.url as string, 'alice');
-    const plan = JSON.parse(readFileSync(join(env.stateDir, 'plans', `${planId}.json`), 'utf8')) as { writes: Array<{ change?: { summary: string } }> };
+    const plan = JSON.parse(readFileSync(join(env.stateDir, 'plans', `${planId}.json`), 'utf8')) as { writes: Array<{ change?: { summary: string }; blastRadius?: { family: string; summary: string; complete: boolean; items: Array<{ what: string; effect: string }> } }> };
     const main = await textOf(page, 'main');
-    expect(main).toContain('POST /nodes/pve1/qemu/100/status/stop');
+    expect(main).toContain('DELETE /nodes/pve1/qemu/118');
     expect(main).toContain('needs approval');
     if (plan.writes[0]?.change) expect(main).toContain(plan.writes[0].change.summary);
     expect(main).toContain('a client is waiting for this decision');
+    // The blast radius the server computed, as the page shows it: its summary, then what it reaches.
+    const radius = plan.writes[0]?.blastRadius;
+    expect(radius, JSON.stringify(plan.writes[0])).toMatchObject({ family: 'guest-destroy', complete: true });
+    const shown = await textOf(page, '#step-1 .blast');
+    expect(shown).toContain(`Blast radius guest-destroy: ${radius?.summary}`);
+    expect(radius?.items.length).toBeGreaterThan(0);
+    for (const item of radius?.items ?? []) expect(shown).toContain(`${item.what}: ${item.effect}`);
+    expect(shown).not.toContain('worst case');
+    expect(await textOf(page, 'main table')).toContain(`step 1: ${radius?.summary}`);
+    // The list of plans says the step reaches further, before the plan is opened.
+    await page.goto(`${origin}/console/`);
+    expect(await textOf(page, `main tr:has(a[href="/console/plans/${planId}"])`)).toContain(`blast radius: ${radius?.summary}`);
+    await page.goto(elicitation?.url as string);
     if (SHOTS) await page.screenshot({ path: shot('console-plan.png'), fullPage: true });
 
     // Past the SDK's default request timeout: a waiting call would have been cut off by now.
@@ -197,11 +212,11 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     const ran = runAnswer((await alice.client.callTool({ name: 'run_script', arguments: { code } })) as CallToolResult);
     expect(ran.error, JSON.stringify(ran)).toBeUndefined();
     expect(ran.approval).toMatchObject({ via: 'operator', answer: 'approved', approvedBy: 'alice' });
-    expect(statusOf(env.sim, 100)).toBe('stopped');
+    expect(statusOf(env.sim, 118)).toBeUndefined();
 
     await page.goto(`${origin}/console/runs`);
     const runs = await textOf(page, 'main');
-    expect(runs).toContain('POST /nodes/pve1/qemu/100/status/stop');
+    expect(runs).toContain('DELETE /nodes/pve1/qemu/118');
     expect(runs).toContain('hash chain intact');
     if (SHOTS) await page.screenshot({ path: shot('console-runs.png'), fullPage: true });
   }, 180_000);

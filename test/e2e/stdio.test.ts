@@ -136,6 +136,9 @@ describe('MCP over stdio: the built server and the SDK client', () => {
     expect(refusal.error?.kind).toBe('approval');
     const offered = /pve-code-mcp approve ([0-9a-f]{64})/.exec(refusal.error?.message ?? '')?.[1];
     expect(offered, refusal.error?.message).toBeDefined();
+    // Over stdio the host's ways: the command, and the local console with its one-time login link.
+    expect(refusal.error?.message).toContain(`\`pve-code-mcp console --state-dir ${env.stateDir}\``);
+    expect(refusal.error?.message).not.toContain('/approvals/');
     expect(textOf(refused.result)).toMatch(/error \[approval\]/);
     expect(statusOf(env.sim, 102)).toBe('running');
 

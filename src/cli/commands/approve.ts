@@ -81,7 +81,7 @@ export const approveCommand: Command = {
         return EXIT.ok;
       }
       for (const { store, s } of listed) {
-        io.out(`── ${s.plan.planId} · ${describeStatus(s)} · planned ${s.plan.createdAt} · ${store.dir}\n${summarizePlan(s.plan)}\n   approve: ${store.approveCommand(s.plan.planId)}${s.status === 'ran' ? ' --again' : ''}\n`);
+        io.out(`── ${s.plan.planId} · ${describeStatus(s)} · planned ${s.plan.createdAt} · ${store.dir}\n${summarizePlan(s.plan)}\n   approve: ${store.approveCommandLine(s.plan.planId)}${s.status === 'ran' ? ' --again' : ''}\n`);
       }
       return EXIT.ok;
     }
@@ -117,7 +117,7 @@ export const approveCommand: Command = {
       io.out(`${summarizePlan(plan)}\n`);
       const answer = await confirm(`Approve plan ${plan.planId.slice(0, 12)} (${plan.writes.length} write${plan.writes.length === 1 ? '' : 's'}, as shown above)? [y/N] `);
       if (answer === undefined) {
-        io.err(`not approved: no terminal to confirm on. Read the plan above, then approve it with \`${store.approveCommand(plan.planId)} --yes\``);
+        io.err(`not approved: no terminal to confirm on. Read the plan above, then approve it with \`${store.approveCommandLine(plan.planId)} --yes\``);
         return EXIT.failed;
       }
       if (!answer) {

@@ -98,7 +98,16 @@ pre { white-space: pre-wrap; word-break: break-word; margin: .2rem 0; }
 .risk { display: inline-block; padding: 0 .4rem; border-radius: 4px; background: #eef1f6; font-size: .8rem; }
 .risk.destructive, .risk.privileged { background: #ffe1e1; }
 .needs { color: #a33; font-weight: 600; }
-.blast { border-left: 3px solid #d98a00; padding-left: .6rem; margin-top: .4rem; }
+.blast { border-left: 3px solid #d98a00; padding-left: .6rem; margin: .4rem 0 .5rem; }
+.blast.partial { border-left-color: #a31515; }
+.blast ul { margin: .3rem 0; padding-left: 1.2rem; }
+.blast .family { font-size: .8rem; color: #5a6475; }
+.blast li.severe { color: #a31515; }
+.sev { display: inline-block; padding: 0 .35rem; border-radius: 4px; background: #a31515; color: #fff; font-size: .75rem; font-weight: 600; }
+.incomplete { background: #ffe9e9; border: 1px solid #e09a9a; padding: .3rem .6rem; border-radius: 5px; margin: .3rem 0; }
+.notes { background: #fff; border: 1px solid #e0c96b; border-radius: 6px; padding: .2rem .8rem; margin: .7rem 0; }
+.notes h2 { font-size: 1rem; }
+.not-undone b { color: #a31515; }
 .status { font-weight: 600; }
 .ok { color: #126b2a; } .bad { color: #a31515; }
 .actions { display: flex; gap: 1rem; margin: 1rem 0; }

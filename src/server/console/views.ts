@@ -1,13 +1,14 @@
 /**
  * The console's pages, as escaped HTML: the plans waiting for a decision, one plan with its steps
  * (what each changes, its blast radius when the plan has one, why it needs approval, the guests it
- * reaches) and the approve/decline forms, and the recent runs from the audit.
+ * reaches), what the plan cannot undo, and the approve/decline forms, and the recent runs from the audit.
  */
 import type { DescribeResult } from '../../describe/index.js';
 import { VERDICT_TEXT } from '../../describe/verdict.js';
 import type { StoredPlanStatus } from '../../safety/approval.js';
 import type { SearchHit } from '../../search/hit.js';
 import type { RunScriptOutput } from '../tools/run-script.js';
+import type { BlastRadius } from '../../safety/blast-radius.js';
 import type { PlannedWrite } from '../../safety/plan.js';
 import { html, type Html } from './html.js';
 import type { RecentRun } from './runs.js';
@@ -33,9 +34,15 @@ export function plansView(rows: PlanRow[], notice?: string): Html {
 
 function planRow({ status, waiting }: PlanRow): Html {
   const p = status.plan;
-  const first = p.writes.map((w) => w.change?.summary ?? `${w.method} ${w.path}`).slice(0, 3);
+  const first = p.writes.slice(0, 3);
   const more = p.writes.length - first.length;
-  return html`<tr><td><a href="/console/plans/${p.planId}"><code>${p.planId.slice(0, 12)}</code></a></td><td>${status.requestedBy.join(', ') || 'local'}</td><td>${p.createdAt}</td><td class="status">${status.status}${waiting ? ' · a client is waiting' : ''}</td><td>${first.map((f) => html`<div>${f}</div>`)}${more > 0 ? html`<div>and ${more} more</div>` : ''}</td></tr>`;
+  return html`<tr><td><a href="/console/plans/${p.planId}"><code>${p.planId.slice(0, 12)}</code></a></td><td>${status.requestedBy.join(', ') || 'local'}</td><td>${p.createdAt}</td><td class="status">${status.status}${waiting ? ' · a client is waiting' : ''}</td><td>${first.map((w) => html`<div>${w.change?.summary ?? `${w.method} ${w.path}`}${w.blastRadius ? radiusMark(w.blastRadius) : ''}</div>`)}${more > 0 ? html`<div>and ${more} more</div>` : ''}</td></tr>`;
+}
+
+/** In the list: that a step reaches further, and whether severely or unreadably, so it is opened first. */
+function radiusMark(r: BlastRadius): Html {
+  const severe = r.items.some((i) => i.severe);
+  return html`<div class="${severe || !r.complete ? 'bad' : ''}">blast radius: ${r.summary}${severe ? ' (severe)' : ''}${r.complete ? '' : ' (could not be read: counts as the worst case)'}</div>`;
 }
 
 export interface PlanPageState {
@@ -74,13 +81,23 @@ export function planView(s: PlanPageState): Html {
 <tr><th>Created</th><td>${p.createdAt}</td></tr>
 <tr><th>Policy</th><td>${p.policy}</td></tr>
 <tr><th>Changes</th><td>${p.writes.length} planned, ${needing} need${needing === 1 ? 's' : ''} approval</td></tr>
+${radiusRow(p.writes)}
 ${s.requirement ? html`<tr><th>Four eyes</th><td>${s.requirement}</td></tr>` : ''}
 <tr><th>Plan id</th><td><code>${p.planId}</code></td></tr>
 </tbody></table>
-${approval}${ran}${actions}
+${approval}${ran}${notesView(p.notes)}${actions}
 <h2>Steps</h2>
 ${p.writes.map((w) => stepView(w))}
 ${p.refused && p.refused.length > 0 ? html`<h2>Refused by the policy (never sent)</h2><ul>${p.refused.map((r) => html`<li><code>${r.method} ${r.path}</code>: ${r.message}</li>`)}</ul>` : ''}`;
+}
+
+/** The plan's blast radii in one line, so a severe or unreadable one is seen before the buttons. */
+function radiusRow(writes: readonly PlannedWrite[]): Html {
+  const radii = writes.flatMap((w) => (w.blastRadius ? [{ seq: w.seq, r: w.blastRadius }] : []));
+  if (radii.length === 0) return html``;
+  const severe = radii.reduce((n, x) => n + x.r.items.filter((i) => i.severe).length, 0);
+  const partial = radii.filter((x) => !x.r.complete).map((x) => x.seq);
+  return html`<tr><th>Blast radius</th><td>${radii.map((x) => html`<div><a href="#step-${x.seq}">step ${x.seq}</a>: ${x.r.summary}</div>`)}${severe > 0 ? html`<div class="bad">${severe} severe effect${severe === 1 ? '' : 's'} (marked below)</div>` : ''}${partial.length > 0 ? html`<div class="bad">step ${partial.join(', ')}: could not be read, counts as the worst case</div>` : ''}</td></tr>`;
 }
 
 function stepView(w: PlannedWrite): Html {
@@ -89,7 +106,7 @@ function stepView(w: PlannedWrite): Html {
   return html`<section class="step" id="step-${w.seq}">
 <div class="summary">${w.seq}. ${w.change?.summary ?? `${w.method} ${w.path}`}</div>
 ${w.change && w.change.lines.length > 0 ? html`<ul class="change">${w.change.lines.map((l) => html`<li>${l}</li>`)}</ul>` : ''}
-${blastView((w as PlannedWrite & { blastRadius?: unknown }).blastRadius)}
+${blastView(w.blastRadius)}
 <div><span class="risk ${w.risk}">${w.risk}</span> ${w.needsApproval ? html`<span class="needs">needs approval</span>` : ''}${w.why ? html` — ${w.why}` : ''}</div>
 <div><code>${w.method} ${w.path}</code>${w.cluster ? html` on cluster <b>${w.cluster}</b>` : ''}</div>
 ${targets.length > 0 ? html`<div>Guests: ${targets.join('; ')}</div>` : ''}
@@ -98,19 +115,28 @@ ${params ? html`<pre>${params}</pre>` : ''}
 }
 
 /**
- * A step's blast radius, as the blast-radius computation puts it in the plan: its summary and
- * lines when it has them, its fields otherwise; never hidden because its shape is new.
+ * A step's blast radius: the summary first, then each thing reached and what happens to it, severe
+ * effects marked; a radius whose reads failed says it counts as the worst case and which reads.
  */
-function blastView(blast: unknown): Html {
-  if (blast === undefined || blast === null) return html``;
-  if (typeof blast === 'object' && !Array.isArray(blast)) {
-    const b = blast as Record<string, unknown>;
-    const summary = typeof b.summary === 'string' ? b.summary : undefined;
-    const lines = Array.isArray(b.lines) ? b.lines.filter((l): l is string => typeof l === 'string') : [];
-    const rest = Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'summary' && k !== 'lines'));
-    return html`<div class="blast"><b>Blast radius</b>${summary ? html`: ${summary}` : ''}${lines.length > 0 ? html`<ul>${lines.map((l) => html`<li>${l}</li>`)}</ul>` : ''}${Object.keys(rest).length > 0 ? html`<pre>${JSON.stringify(rest, null, 1)}</pre>` : ''}</div>`;
-  }
-  return html`<div class="blast"><b>Blast radius</b>: <pre>${JSON.stringify(blast, null, 1)}</pre></div>`;
+function blastView(radius: BlastRadius | undefined): Html {
+  if (!radius) return html``;
+  const incomplete = !radius.complete
+    ? html`<div class="incomplete"><b>Could not be read: counts as the worst case.</b>${radius.failed.length > 0 ? html` Failed reads:<ul>${radius.failed.map((f) => html`<li><code>${f}</code></li>`)}</ul>` : ' A bound was hit, so it may reach more than listed.'}</div>`
+    : html``;
+  const items = radius.items.length > 0
+    ? html`<ul class="items">${radius.items.map((i) => html`<li class="${i.severe ? 'severe' : ''}" data-kind="${i.kind}">${i.severe ? html`<span class="sev">severe</span> ` : ''}<b>${i.what}</b>: ${i.effect}</li>`)}</ul>`
+    : html``;
+  const reads = radius.reads.length > 0 ? html`<details><summary>Read from ${radius.reads.length} call${radius.reads.length === 1 ? '' : 's'}</summary><ul>${radius.reads.map((r) => html`<li><code>${r}</code></li>`)}</ul></details>` : html``;
+  return html`<div class="blast${radius.complete ? '' : ' partial'}" data-family="${radius.family}"><div><b>Blast radius</b> <span class="family">${radius.family}</span>: <span class="blast-summary">${radius.summary}</span></div>${incomplete}${items}${reads}</div>`;
+}
+
+/** What the plan says besides its steps: what an undo cannot reverse, safety snapshots. */
+function notesView(notes: readonly string[] | undefined): Html {
+  if (!notes || notes.length === 0) return html``;
+  return html`<section class="notes"><h2>Before you approve</h2><ul>${notes.map((n) => {
+    const m = /^not undone: ([\s\S]*)$/.exec(n);
+    return m ? html`<li class="not-undone"><b>Not undone:</b> ${m[1] ?? ''}</li>` : html`<li>${n}</li>`;
+  })}</ul></section>`;
 }
 
 export function runsView(runs: RecentRun[], chain: { ok: boolean; text: string }): Html {
@@ -167,5 +193,5 @@ ${s.tried ? triedView(s.tried) : ''}`;
 function triedView(t: RunScriptOutput): Html {
   return html`<h2>Result</h2><p class="${t.ok ? 'ok' : 'bad'}">${t.ok ? 'ok' : `${t.error?.kind ?? 'error'}: ${t.error?.message ?? ''}`} (${t.stats.mode}${t.stats.ms !== undefined ? `, ${t.stats.ms} ms` : ''})</p>
 ${t.result !== undefined ? html`<pre class="result">${JSON.stringify(t.result, null, 1)}</pre>` : ''}
-${t.plan && t.plan.writes.length > 0 ? html`<h2>Planned writes (nothing was sent)</h2>${t.plan.writes.map((w) => html`<div class="step">${w.seq}. ${w.change?.summary ?? `${w.method} ${w.path}`} <span class="risk ${w.risk}">${w.risk}</span>${w.needsApproval ? html` <span class="needs">needs approval</span>` : ''}</div>`)}<p>Plan <a href="/console/plans/${t.plan.planId}"><code>${t.plan.planId.slice(0, 12)}</code></a></p>` : ''}`;
+${t.plan && t.plan.writes.length > 0 ? html`<h2>Planned writes (nothing was sent)</h2>${t.plan.writes.map((w) => html`<div class="step">${w.seq}. ${w.change?.summary ?? `${w.method} ${w.path}`} <span class="risk ${w.risk}">${w.risk}</span>${w.needsApproval ? html` <span class="needs">needs approval</span>` : ''}${blastView(w.blastRadius)}</div>`)}<p>Plan <a href="/console/plans/${t.plan.planId}"><code>${t.plan.planId.slice(0, 12)}</code></a></p>` : ''}`;
 }

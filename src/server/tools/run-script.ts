@@ -195,7 +195,8 @@ export interface RunScriptOutput {
   result: unknown;
   logs: string[];
   stats: { ms?: number; cpuMs?: number; mode: RunResult['mode']; calls: Record<string, number>; budget: Record<string, string> };
-  plan?: { planId: string; summary?: string; writes: NonNullable<RunResult['plan']>['writes'] };
+  /** `notes`: what the plan says besides its steps (what is not undone, safety snapshots), as views render it. */
+  plan?: { planId: string; summary?: string; writes: NonNullable<RunResult['plan']>['writes']; notes?: string[] };
   /**
    * A blocked run's error is `denied` (with the preflight's problems) or `approval`; `deadline`
    * when the whole-call deadline passed (the logs and calls until then are in the answer).
@@ -238,7 +239,7 @@ export function runScriptAnswer(session: RunResult): RunScriptOutput {
     budget: compactBudget(session.stats.budget),
   };
   const plan = session.plan
-    ? { planId: session.plan.planId, summary: session.planSummary, writes: session.plan.writes }
+    ? { planId: session.plan.planId, summary: session.planSummary, writes: session.plan.writes, ...(session.plan.notes ? { notes: session.plan.notes } : {}) }
     : undefined;
   const base: RunScriptOutput = {
     ok: session.blocked ? false : (outcome?.ok ?? false),
