@@ -452,6 +452,11 @@ export class Product {
    * same path an MCP cancellation takes, and resolve once every one of them has its result (each
    * caller still gets its answer). `close` comes after.
    */
+  /** Whether a graceful stop has begun: what fails from here on (a worker still starting) is the stop's doing. */
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
   async drain(): Promise<void> {
     this.stopping = true;
     const runs = [...this.running];

@@ -138,7 +138,10 @@ function httpOptions(product: Product, args: ParsedArgs, io: CliIo): HttpServerO
 function warmInBackground(product: Product, io: CliIo): void {
   product.warmSandbox().then(
     () => io.err(`pve-code-mcp: ${product.sandboxSummary()}`),
-    (err: unknown) => io.err(`pve-code-mcp: ${err instanceof Error ? err.message : String(err)}; run_script fails until this is fixed (search_api and get_schema work)`),
+    (err: unknown) => {
+      // A stop that came while the workers were starting ends their start: nothing to fix.
+      if (!product.isStopping) io.err(`pve-code-mcp: ${err instanceof Error ? err.message : String(err)}; run_script fails until this is fixed (search_api and get_schema work)`);
+    },
   );
 }
 
