@@ -77,7 +77,8 @@ export async function haResourceRadius(r: BlastReads, method: string, sid: strin
 
 /** HA rule writes: node affinity that makes guests move, or a constraint lifted. */
 export async function haRuleRadius(r: BlastReads, method: string, rule: string | undefined, params: Record<string, unknown>): Promise<BlastRadius> {
-  const current = rule ? await r.object(`/cluster/ha/rules/${encodeURIComponent(rule)}`) : undefined;
+  // A new rule has nothing to read yet (PVE refuses a POST for a rule that exists).
+  const current = rule && method !== 'POST' ? await r.object(`/cluster/ha/rules/${encodeURIComponent(rule)}`) : undefined;
   const merged = { ...(current ?? {}), ...params };
   const split = (v: unknown): string[] => (typeof v === 'string' ? v.split(/[,;\s]+/).filter((x) => x !== '') : []);
   const resources = split(merged.resources);

@@ -70,11 +70,16 @@ const made = (key: string): number => env.sim.counters.get(key);
 
 const picked = new Set<number>();
 /** A running VM on pve1 that no target rule names and no earlier test here used (the corpus moved some guests). */
+/** An HA guest's power state follows the HA manager's clock, not the task's end: the cases here stop guests and check at once. */
+function haManaged(vmid: number): boolean {
+  return env.sim.cluster.state.haResources.has(`vm:${vmid}`);
+}
+
 function freshVm(): number {
   env.sim.cluster.settle();
   const vm = env.sim.cluster
     .guests()
-    .find((g) => g.type === 'qemu' && g.node === 'pve1' && g.status === 'running' && !g.config.template && !g.config.lock && ![100, 109].includes(g.vmid) && !picked.has(g.vmid));
+    .find((g) => g.type === 'qemu' && g.node === 'pve1' && g.status === 'running' && !g.config.template && !g.config.lock && ![100, 109].includes(g.vmid) && !picked.has(g.vmid) && !haManaged(g.vmid));
   if (!vm) throw new Error('no running VM left on pve1');
   picked.add(vm.vmid);
   return vm.vmid;

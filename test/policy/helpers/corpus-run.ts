@@ -86,7 +86,7 @@ export function corpusTests(sim: () => RunningSimulator, run: CaseRunner): void 
       const before = sim().counters.get(twinKey as string);
       const twin = await run({ cluster: c.twin.cluster ?? c.cluster, ...(c.twin.via ? { via: c.twin.via } : {}), twin: true }, caseScript(c.twin, 'literal'));
       const where = `${c.id} twin: ${JSON.stringify(twin).slice(0, 600)}`;
-      expect(['denied', 'approval', 'budget', 'invalid']).not.toContain(twin.error?.kind ?? 'none');
+      expect(['denied', 'approval', 'budget', 'invalid'], where).not.toContain(twin.error?.kind ?? 'none');
       expect(sim().counters.get(twinKey as string) - before, `${where}: the twin did not reach the simulator`).toBeGreaterThan(0);
     });
   }
