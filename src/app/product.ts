@@ -11,13 +11,10 @@ import { readRunChanges } from '../audit/run-changes.js';
 import { canonicalJson } from '../safety/canonical.js';
 import { recoverOrphanIntents } from './intent-recovery.js';
 import type { TaskProgressEvent } from '../bridge/handler.js';
-import { PveClient } from '../client/client.js';
-import { createClassClients, createClients, type ClusterConfig } from '../client/config.js';
-import { loadClusterSchema, type LoadedSchema } from '../client/schema-source.js';
 import { describeOperations, type DescribeResult } from '../describe/index.js';
 import type { Unserved } from '../describe/unserved.js';
 import { operationVerdict, VERDICT_TEXT } from '../describe/verdict.js';
-import { ApiSearch, type SearchHit, type SearchOptions } from '../search/index.js';
+import type { SearchHit, SearchOptions } from '../search/index.js';
 import { SandboxEngine } from '../sandbox/engine.js';
 import { describeConfinement } from '../sandbox/worker-launch.js';
 import type { RunOutcome } from '../sandbox/outcome.js';
@@ -33,38 +30,16 @@ import { StandingStore } from '../safety/standing-store.js';
 import { readRunbook, RunbookError, runbookNames, runbookSummary } from '../runbook/catalog.js';
 import { describeArgs, type ArgSpecs } from '../script/args.js';
 import { userInfo } from 'node:os';
-import { Secret } from '../client/secret.js';
 import type { CallDeadline } from '../run/deadline.js';
 import { RunPipeline, type RunResult } from '../run/pipeline.js';
-import type { ApiModel, RiskClass } from '../schema/model.js';
-import { TypeCheckService, type RemoteScriptChecker } from '../script/typecheck-service.js';
-import { sdkDeclarationFiles, type DeclarationFile } from '../typegen/index.js';
+import { TypeCheckService } from '../script/typecheck-service.js';
 import type { AppConfig } from './config.js';
 import { ServerStoppingError, UnknownClusterError } from './errors.js';
-import { ClusterUnavailableError, DEFAULT_CLUSTER_RETRY, describeClusterFailure, retryDelay, type ClusterFailure, type RetrySchedule } from './cluster-status.js';
+import { ClusterAvailability, type DegradedStart, type UnavailableCluster } from './cluster-availability.js';
+import type { ClusterRuntime } from './cluster-runtime.js';
 
-export interface ClusterRuntime {
-  readonly name: string;
-  /** The cluster's main credentials: schema loading, and every class without a token of its own. */
-  readonly client: PveClient;
-  /** The client a call of this class goes out with (`tokens` of the cluster config). */
-  clientFor(risk?: RiskClass): PveClient;
-  /** Every client of the cluster, each once (the main one and the per-class ones). */
-  readonly clients: readonly PveClient[];
-  readonly schema: LoadedSchema;
-  readonly model: ApiModel;
-  readonly policy: Policy;
-  readonly search: ApiSearch;
-  declarations(): DeclarationFile[];
-  /** What runs use: this cluster's SDK, checked in the shared type-check process (registered on first call). */
-  typeChecker(): RemoteScriptChecker;
-  /**
-   * The cluster's own schema, found after a cache-first start: `schema` and `model` become it; with
-   * a new model the search index, the declarations and the checker are built again on first use.
-   * True when the model changed.
-   */
-  replaceSchema(next: LoadedSchema): boolean;
-}
+export type { ClusterRuntime } from './cluster-runtime.js';
+export type { UnavailableCluster } from './cluster-availability.js';
 
 export interface RunScriptInput {
   /** The script; or `runbook`, the name of a saved one (exactly one of them). */
@@ -118,21 +93,10 @@ export interface ProductOptions {
    * credentials, an unreadable secret) does not stop the others; it answers every call with
    * `ClusterUnavailableError` and is retried in the background.
    */
-  degraded?: { retry?: RetrySchedule; startWaitMs?: number; onClusterReady?: (runtime: ClusterRuntime) => void };
+  degraded?: DegradedStart;
   /** By cluster: operations its schema lists that the server behind it does not answer (the demo's simulator). */
   unserved?: Readonly<Record<string, Unserved>>;
 }
-
-/** A configured cluster that is not serving yet. */
-export interface UnavailableCluster {
-  name: string;
-  failure: ClusterFailure;
-  attempts: number;
-  retryAt: number;
-}
-
-/** After a cache-first open: how long the comparison with the cluster's schema waits (see checkSchema). */
-const SCHEMA_CHECK_DELAY_MS = 2_000;
 
 /** How long closing waits for a network witness to publish the chain's last end. */
 const WITNESS_FLUSH_MS = 2_000;
@@ -145,22 +109,16 @@ export class Product {
   /** The host's kill switch (src/safety/halt.ts), asked before every change. */
   readonly halt: HaltSwitch;
   private readonly permissions = new PermissionCache();
-  private readonly down = new Map<string, UnavailableCluster & { timer?: NodeJS.Timeout }>();
-  private closed = false;
   private recovery: Promise<void> = Promise.resolve();
   private readonly recoveryStop = new AbortController();
   /** Runs in flight: how `drain` cancels them and learns that each has its result. */
   private readonly running = new Map<AbortController, Promise<unknown>>();
   private stopping = false;
-  /** Told when what a session shows may have changed (a cluster became available). */
-  private readonly viewListeners = new Set<() => void>();
-  /** The background comparisons of cached schemas with the clusters' (cache-first start); close() stops them. */
-  private readonly schemaChecks = new Set<Promise<void>>();
-  private readonly schemaCheckStop = new AbortController();
 
   private constructor(
     readonly config: AppConfig,
-    private readonly clusters: Map<string, ClusterRuntime>,
+    /** Which clusters serve, which are down and retried (src/app/cluster-availability.ts). */
+    private readonly clusters: ClusterAvailability,
     private readonly checkers: TypeCheckService,
     readonly audit: AuditLog,
     readonly scrubber: SecretScrubber,
@@ -183,93 +141,18 @@ export class Product {
   static async open(options: ProductOptions): Promise<Product> {
     const { config } = options;
     const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-    const logger = { warn: (m: string) => log(`warning: ${m}`) };
     const scrubber = new SecretScrubber(config.secrets);
-    const clusters = new Map<string, ClusterRuntime>();
     // One process for all clusters, holding one warm checker per distinct schema.
     const { budgetMs, recycleAfterChecks, maxRssMb, maxQueue, idleMs } = config.sandbox.typecheck;
     const checkers = new TypeCheckService({ budgetMs, recycleAfterChecks, maxRssMb, maxQueue, idleMs: idleMs === 0 ? Number.POSITIVE_INFINITY : idleMs, log });
-    const degraded = options.degraded;
-    // `serve` starts from a cluster's cached schema and compares it with the cluster's after (checkSchema).
-    const open = (cluster: ClusterConfig) => openCluster(cluster, config, checkers, scrubber, logger, degraded !== undefined);
-    // Degraded: every cluster at once, each given startWaitMs before the server starts without it.
-    const pending = new Map<string, Promise<ClusterRuntime>>();
-    const failed = new Map<string, unknown>();
-    try {
-      if (!degraded) {
-        for (const cluster of config.pve.clusters) clusters.set(cluster.name, await open(cluster));
-      } else {
-        const startWaitMs = degraded.startWaitMs ?? 15_000;
-        await Promise.all(
-          config.pve.clusters.map(async (cluster) => {
-            const attempt = open(cluster);
-            const first = await Promise.race([
-              attempt.then((runtime) => ({ runtime }), (error: unknown) => ({ error })),
-              new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), startWaitMs).unref()),
-            ]);
-            if (first === 'waiting') pending.set(cluster.name, attempt);
-            else if ('runtime' in first) clusters.set(cluster.name, first.runtime);
-            else failed.set(cluster.name, first.error);
-          }),
-        );
-      }
-    } catch (err) {
-      await Promise.all([...clusters.values()].map(closeRuntime));
-      await checkers.close();
-      throw err;
-    }
+    const clusters = await ClusterAvailability.open({ config, checkers, scrubber, log, ...(options.degraded ? { degraded: options.degraded } : {}) });
     mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
     const { file, hmacKey, maxBytes, retention, durability, witness } = config.audit;
     const audit = AuditLog.open({ file, ...(hmacKey ? { hmacKey } : {}), maxBytes, retention, durability, ...(witness ? { witness } : {}), scrubber });
     const product = new Product(config, clusters, checkers, audit, scrubber, options.unserved ?? {});
-    if (degraded) {
-      const supervise = { open, log, retry: degraded.retry ?? DEFAULT_CLUSTER_RETRY, ...(degraded.onClusterReady ? { onReady: degraded.onClusterReady } : {}) };
-      for (const cluster of config.pve.clusters) {
-        const attempt = pending.get(cluster.name);
-        if (attempt) {
-          product.markDown(cluster, { cause: `no answer within ${Math.round((degraded.startWaitMs ?? 15_000) / 1000)} s (still trying)`, fix: 'check the URL (https://<host>:8006), that the node is up and reachable from here' }, supervise);
-          product.adopt(cluster, attempt, supervise);
-        } else if (failed.has(cluster.name)) {
-          product.markDown(cluster, describeClusterFailure(failed.get(cluster.name)), supervise);
-          product.scheduleRetry(cluster, supervise);
-        }
-      }
-    }
-    for (const runtime of clusters.values()) product.checkSchema(runtime, log);
+    clusters.start();
     product.recoverIntents(log);
     return product;
-  }
-
-  /**
-   * After a cache-first open: the cluster's own schema, fetched in the background, replaces the
-   * cached one that serves meanwhile when they differ (sessions are told: their resources changed).
-   * One log line either way.
-   */
-  private checkSchema(runtime: ClusterRuntime, log: (line: string) => void): void {
-    const cached = runtime.schema;
-    const check = cached.checkCluster;
-    if (!check) return;
-    // Not at once: the first seconds are the session's handshake and listing, and fetching 4 MB
-    // over TLS and hashing it would compete with them for the same thread.
-    const stop = this.schemaCheckStop.signal;
-    const later = new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, SCHEMA_CHECK_DELAY_MS);
-      stop.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-    });
-    const done = later.then(() => check(stop)).then(
-      (current) => {
-        if (this.closed) return;
-        if (!runtime.replaceSchema(current)) return;
-        log(`pve-code-mcp: cluster '${runtime.name}' serves another schema than the cached one (PVE ${cached.version?.version ?? '?'} → ${current.version?.version ?? '?'}, ${current.model.operations.length} operations): using the cluster's from now on`);
-        for (const listener of this.viewListeners) listener();
-      },
-      (err: unknown) => {
-        if (this.closed) return;
-        log(`pve-code-mcp: warning: cluster '${runtime.name}': cannot compare the cached schema (PVE ${cached.version?.version ?? '?'}) with the cluster's: ${err instanceof Error ? err.message : String(err)}; the cached one stays in use`);
-      },
-    );
-    this.schemaChecks.add(done);
-    void done.finally(() => this.schemaChecks.delete(done));
   }
 
   /**
@@ -279,7 +162,7 @@ export class Product {
   private recoverIntents(log: (line: string) => void): void {
     this.recovery = recoverOrphanIntents({
       audit: this.audit,
-      client: (name) => this.clusters.get(name)?.client,
+      client: (name) => this.clusters.find(name)?.client,
       log,
       signal: this.recoveryStop.signal,
     }).then(
@@ -290,47 +173,7 @@ export class Product {
 
   /** Configured clusters that are not serving (yet), with why and when they are tried again. */
   unavailableClusters(): UnavailableCluster[] {
-    return [...this.down.values()].map(({ name, failure, attempts, retryAt }) => ({ name, failure, attempts, retryAt }));
-  }
-
-  private markDown(cluster: ClusterConfig, failure: ClusterFailure, s: Supervision): void {
-    const state = this.down.get(cluster.name);
-    const attempts = (state?.attempts ?? 0) + 1;
-    this.down.set(cluster.name, { name: cluster.name, failure, attempts, retryAt: state?.retryAt ?? Date.now() });
-    // The full cause and fix once; a retry that fails the same way says so in one line.
-    if (state?.failure.cause === failure.cause) s.log(`pve-code-mcp: cluster '${cluster.name}' still unavailable (attempt ${attempts}, same cause)`);
-    else s.log(`pve-code-mcp: cluster '${cluster.name}' is unavailable (attempt ${attempts}): ${failure.cause}\n  fix: ${failure.fix}`);
-  }
-
-  private scheduleRetry(cluster: ClusterConfig, s: Supervision): void {
-    const state = this.down.get(cluster.name);
-    if (!state || this.closed) return;
-    const delay = retryDelay(s.retry, state.attempts);
-    state.retryAt = Date.now() + delay;
-    if (state.timer === undefined) s.log(`pve-code-mcp: retrying cluster '${cluster.name}' in the background (first in ${Math.round(delay / 1000)} s, then less often); the other clusters serve meanwhile`);
-    state.timer = setTimeout(() => this.adopt(cluster, s.open(cluster), s), delay);
-    state.timer.unref();
-  }
-
-  /** An attempt to open a down cluster: serving when it succeeds, another retry when it fails. */
-  private adopt(cluster: ClusterConfig, attempt: Promise<ClusterRuntime>, s: Supervision): void {
-    attempt.then(
-      (runtime) => {
-        if (this.closed) return void closeRuntime(runtime);
-        const attempts = this.down.get(cluster.name)?.attempts ?? 1;
-        this.down.delete(cluster.name);
-        this.clusters.set(cluster.name, runtime);
-        s.log(`pve-code-mcp: cluster '${cluster.name}' is available (after ${attempts} attempt${attempts === 1 ? '' : 's'}; schema from ${runtime.schema.origin})`);
-        s.onReady?.(runtime);
-        for (const listener of this.viewListeners) listener();
-        this.checkSchema(runtime, s.log);
-      },
-      (err: unknown) => {
-        if (this.closed) return;
-        this.markDown(cluster, describeClusterFailure(err), s);
-        this.scheduleRetry(cluster, s);
-      },
-    );
+    return this.clusters.unavailable();
   }
 
   get defaultCluster(): string {
@@ -339,7 +182,7 @@ export class Product {
 
   /** The clusters serving now. */
   get clusterNames(): string[] {
-    return [...this.clusters.keys()];
+    return this.clusters.names;
   }
 
   /** Every configured cluster, serving or not: what hints and the policy views count. */
@@ -352,7 +195,7 @@ export class Product {
    * Known for a configured cluster that is not serving: its policy comes from the configuration.
    */
   policyFor(cluster: string, principal?: RunPrincipal): Policy {
-    const configured = this.clusters.get(cluster)?.policy ?? this.configuredPolicy(cluster);
+    const configured = this.clusters.find(cluster)?.policy ?? this.configuredPolicy(cluster);
     return principal?.policyFor ? principal.policyFor(cluster, configured) : configured;
   }
 
@@ -366,17 +209,11 @@ export class Product {
    * became available: its SDK resources appear). Returns the unsubscribe.
    */
   onViewChange(listener: () => void): () => void {
-    this.viewListeners.add(listener);
-    return () => this.viewListeners.delete(listener);
+    return this.clusters.onViewChange(listener);
   }
 
   cluster(name?: string): ClusterRuntime {
-    const key = name ?? this.defaultCluster;
-    const found = this.clusters.get(key);
-    if (found) return found;
-    const down = this.down.get(key);
-    if (down) throw new ClusterUnavailableError(key, down.failure, down.retryAt, this.clusterNames);
-    throw new UnknownClusterError(key, [...this.clusterNames, ...this.down.keys()]);
+    return this.clusters.get(name ?? this.defaultCluster);
   }
 
   /**
@@ -386,7 +223,7 @@ export class Product {
    * launch, and most sessions never run a script.
    */
   async warm(): Promise<void> {
-    for (const runtime of this.clusters.values()) runtime.typeChecker();
+    for (const runtime of this.clusters.runtimes()) runtime.typeChecker();
     await Promise.all([this.engine.warm(), this.checkers.warm()]);
   }
 
@@ -532,14 +369,11 @@ export class Product {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
     this.stopping = true;
     this.recoveryStop.abort();
-    this.schemaCheckStop.abort();
-    await Promise.all([this.recovery, ...this.schemaChecks]);
-    for (const state of this.down.values()) clearTimeout(state.timer);
+    await Promise.all([this.recovery, this.clusters.stop()]);
     await Promise.all([this.engine.close(), this.checkers.close()]);
-    await Promise.all([...this.clusters.values()].map(closeRuntime));
+    await this.clusters.closeRuntimes();
     await this.audit.flushWitness(WITNESS_FLUSH_MS).catch(() => undefined);
     this.audit.close();
   }
@@ -572,103 +406,4 @@ function runHandle(runtime: ClusterRuntime, principal: RunPrincipal | undefined,
   const configured = runtime.policy;
   const policy = (principal?.policyFor ? principal.policyFor(runtime.name, configured) : configured).afterTaint(taintedBy);
   return { name: runtime.name, model: runtime.model, policy, client: runtime.clientFor };
-}
-
-interface Supervision {
-  open(cluster: ClusterConfig): Promise<ClusterRuntime>;
-  log(line: string): void;
-  retry: RetrySchedule;
-  onReady?: (runtime: ClusterRuntime) => void;
-}
-
-/** One cluster: its secrets (read again when they were missing), clients, schema and policy. */
-async function openCluster(
-  configured: ClusterConfig,
-  config: AppConfig,
-  checkers: TypeCheckService,
-  scrubber: SecretScrubber,
-  logger: { warn(message: string): void },
-  cacheFirst: boolean,
-): Promise<ClusterRuntime> {
-  const cluster = configured.unavailable ? await configured.unavailable.resolve() : configured;
-  if (configured.unavailable) {
-    scrubber.add(Secret.from(cluster.auth.kind === 'token' ? cluster.auth.secret : cluster.auth.password).reveal());
-    for (const token of Object.values(cluster.tokens ?? {})) scrubber.add(Secret.from(token.secret).reveal());
-  }
-  const client = createClients({ ...config.pve, clusters: [cluster] }, { logger }).get(cluster.name) as PveClient;
-  const byClass = createClassClients(cluster, { logger });
-  try {
-    const schema = await loadClusterSchema(client, {
-      ...(cluster.schema ? { schema: cluster.schema } : {}),
-      ...(config.pve.cacheDir ? { cacheDir: config.pve.cacheDir } : {}),
-      logger,
-      cacheFirst,
-    });
-    return clusterRuntime(cluster.name, client, byClass, schema, config.policyFor(cluster.name), checkers);
-  } catch (err) {
-    await Promise.all([client, ...Object.values(byClass)].map((c) => c.close()));
-    throw err;
-  }
-}
-
-async function closeRuntime(runtime: ClusterRuntime): Promise<void> {
-  await Promise.all(runtime.clients.map((c) => c.close()));
-}
-
-function clusterRuntime(
-  name: string,
-  client: PveClient,
-  byClass: Partial<Record<RiskClass, PveClient>>,
-  loaded: LoadedSchema,
-  policy: Policy,
-  checkers: TypeCheckService,
-): ClusterRuntime {
-  let schema = loaded;
-  const clients = [...new Set([client, ...Object.values(byClass)])];
-  // The model the clients have: they encode array parameters as the schema declares them (repeated
-  // keys), not comma-joined. Given with the first use of the model (every call resolves against it
-  // first), so a cached schema is parsed after the first tools/list, not before.
-  let applied: ApiModel | undefined;
-  const model = (): ApiModel => {
-    if (applied !== schema.model) {
-      applied = schema.model;
-      for (const c of clients) c.setApiModel(applied);
-    }
-    return applied;
-  };
-  let files: DeclarationFile[] | undefined;
-  const declarations = (): DeclarationFile[] => (files ??= sdkDeclarationFiles(model()));
-  let remote: RemoteScriptChecker | undefined;
-  // Built by the first search_api (≈ 0.3 s and tens of MB for PVE 9.1), not on the way to tools/list.
-  let search: ApiSearch | undefined;
-  return {
-    name,
-    client,
-    clientFor: (risk) => (risk ? byClass[risk] : undefined) ?? client,
-    clients,
-    get schema() {
-      return schema;
-    },
-    get model() {
-      return model();
-    },
-    policy,
-    get search() {
-      return (search ??= new ApiSearch(model()));
-    },
-    declarations,
-    // Clusters on the same schema share one set in the process.
-    typeChecker: () => (remote ??= checkers.checker(declarations(), model())),
-    replaceSchema(next) {
-      // By content hash: a model read from the cache is parsed only when first used.
-      const changed = next.contentHash === undefined || next.contentHash !== schema.contentHash;
-      schema = next;
-      if (!changed) return false;
-      applied = undefined;
-      files = undefined;
-      remote = undefined;
-      search = undefined;
-      return true;
-    },
-  };
 }
