@@ -156,7 +156,7 @@ describe.skipIf(skip)('the npm package, packed, installed offline and run', () =
     try {
       const result = await client.callTool({ name: 'run_script', arguments: { code: "return (await pve.get('/nodes')).length;" } }, undefined, { timeout: 60_000 });
       expect((result.structuredContent as { result: unknown }).result).toBe(3);
-      expect((await client.listPrompts()).prompts.length).toBe(4);
+      expect((await client.listPrompts()).prompts.length).toBe(5);
     } finally {
       await client.close();
     }
