@@ -24,7 +24,7 @@ import { resolveFacts, touchedGuests, type CallFacts } from '../policy/facts.js'
 import { GuestDirectory } from '../policy/guests.js';
 import { IdentityGuard, takesGuestDigest, type GuestIdentity } from '../safety/identity.js';
 import { previewChange, type PlannedChange } from '../safety/change-preview.js';
-import { type BlastRadius, radiusBeforeSteps, raisingReason, shownRadius, worstCaseDecision } from '../safety/blast-radius.js';
+import { type BlastRadius, radiusBeforeSteps, shownRadius, worstCaseDecision } from '../safety/blast-radius.js';
 import { computeBlastRadius } from '../safety/blast-radius-compute.js';
 import { isPlannedUpid, writeFingerprint, type ClaimedStep, type PlanBinding, type PlannedWrite, type PlanRecorder } from '../safety/plan.js';
 import { redactData, redactInPlace, redactText, SecretScrubber } from '../safety/redact.js';
@@ -575,9 +575,9 @@ function previewInput(rt: Runtime, target: ClusterHandle, req: ResolvedRequest, 
 }
 
 /**
- * A live write the policy allows outright: its blast radius is read too, and when a read fails or
- * what it finds is severe the call is decided again as destructive (src/safety/blast-radius.ts
- * `raisingReason`), which may ask for approval or refuse. Writes of no blast-radius family read nothing here.
+ * A live write the policy allows outright: its blast radius is read too, and when a read fails
+ * the call is decided again as its worst case (src/safety/blast-radius.ts), which may ask for
+ * approval or refuse. Writes of no blast-radius family read nothing here.
  */
 async function holdToWorstCase(
   rt: Runtime,
@@ -591,7 +591,7 @@ async function holdToWorstCase(
   where: { method: HttpMethod; path: string; risk: RiskClass },
 ): Promise<void> {
   const blastRadius = await computeBlastRadius(previewInput(rt, target, req, current, configs, signal));
-  if (!blastRadius || raisingReason(blastRadius) === undefined) return;
+  if (!blastRadius || blastRadius.complete) return;
   const worst = worstCaseDecision(facts, target.policy, blastRadius, decision);
   if (worst.outcome === 'deny') throw new Refusal({ kind: 'denied', message: worst.message, ...where });
   if (worst.outcome === 'approval') {

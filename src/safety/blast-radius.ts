@@ -150,31 +150,19 @@ const FAILED = Symbol('failed');
  * milder than `current`: an allowed call may become an approval or a refusal, never the reverse.
  */
 export function worstCaseDecision(facts: CallFacts, policy: Policy, radius: BlastRadius, current: Decision): Decision {
-  const why = raisingReason(radius);
-  if (why === undefined || current.outcome === 'deny') return current;
+  if (radius.complete || current.outcome === 'deny') return current;
+  const why = `its blast radius could not be read (${radius.failed[0] ?? 'a read failed'})`;
   const raised: CallFacts = {
     ...facts,
     risk: facts.risk === 'privileged' ? 'privileged' : 'destructive',
-    // Destructive, not privileged: the radius raises the class, it does not need its own enabling.
+    // Destructive, not privileged: an unread radius raises the class, it does not need its own enabling.
     escalations: [...facts.escalations, { param: '(blast radius)', class: 'bulk', risk: 'destructive', rule: 'blast-radius', reason: why }],
-    // An unread radius leaves its targets unknown (guest scopes refuse it); a severe one named them.
-    unresolved: radius.complete ? facts.unresolved : [...facts.unresolved, why],
+    unresolved: [...facts.unresolved, why],
   };
   const worst = decideCall(raised, policy);
   if (worst.outcome === 'allow') return current;
   if (worst.outcome === 'approval' && current.outcome === 'approval') return current;
   return worst;
-}
-
-/**
- * Why a radius raises its call to destructive, if it does: its reads failed (the worst case), or
- * what it found is severe (a guest that will not boot, this server's own access, the management
- * path) although the call's parameters look like an ordinary write.
- */
-export function raisingReason(radius: BlastRadius): string | undefined {
-  if (!radius.complete) return `its blast radius could not be read (${radius.failed[0] ?? 'a read failed'})`;
-  const severe = radius.items.find((i) => i.severe);
-  return severe ? `its blast radius is severe (${severe.what}: ${severe.effect})` : undefined;
 }
 
 /** The radius as plan text lines (indented under its step). */
