@@ -216,10 +216,16 @@ describe('the whole-call deadline', () => {
 
   it('answers a run past its deadline with its partial result, and one that waited for a worker past its own with where the time went', async () => {
     const started = performance.now();
-    const spinning = callTool(conn, 'run_script', { code: "console.log('spinning');\nawait pve.get('/version');\nwhile (true) {}" }, { timeout: 30_000 });
+    // The spinning script skips the type check (it compiles in the worker in milliseconds), so it holds
+    // the worker before the checked call below leaves the type-check process and queues for it.
+    const spinning = callTool(conn, 'run_script', { code: "console.log('spinning');\nawait pve.get('/version');\nwhile (true) {}", typecheck: false }, { timeout: 30_000 });
     // Queued behind the spinning run, whose worker is busy until its cancel kills it (about 1 s past
-    // this call's deadline: started early, so a loaded machine's late timers keep that margin).
-    await new Promise((r) => setTimeout(r, 50));
+    // this call's deadline: started early, so a loaded machine's late timers keep that margin). It is
+    // sent once the spinning script runs (its GET reached the cluster): a quicker compile must not let
+    // it take the worker first.
+    const versionReads = () => env.sim.counters.snapshot().byOperation['GET /version'] ?? 0;
+    const readsBefore = versionReads();
+    while (versionReads() === readsBefore && performance.now() - started < DEADLINE_MS / 2) await new Promise((r) => setTimeout(r, 10));
     const queued = callTool(conn, 'run_script', { code: 'return 1;' }, { timeout: 30_000 });
 
     const ran = runAnswer((await spinning).result);
@@ -239,7 +245,7 @@ describe('the whole-call deadline', () => {
     expect(answer.error?.message).toMatch(/deadline passed while the run waited for a free sandbox worker .*the script did not run, nothing was sent\. The sandbox was busy/);
     expect((answer.error as { details?: { phase?: string } }).details?.phase).toBe('queue');
     expect(textOf(waited)).toMatch(/^error \[deadline\]/);
-    expect(waitedMs).toBeLessThan(50 + DEADLINE_MS + 2_000);
+    expect(waitedMs).toBeLessThan(DEADLINE_MS / 2 + DEADLINE_MS + 2_000);
 
     // The worker is free again and a quick run is answered as usual.
     expect(runAnswer((await callTool(conn, 'run_script', { code: 'return 2;' }, { timeout: 30_000 })).result).result).toBe(2);

@@ -89,8 +89,9 @@ describe('runbooks and standing approvals', () => {
     try {
       const halted = await run({ pool: 'development', name: 'halted' });
       expect(halted.approval?.via).toBe('standing');
-      // waitTasks reports each write: the first refused by the switch, the rest then out of the plan's order; none sent.
-      expect(halted.result?.[0]?.error).toMatch(/halt/i);
+      // waitTasks reports each write: the plan's first step refused by the switch, the rest then out of the
+      // plan's order (the guests' writes race, so which entry holds which is not fixed); none sent.
+      expect((halted.result ?? []).filter((r) => /halt/i.test(String(r.error)))).toHaveLength(1);
       for (const r of halted.result ?? []) expect(r.outcome).toBe('not-sent');
     } finally {
       expect((await runCli(['resume', '-c', config], { env: env.env })).code).toBe(0);

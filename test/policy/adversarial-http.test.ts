@@ -75,11 +75,11 @@ function haManaged(vmid: number): boolean {
   return env.sim.cluster.state.haResources.has(`vm:${vmid}`);
 }
 
-function freshVm(): number {
+function freshVm(options: { notHa?: boolean } = {}): number {
   env.sim.cluster.settle();
   const vm = env.sim.cluster
     .guests()
-    .find((g) => g.type === 'qemu' && g.node === 'pve1' && g.status === 'running' && !g.config.template && !g.config.lock && ![100, 109].includes(g.vmid) && !picked.has(g.vmid) && !haManaged(g.vmid));
+    .find((g) => g.type === 'qemu' && g.node === 'pve1' && g.status === 'running' && !g.config.template && !g.config.lock && ![100, 109].includes(g.vmid) && !picked.has(g.vmid) && !(options.notHa && haManaged(g.vmid)));
   if (!vm) throw new Error('no running VM left on pve1');
   picked.add(vm.vmid);
   return vm.vmid;
@@ -117,7 +117,7 @@ describe.skipIf(!hasOfficialSchema('9.1'))('adversarial policy corpus over HTTP,
 
   it("a read-only session cannot run on another principal's approved plan; its owner then does", async () => {
     const owner = userFor('op');
-    const vmid = freshVm();
+    const vmid = freshVm({ notHa: true });
     const code = stopScript('pve1', vmid);
     const asked = await env.run(owner, code);
     expect(asked.error?.kind, JSON.stringify(asked)).toBe('approval');
