@@ -9,20 +9,10 @@ import { type GuestEntry, guestDirectory } from './blast-radius-guests.js';
 import { bulkMigrateRadius, haResourceRadius, haRuleRadius, migrateRadius } from './blast-radius-moves.js';
 import { firewallRadius, networkApplyRadius } from './blast-radius-network.js';
 import { configDiskRadius, destroyRadius, moveRadius, storageRadius, volumeRadius } from './blast-radius-storage.js';
-import type { GuestIdentity } from './identity.js';
+import type { PreviewInput } from './change-preview.js';
 
-export interface BlastInput {
-  method: string;
-  template: string;
-  pathValues: Record<string, string>;
-  /** The write's params (secrets redacted). */
-  params: Record<string, unknown>;
-  /** The guest the write targets (identity check), when it has one. */
-  target?: GuestIdentity;
-  /** The guest's config as the identity check read it. */
-  config?: Record<string, unknown>;
-  /** A GET on the same cluster. */
-  read(path: string): Promise<unknown>;
+/** What a radius is computed from: the same input a planned write's change is read from. */
+export interface BlastInput extends Omit<PreviewInput, 'now'> {
   /** The credentials this server authenticates with on the cluster (`user@realm!token` or `user@realm`): deleting one of them, or its user, cuts this server off. */
   ownAuthIds?: readonly string[];
 }
