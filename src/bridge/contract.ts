@@ -12,8 +12,7 @@
 import { z } from 'zod';
 import type { BridgeCall } from './protocol.js';
 import { CLUSTER_NAME_PATTERN, CLUSTER_NAME_RULE } from '../client/config.js';
-import { CALL_LIMITS } from '../policy/call-shape.js';
-import { FORBIDDEN_KEYS } from '../policy/json-data.js';
+import { CALL_LIMITS, FORBIDDEN_KEYS } from '../policy/call-shape.js';
 import { HTTP_METHODS } from '../schema/model.js';
 
 const clusterSchema = z.string().regex(CLUSTER_NAME_PATTERN, CLUSTER_NAME_RULE);

@@ -166,7 +166,9 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
   }
   let reply: BridgeReply;
   try {
-    const attempt = rt.budgets.for(attemptCluster(rt, call)).chargeAttempt();
+    // The cluster is resolved once per call; an attempt on one this run cannot reach counts against the run's own.
+    const reached = reachOf(rt, call);
+    const attempt = rt.budgets.for('handle' in reached ? reached.handle.name : rt.clusters.home.name).chargeAttempt();
     if (attempt) throw budgetRefusal(attempt);
     if (call.kind === 'rejected') {
       if (call.error.kind === 'invalid') rt.counts.invalid++;
@@ -175,7 +177,7 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
     }
     record.cluster = call.cluster ?? rt.clusters.home.name;
     if (ctx.signal.aborted) throw new Refusal({ kind: 'cancelled', message: 'the run has ended; the call was not made' });
-    const data = call.kind === 'request' ? await handleRequest(rt, call, ctx, record) : call.kind === 'waitTask' ? await handleWait(rt, call, ctx, record) : await handleUndo(rt, call, ctx, record);
+    const data = call.kind === 'request' ? await handleRequest(rt, call, reached, ctx, record) : call.kind === 'waitTask' ? await handleWait(rt, call, reached, ctx, record) : await handleUndo(rt, call, ctx, record);
     reply = { ok: true, data };
     record.status = 'ok';
     record.outcome = 'done';
@@ -209,8 +211,8 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
   return reply;
 }
 
-async function handleRequest(rt: Runtime, call: RequestCall, ctx: BridgeContext, record: Record<string, unknown>): Promise<unknown> {
-  const target = reach(rt, call.cluster);
+async function handleRequest(rt: Runtime, call: RequestCall, reached: Reached, ctx: BridgeContext, record: Record<string, unknown>): Promise<unknown> {
+  const target = reach(rt, reached);
   const cluster = target.name;
   record.method = call.method;
   record.path = call.path;
@@ -705,7 +707,7 @@ function graceAfter(signal: AbortSignal, ms: number): { signal: AbortSignal; dis
   };
 }
 
-async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, record: Record<string, unknown>): Promise<TaskResult & { planned?: true }> {
+async function handleWait(rt: Runtime, call: WaitTaskCall, reached: Reached, ctx: BridgeContext, record: Record<string, unknown>): Promise<TaskResult & { planned?: true }> {
   rt.counts.taskWaits++;
   Object.assign(record, { kind: 'waitTask', upid: call.upid });
   const planned = rt.plan?.byUpid(call.upid);
@@ -716,7 +718,7 @@ async function handleWait(rt: Runtime, call: WaitTaskCall, ctx: BridgeContext, r
   if (isPlannedUpid(call.upid)) {
     throw new Refusal({ kind: 'invalid', message: `${call.upid} is a planned task from a dry-run, not a real one; it cannot be waited for in this run` });
   }
-  const target = reach(rt, call.cluster);
+  const target = reach(rt, reached);
   const cluster = target.name;
   await decideTaskRead(rt, target, call.upid, ctx, record);
   const budget = rt.budgets.for(cluster);
@@ -778,25 +780,25 @@ async function decideTaskRead(rt: Runtime, target: ClusterHandle, upid: string, 
   if (refusal) throw budgetRefusal(refusal);
 }
 
-/** The cluster an attempt is charged to: the one it names when this run can reach it, else the run's own. */
-function attemptCluster(rt: Runtime, call: BridgeCall): string {
-  const named = call.kind === 'rejected' ? undefined : call.cluster;
-  if (named === undefined || named === rt.clusters.home.name) return rt.clusters.home.name;
+/** The cluster a call names, resolved once: its handle, or why this run cannot reach it. */
+type Reached = { handle: ClusterHandle } | { error: string };
+
+/** The run's own cluster without a lookup; another one through the run's clusters (resolved once per run). */
+function reachOf(rt: Runtime, call: BridgeCall): Reached {
+  const name = call.kind === 'rejected' ? undefined : call.cluster;
+  if (name === undefined || name === rt.clusters.home.name) return { handle: rt.clusters.home };
   try {
-    return rt.clusters.get(named).name;
-  } catch {
-    return rt.clusters.home.name;
+    return { handle: rt.clusters.get(name) };
+  } catch (err) {
+    return { error: `unknown cluster '${name}': ${err instanceof Error ? err.message : String(err)}` };
   }
 }
 
-/** The cluster a call goes to, resolved once per run; one the run cannot reach is refused as `invalid`. */
-function reach(rt: Runtime, name: string | undefined): ClusterHandle {
-  try {
-    return rt.clusters.get(name);
-  } catch (err) {
-    rt.counts.invalid++;
-    throw new Refusal({ kind: 'invalid', message: `unknown cluster '${name}': ${err instanceof Error ? err.message : String(err)}` });
-  }
+/** The cluster a call goes to; one the run cannot reach is refused as `invalid`. */
+function reach(rt: Runtime, reached: Reached): ClusterHandle {
+  if ('handle' in reached) return reached.handle;
+  rt.counts.invalid++;
+  throw new Refusal({ kind: 'invalid', message: reached.error });
 }
 
 function budgetRefusal(refusal: BudgetRefusal, where?: { method: HttpMethod; path: string; risk: RiskClass }): Refusal {

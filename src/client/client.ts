@@ -5,7 +5,7 @@
  */
 import { inspect } from 'node:util';
 import { z } from 'zod';
-import { arrayParamsOf, type ApiModel, type HttpMethod } from '../schema/model.js';
+import type { ApiModel, HttpMethod } from '../schema/model.js';
 import type { ResolvedCall } from './client-like.js';
 import {
   type AuthOptions,
@@ -17,7 +17,7 @@ import { normalizeApiPath, encodeParams, encodeRequest, type EncodedRequest } fr
 import { isPveError, PveAbortedError, PveConfigError, PveHttpError, PveTimeoutError } from './errors.js';
 import { type PveLogger, stderrLogger } from './logger.js';
 import { type CallerInfo, type Envelope, readEnvelope } from './response.js';
-import { DEFAULT_RETRY, type RetryOptions, withRetries } from './retry.js';
+import { beforeRetry, DEFAULT_RETRY, type RetryOptions } from './retry.js';
 import { type TaskResult, type WaitTaskOptions, waitForTask } from './tasks.js';
 import type { TlsOptions } from './tls.js';
 import {
@@ -170,29 +170,34 @@ export class PveClient {
     const target = `${this.#prefix}/api2/json${encoded.path}${query}`;
     const headers: Record<string, string> = encoded.body !== undefined ? { 'content-type': FORM } : {};
     return this.#withDeadline(method, encoded.path, opts, (signal) =>
-      withRetries(
-        method,
-        encoded.path,
-        this.#retry,
-        async () => {
-          // One repeat after a 401, with fresh credentials (ticket expired, CSRF token stale…).
-          for (let attempt = 0; ; attempt++) {
-            const cred = await this.#auth.credentials(method, signal);
-            const raw = await this.#transport.exchange({
-              method,
-              target,
-              apiPath: encoded.path,
-              headers: { ...headers, ...cred.headers },
-              body: encoded.body,
-              signal,
-            });
-            if (raw.status === 401 && attempt === 0 && (await this.#auth.recover(cred.generation, signal))) continue;
-            return readEnvelope<T>(raw, method, encoded.path, this.#caller());
-          }
-        },
-        { signal, onRetry: (err, n, ms) => this.#logRetry(method, encoded.path, err, n, ms) },
-      ),
+      this.#tries(method, encoded.path, signal, async () => {
+        // One repeat after a 401, with fresh credentials (ticket expired, CSRF token stale…).
+        for (let attempt = 0; ; attempt++) {
+          const cred = await this.#auth.credentials(method, signal);
+          const raw = await this.#transport.exchange({
+            method,
+            target,
+            apiPath: encoded.path,
+            headers: { ...headers, ...cred.headers },
+            body: encoded.body,
+            signal,
+          });
+          if (raw.status === 401 && attempt === 0 && (await this.#auth.recover(cred.generation, signal))) continue;
+          return readEnvelope<T>(raw, method, encoded.path, this.#caller());
+        }
+      }),
     );
+  }
+
+  /** Tries `once` until it succeeds or retry.ts says not to try again (safe GETs only, on transient failures). */
+  async #tries<T>(method: HttpMethod, path: string, signal: AbortSignal, once: () => Promise<T>): Promise<T> {
+    for (let tried = 1; ; tried++) {
+      try {
+        return await once();
+      } catch (err) {
+        await beforeRetry(method, path, this.#retry, err, tried, { signal, onRetry: (e, n, ms) => this.#logRetry(method, path, e, n, ms) });
+      }
+    }
   }
 
   /** Wait for a task (UPID) to stop. Rejects with `PveTaskFailedError` when it failed. */
@@ -217,13 +222,13 @@ export class PveClient {
   async getStaticFile(path: string, opts: RequestOptions = {}): Promise<string> {
     const filePath = normalizeApiPath(path);
     return this.#withDeadline('GET', filePath, { timeoutMs: opts.timeoutMs, signal: opts.signal }, (signal) =>
-      withRetries('GET', filePath, this.#retry, async () => {
+      this.#tries('GET', filePath, signal, async () => {
         const raw = await this.#transport.exchange({ method: 'GET', target: this.#prefix + filePath, apiPath: filePath, headers: {}, signal });
         if (raw.status < 200 || raw.status >= 300) {
           throw new PveHttpError({ status: raw.status, pveMessage: raw.statusText || `HTTP ${raw.status}`, method: 'GET', path: filePath });
         }
         return raw.body;
-      }, { signal }),
+      }),
     );
   }
 
@@ -245,8 +250,8 @@ export class PveClient {
   }
 
   #arrayParams(method: HttpMethod, path: string): ReadonlySet<string> {
-    const op = this.#apiModel?.matchPath(method, normalizeApiPath(path))?.operation;
-    return op ? arrayParamsOf(op) : NO_ARRAY_PARAMS;
+    const match = this.#apiModel?.matchPath(method, normalizeApiPath(path));
+    return match?.operation ? match.arrayParams : NO_ARRAY_PARAMS;
   }
 
   /** Login without credentials: its own envelope, its own errors (no retry, no re-login loop). */

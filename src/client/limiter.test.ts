@@ -7,6 +7,16 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
+/** Work under a slot, as the transport does: acquire, run, release whatever happens. */
+async function run<T>(limiter: ConcurrencyLimiter, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  await limiter.acquire(signal);
+  try {
+    return await fn();
+  } finally {
+    limiter.release();
+  }
+}
+
 describe('ConcurrencyLimiter', () => {
   it('never runs more than max at once and starts queued work in order', async () => {
     const limiter = new ConcurrencyLimiter(2);
@@ -14,7 +24,7 @@ describe('ConcurrencyLimiter', () => {
     const started: number[] = [];
     let peak = 0;
     const runs = gates.map((g, i) =>
-      limiter.run(async () => {
+      run(limiter, async () => {
         started.push(i);
         peak = Math.max(peak, limiter.active);
         await g.promise;
@@ -37,9 +47,9 @@ describe('ConcurrencyLimiter', () => {
   it('drops a queued call when its signal aborts', async () => {
     const limiter = new ConcurrencyLimiter(1);
     const gate = deferred();
-    const first = limiter.run(() => gate.promise);
+    const first = run(limiter, () => gate.promise);
     const controller = new AbortController();
-    const second = limiter.run(async () => 'ran', controller.signal);
+    const second = run(limiter, async () => 'ran', controller.signal);
     controller.abort(new Error('stop'));
     await expect(second).rejects.toThrow('stop');
     expect(limiter.queued).toBe(0);
@@ -50,7 +60,7 @@ describe('ConcurrencyLimiter', () => {
 
   it('releases the slot when the work throws', async () => {
     const limiter = new ConcurrencyLimiter(1);
-    await expect(limiter.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    expect(await limiter.run(async () => 'next')).toBe('next');
+    await expect(run(limiter, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await run(limiter, async () => 'next')).toBe('next');
   });
 });

@@ -18,16 +18,8 @@ export class ConcurrencyLimiter {
     return this.#waiting.length;
   }
 
-  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    await this.#acquire(signal);
-    try {
-      return await fn();
-    } finally {
-      this.#release();
-    }
-  }
-
-  #acquire(signal?: AbortSignal): Promise<void> {
+  /** A slot, at once or in FIFO order; rejects with the signal's reason when it aborts while queued. Every slot taken is given back with `release`. */
+  acquire(signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
     if (this.#active < this.max) {
       this.#active++;
@@ -51,7 +43,7 @@ export class ConcurrencyLimiter {
     });
   }
 
-  #release(): void {
+  release(): void {
     this.#active--;
     this.#waiting.shift()?.start();
   }

@@ -1,10 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { PveConnectionError, PveHttpError, PveTimeoutError, TlsPinMismatchError } from './errors.js';
-import { backoffDelayMs, isRetryable, withRetries } from './retry.js';
+import { backoffDelayMs, beforeRetry, isRetryable } from './retry.js';
 
 const http = (status: number): PveHttpError =>
   new PveHttpError({ status, pveMessage: 'x', method: 'GET', path: '/nodes' });
 const fast = { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 };
+
+/** The client's loop over its tries (PveClient), asking beforeRetry after each failure. */
+async function withRetries<T>(method: 'GET' | 'POST', path: string, opts: typeof fast, once: () => Promise<T>): Promise<T> {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await once();
+    } catch (err) {
+      await beforeRetry(method, path, opts, err, tried);
+    }
+  }
+}
 
 describe('retry policy', () => {
   it('classifies transient failures as retryable and everything else not', () => {

@@ -61,27 +61,20 @@ export interface RetryHooks {
   onRetry?: (err: unknown, retry: number, delayMs: number) => void;
 }
 
-export async function withRetries<T>(
-  method: HttpMethod,
-  path: string,
-  opts: RetryOptions,
-  attempt: () => Promise<T>,
-  hooks: RetryHooks = {},
-): Promise<T> {
+/**
+ * After try number `tried` of a call failed with `err`: waits the backoff when the call may be
+ * tried again, else throws the failure (saying how often it was tried). The caller loops over its
+ * tries (PveClient), so a call that succeeds at once never enters this module.
+ */
+export async function beforeRetry(method: HttpMethod, path: string, opts: RetryOptions, err: unknown, tried: number, hooks: RetryHooks = {}): Promise<void> {
   const tries = method === 'GET' ? Math.max(1, opts.attempts) : 1;
-  for (let i = 0; ; i++) {
-    try {
-      return await attempt();
-    } catch (err) {
-      if (i + 1 >= tries || !isRetryable(err) || hooks.signal?.aborted) throw i > 0 ? withAttempts(err, i + 1) : err;
-      const delay = backoffDelayMs(i, opts);
-      hooks.onRetry?.(err, i + 1, delay);
-      await sleep(delay, undefined, hooks.signal ? { signal: hooks.signal } : undefined).catch((abort: unknown) => {
-        // Only GETs are retried, and the attempt before this pause went out.
-        throw new PveAbortedError(method, path, true, abort);
-      });
-    }
-  }
+  if (tried >= tries || !isRetryable(err) || hooks.signal?.aborted) throw tried > 1 ? withAttempts(err, tried) : err;
+  const delay = backoffDelayMs(tried - 1, opts);
+  hooks.onRetry?.(err, tried, delay);
+  await sleep(delay, undefined, hooks.signal ? { signal: hooks.signal } : undefined).catch((abort: unknown) => {
+    // Only GETs are retried, and the try before this pause went out.
+    throw new PveAbortedError(method, path, true, abort);
+  });
 }
 
 /** A retried call's last error says how often it was tried, so "node offline" reads as persistent, not a blip. */

@@ -133,7 +133,12 @@ export class HttpTransport {
     // Set once the request was handed to a connection: from then on a byte of it may have left.
     const progress = { sent: false };
     try {
-      return await this.#limiter.run(() => this.#dispatch(x, progress), signal);
+      await this.#limiter.acquire(signal);
+      try {
+        return await this.#dispatch(x, progress);
+      } finally {
+        this.#limiter.release();
+      }
     } catch (err) {
       if (signal?.aborted) throw abortError(x, progress.sent, signal.reason);
       const mapped = this.#mapError(err, x, progress.sent);

@@ -2,12 +2,18 @@
  * The shape of a script's call, checked once before the schema is consulted: a path of plain
  * segments (no dot segments, percent-encoding, `?`/`#`, whitespace or control characters, each
  * from a safe character set), `{placeholders}` filled from the params, and params that are plain
- * JSON data copied into null-prototype objects (src/policy/json-data.ts). Request resolution
- * (request.ts) starts here; the sandbox's test bridge makes the same check.
+ * JSON data copied into null-prototype objects. Request resolution (request.ts) starts here; the
+ * sandbox's test bridge makes the same check.
+ *
+ * Params arrive from untrusted code: before the host looks at them they are copied into fresh
+ * null-prototype objects after checking that they are plain JSON data — no prototype keys
+ * (`__proto__`, `constructor`, `prototype`), no non-finite numbers, bounded depth and size.
+ * Nothing from the sandbox is ever merged into a host object.
  */
-import { copyJsonData, JsonDataError, type JsonValue } from './json-data.js';
-import { isRestOfPathParam } from '../schema/model.js';
+import { REST_OF_PATH_PARAMS } from '../schema/model.js';
 import { UPID_SHAPE, parseUpid } from '../pve/upid.js';
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 export type Params = Record<string, JsonValue>;
 
@@ -66,13 +72,7 @@ export function taskNode(upid: string): string {
 
 function copyParams(raw: unknown): Params {
   if (raw === undefined || raw === null) return Object.create(null) as Params;
-  let copied: JsonValue;
-  try {
-    copied = copyJsonData(raw, 'params');
-  } catch (err) {
-    if (err instanceof JsonDataError) throw new InvalidCallError(err.message);
-    throw err;
-  }
+  const copied = copyJsonData(raw, 'params');
   if (copied === null || typeof copied !== 'object' || Array.isArray(copied)) {
     throw new InvalidCallError('params must be an object of parameter names to values', "e.g. { node: 'pve1', vmid: 101 }");
   }
@@ -112,7 +112,7 @@ function substitute(parts: string[], params: Params): string[] {
       }
       delete params[name];
       const value = String(raw);
-      const restOfPath = isRestOfPathParam(name) && index === parts.length - 1;
+      const restOfPath = REST_OF_PATH_PARAMS.has(name) && index === parts.length - 1;
       checkValue(name, value, restOfPath);
       out.push(...(restOfPath ? value.split('/') : [value]));
       return;
@@ -126,7 +126,7 @@ function substitute(parts: string[], params: Params): string[] {
   return out;
 }
 
-export function checkValue(name: string, value: string, restOfPath: boolean): void {
+function checkValue(name: string, value: string, restOfPath: boolean): void {
   if (FORBIDDEN.test(value)) {
     throw new InvalidCallError(`value of {${name}} contains '?', '#', '%', a backslash, whitespace or a control character`);
   }
@@ -143,3 +143,49 @@ function checkSegment(segment: string, what: string): void {
   }
 }
 
+
+/** Keys that would reach an object's prototype: refused wherever a call's JSON is read. */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+const JSON_LIMITS = { maxDepth: 16, maxKeys: 2000, maxStringLength: 1_000_000 } as const;
+
+/** Validated null-prototype deep copy of JSON data; throws `InvalidCallError` naming the location. */
+export function copyJsonData(value: unknown, where = 'params'): JsonValue {
+  return copy(value, where, 0, { keys: 0 });
+}
+
+function refused(where: string, reason: string): InvalidCallError {
+  return new InvalidCallError(`${where} ${reason}`);
+}
+
+function copy(value: unknown, where: string, depth: number, budget: { keys: number }): JsonValue {
+  if (value === null || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw refused(where, `is ${value}; only finite numbers are JSON data`);
+    return value;
+  }
+  if (typeof value === 'string') {
+    if (value.length > JSON_LIMITS.maxStringLength) throw refused(where, `is a string of ${value.length} characters (limit ${JSON_LIMITS.maxStringLength})`);
+    return value;
+  }
+  if (typeof value !== 'object') throw refused(where, `is a ${typeof value}; only JSON data (objects, arrays, strings, numbers, booleans, null) can be passed`);
+  if (depth >= JSON_LIMITS.maxDepth) throw refused(where, `is nested deeper than ${JSON_LIMITS.maxDepth} levels`);
+  if (Array.isArray(value)) {
+    budget.keys += value.length;
+    if (budget.keys > JSON_LIMITS.maxKeys) throw refused(where, `has more than ${JSON_LIMITS.maxKeys} entries in all`);
+    return value.map((v, i) => copy(v, `${where}[${i}]`, depth + 1, budget));
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) throw refused(where, 'is not a plain object');
+  const out = Object.create(null) as { [key: string]: JsonValue };
+  for (const key of Object.keys(value)) {
+    if (FORBIDDEN_KEYS.has(key)) throw refused(`${where}.${key}`, 'is a forbidden key (prototype manipulation)');
+    budget.keys++;
+    if (budget.keys > JSON_LIMITS.maxKeys) throw refused(where, `has more than ${JSON_LIMITS.maxKeys} entries in all`);
+    const desc = Object.getOwnPropertyDescriptor(value, key);
+    if (!desc || !('value' in desc)) throw refused(`${where}.${key}`, 'is an accessor, not data');
+    if (desc.value === undefined) continue;
+    out[key] = copy(desc.value, `${where}.${key}`, depth + 1, budget);
+  }
+  return out;
+}

@@ -6,8 +6,7 @@
  * patterns are left to PVE.
  */
 import type { Operation, SchemaNode } from '../schema/model.js';
-import { InvalidCallError, type Params } from './call-shape.js';
-import type { JsonValue } from './json-data.js';
+import { InvalidCallError, type JsonValue, type Params } from './call-shape.js';
 
 /**
  * `pve-configid` is PVE's format for every identifier kept in a configuration file (snapshot names,
@@ -68,7 +67,7 @@ function expectedFor(format: string, param: string | undefined): string | undefi
   return typeof named.expected === 'string' ? named.expected : named.expected(param);
 }
 
-export function checkParams(op: Operation, params: Params): void {
+function checkParams(op: Operation, params: Params): void {
   const problems: string[] = [];
   for (const [name, value] of Object.entries(params)) {
     const spec = op.params.find((p) => p.name === name && !p.inPath);
@@ -249,7 +248,34 @@ function splitItems(value: string): string[] {
 }
 
 /** A path value in a named format (`{snapname}` is a `pve-configid`) must read as one, and the hint says what it stands for. */
-export function checkPathFormat(op: Operation, name: string, value: string): void {
+const CANONICAL_VMID = /^[1-9][0-9]{0,8}$/;
+
+/**
+ * The values of a matched call against its operation, path values first: each in its named
+ * format (a VMID as PVE writes it), given once (a param that repeats one must agree with it, and
+ * is dropped), then the params. Returns the path values (null-prototype); `params` loses the
+ * path's ones.
+ */
+export function checkValues(op: Operation, matched: Readonly<Record<string, string>>, params: Params): Record<string, string> {
+  const pathValues = Object.create(null) as Record<string, string>;
+  for (const [name, value] of Object.entries(matched)) {
+    if (name === 'vmid' && !CANONICAL_VMID.test(value)) {
+      throw new InvalidCallError(`path value vmid '${value}' is not a VMID`, 'Use the number as PVE shows it, e.g. 101');
+    }
+    checkPathFormat(op, name, value);
+    pathValues[name] = value;
+    if (Object.hasOwn(params, name)) {
+      if (String(params[name]) !== value) {
+        throw new InvalidCallError(`params.${name} (${JSON.stringify(params[name])}) conflicts with '${value}' in the path`, 'Give each path value once');
+      }
+      delete params[name];
+    }
+  }
+  checkParams(op, params);
+  return pathValues;
+}
+
+function checkPathFormat(op: Operation, name: string, value: string): void {
   const spec = op.params.find((p) => p.inPath && p.name === name);
   const format = typeof spec?.format === 'string' ? spec.format : undefined;
   const named = format !== undefined ? NAMED_FORMATS[format] : undefined;

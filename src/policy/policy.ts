@@ -81,6 +81,8 @@ export class Policy {
   private readonly privileged: PrivilegedEntry[];
   private readonly presetOps: OpPattern[];
   readonly targetRules: readonly TargetRule[];
+  /** True when guest scopes restrict which VMIDs writes may target (read for every call: set once). */
+  readonly hasGuestScope: boolean;
 
   /**
    * `taintedBy`: where the session this policy decides for received text guests or other people
@@ -111,6 +113,7 @@ export class Policy {
       ...(s.pools ? { pools: new Set(s.pools) } : {}),
       ...(s.tags ? { tags: new Set(s.tags.map((t) => t.toLowerCase())) } : {}),
     };
+    this.hasGuestScope = Boolean(this.scope.vmids || this.scope.pools || this.scope.tags);
   }
 
   /** Validate raw configuration and compile it. Throws `PolicyConfigError` naming the bad key. */
@@ -173,11 +176,6 @@ export class Policy {
 
   needsApproval(risk: RiskClass): boolean {
     return this.approvalClasses.has(risk);
-  }
-
-  /** True when guest scopes restrict which VMIDs writes may target. */
-  get hasGuestScope(): boolean {
-    return Boolean(this.scope.vmids || this.scope.pools || this.scope.tags);
   }
 
   /** An explicit allow rule names this operation (used to permit untargeted writes under a guest scope). */

@@ -11,10 +11,9 @@
  * `encodeURIComponent`.
  */
 import type { ApiModel, HttpMethod, Operation } from '../schema/model.js';
-import { arrayParamsOf, isRestOfPathParam, splitPath } from '../schema/model.js';
 import type { ResolvedCall } from '../client/client-like.js';
-import { callShape, checkValue, InvalidCallError, PLACEHOLDER, type Params } from './call-shape.js';
-import { checkParams, checkPathFormat } from './param-values.js';
+import { callShape, InvalidCallError, PLACEHOLDER, type Params } from './call-shape.js';
+import { checkValues } from './param-values.js';
 import { suggest } from './path-suggest.js';
 
 export { InvalidCallError };
@@ -33,8 +32,6 @@ export interface ResolvedRequest extends ResolvedCall {
   params: Params;
 }
 
-const CANONICAL_VMID = /^[1-9][0-9]{0,8}$/;
-
 export function resolveRequest(model: ApiModel, method: HttpMethod, rawPath: string, rawParams: unknown): ResolvedRequest {
   const { segments, params } = callShape(rawPath, rawParams);
   const concretePath = '/' + segments.join('/');
@@ -49,29 +46,15 @@ export function resolveRequest(model: ApiModel, method: HttpMethod, rawPath: str
       `That path supports ${methods.join(', ') || 'no methods'}; check the method, or use search_api to find the operation`,
     );
   }
-  const pathValues = Object.create(null) as Record<string, string>;
-  for (const [name, value] of Object.entries(match.pathValues)) {
-    checkValue(name, value, isRestOfPathParam(name));
-    if (name === 'vmid' && !CANONICAL_VMID.test(value)) {
-      throw new InvalidCallError(`path value vmid '${value}' is not a VMID`, 'Use the number as PVE shows it, e.g. 101');
-    }
-    checkPathFormat(match.operation, name, value);
-    pathValues[name] = value;
-    if (Object.hasOwn(params, name)) {
-      if (String(params[name]) !== value) {
-        throw new InvalidCallError(`params.${name} (${JSON.stringify(params[name])}) conflicts with '${value}' in the path`, 'Give each path value once');
-      }
-      delete params[name];
-    }
-  }
-  checkParams(match.operation, params);
+  // The path values are the path's own segments, whose characters callShape checked: what is left is what only the schema says of them.
+  const pathValues = checkValues(match.operation, match.pathValues, params);
   const urlPath = buildUrlPath(match.operation.path, pathValues);
-  return { method, operation: match.operation, concretePath, urlPath, pathValues, params, arrayParams: arrayParamsOf(match.operation) };
+  return { method, operation: match.operation, concretePath, urlPath, pathValues, params, arrayParams: match.arrayParams };
 }
 
 /** The URL path to send: the template with each value percent-encoded as one segment. */
 export function buildUrlPath(template: string, values: Record<string, string>): string {
-  const out = splitPath(template).map((seg) => {
+  const out = template.split('/').slice(1).map((seg) => {
     const m = PLACEHOLDER.exec(seg);
     if (!m?.[1]) return encodeURIComponent(seg);
     const v = values[m[1]];

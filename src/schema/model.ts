@@ -105,6 +105,8 @@ export interface PathMatch {
   operation: Operation;
   /** Values of the template's `{params}` taken from the concrete path (URL-decoded). */
   pathValues: Record<string, string>;
+  /** The operation's `type: array` params (`arrayParamsOf`): what an encoder needs of it, with the match. */
+  arrayParams: ReadonlySet<string>;
 }
 
 const segmentParam = /^\{([^}]+)\}$/;
@@ -115,11 +117,7 @@ const segmentParam = /^\{([^}]+)\}$/;
  * volume IDs (`local:iso/debian.iso`, storage content) and IPset entries (`10.0.0.0/24`,
  * `dc/alias`; cluster, VM and CT IP sets) fit in one param.
  */
-const REST_OF_PATH_PARAMS: ReadonlySet<string> = new Set(['volume', 'cidr']);
-
-export function isRestOfPathParam(name: string): boolean {
-  return REST_OF_PATH_PARAMS.has(name);
-}
+export const REST_OF_PATH_PARAMS: ReadonlySet<string> = new Set(['volume', 'cidr']);
 
 export class ApiModel {
   readonly operations: readonly Operation[];
@@ -180,7 +178,7 @@ export class ApiModel {
     if (!best) return undefined;
     const operation = this.get(method, best.path);
     if (!operation) return { path: best.path };
-    return { operation, pathValues: valuesOf(best, segments) };
+    return { operation, pathValues: valuesOf(best, segments), arrayParams: arrayParamsOf(operation) };
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testModel } from '../safety/helpers/model.js';
-import { copyJsonData } from '../../src/policy/json-data.js';
+import { copyJsonData } from '../../src/policy/call-shape.js';
 import { InvalidCallError, resolveRequest } from '../../src/policy/request.js';
 
 const model = testModel();
