@@ -14,6 +14,7 @@ import { agentEndpoints } from './cluster/endpoints/agent.js';
 import { backupEndpoints } from './cluster/endpoints/backup.js';
 import { bulkEndpoints } from './cluster/endpoints/bulk.js';
 import { nodeAllEndpoints } from './cluster/endpoints/node-bulk.js';
+import { cephOsdEndpoints } from './cluster/endpoints/ceph-osd-reads.js';
 import { cephEndpoints } from './cluster/endpoints/ceph-reads.js';
 import { cloudinitEndpoints } from './cluster/endpoints/cloudinit.js';
 import { acmeEndpoints } from './cluster/endpoints/acme.js';
@@ -33,9 +34,12 @@ import { haRuleEndpoints } from './cluster/endpoints/ha-rules.js';
 import { haEndpoints } from './cluster/endpoints/ha.js';
 import { mappingEndpoints } from './cluster/endpoints/mappings.js';
 import { migrateEndpoints } from './cluster/endpoints/migrate.js';
+import { nodeDiskEndpoints } from './cluster/endpoints/node-disks.js';
 import { nodeHardwareEndpoints } from './cluster/endpoints/node-hardware.js';
 import { nodePackageEndpoints } from './cluster/endpoints/node-packages.js';
 import { nodeReadEndpoints } from './cluster/endpoints/node-reads.js';
+import { nodeSeriesEndpoints } from './cluster/endpoints/node-series.js';
+import { nodeServiceEndpoints } from './cluster/endpoints/node-services.js';
 import { nodeEndpoints } from './cluster/endpoints/nodes.js';
 import { notificationEndpoints } from './cluster/endpoints/notifications.js';
 import { outboundEndpoints } from './cluster/endpoints/outbound.js';
@@ -97,8 +101,11 @@ export const FAMILIES: readonly EndpointFamily[] = [
   cluster(sdnEndpoints),
   cluster(sdnPluginEndpoints),
   cluster(sdnNodeEndpoints),
+  cluster(nodeServiceEndpoints),
   cluster(nodeReadEndpoints),
+  cluster(nodeSeriesEndpoints),
   cluster(nodeHardwareEndpoints),
+  cluster(nodeDiskEndpoints),
   cluster(nodePackageEndpoints),
   cluster(clusterReadEndpoints),
   cluster(replicationEndpoints),
@@ -106,6 +113,7 @@ export const FAMILIES: readonly EndpointFamily[] = [
   cluster(mappingEndpoints),
   cluster(acmeEndpoints),
   cluster(cephEndpoints),
+  cluster(cephOsdEndpoints),
   { kind: 'access', build: accessLoginEndpoints },
   { kind: 'access', build: accessUserEndpoints },
   { kind: 'access', build: accessAclEndpoints },

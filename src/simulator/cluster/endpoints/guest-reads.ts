@@ -8,7 +8,7 @@ import type { SimEndpoint } from '../../contract.js';
 import { diskEntries } from '../guest-config.js';
 import type { ClusterState } from '../state.js';
 import type { GuestType } from '../types.js';
-import { guestSeries } from './node-reads.js';
+import { guestSeries } from './node-series.js';
 import { reqStr } from './params.js';
 import { pathGuest } from './path-targets.js';
 import { int, LIST, OBJ, P, perm, str } from './schema.js';
