@@ -11,7 +11,7 @@ import { SearchQueryError } from './errors.js';
 import type { SearchHit } from './hit.js';
 import { parseQuery } from './query.js';
 import { Ranker } from './ranker.js';
-import { compileSynonyms, type CompiledSynonym } from './synonyms.js';
+import { compileSynonyms, type CompiledSynonym } from './synonym-compile.js';
 
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 50;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { analyze, stem, tokenize } from './analyzer.js';
 import { parseQuery, type ParsedQuery } from './query.js';
-import { SYNONYM_RULES, compileSynonyms } from './synonyms.js';
+import { compileSynonyms } from './synonym-compile.js';
+import { SYNONYM_RULES } from './synonyms.js';
 
 const synonyms = compileSynonyms();
 

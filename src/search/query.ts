@@ -7,7 +7,7 @@
  */
 import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
-import type { CompiledSynonym } from './synonyms.js';
+import type { CompiledSynonym } from './synonym-compile.js';
 import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule, type VerbRule } from './verbs.js';
 
 export interface Concept {

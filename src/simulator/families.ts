@@ -23,6 +23,7 @@ import { clusterReadEndpoints } from './cluster/endpoints/cluster-reads.js';
 import { clusterViewEndpoints } from './cluster/endpoints/cluster.js';
 import { clusterIpsetEndpoints, guestIpsetEndpoints } from './cluster/endpoints/firewall-ipsets.js';
 import { firewallEndpoints } from './cluster/endpoints/firewall.js';
+import { firewallGroupEndpoints } from './cluster/endpoints/firewall-groups.js';
 import { firewallSectionEndpoints } from './cluster/endpoints/firewall-sections.js';
 import { guestConfigEndpoints } from './cluster/endpoints/guest-config.js';
 import { guestDiskOpEndpoints } from './cluster/endpoints/guest-disk-ops.js';
@@ -97,6 +98,7 @@ export const FAMILIES: readonly EndpointFamily[] = [
   cluster(cloudinitEndpoints),
   cluster(outboundEndpoints),
   cluster(firewallEndpoints),
+  cluster(firewallGroupEndpoints),
   cluster(firewallSectionEndpoints),
   cluster(sdnEndpoints),
   cluster(sdnPluginEndpoints),
