@@ -9,8 +9,9 @@ import { fail } from '../errors.js';
 import { applyStaged, revertStaged, stagedInterfaces } from '../network-stage.js';
 import type { ClusterState } from '../state.js';
 import type { NodeInterface } from '../types.js';
+import { changeOperations } from './change.js';
 import { flag, optStr, reqStr } from './params.js';
-import { bool, NULL, opt, P, perm, str, UPID } from './schema.js';
+import { bool, opt, P, perm, str, UPID } from './schema.js';
 
 const IFACE = str('Interface name.', { format: 'pve-iface', minLength: 2, maxLength: 20 });
 const FIELDS = {
@@ -48,60 +49,48 @@ function withFields(ctx: SimRequestContext, base: NodeInterface): NodeInterface 
 
 export function networkApplyEndpoints(state: ClusterState): SimEndpoint[] {
   const modify = { check: perm('/nodes/{node}', ['Sys.Modify']) };
+  const change = changeOperations(modify);
+  /** Each change is made by the node whose network it is. */
+  const onNode = (e: SimEndpoint): SimEndpoint => ({ ...e, proxyto: 'node' });
   const staged = (ctx: SimRequestContext): NodeInterface[] => stagedInterfaces(state, state.node(reqStr(ctx, 'node')));
+  /** The staged interface the request names: the node's staged list and its place there (PVE's error when it is not there). */
+  const named = (ctx: SimRequestContext): { list: NodeInterface[]; at: number } => {
+    const list = staged(ctx);
+    const at = list.findIndex((i) => i.iface === reqStr(ctx, 'iface'));
+    if (at < 0) throw fail(`interface '${reqStr(ctx, 'iface')}' does not exist`);
+    return { list, at };
+  };
   return [
-    {
-      method: 'POST',
-      path: '/nodes/{node}/network',
-      description: 'Create a network interface in the staged configuration of a node (applied by PUT on the same path).',
-      parameters: { node: P.node, iface: IFACE, ...FIELDS },
-      returns: NULL,
-      permissions: modify,
-      protected: true,
-      proxyto: 'node',
-      handler: (ctx) => {
+    onNode(
+      change('POST', '/nodes/{node}/network', 'Create a network interface in the staged configuration of a node (applied by PUT on the same path).', { node: P.node, iface: IFACE, ...FIELDS }, (ctx) => {
         const list = staged(ctx);
         const iface = reqStr(ctx, 'iface');
         if (list.some((i) => i.iface === iface)) throw fail(`interface '${iface}' already exists`);
         const type = reqStr(ctx, 'type') as NodeInterface['type'];
         list.push(withFields(ctx, { iface, type, active: 0, autostart: 1, method: 'manual', method6: 'manual', families: ['inet'], priority: list.length + 1 }));
         return null;
-      },
-    },
-    {
-      method: 'PUT',
-      path: '/nodes/{node}/network/{iface}',
-      description: 'Change a network interface in the staged configuration of a node; delete removes fields.',
-      parameters: { node: P.node, iface: IFACE, ...FIELDS, delete: opt(str('Fields to remove.', { format: 'pve-configid-list' })) },
-      returns: NULL,
-      permissions: modify,
-      protected: true,
-      proxyto: 'node',
-      handler: (ctx) => {
-        const list = staged(ctx);
-        const at = list.findIndex((i) => i.iface === reqStr(ctx, 'iface'));
-        if (at < 0) throw fail(`interface '${reqStr(ctx, 'iface')}' does not exist`);
-        list[at] = withFields(ctx, list[at] as NodeInterface);
-        return null;
-      },
-    },
-    {
-      method: 'DELETE',
-      path: '/nodes/{node}/network/{iface}',
-      description: 'Remove a network interface from the staged configuration of a node.',
-      parameters: { node: P.node, iface: IFACE },
-      returns: NULL,
-      permissions: modify,
-      protected: true,
-      proxyto: 'node',
-      handler: (ctx) => {
-        const list = staged(ctx);
-        const at = list.findIndex((i) => i.iface === reqStr(ctx, 'iface'));
-        if (at < 0) throw fail(`interface '${reqStr(ctx, 'iface')}' does not exist`);
+      }),
+    ),
+    onNode(
+      change(
+        'PUT',
+        '/nodes/{node}/network/{iface}',
+        'Change a network interface in the staged configuration of a node; delete removes fields.',
+        { node: P.node, iface: IFACE, ...FIELDS, delete: opt(str('Fields to remove.', { format: 'pve-configid-list' })) },
+        (ctx) => {
+          const { list, at } = named(ctx);
+          list[at] = withFields(ctx, list[at] as NodeInterface);
+          return null;
+        },
+      ),
+    ),
+    onNode(
+      change('DELETE', '/nodes/{node}/network/{iface}', 'Remove a network interface from the staged configuration of a node.', { node: P.node, iface: IFACE }, (ctx) => {
+        const { list, at } = named(ctx);
         list.splice(at, 1);
         return null;
-      },
-    },
+      }),
+    ),
     {
       method: 'PUT',
       path: '/nodes/{node}/network',
@@ -122,19 +111,11 @@ export function networkApplyEndpoints(state: ClusterState): SimEndpoint[] {
         });
       },
     },
-    {
-      method: 'DELETE',
-      path: '/nodes/{node}/network',
-      description: 'Throw away the staged network configuration of a node.',
-      parameters: { node: P.node },
-      returns: NULL,
-      permissions: modify,
-      protected: true,
-      proxyto: 'node',
-      handler: (ctx) => {
+    onNode(
+      change('DELETE', '/nodes/{node}/network', 'Throw away the staged network configuration of a node.', { node: P.node }, (ctx) => {
         revertStaged(state, state.node(reqStr(ctx, 'node')));
         return null;
-      },
-    },
+      }),
+    ),
   ];
 }

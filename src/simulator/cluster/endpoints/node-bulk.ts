@@ -4,7 +4,8 @@
  * (the cluster-wide bulk actions are in bulk.ts).
  */
 import type { SimEndpoint, SimRequestContext } from '../../contract.js';
-import { byStartupOrder, startBulkTask, startupOf } from '../bulk.js';
+import type { SchemaNode } from '../../../schema/model.js';
+import { type BulkPlan, byStartupOrder, startBulkTask, startupOf } from '../bulk.js';
 import { fail, paramError } from '../errors.js';
 import type { ClusterState } from '../state.js';
 import { TaskFailure, type TaskRun } from '../tasks.js';
@@ -30,33 +31,43 @@ export function nodeAllEndpoints(state: ClusterState): SimEndpoint[] {
     for (const line of (error instanceof Error ? error.message : String(error)).trimEnd().split('\n')) run.log(line);
     return false;
   };
+  /** A verb's task: its worker runs `start` per guest, logs a guest that could not start as it is, and ends with the guests' own tasks unless the verb says more. */
+  const bulkTask = (ctx: SimRequestContext, node: string, plan: Pick<BulkPlan, 'type' | 'groups' | 'maxWorkers' | 'start'> & Partial<Pick<BulkPlan, 'intro' | 'ended' | 'done'>>): string =>
+    startBulkTask(state, { node, user: ctx.principal.authId, startFailed: plainLine, ended: () => false, done: () => {}, ...plan });
+  /**
+   * One of the node's verbs: the guests it may be limited to (`vms`), the check on `/` or on every
+   * listed guest, a task answered with its UPID on the node.
+   */
+  const verb = (v: { path: string; description: string; parameters: Record<string, SchemaNode>; privs: string[]; permissions: string; run: (ctx: SimRequestContext, node: string) => string }): SimEndpoint => ({
+    method: 'POST',
+    path: `/nodes/{node}/${v.path}`,
+    description: v.description,
+    parameters: { node: P.node, ...v.parameters },
+    returns: UPID,
+    permissions: { user: 'all', description: v.permissions },
+    protected: true,
+    proxyto: 'node',
+    handler: (ctx) => {
+      checkNodeOp(ctx, optStr(ctx, 'vms'), v.privs);
+      return v.run(ctx, pathNode(state, ctx));
+    },
+  });
+  const VMS = opt(str('Only these guests.', { format: 'pve-vmid-list' }));
+  const MAX_WORKERS = opt(int('How many guest tasks run at the same time (default: CPU threads minus one, at most 8).', { minimum: 1, maximum: 64 }));
 
   return [
-    {
-      method: 'POST',
-      path: '/nodes/{node}/startall',
+    verb({
+      path: 'startall',
       description:
         "Start the guests of this node in startup order (task `startall`): by default those with onboot=1, with `force` all of them; HA-managed guests only when listed in `vms`.",
-      parameters: {
-        node: P.node,
-        force: opt(bool("Also start guests whose 'onboot' is not set.", { default: 'off' })),
-        vms: opt(str('Only these guests.', { format: 'pve-vmid-list' })),
-        'max-workers': opt(int('How many guest tasks run at the same time (default: CPU threads minus one, at most 8).', { minimum: 1, maximum: 64 })),
-      },
-      returns: UPID,
-      permissions: { user: 'all', description: 'VM.PowerMgmt on / or on every guest listed in vms.' },
-      protected: true,
-      proxyto: 'node',
-      handler: (ctx) => {
-        checkNodeOp(ctx, optStr(ctx, 'vms'), ['VM.PowerMgmt']);
-        const node = pathNode(state, ctx);
+      parameters: { force: opt(bool("Also start guests whose 'onboot' is not set.", { default: 'off' })), vms: VMS, 'max-workers': MAX_WORKERS },
+      privs: ['VM.PowerMgmt'],
+      permissions: 'VM.PowerMgmt on / or on every guest listed in vms.',
+      run: (ctx, node) => {
         const force = Number(ctx.params.force ?? 0) === 1;
-        const vms = vmsOf(ctx);
-        return startBulkTask(state, {
-          node,
+        return bulkTask(ctx, node, {
           type: 'startall',
-          user: ctx.principal.authId,
-          groups: byStartupOrder(startStopList(state, node, vms, !force), 1, 1),
+          groups: byStartupOrder(startStopList(state, node, vmsOf(ctx), !force), 1, 1),
           maxWorkers: nodeWorkers(ctx, node),
           intro: (run) => {
             // Leftover backup locks (from a crash) are cleared unless a backup is running here.
@@ -73,42 +84,31 @@ export function nodeAllEndpoints(state: ClusterState): SimEndpoint[] {
             run.log(`Starting ${label(g)} ${g.vmid}`);
             return runPowerAction(state, g, 'start', internal(ctx, g, 'status/start', {}));
           },
-          startFailed: plainLine,
           ended: (g, ok, exitstatus, run) => {
             if (!ok) run.log(`Starting ${label(g)} ${g.vmid} failed: ${exitstatus}`);
             return false;
           },
-          done: () => {},
         });
       },
-    },
-    {
-      method: 'POST',
-      path: '/nodes/{node}/stopall',
+    }),
+    verb({
+      path: 'stopall',
       description:
         'Shut down every running guest of this node in reverse startup order (task `stopall`); with `force-stop` (default) a guest that does not stop within `timeout` is powered off.',
       parameters: {
-        node: P.node,
-        vms: opt(str('Only these guests.', { format: 'pve-vmid-list' })),
+        vms: VMS,
         'force-stop': opt(bool('Power guests off when the clean shutdown times out.', { default: 1 })),
         timeout: opt(int('Seconds each guest gets to shut down.', { minimum: 0, maximum: 7200, default: 180 })),
-        'max-workers': opt(int('How many guest tasks run at the same time (default: CPU threads minus one, at most 8).', { minimum: 1, maximum: 64 })),
+        'max-workers': MAX_WORKERS,
       },
-      returns: UPID,
-      permissions: { user: 'all', description: 'VM.PowerMgmt on / or on every guest listed in vms.' },
-      protected: true,
-      proxyto: 'node',
-      handler: (ctx) => {
-        checkNodeOp(ctx, optStr(ctx, 'vms'), ['VM.PowerMgmt']);
-        const node = pathNode(state, ctx);
-        const vms = vmsOf(ctx);
+      privs: ['VM.PowerMgmt'],
+      permissions: 'VM.PowerMgmt on / or on every guest listed in vms.',
+      run: (ctx, node) => {
         const forceStop = ctx.params['force-stop'] === undefined ? 1 : Number(ctx.params['force-stop']) ? 1 : 0;
         const timeout = optInt(ctx, 'timeout');
-        return startBulkTask(state, {
-          node,
+        return bulkTask(ctx, node, {
           type: 'stopall',
-          user: ctx.principal.authId,
-          groups: byStartupOrder(startStopList(state, node, vms, false), -1, -1),
+          groups: byStartupOrder(startStopList(state, node, vmsOf(ctx), false), -1, -1),
           maxWorkers: nodeWorkers(ctx, node),
           start: (g, run) => {
             if (g.status !== 'running') return undefined;
@@ -116,35 +116,18 @@ export function nodeAllEndpoints(state: ClusterState): SimEndpoint[] {
             run.log(`Stopping ${label(g)} ${g.vmid} (timeout = ${t} seconds)`);
             return runPowerAction(state, g, 'shutdown', internal(ctx, g, 'status/shutdown', { timeout: t, forceStop }));
           },
-          startFailed: plainLine,
-          ended: () => false,
-          done: () => {},
         });
       },
-    },
-    {
-      method: 'POST',
-      path: '/nodes/{node}/suspendall',
+    }),
+    verb({
+      path: 'suspendall',
       description: 'Suspend every running VM of this node to disk (task `suspendall`); containers are skipped.',
-      parameters: {
-        node: P.node,
-        vms: opt(str('Only these guests.', { format: 'pve-vmid-list' })),
-        'max-workers': opt(int('How many guest tasks run at the same time (default: CPU threads minus one, at most 8).', { minimum: 1, maximum: 64 })),
-      },
-      returns: UPID,
-      permissions: {
-        user: 'all',
-        description: 'VM.PowerMgmt and VM.Config.Disk on /, or VM.PowerMgmt on every guest listed in vms; Datastore.AllocateSpace on the state storage.',
-      },
-      protected: true,
-      proxyto: 'node',
-      handler: (ctx) => {
-        checkNodeOp(ctx, optStr(ctx, 'vms'), ['VM.PowerMgmt', 'VM.Config.Disk']);
-        const node = pathNode(state, ctx);
-        return startBulkTask(state, {
-          node,
+      parameters: { vms: VMS, 'max-workers': MAX_WORKERS },
+      privs: ['VM.PowerMgmt', 'VM.Config.Disk'],
+      permissions: 'VM.PowerMgmt and VM.Config.Disk on /, or VM.PowerMgmt on every guest listed in vms; Datastore.AllocateSpace on the state storage.',
+      run: (ctx, node) =>
+        bulkTask(ctx, node, {
           type: 'suspendall',
-          user: ctx.principal.authId,
           groups: byStartupOrder(startStopList(state, node, vmsOf(ctx), false), -1, -1),
           maxWorkers: nodeWorkers(ctx, node),
           start: (g, run) => {
@@ -159,32 +142,22 @@ export function nodeAllEndpoints(state: ClusterState): SimEndpoint[] {
             run.log(`Suspending VM ${g.vmid}`);
             return runPowerAction(state, g, 'suspend', internal(ctx, g, 'status/suspend', { todisk: 1 }));
           },
-          startFailed: plainLine,
-          ended: () => false,
-          done: () => {},
-        });
-      },
-    },
-    {
-      method: 'POST',
-      path: '/nodes/{node}/migrateall',
+        }),
+    }),
+    verb({
+      path: 'migrateall',
       description:
         'Migrate the guests of this node (templates and HA-managed ones included) to another node (task `migrateall`); running VMs live, running containers in restart mode. VMs failing the migration precondition check are skipped.',
       parameters: {
-        node: P.node,
         target: str('Node to move the guests to.', { format: 'pve-node' }),
         'max-workers': opt(int('How many migrations run at the same time; required unless the datacenter sets a default.', { minimum: 1, maximum: 64 })),
         maxworkers: opt(int('Older name of max-workers.', { minimum: 1, maximum: 64 })),
-        vms: opt(str('Only these guests.', { format: 'pve-vmid-list' })),
+        vms: VMS,
         'with-local-disks': opt(bool('Copy VM disks on local storage to the target.')),
       },
-      returns: UPID,
-      permissions: { user: 'all', description: 'VM.Migrate on / or on every guest listed in vms.' },
-      protected: true,
-      proxyto: 'node',
-      handler: (ctx) => {
-        checkNodeOp(ctx, optStr(ctx, 'vms'), ['VM.Migrate']);
-        const node = pathNode(state, ctx);
+      privs: ['VM.Migrate'],
+      permissions: 'VM.Migrate on / or on every guest listed in vms.',
+      run: (ctx, node) => {
         const target = reqStr(ctx, 'target');
         if (target === node) throw paramError('target', 'target is local node.');
         if (!state.nodes.has(target)) throw fail(`no such cluster node '${target}'`);
@@ -195,10 +168,8 @@ export function nodeAllEndpoints(state: ClusterState): SimEndpoint[] {
         const guests = filteredGuests(state, { node, ...(vmsOf(ctx) ? { vms: vmsOf(ctx) as string[] } : {}), templates: true, haManaged: true }).sort((a, b) =>
           String(a.vmid).localeCompare(String(b.vmid)),
         );
-        return startBulkTask(state, {
-          node,
+        return bulkTask(ctx, node, {
           type: 'migrateall',
-          user: ctx.principal.authId,
           groups: [guests],
           maxWorkers: workers,
           intro: (run) => {
@@ -226,8 +197,6 @@ export function nodeAllEndpoints(state: ClusterState): SimEndpoint[] {
             if (withLocal !== undefined) params['with-local-disks'] = withLocal;
             return startMigration(state, g, internal(ctx, g, 'migrate', params));
           },
-          startFailed: plainLine,
-          ended: () => false,
           done: (_failed, started, run) => {
             if (guests.length === 0) return;
             if (started <= 0) throw new TaskFailure('no migrations worker started...');
@@ -235,6 +204,6 @@ export function nodeAllEndpoints(state: ClusterState): SimEndpoint[] {
           },
         });
       },
-    },
+    }),
   ];
 }
