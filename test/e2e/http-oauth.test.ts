@@ -6,12 +6,13 @@
  * each other's sessions or use each other's approvals; an approver approves over HTTP; the
  * policy follows the principal's group and scope; the audit names the principal of every entry.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startE2eEnv, type E2eEnv } from './helpers/harness.js';
+import type { E2eEnv } from './helpers/harness.js';
+import { startOAuthServe, type HttpServe, type Idp, type OAuthServe } from '../support/oauth-serve.js';
 import { statusOf, stopScript } from './helpers/flows.js';
-import { callTool, runAnswer, spawnHttpServe } from './helpers/mcp.js';
+import { callTool, runAnswer } from './helpers/mcp.js';
 import { connectOAuth, type OAuthConnected } from './helpers/oauth.js';
 import { claims, startIdp, type IdpClient } from '../http/helpers/oidc.js';
 
@@ -45,37 +46,36 @@ function post(url: string, token: string | undefined, body: unknown, headers: Re
 }
 
 describe('serve --http in OAuth mode: principals end to end', () => {
+  let served: OAuthServe<Agent>;
   let env: E2eEnv;
-  let idp: Awaited<ReturnType<typeof startIdp>>;
-  let server: Awaited<ReturnType<typeof spawnHttpServe>>;
+  let idp: Idp;
+  let server: HttpServe;
   let url = '';
   let metadataUrl = '';
-  const agents: Agent[] = [];
+  let agents: Agent[] = [];
 
   beforeAll(async () => {
-    env = await startE2eEnv({ sandbox: { workers: 2 } });
-    idp = await startIdp(CLIENTS);
-    const config = JSON.parse(readFileSync(env.configFile, 'utf8')) as Record<string, unknown> & { policies: Record<string, unknown> };
-    config.policies.ops = { preset: 'operator', approval: { require: ['destructive'] } };
-    config.http = {
-      oauth: { issuer: idp.issuer, clockToleranceSec: 0 },
-      principals: [{ group: 'ops', policy: 'ops' }],
-      // The others run under the cluster's own policy, by choice (the default is reads only).
-      unmatched: 'cluster',
-    };
-    const file = join(env.dir, 'oauth.json');
-    writeFileSync(file, JSON.stringify(config, null, 2), { mode: 0o600 });
-    server = await spawnHttpServe({ configFile: file, env: env.env }, []);
-    url = server.url;
+    served = await startOAuthServe<Agent>({
+      clients: CLIENTS,
+      sandbox: { workers: 2 },
+      config: (base, _env, provider) => ({
+        ...base,
+        policies: { ...(base.policies as Record<string, unknown>), ops: { preset: 'operator', approval: { require: ['destructive'] } } },
+        http: {
+          oauth: { issuer: provider.issuer, clockToleranceSec: 0 },
+          principals: [{ group: 'ops', policy: 'ops' }],
+          // The others run under the cluster's own policy, by choice (the default is reads only).
+          unmatched: 'cluster',
+        },
+      }),
+    });
+    ({ env, idp, server, url, agents } = served);
     // The banner is one write: the metadata line came with the URL.
     metadataUrl = /Protected-resource metadata: (\S+)/.exec(server.stderr())?.[1] ?? '';
   }, 180_000);
 
   afterAll(async () => {
-    for (const a of agents) await a.close().catch(() => undefined);
-    await server?.close();
-    await idp?.close();
-    await env?.close();
+    await served?.close();
   });
 
   it('prints the URL, the issuer and the metadata; the SDK client gets a token for this resource and uses the tools', async () => {

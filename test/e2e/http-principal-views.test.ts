@@ -6,14 +6,15 @@
  * resources appear with resources/list_changed, and no session is told its tools changed when
  * they did not.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallToolResultSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startE2eEnv, type E2eEnv } from './helpers/harness.js';
-import { runAnswer, spawnHttpServe, textOf, type Connected } from './helpers/mcp.js';
+import type { E2eEnv } from './helpers/harness.js';
+import { startOAuthServe, type HttpServe, type Idp, type OAuthServe } from '../support/oauth-serve.js';
+import { runAnswer, textOf, type Connected } from './helpers/mcp.js';
 import { connectOAuth } from './helpers/oauth.js';
-import { startIdp, type IdpClient } from '../http/helpers/oidc.js';
+import type { IdpClient } from '../http/helpers/oidc.js';
 
 const CLIENTS: IdpClient[] = [
   { id: 'alice', secret: 'alice-secret-0123456789', scope: 'pve:read pve:write', groups: ['admins'] },
@@ -54,47 +55,47 @@ async function waitFor(cond: () => boolean, ms: number, what: () => string): Pro
 }
 
 describe('serve --http with OAuth principals: every view follows the principal asking', () => {
+  let served: OAuthServe<Agent>;
   let env: E2eEnv;
-  let idp: Awaited<ReturnType<typeof startIdp>>;
-  let server: Awaited<ReturnType<typeof spawnHttpServe>>;
+  let idp: Idp;
+  let server: HttpServe;
   let url = '';
   let secretFile = '';
-  const agents: Agent[] = [];
+  let agents: Agent[] = [];
 
   beforeAll(async () => {
-    env = await startE2eEnv({ sandbox: { workers: 1 } });
-    idp = await startIdp(CLIENTS);
-    secretFile = join(env.dir, 'late-secret');
-    const base = JSON.parse(readFileSync(env.configFile, 'utf8')) as Record<string, unknown> & { clusters: { sim: Record<string, unknown> } };
-    // Every cluster read-only for everyone but the rules: `main` serves, `late` is down until its secret appears.
-    const config = {
-      ...base,
-      defaultCluster: 'main',
-      clusters: {
-        main: { ...base.clusters.sim, policy: 'read-only' },
-        late: { ...base.clusters.sim, auth: { tokenId: env.sim.token.id, secret: { file: secretFile } }, policy: 'read-only' },
+    served = await startOAuthServe<Agent>({
+      clients: CLIENTS,
+      sandbox: { workers: 1 },
+      serverEnv: { PVE_CLUSTER_RETRY_MS: '300' },
+      config: (raw, e2e, provider) => {
+        const base = raw as Record<string, unknown> & { clusters: { sim: Record<string, unknown> } };
+        secretFile = join(e2e.dir, 'late-secret');
+        // Every cluster read-only for everyone but the rules: `main` serves, `late` is down until its secret appears.
+        return {
+          ...base,
+          defaultCluster: 'main',
+          clusters: {
+            main: { ...base.clusters.sim, policy: 'read-only' },
+            late: { ...base.clusters.sim, auth: { tokenId: e2e.sim.token.id, secret: { file: secretFile } }, policy: 'read-only' },
+          },
+          policies: { 'all-admin': { preset: 'admin' }, 'late-ops': { preset: 'operator', budget: { guests: 3 } } },
+          http: {
+            oauth: { issuer: provider.issuer, clockToleranceSec: 0 },
+            principals: [
+              { group: 'admins', policy: 'all-admin' },
+              { user: 'carol', policy: 'late-ops', clusters: ['late'] },
+              { user: 'carol', policy: 'read-only', clusters: ['main'] },
+            ],
+          },
+        };
       },
-      policies: { 'all-admin': { preset: 'admin' }, 'late-ops': { preset: 'operator', budget: { guests: 3 } } },
-      http: {
-        oauth: { issuer: idp.issuer, clockToleranceSec: 0 },
-        principals: [
-          { group: 'admins', policy: 'all-admin' },
-          { user: 'carol', policy: 'late-ops', clusters: ['late'] },
-          { user: 'carol', policy: 'read-only', clusters: ['main'] },
-        ],
-      },
-    };
-    const file = join(env.dir, 'views.json');
-    writeFileSync(file, JSON.stringify(config, null, 2), { mode: 0o600 });
-    server = await spawnHttpServe({ configFile: file, env: { ...env.env, PVE_CLUSTER_RETRY_MS: '300' } }, []);
-    url = server.url;
+    });
+    ({ env, idp, server, url, agents } = served);
   }, 180_000);
 
   afterAll(async () => {
-    for (const a of agents) await a.close().catch(() => undefined);
-    await server?.close();
-    await idp?.close();
-    await env?.close();
+    await served?.close();
   });
 
   it('an admin by group on read-only clusters is not told run_script is read-only, and her write runs; a read-scope member of the same group is', async () => {

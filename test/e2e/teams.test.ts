@@ -5,14 +5,15 @@
  * another principal's POST /approvals does (and one outside the approvers group cannot); one
  * principal opening session after session does not close another's session with a run in flight.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startE2eEnv, type E2eEnv } from './helpers/harness.js';
+import type { E2eEnv } from './helpers/harness.js';
+import { startOAuthServe, type HttpServe, type Idp, type OAuthServe } from '../support/oauth-serve.js';
 import { statusOf, stopScript } from './helpers/flows.js';
-import { callTool, runAnswer, spawnHttpServe, type Connected } from './helpers/mcp.js';
+import { callTool, runAnswer, type Connected } from './helpers/mcp.js';
 import { connectOAuth } from './helpers/oauth.js';
-import { startIdp, type IdpClient } from '../http/helpers/oidc.js';
+import type { IdpClient } from '../http/helpers/oidc.js';
 
 const CLIENTS: IdpClient[] = [
   { id: 'alice', secret: 'alice-secret-0123456789', scope: 'pve:read pve:write', groups: ['ops'] },
@@ -44,34 +45,33 @@ const snapshotsOf = (sim: E2eEnv['sim'], vmid: number): string[] => {
 const snapshot = (vmid: number, name: string): string => `await pve.waitTask(await pve.post('/nodes/{node}/qemu/{vmid}/snapshot', { node: 'pve1', vmid: ${vmid}, snapname: '${name}' }));`;
 
 describe('serve --http with OAuth principals: teams fail closed', () => {
+  let served: OAuthServe<Connected>;
   let env: E2eEnv;
-  let idp: Awaited<ReturnType<typeof startIdp>>;
-  let server: Awaited<ReturnType<typeof spawnHttpServe>>;
+  let idp: Idp;
+  let server: HttpServe;
   let url = '';
-  const agents: Connected[] = [];
+  let agents: Connected[] = [];
 
   beforeAll(async () => {
-    env = await startE2eEnv({ sandbox: { workers: 2 } });
-    idp = await startIdp(CLIENTS);
-    const config = JSON.parse(readFileSync(env.configFile, 'utf8')) as Record<string, unknown> & { policies: Record<string, unknown> };
-    config.policies.fourEyes = { preset: 'operator', approval: { require: ['destructive'], approvers: { group: 'leads' } } };
-    config.http = {
-      oauth: { issuer: idp.issuer, clockToleranceSec: 0 },
-      principals: [{ group: 'ops', policy: 'fourEyes' }, { group: 'admins', policy: 'e2e' }],
-      sessionsPerPrincipal: PER_PRINCIPAL,
-      maxSessions: 6,
-    };
-    const file = join(env.dir, 'teams.json');
-    writeFileSync(file, JSON.stringify(config, null, 2), { mode: 0o600 });
-    server = await spawnHttpServe({ configFile: file, env: env.env }, []);
-    url = server.url;
+    served = await startOAuthServe<Connected>({
+      clients: CLIENTS,
+      sandbox: { workers: 2 },
+      config: (base, _env, provider) => ({
+        ...base,
+        policies: { ...(base.policies as Record<string, unknown>), fourEyes: { preset: 'operator', approval: { require: ['destructive'], approvers: { group: 'leads' } } } },
+        http: {
+          oauth: { issuer: provider.issuer, clockToleranceSec: 0 },
+          principals: [{ group: 'ops', policy: 'fourEyes' }, { group: 'admins', policy: 'e2e' }],
+          sessionsPerPrincipal: PER_PRINCIPAL,
+          maxSessions: 6,
+        },
+      }),
+    });
+    ({ env, idp, server, url, agents } = served);
   }, 180_000);
 
   afterAll(async () => {
-    for (const a of agents) await a.close().catch(() => undefined);
-    await server?.close();
-    await idp?.close();
-    await env?.close();
+    await served?.close();
   });
 
   it('gives a principal no rule matches reads only (said at start); a matched admin still writes', async () => {

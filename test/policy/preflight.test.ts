@@ -6,8 +6,9 @@ import { lineCount, parseProgram } from '../../src/script/program.js';
 import { GuestDirectory } from '../../src/policy/guests.js';
 import { Policy } from '../../src/policy/policy.js';
 import { getMayNeedApproval, preflight } from '../../src/policy/preflight.js';
-import { ApiModel, type Operation } from '../../src/schema/model.js';
+import type { ApiModel } from '../../src/schema/model.js';
 import { PermissionCache, TokenPrivileges, UNKNOWN_SEGMENT } from '../../src/policy/privileges.js';
+import { withSecretGet as secretGetModel } from '../support/secret-get.js';
 
 /** The SDK calls of a source, read as the compile reads them. */
 const extractSdkCalls = (source: string): SdkCall[] => sdkCallsOf(parseProgram(source), lineCount(source));
@@ -87,16 +88,7 @@ describe('preflight', () => {
   });
 
   describe('a GET whose path is known only at run time', () => {
-    // Own words: a GET that reveals a secret, privileged by its class (as some PVE GETs are).
-    const secretGet: Operation = {
-      ...(model.get('GET', '/version') as Operation),
-      key: 'GET /nodes/{node}/keys',
-      path: '/nodes/{node}/keys',
-      pathParams: ['node'],
-      params: [{ name: 'node', type: 'string', optional: false, inPath: true }],
-      risk: 'privileged',
-    };
-    const withSecretGet = new ApiModel([...model.operations, secretGet], 'test-secret-get', { kind: 'string' }, model.paths);
+    const withSecretGet = secretGetModel(model);
     const dynamicGet = `const p = compute(); return await pve.get(p);`;
     const check = (m: ApiModel, policyConfig: unknown) =>
       preflight(extractSdkCalls(dynamicGet), { defaultCluster: 'default', model: () => m, client: () => new FakeClient(), policy: Policy.fromConfig(policyConfig) });

@@ -7,12 +7,12 @@ import { testModel } from '../safety/helpers/model.js';
 import type { BridgeHandler } from '../../src/bridge/protocol.js';
 import { ApprovalStore, type ApprovalRequest, type ElicitationAnswer } from '../../src/safety/approval.js';
 import { Policy } from '../../src/policy/policy.js';
-import { ApiModel, type Operation } from '../../src/schema/model.js';
 import { sdkCallsOf, type SdkCall } from '../../src/script/calls.js';
 import { lineCount, parseProgram } from '../../src/script/program.js';
 import type { Executor } from '../../src/run/executor.js';
 import { RunPipeline, type ExecutePhase, type PipelineDeps } from '../../src/run/pipeline.js';
 import { RunClusters } from '../../src/policy/clusters.js';
+import { withSecretGet as secretGetModel } from '../support/secret-get.js';
 
 /** The SDK calls of a source, read as the compile reads them. */
 const extractSdkCalls = (source: string): SdkCall[] => sdkCallsOf(parseProgram(source), lineCount(source));
@@ -193,16 +193,7 @@ describe('run pipeline: modes and approvals', () => {
 });
 
 describe('run pipeline: a GET whose path is known only at run time', () => {
-  // Own words: a GET that reveals a secret, privileged by its class (as some PVE GETs are).
-  const secretGet: Operation = {
-    ...(model.get('GET', '/version') as Operation),
-    key: 'GET /nodes/{node}/keys',
-    path: '/nodes/{node}/keys',
-    pathParams: ['node'],
-    params: [{ name: 'node', type: 'string', optional: false, inPath: true }],
-    risk: 'privileged',
-  };
-  const withSecretGet = new ApiModel([...model.operations, secretGet], 'test-secret-get', { kind: 'string' }, model.paths);
+  const withSecretGet = secretGetModel(model);
   const code = `const p = pick(); return await pve.get(p);`;
   const getting = (path: string): Executor<string, Outcome> => ({
     compile: async ({ code: script }) => ({ ok: true, script, calls: extractSdkCalls(script) }),

@@ -3,27 +3,20 @@
  * the state is arranged with real writes, then the radius of a planned write is read and checked.
  * A failed read makes the radius incomplete and the decision its worst case.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PveClient } from '../../src/client/client.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PveClient } from '../../src/client/client.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+import { useAdminSimulator } from '../support/admin-simulator.js';
 import { computeBlastRadius, type BlastInput } from '../../src/safety/blast-radius-compute.js';
 import { type BlastRadius, worstCaseDecision } from '../../src/safety/blast-radius.js';
 import { decideCall } from '../../src/policy/decide.js';
 import type { CallFacts } from '../../src/policy/facts.js';
 import { Policy } from '../../src/policy/policy.js';
 
+const fixture = useAdminSimulator();
 let sim: RunningSimulator;
 let admin: PveClient;
-
-beforeAll(async () => {
-  sim = await startSimulator({ preset: 'demo', port: 0, authFailureDelayMs: 0, seed: 7, taskDurationMs: 20 });
-  admin = new PveClient({ name: 'admin', url: sim.url, auth: { kind: 'token', tokenId: sim.token.id, secret: sim.token.secret }, tls: { fingerprint: sim.fingerprint } });
-}, 60_000);
-
-afterAll(async () => {
-  await admin?.close();
-  await sim?.close();
-});
+beforeAll(() => void ({ sim, admin } = fixture));
 
 const read = (path: string): Promise<unknown> => admin.request('GET', path, {});
 const get = async (path: string, params: Record<string, unknown> = {}): Promise<any> => admin.request('GET', path, params);

@@ -4,28 +4,19 @@
  * with a summary. A family none of whose writes says anything fails here — a new family needs
  * its preview (change-preview.ts) or a deliberate sentence (OPERATION_SENTENCES).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PveClient } from '../../src/client/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PveClient } from '../../src/client/client.js';
 import { previewChange } from '../../src/safety/change-preview.js';
 import { computeBlastRadius } from '../../src/safety/blast-radius-compute.js';
 import { generateSigningKeys, TicketAuthority } from '../../src/simulator/access/tickets.js';
 import { AccessStore } from '../../src/simulator/access/store.js';
 import { createCluster } from '../../src/simulator/cluster/index.js';
 import { FAMILIES } from '../../src/simulator/families.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { useAdminSimulator } from '../support/admin-simulator.js';
 
-let sim: RunningSimulator;
+const fixture = useAdminSimulator();
 let admin: PveClient;
-
-beforeAll(async () => {
-  sim = await startSimulator({ preset: 'demo', port: 0, authFailureDelayMs: 0, seed: 7, taskDurationMs: 20 });
-  admin = new PveClient({ name: 'admin', url: sim.url, auth: { kind: 'token', tokenId: sim.token.id, secret: sim.token.secret }, tls: { fingerprint: sim.fingerprint } });
-}, 60_000);
-
-afterAll(async () => {
-  await admin?.close();
-  await sim?.close();
-});
+beforeAll(() => void ({ admin } = fixture));
 
 /** Values for path parameters that exist in the demo cluster where it matters. */
 const VALUES: Record<string, string> = { node: 'pve1', vmid: '100', storage: 'local-lvm', poolid: 'production', sid: 'vm:101', id: 'backup-520840ae-979b', pos: '0', userid: 'root@pam', tokenid: 'mcp', snapname: 'pre', name: 'management', volume: 'local-lvm:vm-100-disk-0' };
