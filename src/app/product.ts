@@ -308,7 +308,7 @@ export class Product {
   async runbooks(): Promise<Array<{ name: string; summary: string; args: string; standing: string[] }>> {
     const dir = this.config.runbooks?.dir;
     if (!dir) return [];
-    const standing = new StandingStore(this.approvals.dir).list().filter((a) => !a.revokedAt && Date.parse(a.expiresAt) > Date.now());
+    const standing = new StandingStore(this.config.stateDir).list().filter((a) => !a.revokedAt && Date.parse(a.expiresAt) > Date.now());
     const out = [];
     for (const name of runbookNames(dir)) {
       const book = readRunbook(dir, name);
@@ -342,7 +342,7 @@ export class Product {
       clusters,
       ...(principal ? { principal: principal.id } : {}),
       ...(checker ? { checker } : {}),
-      approvals: new ApprovalStore(this.approvals.dir, principal?.id, (plan) => fourEyes(plan, (name) => clusters.get(name).policy), principal?.approvesOverHttp === true, principal?.consolePage),
+      approvals: new ApprovalStore(this.approvals.backend, principal?.id, (plan) => fourEyes(plan, (name) => clusters.get(name).policy), principal?.approvesOverHttp === true, principal?.consolePage),
       ...(hooks.approver ? { approver: hooks.approver } : {}),
       audit: principal
         ? { append: (type, data) => audit.append(type, { ...data, principal: principal.audit }), intend: (data) => audit.intend({ ...data, principal: principal.audit }) }
@@ -350,7 +350,7 @@ export class Product {
       secrets: this.scrubber,
       permissions: this.permissions,
       halted: () => haltRefusal(this.halt.state()),
-      ...(book ? { standing: new StandingStore(this.approvals.dir), runner: principal?.id ?? userInfo().username, tainted: (clusters.home.policy.taintedBy?.length ?? 0) > 0 } : {}),
+      ...(book ? { standing: new StandingStore(this.config.stateDir), runner: principal?.id ?? userInfo().username, tainted: (clusters.home.policy.taintedBy?.length ?? 0) > 0 } : {}),
       // A principal undoes only its own runs (the host's user only runs made without a principal):
       // the reversal reads guests with the server's credentials and answers with their values.
       runChanges: (runId) => readRunChanges(this.config.audit.file, runId).filter((c) => canonicalJson(c.principal ?? null) === canonicalJson(principal?.audit ?? null)),

@@ -28,12 +28,19 @@ name is refused (nobody approves their own plan). Plans whose policy wants four 
                       <that>/demo)
   -c, --config FILE   config file naming the state directory (clusters are not needed)`;
 
+/** A store to look in, and the state directory whose audit records an approval given in it. */
+interface Located {
+  store: ApprovalStore;
+  stateDir: string;
+}
+
 /** Where to look: the directory given or configured, else the user's default and the demo's. */
-function storesFrom(stateDir: string | undefined, configFile: string | undefined): ApprovalStore[] {
-  if (stateDir) return [new ApprovalStore(resolve(stateDir))];
-  if (configFile) return [new ApprovalStore(loadStateSettings({ file: configFile }).stateDir)];
+function storesFrom(stateDir: string | undefined, configFile: string | undefined): Located[] {
+  const inDir = (dir: string): Located => ({ store: new ApprovalStore(dir), stateDir: dir });
+  if (stateDir) return [inDir(resolve(stateDir))];
+  if (configFile) return [inDir(loadStateSettings({ file: configFile }).stateDir)];
   const dirs = [process.env.PVE_STATE_DIR ? resolve(process.env.PVE_STATE_DIR) : undefined, defaultStateDir(), join(process.env.PVE_STATE_DIR ? resolve(process.env.PVE_STATE_DIR) : defaultStateDir(), 'demo')];
-  return [...new Set(dirs.filter((d): d is string => d !== undefined && existsSync(d)))].map((d) => new ApprovalStore(d));
+  return [...new Set(dirs.filter((d): d is string => d !== undefined && existsSync(d)))].map(inDir);
 }
 
 function describeStatus(s: StoredPlanStatus): string {
@@ -70,27 +77,27 @@ export const approveCommand: Command = {
     const [planArg, ...extra] = args.positionals;
     if (extra.length > 0) throw new UsageError('give at most one planId');
     const stores = storesFrom(stringOpt(args, 'state-dir'), stringOpt(args, 'config') ?? process.env.PVE_CODE_MCP_CONFIG);
-    const where = stores.map((s) => s.dir).join(', ') || '(no state directory exists yet)';
+    const where = stores.map((s) => s.store.where).join(', ') || '(no state directory exists yet)';
 
     if (!planArg) {
       const listed = stores
-        .flatMap((store) => store.list().map((s) => ({ store, s })))
+        .flatMap(({ store }) => store.list().map((s) => ({ store, s })))
         .filter(({ s }) => needsApproval(s.plan) && (boolOpt(args, 'all') || s.status !== 'ran'));
       if (listed.length === 0) {
         io.out(`no plans need approval in ${where}`);
         return EXIT.ok;
       }
       for (const { store, s } of listed) {
-        io.out(`── ${s.plan.planId} · ${describeStatus(s)} · planned ${s.plan.createdAt} · ${store.dir}\n${summarizePlan(s.plan)}\n   approve: ${store.approveCommandLine(s.plan.planId)}${s.status === 'ran' ? ' --again' : ''}\n`);
+        io.out(`── ${s.plan.planId} · ${describeStatus(s)} · planned ${s.plan.createdAt} · ${store.where}\n${summarizePlan(s.plan)}\n   approve: ${store.approveCommandLine(s.plan.planId)}${s.status === 'ran' ? ' --again' : ''}\n`);
       }
       return EXIT.ok;
     }
 
-    const found: Array<{ store: ApprovalStore; planId: string }> = [];
+    const found: Array<Located & { planId: string }> = [];
     try {
-      for (const store of stores) {
-        const planId = store.resolvePlanId(planArg);
-        if (planId && store.loadPlan(planId)) found.push({ store, planId });
+      for (const located of stores) {
+        const planId = located.store.resolvePlanId(planArg);
+        if (planId && located.store.loadPlan(planId)) found.push({ ...located, planId });
       }
     } catch (err) {
       if (!(err instanceof ApprovalError)) throw err;
@@ -102,10 +109,10 @@ export const approveCommand: Command = {
       return EXIT.failed;
     }
     if (found.length > 1) {
-      io.err(`plan ${planArg} is in several state directories (${found.map((f) => f.store.dir).join(', ')}): choose one with --state-dir`);
+      io.err(`plan ${planArg} is in several state directories (${found.map((f) => f.store.where).join(', ')}): choose one with --state-dir`);
       return EXIT.failed;
     }
-    const { store, planId } = found[0] as { store: ApprovalStore; planId: string };
+    const { store, stateDir, planId } = found[0] as Located & { planId: string };
     const plan = store.loadPlan(planId);
     if (!plan) return EXIT.failed;
     if (!needsApproval(plan)) {
@@ -136,8 +143,8 @@ export const approveCommand: Command = {
       throw err;
     }
     const forWhom = record.requestedBy !== undefined ? ` for '${record.requestedBy}'` : '';
-    io.out(`${boolOpt(args, 'yes') ? `${summarizePlan(plan)}\n\n` : ''}approved plan ${plan.planId} (${plan.writes.length} write(s))${forWhom} by ${record.approvedBy} until ${record.expiresAt} in ${store.dir}`);
-    const audited = auditApproval(store.dir, stringOpt(args, 'config') ?? process.env.PVE_CODE_MCP_CONFIG, record);
+    io.out(`${boolOpt(args, 'yes') ? `${summarizePlan(plan)}\n\n` : ''}approved plan ${plan.planId} (${plan.writes.length} write(s))${forWhom} by ${record.approvedBy} until ${record.expiresAt} in ${store.where}`);
+    const audited = auditApproval(stateDir, stringOpt(args, 'config') ?? process.env.PVE_CODE_MCP_CONFIG, record);
     if (audited !== undefined) {
       // The approval stands (the run that uses it is audited with its approver); say what is missing.
       io.err(`warning: the approval is recorded, but its audit entry could not be written (${audited}); the run that uses it names the approver`);
