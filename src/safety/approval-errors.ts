@@ -12,6 +12,8 @@ export type ApprovalErrorCode =
   | 'already-consumed'
   /** The store's lock could not be taken. */
   | 'store-locked'
+  /** The shared store (PostgreSQL) cannot be reached or did not answer in time: retry later. */
+  | 'store-unavailable'
   /** A principal tried to approve a plan it asked for itself (an approval needs a second person). */
   | 'self-approval'
   /** The asker's policy wants an approver from a group the approving principal is not in. */

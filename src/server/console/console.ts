@@ -214,7 +214,7 @@ export class WebConsole {
       res.writeHead(303, { ...SECURITY_HEADERS, Location: `${CONSOLE_PATH}/plans/${planId}?done=approved` }).end();
     } catch (err) {
       const code = err instanceof ApprovalError ? err.code : 'internal';
-      const status = code === 'self-approval' || code === 'not-an-approver' ? 403 : code === 'no-plan' ? 404 : code === 'store-locked' ? 503 : 409;
+      const status = code === 'self-approval' || code === 'not-an-approver' ? 403 : code === 'no-plan' ? 404 : code === 'store-locked' || code === 'store-unavailable' ? 503 : 409;
       this.plan(res, session, planId, { error: `Not approved: ${err instanceof Error ? err.message : String(err)}` }, status);
     }
   }
