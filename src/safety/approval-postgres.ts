@@ -57,11 +57,12 @@ export class PostgresApprovalBackend implements ApprovalBackend {
     try {
       this.serial.sql.query('insert into approval_records (plan_id, record) values ($1, $2::jsonb)', [planId, JSON.stringify(record)]);
     } catch (err) {
-      // The only unique key a record can collide on is approval_consumed_once.
-      if (err instanceof StateError && err.code === 'state-conflict') {
+      if (err instanceof StateError && err.code === 'state-conflict' && err.constraint === 'approval_consumed_once') {
         const id = (record as { approvalId?: unknown }).approvalId;
         throw new ApprovalError(`approval ${String(id)} of plan ${String(planId)} was already used by another run; nothing may run on it`, 'already-consumed');
       }
+      // Another rule of the table (a record without a planId) is a fault of the caller: it stays a StateError.
+      if (err instanceof StateError && err.code === 'state-conflict') throw err;
       throw this.unavailable(err);
     }
   }

@@ -32,6 +32,14 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE TABLE halt (id int PRIMARY KEY CHECK (id = 1), since timestamptz NOT NULL, by text NOT NULL, reason text)',
     ],
   },
+  {
+    version: 2,
+    name: 'standing approvals',
+    statements: [
+      // One row per standing approval; `seq` keeps the order they were given in (src/safety/standing-postgres.ts).
+      'CREATE TABLE standing_approvals (id text PRIMARY KEY, seq bigserial NOT NULL, body jsonb NOT NULL)',
+    ],
+  },
 ];
 
 /** A fixed advisory-lock key for migrating (any 64-bit number no other lock of the product uses). */
