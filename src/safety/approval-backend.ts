@@ -30,8 +30,12 @@ export interface ApprovalBackend {
   loadPlan(planId: string): string | undefined;
   /** The ids of the stored plans. */
   planIds(): string[];
-  /** Every record, in the order they were appended (what cannot be parsed as JSON is left out). */
-  records(): unknown[];
+  /**
+   * The records, in the order they were appended (what cannot be parsed as JSON is left out): all
+   * of them, or only those of the scope. Every rule of the store reads the records of one plan, or
+   * of the plans an approval of one script names, so a shared store need not read them all.
+   */
+  records(scope?: RecordScope): unknown[];
   /**
    * Append one record; the caller holds `locked`. Throws ApprovalError `already-consumed` when the
    * store refuses a second `consume` of one operator approval (the database's own guarantee).
@@ -43,6 +47,20 @@ export interface ApprovalBackend {
    * ApprovalError `store-locked` when the lock cannot be taken.
    */
   locked<T>(fn: () => T): T;
+}
+
+/**
+ * Which records: those of one plan (`planId`), or those of every plan that an `approve` record of
+ * the script `codeHash` names.
+ */
+export type RecordScope = { planId: string } | { codeHash: string };
+
+/** The records of the scope among all (the file backend reads them all anyway). */
+export function inScope(records: unknown[], scope: RecordScope | undefined): unknown[] {
+  if (!scope) return records;
+  const field = (r: unknown, name: string): unknown => (r !== null && typeof r === 'object' ? (r as Record<string, unknown>)[name] : undefined);
+  const plans = 'planId' in scope ? new Set([scope.planId]) : new Set(records.filter((r) => field(r, 'type') === 'approve' && field(r, 'codeHash') === scope.codeHash).map((r) => field(r, 'planId')));
+  return records.filter((r) => plans.has(field(r, 'planId')));
 }
 
 /** The state directory: `plans/<planId>.json` and `approvals.jsonl`, locked by `approvals.jsonl.lock`. */
@@ -100,7 +118,7 @@ export class FileApprovalBackend implements ApprovalBackend {
     }
   }
 
-  records(): unknown[] {
+  records(scope?: RecordScope): unknown[] {
     let text: string;
     try {
       text = readFileSync(this.approvalsFile, 'utf8');
@@ -114,7 +132,7 @@ export class FileApprovalBackend implements ApprovalBackend {
       const parsed = safeJson(line);
       if (parsed !== undefined) out.push(parsed);
     }
-    return out;
+    return inScope(out, scope);
   }
 
   append(record: object): void {

@@ -119,6 +119,25 @@ describe.each(kinds)('the approvals store on the $name backend', (kind) => {
       expect(b.records()).toEqual(records);
     });
 
+    it('gives the records of one plan, or of the plans an approval of one script names', () => {
+      const b = kind.fresh();
+      const [x, y, z] = ['a'.repeat(64), 'b'.repeat(64), 'c'.repeat(64)];
+      const records = [
+        { type: 'request', planId: x, principal: 'alice' },
+        { type: 'approve', planId: y, codeHash: 'h1' },
+        { type: 'approve', planId: x, codeHash: 'h1' },
+        { type: 'consume', planId: x, runId: 'r1' },
+        { type: 'approve', planId: z, codeHash: 'h2' },
+        { type: 'consume', planId: z, runId: 'r2' },
+      ];
+      b.locked(() => {
+        for (const r of records) b.append(r);
+      });
+      expect(b.records({ planId: x })).toEqual([records[0], records[2], records[3]]);
+      expect(b.records({ codeHash: 'h1' })).toEqual(records.slice(0, 4));
+      expect(b.records({ codeHash: 'h3' })).toEqual([]);
+    });
+
     it('an approval runs once: the first claim takes it, the next finds nothing and the plan stands as ran', () => {
       const store = new ApprovalStore(kind.fresh());
       const plan = makePlan();

@@ -11,7 +11,7 @@
  */
 import type { PostgresState } from '../state/postgres/sql.js';
 import { StateError } from '../state/errors.js';
-import type { ApprovalBackend } from './approval-backend.js';
+import type { ApprovalBackend, RecordScope } from './approval-backend.js';
 import { ApprovalError } from './approval-errors.js';
 import { shellQuote } from './shell-quote.js';
 import { LOCK_KEYS, PostgresSerial } from './postgres-serial.js';
@@ -48,8 +48,16 @@ export class PostgresApprovalBackend implements ApprovalBackend {
     return this.run(() => this.serial.sql.query<{ plan_id: string }>('select plan_id from plans order by plan_id')).map((r) => r.plan_id);
   }
 
-  records(): unknown[] {
-    return this.run(() => this.serial.sql.query<{ record: unknown }>('select record from approval_records order by id')).map((r) => (typeof r.record === 'string' ? JSON.parse(r.record) : r.record));
+  records(scope?: RecordScope): unknown[] {
+    // Indexed: approval_records_plan (migration 1) and approval_records_code (migration 2).
+    const [where, params] =
+      scope === undefined
+        ? ['', []]
+        : 'planId' in scope
+          ? ['where plan_id = $1', [scope.planId]]
+          : ["where plan_id in (select plan_id from approval_records where record->>'type' = 'approve' and record->>'codeHash' = $1)", [scope.codeHash]];
+    const rows = this.run(() => this.serial.sql.query<{ record: unknown }>(`select record from approval_records ${where} order by id`, params));
+    return rows.map((r) => (typeof r.record === 'string' ? JSON.parse(r.record) : r.record));
   }
 
   append(record: object): void {

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import type { Plan } from './plan.js';
-import { type ApprovalBackend, FileApprovalBackend } from './approval-backend.js';
+import { type ApprovalBackend, FileApprovalBackend, type RecordScope } from './approval-backend.js';
 import { ApprovalError } from './approval-errors.js';
 import { type ApprovalRecord, type ConsumeRecord, PLAN_ID, PlanSchema, RecordSchema, type RequestRecord, type StoreRecord } from './approval-records.js';
 import { computePlanId } from './plan.js';
@@ -172,7 +172,7 @@ export class ApprovalStore {
       const approvers = this.approversOf?.(plan);
       this.locked(() => {
         // The newest request of a principal carries its current requirement (its policy may have changed).
-        const last = this.records().filter((r): r is RequestRecord => r.type === 'request' && r.planId === plan.planId && r.principal === principal).pop();
+        const last = this.records({ planId: plan.planId }).filter((r): r is RequestRecord => r.type === 'request' && r.planId === plan.planId && r.principal === principal).pop();
         if (!last || JSON.stringify(last.approvers) !== JSON.stringify(approvers)) {
           this.append({ type: 'request', planId: plan.planId, at: new Date().toISOString(), principal, ...(approvers ? { approvers } : {}) });
         }
@@ -182,12 +182,12 @@ export class ApprovalStore {
 
   /** Who may approve a principal's plan: undefined when its own client may (no four eyes). */
   approversFor(planId: string, principal: string): ApproverRequirement | undefined {
-    return requirementIn(this.records(), planId, principal);
+    return requirementIn(this.records({ planId }), planId, principal);
   }
 
   /** The principals that asked for a plan, in the order they first did. */
   requesters(planId: string): string[] {
-    return requestersIn(this.records(), planId);
+    return requestersIn(this.records({ planId }), planId);
   }
 
   loadPlan(planId: string): Plan | undefined {
@@ -230,7 +230,7 @@ export class ApprovalStore {
     }
     const now = opts.now ?? new Date();
     return this.locked(() => {
-      const records = this.records();
+      const records = this.records({ planId });
       const requesters = requestersIn(records, planId);
       let target: string | undefined;
       if (opts.for !== undefined) {
@@ -306,7 +306,7 @@ export class ApprovalStore {
    */
   claim(query: { planId?: string; codeHash: string }, runId: string, now: Date = new Date()): ApprovalMatch | undefined {
     return this.locked(() => {
-      const match = this.findIn(this.records(), query, now);
+      const match = this.findIn(this.records({ codeHash: query.codeHash }), query, now);
       if (match) this.append({ type: 'consume', planId: match.plan.planId, at: now.toISOString(), runId, via: 'operator', ...(match.approval.id ? { approvalId: match.approval.id } : {}), ...this.principalField() });
       return match;
     });
@@ -318,7 +318,7 @@ export class ApprovalStore {
    */
   consume(planId: string, runId: string, now: Date = new Date()): void {
     this.locked(() => {
-      const state = this.planState(planId, this.records(), now, this.principal);
+      const state = this.planState(planId, this.records({ planId }), now, this.principal);
       if (!state.valid) throw new ApprovalError(`the approval of plan ${planId} was already used by another run (or expired); nothing may run on it`, 'already-consumed');
       this.append({ type: 'consume', planId, at: now.toISOString(), runId, via: 'operator', ...(state.valid.id ? { approvalId: state.valid.id } : {}), ...this.principalField() });
     });
@@ -339,14 +339,14 @@ export class ApprovalStore {
    * script's hash, together with its stored plan. Read-only: use `claim` to run on it.
    */
   find(query: { planId?: string; codeHash: string }, now: Date = new Date()): ApprovalMatch | undefined {
-    return this.findIn(this.records(), query, now);
+    return this.findIn(this.records({ codeHash: query.codeHash }), query, now);
   }
 
   /** Where a stored plan stands. */
   status(planId: string, now: Date = new Date()): StoredPlanStatus | undefined {
     const plan = this.loadPlan(planId);
     if (!plan) return undefined;
-    return this.statusIn(plan, this.records(), now);
+    return this.statusIn(plan, this.records({ planId }), now);
   }
 
   /** Where a plan stands for this store's principal, or (unbound) for its only requester, else for runs without a principal. */
@@ -420,10 +420,10 @@ export class ApprovalStore {
     return undefined;
   }
 
-  /** The records that parse, in their order; others (another version's, a torn line) are skipped. */
-  private records(): StoreRecord[] {
+  /** The records (of the scope) that parse, in their order; others (another version's, a torn line) are skipped. */
+  private records(scope?: RecordScope): StoreRecord[] {
     const out: StoreRecord[] = [];
-    for (const raw of this.backend.records()) {
+    for (const raw of this.backend.records(scope)) {
       const parsed = RecordSchema.safeParse(raw);
       if (parsed.success) out.push(parsed.data);
     }

@@ -34,10 +34,12 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    name: 'standing approvals',
+    name: 'standing approvals; approvals by script',
     statements: [
       // One row per standing approval; `seq` keeps the order they were given in (src/safety/standing-postgres.ts).
       'CREATE TABLE standing_approvals (id text PRIMARY KEY, seq bigserial NOT NULL, body jsonb NOT NULL)',
+      // A claim looks approvals up by the script's hash (src/safety/approval-postgres.ts).
+      "CREATE INDEX approval_records_code ON approval_records ((record->>'codeHash')) WHERE record->>'type' = 'approve'",
     ],
   },
 ];
