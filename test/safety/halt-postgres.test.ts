@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openPostgres } from '../state/postgres/open.js';
-import type { PostgresState } from '../state/postgres/sql.js';
-import { postgresUnavailable, startPostgres, type TestPostgres } from '../../test/support/postgres.js';
-import { eitherSwitch, HaltSwitch, haltRefusal } from './halt.js';
-import { PostgresHalt } from './halt-postgres.js';
-import { safetyStores } from './state-backends.js';
+import { openPostgres } from '../../src/state/postgres/open.js';
+import type { PostgresState } from '../../src/state/postgres/sql.js';
+import { postgresUnavailable, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { eitherSwitch, HaltSwitch, haltRefusal } from '../../src/safety/halt.js';
+import { PostgresHalt } from '../../src/safety/halt-postgres.js';
+import { safetyStores } from '../../src/safety/state-backends.js';
 
 const why = postgresUnavailable();
 
