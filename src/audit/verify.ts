@@ -30,7 +30,7 @@ import { LockError } from '../files/errors.js';
 import { withFileLock, type FileLockOptions } from '../files/lock.js';
 import { parseAnchor, type AnchorRead } from './anchor.js';
 import { anchorName, entryHash, GENESIS_HASH, parseEntryLine, type AlertCause, type AuditEntry, type PrunedFile } from './entry.js';
-import { rotatedFiles } from './log.js';
+import { rotatedFiles } from './file-scan.js';
 import { parseWitness, type WitnessRecord } from './witness.js';
 import { listWriters } from './writers.js';
 

@@ -8,6 +8,7 @@
  */
 import { loadStateSettings } from '../../app/config.js';
 import { AuditLog } from '../../audit/log.js';
+import type { AuditSink } from '../../audit/sink.js';
 import { currentOperator, HaltError, HaltSwitch, type HaltedState, type HaltState } from '../../safety/halt.js';
 import { boolOpt, EXIT, parseCommandArgs, stringOpt, UsageError, type CliIo, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
@@ -42,7 +43,7 @@ const OPTIONS = { config: { type: 'string', short: 'c' }, 'state-dir': { type: '
 
 interface Context {
   sw: HaltSwitch;
-  openAudit(): AuditLog;
+  openAudit(): AuditSink;
   auditFile: string;
 }
 
@@ -138,7 +139,7 @@ export const resumeCommand: Command = {
       io.out(`not halted: nothing to resume (the switch file ${sw.file} does not exist)`);
       return EXIT.ok;
     }
-    let log: AuditLog;
+    let log: AuditSink;
     try {
       log = openAudit();
     } catch (err) {
