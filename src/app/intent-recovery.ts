@@ -16,6 +16,7 @@ import type { OrphanIntent } from '../audit/intents.js';
 import type { AuditSink } from '../audit/sink.js';
 import { recoverIntent, type IntentToRecover, type RecoveryVerdict } from '../audit/recovery.js';
 import type { PveClientLike } from '../client/client-like.js';
+import { DEFAULT_RECOVER_EVERY_MS } from './state-config.js';
 import { HTTP_METHODS, type HttpMethod } from '../schema/model.js';
 
 export interface IntentRecoveryDeps {
@@ -32,9 +33,6 @@ export interface RecoverySummary {
   deferred: number;
   retiredWriters: string[];
 }
-
-/** How often a running server looks for intents of writers that died meanwhile (a replica on the same database). */
-export const DEFAULT_RECOVER_EVERY_MS = 30_000;
 
 export interface IntentRecoveryOptions {
   /** Sweep again this often while the server runs (default 30 s; 0: only once, at start). */

@@ -165,7 +165,7 @@ export class Product {
       client: (name) => this.clusters.find(name)?.client,
       log,
       signal: this.recoveryStop.signal,
-    });
+    }, { ...(this.config.state.postgres ? { everyMs: this.config.state.postgres.recoverEveryMs } : {}) });
   }
 
   /** Configured clusters that are not serving (yet), with why and when they are tried again. */
