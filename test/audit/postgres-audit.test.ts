@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runIntentRecovery } from '../../src/app/intent-recovery.js';
 import { parseEntryLine } from '../../src/audit/entry.js';
 import { PostgresAuditLog } from '../../src/audit/postgres-log.js';
 import { verifyPostgresAudit } from '../../src/audit/postgres-verify.js';
@@ -145,6 +146,28 @@ describe.skipIf(why !== undefined)(`the audit on PostgreSQL${why ? ` (skipped: $
     expect(open.get(live.seqs?.[1] as number)).toBe(true);
     live.child.stdin.end();
   }, 60_000);
+
+  it('a running server recovers the intents of a replica that dies while it runs (the periodic sweep)', async () => {
+    const here = replica();
+    const said: string[] = [];
+    const stop = new AbortController();
+    const sweeping = runIntentRecovery({ audit: here, client: () => undefined, log: (l) => said.push(l), signal: stop.signal }, { everyMs: 100 });
+    const doomed = await writer(['intend', '2', '0', 'bare']);
+    await new Promise((ok) => setTimeout(ok, 300));
+    expect(await lines('SELECT settles FROM audit_entries WHERE settles = ANY($1)', [doomed.seqs])).toEqual([]); // alive: untouched
+    doomed.child.kill('SIGKILL');
+    const deadline = Date.now() + 10_000;
+    let settled: Array<Record<string, unknown>> = [];
+    while (Date.now() < deadline && settled.length < 2) {
+      await new Promise((ok) => setTimeout(ok, 100));
+      settled = await lines("SELECT settles, line FROM audit_entries WHERE type = 'recovered' AND settles = ANY($1) ORDER BY settles", [doomed.seqs]);
+    }
+    stop.abort();
+    await sweeping;
+    expect(settled.map((r) => Number(r.settles))).toEqual(doomed.seqs);
+    expect(parseEntryLine(String(settled[0]?.line))?.data).toMatchObject({ writer: doomed.writer, outcome: 'unknown' });
+    expect(said.join('\n')).toMatch(/recovered 2 change\(s\)/);
+  }, 30_000);
 
   it('a writer that closes with an intent still open leaves it for recovery; one without is retired at once', async () => {
     const a = replica();
