@@ -108,6 +108,17 @@ describe.skipIf(why !== undefined)(`audit verify and export on PostgreSQL${why ?
     expect(v.stdout).toMatch(/\[edited\] chain 'audit':6 entry seq 5 does not match its hash/);
   }, 30_000);
 
+  it("reads a run's changes back for undo: its intents with their outcomes, a recovery's included", () => {
+    const log = writeChain('undo');
+    const changes = log.runChanges('r1');
+    expect(changes.map((c) => [c.method, c.outcome])).toEqual([...Array(4).fill(['POST', 'done']), ['DELETE', 'open']]);
+    const open = changes[4] as (typeof changes)[number];
+    log.recovered({ intent: open.seq, writer: log.writer, outcome: 'made', evidence: 'test' });
+    expect(log.runChanges('r1').at(-1)?.outcome).toBe('made');
+    expect(log.runChanges('r2')).toEqual([]);
+    log.close();
+  });
+
   it('reports a deleted row, swapped rows and rows cut off the end', async () => {
     writeChain('deleted').close();
     await sql("DELETE FROM audit_entries WHERE chain = 'deleted' AND seq = 4");
