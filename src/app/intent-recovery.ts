@@ -103,7 +103,7 @@ export async function recoverOrphanIntents(deps: IntentRecoveryDeps, deferredBef
     if (source.settle({ intent: orphan.seq, writer: orphan.writer, outcome: verdict.outcome, ...(verdict.upid ? { upid: verdict.upid } : {}), evidence: verdict.evidence })) summary.recovered++;
   }
   summary.retiredWriters = source.retireSettled();
-  if (summary.recovered > 0 || summary.deferred !== deferredBefore) {
+  if (summary.recovered > 0 || (summary.deferred > 0 && summary.deferred !== deferredBefore)) {
     const later = summary.deferred > 0 ? `; ${summary.deferred} left for later (their cluster is not serving)` : '';
     deps.log(`pve-code-mcp: recovered ${summary.recovered} change(s) a stopped server had sent without recording the outcome (see 'recovered' entries in the audit)${later}`);
   }
