@@ -7,9 +7,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import { AuditLog } from '../audit/log.js';
-import { readRunChanges } from '../audit/run-changes.js';
+import type { AuditSink } from '../audit/sink.js';
 import { canonicalJson } from '../safety/canonical.js';
-import { recoverOrphanIntents } from './intent-recovery.js';
+import { runIntentRecovery } from './intent-recovery.js';
 import type { TaskProgressEvent } from '../bridge/handler.js';
 import { describeOperations, type DescribeResult } from '../describe/index.js';
 import type { Unserved } from '../describe/unserved.js';
@@ -120,7 +120,7 @@ export class Product {
     /** Which clusters serve, which are down and retried (src/app/cluster-availability.ts). */
     private readonly clusters: ClusterAvailability,
     private readonly checkers: TypeCheckService,
-    readonly audit: AuditLog,
+    readonly audit: AuditSink,
     readonly scrubber: SecretScrubber,
     private readonly unserved: Readonly<Record<string, Unserved>>,
   ) {
@@ -157,18 +157,15 @@ export class Product {
 
   /**
    * In the background: what became of the changes servers that died had sent (intent-recovery.ts).
-   * Started once per start; close() stops it.
+   * At start, then periodically while the server runs; close() stops it.
    */
   private recoverIntents(log: (line: string) => void): void {
-    this.recovery = recoverOrphanIntents({
+    this.recovery = runIntentRecovery({
       audit: this.audit,
       client: (name) => this.clusters.find(name)?.client,
       log,
       signal: this.recoveryStop.signal,
-    }).then(
-      () => undefined,
-      (err: unknown) => log(`pve-code-mcp: looking up the outcome of changes a stopped server had sent failed: ${err instanceof Error ? err.message : String(err)}; they stay open in the audit until the next start`),
-    );
+    }, { ...(this.config.state.postgres ? { everyMs: this.config.state.postgres.recoverEveryMs } : {}) });
   }
 
   /** Configured clusters that are not serving (yet), with why and when they are tried again. */
@@ -353,7 +350,7 @@ export class Product {
       ...(book ? { standing: new StandingStore(this.config.stateDir), runner: principal?.id ?? userInfo().username, tainted: (clusters.home.policy.taintedBy?.length ?? 0) > 0 } : {}),
       // A principal undoes only its own runs (the host's user only runs made without a principal):
       // the reversal reads guests with the server's credentials and answers with their values.
-      runChanges: (runId) => readRunChanges(this.config.audit.file, runId).filter((c) => canonicalJson(c.principal ?? null) === canonicalJson(principal?.audit ?? null)),
+      runChanges: (runId) => audit.runChanges(runId).filter((c) => canonicalJson(c.principal ?? null) === canonicalJson(principal?.audit ?? null)),
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
       ...(hooks.onLog ? { onLog: hooks.onLog } : {}),
     });

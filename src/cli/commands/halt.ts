@@ -9,8 +9,9 @@
  * not wait on the audit: when the entry cannot be written the halt stays and the command fails);
  * `resume` lifts it only when its audit entry is written (otherwise the file is put back).
  */
+import { openAuditSink } from '../../app/audit-sink.js';
 import { loadStateSettings } from '../../app/config.js';
-import { AuditLog } from '../../audit/log.js';
+import type { AuditSink } from '../../audit/sink.js';
 import { currentOperator, eitherSwitch, HaltError, HaltSwitch, type HaltedState, type HaltState } from '../../safety/halt.js';
 import { PostgresHalt } from '../../safety/halt-postgres.js';
 import { StateError } from '../../state/errors.js';
@@ -54,7 +55,7 @@ interface Context {
   row?: PostgresHalt;
   /** Why the configured database could not be opened (then there is no `row`). */
   rowProblem?: string;
-  openAudit(): AuditLog;
+  openAudit(): AuditSink;
   auditFile: string;
   close(): void;
 }
@@ -69,7 +70,6 @@ function contextFrom(args: ParsedArgs): Context {
   const stateDir = stringOpt(args, 'state-dir');
   // createKey: the entry is keyed like a server's, with the key a server would generate.
   const settings = loadStateSettings({ ...(configFile ? { file: configFile } : {}), ...(stateDir ? { stateDir } : {}), createKey: true });
-  const { file, hmacKey, maxBytes, retention, witness } = settings.audit;
   const sw = HaltSwitch.open(settings.haltFile);
   let pg: ReturnType<typeof openPostgres> | undefined;
   let rowProblem: string | undefined;
@@ -84,8 +84,9 @@ function contextFrom(args: ParsedArgs): Context {
     sw,
     ...(pg ? { row: new PostgresHalt(pg) } : {}),
     ...(rowProblem ? { rowProblem } : {}),
-    auditFile: file,
-    openAudit: () => AuditLog.open({ file, ...(hmacKey ? { hmacKey } : {}), maxBytes, retention, ...(witness ? { witness } : {}) }),
+    // The deployment's audit: in the database when the state is shared there (unwritable while it is unreachable).
+    auditFile: pg ? pg.where : settings.audit.file,
+    openAudit: () => openAuditSink({ audit: settings.audit, ...(pg ? { postgres: pg } : {}) }),
     close: () => pg?.close(),
   };
 }
@@ -228,7 +229,7 @@ function liftHalt(ctx: Context, io: CliIo): number {
     io.out(`not halted: nothing to resume (the switch file ${sw.file} does not exist${row ? ` and the database ${row.where} has no halt row` : ''})`);
     return EXIT.ok;
   }
-  let log: AuditLog;
+  let log: AuditSink;
   try {
     log = ctx.openAudit();
   } catch (err) {
