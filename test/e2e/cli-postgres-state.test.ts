@@ -61,6 +61,9 @@ describe.skipIf(why !== undefined)(`the operator's commands on shared PostgreSQL
     expect(approved.stdout).toContain(`in ${pg.where}`);
     expect(store.status(plan.planId)?.status).toBe('approved');
     expect(existsSync(join(dir, 'state', 'approvals.jsonl'))).toBe(false);
+    // Audited in the deployment's audit, the database's.
+    const entries = pg.query<{ line: string }>("SELECT line FROM audit_entries WHERE type = 'approval'").map((r) => JSON.parse(r.line) as { data: Record<string, unknown> });
+    expect(entries.map((e) => e.data)).toEqual([expect.objectContaining({ via: 'cli', planId: plan.planId })]);
   });
 
   it('halt sets the halt row, not the host file; status shows both; resume lifts the row and the file', async () => {
@@ -88,6 +91,12 @@ describe.skipIf(why !== undefined)(`the operator's commands on shared PostgreSQL
     expect(pg.query('SELECT * FROM halt')).toEqual([]);
     expect(existsSync(haltFile)).toBe(false);
     expect((await runCli(['resume', '--config', config], { env })).stdout).toContain('not halted: nothing to resume');
+    const entries = pg.query<{ line: string }>("SELECT line FROM audit_entries WHERE type = 'halt' ORDER BY seq").map((r) => JSON.parse(r.line) as { data: Record<string, unknown> });
+    expect(entries.map((e) => e.data)).toEqual([
+      expect.objectContaining({ action: 'halt', reason: 'incident 7', database: pg.where }),
+      expect.objectContaining({ action: 'resume', database: pg.where, ended: expect.objectContaining({ reason: 'incident 7' }) }),
+      expect.objectContaining({ action: 'resume', file: haltFile, ended: expect.objectContaining({ reason: 'this host too' }) }),
+    ]);
   });
 
   it('when the database cannot be reached, halt stops this host with its file and fails loudly; resume is refused', async () => {

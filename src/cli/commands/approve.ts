@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { AuditLog } from '../../audit/log.js';
+import { openAuditSink } from '../../app/audit-sink.js';
 import { defaultStateDir, loadStateSettings } from '../../app/config.js';
 import { ApprovalError, ApprovalStore, type StoredPlanStatus } from '../../safety/approval.js';
 import { PostgresApprovalBackend } from '../../safety/approval-postgres.js';
@@ -37,6 +37,8 @@ name is refused (nobody approves their own plan). Plans whose policy wants four 
 interface Located {
   store: ApprovalStore;
   stateDir: string;
+  /** The shared database the store is in: the audit is there too. */
+  postgres?: PostgresState;
 }
 
 /**
@@ -51,7 +53,7 @@ function storesFrom(stateDir: string | undefined, configFile: string | undefined
     if (!settings.state.postgres) return [inDir(settings.stateDir)];
     const pg = openPostgres(settings.state.postgres);
     opened.push(pg);
-    return [{ store: new ApprovalStore(new PostgresApprovalBackend(pg, resolve(configFile))), stateDir: settings.stateDir }];
+    return [{ store: new ApprovalStore(new PostgresApprovalBackend(pg, resolve(configFile))), stateDir: settings.stateDir, postgres: pg }];
   }
   const dirs = [process.env.PVE_STATE_DIR ? resolve(process.env.PVE_STATE_DIR) : undefined, defaultStateDir(), join(process.env.PVE_STATE_DIR ? resolve(process.env.PVE_STATE_DIR) : defaultStateDir(), 'demo')];
   return [...new Set(dirs.filter((d): d is string => d !== undefined && existsSync(d)))].map(inDir);
@@ -139,7 +141,7 @@ async function approveIn(stores: Located[], planArg: string | undefined, args: P
     io.err(`plan ${planArg} is in several state directories (${found.map((f) => f.store.where).join(', ')}): choose one with --state-dir`);
     return EXIT.failed;
   }
-  const { store, stateDir, planId } = found[0] as Located & { planId: string };
+  const { store, stateDir, postgres, planId } = found[0] as Located & { planId: string };
   const plan = store.loadPlan(planId);
   if (!plan) return EXIT.failed;
   if (!needsApproval(plan)) {
@@ -171,7 +173,7 @@ async function approveIn(stores: Located[], planArg: string | undefined, args: P
   }
   const forWhom = record.requestedBy !== undefined ? ` for '${record.requestedBy}'` : '';
   io.out(`${boolOpt(args, 'yes') ? `${summarizePlan(plan)}\n\n` : ''}approved plan ${plan.planId} (${plan.writes.length} write(s))${forWhom} by ${record.approvedBy} until ${record.expiresAt} in ${store.where}`);
-  const audited = auditApproval(stateDir, stringOpt(args, 'config') ?? process.env.PVE_CODE_MCP_CONFIG, record);
+  const audited = auditApproval({ stateDir, ...(postgres ? { postgres } : {}) }, stringOpt(args, 'config') ?? process.env.PVE_CODE_MCP_CONFIG, record);
   if (audited !== undefined) {
     // The approval stands (the run that uses it is audited with its approver); say what is missing.
     io.err(`warning: the approval is recorded, but its audit entry could not be written (${audited}); the run that uses it names the approver`);
@@ -179,11 +181,14 @@ async function approveIn(stores: Located[], planArg: string | undefined, args: P
   return EXIT.ok;
 }
 
-/** The approval in the audit log of the store's state directory, as a server's HTTP approval is; the error text when it cannot be written. */
-function auditApproval(stateDir: string, configFile: string | undefined, record: ReturnType<ApprovalStore['approve']>): string | undefined {
+/**
+ * The approval in the audit of the store (the state directory's log, or the shared database's), as
+ * a server's HTTP approval is; the error text when it cannot be written.
+ */
+function auditApproval(where: { stateDir: string; postgres?: PostgresState }, configFile: string | undefined, record: ReturnType<ApprovalStore['approve']>): string | undefined {
   try {
-    const { file, hmacKey, maxBytes, retention, witness } = loadStateSettings({ ...(configFile ? { file: configFile } : {}), stateDir, createKey: true }).audit;
-    const log = AuditLog.open({ file, ...(hmacKey ? { hmacKey } : {}), maxBytes, retention, ...(witness ? { witness } : {}) });
+    const { audit } = loadStateSettings({ ...(configFile ? { file: configFile } : {}), stateDir: where.stateDir, createKey: true });
+    const log = openAuditSink({ audit, ...(where.postgres ? { postgres: where.postgres } : {}) });
     try {
       log.append('approval', { via: 'cli', planId: record.planId, approvedBy: record.approvedBy, ...(record.requestedBy !== undefined ? { for: record.requestedBy } : {}), expiresAt: record.expiresAt });
     } finally {
