@@ -5,6 +5,7 @@
  * replica stops) and falls back to this host's file when the database cannot take it, `resume`
  * lifts the row and the file.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,7 +16,7 @@ import { PlanRecorder } from '../../src/safety/plan.js';
 import { openPostgres } from '../../src/state/postgres/open.js';
 import type { PostgresState } from '../../src/state/postgres/sql.js';
 import { postgresUnavailable, startPostgres, type TestPostgres } from '../support/postgres.js';
-import { childEnv, runCli } from './helpers/harness.js';
+import { BIN, childEnv, REPO_ROOT, runCli } from './helpers/harness.js';
 
 const why = postgresUnavailable();
 
@@ -64,6 +65,37 @@ describe.skipIf(why !== undefined)(`the operator's commands on shared PostgreSQL
     // Audited in the deployment's audit, the database's.
     const entries = pg.query<{ line: string }>("SELECT line FROM audit_entries WHERE type = 'approval'").map((r) => JSON.parse(r.line) as { data: Record<string, unknown> });
     expect(entries.map((e) => e.data)).toEqual([expect.objectContaining({ via: 'cli', planId: plan.planId })]);
+  });
+
+  it('the local console shows the plans kept in the database', async () => {
+    const rec = new PlanRecorder();
+    rec.record({ cluster: 'default', method: 'DELETE', path: '/nodes/pve1/qemu/106', template: '/nodes/{node}/qemu/{vmid}', params: {}, fullParams: {}, risk: 'destructive', needsApproval: true, targets: [{ vmid: 106, exists: true }], returnsTask: true, node: 'pve1' });
+    const plan = rec.finish("await pve.delete('/nodes/pve1/qemu/106')", 'operator');
+    new ApprovalStore(new PostgresApprovalBackend(pg)).savePlan(plan);
+    const child = spawn(process.execPath, [BIN, 'console', '--config', config], { cwd: REPO_ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      let stderr = '';
+      const link = await new Promise<string>((resolveLink, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no login link within 30 s:\n${stderr}`)), 30_000);
+        child.stderr.setEncoding('utf8').on('data', (d: string) => {
+          stderr += d;
+          const m = /(http:\/\/127\.0\.0\.1:\d+\/console\/auth\/[\w-]{43})/.exec(stderr);
+          if (m?.[1]) {
+            clearTimeout(timer);
+            resolveLink(m[1]);
+          }
+        });
+      });
+      expect(stderr).toContain(`(plans in ${pg.where})`);
+      const signedIn = await fetch(link, { redirect: 'manual' });
+      const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] as string;
+      const page = await (await fetch(new URL('/console/', link), { headers: { cookie } })).text();
+      expect(page).toContain(plan.planId.slice(0, 12));
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
   });
 
   it('halt sets the halt row, not the host file; status shows both; resume lifts the row and the file', async () => {

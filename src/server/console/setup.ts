@@ -13,6 +13,8 @@ import type { UrlApprovals } from './url-approvals.js';
 
 export interface ConsoleSetup {
   stateDir: string;
+  /** The plans and approvals to show; default: the state directory's (a shared database's when given). */
+  store?: ApprovalStore;
   audit: { file: string; hmacKey?: string };
   /** Writes an `approval` entry to the audit. */
   appendApproval(data: Record<string, unknown>): void;
@@ -24,7 +26,7 @@ export interface ConsoleSetup {
 
 export function createWebConsole(setup: ConsoleSetup): WebConsole {
   return new WebConsole({
-    store: new ApprovalStore(setup.stateDir),
+    store: setup.store ?? new ApprovalStore(setup.stateDir),
     auditFile: setup.audit.file,
     verifyChain: chainVerifier(setup.audit),
     sessionMinutes: setup.sessionMinutes,
