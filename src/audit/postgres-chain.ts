@@ -119,6 +119,11 @@ export function readHead(sql: Sql, chain: string): ChainHead | undefined {
   return row ? { seq: Number(row.seq), hash: row.hash, alg: row.alg === 'hmac-sha256' ? 'hmac-sha256' : 'sha256' } : undefined;
 }
 
+/** The newest `limit` entry lines of the chain, oldest first (what a page of recent runs reads). */
+export function tailLines(sql: Sql, chain: string, limit: number): string[] {
+  return sql.query<{ line: string }>('SELECT line FROM audit_entries WHERE chain = $1 ORDER BY seq DESC LIMIT $2', [chain, limit]).map((r) => r.line).reverse();
+}
+
 /** Rows read per statement when reading a whole chain (each statement stays within the statement timeout). */
 const PAGE = 5_000;
 

@@ -100,7 +100,7 @@ describe.skipIf(why !== undefined)(`two replicas on one PostgreSQL${why ? ` (ski
     expect(ran.error).toBeUndefined();
     expect(statusOf(env.sim, 100)).toBe('stopped');
     const again = runAnswer((await callTool(a, 'run_script', { code })).result);
-    expect(again.error?.kind).toBe('approval-required');
+    expect(again.error?.kind).toBe('approval');
     const consumed = await sql<{ n: string }>("SELECT count(*) AS n FROM approval_records WHERE plan_id = $1 AND record->>'type' = 'consume'", [planId]);
     expect(consumed[0]?.n).toBe('1');
   });

@@ -47,8 +47,9 @@ export async function startStickyProxy(upstreams: string[]): Promise<StickyProxy
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
       res.end(`replica ${index} unreachable: ${err.message}`);
     });
-    req.on('close', () => {
-      if (!res.writableEnded) upstream.destroy();
+    // The client went away (a cancelled stream): the replica's side goes too.
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
     });
     req.pipe(upstream);
   };

@@ -48,7 +48,7 @@ export const consoleCommand: Command = {
       const webConsole = createWebConsole({
         stateDir: settings.stateDir,
         ...(store ? { store } : {}),
-        audit: { file, ...(hmacKey ? { hmacKey } : {}) },
+        audit: { file, ...(hmacKey ? { hmacKey } : {}), ...(pg ? { postgres: pg } : {}) },
         appendApproval: (data) => sink.append('approval', data),
         sessionMinutes: intOpt(args, 'session-minutes') ?? 60,
       });
