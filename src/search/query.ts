@@ -41,6 +41,15 @@ export interface ParsedQuery {
 
 /** Verbs steer the method; as search terms they only break ties between otherwise equal operations. */
 export const VERB_WEIGHT = 0.35;
+/**
+ * Words that say which attribute of the thing before them is meant ("cpu type", "keyboard layout",
+ * "bus model"): the attribute is that thing's, so they refine its concept instead of being one.
+ */
+const QUALIFIERS = new Set(['type', 'kind', 'model', 'layout', 'mode', 'flavour', 'flavor', 'variant']);
+/** How much a qualifier adds to the concept it refines. */
+const QUALIFIER_WEIGHT = 0.25;
+/** A plural names things when its rule's term stands for them this well ("guests" → qemu, lxc). */
+const PLURAL_TERM_MIN = 0.6;
 /** Weight of an action word (start, stop, backup…) inside a question: a state to look at, not the operation wanted. */
 const QUESTION_ACTION_WEIGHT = 0.4;
 /** How well `status` stands for an action word asked about as a state. */
@@ -65,6 +74,10 @@ const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
   [/[\w.-]+@[a-z][\w.-]*![\w.-]+/gi, ' api token '],
   [/[\w.-]+@[a-z][\w.-]*/gi, ' user '],
   [NODE_ID, ' node '],
+  // PVE's default storage IDs (local-lvm, local-zfs): their words name the storage, not LVM or ZFS.
+  [/\blocal-[a-z0-9]+\b/gi, ' storage '],
+  // "the vm named web01": a name says the thing is looked up by name; its own words say nothing.
+  [/\b(named|called)\s+["']?[\w.-]+["']?/gi, ' $1 '],
 ];
 /** Where one named guest lives is the request's point ("which node hosts vm 150"): its phrase weighs this much. */
 const PLACEMENT_OF_ONE_GUEST_WEIGHT = 1.4;
@@ -107,6 +120,11 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
       i += 2;
       continue;
     }
+    if (phrase?.when && acting(opening, hinted)) {
+      // "back up vm 101 right now": when to act, not a state to read.
+      i += phrase.tokens.length;
+      continue;
+    }
     if (phrase?.ranking && oneNamed) {
       // "how many cores does vm 101 have" asks for one guest's own figure, not a comparison.
       i += phrase.tokens.length;
@@ -127,7 +145,7 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
         // "backups" are things to look at, not the act of backing up.
         if (i === opening.firstContent && !things) hinted = phrase.methods;
       }
-      if (plural) for (const [term, weight] of phrase.pluralTerms ?? phrase.terms) if (weight >= 1) pluralTerms.add(term);
+      if (plural) for (const [term, weight] of phrase.pluralTerms ?? phrase.terms) if (weight >= PLURAL_TERM_MIN) pluralTerms.add(term);
       // "each node", "every storage": the things named are many, so reading one of them is not the answer.
       if (phrase.collection && QUANTIFIERS.has(token)) pluralTerms.add(stems[last] as string);
       if (phrase.collection || plural) collection = true;
@@ -136,6 +154,11 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
     }
     i += 1;
     if (isNoise(token) || isStateQuestion(token) || isNeutralOpener(token)) continue;
+    const previous = concepts.at(-1);
+    if (QUALIFIERS.has(stemmed) && previous && !previous.verb && lastWordOf(previous) === tokens[i - 2]) {
+      concepts[concepts.length - 1] = { ...previous, terms: new Map([...previous.terms, [stemmed, Math.max(previous.terms.get(stemmed) ?? 0, QUALIFIER_WEIGHT)]]) };
+      continue;
+    }
     if (isPlural(token, stemmed)) {
       collection = true;
       pluralTerms.add(stemmed);
@@ -149,7 +172,8 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
     seenWords.add(stemmed);
     concepts.push({ terms: new Map([[stemmed, 1]]), weight: 1, source: token, verb: false });
   }
-  const methods = opening.verb?.rule.methods ?? opening.questionMethods;
+  // "how do I back up vm 101": asking how to act decides the method an action word hints.
+  const methods = opening.verb?.rule.methods ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
   const shape = { collection, pluralTerms, oneGuest, guestById, question: opening.questionMethods !== undefined };
   if (methods) return { concepts, methods, ...shape };
   return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
@@ -179,6 +203,14 @@ interface Opening {
   questionMethods?: readonly HttpMethod[];
   /** Position of the first word that is neither noise nor an opener: where an action word hints a method. */
   firstContent?: number;
+  /** The request asks how to act ("how do I …", "how can I …", "how to …"). */
+  manner?: boolean;
+}
+
+/** The request asks to act: a verb that writes, or an action word that opens it. */
+function acting(opening: Opening, hinted: readonly HttpMethod[] | undefined): boolean {
+  if (opening.questionMethods) return false;
+  return opening.verb ? opening.verb.rule.methods[0] !== 'GET' : hinted !== undefined && hinted[0] !== 'GET';
 }
 
 /**
@@ -188,18 +220,22 @@ interface Opening {
  */
 function findOpening(tokens: string[], stems: string[]): Opening {
   let question = false;
+  let manner = false;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] as string;
     const phrasal = phrasalVerbRule(token, tokens[i + 1]);
     if (phrasal) return { verb: { rule: phrasal, position: i, length: 2 } };
     const rule = verbRule(token, stems[i] as string);
     if (rule) return { verb: { rule, position: i, length: 1 } };
-    if (tokens[i - 1] === 'how' && isMannerModal(token)) continue;
+    if (tokens[i - 1] === 'how' && isMannerModal(token)) {
+      manner = true;
+      continue;
+    }
     if (isStateQuestion(token) || (token === 'how' && MEASURES.has(tokens[i + 1] ?? ''))) {
       question = true;
       continue;
     }
-    if (!isNoise(token) && !isNeutralOpener(token)) return question ? { questionMethods: QUESTION_METHODS } : { firstContent: i };
+    if (!isNoise(token) && !isNeutralOpener(token)) return question ? { questionMethods: QUESTION_METHODS } : { firstContent: i, manner };
   }
   return question ? { questionMethods: QUESTION_METHODS } : {};
 }
@@ -207,6 +243,10 @@ function findOpening(tokens: string[], stems: string[]): Opening {
 /** An action word in a question names a state ("stopped"), which status reads report. */
 function withStatus(terms: ReadonlyMap<string, number>): ReadonlyMap<string, number> {
   return new Map([...terms, ['status', Math.max(terms.get('status') ?? 0, STATE_STATUS_WEIGHT)]]);
+}
+
+function lastWordOf(concept: Concept): string | undefined {
+  return concept.source.split(' ').at(-1);
 }
 
 function isPlural(token: string, stemmed: string): boolean {

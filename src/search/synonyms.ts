@@ -36,6 +36,8 @@ export interface SynonymRule {
   ranking?: true;
   /** The phrase asks where something lives ("which node hosts vm 150"): said of one guest, the answer is where, not the guest. */
   placement?: true;
+  /** The phrase says when ("right now"): a state to read in a question, nothing in a request to act ("back up vm 101 right now"). */
+  when?: true;
 }
 
 export const SYNONYM_RULES: readonly SynonymRule[] = [
@@ -166,6 +168,8 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   // PVE blocks an address by putting it in an IP set (or a rule) of the firewall.
   { triggers: ['block', 'ban'], terms: { ipset: 0.8, firewall: 0.6, rule: 0.3 }, methods: ['POST'] },
   { triggers: ['unblock', 'unban'], terms: { ipset: 0.8, firewall: 0.6, rule: 0.3 }, methods: ['DELETE'] },
+  // What a firewall rule says: let traffic in or keep it out, to a port or a service.
+  { triggers: ['allow', 'permit', 'deny', 'reject', 'open port', 'open ports', 'port', 'ports', 'inbound', 'incoming traffic', 'outbound'], terms: { rule: 1, firewall: 0.5, dport: 0.4 } },
   { triggers: ['alias', 'network alias'], terms: { alias: 1 } },
   { triggers: ['dns', 'nameserver', 'resolver', 'resolv conf', 'search domain'], terms: { dns: 1 } },
   { triggers: ['hosts file', 'etc hosts', '/etc/hosts'], terms: { host: 1, etc: 1 } },
@@ -192,6 +196,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['filesystem', 'filesystems', 'file system', 'mounted filesystems', 'fsinfo'], terms: { fsinfo: 1, filesystem: 0.5 } },
   { triggers: ['trim', 'fstrim'], terms: { fstrim: 1 } },
   { triggers: ['fsfreeze', 'freeze filesystem', 'quiesce'], terms: { fsfreeze: 1 } },
+  { triggers: ['keyboard layout', 'keymap', 'keyboard language'], terms: { keyboard: 1 } },
   { triggers: ['send key', 'sendkey', 'keypress', 'key press', 'ctrl alt del', 'keyboard'], terms: { sendkey: 1, key: 0.5 }, methods: ['PUT'] },
   { triggers: ['cloud init', 'cloud-init', 'cloudinit', 'ci', 'user data', 'userdata'], terms: { cloudinit: 1 } },
   { triggers: ['qemu monitor', 'hmp', 'monitor command', 'human monitor'], terms: { monitor: 1 } },
@@ -200,7 +205,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   // Monitoring
   { triggers: ['status', 'state', 'health', 'healthy', 'up', 'alive', 'online', 'uptime'], terms: { status: 1, current: 0.5 } },
   { triggers: ['running', 'active', 'run', 'runs'], terms: { status: 0.6, running: 0.5, current: 0.4 }, weight: 0.5 },
-  { triggers: ['right now', 'currently', 'at the moment', 'current'], terms: { current: 1, status: 0.6 }, weight: 0.6 },
+  { triggers: ['right now', 'currently', 'at the moment', 'current'], terms: { current: 1, status: 0.6 }, weight: 0.6, when: true },
   { triggers: ['cpu', 'cpus', 'processor', 'vcpu', 'vcpus', 'cores', 'core', 'sockets'], terms: { cpu: 1, core: 0.5, status: 0.3 }, weight: 0.6 },
   { triggers: ['memory', 'ram', 'mem', 'free memory', 'available memory', 'memory usage', 'memory used', 'used memory'], terms: { memory: 1, mem: 0.8, status: 0.3 }, weight: 0.6 },
   { triggers: ['memory block', 'memory blocks'], terms: { memory: 1, block: 1 } },
@@ -223,6 +228,8 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['why', 'reason', 'cause', 'what went wrong'], terms: { log: 1, error: 0.5 }, weight: 0.6 },
   { triggers: ['version', 'release', 'pve version', 'proxmox version', 'which version'], terms: { version: 1 } },
   { triggers: ['report', 'diagnostics', 'system report', 'support report'], terms: { report: 1 } },
+  // A guest named by its name, not its ID: only the resource list maps names to guests (pve.findGuest).
+  { triggers: ['named', 'called', 'with the name', 'by name', 'by its name'], terms: { name: 1, resource: 0.6 } },
   { triggers: ['resources', 'inventory', 'overview', 'everything', 'all resources', 'cluster resources'], terms: { resource: 1 } },
   // Cluster-wide guest listings live in the resource list, not under a node.
   { triggers: ['guests in the cluster', 'vms in the cluster', 'across the cluster', 'cluster wide', 'whole cluster'], terms: { resource: 1, cluster: 0.6 }, collection: true },
@@ -285,6 +292,7 @@ export interface CompiledSynonym {
   collection?: true;
   ranking?: true;
   placement?: true;
+  when?: true;
   pluralTerms?: Map<string, number>;
 }
 
@@ -316,7 +324,7 @@ export function compileSynonyms(rules: readonly SynonymRule[] = SYNONYM_RULES): 
       const first = tokens[0];
       if (first === undefined) continue;
       const list = byFirst.get(first) ?? [];
-      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}), ...(rule.ranking ? { ranking: rule.ranking } : {}), ...(rule.placement ? { placement: rule.placement } : {}), ...(pluralTerms ? { pluralTerms } : {}) });
+      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}), ...(rule.ranking ? { ranking: rule.ranking } : {}), ...(rule.placement ? { placement: rule.placement } : {}), ...(rule.when ? { when: rule.when } : {}), ...(pluralTerms ? { pluralTerms } : {}) });
       byFirst.set(first, list);
     }
   }
