@@ -37,6 +37,8 @@ export interface ParsedQuery {
   guestById: boolean;
   /** The request is a question ("which …", "what is …", "how many …"): it asks what something holds. */
   question: boolean;
+  /** The request names a node by its ID and no guest at all ("shut down pve1"): an operation on a guest is not the answer. */
+  nodeNotGuest: boolean;
 }
 
 /** Verbs steer the method; as search terms they only break ties between otherwise equal operations. */
@@ -63,6 +65,7 @@ const VERB_OWN_TERM_WEIGHT = 0.5;
  */
 const GUEST_WORDS = new Set(['vm', 'container', 'ct', 'guest', 'vmid', 'lxc', 'qemu', 'kvm', 'instance']);
 const ONE_OF = new Set(['the', 'this', 'that', 'a', 'an', 'my', 'one']);
+const GUEST_PLURALS = new Set(['vms', 'containers', 'cts', 'guests', 'instances']);
 
 /**
  * Operators name things by their IDs: `root@pam!ci` is an API token, `alice@pve` a user, `pve2` or
@@ -96,9 +99,13 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
   const seenWords = new Set<string>();
   const pluralTerms = new Set<string>();
   const guestById = tokens.some((t, i) => GUEST_WORDS.has(t) && /^[0-9]+$/.test(tokens[i + 1] ?? ''));
-  const oneGuest = guestById || tokens.some((t, i) => GUEST_WORDS.has(t) && ONE_OF.has(tokens[i - 1] ?? ''));
+  // "the guest agent" names an agent, not a guest: a guest word opening a longer phrase modifies it.
+  const guestNoun = (i: number) => GUEST_WORDS.has(tokens[i] as string) && !opensLongerPhrase(stems, i, synonyms);
+  const oneGuest = guestById || tokens.some((_, i) => guestNoun(i) && ONE_OF.has(tokens[i - 1] ?? ''));
+  const anyGuest = tokens.some((t, i) => guestNoun(i) || GUEST_PLURALS.has(t));
   // A named node ("how many cpus does pve1 have") asks for that node's own figures, as a named guest does.
-  const oneNamed = oneGuest || text.match(NODE_ID) !== null;
+  const namedNode = text.match(NODE_ID) !== null;
+  const oneNamed = oneGuest || namedNode;
   let hinted: readonly HttpMethod[] | undefined;
   let collection = opening.verb?.rule.collection === true;
 
@@ -140,7 +147,7 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
         const state = opening.questionMethods !== undefined && phrase.methods !== undefined && !plural;
         const things = plural ? phrase.pluralTerms : undefined;
         const weight = state ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.placement && oneGuest ? PLACEMENT_OF_ONE_GUEST_WEIGHT : phrase.weight;
-        const terms = things ?? (state ? withStatus(phrase.terms) : phrase.terms);
+        const terms = things ?? (state ? (phrase.stateTerms ?? withStatus(phrase.terms)) : phrase.terms);
         concepts.push({ terms, weight, source: tokens.slice(i, i + phrase.tokens.length).join(' '), verb: false });
         // "backups" are things to look at, not the act of backing up.
         if (i === opening.firstContent && !things) hinted = phrase.methods;
@@ -174,7 +181,7 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
   }
   // "how do I back up vm 101": asking how to act decides the method an action word hints.
   const methods = opening.verb?.rule.methods ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
-  const shape = { collection, pluralTerms, oneGuest, guestById, question: opening.questionMethods !== undefined };
+  const shape = { collection, pluralTerms, oneGuest, guestById, nodeNotGuest: namedNode && !anyGuest, question: opening.questionMethods !== undefined };
   if (methods) return { concepts, methods, ...shape };
   return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
 }
@@ -258,6 +265,11 @@ function verbConcept(rule: VerbRule, stemmed: string): Concept {
   for (const [word, weight] of Object.entries(rule.terms)) terms.set(stem(word), weight);
   terms.set(stemmed, Math.max(terms.get(stemmed) ?? 0, VERB_OWN_TERM_WEIGHT));
   return { terms, weight: VERB_WEIGHT, source: stemmed, verb: true };
+}
+
+function opensLongerPhrase(stems: string[], i: number, synonyms: ReadonlyMap<string, CompiledSynonym[]>): boolean {
+  const phrase = matchPhrase(stems, i, synonyms, undefined);
+  return phrase !== undefined && phrase.tokens.length > 1;
 }
 
 function matchPhrase(

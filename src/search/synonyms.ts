@@ -36,6 +36,11 @@ export interface SynonymRule {
   ranking?: true;
   /** The phrase asks where something lives ("which node hosts vm 150"): said of one guest, the answer is where, not the guest. */
   placement?: true;
+  /**
+   * What the action word means in a question, when the state it leaves is not a runtime status:
+   * "which vms have the agent enabled" asks about configuration ("which vms are stopped" about status).
+   */
+  state?: Readonly<Record<string, number>>;
   /** The phrase says when ("right now"): a state to read in a question, nothing in a request to act ("back up vm 101 right now"). */
   when?: true;
 }
@@ -119,7 +124,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['options', 'option'], terms: { option: 1, config: 0.7 } },
   { triggers: ['pending', 'pending changes', 'unapplied'], terms: { pending: 1 } },
   { triggers: ['apply', 'reload', 'commit', 'apply changes'], terms: { reload: 1, apply: 1 }, methods: ['PUT'] },
-  { triggers: ['enable', 'disable', 'activate', 'deactivate'], terms: { enable: 1, option: 0.3 }, methods: ['PUT'] },
+  { triggers: ['enable', 'disable', 'activate', 'deactivate'], terms: { enable: 1, option: 0.3 }, methods: ['PUT'], state: { enable: 1, config: 0.6, option: 0.5 } },
   { triggers: ['unlink', 'detach disk'], terms: { unlink: 1, disk: 0.3 } },
   { triggers: ['feature', 'capability', 'supported'], terms: { feature: 1, capability: 0.6 } },
 
@@ -169,7 +174,8 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['block', 'ban'], terms: { ipset: 0.8, firewall: 0.6, rule: 0.3 }, methods: ['POST'] },
   { triggers: ['unblock', 'unban'], terms: { ipset: 0.8, firewall: 0.6, rule: 0.3 }, methods: ['DELETE'] },
   // What a firewall rule says: let traffic in or keep it out, to a port or a service.
-  { triggers: ['allow', 'permit', 'deny', 'reject', 'open port', 'open ports', 'port', 'ports', 'inbound', 'incoming traffic', 'outbound'], terms: { rule: 1, firewall: 0.5, dport: 0.4 } },
+  { triggers: ['allow', 'permit', 'deny', 'reject', 'open port', 'open ports'], terms: { rule: 1, firewall: 0.5, dport: 0.4 }, methods: ['POST'] },
+  { triggers: ['port', 'ports', 'inbound', 'incoming traffic', 'outbound'], terms: { rule: 1, firewall: 0.5, dport: 0.4 } },
   { triggers: ['alias', 'network alias'], terms: { alias: 1 } },
   { triggers: ['dns', 'nameserver', 'resolver', 'resolv conf', 'search domain'], terms: { dns: 1 } },
   { triggers: ['hosts file', 'etc hosts', '/etc/hosts'], terms: { host: 1, etc: 1 } },
@@ -179,7 +185,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['zone', 'evpn', 'vxlan'], terms: { zone: 1 } },
   { triggers: ['ipam', 'ip management', 'dhcp'], terms: { ipam: 1 } },
   // netin / netout: the per-guest counters the resource list and status reads return.
-  { triggers: ['traffic', 'bandwidth', 'network counters', 'netstat', 'network io', 'network usage', 'throughput'], terms: { netstat: 1, network: 0.4, netin: 0.6, netout: 0.6 } },
+  { triggers: ['traffic', 'bandwidth', 'network traffic', 'network bandwidth', 'network throughput', 'network counters', 'netstat', 'network io', 'network usage', 'throughput'], terms: { netstat: 1, network: 0.4, netin: 0.6, netout: 0.6 } },
   { triggers: ['disk io', 'io', 'iops', 'disk reads', 'disk writes', 'disk read', 'disk write', 'disk throughput', 'io load'], terms: { diskread: 1, diskwrite: 1, io: 0.4 } },
 
   // Guest access and the guest agent
@@ -229,7 +235,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['version', 'release', 'pve version', 'proxmox version', 'which version'], terms: { version: 1 } },
   { triggers: ['report', 'diagnostics', 'system report', 'support report'], terms: { report: 1 } },
   // A guest named by its name, not its ID: only the resource list maps names to guests (pve.findGuest).
-  { triggers: ['named', 'called', 'with the name', 'by name', 'by its name'], terms: { name: 1, resource: 0.6 } },
+  { triggers: ['named', 'called', 'with the name', 'by name', 'by its name'], terms: { resource: 1, name: 0.6 }, weight: 0.8, placement: true },
   { triggers: ['resources', 'inventory', 'overview', 'everything', 'all resources', 'cluster resources'], terms: { resource: 1 } },
   // Cluster-wide guest listings live in the resource list, not under a node.
   { triggers: ['guests in the cluster', 'vms in the cluster', 'across the cluster', 'cluster wide', 'whole cluster'], terms: { resource: 1, cluster: 0.6 }, collection: true },
@@ -294,6 +300,7 @@ export interface CompiledSynonym {
   placement?: true;
   when?: true;
   pluralTerms?: Map<string, number>;
+  stateTerms?: Map<string, number>;
 }
 
 function compileTerms(words: Readonly<Record<string, number>>): Map<string, number> {
@@ -318,13 +325,14 @@ export function compileSynonyms(rules: readonly SynonymRule[] = SYNONYM_RULES): 
   for (const rule of rules) {
     const terms = compileTerms(rule.terms);
     const pluralTerms = rule.plural ? compileTerms(rule.plural) : undefined;
+    const stateTerms = rule.state ? compileTerms(rule.state) : undefined;
     const weight = rule.weight ?? 1;
     for (const trigger of rule.triggers) {
       const tokens = triggerTokens(trigger);
       const first = tokens[0];
       if (first === undefined) continue;
       const list = byFirst.get(first) ?? [];
-      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}), ...(rule.ranking ? { ranking: rule.ranking } : {}), ...(rule.placement ? { placement: rule.placement } : {}), ...(rule.when ? { when: rule.when } : {}), ...(pluralTerms ? { pluralTerms } : {}) });
+      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}), ...(rule.ranking ? { ranking: rule.ranking } : {}), ...(rule.placement ? { placement: rule.placement } : {}), ...(rule.when ? { when: rule.when } : {}), ...(pluralTerms ? { pluralTerms } : {}), ...(stateTerms ? { stateTerms } : {}) });
       byFirst.set(first, list);
     }
   }
