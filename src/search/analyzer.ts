@@ -22,6 +22,8 @@ const STOPWORDS = new Set([
   'connected', 'attached', 'plugged', 'hooked',
   // "add more memory", "an extra disk": how much, which the parameters say, not which operation.
   'more', 'less', 'extra', 'additional',
+  // "which storage holds the disks": a relation between the things named, not a thing of its own.
+  'hold', 'holds', 'contain', 'contains',
 ]);
 
 /** Words that end in "s" but are not plurals (acronyms and PVE terms); stripping would break them. */

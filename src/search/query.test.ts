@@ -174,8 +174,8 @@ describe('parseQuery: questions', () => {
     expect(placement?.weight).toBeGreaterThan(1);
     expect(parse('which node has the most free memory').concepts.find((c) => c.source === 'which node')?.weight).toBeLessThan(1);
     expect(sources('how many cpus does pve1 have')).not.toContain('how many');
-    expect(parse('make container 200 start at boot').guestById).toBe(true);
-    expect(parse('create a new vm').guestById).toBe(false);
+    expect(parse('make container 200 start at boot').guestExists).toBe(true);
+    expect(parse('create a new vm').guestExists).toBe(false);
   });
 
   it('remembers which things the request names in the plural', () => {

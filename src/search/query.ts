@@ -33,11 +33,16 @@ export interface ParsedQuery {
   pluralTerms: ReadonlySet<string>;
   /** The request names one guest ("vm 101", "the vm"): the list of guests is not the answer. */
   oneGuest: boolean;
-  /** The guest is named by its ID ("container 200"): it exists, so creating a guest is not the answer either. */
-  guestById: boolean;
+  /**
+   * The guest exists: named by its ID ("container 200") or the target of a preposition ("add a disk
+   * to a vm"), so creating a guest is not the answer either.
+   */
+  guestExists: boolean;
+  /** The request says when or how often ("nightly", "every day", "a backup job"): a scheduled job may be the answer. */
+  timed: boolean;
   /** The request is a question ("which …", "what is …", "how many …"): it asks what something holds. */
   question: boolean;
-  /** The request names a node by its ID and no guest at all ("shut down pve1"): an operation on a guest is not the answer. */
+  /** The request names a node ("shut down pve1", "the host") and no guest at all: an operation on a guest is not the answer. */
   nodeNotGuest: boolean;
 }
 
@@ -66,6 +71,11 @@ const VERB_OWN_TERM_WEIGHT = 0.5;
 const GUEST_WORDS = new Set(['vm', 'container', 'ct', 'guest', 'vmid', 'lxc', 'qemu', 'kvm', 'instance']);
 const ONE_OF = new Set(['the', 'this', 'that', 'a', 'an', 'my', 'one']);
 const GUEST_PLURALS = new Set(['vms', 'containers', 'cts', 'guests', 'instances']);
+/** A guest after one of these is one that exists ("add a disk to a vm", "the config of the vm"). */
+const PREPOSITIONS = new Set(['to', 'of', 'on', 'in', 'into', 'onto', 'for', 'from', 'inside', 'within']);
+const NODE_WORDS = new Set(['node', 'host', 'hypervisor']);
+/** A concept standing this well for a schedule or a job says the request is about one. */
+const TIMED_MIN = 0.4;
 
 /**
  * Operators name things by their IDs: `root@pam!ci` is an API token, `alice@pve` a user, `pve2` or
@@ -103,6 +113,8 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
   const guestNoun = (i: number) => GUEST_WORDS.has(tokens[i] as string) && !opensLongerPhrase(stems, i, synonyms);
   const oneGuest = guestById || tokens.some((_, i) => guestNoun(i) && ONE_OF.has(tokens[i - 1] ?? ''));
   const anyGuest = tokens.some((t, i) => guestNoun(i) || GUEST_PLURALS.has(t));
+  const guestExists = guestById || tokens.some((_, i) => guestNoun(i) && (PREPOSITIONS.has(tokens[i - 1] ?? '') || (ONE_OF.has(tokens[i - 1] ?? '') && PREPOSITIONS.has(tokens[i - 2] ?? ''))));
+  const namesNode = text.match(NODE_ID) !== null || tokens.some((t) => NODE_WORDS.has(t));
   // A named node ("how many cpus does pve1 have") asks for that node's own figures, as a named guest does.
   const namedNode = text.match(NODE_ID) !== null;
   const oneNamed = oneGuest || namedNode;
@@ -181,7 +193,8 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
   }
   // "how do I back up vm 101": asking how to act decides the method an action word hints.
   const methods = opening.verb?.rule.methods ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
-  const shape = { collection, pluralTerms, oneGuest, guestById, nodeNotGuest: namedNode && !anyGuest, question: opening.questionMethods !== undefined };
+  const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
+  const shape = { collection, pluralTerms, oneGuest, guestExists, timed, nodeNotGuest: namesNode && !anyGuest, question: opening.questionMethods !== undefined };
   if (methods) return { concepts, methods, ...shape };
   return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
 }

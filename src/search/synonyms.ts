@@ -229,6 +229,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['journal', 'journald', 'journalctl'], terms: { journal: 1, syslog: 0.8, log: 0.5 } },
   { triggers: ['task', 'tasks', 'upid', 'activity', 'recent activity', 'worker'], terms: { task: 1 } },
   { triggers: ['job', 'jobs', 'scheduled job', 'cron'], terms: { job: 1, schedule: 0.3, task: 0.3 } },
+  { triggers: ['schedule', 'scheduled', 'nightly', 'daily', 'weekly', 'hourly', 'monthly', 'every night', 'every day', 'every hour', 'every week', 'every minute', 'minutes', 'recurring', 'periodic', 'periodically', 'regularly'], terms: { schedule: 1, job: 0.5 } },
   // What failed in PVE is a task: its status holds the error, its log the reason.
   { triggers: ['fail', 'failed', 'error', 'errors', 'errored', 'broken', 'crashed', 'unsuccessful'], terms: { error: 1, fail: 0.5, task: 0.4 } },
   { triggers: ['why', 'reason', 'cause', 'what went wrong'], terms: { log: 1, error: 0.5 }, weight: 0.6 },
