@@ -190,7 +190,7 @@ export class Ranker {
    * of them (`…/storage/{storage}/status`); one about a guest named by its ID not by the guest list.
    */
   private shapeFactor(id: number, query: ParsedQuery): number {
-    if (query.question && this.directoryIndexes[id]) return DIRECTORY_INDEX_FOR_QUESTION;
+    if ((query.question || query.collection) && this.directoryIndexes[id]) return DIRECTORY_INDEX_FOR_QUESTION;
     if (query.oneGuest && this.everyGuestOps[id]) return EVERY_GUEST_FOR_ONE_GUEST;
     if (query.nodeNotGuest && this.oneGuestOps[id]) return GUEST_OP_FOR_NODE;
     if (query.oneGuest && this.guestKindOps[id] && this.isRead[id]) return KIND_READ_FOR_ONE_GUEST;
