@@ -89,8 +89,9 @@ const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
   [NODE_ID, ' node '],
   // PVE's default storage IDs (local-lvm, local-zfs): their words name the storage, not LVM or ZFS.
   [/\blocal-[a-z0-9]+\b/gi, ' storage '],
-  // "the vm named web01": a name says the thing is looked up by name; its own words say nothing.
-  [/\b(named|called)\s+["']?[\w.-]+["']?/gi, ' $1 '],
+  // "the vm named web01", "guests tagged prod": a name or tag value says the thing is looked up by
+  // it; the value's own words say nothing.
+  [/\b(named|called|tagged|labelled|labeled)\s+["']?[\w.-]+["']?/gi, ' $1 '],
 ];
 /** Where one named guest lives is the request's point ("which node hosts vm 150"): its phrase weighs this much. */
 const PLACEMENT_OF_ONE_GUEST_WEIGHT = 1.4;
