@@ -44,7 +44,7 @@ export const VERB_RULES: readonly VerbRule[] = [
   },
   {
     words: ['change', 'set', 'update', 'edit', 'modify', 'configure', 'rename', 'adjust', 'alter', 'tweak',
-      'toggle', 'assign', 'mark', 'replace', 'write', 'give'],
+      'toggle', 'assign', 'mark', 'replace', 'write', 'give', 'attach'],
     methods: ['PUT', 'POST'],
     terms: { update: 0.5, set: 0.4, config: 0.5, option: 0.4, modify: 0.3 },
   },
