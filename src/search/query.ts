@@ -74,6 +74,7 @@ const GUEST_PLURALS = new Set(['vms', 'containers', 'cts', 'guests', 'instances'
 /** A guest after one of these is one that exists ("add a disk to a vm", "the config of the vm"). */
 const PREPOSITIONS = new Set(['to', 'of', 'on', 'in', 'into', 'onto', 'for', 'from', 'inside', 'within']);
 const NODE_WORDS = new Set(['node', 'host', 'hypervisor']);
+const NAMING = new Set(['named', 'called']);
 /** A concept standing this well for a schedule or a job says the request is about one. */
 const TIMED_MIN = 0.4;
 
@@ -112,8 +113,10 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
   const guestById = tokens.some((t, i) => GUEST_WORDS.has(t) && /^[0-9]+$/.test(tokens[i + 1] ?? ''));
   // "the guest agent" names an agent, not a guest: a guest word opening a longer phrase modifies it.
   const guestNoun = (i: number) => GUEST_WORDS.has(tokens[i] as string) && !opensLongerPhrase(stems, i, synonyms);
-  const oneGuest = guestById || tokens.some((_, i) => guestNoun(i) && ONE_OF.has(tokens[i - 1] ?? ''));
   const anyGuest = tokens.some((t, i) => guestNoun(i) || GUEST_PLURALS.has(t));
+  // "which vm is called db01": a guest named by its name is one guest too.
+  const byName = tokens.some((t, i) => NAMING.has(t) || (t === 'name' && (tokens[i - 1] === 'the' || tokens[i - 1] === 'by')));
+  const oneGuest = guestById || tokens.some((_, i) => guestNoun(i) && ONE_OF.has(tokens[i - 1] ?? '')) || (byName && tokens.some((_, i) => guestNoun(i)));
   const guestExists = guestById || tokens.some((_, i) => guestNoun(i) && (PREPOSITIONS.has(tokens[i - 1] ?? '') || (ONE_OF.has(tokens[i - 1] ?? '') && PREPOSITIONS.has(tokens[i - 2] ?? ''))));
   const namesNode = text.match(NODE_ID) !== null || tokens.some((t) => NODE_WORDS.has(t));
   // A named node ("how many cpus does pve1 have") asks for that node's own figures, as a named guest does.

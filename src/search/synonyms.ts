@@ -236,7 +236,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['version', 'release', 'pve version', 'proxmox version', 'which version'], terms: { version: 1 } },
   { triggers: ['report', 'diagnostics', 'system report', 'support report'], terms: { report: 1 } },
   // A guest named by its name, not its ID: only the resource list maps names to guests (pve.findGuest).
-  { triggers: ['named', 'called', 'with the name', 'by name', 'by its name'], terms: { resource: 1, name: 0.6 }, weight: 0.8, placement: true },
+  { triggers: ['named', 'called', 'with the name', 'by name', 'by its name'], terms: { resource: 1, name: 0.6 }, weight: 1.4 },
   { triggers: ['resources', 'inventory', 'overview', 'everything', 'all resources', 'cluster resources'], terms: { resource: 1 } },
   // Cluster-wide guest listings live in the resource list, not under a node.
   { triggers: ['guests in the cluster', 'vms in the cluster', 'across the cluster', 'cluster wide', 'whole cluster'], terms: { resource: 1, cluster: 0.6 }, collection: true },
