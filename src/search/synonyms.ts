@@ -88,7 +88,9 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
     ranking: true,
   },
   { triggers: ['quorum', 'quorate', 'corosync'], terms: { quorum: 1, status: 0.6, cluster: 0.4, corosync: 0.4 } },
-  { triggers: ['cluster member', 'cluster members', 'member'], terms: { node: 1, cluster: 0.4 } },
+  { triggers: ['cluster member', 'cluster members'], terms: { node: 1, cluster: 0.4 } },
+  // Members of what the request names (a pool, a group, the cluster): the thing says which.
+  { triggers: ['member', 'members', 'membership'], terms: { member: 1, node: 0.3, group: 0.3 } },
 
   // Power
   { triggers: ['at boot', 'on boot', 'start at boot', 'start on boot', 'starts on boot', 'starts at boot', 'autostart', 'auto start', 'start automatically', 'onboot'], terms: { onboot: 1, startup: 0.5 } },
@@ -177,6 +179,8 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['allow', 'permit', 'deny', 'reject', 'open port', 'open ports'], terms: { rule: 1, firewall: 0.5, dport: 0.4 }, methods: ['POST'] },
   { triggers: ['port', 'ports', 'inbound', 'incoming traffic', 'outbound'], terms: { rule: 1, firewall: 0.5, dport: 0.4 } },
   { triggers: ['alias', 'network alias'], terms: { alias: 1 } },
+  // A guest's MAC address is in its net0… options (its config), as its bridge is.
+  { triggers: ['mac', 'mac address', 'mac addresses', 'hwaddr', 'macaddr', 'hardware address'], terms: { hwaddr: 1, macaddr: 1, net: 0.6, config: 0.3 } },
   { triggers: ['dns', 'nameserver', 'resolver', 'resolv conf', 'search domain'], terms: { dns: 1 } },
   { triggers: ['hosts file', 'etc hosts', '/etc/hosts'], terms: { host: 1, etc: 1 } },
   { triggers: ['sdn', 'software defined network', 'software defined networking'], terms: { sdn: 1 } },
@@ -265,7 +269,12 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['ha', 'high availability', 'highly available', 'ha manager', 'fencing', 'failover'], terms: { ha: 1 } },
   { triggers: ['replication', 'replicate', 'storage replication', 'zfs replication', 'sync job'], terms: { replication: 1 } },
   { triggers: ['join', 'join cluster', 'add node', 'join a cluster', 'cluster join'], terms: { join: 1, cluster: 0.3 }, methods: ['POST'] },
-  { triggers: ['notification', 'notifications', 'alert', 'alerts', 'email', 'mail', 'smtp', 'sendmail', 'gotify', 'webhook'], terms: { notification: 1, endpoint: 0.3 } },
+  { triggers: ['notification', 'notifications', 'alert', 'alerts', 'email', 'mail'], terms: { notification: 1, endpoint: 0.3 } },
+  // A kind of notification endpoint named keeps its own word: each kind has its own operations.
+  { triggers: ['smtp', 'smtp server', 'mail server'], terms: { smtp: 1, endpoint: 0.4, notification: 0.4 } },
+  { triggers: ['sendmail'], terms: { sendmail: 1, endpoint: 0.4, notification: 0.4 } },
+  { triggers: ['gotify'], terms: { gotify: 1, endpoint: 0.4, notification: 0.4 } },
+  { triggers: ['webhook', 'web hook'], terms: { webhook: 1, endpoint: 0.4, notification: 0.4 } },
   { triggers: ['matcher', 'notification matcher', 'notification rule', 'routing'], terms: { matcher: 1, notification: 0.4 } },
 
   // Access control
