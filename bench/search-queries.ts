@@ -29,6 +29,8 @@ const QuerySetSchema = z.object({
   questionHoldout: z.array(QueryCaseSchema).default([]),
   /** A second held-out set of questions, written in round 3 before that round's ranking changes and never tuned on. */
   questionHoldout2: z.array(QueryCaseSchema).default([]),
+  /** A third held-out set, written in round 4 before that round's ranking changes and never tuned on: the honest figure. */
+  questionHoldout3: z.array(QueryCaseSchema).default([]),
 });
 
 export type QueryCase = z.output<typeof QueryCaseSchema>;

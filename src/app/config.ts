@@ -19,14 +19,17 @@ import { parsePolicyConfig, PolicyConfigError, PolicyConfigSchema } from '../pol
 import { Policy } from '../policy/policy.js';
 import { PRESET_NAMES } from '../policy/presets.js';
 import { defaultHaltFile } from '../safety/halt.js';
+import { configuredStateDir, postgresPassword, resolvePostgres, stateSchema, type StateSettings } from './state-config.js';
 
 export interface AppConfig {
   pve: PveConfig;
   /** The policy for a cluster: its `policy` names a preset or an entry of `policies`. */
   policyFor(cluster: string): Policy;
   audit: AuditSettings;
-  /** Dry-run plans and operator approvals (shared by the server and `pve-code-mcp approve`). */
+  /** Dry-run plans and operator approvals (shared by the server and `pve-code-mcp approve`): `state.dir`. */
   stateDir: string;
+  /** Where the shared state lives: the state directory, and a PostgreSQL database when configured (state-config.ts). */
+  state: StateSettings;
   /** The kill switch's file (src/safety/halt.ts): per host, shared by every server and CLI run. */
   halt: { file: string };
   sandbox: {
@@ -380,7 +383,7 @@ function resolveAudit(raw: AuditRaw, ctx: { env: Record<string, string | undefin
  */
 export function loadStateSettings(
   options: { file?: string; env?: Record<string, string | undefined>; stateDir?: string; createKey?: boolean } = {},
-): { stateDir: string; audit: AuditSettings; haltFile: string; source: string } {
+): { stateDir: string; state: StateSettings; audit: AuditSettings; haltFile: string; source: string } {
   const env = options.env ?? process.env;
   let product: Record<string, unknown> = {};
   let baseDir = process.cwd();
@@ -395,17 +398,19 @@ export function loadStateSettings(
     }
     if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new PveConfigError([{ key: '(root)', message: 'the config must be a JSON object' }], options.file);
     const j = json as Record<string, unknown>;
-    product = { ...(j.audit !== undefined ? { audit: j.audit } : {}), ...(j.stateDir !== undefined ? { stateDir: j.stateDir } : {}), ...(j.halt !== undefined ? { halt: j.halt } : {}) };
+    product = { ...(j.audit !== undefined ? { audit: j.audit } : {}), ...(j.stateDir !== undefined ? { stateDir: j.stateDir } : {}), ...(j.state !== undefined ? { state: j.state } : {}), ...(j.halt !== undefined ? { halt: j.halt } : {}) };
     baseDir = dirname(resolve(options.file));
     source = `file:${options.file}`;
   }
-  const parsed = z.strictObject({ audit: auditSchema, stateDir: z.string().min(1).optional(), halt: haltSchema }).safeParse(product);
+  const parsed = z.strictObject({ audit: auditSchema, stateDir: z.string().min(1).optional(), state: stateSchema, halt: haltSchema }).safeParse(product);
   if (!parsed.success) throw new PveConfigError(parsed.error.issues.map((i) => ({ key: i.path.map(String).join('.'), message: i.message })), options.file ?? source);
-  const stateDir = options.stateDir ? resolve(options.stateDir) : parsed.data.stateDir ? absolute(baseDir, parsed.data.stateDir) : env.PVE_STATE_DIR ? resolve(env.PVE_STATE_DIR) : defaultStateDir(env);
   const issues: Array<{ key: string; message: string }> = [];
+  const configured = configuredStateDir(parsed.data, baseDir, issues);
+  const stateDir = options.stateDir ? resolve(options.stateDir) : (configured ?? (env.PVE_STATE_DIR ? resolve(env.PVE_STATE_DIR) : defaultStateDir(env)));
   const audit = resolveAudit(parsed.data.audit, { env, baseDir, stateDir, createKey: options.createKey ?? false }, issues);
+  const postgres = resolvePostgres(parsed.data.state?.postgres, { env, baseDir }, issues);
   if (issues.length > 0) throw new PveConfigError(issues, options.file ?? source);
-  return { stateDir, audit, haltFile: resolveHaltFile(parsed.data.halt, env, baseDir), source };
+  return { stateDir, state: { dir: stateDir, ...(postgres ? { postgres } : {}) }, audit, haltFile: resolveHaltFile(parsed.data.halt, env, baseDir), source };
 }
 
 /** The type-check process (see `TypeCheckService`); every field has a default. */
@@ -423,12 +428,13 @@ const typecheckSchema = z.strictObject({
 });
 export type TypecheckSettings = z.output<typeof typecheckSchema>;
 
-const PRODUCT_KEYS = ['policies', 'audit', 'stateDir', 'sandbox', 'http', 'shutdown', 'halt', 'runbooks'] as const;
+const PRODUCT_KEYS = ['policies', 'audit', 'stateDir', 'state', 'sandbox', 'http', 'shutdown', 'halt', 'runbooks'] as const;
 
 const productSchema = z.strictObject({
   policies: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'policy names use letters, digits, _ . -'), z.unknown()).default({}),
   audit: auditSchema,
   stateDir: z.string().min(1).optional(),
+  state: stateSchema,
   sandbox: z
     .strictObject({
       /** Runs at once, one sandbox worker each: the most workers alive (default 2). Workers start on demand. */
@@ -487,7 +493,7 @@ export async function loadAppConfig(options: LoadAppConfigOptions = {}): Promise
   const env = options.env ?? process.env;
   if (!options.file) {
     const pve = await loadConfig({ env, ...(options.degraded ? { degraded: true } : {}) });
-    return assemble(pve, productSchema.parse({}), env, process.cwd(), options.policy, env.PVE_STATE_DIR);
+    return assemble(pve, productSchema.parse({ ...(env.PVE_STATE_DIR ? { stateDir: env.PVE_STATE_DIR } : {}) }), env, process.cwd(), options.policy);
   }
   const file = options.file;
   let json: unknown;
@@ -530,7 +536,7 @@ export async function parseAppConfig(
       where,
     );
   }
-  return assemble(pve, parsed.data, env, options.baseDir, options.policy, parsed.data.stateDir);
+  return assemble(pve, parsed.data, env, options.baseDir, options.policy);
 }
 
 function assemble(
@@ -539,11 +545,11 @@ function assemble(
   env: Record<string, string | undefined>,
   baseDir: string,
   policyOverride: string | undefined,
-  stateDirRaw: string | undefined,
 ): AppConfig {
-  const stateDir = stateDirRaw ? absolute(baseDir, stateDirRaw) : defaultStateDir(env);
   const policies = new Map<string, Policy>();
   const issues: Array<{ key: string; message: string }> = [];
+  const stateDir = configuredStateDir(product, baseDir, issues) ?? defaultStateDir(env);
+  const postgres = resolvePostgres(product.state?.postgres, { env, baseDir }, issues);
   for (const [name, raw] of Object.entries(product.policies)) {
     try {
       policies.set(name, new Policy(parsePolicyConfig({ name, ...(raw as object) })));
@@ -580,6 +586,8 @@ function assemble(
   if (audit.hmacKey) secrets.push(audit.hmacKey);
   if (http.token) secrets.push(http.token);
   if (http.console.clientSecret) secrets.push(http.console.clientSecret);
+  const databasePassword = postgresPassword(postgres);
+  if (databasePassword) secrets.push(databasePassword);
   return {
     http,
     pve,
@@ -590,6 +598,7 @@ function assemble(
     },
     audit,
     stateDir,
+    state: { dir: stateDir, ...(postgres ? { postgres } : {}) },
     halt: { file: resolveHaltFile(product.halt, env, baseDir) },
     sandbox: {
       ...(product.sandbox.workers !== undefined ? { workers: product.sandbox.workers } : {}),
@@ -699,7 +708,8 @@ const KEY_DESCRIPTIONS: Record<string, string> = {
   clusters: 'Proxmox VE clusters by name: url, auth (tokenId + secret, or username + password), tls (fingerprint or caFile), policy.',
   policies: 'Named policies: preset, allow/deny/privileged operation patterns (METHOD /path/glob), target rules, scopes, approval, budget. Checked against each cluster by pve-code-mcp config check.',
   audit: 'The hash-chained audit log: file, hmacKey (default: a key generated on first use), rotation and retention, durability (fsync or os: how durable the intent of a change is before it is sent), witness.',
-  stateDir: 'Dry-run plans and operator approvals (default ~/.local/state/pve-code-mcp).',
+  stateDir: 'The old name of state.dir.',
+  state: 'Where plans, approvals, the audit, the intents and the kill switch live: dir (the state directory, default ~/.local/state/pve-code-mcp) and, for several serve --http replicas, postgres (url as a string, { env } or { file }; poolMax, connectTimeoutMs, statementTimeoutMs, recoverEveryMs). docs/deployment.md.',
   sandbox: 'Sandbox workers, worker confinement, limits, the type-check process, and callDeadlineMs: a tool call\'s whole deadline (queue, compile, preflight and run; default 55000).',
   shutdown: 'serve: drainMs, how long a stopping server waits for the tool calls in flight to be answered (default 10000); past it they are answered that their outcome is unknown.',
   halt: 'The kill switch: file (default /etc/pve-code-mcp/halt when that directory exists, else ~/.config/pve-code-mcp/halt; PVE_HALT_FILE) whose existence stops every change. pve-code-mcp halt / resume.',

@@ -5,11 +5,10 @@
  * text and the answer shapes live with the tools in src/server/tools), so a script run from a
  * terminal goes through exactly the same sandbox, policy and audit as one from an agent.
  */
-import { mkdirSync } from 'node:fs';
-import { AuditLog } from '../audit/log.js';
-import { readRunChanges } from '../audit/run-changes.js';
+import type { AuditSink } from '../audit/sink.js';
 import { canonicalJson } from '../safety/canonical.js';
-import { recoverOrphanIntents } from './intent-recovery.js';
+import { runIntentRecovery } from './intent-recovery.js';
+import { configFileOf, openStateStore, type StateStore } from './state-store.js';
 import type { TaskProgressEvent } from '../bridge/handler.js';
 import { describeOperations, type DescribeResult } from '../describe/index.js';
 import type { Unserved } from '../describe/unserved.js';
@@ -20,13 +19,12 @@ import { describeConfinement } from '../sandbox/worker-launch.js';
 import type { RunOutcome } from '../sandbox/outcome.js';
 import { ApprovalStore, type Approver, type ApproverRequirement } from '../safety/approval.js';
 import type { Plan } from '../safety/plan.js';
-import { HaltSwitch, haltRefusal } from '../safety/halt.js';
+import { haltRefusal, type KillSwitch } from '../safety/halt.js';
 import { Policy } from '../policy/policy.js';
 import { RunClusters, type ClusterHandle } from '../policy/clusters.js';
 import { PermissionCache } from '../policy/privileges.js';
 import type { SessionTaint } from '../policy/taint.js';
 import { SecretScrubber } from '../safety/redact.js';
-import { StandingStore } from '../safety/standing-store.js';
 import { readRunbook, RunbookError, runbookNames, runbookSummary } from '../runbook/catalog.js';
 import { describeArgs, type ArgSpecs } from '../script/args.js';
 import { userInfo } from 'node:os';
@@ -106,8 +104,8 @@ export class Product {
   private readonly approvals: ApprovalStore;
   /** Runbook arguments as listed, by content hash. */
   private readonly runbookArgs = new Map<string, string>();
-  /** The host's kill switch (src/safety/halt.ts), asked before every change. */
-  readonly halt: HaltSwitch;
+  /** The kill switch (src/safety/halt.ts): the host's file, and the shared row when the state is in PostgreSQL; asked before every change. */
+  readonly halt: KillSwitch;
   private readonly permissions = new PermissionCache();
   private recovery: Promise<void> = Promise.resolve();
   private readonly recoveryStop = new AbortController();
@@ -120,12 +118,13 @@ export class Product {
     /** Which clusters serve, which are down and retried (src/app/cluster-availability.ts). */
     private readonly clusters: ClusterAvailability,
     private readonly checkers: TypeCheckService,
-    readonly audit: AuditLog,
+    /** Plans, approvals, standing approvals, the kill switch and the audit, where the config keeps them (state-store.ts). */
+    readonly state: StateStore,
     readonly scrubber: SecretScrubber,
     private readonly unserved: Readonly<Record<string, Unserved>>,
   ) {
-    this.approvals = new ApprovalStore(config.stateDir);
-    this.halt = HaltSwitch.open(config.halt.file);
+    this.approvals = state.approvals;
+    this.halt = state.killSwitch;
     const { workers, warmWorkers, idleMs, perPrincipal } = config.sandbox;
     this.engine = new SandboxEngine({
       ...(workers !== undefined ? { workers } : {}),
@@ -146,10 +145,16 @@ export class Product {
     const { budgetMs, recycleAfterChecks, maxRssMb, maxQueue, idleMs } = config.sandbox.typecheck;
     const checkers = new TypeCheckService({ budgetMs, recycleAfterChecks, maxRssMb, maxQueue, idleMs: idleMs === 0 ? Number.POSITIVE_INFINITY : idleMs, log });
     const clusters = await ClusterAvailability.open({ config, checkers, scrubber, log, ...(options.degraded ? { degraded: options.degraded } : {}) });
-    mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
-    const { file, hmacKey, maxBytes, retention, durability, witness } = config.audit;
-    const audit = AuditLog.open({ file, ...(hmacKey ? { hmacKey } : {}), maxBytes, retention, durability, ...(witness ? { witness } : {}), scrubber });
-    const product = new Product(config, clusters, checkers, audit, scrubber, options.unserved ?? {});
+    let state: StateStore;
+    try {
+      const configFile = configFileOf(config.source);
+      state = openStateStore({ state: config.state, audit: config.audit, haltFile: config.halt.file, scrubber, ...(configFile ? { configFile } : {}) });
+    } catch (err) {
+      await clusters.stop();
+      await Promise.all([checkers.close(), clusters.closeRuntimes()]);
+      throw err;
+    }
+    const product = new Product(config, clusters, checkers, state, scrubber, options.unserved ?? {});
     clusters.start();
     product.recoverIntents(log);
     return product;
@@ -157,18 +162,15 @@ export class Product {
 
   /**
    * In the background: what became of the changes servers that died had sent (intent-recovery.ts).
-   * Started once per start; close() stops it.
+   * At start, then periodically while the server runs; close() stops it.
    */
   private recoverIntents(log: (line: string) => void): void {
-    this.recovery = recoverOrphanIntents({
+    this.recovery = runIntentRecovery({
       audit: this.audit,
       client: (name) => this.clusters.find(name)?.client,
       log,
       signal: this.recoveryStop.signal,
-    }).then(
-      () => undefined,
-      (err: unknown) => log(`pve-code-mcp: looking up the outcome of changes a stopped server had sent failed: ${err instanceof Error ? err.message : String(err)}; they stay open in the audit until the next start`),
-    );
+    }, { ...(this.config.state.postgres ? { everyMs: this.config.state.postgres.recoverEveryMs } : {}) });
   }
 
   /** Configured clusters that are not serving (yet), with why and when they are tried again. */
@@ -308,7 +310,7 @@ export class Product {
   async runbooks(): Promise<Array<{ name: string; summary: string; args: string; standing: string[] }>> {
     const dir = this.config.runbooks?.dir;
     if (!dir) return [];
-    const standing = new StandingStore(this.approvals.dir).list().filter((a) => !a.revokedAt && Date.parse(a.expiresAt) > Date.now());
+    const standing = this.state.standing.list().filter((a) => !a.revokedAt && Date.parse(a.expiresAt) > Date.now());
     const out = [];
     for (const name of runbookNames(dir)) {
       const book = readRunbook(dir, name);
@@ -342,7 +344,7 @@ export class Product {
       clusters,
       ...(principal ? { principal: principal.id } : {}),
       ...(checker ? { checker } : {}),
-      approvals: new ApprovalStore(this.approvals.dir, principal?.id, (plan) => fourEyes(plan, (name) => clusters.get(name).policy), principal?.approvesOverHttp === true, principal?.consolePage),
+      approvals: new ApprovalStore(this.approvals.backend, principal?.id, (plan) => fourEyes(plan, (name) => clusters.get(name).policy), principal?.approvesOverHttp === true, principal?.consolePage),
       ...(hooks.approver ? { approver: hooks.approver } : {}),
       audit: principal
         ? { append: (type, data) => audit.append(type, { ...data, principal: principal.audit }), intend: (data) => audit.intend({ ...data, principal: principal.audit }) }
@@ -350,10 +352,10 @@ export class Product {
       secrets: this.scrubber,
       permissions: this.permissions,
       halted: () => haltRefusal(this.halt.state()),
-      ...(book ? { standing: new StandingStore(this.approvals.dir), runner: principal?.id ?? userInfo().username, tainted: (clusters.home.policy.taintedBy?.length ?? 0) > 0 } : {}),
+      ...(book ? { standing: this.state.standing, runner: principal?.id ?? userInfo().username, tainted: (clusters.home.policy.taintedBy?.length ?? 0) > 0 } : {}),
       // A principal undoes only its own runs (the host's user only runs made without a principal):
       // the reversal reads guests with the server's credentials and answers with their values.
-      runChanges: (runId) => readRunChanges(this.config.audit.file, runId).filter((c) => canonicalJson(c.principal ?? null) === canonicalJson(principal?.audit ?? null)),
+      runChanges: (runId) => audit.runChanges(runId).filter((c) => canonicalJson(c.principal ?? null) === canonicalJson(principal?.audit ?? null)),
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
       ...(hooks.onLog ? { onLog: hooks.onLog } : {}),
     });
@@ -375,7 +377,12 @@ export class Product {
     await Promise.all([this.engine.close(), this.checkers.close()]);
     await this.clusters.closeRuntimes();
     await this.audit.flushWitness(WITNESS_FLUSH_MS).catch(() => undefined);
-    this.audit.close();
+    this.state.close();
+  }
+
+  /** The audit, wherever the state lives (files or the shared database). */
+  get audit(): AuditSink {
+    return this.state.audit;
   }
 }
 

@@ -9,12 +9,16 @@
  * directory, whose outcome entries may simply not be written yet. A writer that closed cleanly
  * removed its registration and has nothing to recover.
  *
- * Two servers starting at once may both find the same orphan and both append a `recovered` entry
- * for it; that is harmless (verify pairs the intent with the first) and needs no extra lock.
+ * The audit store says where the open intents are and how they are settled, behind `IntentSource`
+ * (the files of the state directory here, the database in postgres-intents.ts), so one recovery
+ * (src/app/intent-recovery.ts) serves both.
+ *
+ * Files: two servers starting at once may both find the same orphan and both append a `recovered`
+ * entry for it; that is harmless (verify pairs the intent with the first) and needs no extra lock.
  */
 import { readFileSync } from 'node:fs';
-import { parseEntryLine, type AuditEntry } from './entry.js';
-import { lastEntryOf, rotatedFiles } from './log.js';
+import { parseEntryLine, type AuditEntry, type RecoveredData } from './entry.js';
+import { lastEntryOf, rotatedFiles } from './file-scan.js';
 import { listWriters, removeRegistration, type WriterStatus } from './writers.js';
 
 export type { RecoveredData, RecoveryOutcome } from './entry.js';
@@ -27,6 +31,29 @@ export interface OrphanIntent {
   writer: string;
   /** The intent's data as written (what was about to be done). */
   data: Record<string, unknown>;
+}
+
+/** Where a recovery finds the intents of gone writers, and how it settles them. */
+export interface IntentSource {
+  /** The intents of gone writers that have no outcome yet, oldest first. */
+  orphans(): OrphanIntent[];
+  /**
+   * Record what became of an orphan: a `recovered` entry, unless another recovery settled it
+   * first (then undefined and nothing is written).
+   */
+  settle(data: RecoveredData): AuditEntry | undefined;
+  /** Retire the gone writers none of whose intents is still open; returns their ids. */
+  retireSettled(): string[];
+}
+
+/** The intents of the JSONL log `file`, settled through `recovered` (the log's own writer). */
+export function fileIntentSource(file: string, recovered: (data: RecoveredData) => AuditEntry): IntentSource {
+  return {
+    orphans: () => findOrphanIntents(file),
+    // Two starts may settle one orphan twice: verify pairs the intent with the first.
+    settle: (data) => recovered(data),
+    retireSettled: () => retireSettledWriters(file),
+  };
 }
 
 export interface FindOrphanOptions {

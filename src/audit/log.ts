@@ -35,13 +35,18 @@
  * gets an `alert` too.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { closeSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { AuditError, LockError } from '../files/errors.js';
 import { FileLease, withFileLock, type FileLockOptions } from '../files/lock.js';
 import type { SecretScrubber } from '../safety/redact.js';
 import { ANCHOR_DELAY_MS, readAnchor, writeAnchor } from './anchor.js';
-import { anchorName, entryHash, GENESIS_HASH, parseEntryLine, rotatedName, type AlertCause, type AuditAlgorithm, type AuditEntry, type AuditEntryType, type HeadData, type PrunedFile, type RecoveredData } from './entry.js';
+import type { RecordedChange } from '../safety/undo.js';
+import { anchorName, entryHash, GENESIS_HASH, rotatedName, type AlertCause, type AuditAlgorithm, type AuditEntry, type AuditEntryType, type HeadData, type PrunedFile, type RecoveredData } from './entry.js';
+import { inspectFd, inspectFile, newestRotated, readAt, rotatedFiles, type FileScan } from './file-scan.js';
+import { fileIntentSource, type IntentSource } from './intents.js';
+import { readRunChanges } from './run-changes.js';
+import type { AppendType, AuditSink } from './sink.js';
 import { openWitness, type Witness, type WitnessOptions } from './witness.js';
 import { newWriterId, registerWriter, type WriterRegistration } from './writers.js';
 
@@ -124,7 +129,9 @@ interface ChainState {
   hash: string;
 }
 
-export class AuditLog {
+export { lastEntryOf, rotatedFiles } from './file-scan.js';
+
+export class AuditLog implements AuditSink {
   private fd: number;
   private ino: number;
   private size: number;
@@ -216,11 +223,23 @@ export class AuditLog {
     return this.opts.file;
   }
 
+  get where(): string {
+    return this.opts.file;
+  }
+
+  get intents(): IntentSource {
+    return fileIntentSource(this.opts.file, (data) => this.recovered(data));
+  }
+
+  runChanges(runId: string): RecordedChange[] {
+    return readRunChanges(this.opts.file, runId);
+  }
+
   /**
    * Append one entry; returns it as written. Throws `AuditError` `audit-unavailable` when it
    * cannot be written whole (nothing of it is then on disk).
    */
-  append(type: Exclude<AuditEntryType, 'head' | 'alert' | 'prune' | 'intent'>, data: Record<string, unknown>): AuditEntry {
+  append(type: AppendType, data: Record<string, unknown>): AuditEntry {
     return this.record(type, data, false);
   }
 
@@ -578,104 +597,6 @@ export class AuditLog {
   }
 }
 
-interface FileScan {
-  exists: boolean;
-  index: number;
-  alg?: AuditAlgorithm;
-  chain?: string;
-  last?: AuditEntry;
-  /** Where the last complete entry (parsed, newline-terminated) ends; what follows is a torn tail. */
-  end: number;
-}
-
-const CHUNK = 64 * 1024;
-
-/** The head and the last entry of an audit file, read from its two ends (not the whole file). */
-function inspectFile(path: string): FileScan {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { exists: false, index: 1, end: 0 };
-    throw err;
-  }
-  try {
-    return inspectFd(fd, fstatSync(fd).size);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function inspectFd(fd: number, size: number): FileScan {
-  const scan: FileScan = { exists: true, index: 1, end: 0 };
-  if (size === 0) return scan;
-  const first = firstLine(fd, size);
-  const head = first !== undefined ? parseEntryLine(first) : undefined;
-  if (head?.type === 'head') {
-    if (typeof head.data.index === 'number') scan.index = head.data.index;
-    if (head.data.alg === 'sha256' || head.data.alg === 'hmac-sha256') scan.alg = head.data.alg;
-    if (typeof head.data.chain === 'string') scan.chain = head.data.chain;
-  }
-  const tail = lastEntry(fd, size);
-  scan.end = tail.end;
-  if (tail.entry) scan.last = tail.entry;
-  return scan;
-}
-
-function readAt(fd: number, position: number, length: number): Buffer {
-  const buf = Buffer.alloc(length);
-  let done = 0;
-  while (done < length) {
-    const n = readSync(fd, buf, done, length - done, position + done);
-    if (n === 0) break;
-    done += n;
-  }
-  return buf.subarray(0, done);
-}
-
-function firstLine(fd: number, size: number): string | undefined {
-  let collected = Buffer.alloc(0);
-  for (let pos = 0; pos < size; pos += CHUNK) {
-    const chunk = readAt(fd, pos, Math.min(CHUNK, size - pos));
-    const nl = chunk.indexOf(0x0a);
-    if (nl >= 0) return Buffer.concat([collected, chunk.subarray(0, nl)]).toString('utf8');
-    collected = Buffer.concat([collected, chunk]);
-    if (collected.length > 1024 * 1024) return undefined;
-  }
-  return collected.toString('utf8');
-}
-
-/**
- * The last complete entry (well-formed and newline-terminated), reading backwards from the end,
- * and the offset just after it. Bytes after a final newline are a torn line whatever they hold: a
- * whole entry is written with its newline in one buffer.
- */
-function lastEntry(fd: number, size: number): { entry?: AuditEntry; end: number } {
-  let pos = size; // file offset of buf[0]
-  let buf = Buffer.alloc(0); // bytes from `pos` on that are not parsed yet
-  let terminated = false; // whether the bytes in `buf` are followed by a newline
-  for (;;) {
-    let stop = buf.length;
-    for (let nl = stop > 0 ? buf.lastIndexOf(0x0a, stop - 1) : -1; nl >= 0; nl = stop > 0 ? buf.lastIndexOf(0x0a, stop - 1) : -1) {
-      const entry = terminated ? parseEntryLine(buf.subarray(nl + 1, stop).toString('utf8')) : undefined;
-      if (entry) return { entry, end: pos + stop + 1 };
-      terminated = true;
-      stop = nl;
-    }
-    if (pos === 0) {
-      const entry = terminated && stop > 0 ? parseEntryLine(buf.subarray(0, stop).toString('utf8')) : undefined;
-      return entry ? { entry, end: stop + 1 } : { end: 0 };
-    }
-    const len = Math.min(CHUNK, pos);
-    pos -= len;
-    buf = Buffer.concat([readAt(fd, pos, len), buf.subarray(0, stop)]);
-  }
-}
-
-/** The last complete entry of an audit file (undefined when it has none, or does not exist). */
-export function lastEntryOf(path: string): AuditEntry | undefined {
-  return inspectFile(path).last;
-}
 
 /**
  * The error an append throws when its entry could not be written: `audit-unavailable` naming the
@@ -697,23 +618,6 @@ function unavailable(err: unknown, file: string): Error {
   return new AuditError('audit-unavailable', `the audit log ${file} cannot be written: ${cause} (${code}); nothing that needs an audit entry is done until it can be written: ${fix}, and the audit resumes by itself`);
 }
 
-/** Rotated siblings of `file`, oldest first. */
-export function rotatedFiles(file: string): Array<{ index: number; path: string }> {
-  const dir = dirname(file);
-  const prefix = basename(file) + '.';
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((n) => n.startsWith(prefix) && /^\d{6}$/.test(n.slice(prefix.length)))
-    .map((n) => ({ index: Number(n.slice(prefix.length)), path: join(dir, n) }))
-    .sort((a, b) => a.index - b.index);
-}
-
-function newestRotated(file: string): { index: number; path: string; last?: AuditEntry; chain?: string } | undefined {
-  const newest = rotatedFiles(file).pop();
-  if (!newest) return undefined;
-  const found = inspectFile(newest.path);
-  return { ...newest, ...(found.last ? { last: found.last } : {}), ...(found.chain ? { chain: found.chain } : {}) };
-}
 
 function anchorAlerts(opts: AuditOptions, found: FileScan, state: ChainState): string[] {
   const path = anchorName(opts.file);

@@ -41,8 +41,11 @@ import { canSnapshot, safetySnapshot, snapshotNote, wantsSafetySnapshot } from '
 
 export type RunMode = 'live' | 'dry-run' | 'approved';
 
-/** Where call records go (an `AuditLog`, or anything with the same methods). */
-export interface AuditSink {
+/**
+ * Where call records go: the part of the audit's `AuditSink` (src/audit/sink.ts: the files or
+ * PostgreSQL) the bridge writes through; any object with these methods serves (tests, wrappers).
+ */
+export interface CallAudit {
   append(type: 'call', data: Record<string, unknown>): unknown;
   /**
    * Write a change's intent before it is sent; durable when it returns (its `seq` links the
@@ -75,7 +78,7 @@ export interface BridgeDeps {
   plan?: PlanRecorder;
   /** approved: the plan every write must match. */
   binding?: PlanBinding;
-  audit?: AuditSink;
+  audit?: CallAudit;
   /** Known secret strings removed from everything returned (token secret, passwords). */
   secrets?: SecretScrubber;
   guests?: GuestDirectory;

@@ -42,10 +42,10 @@ import type { StandingApproval, StandingWrite } from '../safety/standing.js';
 import type { StandingStore } from '../safety/standing-store.js';
 import type { RecordedChange } from '../safety/undo.js';
 
-/** The audit surface a run writes to (`AuditLog` satisfies it). */
+/** The audit surface a run writes to (the audit's `AuditSink`, src/audit/sink.ts, satisfies it). */
 export interface RunAudit {
   append(type: 'run-start' | 'call' | 'approval' | 'run-end', data: Record<string, unknown>): unknown;
-  /** A change's intent, durable before the change is sent (see `AuditSink.intend`). */
+  /** A change's intent, durable before the change is sent (see `CallAudit.intend`, src/bridge/handler.ts). */
   intend(data: Record<string, unknown>): { seq: number };
 }
 

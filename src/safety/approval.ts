@@ -12,16 +12,15 @@
  * channels (see ApprovalStore).
  */
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
-import { z } from 'zod';
-import { LockError } from '../files/errors.js';
-import { withFileLock } from '../files/lock.js';
-import { HTTP_METHODS, RISK_CLASSES } from '../schema/model.js';
 import type { Plan } from './plan.js';
-import { BlastRadiusSchema } from './blast-radius.js';
+import { type ApprovalBackend, FileApprovalBackend, type RecordScope } from './approval-backend.js';
+import { ApprovalError } from './approval-errors.js';
+import { type ApprovalRecord, type ConsumeRecord, PLAN_ID, PlanSchema, RecordSchema, type RequestRecord, type StoreRecord } from './approval-records.js';
 import { computePlanId } from './plan.js';
+
+export { ApprovalError, type ApprovalErrorCode } from './approval-errors.js';
+export type { ApprovalRecord, ConsumeRecord } from './approval-records.js';
 
 /**
  * `url`: the client was asked to open the console's page of the plan (URL-mode elicitation); the
@@ -42,117 +41,6 @@ export interface Approver {
 }
 
 export const DEFAULT_APPROVAL_TTL_MS = 60 * 60_000;
-
-const PLAN_ID = /^[0-9a-f]{64}$/;
-
-export type ApprovalErrorCode =
-  /** Not 64 hex characters (nor a unique prefix of a stored plan's id). */
-  | 'bad-plan-id'
-  /** No stored plan with that id in the state directory. */
-  | 'no-plan'
-  /** The stored plan is unreadable or does not hash to its id. */
-  | 'plan-modified'
-  /** The plan already ran (through elicitation or an operator approval); approving it again needs `again`. */
-  | 'already-run'
-  /** `consume` of an approval that another run (maybe in another process) consumed first. */
-  | 'already-consumed'
-  /** The store's lock could not be taken. */
-  | 'store-locked'
-  /** A principal tried to approve a plan it asked for itself (an approval needs a second person). */
-  | 'self-approval'
-  /** The asker's policy wants an approver from a group the approving principal is not in. */
-  | 'not-an-approver'
-  /** `for` names a principal that never asked for this plan. */
-  | 'not-requested'
-  /** Several principals asked for this plan and the approval does not say for whom. */
-  | 'ambiguous-requester';
-
-export class ApprovalError extends Error {
-  constructor(
-    message: string,
-    readonly code: ApprovalErrorCode = 'no-plan',
-  ) {
-    super(message);
-    this.name = 'ApprovalError';
-  }
-}
-
-const GuestIdentitySchema = z.object({
-  vmid: z.number().int(),
-  exists: z.boolean(),
-  type: z.enum(['qemu', 'lxc']).optional(),
-  node: z.string().optional(),
-  name: z.string().optional(),
-  digest: z.string().optional(),
-});
-
-const PlanSchema = z.object({
-  version: z.literal(1),
-  planId: z.string().regex(PLAN_ID),
-  codeHash: z.string().regex(PLAN_ID),
-  policy: z.string(),
-  createdAt: z.string(),
-  writes: z.array(
-    z.object({
-      seq: z.number().int().min(1),
-      cluster: z.string(),
-      method: z.enum(HTTP_METHODS),
-      path: z.string(),
-      template: z.string(),
-      params: z.record(z.string(), z.unknown()),
-      risk: z.enum(RISK_CLASSES),
-      needsApproval: z.boolean(),
-      targets: z.array(GuestIdentitySchema),
-      fingerprint: z.string().regex(PLAN_ID),
-      upid: z.string().optional(),
-      change: z.object({ summary: z.string(), lines: z.array(z.string()) }).optional(),
-      blastRadius: BlastRadiusSchema.optional(),
-    }),
-  ),
-  notes: z.array(z.string()).optional(),
-});
-
-const RecordSchema = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('approve'),
-    planId: z.string().regex(PLAN_ID),
-    codeHash: z.string().regex(PLAN_ID),
-    approvedAt: z.string(),
-    expiresAt: z.string(),
-    approvedBy: z.string(),
-    /** Random id of this approval (records from before ids were added have none). */
-    id: z.string().optional(),
-    /** The principal the approval is for (who asked for the plan); absent for runs without a principal (stdio, CLI). */
-    requestedBy: z.string().optional(),
-    /** Where it was given: `http` (POST /approvals, approvedBy is a principal), `console` (the web console) or `cli` (approvedBy is the host's OS user). */
-    via: z.enum(['http', 'cli', 'console']).optional(),
-  }),
-  z.object({
-    type: z.literal('consume'),
-    planId: z.string().regex(PLAN_ID),
-    at: z.string(),
-    runId: z.string(),
-    /** How the run was approved: an operator approval (its id) or the human through elicitation. */
-    via: z.enum(['operator', 'elicitation']).optional(),
-    approvalId: z.string().optional(),
-    /** The principal whose run consumed it; absent for runs without a principal. */
-    principal: z.string().optional(),
-  }),
-  /** A principal asked for a plan (its dry-run stored it): who an approval of it can be for. */
-  z.object({
-    type: z.literal('request'),
-    planId: z.string().regex(PLAN_ID),
-    at: z.string(),
-    principal: z.string(),
-    /** Four eyes: the asker's policy wants another principal (in `group`, when set) to approve. */
-    approvers: z.object({ group: z.string().optional() }).optional(),
-  }),
-]);
-
-type StoreRecord = z.infer<typeof RecordSchema>;
-export type ApprovalRecord = Extract<StoreRecord, { type: 'approve' }>;
-export type ConsumeRecord = Extract<StoreRecord, { type: 'consume' }>;
-type RequestRecord = Extract<StoreRecord, { type: 'request' }>;
 
 /** Whose record this is: an approval is for its requester, a consume is its run's principal. */
 function ownerOf(r: ApprovalRecord | ConsumeRecord): string | undefined {
@@ -175,18 +63,14 @@ export interface StoredPlanStatus {
   requestedBy: string[];
 }
 
-/** Quote a path for a POSIX shell when it needs it. */
-export function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
-}
-
 /**
- * Plans and approvals in the state directory, shared by every server and CLI process of the user.
+ * Plans and approvals, shared by every server and CLI process of the user (the state directory) or
+ * of a deployment (PostgreSQL: src/safety/approval-postgres.ts).
  *
- * Every change and every read-then-change (claim, approve) happens under the store's
- * inter-process lock (`approvals.jsonl.lock`, the audit's lock mechanism), so the append-only
- * record file has one order, and an approval is consumed once however many processes race for
- * it. Validity is decided by that order: an approval is spent by any `consume` of its plan that
+ * Every change and every read-then-change (claim, approve) happens under the backend's lock
+ * (`approvals.jsonl.lock`, the audit's lock mechanism; a PostgreSQL advisory lock), so the
+ * append-only records have one order, and an approval is consumed once however many processes
+ * race for it. Validity is decided by that order: an approval is spent by any `consume` of its plan that
  * comes after it — including one recorded for a run the human accepted through elicitation, so a
  * plan that already ran is never run again on an approval given before it ran, and `approve`
  * refuses a plan that already ran unless the operator says `again`.
@@ -199,8 +83,12 @@ export function shellQuote(value: string): string {
  * which is exactly the behaviour from before principals existed.
  */
 export class ApprovalStore {
+  /** Where plans and records are kept: the state directory, or a database shared by replicas. */
+  readonly backend: ApprovalBackend;
+
   constructor(
-    readonly dir: string,
+    /** A state directory (the file backend), or another backend. */
+    store: string | ApprovalBackend,
     /** The principal whose plans and approvals this view handles; undefined: runs without one. */
     readonly principal?: string,
     /** Four eyes for this principal's plans (from its policies): recorded with each plan it asks for. */
@@ -212,30 +100,27 @@ export class ApprovalStore {
     readonly approvesOverHttp = false,
     /** The web console's page of a plan, when this server serves a console: hints offer it. */
     readonly consolePage?: (planId: string) => string,
-  ) {}
+  ) {
+    this.backend = typeof store === 'string' ? new FileApprovalBackend(store) : store;
+  }
+
+  /** Where the plans and approvals are (a directory, or a database without its password), for messages. */
+  get where(): string {
+    return this.backend.where;
+  }
 
   /** The same store seen by one principal; `approvers` says which of its plans need another principal's approval. */
   forPrincipal(principal: string, approvers?: (plan: Plan) => ApproverRequirement | undefined): ApprovalStore {
-    return new ApprovalStore(this.dir, principal, approvers, this.approvesOverHttp, this.consolePage);
+    return new ApprovalStore(this.backend, principal, approvers, this.approvesOverHttp, this.consolePage);
   }
 
-  private get approvalsFile(): string {
-    return join(this.dir, 'approvals.jsonl');
-  }
-
-  private planFile(planId: string): string {
+  private checkedId(planId: string): string {
     if (!PLAN_ID.test(planId)) throw new ApprovalError(`'${planId}' is not a planId (64 hex characters from a dry-run result)`, 'bad-plan-id');
-    return join(this.dir, 'plans', `${planId}.json`);
+    return planId;
   }
 
   private locked<T>(fn: () => T): T {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    try {
-      return withFileLock(this.approvalsFile, fn);
-    } catch (err) {
-      if (err instanceof LockError) throw new ApprovalError(`the approvals store ${this.approvalsFile} cannot be locked: ${err.message}`, 'store-locked');
-      throw err;
-    }
+    return this.backend.locked(fn);
   }
 
   /** Whether this plan needs another principal's approval (four eyes): the asker's own client is then not asked. */
@@ -245,7 +130,7 @@ export class ApprovalStore {
 
   /** The command an operator runs from a plain shell to approve this plan (it names this store). */
   approveCommandLine(planId: string): string {
-    return `pve-code-mcp approve ${planId} --state-dir ${shellQuote(resolve(this.dir))}`;
+    return this.cli(`approve ${planId}`);
   }
 
   /**
@@ -255,7 +140,7 @@ export class ApprovalStore {
    */
   approveCommand(planId: string): string {
     const command = this.approveCommandLine(planId);
-    const local = `pve-code-mcp console --state-dir ${shellQuote(resolve(this.dir))}`;
+    const local = this.cli('console');
     // A remote principal's plan: the approver may not be on the host.
     if (this.principal !== undefined && this.approvesOverHttp) {
       const group = this.approversFor(planId, this.principal)?.group;
@@ -279,26 +164,15 @@ export class ApprovalStore {
     return `Plan ${planId} is stored: ask the operator to approve it with \`${this.approveCommand(planId)}\`, then run the same script again unchanged`;
   }
 
-  /** Keep a dry-run plan so it can be approved and enforced later (owner-only file, replaced atomically). */
+  /** Keep a dry-run plan so it can be approved and enforced later (replaced whole, never seen half written). */
   savePlan(plan: Plan): void {
-    const file = this.planFile(plan.planId);
-    mkdirSync(join(this.dir, 'plans'), { recursive: true, mode: 0o700 });
-    // Written aside and renamed: another process reading the plan never sees half a file.
-    const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
-    try {
-      writeFileSync(tmp, JSON.stringify(plan, null, 2) + '\n', { mode: 0o600 });
-      chmodSync(tmp, 0o600);
-      renameSync(tmp, file);
-    } catch (err) {
-      rmSync(tmp, { force: true });
-      throw err;
-    }
+    this.backend.savePlan(this.checkedId(plan.planId), JSON.stringify(plan, null, 2) + '\n');
     const principal = this.principal;
     if (principal !== undefined) {
       const approvers = this.approversOf?.(plan);
       this.locked(() => {
         // The newest request of a principal carries its current requirement (its policy may have changed).
-        const last = this.records().filter((r): r is RequestRecord => r.type === 'request' && r.planId === plan.planId && r.principal === principal).pop();
+        const last = this.records({ planId: plan.planId }).filter((r): r is RequestRecord => r.type === 'request' && r.planId === plan.planId && r.principal === principal).pop();
         if (!last || JSON.stringify(last.approvers) !== JSON.stringify(approvers)) {
           this.append({ type: 'request', planId: plan.planId, at: new Date().toISOString(), principal, ...(approvers ? { approvers } : {}) });
         }
@@ -308,22 +182,17 @@ export class ApprovalStore {
 
   /** Who may approve a principal's plan: undefined when its own client may (no four eyes). */
   approversFor(planId: string, principal: string): ApproverRequirement | undefined {
-    return requirementIn(this.records(), planId, principal);
+    return requirementIn(this.records({ planId }), planId, principal);
   }
 
   /** The principals that asked for a plan, in the order they first did. */
   requesters(planId: string): string[] {
-    return requestersIn(this.records(), planId);
+    return requestersIn(this.records({ planId }), planId);
   }
 
   loadPlan(planId: string): Plan | undefined {
-    let text: string;
-    try {
-      text = readFileSync(this.planFile(planId), 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
+    const text = this.backend.loadPlan(this.checkedId(planId));
+    if (text === undefined) return undefined;
     const parsed = PlanSchema.safeParse(safeJson(text));
     if (!parsed.success) throw new ApprovalError(`stored plan ${planId} is unreadable or was modified; run the script with dryRun: true again`, 'plan-modified');
     const plan = parsed.data as Plan;
@@ -339,7 +208,7 @@ export class ApprovalStore {
     const wanted = idOrPrefix.trim().toLowerCase();
     if (PLAN_ID.test(wanted)) return wanted;
     if (!/^[0-9a-f]{8,63}$/.test(wanted)) throw new ApprovalError(`'${idOrPrefix}' is not a planId (64 hex characters from a dry-run result, or a unique prefix of at least 8)`, 'bad-plan-id');
-    const hits = this.planIds().filter((id) => id.startsWith(wanted));
+    const hits = this.backend.planIds().filter((id) => id.startsWith(wanted));
     if (hits.length > 1) throw new ApprovalError(`'${idOrPrefix}' matches ${hits.length} stored plans; give more characters`, 'bad-plan-id');
     return hits[0];
   }
@@ -357,11 +226,11 @@ export class ApprovalStore {
     const planId = given.trim().toLowerCase();
     const plan = this.loadPlan(planId);
     if (!plan) {
-      throw new ApprovalError(`no dry-run plan ${planId} in ${this.dir}; run the script with dryRun: true and approve the planId it reports`, 'no-plan');
+      throw new ApprovalError(`no dry-run plan ${planId} in ${this.where}; run the script with dryRun: true and approve the planId it reports`, 'no-plan');
     }
     const now = opts.now ?? new Date();
     return this.locked(() => {
-      const records = this.records();
+      const records = this.records({ planId });
       const requesters = requestersIn(records, planId);
       let target: string | undefined;
       if (opts.for !== undefined) {
@@ -437,7 +306,7 @@ export class ApprovalStore {
    */
   claim(query: { planId?: string; codeHash: string }, runId: string, now: Date = new Date()): ApprovalMatch | undefined {
     return this.locked(() => {
-      const match = this.findIn(this.records(), query, now);
+      const match = this.findIn(this.records({ codeHash: query.codeHash }), query, now);
       if (match) this.append({ type: 'consume', planId: match.plan.planId, at: now.toISOString(), runId, via: 'operator', ...(match.approval.id ? { approvalId: match.approval.id } : {}), ...this.principalField() });
       return match;
     });
@@ -449,7 +318,7 @@ export class ApprovalStore {
    */
   consume(planId: string, runId: string, now: Date = new Date()): void {
     this.locked(() => {
-      const state = this.planState(planId, this.records(), now, this.principal);
+      const state = this.planState(planId, this.records({ planId }), now, this.principal);
       if (!state.valid) throw new ApprovalError(`the approval of plan ${planId} was already used by another run (or expired); nothing may run on it`, 'already-consumed');
       this.append({ type: 'consume', planId, at: now.toISOString(), runId, via: 'operator', ...(state.valid.id ? { approvalId: state.valid.id } : {}), ...this.principalField() });
     });
@@ -470,14 +339,14 @@ export class ApprovalStore {
    * script's hash, together with its stored plan. Read-only: use `claim` to run on it.
    */
   find(query: { planId?: string; codeHash: string }, now: Date = new Date()): ApprovalMatch | undefined {
-    return this.findIn(this.records(), query, now);
+    return this.findIn(this.records({ codeHash: query.codeHash }), query, now);
   }
 
   /** Where a stored plan stands. */
   status(planId: string, now: Date = new Date()): StoredPlanStatus | undefined {
     const plan = this.loadPlan(planId);
     if (!plan) return undefined;
-    return this.statusIn(plan, this.records(), now);
+    return this.statusIn(plan, this.records({ planId }), now);
   }
 
   /** Where a plan stands for this store's principal, or (unbound) for its only requester, else for runs without a principal. */
@@ -502,7 +371,7 @@ export class ApprovalStore {
   list(now: Date = new Date()): StoredPlanStatus[] {
     const records = this.records();
     const out: StoredPlanStatus[] = [];
-    for (const id of this.planIds()) {
+    for (const id of this.backend.planIds()) {
       let plan: Plan | undefined;
       try {
         plan = this.loadPlan(id);
@@ -513,17 +382,6 @@ export class ApprovalStore {
       out.push(this.statusIn(plan, records, now));
     }
     return out.sort((a, b) => Date.parse(b.plan.createdAt) - Date.parse(a.plan.createdAt));
-  }
-
-  private planIds(): string[] {
-    try {
-      return readdirSync(join(this.dir, 'plans'))
-        .filter((n) => /^[0-9a-f]{64}\.json$/.test(n))
-        .map((n) => n.slice(0, 64));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
   }
 
   /**
@@ -562,18 +420,11 @@ export class ApprovalStore {
     return undefined;
   }
 
-  private records(): StoreRecord[] {
-    let text: string;
-    try {
-      text = readFileSync(this.approvalsFile, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
+  /** The records (of the scope) that parse, in their order; others (another version's, a torn line) are skipped. */
+  private records(scope?: RecordScope): StoreRecord[] {
     const out: StoreRecord[] = [];
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      const parsed = RecordSchema.safeParse(safeJson(line));
+    for (const raw of this.backend.records(scope)) {
+      const parsed = RecordSchema.safeParse(raw);
       if (parsed.success) out.push(parsed.data);
     }
     return out;
@@ -581,7 +432,12 @@ export class ApprovalStore {
 
   /** Append one record; the caller holds the lock. */
   private append(record: StoreRecord): void {
-    appendFileSync(this.approvalsFile, JSON.stringify(record) + '\n', { mode: 0o600 });
+    this.backend.append(record);
+  }
+
+  /** A `pve-code-mcp` command line that names this store. */
+  private cli(command: string): string {
+    return `pve-code-mcp ${command}${this.backend.cliArgs ? ` ${this.backend.cliArgs}` : ''}`;
   }
 }
 

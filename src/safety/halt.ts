@@ -19,6 +19,10 @@
  * Anything at the path counts: the JSON `halt()` writes, an empty file made with `touch`, any text
  * (taken as the reason), a directory. A path that cannot be checked (permissions, a file where a
  * directory should be) counts as halted too: the switch fails closed.
+ *
+ * Replicas sharing state in PostgreSQL have a second switch, the `halt` row of the database
+ * (src/safety/halt-postgres.ts), that stops every replica at once; the host file still stops its
+ * host. `eitherSwitch` makes the two one `KillSwitch`, the one thing the bridge asks.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
@@ -33,8 +37,10 @@ export type HaltState = { halted: false } | HaltedState;
 
 export interface HaltedState {
   halted: true;
-  /** The switch file. */
-  file: string;
+  /** The switch file, when the host's file halts. */
+  file?: string;
+  /** The database (without its password), when its `halt` row halts every replica sharing it. */
+  database?: string;
   /** When the halt began: from the file's JSON, else the file's modification time. */
   since?: string;
   by?: string;
@@ -92,7 +98,25 @@ const recordSchema = z.object({ since: z.string().max(64).optional(), by: z.stri
 const MAX_READ = 4_096;
 const MAX_REASON = 500;
 
-export class HaltSwitch {
+/** What the bridge asks before each change: one state, however many switches stand behind it. */
+export interface KillSwitch {
+  state(): HaltState;
+}
+
+/** Halted when any of the switches is (the first one halted, asked in order: put the cheapest first). */
+export function eitherSwitch(...switches: KillSwitch[]): KillSwitch {
+  return {
+    state(): HaltState {
+      for (const sw of switches) {
+        const state = sw.state();
+        if (state.halted) return state;
+      }
+      return { halted: false };
+    },
+  };
+}
+
+export class HaltSwitch implements KillSwitch {
   private constructor(readonly file: string) {}
 
   static open(path: string): HaltSwitch {
@@ -204,11 +228,14 @@ export class HaltSwitch {
 /** The message a script gets for a change refused by the switch; undefined while not halted. */
 export function haltRefusal(state: HaltState): string | undefined {
   if (!state.halted) return undefined;
-  if (state.problem) return `all changes are stopped on this host: ${state.problem}; nothing was sent. Reads still work. Do not retry: tell the user.`;
+  const scope = state.database !== undefined ? 'on every server sharing the database' : 'on this host';
+  if (state.problem) return `all changes are stopped ${scope}: ${state.problem}; nothing was sent. Reads still work. Do not retry: tell the user.`;
   const who = state.by ? ` by ${state.by}` : '';
   const when = state.since ? ` since ${state.since}` : '';
   const why = state.reason ? `: ${state.reason}` : '';
-  return `all changes are halted on this host${when}${who}${why} (file ${state.file}); nothing was sent. Reads still work. Only an operator lifts the halt (\`pve-code-mcp resume\` on the host): do not retry, tell the user.`;
+  const where = state.database !== undefined ? `database ${state.database}` : `file ${state.file}`;
+  const lift = state.database !== undefined ? `\`pve-code-mcp resume\` with the deployment's configuration` : `\`pve-code-mcp resume\` on the host`;
+  return `all changes are halted ${scope}${when}${who}${why} (${where}); nothing was sent. Reads still work. Only an operator lifts the halt (${lift}): do not retry, tell the user.`;
 }
 
 function readHead(file: string): string | undefined {
@@ -231,7 +258,7 @@ function readHead(file: string): string | undefined {
 }
 
 /** One line, no control characters, bounded: the reason ends up in a script's error and the audit. */
-function clean(text: string): string {
+export function clean(text: string): string {
   const line = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   return line.length > MAX_REASON ? `${line.slice(0, MAX_REASON)}…` : line;
 }

@@ -1,14 +1,13 @@
 /**
  * Where standing approvals live: `standing-approvals.json` in the state directory, next to the
- * plan approvals, shared by the server and `pve-code-mcp runbook`. Every change (add, revoke, a
- * use) is made under the store's inter-process lock on what the file holds then, so two runs
- * racing for the last writes of a budget cannot both get them.
+ * plan approvals, shared by the server and `pve-code-mcp runbook` (or a PostgreSQL table shared by
+ * replicas: src/safety/standing-backend.ts). Every change (add, revoke, a use) is made under the
+ * backend's lock on what it holds then, so two runs racing for the last writes of a budget cannot
+ * both get them.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
-import { withFileLock } from '../files/lock.js';
+import { FileStandingBackend, type StandingBackend } from './standing-backend.js';
 import { findStanding, type StandingApproval, type StandingUse } from './standing.js';
 
 const value = z.union([z.string(), z.number(), z.boolean()]);
@@ -39,34 +38,33 @@ export class StandingStoreError extends Error {
 export type NewStanding = Omit<StandingApproval, 'id' | 'used' | 'approvedAt'>;
 
 export class StandingStore {
-  constructor(readonly dir: string) {}
+  readonly backend: StandingBackend;
 
-  get file(): string {
-    return join(this.dir, 'standing-approvals.json');
+  /** A state directory (the file backend), or another backend. */
+  constructor(store: string | StandingBackend) {
+    this.backend = typeof store === 'string' ? new FileStandingBackend(store) : store;
   }
 
   list(): StandingApproval[] {
-    if (!existsSync(this.file)) return [];
-    const parsed = fileSchema.safeParse(JSON.parse(readFileSync(this.file, 'utf8')));
-    if (!parsed.success) throw new StandingStoreError(`${this.file} is malformed (${parsed.error.issues[0]?.message ?? 'malformed'}): fix or remove it`);
+    const parsed = fileSchema.safeParse(this.backend.read());
+    if (!parsed.success) throw new StandingStoreError(`${this.backend.where} is malformed (${parsed.error.issues[0]?.message ?? 'malformed'}): fix or remove it`);
     return parsed.data as StandingApproval[];
   }
 
   add(fields: NewStanding, now = new Date()): StandingApproval {
     return this.locked(() => {
       const approval: StandingApproval = { ...fields, id: randomBytes(8).toString('hex'), approvedAt: now.toISOString(), used: { runs: 0, writes: 0 } };
-      this.write([...this.list(), approval]);
+      this.backend.put(approval);
       return approval;
     });
   }
 
   revoke(id: string, now = new Date()): StandingApproval {
     return this.locked(() => {
-      const all = this.list();
-      const found = all.find((a) => a.id === id);
-      if (!found) throw new StandingStoreError(`no standing approval ${id} in ${this.file} (\`pve-code-mcp runbook list\` shows them)`);
+      const found = this.list().find((a) => a.id === id);
+      if (!found) throw new StandingStoreError(`no standing approval ${id} in ${this.backend.where} (\`pve-code-mcp runbook list\` shows them)`);
       found.revokedAt = now.toISOString();
-      this.write(all);
+      this.backend.put(found);
       return found;
     });
   }
@@ -77,24 +75,16 @@ export class StandingStore {
    */
   use(use: StandingUse): { approval: StandingApproval } | { reasons: string[] } {
     return this.locked(() => {
-      const all = this.list();
-      const found = findStanding(all, use);
+      const found = findStanding(this.list(), use);
       if ('approval' in found) {
         found.approval.used = { runs: found.approval.used.runs + 1, writes: found.approval.used.writes + use.writes.length };
-        this.write(all);
+        this.backend.put(found.approval);
       }
       return found;
     });
   }
 
   private locked<T>(fn: () => T): T {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    return withFileLock(this.file, fn);
-  }
-
-  private write(all: StandingApproval[]): void {
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
-    renameSync(tmp, this.file);
+    return this.backend.locked(fn);
   }
 }

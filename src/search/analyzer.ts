@@ -6,7 +6,7 @@
 /** Words that carry no intent in an operator's question. Verbs are not here: they steer the method. */
 const STOPWORDS = new Set([
   'a', 'about', 'all', 'am', 'an', 'and', 'any', 'are', 'as', 'at', 'be', 'been', 'by', 'can', 'could',
-  'currently', 'do', 'does', 'each', 'every', 'for', 'from', 'give', 'go', 'has', 'have', 'how', 'i', 'if',
+  'currently', 'do', 'does', 'each', 'every', 'for', 'from', 'go', 'has', 'have', 'how', 'i', 'if',
   'in', 'into', 'is', 'it', 'its', 'let', 'like', 'me', 'my', 'now', 'of', 'on', 'one', 'or', 'our',
   'please', 'should', 'so', 'some', 'that', 'the', 'their', 'them', 'there', 'these', 'this', 'those',
   'to', 'up', 'us', 'via', 'was', 'we', 'were', 'what', 'when', 'where', 'which', 'will', 'with', 'would',
@@ -20,6 +20,10 @@ const STOPWORDS = new Set([
   'exist', 'exists', 'defined', 'configured', 'present',
   // "which bridge is vm 101 connected to": how a thing hangs together, not what to read.
   'connected', 'attached', 'plugged', 'hooked',
+  // "add more memory", "an extra disk": how much, which the parameters say, not which operation.
+  'more', 'less', 'extra', 'additional',
+  // "which storage holds the disks": a relation between the things named, not a thing of its own.
+  'hold', 'holds', 'contain', 'contains',
 ]);
 
 /** Words that end in "s" but are not plurals (acronyms and PVE terms); stripping would break them. */
@@ -55,6 +59,8 @@ const IRREGULAR: Record<string, string> = {
   children: 'child',
   mounted: 'mount',
   locked: 'lock',
+  enabled: 'enable',
+  disabled: 'disable',
   tagged: 'tag',
 };
 

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { HTTP_METHODS, RISK_CLASSES, splitPath, type ApiModel, type HttpMethod, type Operation, type RiskClass } from '../schema/model.js';
 import { SearchQueryError } from './errors.js';
+import { helperOperations } from './helpers.js';
 import type { SearchHit } from './hit.js';
 import { parseQuery } from './query.js';
 import { Ranker } from './ranker.js';
@@ -93,10 +94,14 @@ export class ApiSearch {
     return hits.slice(0, limit).map(([id, score]) => this.hit(id, score));
   }
 
-  /** Operations named outright by key or path (concrete paths resolve through the model). */
+  /** Operations named outright by key or path (concrete paths resolve through the model), or by an SDK helper that reads them. */
   private explicitOperations(query: string): number[] {
+    const helped = helperOperations(query).flatMap((key) => {
+      const id = this.operations.findIndex((op) => op.key === key);
+      return id === -1 ? [] : [id];
+    });
     const m = EXPLICIT_PATH.exec(query);
-    if (!m?.[2]) return [];
+    if (!m?.[2]) return helped;
     const methods = m[1] ? [m[1].toUpperCase() as HttpMethod] : HTTP_METHODS;
     const ids: number[] = [];
     for (const method of methods) {

@@ -31,3 +31,22 @@ export function helperLine(keys: readonly OperationKey[]): string | undefined {
   const wrapped = [...new Set(found.map((h) => h.key))].join(', ');
   return `SDK helpers (read ${wrapped}): ${found.map((h) => `${h.call} → ${h.gives}`).join('; ')}`;
 }
+
+/**
+ * The operations wrapped by the helpers a request names (`pve.findGuest`, `guests()`, `findguest`),
+ * so a search for a helper finds what it reads and, through `helperLine`, the helper itself.
+ */
+export function helperOperations(query: string): OperationKey[] {
+  const text = query.toLowerCase();
+  const keys: OperationKey[] = [];
+  for (const [key, helpers] of HELPERS) {
+    for (const helper of helpers) {
+      const name = /^pve\.(\w+)\(/.exec(helper.call)?.[1]?.toLowerCase();
+      if (name === undefined) continue;
+      // A plain word ("guests") names the helper only as code; a compound one ("findguest") as itself.
+      const named = text.includes(`pve.${name}`) || new RegExp(`\\b${name}\\s*\\(`).test(text) || (/[A-Z]/.test(helper.call.slice(4)) && new RegExp(`\\b${name}\\b`).test(text));
+      if (named && !keys.includes(key)) keys.push(key);
+    }
+  }
+  return keys;
+}

@@ -148,7 +148,7 @@ describe('parseQuery: questions', () => {
   });
 
   it('reads "how can I …" as a way to act and "did …" as a question', () => {
-    expect(parse('how can I stop all guests on pve2')).toMatchObject({ hintedMethods: ['POST'], question: false });
+    expect(parse('how can I stop all guests on pve2')).toMatchObject({ methods: ['POST'], question: false });
     expect(parse('how could we create a user').methods).toEqual(['POST']);
     expect(parse('can vm 101 be migrated').question).toBe(true);
     expect(parse('did any backup fail last night').question).toBe(true);
@@ -167,7 +167,8 @@ describe('parseQuery: questions', () => {
     const stop = parseQuery('stop all guests on pve2', synonyms, (t) => identifiers.has(t));
     expect(stop.concepts.map((c) => c.source)).toContain('stop all');
     expect(stop.hintedMethods).toEqual(['POST']);
-    expect(sources('what os type is vm 106')).toContain('type');
+    // Without the identifier, "type" refines the word before it.
+    expect(parse('what os type is vm 106').concepts.find((c) => c.source === 'os')?.terms.get('type')).toBe(0.25);
   });
 
   it('weighs where one named guest lives above the guest, and drops a ranking said of a named node', () => {
@@ -175,8 +176,57 @@ describe('parseQuery: questions', () => {
     expect(placement?.weight).toBeGreaterThan(1);
     expect(parse('which node has the most free memory').concepts.find((c) => c.source === 'which node')?.weight).toBeLessThan(1);
     expect(sources('how many cpus does pve1 have')).not.toContain('how many');
-    expect(parse('make container 200 start at boot').guestById).toBe(true);
-    expect(parse('create a new vm').guestById).toBe(false);
+    expect(parse('make container 200 start at boot').guestExists).toBe(true);
+    expect(parse('create a new vm').guestExists).toBe(false);
+  });
+
+  it('decides the method from an action word when the request asks how to act', () => {
+    expect(parse('how do I back up vm 101').methods).toEqual(['POST']);
+    expect(parse('how can I migrate a vm').methods).toEqual(['POST']);
+    expect(parse('back up vm 101').methods).toBeUndefined();
+    expect(parse('back up vm 101').hintedMethods).toEqual(['POST']);
+    expect(parse('how do I cancel a task').methods).toEqual(['DELETE']);
+    expect(parse('give vm 101 two more cores').methods).toEqual(['PUT', 'POST']);
+  });
+
+  it('reads "now" as when to act in a request to act, and as a state in a question', () => {
+    expect(sources('back up vm 101 right now')).not.toContain('right now');
+    expect(sources('how do I snapshot vm 101 right now')).not.toContain('right now');
+    expect(sources('what is running right now')).toContain('right now');
+  });
+
+  it('folds an attribute word into the concept before it', () => {
+    const cpu = parse('what is the cpu type of vm 109').concepts.find((c) => c.source === 'cpu');
+    expect(cpu?.terms.get('type')).toBe(0.25);
+    expect(sources('what is the cpu type of vm 109')).not.toContain('type');
+    expect(sources('which type of storage is tank')).toContain('type');
+  });
+
+  it('reads IDs, names and tag values as references, not vocabulary', () => {
+    expect(sources('how much space is left on local-lvm')).not.toContain('lvm');
+    expect(sources('what is the vmid of the vm named web01')).toContain('named');
+    expect(sources('what is the vmid of the vm named web01')).not.toContain('web');
+    expect(sources('which guests are tagged production')).not.toContain('production');
+  });
+
+  it('knows when a guest exists, when only a node is named, and when a schedule is meant', () => {
+    expect(parse('add a second network card to a vm').guestExists).toBe(true);
+    expect(parse('create a vm for the web team').guestExists).toBe(false);
+    expect(parse('which vms have the guest agent enabled').oneGuest).toBe(false);
+    expect(parse('is the guest agent of the vm running').oneGuest).toBe(true);
+    expect(parse('shut down pve1').nodeNotGuest).toBe(true);
+    expect(parse('reboot the host').nodeNotGuest).toBe(true);
+    expect(parse('shut down vm 100 on pve1').nodeNotGuest).toBe(false);
+    expect(parse('back up vm 101 nightly').timed).toBe(true);
+    expect(parse('create a backup job').timed).toBe(true);
+    expect(parse('back up vm 101').timed).toBe(false);
+  });
+
+  it('reads an enabled setting asked about as configuration, a stopped guest as status', () => {
+    const enabled = parse('which vms have protection enabled').concepts.find((c) => c.source === 'enabled');
+    expect(enabled?.terms.get('config')).toBeGreaterThan(0);
+    expect(enabled?.terms.has('status')).toBe(false);
+    expect(parse('which vms are stopped').concepts.find((c) => c.source === 'stopped')?.terms.get('status')).toBeGreaterThan(0);
   });
 
   it('remembers which things the request names in the plural', () => {

@@ -33,14 +33,30 @@ export interface ParsedQuery {
   pluralTerms: ReadonlySet<string>;
   /** The request names one guest ("vm 101", "the vm"): the list of guests is not the answer. */
   oneGuest: boolean;
-  /** The guest is named by its ID ("container 200"): it exists, so creating a guest is not the answer either. */
-  guestById: boolean;
+  /**
+   * The guest exists: named by its ID ("container 200") or the target of a preposition ("add a disk
+   * to a vm"), so creating a guest is not the answer either.
+   */
+  guestExists: boolean;
+  /** The request says when or how often ("nightly", "every day", "a backup job"): a scheduled job may be the answer. */
+  timed: boolean;
   /** The request is a question ("which …", "what is …", "how many …"): it asks what something holds. */
   question: boolean;
+  /** The request names a node ("shut down pve1", "the host") and no guest at all: an operation on a guest is not the answer. */
+  nodeNotGuest: boolean;
 }
 
 /** Verbs steer the method; as search terms they only break ties between otherwise equal operations. */
 export const VERB_WEIGHT = 0.35;
+/**
+ * Words that say which attribute of the thing before them is meant ("cpu type", "keyboard layout",
+ * "bus model"): the attribute is that thing's, so they refine its concept instead of being one.
+ */
+const QUALIFIERS = new Set(['type', 'kind', 'model', 'layout', 'mode', 'flavour', 'flavor', 'variant']);
+/** How much a qualifier adds to the concept it refines. */
+const QUALIFIER_WEIGHT = 0.25;
+/** A plural names things when its rule's term stands for them this well ("guests" → qemu, lxc). */
+const PLURAL_TERM_MIN = 0.6;
 /** Weight of an action word (start, stop, backup…) inside a question: a state to look at, not the operation wanted. */
 const QUESTION_ACTION_WEIGHT = 0.4;
 /** How well `status` stands for an action word asked about as a state. */
@@ -54,6 +70,13 @@ const VERB_OWN_TERM_WEIGHT = 0.5;
  */
 const GUEST_WORDS = new Set(['vm', 'container', 'ct', 'guest', 'vmid', 'lxc', 'qemu', 'kvm', 'instance']);
 const ONE_OF = new Set(['the', 'this', 'that', 'a', 'an', 'my', 'one']);
+const GUEST_PLURALS = new Set(['vms', 'containers', 'cts', 'guests', 'instances']);
+/** A guest after one of these is one that exists ("add a disk to a vm", "the config of the vm"). */
+const PREPOSITIONS = new Set(['to', 'of', 'on', 'in', 'into', 'onto', 'for', 'from', 'inside', 'within']);
+const NODE_WORDS = new Set(['node', 'host', 'hypervisor']);
+const NAMING = new Set(['named', 'called']);
+/** A concept standing this well for a schedule or a job says the request is about one. */
+const TIMED_MIN = 0.4;
 
 /**
  * Operators name things by their IDs: `root@pam!ci` is an API token, `alice@pve` a user, `pve2` or
@@ -65,6 +88,11 @@ const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
   [/[\w.-]+@[a-z][\w.-]*![\w.-]+/gi, ' api token '],
   [/[\w.-]+@[a-z][\w.-]*/gi, ' user '],
   [NODE_ID, ' node '],
+  // PVE's default storage IDs (local-lvm, local-zfs): their words name the storage, not LVM or ZFS.
+  [/\blocal-[a-z0-9]+\b/gi, ' storage '],
+  // "the vm named web01", "guests tagged prod": a name or tag value says the thing is looked up by
+  // it; the value's own words say nothing.
+  [/\b(named|called|tagged|labelled|labeled)\s+["']?[\w.-]+["']?/gi, ' $1 '],
 ];
 /** Where one named guest lives is the request's point ("which node hosts vm 150"): its phrase weighs this much. */
 const PLACEMENT_OF_ONE_GUEST_WEIGHT = 1.4;
@@ -83,9 +111,17 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
   const seenWords = new Set<string>();
   const pluralTerms = new Set<string>();
   const guestById = tokens.some((t, i) => GUEST_WORDS.has(t) && /^[0-9]+$/.test(tokens[i + 1] ?? ''));
-  const oneGuest = guestById || tokens.some((t, i) => GUEST_WORDS.has(t) && ONE_OF.has(tokens[i - 1] ?? ''));
+  // "the guest agent" names an agent, not a guest: a guest word opening a longer phrase modifies it.
+  const guestNoun = (i: number) => GUEST_WORDS.has(tokens[i] as string) && !opensLongerPhrase(stems, i, synonyms);
+  const anyGuest = tokens.some((t, i) => guestNoun(i) || GUEST_PLURALS.has(t));
+  // "which vm is called db01": a guest named by its name is one guest too.
+  const byName = tokens.some((t, i) => NAMING.has(t) || (t === 'name' && (tokens[i - 1] === 'the' || tokens[i - 1] === 'by')));
+  const oneGuest = guestById || tokens.some((_, i) => guestNoun(i) && ONE_OF.has(tokens[i - 1] ?? '')) || (byName && tokens.some((_, i) => guestNoun(i)));
+  const guestExists = guestById || tokens.some((_, i) => guestNoun(i) && (PREPOSITIONS.has(tokens[i - 1] ?? '') || (ONE_OF.has(tokens[i - 1] ?? '') && PREPOSITIONS.has(tokens[i - 2] ?? ''))));
+  const namesNode = text.match(NODE_ID) !== null || tokens.some((t) => NODE_WORDS.has(t));
   // A named node ("how many cpus does pve1 have") asks for that node's own figures, as a named guest does.
-  const oneNamed = oneGuest || text.match(NODE_ID) !== null;
+  const namedNode = text.match(NODE_ID) !== null;
+  const oneNamed = oneGuest || namedNode;
   let hinted: readonly HttpMethod[] | undefined;
   let collection = opening.verb?.rule.collection === true;
 
@@ -107,6 +143,11 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
       i += 2;
       continue;
     }
+    if (phrase?.when && acting(opening, hinted)) {
+      // "back up vm 101 right now": when to act, not a state to read.
+      i += phrase.tokens.length;
+      continue;
+    }
     if (phrase?.ranking && oneNamed) {
       // "how many cores does vm 101 have" asks for one guest's own figure, not a comparison.
       i += phrase.tokens.length;
@@ -122,12 +163,12 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
         const state = opening.questionMethods !== undefined && phrase.methods !== undefined && !plural;
         const things = plural ? phrase.pluralTerms : undefined;
         const weight = state ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.placement && oneGuest ? PLACEMENT_OF_ONE_GUEST_WEIGHT : phrase.weight;
-        const terms = things ?? (state ? withStatus(phrase.terms) : phrase.terms);
+        const terms = things ?? (state ? (phrase.stateTerms ?? withStatus(phrase.terms)) : phrase.terms);
         concepts.push({ terms, weight, source: tokens.slice(i, i + phrase.tokens.length).join(' '), verb: false });
         // "backups" are things to look at, not the act of backing up.
         if (i === opening.firstContent && !things) hinted = phrase.methods;
       }
-      if (plural) for (const [term, weight] of phrase.pluralTerms ?? phrase.terms) if (weight >= 1) pluralTerms.add(term);
+      if (plural) for (const [term, weight] of phrase.pluralTerms ?? phrase.terms) if (weight >= PLURAL_TERM_MIN) pluralTerms.add(term);
       // "each node", "every storage": the things named are many, so reading one of them is not the answer.
       if (phrase.collection && QUANTIFIERS.has(token)) pluralTerms.add(stems[last] as string);
       if (phrase.collection || plural) collection = true;
@@ -136,6 +177,11 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
     }
     i += 1;
     if (isNoise(token) || isStateQuestion(token) || isNeutralOpener(token)) continue;
+    const previous = concepts.at(-1);
+    if (QUALIFIERS.has(stemmed) && previous && !previous.verb && lastWordOf(previous) === tokens[i - 2]) {
+      concepts[concepts.length - 1] = { ...previous, terms: new Map([...previous.terms, [stemmed, Math.max(previous.terms.get(stemmed) ?? 0, QUALIFIER_WEIGHT)]]) };
+      continue;
+    }
     if (isPlural(token, stemmed)) {
       collection = true;
       pluralTerms.add(stemmed);
@@ -149,8 +195,10 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
     seenWords.add(stemmed);
     concepts.push({ terms: new Map([[stemmed, 1]]), weight: 1, source: token, verb: false });
   }
-  const methods = opening.verb?.rule.methods ?? opening.questionMethods;
-  const shape = { collection, pluralTerms, oneGuest, guestById, question: opening.questionMethods !== undefined };
+  // "how do I back up vm 101": asking how to act decides the method an action word hints.
+  const methods = opening.verb?.rule.methods ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
+  const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
+  const shape = { collection, pluralTerms, oneGuest, guestExists, timed, nodeNotGuest: namesNode && !anyGuest, question: opening.questionMethods !== undefined };
   if (methods) return { concepts, methods, ...shape };
   return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
 }
@@ -179,6 +227,14 @@ interface Opening {
   questionMethods?: readonly HttpMethod[];
   /** Position of the first word that is neither noise nor an opener: where an action word hints a method. */
   firstContent?: number;
+  /** The request asks how to act ("how do I …", "how can I …", "how to …"). */
+  manner?: boolean;
+}
+
+/** The request asks to act: a verb that writes, or an action word that opens it. */
+function acting(opening: Opening, hinted: readonly HttpMethod[] | undefined): boolean {
+  if (opening.questionMethods) return false;
+  return opening.verb ? opening.verb.rule.methods[0] !== 'GET' : hinted !== undefined && hinted[0] !== 'GET';
 }
 
 /**
@@ -188,18 +244,22 @@ interface Opening {
  */
 function findOpening(tokens: string[], stems: string[]): Opening {
   let question = false;
+  let manner = false;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] as string;
     const phrasal = phrasalVerbRule(token, tokens[i + 1]);
     if (phrasal) return { verb: { rule: phrasal, position: i, length: 2 } };
     const rule = verbRule(token, stems[i] as string);
     if (rule) return { verb: { rule, position: i, length: 1 } };
-    if (tokens[i - 1] === 'how' && isMannerModal(token)) continue;
+    if (tokens[i - 1] === 'how' && isMannerModal(token)) {
+      manner = true;
+      continue;
+    }
     if (isStateQuestion(token) || (token === 'how' && MEASURES.has(tokens[i + 1] ?? ''))) {
       question = true;
       continue;
     }
-    if (!isNoise(token) && !isNeutralOpener(token)) return question ? { questionMethods: QUESTION_METHODS } : { firstContent: i };
+    if (!isNoise(token) && !isNeutralOpener(token)) return question ? { questionMethods: QUESTION_METHODS } : { firstContent: i, manner };
   }
   return question ? { questionMethods: QUESTION_METHODS } : {};
 }
@@ -207,6 +267,10 @@ function findOpening(tokens: string[], stems: string[]): Opening {
 /** An action word in a question names a state ("stopped"), which status reads report. */
 function withStatus(terms: ReadonlyMap<string, number>): ReadonlyMap<string, number> {
   return new Map([...terms, ['status', Math.max(terms.get('status') ?? 0, STATE_STATUS_WEIGHT)]]);
+}
+
+function lastWordOf(concept: Concept): string | undefined {
+  return concept.source.split(' ').at(-1);
 }
 
 function isPlural(token: string, stemmed: string): boolean {
@@ -218,6 +282,11 @@ function verbConcept(rule: VerbRule, stemmed: string): Concept {
   for (const [word, weight] of Object.entries(rule.terms)) terms.set(stem(word), weight);
   terms.set(stemmed, Math.max(terms.get(stemmed) ?? 0, VERB_OWN_TERM_WEIGHT));
   return { terms, weight: VERB_WEIGHT, source: stemmed, verb: true };
+}
+
+function opensLongerPhrase(stems: string[], i: number, synonyms: ReadonlyMap<string, CompiledSynonym[]>): boolean {
+  const phrase = matchPhrase(stems, i, synonyms, undefined);
+  return phrase !== undefined && phrase.tokens.length > 1;
 }
 
 function matchPhrase(

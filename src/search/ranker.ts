@@ -46,7 +46,19 @@ const DIRECTORY_INDEX_FOR_QUESTION = 0.6;
  */
 const KIND_READ_FOR_ONE_GUEST = 0.45;
 /** Factor for a write on a kind of guest (creating a VM) when the request names an existing guest by ID ("make container 200 start at boot"). */
-const KIND_WRITE_FOR_NAMED_GUEST = 0.6;
+const KIND_WRITE_FOR_NAMED_GUEST = 0.4;
+/**
+ * Factor for an every-guest twin (`POST /nodes/{node}/stopall`, the cluster's bulk actions: a POST
+ * taking a list of guests, `vms`, with no `{vmid}` in its path) when the request names one guest.
+ */
+const EVERY_GUEST_FOR_ONE_GUEST = 0.5;
+/**
+ * Factor for creating or changing a scheduled job (a write taking a `schedule`: backup and
+ * replication jobs) when the request says nothing of when: "back up vm 101" means now.
+ */
+const JOB_FOR_ONE_OFF = 0.6;
+/** Factor for an operation on one guest (`{vmid}` in its path) when the request names a node and no guest. */
+const GUEST_OP_FOR_NODE = 0.6;
 /**
  * Each concept's scores are scaled to its best match (0..1) so a concept with many strong synonyms
  * cannot drown the others; the root compresses the gap between a good and the best match.
@@ -95,6 +107,9 @@ export class Ranker {
   private readonly itemSegments: string[][];
   /** Operations on a kind of guest but no one guest: a segment that elsewhere precedes `{vmid}` (qemu, lxc), no `{vmid}`. */
   private readonly guestKindOps: boolean[];
+  private readonly everyGuestOps: boolean[];
+  private readonly oneGuestOps: boolean[];
+  private readonly jobWrites: boolean[];
   private readonly directoryIndexes: boolean[];
   private readonly isRead: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
@@ -116,6 +131,9 @@ export class Ranker {
     this.endsWithParam = operations.map((op) => op.path.endsWith('}'));
     this.itemSegments = operations.map(itemSegmentTerms);
     this.guestKindOps = guestKindOps(operations);
+    this.everyGuestOps = operations.map((op) => op.method === 'POST' && !op.path.includes('{vmid}') && op.params.some((p) => !p.inPath && p.name === 'vms'));
+    this.oneGuestOps = operations.map((op) => op.path.includes('{vmid}'));
+    this.jobWrites = operations.map((op) => op.method !== 'GET' && op.params.some((p) => !p.inPath && p.name === 'schedule'));
     this.isRead = operations.map((op) => op.method === 'GET');
     this.identifiers = identifierTerms(operations);
   }
@@ -172,9 +190,12 @@ export class Ranker {
    * of them (`…/storage/{storage}/status`); one about a guest named by its ID not by the guest list.
    */
   private shapeFactor(id: number, query: ParsedQuery): number {
-    if (query.question && this.directoryIndexes[id]) return DIRECTORY_INDEX_FOR_QUESTION;
+    if ((query.question || query.collection) && this.directoryIndexes[id]) return DIRECTORY_INDEX_FOR_QUESTION;
+    if (query.oneGuest && this.everyGuestOps[id]) return EVERY_GUEST_FOR_ONE_GUEST;
+    if (query.nodeNotGuest && this.oneGuestOps[id]) return GUEST_OP_FOR_NODE;
     if (query.oneGuest && this.guestKindOps[id] && this.isRead[id]) return KIND_READ_FOR_ONE_GUEST;
-    if (query.guestById && this.guestKindOps[id]) return KIND_WRITE_FOR_NAMED_GUEST;
+    if (query.guestExists && this.guestKindOps[id]) return KIND_WRITE_FOR_NAMED_GUEST;
+    if (!query.timed && this.jobWrites[id]) return JOB_FOR_ONE_OFF;
     if (!query.collection || !this.isRead[id]) return 1;
     if (this.endsWithParam[id]) return ITEM_FOR_COLLECTION;
     return (this.itemSegments[id] as string[]).some((t) => query.pluralTerms.has(t)) ? ITEM_FOR_COLLECTION : 1;

@@ -15,7 +15,9 @@ export interface CompiledSynonym {
   collection?: true;
   ranking?: true;
   placement?: true;
+  when?: true;
   pluralTerms?: Map<string, number>;
+  stateTerms?: Map<string, number>;
 }
 
 function compileTerms(words: Readonly<Record<string, number>>): Map<string, number> {
@@ -40,13 +42,14 @@ export function compileSynonyms(rules: readonly SynonymRule[] = SYNONYM_RULES): 
   for (const rule of rules) {
     const terms = compileTerms(rule.terms);
     const pluralTerms = rule.plural ? compileTerms(rule.plural) : undefined;
+    const stateTerms = rule.state ? compileTerms(rule.state) : undefined;
     const weight = rule.weight ?? 1;
     for (const trigger of rule.triggers) {
       const tokens = triggerTokens(trigger);
       const first = tokens[0];
       if (first === undefined) continue;
       const list = byFirst.get(first) ?? [];
-      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}), ...(rule.ranking ? { ranking: rule.ranking } : {}), ...(rule.placement ? { placement: rule.placement } : {}), ...(pluralTerms ? { pluralTerms } : {}) });
+      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}), ...(rule.ranking ? { ranking: rule.ranking } : {}), ...(rule.placement ? { placement: rule.placement } : {}), ...(rule.when ? { when: rule.when } : {}), ...(pluralTerms ? { pluralTerms } : {}), ...(stateTerms ? { stateTerms } : {}) });
       byFirst.set(first, list);
     }
   }

@@ -35,6 +35,13 @@ export interface SynonymRule {
   ranking?: true;
   /** The phrase asks where something lives ("which node hosts vm 150"): said of one guest, the answer is where, not the guest. */
   placement?: true;
+  /**
+   * What the action word means in a question, when the state it leaves is not a runtime status:
+   * "which vms have the agent enabled" asks about configuration ("which vms are stopped" about status).
+   */
+  state?: Readonly<Record<string, number>>;
+  /** The phrase says when ("right now"): a state to read in a question, nothing in a request to act ("back up vm 101 right now"). */
+  when?: true;
 }
 
 export const SYNONYM_RULES: readonly SynonymRule[] = [
@@ -80,7 +87,9 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
     ranking: true,
   },
   { triggers: ['quorum', 'quorate', 'corosync'], terms: { quorum: 1, status: 0.6, cluster: 0.4, corosync: 0.4 } },
-  { triggers: ['cluster member', 'cluster members', 'member'], terms: { node: 1, cluster: 0.4 } },
+  { triggers: ['cluster member', 'cluster members'], terms: { node: 1, cluster: 0.4 } },
+  // Members of what the request names (a pool, a group, the cluster): the thing says which.
+  { triggers: ['member', 'members', 'membership'], terms: { member: 1, node: 0.3, group: 0.3 } },
 
   // Power
   { triggers: ['at boot', 'on boot', 'start at boot', 'start on boot', 'starts on boot', 'starts at boot', 'autostart', 'auto start', 'start automatically', 'onboot'], terms: { onboot: 1, startup: 0.5 } },
@@ -116,7 +125,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['options', 'option'], terms: { option: 1, config: 0.7 } },
   { triggers: ['pending', 'pending changes', 'unapplied'], terms: { pending: 1 } },
   { triggers: ['apply', 'reload', 'commit', 'apply changes'], terms: { reload: 1, apply: 1 }, methods: ['PUT'] },
-  { triggers: ['enable', 'disable', 'activate', 'deactivate'], terms: { enable: 1, option: 0.3 }, methods: ['PUT'] },
+  { triggers: ['enable', 'disable', 'activate', 'deactivate'], terms: { enable: 1, option: 0.3 }, methods: ['PUT'], state: { enable: 1, config: 0.6, option: 0.5 } },
   { triggers: ['unlink', 'detach disk'], terms: { unlink: 1, disk: 0.3 } },
   { triggers: ['feature', 'capability', 'supported'], terms: { feature: 1, capability: 0.6 } },
 
@@ -165,7 +174,12 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   // PVE blocks an address by putting it in an IP set (or a rule) of the firewall.
   { triggers: ['block', 'ban'], terms: { ipset: 0.8, firewall: 0.6, rule: 0.3 }, methods: ['POST'] },
   { triggers: ['unblock', 'unban'], terms: { ipset: 0.8, firewall: 0.6, rule: 0.3 }, methods: ['DELETE'] },
+  // What a firewall rule says: let traffic in or keep it out, to a port or a service.
+  { triggers: ['allow', 'permit', 'deny', 'reject', 'open port', 'open ports'], terms: { rule: 1, firewall: 0.5, dport: 0.4 }, methods: ['POST'] },
+  { triggers: ['port', 'ports', 'inbound', 'incoming traffic', 'outbound'], terms: { rule: 1, firewall: 0.5, dport: 0.4 } },
   { triggers: ['alias', 'network alias'], terms: { alias: 1 } },
+  // A guest's MAC address is in its net0… options (its config), as its bridge is.
+  { triggers: ['mac', 'mac address', 'mac addresses', 'hwaddr', 'macaddr', 'hardware address'], terms: { hwaddr: 1, macaddr: 1, net: 0.6, config: 0.3 } },
   { triggers: ['dns', 'nameserver', 'resolver', 'resolv conf', 'search domain'], terms: { dns: 1 } },
   { triggers: ['hosts file', 'etc hosts', '/etc/hosts'], terms: { host: 1, etc: 1 } },
   { triggers: ['sdn', 'software defined network', 'software defined networking'], terms: { sdn: 1 } },
@@ -174,7 +188,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['zone', 'evpn', 'vxlan'], terms: { zone: 1 } },
   { triggers: ['ipam', 'ip management', 'dhcp'], terms: { ipam: 1 } },
   // netin / netout: the per-guest counters the resource list and status reads return.
-  { triggers: ['traffic', 'bandwidth', 'network counters', 'netstat', 'network io', 'network usage', 'throughput'], terms: { netstat: 1, network: 0.4, netin: 0.6, netout: 0.6 } },
+  { triggers: ['traffic', 'bandwidth', 'network traffic', 'network bandwidth', 'network throughput', 'network counters', 'netstat', 'network io', 'network usage', 'throughput'], terms: { netstat: 1, network: 0.4, netin: 0.6, netout: 0.6 } },
   { triggers: ['disk io', 'io', 'iops', 'disk reads', 'disk writes', 'disk read', 'disk write', 'disk throughput', 'io load'], terms: { diskread: 1, diskwrite: 1, io: 0.4 } },
 
   // Guest access and the guest agent
@@ -191,6 +205,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['filesystem', 'filesystems', 'file system', 'mounted filesystems', 'fsinfo'], terms: { fsinfo: 1, filesystem: 0.5 } },
   { triggers: ['trim', 'fstrim'], terms: { fstrim: 1 } },
   { triggers: ['fsfreeze', 'freeze filesystem', 'quiesce'], terms: { fsfreeze: 1 } },
+  { triggers: ['keyboard layout', 'keymap', 'keyboard language'], terms: { keyboard: 1 } },
   { triggers: ['send key', 'sendkey', 'keypress', 'key press', 'ctrl alt del', 'keyboard'], terms: { sendkey: 1, key: 0.5 }, methods: ['PUT'] },
   { triggers: ['cloud init', 'cloud-init', 'cloudinit', 'ci', 'user data', 'userdata'], terms: { cloudinit: 1 } },
   { triggers: ['qemu monitor', 'hmp', 'monitor command', 'human monitor'], terms: { monitor: 1 } },
@@ -199,7 +214,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   // Monitoring
   { triggers: ['status', 'state', 'health', 'healthy', 'up', 'alive', 'online', 'uptime'], terms: { status: 1, current: 0.5 } },
   { triggers: ['running', 'active', 'run', 'runs'], terms: { status: 0.6, running: 0.5, current: 0.4 }, weight: 0.5 },
-  { triggers: ['right now', 'currently', 'at the moment', 'current'], terms: { current: 1, status: 0.6 }, weight: 0.6 },
+  { triggers: ['right now', 'currently', 'at the moment', 'current'], terms: { current: 1, status: 0.6 }, weight: 0.6, when: true },
   { triggers: ['cpu', 'cpus', 'processor', 'vcpu', 'vcpus', 'cores', 'core', 'sockets'], terms: { cpu: 1, core: 0.5, status: 0.3 }, weight: 0.6 },
   { triggers: ['memory', 'ram', 'mem', 'free memory', 'available memory', 'memory usage', 'memory used', 'used memory'], terms: { memory: 1, mem: 0.8, status: 0.3 }, weight: 0.6 },
   { triggers: ['memory block', 'memory blocks'], terms: { memory: 1, block: 1 } },
@@ -217,11 +232,14 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['journal', 'journald', 'journalctl'], terms: { journal: 1, syslog: 0.8, log: 0.5 } },
   { triggers: ['task', 'tasks', 'upid', 'activity', 'recent activity', 'worker'], terms: { task: 1 } },
   { triggers: ['job', 'jobs', 'scheduled job', 'cron'], terms: { job: 1, schedule: 0.3, task: 0.3 } },
+  { triggers: ['schedule', 'scheduled', 'nightly', 'daily', 'weekly', 'hourly', 'monthly', 'every night', 'every day', 'every hour', 'every week', 'every minute', 'minutes', 'recurring', 'periodic', 'periodically', 'regularly'], terms: { schedule: 1, job: 0.5 } },
   // What failed in PVE is a task: its status holds the error, its log the reason.
   { triggers: ['fail', 'failed', 'error', 'errors', 'errored', 'broken', 'crashed', 'unsuccessful'], terms: { error: 1, fail: 0.5, task: 0.4 } },
   { triggers: ['why', 'reason', 'cause', 'what went wrong'], terms: { log: 1, error: 0.5 }, weight: 0.6 },
   { triggers: ['version', 'release', 'pve version', 'proxmox version', 'which version'], terms: { version: 1 } },
   { triggers: ['report', 'diagnostics', 'system report', 'support report'], terms: { report: 1 } },
+  // A guest named by its name, not its ID: only the resource list maps names to guests (pve.findGuest).
+  { triggers: ['named', 'called', 'with the name', 'by name', 'by its name'], terms: { resource: 1, name: 0.6 }, weight: 1.4 },
   { triggers: ['resources', 'inventory', 'overview', 'everything', 'all resources', 'cluster resources'], terms: { resource: 1 } },
   // Cluster-wide guest listings live in the resource list, not under a node.
   { triggers: ['guests in the cluster', 'vms in the cluster', 'across the cluster', 'cluster wide', 'whole cluster'], terms: { resource: 1, cluster: 0.6 }, collection: true },
@@ -250,7 +268,12 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['ha', 'high availability', 'highly available', 'ha manager', 'fencing', 'failover'], terms: { ha: 1 } },
   { triggers: ['replication', 'replicate', 'storage replication', 'zfs replication', 'sync job'], terms: { replication: 1 } },
   { triggers: ['join', 'join cluster', 'add node', 'join a cluster', 'cluster join'], terms: { join: 1, cluster: 0.3 }, methods: ['POST'] },
-  { triggers: ['notification', 'notifications', 'alert', 'alerts', 'email', 'mail', 'smtp', 'sendmail', 'gotify', 'webhook'], terms: { notification: 1, endpoint: 0.3 } },
+  { triggers: ['notification', 'notifications', 'alert', 'alerts', 'email', 'mail'], terms: { notification: 1, endpoint: 0.3 } },
+  // A kind of notification endpoint named keeps its own word: each kind has its own operations.
+  { triggers: ['smtp', 'smtp server', 'mail server'], terms: { smtp: 1, endpoint: 0.4, notification: 0.4 } },
+  { triggers: ['sendmail'], terms: { sendmail: 1, endpoint: 0.4, notification: 0.4 } },
+  { triggers: ['gotify'], terms: { gotify: 1, endpoint: 0.4, notification: 0.4 } },
+  { triggers: ['webhook', 'web hook'], terms: { webhook: 1, endpoint: 0.4, notification: 0.4 } },
   { triggers: ['matcher', 'notification matcher', 'notification rule', 'routing'], terms: { matcher: 1, notification: 0.4 } },
 
   // Access control

@@ -44,12 +44,12 @@ export const VERB_RULES: readonly VerbRule[] = [
   },
   {
     words: ['change', 'set', 'update', 'edit', 'modify', 'configure', 'rename', 'adjust', 'alter', 'tweak',
-      'toggle', 'assign', 'mark', 'replace', 'write'],
+      'toggle', 'assign', 'mark', 'replace', 'write', 'give', 'attach'],
     methods: ['PUT', 'POST'],
     terms: { update: 0.5, set: 0.4, config: 0.5, option: 0.4, modify: 0.3 },
   },
   {
-    words: ['remove', 'delete', 'destroy', 'drop', 'erase', 'purge', 'del', 'rm', 'discard', 'clear'],
+    words: ['remove', 'delete', 'destroy', 'drop', 'erase', 'purge', 'del', 'rm', 'discard', 'clear', 'cancel', 'abort'],
     methods: ['DELETE'],
     terms: { delete: 0.6, remove: 0.5, destroy: 0.4 },
   },

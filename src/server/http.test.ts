@@ -115,3 +115,33 @@ describe('HTTP sessions', () => {
     await Promise.all([busy, idle, third].map((c) => c.client.close()));
   });
 });
+
+describe('GET /healthz', () => {
+  const probe = async (http: RunningHttpServer, method = 'GET', host?: string) => {
+    const { request } = await import('node:http');
+    const u = new URL(http.url);
+    return new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: u.hostname, port: u.port, path: '/healthz', method, headers: host ? { host } : {} }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  };
+
+  it('answers a balancer probing by address, without a token, with nothing but ok', async () => {
+    const { http } = await serve();
+    expect(await probe(http, 'GET', '10.9.8.7:8765')).toEqual({ status: 200, body: 'ok\n' });
+    expect((await probe(http, 'POST')).status).toBe(405);
+  });
+
+  it('says 503 with the reason when the shared state does not answer', async () => {
+    let up = true;
+    const { http } = await serve({ health: () => (up ? { ok: true } : { ok: false, reason: 'state store unreachable' }) });
+    expect((await probe(http)).status).toBe(200);
+    up = false;
+    expect(await probe(http)).toEqual({ status: 503, body: 'unavailable: state store unreachable\n' });
+  });
+});

@@ -26,6 +26,7 @@ import { loadTlsPair, watchTls, type TlsFiles } from './auth/tls.js';
 import type { ToolCallDrain } from './drain.js';
 import { CONSOLE_PATH, type WebConsole } from './console/console.js';
 import { answeredCors, header, readJsonBody, refusedHost, sendJsonRpcError } from './http-guards.js';
+import { answeredHealth, type Health } from './health.js';
 
 export interface HttpServerOptions {
   host?: string;
@@ -73,6 +74,8 @@ export interface HttpServerOptions {
   calls?: ToolCallDrain;
   /** The web console under /console/ (its own login, sessions and CSRF checks). */
   console?: WebConsole;
+  /** What `GET /healthz` reports besides stopping (health.ts): e.g. whether the shared state answers. */
+  health?: () => Health;
   log?: (line: string) => void;
 }
 
@@ -165,6 +168,7 @@ export async function startHttpServer(
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    if (answeredHealth(req, res, url.pathname, () => (closing ? { ok: false, reason: 'stopping' } : (options.health?.() ?? { ok: true })))) return;
     // DNS rebinding: a browser page on evil.example resolving to this server still sends its own Host.
     if (refusedHost(req, res, allowedHost)) return;
     // The console authenticates its own way (session cookie, CSRF token, its own Origin check).

@@ -13,7 +13,7 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
 /** Each folder may import only folders before it (docs/architecture.md, "Layers, by folder"). */
 const ORDER = [
-  'schema', 'pve', 'files', 'process', 'permissions', 'client', 'search', 'typegen', 'script', 'policy', 'safety',
+  'schema', 'pve', 'files', 'process', 'state', 'permissions', 'client', 'search', 'typegen', 'script', 'policy', 'safety',
   'audit', 'bridge', 'sandbox', 'run', 'describe', 'runbook', 'app', 'server', 'cli',
 ];
 /** Folders outside the order, each with the only folders it may import: the simulator is not the product. */

@@ -63,6 +63,30 @@ for (const [name, available, load] of schemas) {
       expect(search.search('how many cpus does pve1 have', { limit: 2 }).map((h) => h.key)).toContain('GET /nodes/{node}/status');
     });
 
+    it('looks a guest named by its name up in the resource list', () => {
+      expect(search.search('which vm is called db01', { limit: 2 }).map((h) => h.key)).toContain('GET /cluster/resources');
+    });
+
+    it('finds the SDK helpers by name, with the operation they read', () => {
+      for (const q of ['pve.findGuest', 'how do I use pve.guests()', 'findGuest web01']) expect(search.search(q, { limit: 1 })[0]?.key, q).toBe('GET /cluster/resources');
+    });
+
+    it('ranks a one-off act over its scheduled job unless the request says when', () => {
+      expect(search.search('create a backup of vm 150', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/vzdump');
+      expect(search.search('create a nightly backup job for vm 150', { limit: 1 })[0]?.key).toBe('POST /cluster/backup');
+    });
+
+    it('ranks an act on the guest named over the every-guest twin and over creating a guest', () => {
+      expect(search.search('suspend container 301', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/lxc/{vmid}/status/suspend');
+      expect(search.search('add a second disk to a vm', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/qemu/{vmid}/config');
+    });
+
+    it('acts on the node when the request names a node and no guest', () => {
+      const keys = search.search('restart the host', { limit: 2 }).map((h) => h.key);
+      expect(keys[0]).toBe('POST /nodes/{node}/status');
+      expect(keys.filter((k) => k.includes('{vmid}'))).toEqual([]);
+    });
+
     it('points at pve.guests() and pve.findGuest() where the resource list is found', () => {
       const hits = search.search('which guests are locked', { limit: 5 });
       const line = helperLine(hits.map((h) => h.key));

@@ -1,8 +1,11 @@
 /** `pve-code-mcp console`: the web console on 127.0.0.1 for the operator on the server host, signed in with a one-time link. */
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
-import { AuditLog } from '../../audit/log.js';
+import { openAuditSink } from '../../app/audit-sink.js';
 import { loadStateSettings } from '../../app/config.js';
+import { ApprovalStore } from '../../safety/approval.js';
+import { PostgresApprovalBackend } from '../../safety/approval-postgres.js';
+import { openPostgres } from '../../state/postgres/open.js';
 import { startLocalConsole } from '../../server/console/local.js';
 import { createWebConsole } from '../../server/console/setup.js';
 import { EXIT, intOpt, parseCommandArgs, stringOpt } from '../args.js';
@@ -33,24 +36,31 @@ export const consoleCommand: Command = {
     const configFile = stringOpt(args, 'config') ?? process.env.PVE_CODE_MCP_CONFIG;
     const stateDir = stringOpt(args, 'state-dir');
     const settings = loadStateSettings({ ...(configFile ? { file: configFile } : {}), ...(stateDir ? { stateDir: resolve(stateDir) } : {}), createKey: true });
-    const { file, hmacKey, maxBytes, retention, witness } = settings.audit;
-    const audit = AuditLog.open({ file, ...(hmacKey ? { hmacKey } : {}), maxBytes, retention, ...(witness ? { witness } : {}) });
+    const { file, hmacKey } = settings.audit;
+    // Plans shared by replicas in PostgreSQL (state.postgres) are approved there, and audited there.
+    const pg = settings.state.postgres && !stateDir ? openPostgres(settings.state.postgres) : undefined;
+    const store = pg ? new ApprovalStore(new PostgresApprovalBackend(pg, resolve(configFile as string))) : undefined;
     const signals = new StopSignals();
+    let audit: ReturnType<typeof openAuditSink> | undefined;
     try {
+      audit = openAuditSink({ audit: settings.audit, ...(pg ? { postgres: pg } : {}) });
+      const sink = audit;
       const webConsole = createWebConsole({
         stateDir: settings.stateDir,
-        audit: { file, ...(hmacKey ? { hmacKey } : {}) },
-        appendApproval: (data) => audit.append('approval', data),
+        ...(store ? { store } : {}),
+        audit: { file, ...(hmacKey ? { hmacKey } : {}), ...(pg ? { postgres: pg } : {}) },
+        appendApproval: (data) => sink.append('approval', data),
         sessionMinutes: intOpt(args, 'session-minutes') ?? 60,
       });
       const running = await startLocalConsole(webConsole, { ...(intOpt(args, 'port') !== undefined ? { port: intOpt(args, 'port') } : {}), log: (line) => io.err(line) });
       const link = webConsole.loginLink({ id: osUser(), via: 'local', groups: [], canApprove: true });
-      io.err(`pve-code-mcp console: ${running.url} (plans in ${settings.stateDir})\nOpen this one-time login link (valid 10 minutes, once):\n${link}\n(Ctrl-C to stop)`);
+      io.err(`pve-code-mcp console: ${running.url} (plans in ${store ? store.where : settings.stateDir})\nOpen this one-time login link (valid 10 minutes, once):\n${link}\n(Ctrl-C to stop)`);
       await signals.first;
       await running.close();
       return EXIT.ok;
     } finally {
-      audit.close();
+      audit?.close();
+      pg?.close();
       signals.dispose();
     }
   },

@@ -5,13 +5,16 @@
  */
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
-import type { AuditSettings } from '../../app/config.js';
-import { AuditLog } from '../../audit/log.js';
+import { type AuditSinkOptions, openAuditSink } from '../../app/audit-sink.js';
+import type { AppConfig } from '../../app/config.js';
 import { readRunbook, runbookNames, runbookSummary } from '../../runbook/catalog.js';
 import type { RiskClass } from '../../schema/model.js';
 import { durationMs, type ArgBound, type StandingApproval } from '../../safety/standing.js';
+import { PostgresStandingBackend } from '../../safety/standing-postgres.js';
 import { StandingStore } from '../../safety/standing-store.js';
-import { boolOpt, EXIT, intOpt, parseCommandArgs, stringOpt, UsageError, type ParsedArgs } from '../args.js';
+import { openPostgres } from '../../state/postgres/open.js';
+import type { PostgresState } from '../../state/postgres/sql.js';
+import { boolOpt, EXIT, intOpt, parseCommandArgs, stringOpt, UsageError, type CliIo, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { appConfigFrom, CONFIG_OPTIONS, CONFIG_USAGE } from '../context.js';
 
@@ -63,52 +66,68 @@ export const runbookCommand: Command = {
     const [action, target, ...extra] = args.positionals;
     if (extra.length > 0) throw new UsageError(`unexpected '${extra.join(' ')}'`);
     const config = await appConfigFrom(args);
-    const store = new StandingStore(config.stateDir);
-    const dir = config.runbooks?.dir;
-    switch (action) {
-      case 'list': {
-        if (!dir) throw new UsageError('no runbooks are configured: set runbooks.dir in the config');
-        const standing = store.list();
-        for (const name of runbookNames(dir)) {
-          const book = readRunbook(dir, name);
-          io.out(`${name}  ${runbookSummary(book.code)}`);
-          for (const a of standing.filter((s) => s.runbook === name)) io.out(`  ${standingStatus(a, book.contentHash)}`);
-        }
-        return EXIT.ok;
-      }
-      case 'revoke': {
-        if (!target) throw new UsageError('give the standing approval ID (runbook list shows them)');
-        const a = store.revoke(target);
-        audit(config.audit, { via: 'cli', standingId: a.id, runbook: a.runbook, revokedBy: userInfo().username, revoked: true }, io);
-        io.out(`revoked standing approval ${a.id} of runbook '${a.runbook}'`);
-        return EXIT.ok;
-      }
-      case 'approve': {
-        if (!target) throw new UsageError('give the runbook name');
-        const book = readRunbook(dir, target);
-        const fields = approvalFields(args, book.name, book.contentHash);
-        io.out(`Runbook '${book.name}' (content ${book.contentHash.slice(0, 12)}): ${runbookSummary(book.code)}\n${describe(fields)}`);
-        if (!boolOpt(args, 'yes')) {
-          const answer = await confirm('Approve this standing use? [y/N] ');
-          if (answer === undefined) {
-            io.err('not approved: no terminal to confirm on; review the bounds above and add --yes');
-            return EXIT.failed;
-          }
-          if (!answer) {
-            io.err('not approved');
-            return EXIT.failed;
-          }
-        }
-        const a = store.add(fields);
-        audit(config.audit, { via: 'cli', standingId: a.id, runbook: a.runbook, contentHash: a.contentHash, approvedBy: a.approvedBy, expiresAt: a.expiresAt, bounds: { args: a.args, targets: a.targets, risks: a.risks, maxWrites: a.maxWrites, ...(a.maxRuns !== undefined ? { maxRuns: a.maxRuns } : {}) } }, io);
-        io.out(`standing approval ${a.id} of runbook '${a.runbook}' by ${a.approvedBy} until ${a.expiresAt}`);
-        return EXIT.ok;
-      }
-      default:
-        throw new UsageError(action ? `unknown action '${action}'` : 'give an action: list, approve or revoke');
+    // Replicas sharing PostgreSQL keep their standing approvals there (state.postgres).
+    const pg = config.state.postgres ? openPostgres(config.state.postgres) : undefined;
+    try {
+      return await act(action, target, args, config, { standing: new StandingStore(pg ? new PostgresStandingBackend(pg) : config.stateDir), ...(pg ? { postgres: pg } : {}) }, io);
+    } finally {
+      pg?.close();
     }
   },
 };
+
+/** Where standing approvals are kept, and the database the audit is in when the state is shared. */
+interface Stores {
+  standing: StandingStore;
+  postgres?: PostgresState;
+}
+
+async function act(action: string | undefined, target: string | undefined, args: ParsedArgs, config: AppConfig, stores: Stores, io: CliIo): Promise<number> {
+  const store = stores.standing;
+  const dir = config.runbooks?.dir;
+  switch (action) {
+    case 'list': {
+      if (!dir) throw new UsageError('no runbooks are configured: set runbooks.dir in the config');
+      const standing = store.list();
+      for (const name of runbookNames(dir)) {
+        const book = readRunbook(dir, name);
+        io.out(`${name}  ${runbookSummary(book.code)}`);
+        for (const a of standing.filter((s) => s.runbook === name)) io.out(`  ${standingStatus(a, book.contentHash)}`);
+      }
+      return EXIT.ok;
+    }
+    case 'revoke': {
+      if (!target) throw new UsageError('give the standing approval ID (runbook list shows them)');
+      const a = store.revoke(target);
+      audit({ audit: config.audit, ...(stores.postgres ? { postgres: stores.postgres } : {}) }, { via: 'cli', standingId: a.id, runbook: a.runbook, revokedBy: userInfo().username, revoked: true }, io);
+      io.out(`revoked standing approval ${a.id} of runbook '${a.runbook}'`);
+      return EXIT.ok;
+    }
+    case 'approve': {
+      if (!target) throw new UsageError('give the runbook name');
+      const book = readRunbook(dir, target);
+      const fields = approvalFields(args, book.name, book.contentHash);
+      io.out(`Runbook '${book.name}' (content ${book.contentHash.slice(0, 12)}): ${runbookSummary(book.code)}\n${describe(fields)}`);
+      if (!boolOpt(args, 'yes')) {
+        const answer = await confirm('Approve this standing use? [y/N] ');
+        if (answer === undefined) {
+          io.err('not approved: no terminal to confirm on; review the bounds above and add --yes');
+          return EXIT.failed;
+        }
+        if (!answer) {
+          io.err('not approved');
+          return EXIT.failed;
+        }
+      }
+      const a = store.add(fields);
+      audit({ audit: config.audit, ...(stores.postgres ? { postgres: stores.postgres } : {}) }, { via: 'cli', standingId: a.id, runbook: a.runbook, contentHash: a.contentHash, approvedBy: a.approvedBy, expiresAt: a.expiresAt, bounds: { args: a.args, targets: a.targets, risks: a.risks, maxWrites: a.maxWrites, ...(a.maxRuns !== undefined ? { maxRuns: a.maxRuns } : {}) } }, io);
+      io.out(`standing approval ${a.id} of runbook '${a.runbook}' by ${a.approvedBy} until ${a.expiresAt}`);
+      return EXIT.ok;
+    }
+    default:
+      throw new UsageError(action ? `unknown action '${action}'` : 'give an action: list, approve or revoke');
+  }
+}
 
 function approvalFields(args: ParsedArgs, runbook: string, contentHash: string): Omit<StandingApproval, 'id' | 'used' | 'approvedAt'> {
   const list = (name: string): string[] => {
@@ -173,10 +192,9 @@ function standingStatus(a: StandingApproval, currentHash: string): string {
   return `${a.id} by ${a.approvedBy}: ${state}; ${a.used.writes}/${a.maxWrites} writes, ${a.used.runs}${a.maxRuns !== undefined ? `/${a.maxRuns}` : ''} runs`;
 }
 
-function audit(settings: AuditSettings, data: Record<string, unknown>, io: { err(t: string): void }): void {
+function audit(where: AuditSinkOptions, data: Record<string, unknown>, io: { err(t: string): void }): void {
   try {
-    const { file, hmacKey, maxBytes, retention, witness } = settings;
-    const log = AuditLog.open({ file, ...(hmacKey ? { hmacKey } : {}), maxBytes, retention, ...(witness ? { witness } : {}) });
+    const log = openAuditSink(where);
     try {
       log.append('approval', data);
     } finally {

@@ -118,7 +118,7 @@ function httpOptions(product: Product, args: ParsedArgs, io: CliIo): HttpServerO
     ...(tls ? { tls } : {}),
     maxSessions: cfg.maxSessions,
     maxSessionsPerPrincipal: cfg.sessionsPerPrincipal,
-    ...(oauth ? { approvals: new ApprovalStore(product.config.stateDir) } : {}),
+    ...(oauth ? { approvals: product.state.approvals } : {}),
     onApproved: (e) => {
       auditLog.append('approval', { via: 'http', planId: e.planId, approvedBy: e.approver.id, ...(e.for ? { for: e.for } : {}), expiresAt: e.expiresAt, principal: auditIdentity(e.approver) });
     },
@@ -187,11 +187,12 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
       // The web console, with URL-mode approvals, where people can log in to it: OAuth mode with a console client.
       const cfg = product.config;
       const oauth = cfg.http.oauth;
-      const plans = new ApprovalStore(cfg.stateDir);
+      const plans = product.state.approvals;
       const urls = oauth && cfg.http.console.clientId ? new UrlApprovals((planId) => shownPlan(plans, planId)) : undefined;
       const webConsole = urls && createWebConsole({
         stateDir: cfg.stateDir,
-        audit: { file: cfg.audit.file, ...(cfg.audit.hmacKey ? { hmacKey: cfg.audit.hmacKey } : {}) },
+        store: plans,
+        audit: { file: cfg.audit.file, ...(cfg.audit.hmacKey ? { hmacKey: cfg.audit.hmacKey } : {}), ...(product.state.postgres ? { postgres: product.state.postgres } : {}) },
         appendApproval: (data) => product.audit.append('approval', data),
         sessionMinutes: cfg.http.console.sessionMinutes,
         ...(oauth && cfg.http.console.clientId
@@ -201,7 +202,13 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
         // The explorer applies the signed-in person's policy, as the MCP endpoint would to its token.
         explorer: productExplorer(product, (user) => (user.principal ? withConsole(resolve(user.principal)) : undefined)),
       });
-      const options = { ...httpOptions(product, args, io), calls, ...(webConsole ? { console: webConsole } : {}) };
+      const options = {
+        ...httpOptions(product, args, io),
+        calls,
+        // A balancer takes a stopping replica out at once, and one whose shared state does not answer.
+        health: () => (calls.isStopping ? { ok: false as const, reason: 'stopping' } : product.state.health()),
+        ...(webConsole ? { console: webConsole } : {}),
+      };
       // Hints name the console's page of a plan once it has an address.
       const withConsole = (p: RunPrincipal): RunPrincipal => (urls?.available ? { ...p, consolePage: (planId: string) => urls.planUrl(planId) } : p);
       const { principals, unmatched } = product.config.http;

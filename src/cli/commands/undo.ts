@@ -4,7 +4,7 @@
  * its plan (what each step restores, and what cannot be undone), the operator reads it and
  * answers y/N as for `approve`, and the approved run makes exactly the planned steps.
  */
-import { ApprovalError, ApprovalStore } from '../../safety/approval.js';
+import { ApprovalError } from '../../safety/approval.js';
 import { runScriptAnswer } from '../../server/tools/run-script.js';
 import { boolOpt, EXIT, parseCommandArgs, stringOpt, UsageError } from '../args.js';
 import type { Command } from '../command.js';
@@ -77,7 +77,7 @@ export const undoCommand: Command = {
       // The operator's answer approves exactly this plan (also when the policy would let its writes
       // run directly): the run below claims it and is bound to the steps shown, in their order.
       try {
-        new ApprovalStore(config.stateDir).approve(plan.planId);
+        product.state.approvals.approve(plan.planId);
       } catch (err) {
         if (!(err instanceof ApprovalError)) throw err;
         io.err(`not undone: ${err.message}`);

@@ -107,6 +107,7 @@ const STATUS: Record<string, number> = {
   'self-approval': 403,
   'not-an-approver': 403,
   'store-locked': 503,
+  'store-unavailable': 503,
 };
 
 function approvalProblem(res: ServerResponse, err: unknown): void {

@@ -8,6 +8,7 @@
  * needs the session cookie, the session's CSRF token in the form and the console's own Origin.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuditEntry } from '../../audit/entry.js';
 import { ApprovalError, type ApprovalStore, type StoredPlanStatus } from '../../safety/approval.js';
 import type { AuthOutcome } from '../auth/principal.js';
 import { page, sendHtml, STYLESHEET, SECURITY_HEADERS } from './html.js';
@@ -23,8 +24,8 @@ export const CONSOLE_PATH = '/console';
 export interface ConsoleOptions {
   /** The approvals store, not bound to a principal: the console shows every asker's plans. */
   store: ApprovalStore;
-  /** The current audit file (recent runs are read from its tail). */
-  auditFile: string;
+  /** The audit's newest entries (the current file's tail, or the database's newest rows): recent runs are read from them. */
+  recentEntries(): AuditEntry[];
   /** Whether the audit's hash chain verifies, in a line. */
   verifyChain(): { ok: boolean; text: string };
   /** Sessions waiting on a plan through URL-mode elicitation (told when it is decided). */
@@ -124,7 +125,7 @@ export class WebConsole {
   }
 
   private runs(res: ServerResponse, session: ConsoleSession): void {
-    const runs = recentRuns(this.options.auditFile, { limit: 30, ...(session.user.canApprove ? {} : { principal: session.user.id }) });
+    const runs = recentRuns(this.options.recentEntries(), { limit: 30, ...(session.user.canApprove ? {} : { principal: session.user.id }) });
     sendHtml(res, 200, page({ title: 'Runs', ...this.chrome(session) }, runsView(runs, this.options.verifyChain())));
   }
 
@@ -214,7 +215,7 @@ export class WebConsole {
       res.writeHead(303, { ...SECURITY_HEADERS, Location: `${CONSOLE_PATH}/plans/${planId}?done=approved` }).end();
     } catch (err) {
       const code = err instanceof ApprovalError ? err.code : 'internal';
-      const status = code === 'self-approval' || code === 'not-an-approver' ? 403 : code === 'no-plan' ? 404 : code === 'store-locked' ? 503 : 409;
+      const status = code === 'self-approval' || code === 'not-an-approver' ? 403 : code === 'no-plan' ? 404 : code === 'store-locked' || code === 'store-unavailable' ? 503 : 409;
       this.plan(res, session, planId, { error: `Not approved: ${err instanceof Error ? err.message : String(err)}` }, status);
     }
   }

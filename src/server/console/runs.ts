@@ -1,7 +1,7 @@
 /**
  * Recent runs as the audit recorded them: who ran what, the changes sent and what became of them,
  * how each run ended, and whether the audit's hash chain verifies. Read from the tail of the
- * current audit file only (a page never reads the whole history).
+ * current audit file, or the newest rows of the shared database's chain (a page never reads the whole history).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { parseEntryLine, type AuditEntry } from '../../audit/entry.js';
@@ -30,11 +30,13 @@ export interface RecentRun {
 }
 
 const TAIL_BYTES = 1024 * 1024;
+/** As many entries from the database (about a megabyte of the file log). */
+export const TAIL_ENTRIES = 4_000;
 
-/** The last `limit` runs in the audit file (newest first), optionally only one principal's. */
-export function recentRuns(file: string, options: { limit?: number; principal?: string } = {}): RecentRun[] {
+/** The last `limit` runs among the audit's newest entries (newest first), optionally only one principal's. */
+export function recentRuns(entries: AuditEntry[], options: { limit?: number; principal?: string } = {}): RecentRun[] {
   const runs = new Map<string, RecentRun>();
-  for (const e of tailEntries(file)) {
+  for (const e of entries) {
     const d = e.data;
     const runId = typeof d.runId === 'string' ? d.runId : undefined;
     if (!runId) continue;
@@ -69,7 +71,8 @@ function principalOf(d: Record<string, unknown>): string {
   return typeof p?.id === 'string' ? p.id : 'local';
 }
 
-function tailEntries(file: string): AuditEntry[] {
+/** The entries in the last megabyte of the current audit file. */
+export function fileTailEntries(file: string): AuditEntry[] {
   let fd: number;
   try {
     fd = openSync(file, 'r');

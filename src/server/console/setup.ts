@@ -1,19 +1,28 @@
 /**
- * The console as `serve --http` and `pve-code-mcp console` build it: the state directory's
- * approvals store, the audit for recent runs (with its chain verified, again only when the file
- * changed) and for every decision, and the OpenID Connect client in OAuth mode.
+ * The console as `serve --http` and `pve-code-mcp console` build it: the approvals store, the
+ * audit for recent runs (with its chain verified, again only when it grew) and for every decision
+ * — the state directory's files, or the shared database's rows — and the OpenID Connect client in
+ * OAuth mode.
  */
 import { statSync } from 'node:fs';
-import { verifyAudit } from '../../audit/verify.js';
+import { parseEntryLine, type AuditEntry } from '../../audit/entry.js';
+import { DEFAULT_AUDIT_CHAIN, readHead, tailLines } from '../../audit/postgres-chain.js';
+import { verifyPostgresAudit } from '../../audit/postgres-verify.js';
+import { verifyAudit, type AuditVerification } from '../../audit/verify.js';
 import { ApprovalStore } from '../../safety/approval.js';
+import type { PostgresState } from '../../state/postgres/sql.js';
 import { WebConsole } from './console.js';
 import type { ExplorerBackend } from './explorer.js';
 import type { OidcClientSettings } from './oidc.js';
+import { fileTailEntries, TAIL_ENTRIES } from './runs.js';
 import type { UrlApprovals } from './url-approvals.js';
 
 export interface ConsoleSetup {
   stateDir: string;
-  audit: { file: string; hmacKey?: string };
+  /** The plans and approvals to show; default: the state directory's (a shared database's when given). */
+  store?: ApprovalStore;
+  /** Where the audit is read from: its file, or the shared database (then `file` is not read). */
+  audit: { file: string; hmacKey?: string; postgres?: PostgresState };
   /** Writes an `approval` entry to the audit. */
   appendApproval(data: Record<string, unknown>): void;
   sessionMinutes: number;
@@ -24,8 +33,8 @@ export interface ConsoleSetup {
 
 export function createWebConsole(setup: ConsoleSetup): WebConsole {
   return new WebConsole({
-    store: new ApprovalStore(setup.stateDir),
-    auditFile: setup.audit.file,
+    store: setup.store ?? new ApprovalStore(setup.stateDir),
+    recentEntries: recentEntriesOf(setup.audit),
     verifyChain: chainVerifier(setup.audit),
     sessionMinutes: setup.sessionMinutes,
     ...(setup.oidc ? { oidc: setup.oidc } : {}),
@@ -44,23 +53,39 @@ export function createWebConsole(setup: ConsoleSetup): WebConsole {
   });
 }
 
-/** The chain's verification in a line, recomputed only when the audit file changed since the last one. */
-function chainVerifier(audit: { file: string; hmacKey?: string }): () => { ok: boolean; text: string } {
+function recentEntriesOf(audit: ConsoleSetup['audit']): () => AuditEntry[] {
+  const db = audit.postgres;
+  if (!db) return () => fileTailEntries(audit.file);
+  return () => tailLines(db, DEFAULT_AUDIT_CHAIN, TAIL_ENTRIES).map((l) => parseEntryLine(l)).filter((e): e is AuditEntry => e !== undefined);
+}
+
+/** The chain's verification in a line, recomputed only when the audit changed since the last one. */
+function chainVerifier(audit: ConsoleSetup['audit']): () => { ok: boolean; text: string } {
   let last: { key: string; value: { ok: boolean; text: string } } | undefined;
+  const keyed = audit.hmacKey ? { hmacKey: audit.hmacKey } : {};
+  const db = audit.postgres;
   return () => {
-    let key = 'missing';
-    try {
-      const st = statSync(audit.file);
-      key = `${st.size}:${st.mtimeMs}`;
-    } catch {
-      // verified below as missing
-    }
+    const key = db ? headKey(db) : fileKey(audit.file);
     if (last?.key === key) return last.value;
-    const v = verifyAudit(audit.file, audit.hmacKey ? { hmacKey: audit.hmacKey } : {});
+    const v: AuditVerification = db ? verifyPostgresAudit(db, keyed) : verifyAudit(audit.file, keyed);
     const value = v.ok
       ? { ok: true, text: `verified: ${v.entries} entries, ${v.runs.started} runs, ${audit.hmacKey ? 'HMAC-keyed' : 'unkeyed'} hash chain intact` }
       : { ok: false, text: `${v.problems.length} problem${v.problems.length === 1 ? '' : 's'}: ${v.problems[0]?.message ?? ''} (run pve-code-mcp audit verify)` };
     last = { key, value };
     return value;
   };
+}
+
+function fileKey(file: string): string {
+  try {
+    const st = statSync(file);
+    return `${st.size}:${st.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
+}
+
+function headKey(db: PostgresState): string {
+  const head = readHead(db, DEFAULT_AUDIT_CHAIN);
+  return head ? `${head.seq}:${head.hash}` : 'empty';
 }

@@ -43,7 +43,7 @@ export interface ConfigOverrides {
 
 /** `scenarios`: the simulator's fault scenarios (`locked:101:snapshot`…), as `--scenario` takes them. */
 /** `preset`: the simulator's cluster shape (`demo`, default; `scale-40` for 40 guests…). */
-export async function startE2eEnv(options: { sandbox?: Record<string, unknown>; scenarios?: string[]; preset?: string } = {}): Promise<E2eEnv> {
+export async function startE2eEnv(options: { sandbox?: Record<string, unknown>; scenarios?: Array<string | Record<string, unknown>>; preset?: string } = {}): Promise<E2eEnv> {
   const sim = await startSimulator({ preset: options.preset ?? 'demo', port: 0, authFailureDelayMs: 0, ...(options.scenarios ? { scenarios: options.scenarios } : {}) });
   const dir = mkdtempSync(join(tmpdir(), 'pve-e2e-'));
   const stateDir = join(dir, 'state');

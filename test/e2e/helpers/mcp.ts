@@ -131,7 +131,7 @@ export async function spawnHttpServe(env: Pick<E2eEnv, 'configFile' | 'env'>, ar
     stderr: () => stderr,
     close: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
