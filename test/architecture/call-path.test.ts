@@ -8,15 +8,10 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseBridgeCall } from '../../src/bridge/contract.js';
-import { createBridgeHandler } from '../../src/bridge/handler.js';
-import { PveClient } from '../../src/client/client.js';
-import { Policy } from '../../src/policy/policy.js';
-import { Budgets } from '../../src/safety/budget.js';
-import { RunClusters } from '../../src/policy/clusters.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { recorder } from '../support/file-hops.js';
+import { useSimBridge } from '../support/sim-bridge.js';
 
 vi.mock('../../src/bridge/contract.js', async (orig) => (await import('../support/file-hops.js')).traced('bridge/contract.ts', await orig()));
 vi.mock('../../src/bridge/handler.js', async (orig) => (await import('../support/file-hops.js')).traced('bridge/handler.ts', await orig()));
@@ -100,23 +95,8 @@ const TRACED = new Set([
 const DOC = new URL('../../docs/architecture.md', import.meta.url);
 const CALL = '{"kind":"request","method":"GET","path":"/nodes/{node}/qemu/{vmid}/status/current","params":{"node":"pve1","vmid":100}}';
 
-let sim: RunningSimulator;
-let client: PveClient;
-
-beforeAll(async () => {
-  sim = await startSimulator({ preset: 'demo', seed: 7, port: 0, authFailureDelayMs: 0 });
-  client = new PveClient({ name: 'sim', url: sim.url, auth: { kind: 'token', tokenId: sim.token.id, secret: sim.token.secret }, tls: { fingerprint: sim.fingerprint }, apiModel: sim.model });
-});
-
-afterAll(async () => {
-  await client?.close();
-  await sim?.close();
-});
-
-function handler() {
-  const policy = Policy.fromConfig({ preset: 'operator' });
-  return createBridgeHandler({ runId: 'hops', clusters: new RunClusters({ name: 'sim', model: sim.model, policy, client: () => client }), budgets: new Budgets('sim', () => policy.budgetLimits), mode: 'live' });
-}
+const bridge = useSimBridge();
+const handler = () => bridge.handler('hops');
 
 /** The call as the sandbox channel hands it over (worker-run.ts): JSON to the contract, then the handler. */
 async function liveGet(h = handler()): Promise<unknown> {

@@ -3,17 +3,14 @@
  * the one check of the path and the params (and matches the path against the schema, once), and
  * the client sends the resolved call without matching it again. docs/architecture.md counts on it.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseBridgeCall } from '../../src/bridge/contract.js';
-import { createBridgeHandler } from '../../src/bridge/handler.js';
 import type { BridgeReply } from '../../src/bridge/protocol.js';
-import { PveClient } from '../../src/client/client.js';
-import { Policy } from '../../src/policy/policy.js';
+import type { PveClient } from '../../src/client/client.js';
 import * as request from '../../src/policy/request.js';
-import { Budgets } from '../../src/safety/budget.js';
-import { RunClusters } from '../../src/policy/clusters.js';
 import { ApiModel } from '../../src/schema/model.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+import { useSimBridge } from '../support/sim-bridge.js';
 
 // Every importer of request.ts (the handler) gets this module: its resolutions are counted.
 vi.mock('../../src/policy/request.js', async (importOriginal) => {
@@ -21,23 +18,11 @@ vi.mock('../../src/policy/request.js', async (importOriginal) => {
   return { ...original, resolveRequest: vi.fn(original.resolveRequest) };
 });
 
+const bridge = useSimBridge();
 let sim: RunningSimulator;
 let client: PveClient;
-
-beforeAll(async () => {
-  sim = await startSimulator({ preset: 'demo', seed: 7, port: 0, authFailureDelayMs: 0 });
-  client = new PveClient({ name: 'sim', url: sim.url, auth: { kind: 'token', tokenId: sim.token.id, secret: sim.token.secret }, tls: { fingerprint: sim.fingerprint }, apiModel: sim.model });
-});
-
-afterAll(async () => {
-  await client?.close();
-  await sim?.close();
-});
-
-function handler() {
-  const policy = Policy.fromConfig({ preset: 'operator' });
-  return createBridgeHandler({ runId: 'one-check', clusters: new RunClusters({ name: 'sim', model: sim.model, policy, client: () => client }), budgets: new Budgets('sim', () => policy.budgetLimits), mode: 'live' });
-}
+beforeAll(() => void ({ sim, client } = bridge));
+const handler = () => bridge.handler('one-check');
 
 /** The call as the sandbox channel hands it over: JSON, through the contract, then the handler. */
 async function call(h: ReturnType<typeof handler>, json: string): Promise<BridgeReply> {

@@ -6,11 +6,12 @@
  * as a node without the packages does.
  */
 import { createHash } from 'node:crypto';
-import type { SimRequestContext } from '../../contract.js';
+import type { SimPermissions, SimRequestContext } from '../../contract.js';
 import { fail } from '../errors.js';
 import type { ClusterState } from '../state.js';
 import type { SimNode } from '../types.js';
 import { reqStr } from './params.js';
+import { perm } from './schema.js';
 
 type Json = Record<string, unknown>;
 
@@ -18,6 +19,9 @@ export const VERSION = '19.2.3';
 export const FULL_VERSION = `ceph version ${VERSION} (c92aebb279828e9c3c1f5d24613efca272649e62) squid (stable)`;
 const TiB = 1024 ** 4;
 export const OSD_SIZE = 3840 * 10 ** 9;
+/** What most Ceph reads check: Sys.Audit or Datastore.Audit on `/`. */
+export const CEPH_AUDIT: SimPermissions = { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) };
+
 export const CEPH_FLAGS: ReadonlyArray<[string, string]> = [
   ['nobackfill', 'Backfilling of placement groups is paused'],
   ['nodeep-scrub', 'Deep scrubbing is off'],

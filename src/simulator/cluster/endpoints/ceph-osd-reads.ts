@@ -5,7 +5,7 @@
 import type { SimEndpoint } from '../../contract.js';
 import type { ClusterState } from '../state.js';
 import { int, LIST, OBJ, P, perm, str, TEXT } from './schema.js';
-import { cephModel, FULL_VERSION, VERSION, OSD_SIZE, uuid } from './ceph-model.js';
+import { CEPH_AUDIT, cephModel, FULL_VERSION, VERSION, OSD_SIZE, uuid } from './ceph-model.js';
 
 export function cephOsdEndpoints(state: ClusterState): SimEndpoint[] {
   const { ceph, nodes, node, osds, used, pools, osd, pool } = cephModel(state);
@@ -13,7 +13,7 @@ export function cephOsdEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET', path: '/nodes/{node}/ceph/osd',
       description: 'The OSD tree: hosts and their OSDs with state, usage and device class.',
-      parameters: { node: P.node }, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node }, returns: OBJ, permissions: CEPH_AUDIT, proxyto: 'node', protected: true,
       handler: (ctx) => {
         node(ctx);
         const perOsd = used() * 3 / osds().length;
@@ -60,19 +60,19 @@ export function cephOsdEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET', path: '/nodes/{node}/ceph/pool',
       description: 'Ceph pools with replication, placement groups and usage.',
-      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node }, returns: LIST, permissions: CEPH_AUDIT, proxyto: 'node', protected: true,
       handler: (ctx) => (node(ctx), pools()),
     },
     {
       method: 'GET', path: '/nodes/{node}/ceph/pool/{name}',
       description: 'Views of one pool (directory index).',
-      parameters: { node: P.node, name: str('Name of the object.') }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) },
+      parameters: { node: P.node, name: str('Name of the object.') }, returns: LIST, permissions: CEPH_AUDIT,
       handler: (ctx) => (pool(ctx), [{ name: 'status' }]),
     },
     {
       method: 'GET', path: '/nodes/{node}/ceph/pool/{name}/status',
       description: 'Settings and usage of one pool.',
-      parameters: { node: P.node, name: str('Name of the object.') }, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node, name: str('Name of the object.') }, returns: OBJ, permissions: CEPH_AUDIT, proxyto: 'node', protected: true,
       handler: (ctx) => {
         const p = pool(ctx);
         const app = Object.keys(p.application_metadata as object)[0];
@@ -82,7 +82,7 @@ export function cephOsdEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET', path: '/nodes/{node}/ceph/crush',
       description: 'The CRUSH map as text.',
-      parameters: { node: P.node }, returns: TEXT, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node }, returns: TEXT, permissions: CEPH_AUDIT, proxyto: 'node', protected: true,
       handler: (ctx) => {
         node(ctx);
         const hosts = nodes().map((n) => `host ${n.name} {\n\tid ${-2 - n.nodeid}\n\talg straw2\n\thash 0\n${osds().filter((o) => o.host === n).map((o) => `\titem osd.${o.id} weight 3.493`).join('\n')}\n}`);
@@ -92,7 +92,7 @@ export function cephOsdEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET', path: '/nodes/{node}/ceph/rules',
       description: 'CRUSH rules pools can use.',
-      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node }, returns: LIST, permissions: CEPH_AUDIT, proxyto: 'node', protected: true,
       handler: (ctx) => (node(ctx), [{ name: 'replicated_rule' }]),
     },
   ];

@@ -8,7 +8,7 @@ import { fail } from '../errors.js';
 import type { ClusterState } from '../state.js';
 import { optInt, reqStr } from './params.js';
 import { BOOLEAN, int, LIST, OBJ, opt, P, perm, str, TEXT } from './schema.js';
-import { cephModel, CEPH_FLAGS, FULL_VERSION, VERSION } from './ceph-model.js';
+import { CEPH_AUDIT, cephModel, CEPH_FLAGS, FULL_VERSION, VERSION } from './ceph-model.js';
 
 export function cephEndpoints(state: ClusterState): SimEndpoint[] {
   const { ceph, nodes, node, health, status, config, nodeIndex } = cephModel(state);
@@ -22,7 +22,7 @@ export function cephEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET', path: '/cluster/ceph/status',
       description: 'Ceph cluster status: health, monitors in quorum, OSDs, placement groups and usage.',
-      parameters: {}, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, protected: true,
+      parameters: {}, returns: OBJ, permissions: CEPH_AUDIT, protected: true,
       handler: () => status(),
     },
     {
@@ -48,13 +48,13 @@ export function cephEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET', path: '/nodes/{node}/ceph',
       description: 'Ceph sections of a node (directory index).',
-      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) },
+      parameters: { node: P.node }, returns: LIST, permissions: CEPH_AUDIT,
       handler: nodeIndex(['cfg', 'cmd-safety', 'crush', 'fs', 'log', 'mds', 'mgr', 'mon', 'osd', 'pool', 'rules', 'status']),
     },
     {
       method: 'GET', path: '/nodes/{node}/ceph/status',
       description: 'Ceph cluster status as this node sees it.',
-      parameters: { node: P.node }, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node }, returns: OBJ, permissions: CEPH_AUDIT, proxyto: 'node', protected: true,
       handler: (ctx) => (node(ctx), status()),
     },
     {
@@ -66,7 +66,7 @@ export function cephEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET', path: '/nodes/{node}/ceph/cfg/raw',
       description: 'The ceph.conf file.',
-      parameters: { node: P.node }, returns: TEXT, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node',
+      parameters: { node: P.node }, returns: TEXT, permissions: CEPH_AUDIT, proxyto: 'node',
       handler: (ctx) => {
         node(ctx);
         const bySection = new Map<string, string[]>();
@@ -77,7 +77,7 @@ export function cephEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET', path: '/nodes/{node}/ceph/cfg/db',
       description: 'Settings stored in the Ceph configuration database.',
-      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node }, returns: LIST, permissions: CEPH_AUDIT, proxyto: 'node', protected: true,
       handler: (ctx) => (node(ctx), [
         { section: 'global', name: 'osd_pool_default_pg_autoscale_mode', value: 'on', level: 'advanced', mask: '', can_update_at_runtime: 1 },
         { section: 'mgr', name: 'mgr/dashboard/ssl', value: 'false', level: 'advanced', mask: '', can_update_at_runtime: 0 },
@@ -101,13 +101,13 @@ export function cephEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET', path: '/nodes/{node}/ceph/mon',
       description: 'Ceph monitors: one per node, in quorum while the node is up.',
-      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node }, returns: LIST, permissions: CEPH_AUDIT, proxyto: 'node', protected: true,
       handler: (ctx) => (node(ctx), nodes().map((n) => ({ name: n.name, host: 1, addr: `${n.ip}:6789/0`, rank: n.nodeid - 1, quorum: n.online ? 1 : 0, state: n.online ? 'running' : 'stopped', service: 1, direxists: '1', ceph_version: FULL_VERSION, ceph_version_short: VERSION }))),
     },
     {
       method: 'GET', path: '/nodes/{node}/ceph/mgr',
       description: 'Ceph managers: the active one and the standbys.',
-      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node }, returns: LIST, permissions: CEPH_AUDIT, proxyto: 'node', protected: true,
       handler: (ctx) => {
         node(ctx);
         const active = nodes().find((n) => n.online);
@@ -117,7 +117,7 @@ export function cephEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET', path: '/nodes/{node}/ceph/mds',
       description: 'CephFS metadata servers.',
-      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node }, returns: LIST, permissions: CEPH_AUDIT, proxyto: 'node', protected: true,
       handler: (ctx) => {
         node(ctx);
         return nodes().slice(0, 2).map((n, i) => ({ name: n.name, host: n.name, addr: `${n.ip}:6801`, state: i === 0 ? 'up:active' : 'up:standby', ...(i === 0 ? { rank: 0 } : {}), standby_replay: 0 }));
@@ -126,7 +126,7 @@ export function cephEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET', path: '/nodes/{node}/ceph/fs',
       description: 'CephFS file systems with their pools.',
-      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Datastore.Audit'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node }, returns: LIST, permissions: CEPH_AUDIT, proxyto: 'node', protected: true,
       handler: (ctx) => (node(ctx), [{ name: 'cephfs', metadata_pool: 'cephfs_metadata', data_pool: 'cephfs_data' }]),
     },
     {
