@@ -64,7 +64,7 @@ describe.skipIf(why !== undefined)(`two replicas on one PostgreSQL${why ? ` (ski
   beforeAll(async () => {
     db = await startPostgres();
     url = await db.createDatabase('replicas');
-    env = await startE2eEnv({ sandbox: { workers: 2 }, scenarios: [{ kind: 'slow', ms: 20_000, path: HELD_PATH }] });
+    env = await startE2eEnv({ sandbox: { workers: 2, limits: { entryTimeoutMs: 300_000, cpuMs: 300_000, wallMs: 300_000 } }, scenarios: [{ kind: 'slow', ms: 20_000, path: HELD_PATH }] });
     configs = [replicaConfig('a'), replicaConfig('b')];
     replicas = await Promise.all(configs.map(startReplica));
     proxy = await startStickyProxy(replicas.map((r) => r.url));
@@ -104,6 +104,21 @@ describe.skipIf(why !== undefined)(`two replicas on one PostgreSQL${why ? ` (ski
     const consumed = await sql<{ n: string }>("SELECT count(*) AS n FROM approval_records WHERE plan_id = $1 AND record->>'type' = 'consume'", [planId]);
     expect(consumed[0]?.n).toBe('1');
   });
+
+  it('carries an approval through elicitation and a cancellation to the replica that holds the run', async () => {
+    const c = await connectHttp(proxy.url, TOKEN, { name: 'elicit', elicit: () => ({ action: 'accept', content: { approve: true } }) });
+    clients.push(c);
+    const ran = runAnswer((await callTool(c, 'run_script', { code: stopScript('pve2', 110) })).result);
+    expect(ran.error).toBeUndefined();
+    expect(ran.approval).toMatchObject({ via: 'elicitation', answer: 'accept' });
+    expect(statusOf(env.sim, 110)).toBe('stopped');
+    const controller = new AbortController();
+    const spinning = callTool(c, 'run_script', { code: "console.log('spinning');\nawait pve.get('/version');\nwhile (true) {}" }, { signal: controller.signal, timeout: 120_000, onProgress: (p) => (p.message === 'log: spinning' ? controller.abort('stop') : undefined) });
+    await expect(spinning).rejects.toThrow();
+    // The replica freed its worker: the session's next runs are answered.
+    const [one, two] = await Promise.all([callTool(c, 'run_script', { code: 'return 1;' }), callTool(c, 'run_script', { code: 'return 2;' })]);
+    expect([runAnswer(one.result).result, runAnswer(two.result).result]).toEqual([1, 2]);
+  }, 180_000);
 
   it('keeps one audit chain that verifies after 200 runs spread over both replicas', async () => {
     const sessions = await Promise.all(Array.from({ length: 8 }, (_, i) => connect(`runs-${i}`)));

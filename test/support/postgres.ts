@@ -47,6 +47,10 @@ export interface TestPostgres {
   createDatabase(name?: string): Promise<string>;
   /** Stop the server the hard way and remove its files. */
   stop(): Promise<void>;
+  /** Stop the server (fast shutdown: connections are cut) and keep its files, to start it again. */
+  pause(): void;
+  /** Start a paused server again, on the same port. */
+  resume(): void;
 }
 
 function freePort(): Promise<number> {
@@ -80,7 +84,8 @@ export async function startPostgres(): Promise<TestPostgres> {
   run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync'], asRoot);
   const port = await freePort();
   const options = `-p ${port} -k ${home} -c listen_addresses=127.0.0.1 -c max_connections=200`;
-  run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(home, 'server.log'), '-o', options, '-w', '-t', '60', 'start'], asRoot);
+  const start = () => run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(home, 'server.log'), '-o', options, '-w', '-t', '60', 'start'], asRoot);
+  start();
   let stopped = false;
   const stopNow = () => {
     if (stopped) return;
@@ -106,5 +111,9 @@ export async function startPostgres(): Promise<TestPostgres> {
     async stop() {
       stopNow();
     },
+    pause() {
+      run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'], asRoot);
+    },
+    resume: start,
   };
 }

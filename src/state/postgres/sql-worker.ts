@@ -24,8 +24,45 @@ const pool = new pg.Pool({ ...connection, max: settings.poolMax, idleTimeoutMill
 pool.on('error', () => undefined);
 
 const transactions = new Map<number, pg.PoolClient>();
-/** Session locks, each on its own connection outside the pool: it lives as long as the lock. */
-const locks = new Map<string, pg.Client>();
+/**
+ * Session locks, each on its own connection outside the pool: it lives as long as the lock. A
+ * connection that breaks (the database restarted, the network dropped) loses its lock: the lock is
+ * taken again on a new connection as soon as the database answers, so a live writer is judged gone
+ * only while the database could not be reached anyway.
+ */
+const locks = new Map<string, pg.Client | 'retaking'>();
+const RETAKE_EVERY_MS = 1_000;
+
+async function lockConnection(key: string): Promise<pg.Client> {
+  const client = new pg.Client(connection);
+  client.on('error', () => retake(key, client));
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1::bigint)', [key]);
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw err;
+  }
+  return client;
+}
+
+function retake(key: string, broken: pg.Client): void {
+  if (locks.get(key) !== broken) return;
+  locks.set(key, 'retaking');
+  void broken.end().catch(() => undefined);
+  const attempt = (): void => {
+    if (locks.get(key) !== 'retaking') return;
+    lockConnection(key).then(
+      (client) => {
+        // Released while the new connection was being made: let it go again.
+        if (locks.get(key) === 'retaking') locks.set(key, client);
+        else void client.end().catch(() => undefined);
+      },
+      () => setTimeout(attempt, RETAKE_EVERY_MS).unref(),
+    );
+  };
+  setTimeout(attempt, RETAKE_EVERY_MS).unref();
+}
 let nextTx = 1;
 
 function failure(err: unknown): SqlFailure {
@@ -77,22 +114,13 @@ async function run(req: SqlRequest): Promise<Omit<SqlReply & { ok: true }, 'id' 
     }
     case 'hold-lock': {
       if (locks.has(req.key)) return {};
-      const client = new pg.Client(connection);
-      client.on('error', () => locks.delete(req.key));
-      await client.connect();
-      try {
-        await client.query('SELECT pg_advisory_lock($1::bigint)', [req.key]);
-      } catch (err) {
-        await client.end().catch(() => undefined);
-        throw err;
-      }
-      locks.set(req.key, client);
+      locks.set(req.key, await lockConnection(req.key));
       return {};
     }
     case 'release-lock': {
       const client = locks.get(req.key);
       locks.delete(req.key);
-      await client?.end().catch(() => undefined);
+      await (client as pg.Client | undefined)?.end().catch(() => undefined);
       return {};
     }
     case 'lock-held': {
@@ -110,8 +138,9 @@ async function run(req: SqlRequest): Promise<Omit<SqlReply & { ok: true }, 'id' 
     case 'close': {
       for (const client of transactions.values()) client.release(new Error('closed'));
       transactions.clear();
-      await Promise.all([...locks.values()].map((c) => c.end().catch(() => undefined)));
+      const held = [...locks.values()].filter((c): c is pg.Client => c !== 'retaking');
       locks.clear();
+      await Promise.all(held.map((c) => c.end().catch(() => undefined)));
       await pool.end();
       return {};
     }
