@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { parseAppConfig } from '../../src/app/config.js';
+import { parseAppConfig } from '../../src/app/config/app-config.js';
 import { Product } from '../../src/app/product.js';
 import { PveClient } from '../../src/client/client.js';
 import { connectInMemory as connectServerInMemory, type InMemoryConnection } from '../../src/server/in-memory.js';

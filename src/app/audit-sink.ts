@@ -9,7 +9,7 @@ import { PostgresAuditLog } from '../audit/postgres-log.js';
 import type { AuditSink } from '../audit/sink.js';
 import type { SecretScrubber } from '../safety/redact.js';
 import type { PostgresState } from '../state/postgres/sql.js';
-import type { AuditSettings } from './config.js';
+import type { AuditSettings } from './config/audit-settings.js';
 
 export interface AuditSinkOptions {
   audit: AuditSettings;

@@ -7,7 +7,7 @@
 import type { ClusterConfig } from '../client/config.js';
 import type { SecretScrubber } from '../safety/redact.js';
 import type { TypeCheckService } from '../script/typecheck-service.js';
-import type { AppConfig } from './config.js';
+import type { AppConfig } from './config/app-config.js';
 import { UnknownClusterError } from './errors.js';
 import { closeRuntime, openCluster, type ClusterRuntime } from './cluster-runtime.js';
 import { ClusterUnavailableError, DEFAULT_CLUSTER_RETRY, describeClusterFailure, retryDelay, type ClusterFailure, type RetrySchedule } from './cluster-status.js';

@@ -12,7 +12,7 @@ import type { SecretScrubber } from '../safety/redact.js';
 import type { ApiModel, RiskClass } from '../schema/model.js';
 import type { RemoteScriptChecker, TypeCheckService } from '../script/typecheck-service.js';
 import { sdkDeclarationFiles, type DeclarationFile } from '../typegen/index.js';
-import type { AppConfig } from './config.js';
+import type { AppConfig } from './config/app-config.js';
 
 export interface ClusterRuntime {
   readonly name: string;

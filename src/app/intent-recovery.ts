@@ -16,7 +16,7 @@ import type { OrphanIntent } from '../audit/intents.js';
 import type { AuditSink } from '../audit/sink.js';
 import { recoverIntent, type IntentToRecover, type RecoveryVerdict } from '../audit/recovery.js';
 import type { PveClientLike } from '../client/client-like.js';
-import { DEFAULT_RECOVER_EVERY_MS } from './state-config.js';
+import { DEFAULT_RECOVER_EVERY_MS } from './config/state-settings.js';
 import { HTTP_METHODS, type HttpMethod } from '../schema/model.js';
 
 export interface IntentRecoveryDeps {

@@ -31,7 +31,7 @@ import { userInfo } from 'node:os';
 import type { CallDeadline } from '../run/deadline.js';
 import { RunPipeline, type RunResult } from '../run/pipeline.js';
 import { TypeCheckService } from '../script/typecheck-service.js';
-import type { AppConfig } from './config.js';
+import type { AppConfig } from './config/app-config.js';
 import { ServerStoppingError, UnknownClusterError } from './errors.js';
 import { ClusterAvailability, type DegradedStart, type UnavailableCluster } from './cluster-availability.js';
 import type { ClusterRuntime } from './cluster-runtime.js';

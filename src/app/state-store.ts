@@ -12,8 +12,8 @@ import { safetyStores, type SafetyStores } from '../safety/state-backends.js';
 import { openPostgres } from '../state/postgres/open.js';
 import type { PostgresState } from '../state/postgres/sql.js';
 import { openAuditSink } from './audit-sink.js';
-import type { AuditSettings } from './config.js';
-import type { StateSettings } from './state-config.js';
+import type { AuditSettings } from './config/audit-settings.js';
+import type { StateSettings } from './config/state-settings.js';
 
 export interface StateStore extends SafetyStores {
   readonly audit: AuditSink;

@@ -2,7 +2,7 @@
  * What several commands share: the config options, opening the product, and loading a schema
  * model without connecting anything (`--schema FILE`).
  */
-import { loadAppConfig, type AppConfig } from '../app/config.js';
+import { loadAppConfig, type AppConfig } from '../app/config/app-config.js';
 import type { Product, ProductOptions } from '../app/product.js';
 import { createClients } from '../client/config.js';
 import { loadClusterSchema } from '../client/schema-source.js';

@@ -162,7 +162,7 @@ const clusterSchema = z.strictObject({
     .optional(),
 });
 
-/** The cluster part of a config file, for the JSON Schema (`configJsonSchema` in app/config.ts). */
+/** The cluster part of a config file, for the JSON Schema (`configJsonSchema` in app/config/json-schema.ts). */
 export const CLUSTER_FILE_SHAPE = {
   $schema: z.string().optional(),
   defaultCluster: z.string().optional(),

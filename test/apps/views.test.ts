@@ -18,7 +18,7 @@ import { encode as encodeO200k } from 'gpt-tokenizer';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { parseAppConfig } from '../../src/app/config.js';
+import { parseAppConfig } from '../../src/app/config/app-config.js';
 import { Product } from '../../src/app/product.js';
 import { createMcpServer } from '../../src/server/mcp.js';
 import { browserUnavailable, launchBrowser, type BrowserSession } from '../browser/harness.js';

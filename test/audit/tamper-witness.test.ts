@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, u
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readAuditKeyFile } from '../../src/app/config.js';
+import { readAuditKeyFile } from '../../src/app/config/audit-settings.js';
 import { writeAnchor } from '../../src/audit/anchor.js';
 import { entryHash, type AuditEntry } from '../../src/audit/entry.js';
 import { AuditLog, rotatedFiles } from '../../src/audit/log.js';

@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AuditLog } from '../../src/audit/log.js';
 import { verifyAudit } from '../../src/audit/verify.js';
 import { openWitness, parseWitness, type WitnessRecord } from '../../src/audit/witness.js';
-import { loadStateSettings } from '../../src/app/config.js';
+import { loadStateSettings } from '../../src/app/config/app-config.js';
 import { tlsIdentity, type TlsIdentity } from '../../src/simulator/server/certificate.js';
 
 const KEY = 'witness-transport-key-0123456789abcdef';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { parseAppConfig } from '../../src/app/config.js';
+import { parseAppConfig } from '../../src/app/config/app-config.js';
 import { Product } from '../../src/app/product.js';
 import { connectInMemory } from '../../src/server/in-memory.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';

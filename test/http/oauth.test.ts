@@ -10,7 +10,7 @@ import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/server/http.js';
-import { DEFAULT_ALGORITHMS } from '../../src/app/config.js';
+import { DEFAULT_ALGORITHMS } from '../../src/app/config/http-settings.js';
 import { principalOf } from '../../src/server/auth/run-principal.js';
 import type { OAuthSettings } from '../../src/server/auth/oauth.js';
 import { claims, startIdp, type IdpClient, type RunningIdp } from './helpers/oidc.js';

@@ -3,7 +3,8 @@
  * when the config has `state.postgres`); `audit export --out FILE`: the database's chain as the
  * JSONL files of the file log, which `audit verify FILE` then checks.
  */
-import { loadStateSettings, readAuditKeyFile } from '../../app/config.js';
+import { loadStateSettings } from '../../app/config/app-config.js';
+import { readAuditKeyFile } from '../../app/config/audit-settings.js';
 import { exportPostgresAudit, verifyPostgresAudit } from '../../audit/postgres-verify.js';
 import { formatVerification, verifyAudit } from '../../audit/verify.js';
 import { openPostgres } from '../../state/postgres/open.js';

@@ -5,7 +5,9 @@
  */
 import { createClassClients, createClients } from '../../client/config.js';
 import { loadClusterSchema } from '../../client/schema-source.js';
-import { configJsonSchema, describeUnmatched, type AppConfig } from '../../app/config.js';
+import { type AppConfig } from '../../app/config/app-config.js';
+import { describeUnmatched } from '../../app/config/http-settings.js';
+import { configJsonSchema } from '../../app/config/json-schema.js';
 import { fixFor } from '../../app/cluster-status.js';
 import { describeRules } from '../../policy/lint.js';
 import { SandboxEngine } from '../../sandbox/engine.js';

@@ -2,7 +2,7 @@
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { openAuditSink } from '../../app/audit-sink.js';
-import { loadStateSettings } from '../../app/config.js';
+import { loadStateSettings } from '../../app/config/app-config.js';
 import { ApprovalStore } from '../../safety/approval.js';
 import { PostgresApprovalBackend } from '../../safety/approval-postgres.js';
 import { openPostgres } from '../../state/postgres/open.js';

@@ -6,7 +6,8 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { defaultStateDir, parseAppConfig } from '../../app/config.js';
+import { parseAppConfig } from '../../app/config/app-config.js';
+import { defaultStateDir } from '../../app/config/state-settings.js';
 import { Product } from '../../app/product.js';
 import type { Unserved } from '../../describe/unserved.js';
 import { packageRoot } from '../../schema/package-root.js';

@@ -10,7 +10,7 @@
  * `resume` lifts it only when its audit entry is written (otherwise the file is put back).
  */
 import { openAuditSink } from '../../app/audit-sink.js';
-import { loadStateSettings } from '../../app/config.js';
+import { loadStateSettings } from '../../app/config/app-config.js';
 import type { AuditSink } from '../../audit/sink.js';
 import { currentOperator, eitherSwitch, HaltError, HaltSwitch, type HaltedState, type HaltState } from '../../safety/halt.js';
 import { PostgresHalt } from '../../safety/halt-postgres.js';

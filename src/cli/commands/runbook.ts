@@ -6,7 +6,7 @@
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { type AuditSinkOptions, openAuditSink } from '../../app/audit-sink.js';
-import type { AppConfig } from '../../app/config.js';
+import type { AppConfig } from '../../app/config/app-config.js';
 import { readRunbook, runbookNames, runbookSummary } from '../../runbook/catalog.js';
 import type { RiskClass } from '../../schema/model.js';
 import { durationMs, type ArgBound, type StandingApproval } from '../../safety/standing.js';

@@ -1,7 +1,7 @@
 /** `pve-code-mcp serve`: the MCP server over stdio (default) or Streamable HTTP. */
 import type { ClusterRuntime, Product, RunPrincipal } from '../../app/product.js';
 import { DEFAULT_CLUSTER_RETRY, type RetrySchedule } from '../../app/cluster-status.js';
-import { describeUnmatched } from '../../app/config.js';
+import { describeUnmatched } from '../../app/config/http-settings.js';
 import type { ClusterConfig } from '../../client/config.js';
 import { lintCluster } from '../lint.js';
 import { ApprovalStore } from '../../safety/approval.js';

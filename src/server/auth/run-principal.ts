@@ -8,7 +8,7 @@
  * The static bearer is the one user of a single-user server: it has no rule to miss, so without
  * one it runs under the cluster's policy, like stdio.
  */
-import type { PrincipalPolicyRule, UnmatchedPrincipals } from '../../app/config.js';
+import type { PrincipalPolicyRule, UnmatchedPrincipals } from '../../app/config/http-settings.js';
 import type { RunPrincipal } from '../../app/product.js';
 import { Policy } from '../../policy/policy.js';
 import { auditIdentity, type Principal } from './principal.js';

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { PveConfigError } from '../client/errors.js';
-import { parseAppConfig } from './config.js';
+import { PveConfigError } from '../../client/errors.js';
+import { parseAppConfig } from './app-config.js';
 
 const cluster = { url: 'https://pve.example:8006', auth: { tokenId: 'root@pam!ci', secret: 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee' } };
 const parse = (extra: Record<string, unknown>) => parseAppConfig({ clusters: { lab: cluster }, ...extra }, { source: 'test', baseDir: '/tmp', env: {} });

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAppConfig } from './config.js';
+import { parseAppConfig } from './app-config.js';
 
 const cluster = { url: 'https://pve.example:8006', auth: { tokenId: 'root@pam!ci', secret: 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee' } };
 const parse = (extra: Record<string, unknown>, env: Record<string, string> = {}) => parseAppConfig({ clusters: { lab: cluster }, ...extra }, { source: 'test', baseDir: '/etc/pvemcp', env });

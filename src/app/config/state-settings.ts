@@ -4,9 +4,12 @@
  * a shared PostgreSQL database. `stateDir` is kept as the old name of `state.dir`.
  */
 import { readFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_POOL_MAX, DEFAULT_STATEMENT_TIMEOUT_MS, type PostgresSettings } from '../state/postgres/settings.js';
+import { defaultHaltFile } from '../../safety/halt.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_POOL_MAX, DEFAULT_STATEMENT_TIMEOUT_MS, type PostgresSettings } from '../../state/postgres/settings.js';
+import { absolute, type ConfigIssues } from './paths.js';
 
 /** How often a server on PostgreSQL looks for intents of replicas that died (src/app/intent-recovery.ts). */
 export const DEFAULT_RECOVER_EVERY_MS = 30_000;
@@ -38,10 +41,9 @@ export interface StateSettings {
   postgres?: PostgresSettings & { recoverEveryMs: number };
 }
 
-type Issues = Array<{ key: string; message: string }>;
 
 /** The state directory as configured (`state.dir`, or its old name `stateDir`), relative to the config file. */
-export function configuredStateDir(raw: { state?: z.output<typeof stateSchema>; stateDir?: string | undefined }, baseDir: string, issues: Issues): string | undefined {
+export function configuredStateDir(raw: { state?: z.output<typeof stateSchema>; stateDir?: string | undefined }, baseDir: string, issues: ConfigIssues): string | undefined {
   const dir = raw.state?.dir;
   if (dir !== undefined && raw.stateDir !== undefined && absolute(baseDir, dir) !== absolute(baseDir, raw.stateDir)) {
     issues.push({ key: 'stateDir', message: 'stateDir is the old name of state.dir and names another directory: keep only state.dir' });
@@ -51,7 +53,7 @@ export function configuredStateDir(raw: { state?: z.output<typeof stateSchema>; 
 }
 
 /** The PostgreSQL settings with the URL read from where the config points. */
-export function resolvePostgres(raw: z.output<typeof postgresSchema> | undefined, ctx: { env: Record<string, string | undefined>; baseDir: string }, issues: Issues): StateSettings['postgres'] {
+export function resolvePostgres(raw: z.output<typeof postgresSchema> | undefined, ctx: { env: Record<string, string | undefined>; baseDir: string }, issues: ConfigIssues): StateSettings['postgres'] {
   if (!raw) return undefined;
   const key = 'state.postgres.url';
   let url: string | undefined;
@@ -86,6 +88,15 @@ export function postgresPassword(settings: StateSettings['postgres']): string | 
   }
 }
 
-function absolute(baseDir: string, path: string): string {
-  return isAbsolute(path) ? path : resolve(baseDir, path);
+/** The kill switch (`halt` section): `file` overrides `PVE_HALT_FILE` and the default (src/safety/halt.ts). */
+export const haltSchema = z.strictObject({ file: z.string().min(1).optional() }).prefault({});
+
+export function resolveHaltFile(raw: z.output<typeof haltSchema>, env: Record<string, string | undefined>, baseDir: string): string {
+  return raw.file ? absolute(baseDir, raw.file) : defaultHaltFile(env);
+}
+
+/** `$XDG_STATE_HOME/pve-code-mcp`, else `~/.local/state/pve-code-mcp`. */
+export function defaultStateDir(env: Record<string, string | undefined> = process.env): string {
+  const xdg = env.XDG_STATE_HOME?.trim();
+  return join(xdg ? xdg : join(homedir(), '.local', 'state'), 'pve-code-mcp');
 }

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { configJsonSchema } from './config.js';
-import { packageRoot } from '../schema/package-root.js';
+import { configJsonSchema } from './json-schema.js';
+import { packageRoot } from '../../schema/package-root.js';
 
 const shipped = (): unknown => JSON.parse(readFileSync(join(packageRoot(), 'schema', 'config.schema.json'), 'utf8'));
 const readmeExample = (): Record<string, unknown> => {
