@@ -19,6 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { AuditLog } from '../src/audit/log.js';
+import { appendAtHead, withChain, type ChainHead } from '../src/audit/postgres-chain.js';
 import { PostgresAuditLog } from '../src/audit/postgres-log.js';
 import type { AuditSink } from '../src/audit/sink.js';
 import type { ApprovalBackend } from '../src/safety/approval-backend.js';
@@ -46,24 +47,24 @@ interface Side {
 
 const load = (): string => (loadavg()[0] ?? 0).toFixed(1);
 
-/** Samples in ms of `op` on each side, the two sides alternating sample by sample. */
-function paired(n: number, file: (i: number) => void, db: (i: number) => void, before?: (i: number) => void): { file: number[]; db: number[] } {
-  const out = { file: [] as number[], db: [] as number[] };
+/** Samples in ms of two operations `a` and `b`, alternating sample by sample (which goes first, too). */
+function paired(n: number, a: (i: number) => void, b: (i: number) => void, before?: (i: number) => void): { a: number[]; b: number[] } {
+  const out = { a: [] as number[], b: [] as number[] };
   for (let i = 0; i < n; i++) {
     before?.(i);
-    const [first, second] = i % 2 === 0 ? (['file', 'db'] as const) : (['db', 'file'] as const);
-    for (const side of [first, second]) {
+    for (const side of i % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
       const started = performance.now();
-      (side === 'file' ? file : db)(i);
+      (side === 'a' ? a : b)(i);
       out[side].push(performance.now() - started);
     }
   }
   return out;
 }
 
-function row(what: string, s: { file: number[]; db: number[] }): string[] {
-  const [f50, f90, f99] = [50, 90, 99].map((p) => percentile(s.file, p)) as [number, number, number];
-  const [d50, d90, d99] = [50, 90, 99].map((p) => percentile(s.db, p)) as [number, number, number];
+/** A row of the per-operation table: `a` the file store, `b` PostgreSQL. */
+function row(what: string, s: { a: number[]; b: number[] }): string[] {
+  const [f50, f90, f99] = [50, 90, 99].map((p) => percentile(s.a, p)) as [number, number, number];
+  const [d50, d90, d99] = [50, 90, 99].map((p) => percentile(s.b, p)) as [number, number, number];
   return [what, ms(f50), ms(f90), ms(f99), ms(d50), ms(d90), ms(d99), ratio(d50, f50), ratio(d99, f99)];
 }
 
@@ -157,13 +158,42 @@ export async function stateSuite({ quick }: SuiteContext): Promise<Table[]> {
         'the kill switch is what the bridge asks before each change: the host file, then (PostgreSQL) the halt row; the claim reads the records of the script and writes its consume under the store lock.',
       ],
     };
-    return [perWrite, await roundTrips(db, url, n), await appendersAtOnce(url, KEY, quick, db)];
+    return [perWrite, appendPaths(db, n), await roundTrips(db, url, n), await appendersAtOnce(url, KEY, quick, db)];
   } finally {
     for (const o of open) o.close();
     db?.close();
     await server?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The two ways an audit entry reaches the chain, alternating on one chain of their own: the
+ * transaction that locks the head row (every append before issue 33's change; now the path after
+ * a lost race, an outage or to settle an intent) against the one statement at the known end.
+ */
+function appendPaths(db: PostgresState, n: number): Table {
+  const loadBefore = load();
+  const ctx = { hmacKey: KEY, now: () => new Date() };
+  const chain = 'bench-paths';
+  let head = withChain(db, chain, 'hmac-sha256', ctx, (c) => c.end) as ChainHead;
+  const locked = () => {
+    head = withChain(db, chain, 'hmac-sha256', ctx, (c) => (c.append('call', READ), c.end));
+  };
+  const oneStatement = () => {
+    const entry = appendAtHead(db, chain, head, 'hmac-sha256', ctx, 'call', READ);
+    if (!entry) throw new Error('the bench chain moved under the one-statement append');
+    head = { ...head, seq: entry.seq, hash: entry.hash };
+  };
+  paired(50, locked, oneStatement);
+  const s = paired(n, locked, oneStatement);
+  const r = (what: string, x: number[]): string[] => [what, ms(median(x)), ms(percentile(x, 90)), ms(percentile(x, 99)), ratio(median(x), median(s.a))];
+  return {
+    title: `PostgreSQL audit append, before and after issue 33's change (ms; load ${loadBefore} before, ${load()} after)`,
+    columns: ['path', 'p50', 'p90', 'p99', 'vs transaction'],
+    rows: [r('transaction: BEGIN; SELECT head FOR UPDATE; INSERT+UPDATE; COMMIT', s.a), r('one statement at the known end (UPDATE head WHERE seq = …, INSERT)', s.b)],
+    notes: [`${n} appends each, alternating on one chain, HMAC-SHA256, synchronous commit: the same entry and the same WAL flush either way; what differs is 4 round trips through the worker thread against 1.`],
+  };
 }
 
 /** A `SELECT 1` through the synchronous store against the same statement from an async client. */
