@@ -187,12 +187,13 @@ export class PostgresAuditLog implements AuditSink {
       } else {
         let end: ChainHead | undefined;
         entry = withChain(this.db, this.chain, this.alg, this.context(), (chain) => {
-          if (outage) gapSeq = chain.append('alert', gapAlert(outage)).seq;
-          end = chain.end;
-          if (unlessSettled !== undefined && chain.settled(unlessSettled)) return undefined;
-          const appended = chain.append(type, clean, cols);
-          end = chain.end;
-          return appended;
+          try {
+            if (outage) gapSeq = chain.append('alert', gapAlert(outage)).seq;
+            if (unlessSettled !== undefined && chain.settled(unlessSettled)) return undefined;
+            return chain.append(type, clean, cols);
+          } finally {
+            end = chain.end;
+          }
         });
         this.head = end;
       }
