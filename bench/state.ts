@@ -180,14 +180,20 @@ async function appendPaths(db: PostgresState, n: number): Promise<Table> {
   const chain = 'bench-paths';
   let head = withChain(db, chain, 'hmac-sha256', ctx, (c) => c.end) as ChainHead;
   const locked = () => {
-    head = withChain(db, chain, 'hmac-sha256', ctx, (c) => (c.append('call', READ), c.end));
+    head = withChain(db, chain, 'hmac-sha256', ctx, (c) => {
+      c.append('call', READ);
+      return c.end;
+    });
   };
   const oneStatement = () => {
     const entry = appendAtHead(db, chain, head, 'hmac-sha256', ctx, 'call', READ);
     if (!entry) throw new Error('the bench chain moved under the one-statement append');
     head = { ...head, seq: entry.seq, hash: entry.hash };
   };
-  const measure = () => (paired(50, locked, oneStatement), paired(n, locked, oneStatement));
+  const measure = () => {
+    paired(50, locked, oneStatement);
+    return paired(n, locked, oneStatement);
+  };
   const withDisk = measure();
   const fsync = async (on: boolean) => {
     db.query(on ? 'ALTER SYSTEM RESET fsync' : 'ALTER SYSTEM SET fsync = off');
@@ -233,7 +239,9 @@ async function roundTrips(db: PostgresState, url: string, n: number): Promise<Ta
       started = performance.now();
       await client.query('SELECT 1');
       const d = performance.now() - started;
-      if (i >= 50) sync.push(s), direct.push(d);
+      if (i < 50) continue;
+      sync.push(s);
+      direct.push(d);
     }
     const r = (what: string, s: number[]): string[] => [what, ms(median(s)), ms(percentile(s, 90)), ms(percentile(s, 99)), ratio(median(s), median(direct))];
     return {

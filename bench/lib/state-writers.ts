@@ -79,7 +79,7 @@ if (process.argv[2] === WRITER_FLAG) {
     }
     log.close();
     db.close();
-    process.stdout.write(JSON.stringify(samples) + '\n');
+    process.stdout.write(`${JSON.stringify(samples)}\n`);
     process.exit(0);
   });
 }
