@@ -28,7 +28,7 @@ import { PlanRecorder, type Plan } from '../src/safety/plan.js';
 import { safetyStores, type SafetyStores } from '../src/safety/state-backends.js';
 import { openPostgres } from '../src/state/postgres/open.js';
 import type { PostgresState } from '../src/state/postgres/sql.js';
-import { startPostgres, type TestPostgres } from './lib/postgres-server.js';
+import { postgresUnavailable, startPostgres, type TestPostgres } from './lib/postgres-server.js';
 import { appendersAtOnce } from './lib/state-writers.js';
 import type { SuiteContext } from './lib/suite.js';
 import { median, ms, percentile, ratio, type Table } from './lib/table.js';
@@ -96,6 +96,9 @@ function storeApprovals(backend: ApprovalBackend, count: number): void {
 }
 
 export async function stateSuite({ quick }: SuiteContext): Promise<Table[]> {
+  // Without a PostgreSQL server here, `npm run bench` goes on with the other suites.
+  const why = postgresUnavailable();
+  if (why) return [{ title: 'State: file store vs PostgreSQL (skipped)', columns: ['why'], rows: [[why]] }];
   const n = quick ? 100 : 1_000;
   const claims = quick ? 50 : 300;
   const stored = quick ? 100 : 1_000;
