@@ -15,6 +15,7 @@ import { sandboxSuite } from './sandbox.js';
 import { schemaSuite } from './schema.js';
 import { simulatorSuite } from './simulator.js';
 import { soakSuite } from './soak.js';
+import { stateSuite } from './state.js';
 import { throughputSuite } from './throughput.js';
 import { sessionSuite } from './tokens/session.js';
 import { tokensSuite } from './tokens/suite.js';
@@ -25,6 +26,7 @@ const SUITES: Record<string, Suite> = {
   simulator: simulatorSuite,
   safety: safetySuite,
   audit: auditSuite,
+  state: stateSuite,
   tokens: tokensSuite,
   session: sessionSuite,
   e2e: e2eSuite,

@@ -4,11 +4,15 @@
  * per entry whose `line` is the exact JSONL line the file log would write (entry.ts: same format,
  * same `entryHash`), so an export is a file log and one verifier serves both.
  *
- * Appends of every replica are serialized by the database: each transaction locks the chain's head
- * row (`SELECT … FOR UPDATE`), links its entries to the head it read, inserts them and moves the
- * head. One total order, one chain, whichever replica writes. `synchronous_commit` is set on for
- * the transaction, whatever the server's default, so an entry is on the database's disk (and on its
- * synchronous standbys) when COMMIT returns.
+ * Appends of every replica are serialized by the database on the chain's head row. The common
+ * case is one autocommit statement (`appendAtHead`): the writer links its entry to the end it last
+ * saw, and the statement moves the head only if it is still there, inserting the entry only if it
+ * moved it. When another replica appended in between, nothing is written and the writer appends in
+ * a transaction that locks the head row (`SELECT … FOR UPDATE`, `withChain`), links its entries to
+ * the head it read, inserts them and moves the head. Either way one total order, one chain,
+ * whichever replica writes. `synchronous_commit` is set on for the statement or transaction,
+ * whatever the server's default, so an entry is on the database's disk (and on its synchronous
+ * standbys) when its commit returns.
  */
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '../state/postgres/sql.js';
@@ -58,8 +62,7 @@ export class ChainAppender {
   }
 
   append(type: AuditEntryType, data: Record<string, unknown>, cols: EntryColumns = {}): AuditEntry {
-    const base = { v: 1 as const, seq: this.head.seq + 1, ts: this.ctx.now().toISOString(), type, prev: this.head.hash, data };
-    const entry: AuditEntry = { ...base, hash: entryHash(base, this.ctx.hmacKey) };
+    const entry = renderEntry(this.head, type, data, this.ctx);
     // One round trip: the row and the head move together (a data-modifying WITH runs exactly once).
     this.tx.query(
       'WITH e AS (INSERT INTO audit_entries (chain, seq, type, line, writer, settles) VALUES ($1, $2, $3, $4, $5, $6)) UPDATE audit_chain SET seq = $2, hash = $7 WHERE chain = $1',
@@ -68,6 +71,48 @@ export class ChainAppender {
     this.head = { ...this.head, seq: entry.seq, hash: entry.hash };
     return entry;
   }
+}
+
+/** The entry that follows `head`: the same line and hash as the file log would write (entry.ts). */
+function renderEntry(head: { seq: number; hash: string }, type: AuditEntryType, data: Record<string, unknown>, ctx: EntryContext): AuditEntry {
+  const base = { v: 1 as const, seq: head.seq + 1, ts: ctx.now().toISOString(), type, prev: head.hash, data };
+  return { ...base, hash: entryHash(base, ctx.hmacKey) };
+}
+
+/**
+ * Moves the head only if the chain still ends at the expected entry, with the expected algorithm;
+ * the entry is inserted only when the head moved. A concurrent append of another replica holds the
+ * head row until it commits; this UPDATE then re-reads the row, finds another seq and moves nothing.
+ * set_config(…, true) is SET LOCAL for the statement's own transaction: it commits synchronously.
+ */
+const APPEND_AT_HEAD = `WITH moved AS (
+  UPDATE audit_chain SET seq = $2::bigint, hash = $7
+   WHERE chain = $1 AND seq = $2::bigint - 1 AND hash = $8 AND alg = $9
+  RETURNING chain, set_config('synchronous_commit', 'on', true)
+)
+INSERT INTO audit_entries (chain, seq, type, line, writer, settles)
+SELECT chain, $2::bigint, $3, $4, $5, $6 FROM moved
+RETURNING seq`;
+
+/**
+ * One entry after `expected` (the chain's end as this writer last saw it) in one autocommit
+ * statement: one round trip instead of a transaction's four. Undefined, with nothing written, when
+ * the chain no longer ends there (another replica appended, or the chain went on with another
+ * algorithm): append through `withChain` then, which reads the real head under its lock.
+ */
+export function appendAtHead(
+  sql: Sql,
+  chain: string,
+  expected: { seq: number; hash: string },
+  alg: AuditAlgorithm,
+  ctx: EntryContext,
+  type: AuditEntryType,
+  data: Record<string, unknown>,
+  cols: EntryColumns = {},
+): AuditEntry | undefined {
+  const entry = renderEntry(expected, type, data, ctx);
+  const rows = sql.query(APPEND_AT_HEAD, [chain, entry.seq, type, JSON.stringify(entry), cols.writer ?? null, cols.settles ?? null, entry.hash, expected.hash, alg]);
+  return rows.length === 1 ? entry : undefined;
 }
 
 /**

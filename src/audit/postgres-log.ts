@@ -2,9 +2,11 @@
  * The audit in a PostgreSQL database shared by several `serve --http` replicas: one hash chain per
  * deployment (postgres-chain.ts), the same entries as the file log (log.ts), the same guarantees.
  *
- *  - Each entry is one transaction that locks the chain's head row, links the entry to the head
- *    and moves it: replicas append to one chain in one total order. An `intent` is durable when
- *    `intend` returns, because its COMMIT returned with synchronous_commit on.
+ *  - Each entry is one autocommit statement linking it to the chain's end this writer last saw,
+ *    written only if the chain still ends there; else (another replica appended) one transaction
+ *    that locks the chain's head row, links the entry to the head and moves it (postgres-chain.ts):
+ *    replicas append to one chain in one total order. An `intent` is durable when `intend`
+ *    returns, because its commit returned with synchronous_commit on.
  *  - The database cannot be written (down, unreachable, too slow): `AuditError`
  *    `audit-unavailable`, and nothing that needed the entry is done (fail closed: the change is
  *    not sent). Stderr says so once per failing streak, and the next entry that can be written is
@@ -24,7 +26,7 @@ import type { PostgresState } from '../state/postgres/sql.js';
 import { ANCHOR_DELAY_MS } from './anchor.js';
 import { parseEntryLine, type AlertCause, type AuditAlgorithm, type AuditEntry, type AuditEntryType, type RecoveredData } from './entry.js';
 import type { IntentSource } from './intents.js';
-import { DEFAULT_AUDIT_CHAIN, headOf, readHead, withChain, type EntryColumns } from './postgres-chain.js';
+import { appendAtHead, DEFAULT_AUDIT_CHAIN, headOf, readHead, withChain, type ChainHead, type EntryColumns } from './postgres-chain.js';
 import { postgresIntentSource } from './postgres-intents.js';
 import { registerPostgresWriter, type PostgresRegistration } from './postgres-writers.js';
 import { runChangesOf } from './run-changes.js';
@@ -73,6 +75,8 @@ export class PostgresAuditLog implements AuditSink {
   private witnessed: { seq: number; hash: string } | undefined;
   private witnessFailing = false;
   private witnessFailedAt: number | undefined;
+  /** The chain's end as this writer last wrote or read it: where its next entry links first. */
+  private head: ChainHead | undefined;
 
   private constructor(private readonly opts: PostgresAuditOptions) {
     this.db = opts.db;
@@ -86,7 +90,7 @@ export class PostgresAuditLog implements AuditSink {
     const log = new PostgresAuditLog(opts);
     log.witness = opts.witness ? openWitness(opts.witness, { onFailure: (message) => log.witnessFailed(message) }) : undefined;
     try {
-      withChain(log.db, log.chain, log.alg, log.context(), () => undefined);
+      withChain(log.db, log.chain, log.alg, log.context(), (chain) => (log.head = chain.end));
       const head = headOf(log.db, log.chain);
       log.index = head.index;
       log.chainId = head.chain;
@@ -107,7 +111,7 @@ export class PostgresAuditLog implements AuditSink {
     return this.record(type, data, settles !== undefined ? { settles } : {}) as AuditEntry;
   }
 
-  /** Durable when it returns: its COMMIT returned, with synchronous_commit on (postgres-chain.ts). */
+  /** Durable when it returns: its commit returned, with synchronous_commit on (postgres-chain.ts). */
   intend(data: Record<string, unknown>): AuditEntry {
     return this.record('intent', { ...data, writer: this.writer }, { writer: this.writer }) as AuditEntry;
   }
@@ -163,8 +167,10 @@ export class PostgresAuditLog implements AuditSink {
   }
 
   /**
-   * One entry in one transaction: the gap alert first if a failing streak just ended; with
-   * `unlessSettled`, nothing when an entry already settles that intent (undefined). Fails closed.
+   * One entry: at the end this writer last saw in one statement, else in one transaction holding
+   * the head row; the gap alert first (in that transaction) if a failing streak just ended; with
+   * `unlessSettled`, nothing when an entry already settles that intent (undefined; checked under
+   * the head row's lock). Fails closed.
    */
   private record(type: AuditEntryType, data: Record<string, unknown>, cols: EntryColumns, unlessSettled?: number): AuditEntry | undefined {
     if (this.closed) throw new AuditError('audit-closed', `the audit writer ${this.writer} of ${this.where} is closed`);
@@ -173,11 +179,24 @@ export class PostgresAuditLog implements AuditSink {
     let gapSeq: number | undefined;
     let entry: AuditEntry | undefined;
     try {
-      entry = withChain(this.db, this.chain, this.alg, this.context(), (chain) => {
-        if (outage) gapSeq = chain.append('alert', gapAlert(outage)).seq;
-        if (unlessSettled !== undefined && chain.settled(unlessSettled)) return undefined;
-        return chain.append(type, clean, cols);
-      });
+      const seen = outage === undefined && unlessSettled === undefined ? this.head : undefined;
+      const fast = seen ? appendAtHead(this.db, this.chain, seen, this.alg, this.context(), type, clean, cols) : undefined;
+      if (seen && fast) {
+        entry = fast;
+        this.head = { ...seen, seq: fast.seq, hash: fast.hash };
+      } else {
+        let end: ChainHead | undefined;
+        entry = withChain(this.db, this.chain, this.alg, this.context(), (chain) => {
+          try {
+            if (outage) gapSeq = chain.append('alert', gapAlert(outage)).seq;
+            if (unlessSettled !== undefined && chain.settled(unlessSettled)) return undefined;
+            return chain.append(type, clean, cols);
+          } finally {
+            end = chain.end;
+          }
+        });
+        this.head = end;
+      }
     } catch (err) {
       throw this.failed(err);
     }
