@@ -71,11 +71,15 @@ describe.skipIf(why !== undefined)(`two replicas on one PostgreSQL${why ? ` (ski
   }, 240_000);
 
   afterAll(async () => {
-    for (const c of clients) await c.close().catch(() => undefined);
-    await proxy?.close();
-    for (const r of replicas ?? []) await r.close();
-    await env?.close();
-    await db?.stop();
+    // Each step whatever the one before did: a database left running outlives the test run.
+    try {
+      for (const c of clients) await c.close().catch(() => undefined);
+      await proxy?.close();
+      await Promise.allSettled((replicas ?? []).map((r) => r.close()));
+      await env?.close();
+    } finally {
+      await db?.stop();
+    }
   });
 
   it('spreads new sessions over both replicas and keeps each on its own', async () => {

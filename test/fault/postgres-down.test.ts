@@ -67,10 +67,13 @@ describe.skipIf(why !== undefined)(`a replica whose PostgreSQL goes away${why ? 
   }, 180_000);
 
   afterAll(async () => {
-    await mcp?.close().catch(() => undefined);
-    await server?.close();
-    await env?.close();
-    await db?.stop();
+    try {
+      await mcp?.close().catch(() => undefined);
+      await server?.close();
+      await env?.close();
+    } finally {
+      await db?.stop();
+    }
   });
 
   it('sends no change while the database is down, answers why, and resumes when it is back', async () => {
