@@ -178,9 +178,15 @@ export class WorkerRun {
       this.lastHeard = performance.now();
       this.ports.send({ type: 'reply', jobId: this.input.jobId, callId, ok: payload.ok, json: payload.json });
     }
-    // Still owed when the run ended meanwhile: the call was made, so it is recorded.
-    for (const task of afterReply) runTask(task);
-    if (this.pending.delete(callId) && this.pending.size === 0) for (const settled of this.onSettled.splice(0)) settled();
+    // Still owed when the run ended meanwhile: the call was made, so it is recorded. Once the
+    // reply has left: the channel writes at the end of the turn (src/process/turn-writer.ts), and
+    // this immediate, queued after that write's, lets the worker resume the script while the
+    // audit entry is rendered here. The script's next call can only arrive after the reply, so the
+    // entry is still written before the handler sees that call.
+    setImmediate(() => {
+      for (const task of afterReply) runTask(task);
+      if (this.pending.delete(callId) && this.pending.size === 0) for (const settled of this.onSettled.splice(0)) settled();
+    });
   }
 
   /** `POST /nodes/pve1/qemu/100/snapshot (pending 12.3 s)`, for the calls still with the bridge. */
