@@ -212,6 +212,17 @@ async function sweepTable(reps: number, schema: { schemaFile?: string }): Promis
           `${withinTarget(b / d, SWEEP_RATIO_TARGET)} (≤ ${SWEEP_RATIO_TARGET}×)`,
         ]);
       }
+      // The run's fixed cost: the same script (its 300 paths included) without the calls.
+      const fixed = `const paths = ${JSON.stringify(paths)};\nreturn paths.length;`;
+      await runScript(server.client, fixed, { typecheck: false });
+      const fixedMs: number[] = [];
+      for (let r = 0; r < reps; r++) {
+        const t = performance.now();
+        const run = await runScript(server.client, fixed, { typecheck: false });
+        if (!run.ok) throw new Error(`the fixed-cost run failed: ${run.text}`);
+        fixedMs.push(performance.now() - t);
+      }
+      rows.push(['the same script without its calls: one run\'s fixed cost, without the check', '', ms(summarize(fixedMs).median), '', '', '', '']);
       const floorUs = await measureChannelFloor(1_000, reps);
       rows.push(['floor: a frame between two Node processes and back', '', '', '', ms(floorUs / 1000), '', '']);
       return {
