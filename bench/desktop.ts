@@ -70,6 +70,12 @@ export async function desktopSuite({ quick }: SuiteContext): Promise<Table[]> {
   return tables;
 }
 
+/** The sweep alone (`node dist/bench/run.js sweep`): the desktop suite's last table, for measuring the per-call path. */
+export async function sweepSuite({ quick }: SuiteContext): Promise<Table[]> {
+  const official = hasOfficialSchema('9.1');
+  return [await sweepTable(quick ? 2 : 5, official ? { schemaFile: officialSchemaFile('9.1') } : {})];
+}
+
 /** Spawns `args` with node over stdio and connects an MCP client; `listed` is spawn → tools/list answered. */
 async function connect(args: string[]): Promise<Server & { listedMs: number }> {
   const started = performance.now();
@@ -156,7 +162,9 @@ async function sweepTable(reps: number, schema: { schemaFile?: string }): Promis
   try {
     const configFile = join(dir, 'config.json');
     writeFileSync(configFile, JSON.stringify(benchConfig(sim, dir, { sandbox: { limits: { wallMs: 600_000 } } })), { mode: 0o600 });
-    const server = await connect(serveArgs(configFile));
+    // e.g. BENCH_SWEEP_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof': the server's profile of the sweep.
+    const flags = (process.env.BENCH_SWEEP_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+    const server = await connect([...flags, ...serveArgs(configFile)]);
     const direct = sweepClient(sim);
     try {
       const listed = await runScript(server.client, `const vms = await pve.get('/cluster/resources', { type: 'vm' }); return vms.slice(0, ${SWEEP_GUESTS}).map((v) => \`/nodes/\${v.node}/\${v.type}/\${v.vmid}/config\`);`, { typecheck: false });
@@ -204,6 +212,17 @@ async function sweepTable(reps: number, schema: { schemaFile?: string }): Promis
           `${withinTarget(b / d, SWEEP_RATIO_TARGET)} (≤ ${SWEEP_RATIO_TARGET}×)`,
         ]);
       }
+      // The run's fixed cost: the same script (its 300 paths included) without the calls.
+      const fixed = `const paths = ${JSON.stringify(paths)};\nreturn paths.length;`;
+      await runScript(server.client, fixed, { typecheck: false });
+      const fixedMs: number[] = [];
+      for (let r = 0; r < reps; r++) {
+        const t = performance.now();
+        const run = await runScript(server.client, fixed, { typecheck: false });
+        if (!run.ok) throw new Error(`the fixed-cost run failed: ${run.text}`);
+        fixedMs.push(performance.now() - t);
+      }
+      rows.push(['the same script without its calls: one run\'s fixed cost, without the check', '', ms(summarize(fixedMs).median), '', '', '', '']);
       const floorUs = await measureChannelFloor(1_000, reps);
       rows.push(['floor: a frame between two Node processes and back', '', '', '', ms(floorUs / 1000), '', '']);
       return {

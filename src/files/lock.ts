@@ -111,8 +111,14 @@ function removeQuietly(path: string): void {
   }
 }
 
-/** A lease is given up after this long idle, and after `LEASE_MAX_HOLD_MS` when another process waits. */
-export const LEASE_IDLE_MS = 2;
+/**
+ * A lease is given up after this long idle, and after `LEASE_MAX_HOLD_MS` when another process
+ * waits. A waiter that marked itself waits at most about both together (~20 ms; with 2 ms idle it
+ * was ~12 ms), far inside its 8 s timeout; in exchange a parallel sweep against nodes answering in a few milliseconds (calls ending 1–3 ms apart) keeps
+ * its lease instead of paying the lock's open/unlink and a re-read of the chain's end on most
+ * appends (2 ms idle did: ~100 µs of the server's time per call, docs/benchmarks.md "session 10").
+ */
+export const LEASE_IDLE_MS = 10;
 export const LEASE_MAX_HOLD_MS = 10;
 /**
  * After a lease gave way to a waiter, appends lock one by one for this long: the lock is then free

@@ -28,6 +28,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import type { ZodType } from 'zod';
+import { TurnWriter } from './turn-writer.js';
 
 /** What went wrong: why a child process stopped serving or could not start, or a request failed. */
 export type ChildErrorKind =
@@ -128,6 +129,8 @@ export class SupervisedChild<Out extends { type: string }, In, D extends Channel
   uses = 0;
   private readonly child: ChildProcess;
   private readonly socket: Socket | undefined;
+  /** The socket channel's writes, one per event-loop turn (turn-writer.ts). */
+  private readonly writer: TurnWriter | undefined;
   private readonly encode: ((message: In) => Buffer) | undefined;
   private alive = true;
   private endReason: ChildProcessError | undefined;
@@ -152,6 +155,7 @@ export class SupervisedChild<Out extends { type: string }, In, D extends Channel
       this.decoder = decoder;
       const socket = this.child.stdio[3] as Socket;
       this.socket = socket;
+      this.writer = new TurnWriter(socket, (err) => this.kill(new ChildProcessError(`cannot send to the ${spec.name}: ${err.message}`, 'exit')));
       socket.on('data', (chunk: Buffer) => decoder.push(chunk));
       socket.on('error', (err) => this.kill(new ChildProcessError(`the ${spec.name}'s channel failed: ${err.message}`, 'exit')));
     }
@@ -192,20 +196,17 @@ export class SupervisedChild<Out extends { type: string }, In, D extends Channel
     return this.endReason;
   }
 
-  /** Sends one message; false when the child no longer serves. A failed write kills it. */
+  /**
+   * Sends one message; false when the child no longer serves. A failed write kills it. On a socket
+   * channel the messages of one event-loop turn leave in one write (turn-writer.ts).
+   */
   send(message: In): boolean {
     if (!this.alive) return false;
-    const onSent = (err: Error | null | undefined): void => {
+    if (this.encode) return (this.writer as TurnWriter).write(this.encode(message));
+    if (!this.child.connected) return false;
+    this.child.send(message as object, (err: Error | null | undefined): void => {
       if (err) this.kill(new ChildProcessError(`cannot send to the ${this.spec.name}: ${err.message}`, 'exit'));
-    };
-    if (this.encode) {
-      const socket = this.socket as Socket;
-      if (socket.destroyed) return false;
-      socket.write(this.encode(message), onSent);
-    } else {
-      if (!this.child.connected) return false;
-      this.child.send(message as object, onSent);
-    }
+    });
     return true;
   }
 

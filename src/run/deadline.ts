@@ -124,16 +124,37 @@ export class CallClock {
     return { limitMs: this.deadline.limitMs, phase, spentMs, message: deadlineMessage(this.deadline.limitMs, phase, spentMs) };
   }
 
+  /**
+   * Whether the deadline has passed by the clock, not by the timer: on a loaded machine the timer
+   * fires late, and a run that waited for a sandbox worker can be granted one after its deadline.
+   * Asked right before a run starts (src/sandbox/engine.ts, `ExecuteOptions.pastDeadline`); a
+   * deadline found passed expires the clock now, in the phase in progress, as the timer would have.
+   */
+  lapsed(): boolean {
+    if (this.expired) return true;
+    if (this.pausedAt !== undefined || this.remaining() > 0) return false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.fire();
+    return true;
+  }
+
+  private remaining(): number {
+    if (!this.deadline) return Number.POSITIVE_INFINITY;
+    return this.deadline.limitMs - (this.now() - this.deadline.startedAt - this.approvalMs);
+  }
+
   private arm(): void {
     if (!this.deadline || this.expired) return;
-    const remaining = this.deadline.limitMs - (this.now() - this.deadline.startedAt - this.approvalMs);
-    const fire = (): void => {
-      this.hit = this.current ?? 'run';
-      this.expiry.abort(new Error('the call deadline passed'));
-    };
-    if (remaining <= 0) return fire();
-    this.timer = setTimeout(fire, remaining);
+    const remaining = this.remaining();
+    if (remaining <= 0) return this.fire();
+    this.timer = setTimeout(() => this.fire(), remaining);
     this.timer.unref();
+  }
+
+  private fire(): void {
+    this.hit = this.current ?? 'run';
+    this.expiry.abort(new Error('the call deadline passed'));
   }
 
   private expiredPromise(): Promise<undefined> {

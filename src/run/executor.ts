@@ -50,6 +50,12 @@ export interface ExecuteOptions extends RunOwner {
   /** Each console line as it is produced; absent for a phase whose lines must not be relayed. */
   onLog?: (line: string) => void;
   signal?: AbortSignal;
+  /**
+   * Asked once a worker is granted, right before the script is sent to it: true when the call's
+   * deadline has passed (by the clock; its timer may not have fired yet under load). The run then
+   * does not start: it fails with kind `deadline` and nothing is sent.
+   */
+  pastDeadline?: () => boolean;
 }
 
 export interface Executor<S, O extends OutcomeLike> {

@@ -496,7 +496,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
     // the answer (it failed) returns its lines with its result.
     const onLog = phase === 'probe' ? undefined : this.deps.onLog;
     const principal = this.deps.principal;
-    const outcome = await clock.execute(() => this.deps.executor.execute(script, handler, { ...(onLog ? { onLog } : {}), ...(signal ? { signal } : {}), ...(principal ? { principal } : {}), ...(args && Object.keys(args).length > 0 ? { args } : {}) }));
+    const outcome = await clock.execute(() => this.deps.executor.execute(script, handler, { ...(onLog ? { onLog } : {}), ...(signal ? { signal } : {}), pastDeadline: () => clock.lapsed(), ...(principal ? { principal } : {}), ...(args && Object.keys(args).length > 0 ? { args } : {}) }));
     return { outcome, counts, budgets, ...(recorder ? { plan: recorder.finish(code, clusters.home.policy.name) } : {}), ...(binding ? { binding } : {}) };
   }
 

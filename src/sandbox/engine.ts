@@ -100,6 +100,12 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Whose run it is, for the fair share of workers (default `LOCAL_PRINCIPAL`). */
   principal?: string;
+  /**
+   * Asked once the run has its worker, right before the script is sent: true when the call's
+   * deadline passed while it waited (src/run/executor.ts). The run then fails as `deadline`,
+   * not started, nothing sent, and the worker goes to the next run.
+   */
+  pastDeadline?: () => boolean;
 }
 
 export type RunRequest = CompileRequest & ExecuteOptions;
@@ -236,7 +242,7 @@ export class SandboxEngine {
   async run(request: RunRequest, handler: BridgeHandler): Promise<RunOutcome> {
     const compiled = await this.compile(request);
     if (!compiled.ok) return compiled.outcome;
-    return this.execute(compiled.script, handler, { ...(request.onLog ? { onLog: request.onLog } : {}), ...(request.signal ? { signal: request.signal } : {}), ...(request.principal ? { principal: request.principal } : {}) });
+    return this.execute(compiled.script, handler, { ...(request.onLog ? { onLog: request.onLog } : {}), ...(request.signal ? { signal: request.signal } : {}), ...(request.principal ? { principal: request.principal } : {}), ...(request.pastDeadline ? { pastDeadline: request.pastDeadline } : {}) });
   }
 
   /**
@@ -379,6 +385,11 @@ export class SandboxEngine {
       return notExecuted({ kind: 'crashed', message: (err as Error).message }, startedAt, warnings);
     }
 
+    // The deadline's timer may fire late on a loaded machine: the clock decides, before anything runs.
+    if (request.pastDeadline?.()) {
+      this.release(slot, { recycle: false });
+      return notExecuted({ kind: 'deadline', message: "not executed: the call's deadline passed while the run waited for a sandbox worker; nothing was sent" }, startedAt, warnings);
+    }
     this.counters.runs++;
     worker.uses++;
     const jobId = this.nextJobId++;

@@ -27,6 +27,13 @@ const SILENCE_GRACE_MS = 1_000;
  * `SENT_GRACE_MS` to answer (handler.ts), and the answer must include what became of it.
  */
 const SETTLE_WAIT_MS = SENT_GRACE_MS + 1_000;
+/**
+ * How long a reply may wait for others while at least half of the run's parallel calls are still
+ * with the bridge (a `Promise.all` sweep): the replies then reach the worker a few at a time, in
+ * one write and one wake-up, instead of one by one as the node's answers trickle in. Fewer calls
+ * in flight (a sequential script, a small batch) get every reply at once.
+ */
+export const REPLY_HOLD_MS = 3;
 
 export interface SessionPorts {
   send(msg: { type: 'reply'; jobId: number; callId: number; ok: boolean; json: string } | { type: 'cancel'; jobId: number }): void;
@@ -69,6 +76,9 @@ export class WorkerRun {
   /** Calls with the bridge, by call id: what a wall kill names, and what an ended run waits for. */
   private readonly pending = new Map<number, { call: BridgeCall; since: number }>();
   private readonly onSettled: Array<() => void> = [];
+  /** Replies waiting to leave together (REPLY_HOLD_MS), in the order their calls finished. */
+  private held: Array<{ type: 'reply'; jobId: number; callId: number; ok: boolean; json: string }> = [];
+  private holdTimer: NodeJS.Timeout | undefined;
   private readonly stats: RunStats;
   private backstop: NodeJS.Timeout | undefined;
   private silenceWatch: NodeJS.Timeout | undefined;
@@ -176,11 +186,28 @@ export class WorkerRun {
       if (!payload.ok) this.failures.set(callId, { error: payload.error, ...(call ? { call } : {}) });
       this.stats.bytesIn += payload.json.length;
       this.lastHeard = performance.now();
-      this.ports.send({ type: 'reply', jobId: this.input.jobId, callId, ok: payload.ok, json: payload.json });
+      this.held.push({ type: 'reply', jobId: this.input.jobId, callId, ok: payload.ok, json: payload.json });
+      if (this.inFlight < Math.max(2, limits.maxParallelCalls / 2)) this.sendHeld();
+      else this.holdTimer ??= setTimeout(() => this.sendHeld(), REPLY_HOLD_MS);
     }
-    // Still owed when the run ended meanwhile: the call was made, so it is recorded.
-    for (const task of afterReply) runTask(task);
-    if (this.pending.delete(callId) && this.pending.size === 0) for (const settled of this.onSettled.splice(0)) settled();
+    // Still owed when the run ended meanwhile: the call was made, so it is recorded. Once the
+    // reply is on its way: the channel writes at the end of the turn (src/process/turn-writer.ts),
+    // and this immediate, queued after that write's, lets the worker resume the script while the
+    // audit entry is rendered here (a held reply leaves later still). A call that needs this
+    // reply can only arrive after it, so the entry is written before the handler sees that call.
+    setImmediate(() => {
+      for (const task of afterReply) runTask(task);
+      if (this.pending.delete(callId) && this.pending.size === 0) for (const settled of this.onSettled.splice(0)) settled();
+    });
+  }
+
+  /** Sends the held replies, oldest first (a run that ended stopped the timer: see deliver). */
+  private sendHeld(): void {
+    clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
+    const held = this.held;
+    this.held = [];
+    for (const reply of held) this.ports.send(reply);
   }
 
   /** `POST /nodes/pve1/qemu/100/snapshot (pending 12.3 s)`, for the calls still with the bridge. */
@@ -278,6 +305,8 @@ export class WorkerRun {
     this.abort.abort();
     clearTimeout(this.backstop);
     clearInterval(this.silenceWatch);
+    // Replies still held are for a script that has stopped.
+    clearTimeout(this.holdTimer);
     this.stats.ms = performance.now() - this.input.startedAt;
     // The abort above stops every call not yet sent; changes already sent get their grace to
     // answer, and the answer waits for them so it can say what became of each.

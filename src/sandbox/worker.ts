@@ -12,6 +12,7 @@ import { FreshIsolate, isolateSettings } from './fresh-isolate.js';
 import { CHANNEL_FD, hostToWorkerSchema, NO_SNAPSHOT_FLAG, SERVER_FRAME_LIMITS, type WorkerLimits, type WorkerToHost } from './worker-protocol.js';
 import { IsolateRun } from './isolate-run.js';
 import { loadIsolatedVm, type LoadedIsolatedVm } from './ivm.js';
+import { TurnWriter } from '../process/turn-writer.js';
 import { locatePrelude } from './locate.js';
 
 function die(message: string): never {
@@ -41,8 +42,12 @@ function main(): void {
   const flagged = process.execArgv.includes(NO_SNAPSHOT_FLAG) || (process.env.NODE_OPTIONS ?? '').split(/\s+/).includes(NO_SNAPSHOT_FLAG);
   if (!flagged) die(`refusing to start without ${NO_SNAPSHOT_FLAG} (start it as: node ${NO_SNAPSHOT_FLAG} worker.js)`);
   const channel = openChannel();
+  // The calls a slice starts, and the messages of one turn, leave in one write (turn-writer.ts).
+  const writer = new TurnWriter(channel, () => process.kill(process.pid, 'SIGKILL'));
   const post = (message: WorkerToHost): void => {
-    if (!channel.destroyed) channel.write(encodeFrame(message));
+    writer.write(encodeFrame(message));
+    // The process may be killed before the turn ends: a fatal report leaves at once.
+    if (message.type === 'fatal') writer.flush();
   };
 
   let loaded: LoadedIsolatedVm;

@@ -297,6 +297,30 @@ describe('run pipeline: the whole-call deadline', () => {
     expect(t.audit.at(-1)).toMatchObject({ type: 'run-end', data: { deadline: { limitMs: 200 } } });
   });
 
+  it('a run granted its worker after the deadline passed does not start, even before the timer fires', async () => {
+    const t = setup();
+    let asked: boolean | undefined;
+    let beforeRun = -1;
+    // The grant comes late on a machine so loaded that no timer could fire: the event loop is held
+    // until the deadline is past, then the executor asks, as the sandbox engine does with a worker.
+    const lateGrant: Executor<string, Outcome>['execute'] = async (_script, handler, { pastDeadline }) => {
+      const until = performance.now() + 60;
+      while (performance.now() < until) {
+        // busy: nothing else runs, the deadline's timer included
+      }
+      asked = pastDeadline?.();
+      beforeRun = t.client.requests.length;
+      if (asked) return { ok: false, error: { kind: 'deadline', message: 'not executed' } };
+      return stopAll(handler);
+    };
+    const r = await new RunPipeline({ ...t.deps, executor: { ...t.deps.executor, execute: lateGrant } }).run({ code: READ, deadline: { startedAt: performance.now(), limitMs: 50 } });
+    expect(asked).toBe(true);
+    expect(r.deadline).toMatchObject({ limitMs: 50, phase: 'queue' });
+    expect(r.deadline!.message).toMatch(/while the run waited for a free sandbox worker/);
+    // What the preflight read before is all that was read.
+    expect(t.client.requests).toHaveLength(beforeRun);
+  });
+
   it('gives up on a compile that outlasts the deadline: nothing runs, nothing is read', async () => {
     const t = setup();
     const deps = { ...t.deps, executor: { ...t.deps.executor, compile: async ({ code }: { code: string }) => (await sleep(300), { ok: true as const, script: code, calls: [] }) } };

@@ -345,6 +345,17 @@ describe('workers, queueing and cancellation', () => {
     expect(o.stats.ms).toBeLessThan(5_000);
   });
 
+  it('a run whose deadline passed while it waited does not start, sends nothing, and frees its worker', async () => {
+    const bridge = fakeBridge();
+    const runs = engine.stats.runs;
+    const o = await engine.run({ code: "await pve.get('/version');", typecheck: false, pastDeadline: () => true }, bridge.handler);
+    expect(o.error?.kind).toBe('deadline');
+    expect(o.error?.message).toMatch(/nothing was sent/);
+    expect(bridge.calls).toHaveLength(0);
+    expect(engine.stats.runs).toBe(runs);
+    expect((await engine.run({ code: 'return 3;', pastDeadline: () => false }, bridge.handler)).result).toBe(3);
+  });
+
   it('an already aborted signal never runs', async () => {
     const bridge = fakeBridge();
     const o = await engine.run({ code: "await pve.get('/version');", signal: AbortSignal.abort() }, bridge.handler);
