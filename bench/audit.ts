@@ -27,7 +27,17 @@ import { median, percentile, type Table } from './lib/table.js';
 
 const KEY = 'bench-audit-key-0123456789abcdef';
 const CHILD_FLAG = '--audit-bench-writer';
-const DATA = { runId: 'bench', phase: 'live', cluster: 'sim', method: 'GET', path: '/nodes/pve1/qemu/100/status/current', template: '/nodes/{node}/qemu/{vmid}/status/current', status: 'ok', http: 200, durationMs: 3 };
+const DATA = {
+  runId: 'bench',
+  phase: 'live',
+  cluster: 'sim',
+  method: 'GET',
+  path: '/nodes/pve1/qemu/100/status/current',
+  template: '/nodes/{node}/qemu/{vmid}/status/current',
+  status: 'ok',
+  http: 200,
+  durationMs: 3,
+};
 
 function usPerOp(totalMs: number, n: number): string {
   return ((totalMs * 1000) / n).toFixed(1);
@@ -48,12 +58,14 @@ function best(reps: number, run: () => number): number {
 function writers(file: string, count: number, perWriter: number): Promise<void> {
   const self = fileURLToPath(import.meta.url);
   return Promise.all(
-    Array.from({ length: count }, () =>
-      new Promise<void>((resolve, reject) => {
-        const child = spawn(process.execPath, [self, CHILD_FLAG, file, String(perWriter)], { stdio: ['ignore', 'ignore', 'inherit'] });
-        child.on('error', reject);
-        child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`audit bench writer exited ${code}`))));
-      }),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const child = spawn(process.execPath, [self, CHILD_FLAG, file, String(perWriter)], { stdio: ['ignore', 'ignore', 'inherit'] });
+          child.on('error', reject);
+          child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`audit bench writer exited ${code}`))));
+        }),
     ),
   ).then(() => undefined);
 }
@@ -96,7 +108,13 @@ export async function auditSuite({ quick }: SuiteContext): Promise<Table[]> {
     await writers(shared, 3, perWriter);
     const wallMs = performance.now() - started;
     const v = verifyAudit(shared, { hmacKey: KEY });
-    if (!v.ok) throw new Error(`the shared log does not verify: ${v.problems.slice(0, 3).map((p) => p.message).join('; ')}`);
+    if (!v.ok)
+      throw new Error(
+        `the shared log does not verify: ${v.problems
+          .slice(0, 3)
+          .map((p) => p.message)
+          .join('; ')}`,
+      );
     rows.push(['append with the lock, 3 processes at once', usPerOp(wallMs, 3 * perWriter), `wall time / ${3 * perWriter} entries, ${v.files.length} files, verified`]);
 
     const wal = writeAheadRows(dir, quick);
@@ -109,7 +127,7 @@ export async function auditSuite({ quick }: SuiteContext): Promise<Table[]> {
         rows,
         notes: [
           `${n} entries per measurement, best of ${reps}; the 3-process row includes process start-up (about 50 ms each).`,
-          `lock overhead per entry = "with the lock" − "without the lock" = ${((lockedMs - floorMs) * 1000 / n).toFixed(1)} µs`,
+          `lock overhead per entry = "with the lock" − "without the lock" = ${(((lockedMs - floorMs) * 1000) / n).toFixed(1)} µs`,
         ],
       },
     ];
@@ -118,7 +136,16 @@ export async function auditSuite({ quick }: SuiteContext): Promise<Table[]> {
   }
 }
 
-const WRITE = { runId: 'bench', phase: 'live', cluster: 'sim', method: 'POST', path: '/nodes/pve1/qemu/100/snapshot', template: '/nodes/{node}/qemu/{vmid}/snapshot', params: { snapname: 's1' }, risk: 'write' };
+const WRITE = {
+  runId: 'bench',
+  phase: 'live',
+  cluster: 'sim',
+  method: 'POST',
+  path: '/nodes/pve1/qemu/100/snapshot',
+  template: '/nodes/{node}/qemu/{vmid}/snapshot',
+  params: { snapname: 's1' },
+  risk: 'write',
+};
 
 /**
  * One audited write as the bridge records it, with and without write-ahead: per write, the
@@ -154,9 +181,11 @@ function writeAheadRows(dir: string, quick: boolean): Table {
 /** The file system type under `dir` (Linux), for the note under the write-ahead table. */
 function fsType(dir: string): string {
   try {
-    const mounts = readFileSync('/proc/self/mounts', 'utf8').split('\n').map((l) => l.split(' '));
+    const mounts = readFileSync('/proc/self/mounts', 'utf8')
+      .split('\n')
+      .map((l) => l.split(' '));
     let best: string[] | undefined;
-    for (const m of mounts) if (m[1] && dir.startsWith(m[1]) && (!best || (m[1].length > (best[1] as string).length))) best = m;
+    for (const m of mounts) if (m[1] && dir.startsWith(m[1]) && (!best || m[1].length > (best[1] as string).length)) best = m;
     return best ? `${best[2]} on ${best[1]}` : 'unknown file system';
   } catch {
     return 'unknown file system';

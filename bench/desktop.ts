@@ -96,7 +96,10 @@ async function startTable(configFile: string, reps: number, official: boolean): 
   const bare: number[] = [];
   const serve: number[] = [];
   for (let i = 0; i < reps; i++) {
-    for (const [args, into] of [[bareArgs(), bare], [serveArgs(configFile), serve]] as const) {
+    for (const [args, into] of [
+      [bareArgs(), bare],
+      [serveArgs(configFile), serve],
+    ] as const) {
       const s = await connect(args);
       into.push(s.listedMs);
       await s.close();
@@ -141,7 +144,12 @@ async function memoryTable(configFile: string): Promise<Table> {
     await sleep(BENCH_IDLE_MS + 2_000);
     snapshot(`after ${(BENCH_IDLE_MS / 1000).toFixed(0)} s idle (sandbox.idleMs) + 2 s`, AFTER_IDLE_TARGET_MB);
     const idleUnchecked = await timedRun(server.client, false);
-    rows.push([`first run after idle, without the check (sandbox worker): ${ms(idleUnchecked)} ms`, '', '', `${withinTarget(idleUnchecked, FIRST_RUN_AFTER_IDLE_TARGET_MS)} (< ${FIRST_RUN_AFTER_IDLE_TARGET_MS} ms)`]);
+    rows.push([
+      `first run after idle, without the check (sandbox worker): ${ms(idleUnchecked)} ms`,
+      '',
+      '',
+      `${withinTarget(idleUnchecked, FIRST_RUN_AFTER_IDLE_TARGET_MS)} (< ${FIRST_RUN_AFTER_IDLE_TARGET_MS} ms)`,
+    ]);
     const idleChecked = await timedRun(server.client, true);
     rows.push([`first checked run after idle (type-check process cold): ${ms(idleChecked)} ms`, '', '', '']);
     snapshot('after both');
@@ -167,7 +175,11 @@ async function sweepTable(reps: number, schema: { schemaFile?: string }): Promis
     const server = await connect([...flags, ...serveArgs(configFile)]);
     const direct = sweepClient(sim);
     try {
-      const listed = await runScript(server.client, `const vms = await pve.get('/cluster/resources', { type: 'vm' }); return vms.slice(0, ${SWEEP_GUESTS}).map((v) => \`/nodes/\${v.node}/\${v.type}/\${v.vmid}/config\`);`, { typecheck: false });
+      const listed = await runScript(
+        server.client,
+        `const vms = await pve.get('/cluster/resources', { type: 'vm' }); return vms.slice(0, ${SWEEP_GUESTS}).map((v) => \`/nodes/\${v.node}/\${v.type}/\${v.vmid}/config\`);`,
+        { typecheck: false },
+      );
       const paths = listed.result as string[];
       if (!listed.ok || !Array.isArray(paths)) throw new Error(`cannot list the guests: ${listed.text}`);
       const script = `const paths = ${JSON.stringify(paths)};\nconst configs = await Promise.all(paths.map((p) => pve.get(p)));\nreturn configs.length;`;
@@ -201,7 +213,10 @@ async function sweepTable(reps: number, schema: { schemaFile?: string }): Promis
         const d = summarize(directMs).median;
         const b = summarize(bridgedMs).median;
         const perCall = (cpu: number): string => `${((cpu * 1000) / (reps * paths.length)).toFixed(0)}`;
-        const serveParts = [...serveCpu].filter(([, cpu]) => cpu > 0).map(([name, cpu]) => `${name} ${perCall(cpu)}`).join(', ');
+        const serveParts = [...serveCpu]
+          .filter(([, cpu]) => cpu > 0)
+          .map(([name, cpu]) => `${name} ${perCall(cpu)}`)
+          .join(', ');
         rows.push([
           `${paths.length} × GET …/config, Promise.all${typecheck ? ', type-checked' : ', without the check'}`,
           ms(d),
@@ -222,7 +237,7 @@ async function sweepTable(reps: number, schema: { schemaFile?: string }): Promis
         if (!run.ok) throw new Error(`the fixed-cost run failed: ${run.text}`);
         fixedMs.push(performance.now() - t);
       }
-      rows.push(['the same script without its calls: one run\'s fixed cost, without the check', '', ms(summarize(fixedMs).median), '', '', '', '']);
+      rows.push(["the same script without its calls: one run's fixed cost, without the check", '', ms(summarize(fixedMs).median), '', '', '', '']);
       const floorUs = await measureChannelFloor(1_000, reps);
       rows.push(['floor: a frame between two Node processes and back', '', '', '', ms(floorUs / 1000), '', '']);
       return {

@@ -192,9 +192,11 @@ async function bridgeTable(sim: RunningSimulator, calls: number, reps: number): 
       const bridged: number[] = [];
       const script = `for (let i = 0; i < ${n}; i++) await pve.get(${JSON.stringify(path)}, ${JSON.stringify(params)});`;
       for (let r = 0; r < reps; r++) {
-        direct.push(await time(async () => {
-          for (let i = 0; i < n; i++) await client.request('GET', path, params);
-        }));
+        direct.push(
+          await time(async () => {
+            for (let i = 0; i < n; i++) await client.request('GET', path, params);
+          }),
+        );
         bridged.push(await time(() => mustRun(mcp.client, script)));
       }
       const d = summarize(direct).median;
@@ -234,9 +236,11 @@ export async function configWriteTable(sim: RunningSimulator, writes: number, re
     const bridged: number[] = [];
     let gets = 0;
     for (let r = 0; r < reps; r++) {
-      direct.push(await time(async () => {
-        for (let i = 0; i < writes; i++) await client.request('PUT', path, { description: `direct ${i}` });
-      }));
+      direct.push(
+        await time(async () => {
+          for (let i = 0; i < writes; i++) await client.request('PUT', path, { description: `direct ${i}` });
+        }),
+      );
       const before = sim.counters.snapshot().byOperation['GET /nodes/{node}/qemu/{vmid}/config'] ?? 0;
       bridged.push(await time(() => mustRun(mcp.client, script)));
       gets = (sim.counters.snapshot().byOperation['GET /nodes/{node}/qemu/{vmid}/config'] ?? 0) - before;
@@ -249,9 +253,16 @@ export async function configWriteTable(sim: RunningSimulator, writes: number, re
     const n = 10_000;
     const t0 = performance.now();
     for (let i = 0; i < n; i++) {
-      undoRecordOf({ method: 'PUT', template: '/nodes/{node}/qemu/{vmid}/config', pathValues: { node: g.node, vmid: String(g.vmid) }, params: { description: 'x', memory: 8192 }, config, redact: (v) => redactData(v, path) as Record<string, unknown> });
+      undoRecordOf({
+        method: 'PUT',
+        template: '/nodes/{node}/qemu/{vmid}/config',
+        pathValues: { node: g.node, vmid: String(g.vmid) },
+        params: { description: 'x', memory: 8192 },
+        config,
+        redact: (v) => redactData(v, path) as Record<string, unknown>,
+      });
     }
-    rows.push([`undo record alone (${Object.keys(config).length}-key config, 2 keys set)`, n, '', `${((performance.now() - t0) * 1000 / n).toFixed(1)} µs each`, '', '']);
+    rows.push([`undo record alone (${Object.keys(config).length}-key config, 2 keys set)`, n, '', `${(((performance.now() - t0) * 1000) / n).toFixed(1)} µs each`, '', '']);
   } finally {
     await client.close();
     await mcp.close();

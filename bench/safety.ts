@@ -64,13 +64,7 @@ export async function safetySuite({ quick }: SuiteContext): Promise<Table[]> {
     const overhead: Table = {
       title: `${calls} sequential GETs against the simulator (best of ${reps})`,
       columns: ['path', 'total ms', 'per call ms', 'vs direct', 'target'],
-      rows: rows.map(([name, total]) => [
-        name,
-        ms(total),
-        ms(total / calls),
-        ratio(total, directMs),
-        name === 'client directly' ? '' : withinTarget(total / directMs, OVERHEAD_TARGET),
-      ]),
+      rows: rows.map(([name, total]) => [name, ms(total), ms(total / calls), ratio(total, directMs), name === 'client directly' ? '' : withinTarget(total / directMs, OVERHEAD_TARGET)]),
       notes: [`target: ≤ ${OVERHEAD_TARGET}× the direct client`],
     };
 

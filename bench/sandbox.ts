@@ -35,11 +35,7 @@ const SLOW_NODE_MS = 5;
 
 export async function sandboxSuite({ quick }: SuiteContext): Promise<Table[]> {
   const tables = [await overheadTable(quick ? 30 : 200, quick ? 2 : 5)];
-  tables.push(
-    hasOfficialSchema('9.1')
-      ? await typecheckTable(quick ? 10 : 60)
-      : { title: 'type-check against the PVE 9.1 SDK: skipped', columns: ['reason'], rows: [[OFFICIAL_SCHEMA_SKIP_MESSAGE]] },
-  );
+  tables.push(hasOfficialSchema('9.1') ? await typecheckTable(quick ? 10 : 60) : { title: 'type-check against the PVE 9.1 SDK: skipped', columns: ['reason'], rows: [[OFFICIAL_SCHEMA_SKIP_MESSAGE]] });
   tables.push(await bridgeTable(quick ? 200 : 1_000, quick ? 2 : 5));
   return tables;
 }

@@ -107,14 +107,7 @@ async function inventoryTable(runs: number): Promise<Table> {
     await sim.close();
   }
   const median = summarize(times).median;
-  rows.push([
-    'median / max',
-    ms(median),
-    '',
-    `${mb(peakServer)} (${withinTarget(peakServer, INVENTORY_RSS_TARGET_MB)})`,
-    mb(peakWorker),
-    `time ${withinTarget(median, INVENTORY_MS_TARGET)}`,
-  ]);
+  rows.push(['median / max', ms(median), '', `${mb(peakServer)} (${withinTarget(peakServer, INVENTORY_RSS_TARGET_MB)})`, mb(peakWorker), `time ${withinTarget(median, INVENTORY_MS_TARGET)}`]);
   return {
     title: `10,000-guest inventory: one run_script over HTTP against \`serve --http\` (${official ? 'PVE 9.1 official schema' : 'simulator schema'}) (ms, MB)`,
     columns: ['run', 'time', 'server RSS before', 'server peak RSS', 'worker peak RSS', 'answer'],
@@ -141,10 +134,22 @@ async function soakTable(durationMs: number): Promise<Table> {
   const variants: SoakVariant[] = [
     { label: 'as shipped (type-check on)', typecheck: true },
     // The launch setting README recommends: glibc returns freed memory instead of keeping it.
-    { label: `as shipped, launched with ${Object.entries(GLIBC_TRIM_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}`, typecheck: true, env: GLIBC_TRIM_ENV },
+    {
+      label: `as shipped, launched with ${Object.entries(GLIBC_TRIM_ENV)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`,
+      typecheck: true,
+      env: GLIBC_TRIM_ENV,
+    },
     { label: 'type-check off', typecheck: false },
     { label: 'type-check off, V8 defaults', typecheck: false, nodeFlags: V8_DEFAULT_FLAGS },
-    { label: `type-check off, ${Object.entries(GLIBC_TRIM_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}`, typecheck: false, env: GLIBC_TRIM_ENV },
+    {
+      label: `type-check off, ${Object.entries(GLIBC_TRIM_ENV)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`,
+      typecheck: false,
+      env: GLIBC_TRIM_ENV,
+    },
   ];
   const runs: Array<[string, SoakFigures]> = [];
   try {
@@ -159,10 +164,16 @@ async function soakTable(durationMs: number): Promise<Table> {
     rows: runs.map(([label, f]) => [label, ...f.row]),
     notes: [
       `targets: zero errors, RSS growth ≤ ${pct(SOAK_GROWTH_TARGET)} from the end of the warm-up (first ${(warmupMs / 1000).toFixed(0)} s) to the end.`,
-      'Each row is a fresh `serve --http` process. Diagnostics, type-check off: with V8\'s defaults instead of the',
-      'heap growth and optimization limits `serve` sets (old-generation headroom, compiler memory), and with glibc\'s',
+      "Each row is a fresh `serve --http` process. Diagnostics, type-check off: with V8's defaults instead of the",
+      "heap growth and optimization limits `serve` sets (old-generation headroom, compiler memory), and with glibc's",
       'trim threshold fixed (memory freed inside malloc arenas goes back to the system). peak = sampled every 250 ms.',
-      ...runs.map(([label, f]) => `RSS over time, ${label} (s: MB): ${f.series.filter((_, i) => i % Math.max(1, Math.floor(f.series.length / 12)) === 0).map(([t, rss]) => `${(t / 1000).toFixed(0)}: ${rss.toFixed(0)}`).join(', ')}`),
+      ...runs.map(
+        ([label, f]) =>
+          `RSS over time, ${label} (s: MB): ${f.series
+            .filter((_, i) => i % Math.max(1, Math.floor(f.series.length / 12)) === 0)
+            .map(([t, rss]) => `${(t / 1000).toFixed(0)}: ${rss.toFixed(0)}`)
+            .join(', ')}`,
+      ),
       ...runs.flatMap(([label, f]) => [...new Set(f.errors)].slice(0, 5).map((e) => `error (${label}): ${e}`)),
     ],
   };

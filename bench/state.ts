@@ -34,7 +34,16 @@ import type { SuiteContext } from './lib/suite.js';
 import { median, ms, percentile, ratio, type Table } from './lib/table.js';
 
 const KEY = 'bench-state-key-0123456789abcdef';
-const WRITE = { runId: 'bench', phase: 'live', cluster: 'sim', method: 'POST', path: '/nodes/pve1/qemu/100/snapshot', template: '/nodes/{node}/qemu/{vmid}/snapshot', params: { snapname: 's1' }, risk: 'write' };
+const WRITE = {
+  runId: 'bench',
+  phase: 'live',
+  cluster: 'sim',
+  method: 'POST',
+  path: '/nodes/pve1/qemu/100/snapshot',
+  template: '/nodes/{node}/qemu/{vmid}/snapshot',
+  params: { snapname: 's1' },
+  risk: 'write',
+};
 const READ = { runId: 'bench', phase: 'live', cluster: 'sim', method: 'GET', path: '/nodes/pve1/qemu/100/status/current', status: 'ok', http: 200, durationMs: 3 };
 
 /** One store of each kind, as the product opens it. */
@@ -91,7 +100,16 @@ function storeApprovals(backend: ApprovalBackend, count: number): void {
   const now = Date.now();
   for (let i = 0; i < count; i++) {
     const planId = (i.toString(16) + 'f'.repeat(64)).slice(0, 64);
-    backend.append({ type: 'approve', planId, codeHash: `other-${i}`, approvedAt: new Date(now).toISOString(), expiresAt: new Date(now + 3_600_000).toISOString(), approvedBy: 'operator', id: `bench-${i}`, via: 'cli' });
+    backend.append({
+      type: 'approve',
+      planId,
+      codeHash: `other-${i}`,
+      approvedAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + 3_600_000).toISOString(),
+      approvedBy: 'operator',
+      id: `bench-${i}`,
+      via: 'cli',
+    });
   }
 }
 
@@ -145,7 +163,10 @@ export async function stateSuite({ quick }: SuiteContext): Promise<Table[]> {
       if (!store.claim({ codeHash: (list[i] as Plan).codeHash }, `run-${i}`)) throw new Error(`claim ${i} found no approval`);
     };
     const approveNext = (i: number) => {
-      for (const [store, list] of [[file.stores.approvals, claimPlans.file], [database.stores.approvals, claimPlans.db]] as const) {
+      for (const [store, list] of [
+        [file.stores.approvals, claimPlans.file],
+        [database.stores.approvals, claimPlans.db],
+      ] as const) {
         store.savePlan(list[i] as Plan);
         store.approve((list[i] as Plan).planId, { approvedBy: 'operator' });
       }

@@ -15,11 +15,7 @@
 type PveMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** The operation `M P` of the generated API map, or `never` when `P` is not a template with that method. */
-type PveOperation<M extends PveMethod, P extends string> = P extends keyof PveApi
-  ? PveApi[P] extends { [K in M]: infer O }
-    ? O
-    : never
-  : never;
+type PveOperation<M extends PveMethod, P extends string> = P extends keyof PveApi ? (PveApi[P] extends { [K in M]: infer O } ? O : never) : never;
 
 /** Parameters of a call: exactly typed for a known template (optional when nothing is required), loose otherwise. */
 type PveArgs<M extends PveMethod, P extends string> = [PveOperation<M, P>] extends [never]
@@ -31,11 +27,7 @@ type PveArgs<M extends PveMethod, P extends string> = [PveOperation<M, P>] exten
     : [params?: Record<string, unknown>];
 
 /** What a call resolves to: the operation's declared return type, `any` for concrete paths. */
-type PveResult<M extends PveMethod, P extends string> = [PveOperation<M, P>] extends [never]
-  ? any
-  : PveOperation<M, P> extends { returns: infer R }
-    ? R
-    : any;
+type PveResult<M extends PveMethod, P extends string> = [PveOperation<M, P>] extends [never] ? any : PveOperation<M, P> extends { returns: infer R } ? R : any;
 
 /** The values of a list's `type` filter that narrow its result (`'vm' | 'storage' | …`), or `never`. */
 type PveTypeFilter<P extends string> = PveOperation<'GET', P> extends { byType: infer B } ? keyof B & string : never;

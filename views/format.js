@@ -32,10 +32,35 @@ function isPlainObject(value) {
 }
 
 const BYTE_FIELDS = new Set([
-  'mem', 'maxmem', 'disk', 'maxdisk', 'swap', 'maxswap', 'balloon', 'freemem', 'shared',
-  'memused', 'memtotal', 'memavailable', 'memfree', 'swapused', 'swaptotal', 'swapfree',
-  'rootused', 'roottotal', 'rootfree', 'used', 'avail', 'total', 'free', 'size',
-  'netin', 'netout', 'diskread', 'diskwrite', 'arcsize',
+  'mem',
+  'maxmem',
+  'disk',
+  'maxdisk',
+  'swap',
+  'maxswap',
+  'balloon',
+  'freemem',
+  'shared',
+  'memused',
+  'memtotal',
+  'memavailable',
+  'memfree',
+  'swapused',
+  'swaptotal',
+  'swapfree',
+  'rootused',
+  'roottotal',
+  'rootfree',
+  'used',
+  'avail',
+  'total',
+  'free',
+  'size',
+  'netin',
+  'netout',
+  'diskread',
+  'diskwrite',
+  'arcsize',
 ]);
 /** Counters that PVE's time series report per second, and /cluster/resources as totals. */
 const RATE_FIELDS = new Set(['netin', 'netout', 'diskread', 'diskwrite']);
@@ -86,7 +111,10 @@ function humanDuration(seconds) {
 function humanTime(epochSeconds) {
   const date = new Date(epochSeconds * 1000);
   if (Number.isNaN(date.getTime())) return String(epochSeconds);
-  return date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return date
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 /** A value as a person reads it; numbers in their field's unit, everything else as compact text. */
@@ -94,12 +122,18 @@ function humanise(field, value, inSeries) {
   if (value === null || value === undefined) return '';
   if (typeof value === 'number' && Number.isFinite(value)) {
     switch (unitOf(field, inSeries)) {
-      case 'bytes': return humanBytes(value);
-      case 'rate': return `${humanBytes(value)}/s`;
-      case 'percent': return `${(value * 100).toFixed(value < 0.1 ? 2 : 1)}%`;
-      case 'duration': return humanDuration(value);
-      case 'time': return humanTime(value);
-      default: return Number.isInteger(value) ? String(value) : String(Math.round(value * 1000) / 1000);
+      case 'bytes':
+        return humanBytes(value);
+      case 'rate':
+        return `${humanBytes(value)}/s`;
+      case 'percent':
+        return `${(value * 100).toFixed(value < 0.1 ? 2 : 1)}%`;
+      case 'duration':
+        return humanDuration(value);
+      case 'time':
+        return humanTime(value);
+      default:
+        return Number.isInteger(value) ? String(value) : String(Math.round(value * 1000) / 1000);
     }
   }
   if (typeof value === 'string') return value;

@@ -20,7 +20,10 @@ function openLink(url) {
 function render(result) {
   const output = isPlainObject(result.structuredContent) ? result.structuredContent : undefined;
   if (!output) {
-    const text = (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+    const text = (result.content ?? [])
+      .filter((c) => c.type === 'text')
+      .map((c) => c.text)
+      .join('\n');
     root.replaceChildren(el('pre', { class: 'text' }, text));
     return;
   }
@@ -49,7 +52,9 @@ function resultView(value) {
 
 function header(output) {
   const stats = output.stats ?? {};
-  const calls = Object.entries(stats.calls ?? {}).filter(([key, n]) => key !== 'total' && n > 0).map(([key, n]) => `${key} ${n}`);
+  const calls = Object.entries(stats.calls ?? {})
+    .filter(([key, n]) => key !== 'total' && n > 0)
+    .map(([key, n]) => `${key} ${n}`);
   return el(
     'header',
     { class: 'run-header' },

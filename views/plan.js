@@ -17,8 +17,20 @@ function renderPlan(output, config, openLink) {
     { class: 'plan', 'data-plan-id': planId },
     el('h2', {}, `Plan ${planId ? planId.slice(0, 12) : ''}`, el('span', { class: `badge state-${state.kind}` }, state.label)),
     approval?.message ? el('p', { class: 'approval-message' }, approval.message) : undefined,
-    writes.length === 0 ? el('p', {}, 'No writes.') : el('ol', { class: 'steps' }, writes.map((write) => renderStep(write))),
-    refused.length > 0 ? el('ul', { class: 'refused' }, refused.map((line) => el('li', { class: 'verdict-refused' }, line))) : undefined,
+    writes.length === 0
+      ? el('p', {}, 'No writes.')
+      : el(
+          'ol',
+          { class: 'steps' },
+          writes.map((write) => renderStep(write)),
+        ),
+    refused.length > 0
+      ? el(
+          'ul',
+          { class: 'refused' },
+          refused.map((line) => el('li', { class: 'verdict-refused' }, line)),
+        )
+      : undefined,
     renderNotes(plan?.notes),
     planId && writes.some((w) => w.needsApproval) ? approvalPlace(planId, config, openLink, state) : undefined,
     plan?.summary ? el('details', { class: 'summary-text' }, el('summary', {}, 'As the model reads it'), el('pre', {}, plan.summary)) : undefined,
@@ -54,7 +66,16 @@ function renderStep(write) {
     write.why ? el('div', { class: 'why' }, write.why) : undefined,
     targets.length > 0 ? el('div', { class: 'targets' }, `on ${targets.join(', ')}`) : undefined,
     write.change
-      ? el('div', { class: 'change' }, el('div', { class: 'change-summary' }, write.change.summary), el('ul', {}, (write.change.lines ?? []).map((line) => el('li', {}, line))))
+      ? el(
+          'div',
+          { class: 'change' },
+          el('div', { class: 'change-summary' }, write.change.summary),
+          el(
+            'ul',
+            {},
+            (write.change.lines ?? []).map((line) => el('li', {}, line)),
+          ),
+        )
       : params
         ? el('div', { class: 'change params' }, el('code', {}, params))
         : undefined,
@@ -77,10 +98,18 @@ function renderBlastRadius(radius) {
     el('strong', {}, 'Blast radius: '),
     el('span', { class: 'blast-summary' }, typeof radius.summary === 'string' ? radius.summary : ''),
     radius.complete === false
-      ? el('div', { class: 'blast-incomplete' }, `Could not be read: counts as the worst case. ${failed.length > 0 ? `Failed: ${failed.join('; ')}` : 'A bound was hit, so it may reach more than listed.'}`)
+      ? el(
+          'div',
+          { class: 'blast-incomplete' },
+          `Could not be read: counts as the worst case. ${failed.length > 0 ? `Failed: ${failed.join('; ')}` : 'A bound was hit, so it may reach more than listed.'}`,
+        )
       : undefined,
     items.length > 0
-      ? el('ul', {}, items.map((item) => el('li', { class: item.severe ? 'severe' : undefined, 'data-kind': item.kind }, `${item.severe ? '!! ' : ''}${item.what ?? ''}: ${item.effect ?? ''}`)))
+      ? el(
+          'ul',
+          {},
+          items.map((item) => el('li', { class: item.severe ? 'severe' : undefined, 'data-kind': item.kind }, `${item.severe ? '!! ' : ''}${item.what ?? ''}: ${item.effect ?? ''}`)),
+        )
       : undefined,
   );
 }
@@ -119,7 +148,15 @@ function approvalPlace(planId, config, openLink, state) {
   return el(
     'div',
     { class: 'approve-where' },
-    el('p', { class: 'console-hint' }, `Open plan ${planId} in the console (`, el('code', {}, 'pve-code-mcp console'), ' on the server\'s host starts it), or run ', el('code', {}, `pve-code-mcp approve ${planId}`), ' there.'),
+    el(
+      'p',
+      { class: 'console-hint' },
+      `Open plan ${planId} in the console (`,
+      el('code', {}, 'pve-code-mcp console'),
+      " on the server's host starts it), or run ",
+      el('code', {}, `pve-code-mcp approve ${planId}`),
+      ' there.',
+    ),
     el('p', { class: 'note' }, note),
   );
 }

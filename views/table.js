@@ -32,19 +32,23 @@ function renderTable(rows, options) {
   const count = el('span', { class: 'count' });
   const filter = el('input', { type: 'search', class: 'filter', placeholder: 'Filter rows', 'aria-label': 'Filter rows' });
   const headCells = columns.map((column) =>
-    el('th', {
-      scope: 'col',
-      'data-column': column,
-      title: `sort by ${column}`,
-      tabindex: 0,
-      'aria-sort': 'none',
-      onclick: () => sortBy(column),
-      onkeydown: (event) => {
-        if (event.key !== 'Enter' && event.key !== ' ') return;
-        event.preventDefault();
-        sortBy(column);
+    el(
+      'th',
+      {
+        scope: 'col',
+        'data-column': column,
+        title: `sort by ${column}`,
+        tabindex: 0,
+        'aria-sort': 'none',
+        onclick: () => sortBy(column),
+        onkeydown: (event) => {
+          if (event.key !== 'Enter' && event.key !== ' ') return;
+          event.preventDefault();
+          sortBy(column);
+        },
       },
-    }, column),
+      column,
+    ),
   );
   const body = el('tbody');
   const table = el('table', { class: 'rows' }, el('thead', {}, el('tr', {}, headCells)), body);
@@ -69,13 +73,17 @@ function renderTable(rows, options) {
     }
     body.replaceChildren(
       ...visible.map(({ row, text }) =>
-        el('tr', {}, columns.map((column, i) => {
-          const raw = row[column];
-          const numeric = typeof raw === 'number';
-          const human = text[i];
-          const exact = numeric && human !== String(raw) ? String(raw) : undefined;
-          return el('td', { class: numeric ? 'num' : undefined, title: exact }, human);
-        })),
+        el(
+          'tr',
+          {},
+          columns.map((column, i) => {
+            const raw = row[column];
+            const numeric = typeof raw === 'number';
+            const human = text[i];
+            const exact = numeric && human !== String(raw) ? String(raw) : undefined;
+            return el('td', { class: numeric ? 'num' : undefined, title: exact }, human);
+          }),
+        ),
       ),
     );
     count.textContent = visible.length === rows.length ? `${rows.length} rows` : `${visible.length} of ${rows.length} rows`;

@@ -20,9 +20,13 @@ export async function measureChannelFloor(trips: number, reps: number): Promise<
   const child = spawn(process.execPath, [echo, 'echo'], { stdio: ['ignore', 'inherit', 'inherit', 'pipe'] });
   const channel = child.stdio[CHANNEL_FD] as Socket;
   let answered: () => void = () => undefined;
-  const reader = new FrameReader(LIMITS, () => answered(), (err) => {
-    throw err;
-  });
+  const reader = new FrameReader(
+    LIMITS,
+    () => answered(),
+    (err) => {
+      throw err;
+    },
+  );
   channel.on('data', (chunk: Buffer) => reader.push(chunk));
   const message = { type: 'reply', jobId: 1, callId: 1, ok: true, json: '{"release":"9.1","repoid":"0123456789abcdef","version":"9.1.2"}' };
   const roundTrip = () =>
@@ -46,7 +50,11 @@ export async function measureChannelFloor(trips: number, reps: number): Promise<
 
 if (process.argv[2] === 'echo') {
   const channel = new Socket({ fd: CHANNEL_FD, readable: true, writable: true });
-  const reader = new FrameReader(LIMITS, (message) => channel.write(encodeFrame(message as { type: string })), () => process.exit(1));
+  const reader = new FrameReader(
+    LIMITS,
+    (message) => channel.write(encodeFrame(message as { type: string })),
+    () => process.exit(1),
+  );
   channel.on('data', (chunk: Buffer) => reader.push(chunk));
   channel.on('close', () => process.exit(0));
 }

@@ -31,20 +31,17 @@ function agentFor(sockets: number): Agent {
 function get(path: string, query: Record<string, string>, agent = agentFor(1)): Promise<void> {
   const qs = new URLSearchParams(query).toString();
   return new Promise((resolve, reject) => {
-    const req = request(
-      { host: url.hostname, port: url.port, path: `/api2/json${path}${qs ? `?${qs}` : ''}`, agent, headers: { authorization } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          if (res.statusCode !== 200) return reject(new Error(`${path}: HTTP ${res.statusCode}`));
-          // Parsed as any client must, to use the answer.
-          JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          resolve();
-        });
-        res.on('error', reject);
-      },
-    );
+    const req = request({ host: url.hostname, port: url.port, path: `/api2/json${path}${qs ? `?${qs}` : ''}`, agent, headers: { authorization } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        if (res.statusCode !== 200) return reject(new Error(`${path}: HTTP ${res.statusCode}`));
+        // Parsed as any client must, to use the answer.
+        JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        resolve();
+      });
+      res.on('error', reject);
+    });
     req.on('error', reject);
     req.end();
   });

@@ -93,7 +93,9 @@ export async function startPostgres(): Promise<TestPostgres> {
   const stopNow = () => {
     if (stopped) return;
     stopped = true;
-    spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), asRoot ? ['-u', RUN_AS, '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop'] : ['-D', data, '-m', 'immediate', 'stop'], { cwd: '/tmp' });
+    spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), asRoot ? ['-u', RUN_AS, '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop'] : ['-D', data, '-m', 'immediate', 'stop'], {
+      cwd: '/tmp',
+    });
     rmSync(home, { recursive: true, force: true });
   };
   process.once('exit', stopNow);

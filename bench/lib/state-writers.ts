@@ -46,7 +46,13 @@ export async function appendersAtOnce(url: string, key: string, quick: boolean, 
   const samples = await Promise.all(writers.map((w) => w.done));
   const wallMs = performance.now() - started;
   const verdict = verifyPostgresAudit(db, { hmacKey: key });
-  if (!verdict.ok) throw new Error(`the chain written by ${WRITERS} writers does not verify: ${verdict.problems.slice(0, 3).map((p) => p.message).join('; ')}`);
+  if (!verdict.ok)
+    throw new Error(
+      `the chain written by ${WRITERS} writers does not verify: ${verdict.problems
+        .slice(0, 3)
+        .map((p) => p.message)
+        .join('; ')}`,
+    );
   const all = samples.flat();
   // An entry whose writer differs from the entry before it was appended after the other writer's:
   // its writer's last-known end was stale, so its one-statement append found nothing to move.
@@ -58,7 +64,7 @@ export async function appendersAtOnce(url: string, key: string, quick: boolean, 
     rows: [['audit append (call), each writer', ms(median(all)), ms(percentile(all, 90)), ms(percentile(all, 99)), ms(wallMs / all.length), `${switches} of ${owners.length}`]],
     notes: [
       `${perWriter} appends per writer, each process with its own connection pool; the whole chain (${verdict.lastSeq + 1} entries) verified afterwards.`,
-      '"after the other writer": entries that follow the other writer\'s, i.e. appends whose writer had not seen the chain\'s end (each such append tries its one statement, then appends under the head row\'s lock).',
+      "\"after the other writer\": entries that follow the other writer's, i.e. appends whose writer had not seen the chain's end (each such append tries its one statement, then appends under the head row's lock).",
     ],
   };
 }

@@ -41,7 +41,9 @@ export const WEB_BASELINE: Readonly<Record<string, string>> = Object.freeze({
 });
 
 export function tagsOf(g: Guest): string[] {
-  return String(g.config.tags ?? '').split(/[;,\s]+/).filter((t) => t.length > 0);
+  return String(g.config.tags ?? '')
+    .split(/[;,\s]+/)
+    .filter((t) => t.length > 0);
 }
 
 export function prepareScenario(sim: RunningSimulator): ScenarioFacts {

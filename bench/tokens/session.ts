@@ -82,7 +82,7 @@ export async function sessionSuite(_context: SuiteContext): Promise<Table[]> {
         ['calls and results', f.tasks.reduce((n, t) => n + t.calls, 0), f.work, ''],
         ['session', '', f.total, problems.length === 0 ? 'ok' : 'FAIL'],
       ],
-      notes: ['Every call\'s arguments and result text as the model reads them; the user\'s requests and final answers are left out.', ...problems],
+      notes: ["Every call's arguments and result text as the model reads them; the user's requests and final answers are left out.", ...problems],
     },
   ];
 }

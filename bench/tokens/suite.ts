@@ -116,7 +116,7 @@ function clusterTable(c: ClusterFigures, tools: ToolListFigures): Table {
     columns: ['task', 'kind', 'calls c/t', 'work code', 'work tool', 'saved', 'target', 'total code', 'total tool min', 'total tool full', 'saved', 'target', 'check'],
     rows,
     notes: [
-      'work = tool calls + results only; total = work + that arm\'s tool definitions (tool column: minimal / full schemas).',
+      "work = tool calls + results only; total = work + that arm's tool definitions (tool column: minimal / full schemas).",
       'kind: single = the tool-per-operation arm needs one call (target: code ≤ 1.2×), multi = more (target: code ≤ 0.1×);',
       '"saved" = 1 − code/tool; both targets judged against the minimal-schema arm. check: both answers verified against the simulator.',
       ...notes,

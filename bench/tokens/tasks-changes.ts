@@ -12,7 +12,10 @@ export const snapshotPool: TokenTask = {
   id: 'snapshot a pool and wait',
   request: () => `Snapshot every running VM in the ${SNAPSHOT_POOL} pool as "${SNAPSHOT_NAME}", wait for each, and tell me which failed.`,
   codeMode: () => ({
-    searches: [{ query: 'guests in a pool', limit: 10 }, { query: 'snapshot a vm', limit: 3 }],
+    searches: [
+      { query: 'guests in a pool', limit: 10 },
+      { query: 'snapshot a vm', limit: 3 },
+    ],
     schemas: ['GET /pools/{poolid}', 'POST /nodes/{node}/qemu/{vmid}/snapshot'],
     script: `const pool = await pve.get('/pools/{poolid}', { poolid: ${JSON.stringify(SNAPSHOT_POOL)} });
 const vms = pool.members.filter((m) => m.type === 'qemu' && m.status === 'running');
@@ -34,16 +37,34 @@ return { ok, failed };`,
     return { ok, failed };
   },
   expect: (truth) => {
-    const targets = truth.guests().filter((g) => g.type === 'qemu' && g.pool === SNAPSHOT_POOL && g.status === 'running').map((g) => g.vmid);
+    const targets = truth
+      .guests()
+      .filter((g) => g.type === 'qemu' && g.pool === SNAPSHOT_POOL && g.status === 'running')
+      .map((g) => g.vmid);
     const failing = truth.facts.failingSnapshotVmid;
     return (answer) => {
       const shape = z.object({ ok: z.array(z.number()), failed: z.array(z.looseObject({ vmid: z.number() })) });
       return checked(shape, answer, ({ ok, failed }) => {
-        const taken = truth.guests().filter((g) => g.snapshots.some((s) => s.name === SNAPSHOT_NAME)).map((g) => g.vmid);
+        const taken = truth
+          .guests()
+          .filter((g) => g.snapshots.some((s) => s.name === SNAPSHOT_NAME))
+          .map((g) => g.vmid);
         return [
-          ...sameIds('reported snapshotted', ok, targets.filter((v) => v !== failing)),
-          ...sameIds('reported failed', failed.map((f) => f.vmid), [failing]),
-          ...sameIds(`guests holding "${SNAPSHOT_NAME}" in the cluster`, taken, targets.filter((v) => v !== failing)),
+          ...sameIds(
+            'reported snapshotted',
+            ok,
+            targets.filter((v) => v !== failing),
+          ),
+          ...sameIds(
+            'reported failed',
+            failed.map((f) => f.vmid),
+            [failing],
+          ),
+          ...sameIds(
+            `guests holding "${SNAPSHOT_NAME}" in the cluster`,
+            taken,
+            targets.filter((v) => v !== failing),
+          ),
         ];
       });
     };
@@ -54,7 +75,10 @@ export const stopTagged: TokenTask = {
   id: `stop guests tagged ${STOP_TAG}`,
   request: () => `Stop every guest tagged "${STOP_TAG}" and wait until they are down.`,
   codeMode: () => ({
-    searches: [{ query: 'list guests cluster wide', limit: 5 }, { query: 'stop a vm', limit: 3 }],
+    searches: [
+      { query: 'list guests cluster wide', limit: 5 },
+      { query: 'stop a vm', limit: 3 },
+    ],
     schemas: ['GET /cluster/resources', 'POST /nodes/{node}/qemu/{vmid}/status/stop', 'POST /nodes/{node}/lxc/{vmid}/status/stop'],
     script: `const guests = (await pve.get('/cluster/resources', { type: 'vm' })).filter((g) => g.status === 'running' && (g.tags ?? '').split(';').includes(${JSON.stringify(STOP_TAG)}));
 const stopped: any[] = [];
@@ -69,7 +93,13 @@ return stopped;`,
   async toolPerOperation(api) {
     const guests: any[] = await api.call('GET', '/cluster/resources', { type: 'vm' });
     const stopped = [];
-    for (const g of guests.filter((x) => x.status === 'running' && String(x.tags ?? '').split(';').includes(STOP_TAG))) {
+    for (const g of guests.filter(
+      (x) =>
+        x.status === 'running' &&
+        String(x.tags ?? '')
+          .split(';')
+          .includes(STOP_TAG),
+    )) {
       const upid = await api.call('POST', `/nodes/{node}/${g.type}/{vmid}/status/stop`, { node: g.node, vmid: g.vmid });
       const status = await api.call('GET', '/nodes/{node}/tasks/{upid}/status', { node: g.node, upid });
       stopped.push({ vmid: g.vmid, ok: status.exitstatus === 'OK' });
@@ -77,13 +107,20 @@ return stopped;`,
     return stopped;
   },
   expect: (truth) => {
-    const targets = truth.guests().filter((g) => g.status === 'running' && tagsOf(g).includes(STOP_TAG)).map((g) => g.vmid);
+    const targets = truth
+      .guests()
+      .filter((g) => g.status === 'running' && tagsOf(g).includes(STOP_TAG))
+      .map((g) => g.vmid);
     return (answer) => {
       const shape = z.array(z.looseObject({ vmid: z.number(), ok: z.literal(true) }));
       return checked(shape, answer, (list) => {
         const stillRunning = targets.filter((v) => truth.sim.cluster.guest(v)?.status !== 'stopped');
         return [
-          ...sameIds('reported stopped', list.map((g) => g.vmid), targets),
+          ...sameIds(
+            'reported stopped',
+            list.map((g) => g.vmid),
+            targets,
+          ),
           ...(stillRunning.length > 0 ? [`still running in the cluster: ${stillRunning.join(', ')}`] : []),
         ];
       });

@@ -15,7 +15,10 @@ export const overcommit: TokenTask = {
   id: 'allocation per node',
   request: () => 'How many vCPUs and how much memory have the running guests of each node been given, against what the node has?',
   codeMode: () => ({
-    searches: [{ query: 'list guests cluster wide', limit: 5 }, { query: 'node list', limit: 3 }],
+    searches: [
+      { query: 'list guests cluster wide', limit: 5 },
+      { query: 'node list', limit: 3 },
+    ],
     schemas: ['GET /cluster/resources', 'GET /nodes'],
     script: `const [nodes, guests] = await Promise.all([pve.get('/nodes'), pve.get('/cluster/resources', { type: 'vm' })]);
 return nodes.map((n) => {
@@ -41,7 +44,11 @@ return nodes.map((n) => {
     const rt = truth.runtime().guests;
     const shape = z.array(z.looseObject({ node: z.string(), vcpus: z.number(), memGiB: z.number() }));
     return checked(shape, answer, (rows) => {
-      const problems = sameIds('nodes', rows.map((r) => r.node), truth.sim.cluster.nodeNames);
+      const problems = sameIds(
+        'nodes',
+        rows.map((r) => r.node),
+        truth.sim.cluster.nodeNames,
+      );
       for (const row of rows) {
         const running = truth.guests().filter((g) => g.node === row.node && g.status === 'running');
         const vcpus = running.reduce((sum, g) => sum + (rt.get(g.vmid)?.cpus ?? 0), 0);
@@ -58,7 +65,10 @@ export const findByIp: TokenTask = {
   id: 'find a guest by IP',
   request: (facts) => `Which guest has the IP address ${facts.targetIp}?`,
   codeMode: (facts) => ({
-    searches: [{ query: 'list guests cluster wide', limit: 5 }, { query: 'vm ip address', limit: 3 }],
+    searches: [
+      { query: 'list guests cluster wide', limit: 5 },
+      { query: 'vm ip address', limit: 3 },
+    ],
     schemas: ['GET /cluster/resources', 'GET /nodes/{node}/qemu/{vmid}/agent/network-get-interfaces', 'GET /nodes/{node}/lxc/{vmid}/interfaces'],
     script: `const ip = ${JSON.stringify(facts.targetIp)};
 const guests = (await pve.get('/cluster/resources', { type: 'vm' })).filter((g) => g.status === 'running');
@@ -78,25 +88,23 @@ return null;`,
     for (const g of guests.filter((x) => x.status === 'running')) {
       const params = { node: g.node, vmid: g.vmid };
       const ifaces: any[] =
-        g.type === 'qemu'
-          ? (await api.call('GET', '/nodes/{node}/qemu/{vmid}/agent/network-get-interfaces', params)).result
-          : await api.call('GET', '/nodes/{node}/lxc/{vmid}/interfaces', params);
+        g.type === 'qemu' ? (await api.call('GET', '/nodes/{node}/qemu/{vmid}/agent/network-get-interfaces', params)).result : await api.call('GET', '/nodes/{node}/lxc/{vmid}/interfaces', params);
       if (ifaces.some((i) => (i['ip-addresses'] ?? []).some((a: any) => a['ip-address'] === facts.targetIp))) return { vmid: g.vmid };
     }
     return null;
   },
   expect: (truth) => (answer) =>
-    checked(z.looseObject({ vmid: z.number() }), answer, (found) =>
-      found.vmid === truth.facts.targetVmid ? [] : [`found VMID ${found.vmid}, the address belongs to ${truth.facts.targetVmid}`],
-    ),
+    checked(z.looseObject({ vmid: z.number() }), answer, (found) => (found.vmid === truth.facts.targetVmid ? [] : [`found VMID ${found.vmid}, the address belongs to ${truth.facts.targetVmid}`])),
 };
 
 export const configDrift: TokenTask = {
   id: 'config drift from baseline',
-  request: () =>
-    `Which web VMs (tag "web") differ from our baseline ${JSON.stringify(WEB_BASELINE)} with the firewall on net0, and in what?`,
+  request: () => `Which web VMs (tag "web") differ from our baseline ${JSON.stringify(WEB_BASELINE)} with the firewall on net0, and in what?`,
   codeMode: () => ({
-    searches: [{ query: 'list guests cluster wide', limit: 5 }, { query: 'vm config', limit: 3 }],
+    searches: [
+      { query: 'list guests cluster wide', limit: 5 },
+      { query: 'vm config', limit: 3 },
+    ],
     schemas: ['GET /cluster/resources', 'GET /nodes/{node}/qemu/{vmid}/config'],
     script: `const baseline: Record<string, string> = ${JSON.stringify(WEB_BASELINE)};
 const web = (await pve.get('/cluster/resources', { type: 'vm' })).filter((g) => g.type === 'qemu' && (g.tags ?? '').split(';').includes('web'));
@@ -112,7 +120,13 @@ return drifted;`,
   async toolPerOperation(api) {
     const guests: any[] = await api.call('GET', '/cluster/resources', { type: 'vm' });
     const drifted = [];
-    for (const g of guests.filter((x) => x.type === 'qemu' && String(x.tags ?? '').split(';').includes('web'))) {
+    for (const g of guests.filter(
+      (x) =>
+        x.type === 'qemu' &&
+        String(x.tags ?? '')
+          .split(';')
+          .includes('web'),
+    )) {
       const cfg = await api.call('GET', '/nodes/{node}/qemu/{vmid}/config', { node: g.node, vmid: g.vmid });
       const diffs = Object.keys(WEB_BASELINE).filter((k) => String(cfg[k] ?? '') !== WEB_BASELINE[k]);
       if (!/firewall=1/.test(String(cfg.net0 ?? ''))) diffs.push('net0.firewall');
@@ -127,12 +141,21 @@ return drifted;`,
       const diffs = Object.entries(WEB_BASELINE)
         .filter(([k, v]) => String(g.config[k] ?? '') !== v)
         .map(([k]) => k);
-      if (!String(g.config.net0 ?? '').split(',').includes('firewall=1')) diffs.push('net0.firewall');
+      if (
+        !String(g.config.net0 ?? '')
+          .split(',')
+          .includes('firewall=1')
+      )
+        diffs.push('net0.firewall');
       if (diffs.length > 0) expected.set(g.vmid, diffs);
     }
     const shape = z.array(z.looseObject({ vmid: z.number(), diffs: z.array(z.string()) }));
     return checked(shape, answer, (rows) => [
-      ...sameIds('drifted VMs', rows.map((r) => r.vmid), expected.keys()),
+      ...sameIds(
+        'drifted VMs',
+        rows.map((r) => r.vmid),
+        expected.keys(),
+      ),
       ...rows.flatMap((r) => sameIds(`differences of ${r.vmid}`, r.diffs, expected.get(r.vmid) ?? [])),
     ]);
   },
@@ -140,10 +163,12 @@ return drifted;`,
 
 export const evacuationPlan: TokenTask = {
   id: 'evacuation plan for a node',
-  request: (facts) =>
-    `Plan how to move the running guests off ${facts.evacuateNode} for maintenance: largest memory first, each to the node that ends up least loaded by memory.`,
+  request: (facts) => `Plan how to move the running guests off ${facts.evacuateNode} for maintenance: largest memory first, each to the node that ends up least loaded by memory.`,
   codeMode: (facts) => ({
-    searches: [{ query: 'node list', limit: 3 }, { query: 'list vms and containers on a node', limit: 5 }],
+    searches: [
+      { query: 'node list', limit: 3 },
+      { query: 'list vms and containers on a node', limit: 5 },
+    ],
     schemas: ['GET /nodes', 'GET /nodes/{node}/qemu', 'GET /nodes/{node}/lxc'],
     script: `const source = ${JSON.stringify(facts.evacuateNode)};
 const targets = (await pve.get('/nodes')).filter((n) => n.node !== source && n.status === 'online');
@@ -181,7 +206,11 @@ return { plan, memUsePct: Object.fromEntries(targets.map((n) => [n.node, Math.ro
     const shape = z.looseObject({ plan: z.array(z.looseObject({ vmid: z.number(), target: z.string() })) });
     return checked(shape, answer, ({ plan }) => {
       const running = truth.guests().filter((g) => g.node === source && g.status === 'running');
-      const problems = sameIds('guests in the plan', plan.map((p) => p.vmid), running.map((g) => g.vmid));
+      const problems = sameIds(
+        'guests in the plan',
+        plan.map((p) => p.vmid),
+        running.map((g) => g.vmid),
+      );
       const targets = truth.sim.cluster.nodeNames.filter((n) => n !== source && truth.state.node(n).online);
       const load = new Map(targets.map((n) => [n, runtime.nodes.get(n)?.mem ?? 0]));
       const share = (node: string, extra: number): number => ((load.get(node) ?? 0) + extra) / truth.state.node(node).maxmem;
@@ -207,7 +236,11 @@ export const stoppedOnboot: TokenTask = {
   id: 'stopped but start-at-boot',
   request: () => 'Which guests are set to start at boot but are stopped right now?',
   codeMode: () => ({
-    searches: [{ query: 'list guests cluster wide', limit: 5 }, { query: 'vm config', limit: 3 }, { query: 'container config', limit: 3 }],
+    searches: [
+      { query: 'list guests cluster wide', limit: 5 },
+      { query: 'vm config', limit: 3 },
+      { query: 'container config', limit: 3 },
+    ],
     schemas: ['GET /cluster/resources', 'GET /nodes/{node}/qemu/{vmid}/config', 'GET /nodes/{node}/lxc/{vmid}/config'],
     script: `const stopped = (await pve.get('/cluster/resources', { type: 'vm' })).filter((g) => g.status === 'stopped' && !g.template);
 const found: any[] = [];
@@ -229,7 +262,13 @@ return found;`,
   },
   expect: (truth) => (answer) => {
     const expected = truth.guests().filter((g) => g.status === 'stopped' && !g.config.template && Number(g.config.onboot ?? 0) === 1);
-    return checked(vmidList, answer, (list) => sameIds('guests', list.map((g) => g.vmid), expected.map((g) => g.vmid)));
+    return checked(vmidList, answer, (list) =>
+      sameIds(
+        'guests',
+        list.map((g) => g.vmid),
+        expected.map((g) => g.vmid),
+      ),
+    );
   },
 };
 
@@ -237,7 +276,10 @@ export const missingBackups: TokenTask = {
   id: 'production without recent backup',
   request: () => `Which guests of the production pool have no backup on ${BACKUP_STORAGE} from the last 48 hours?`,
   codeMode: () => ({
-    searches: [{ query: 'guests in a pool', limit: 10 }, { query: 'backup files on storage', limit: 3 }],
+    searches: [
+      { query: 'guests in a pool', limit: 10 },
+      { query: 'backup files on storage', limit: 3 },
+    ],
     schemas: ['GET /pools/{poolid}', 'GET /nodes/{node}/storage/{storage}/content'],
     script: `const asOf = Math.floor(Date.now() / 1000);
 const pool = await pve.get('/pools/{poolid}', { poolid: 'production' });
@@ -269,7 +311,14 @@ return { asOf, missing: missing.map((g) => ({ vmid: g.vmid, name: g.name, lastBa
         if (v.content === 'backup' && v.storage === BACKUP_STORAGE && v.vmid !== undefined) newest.set(v.vmid, Math.max(newest.get(v.vmid) ?? 0, v.ctime));
       }
       const expected = truth.guests().filter((g) => g.pool === 'production' && (newest.get(g.vmid) ?? 0) < asOf - 48 * HOUR);
-      return [...plausibleAsOf(asOf, truth), ...sameIds('guests', missing.map((g) => g.vmid), expected.map((g) => g.vmid))];
+      return [
+        ...plausibleAsOf(asOf, truth),
+        ...sameIds(
+          'guests',
+          missing.map((g) => g.vmid),
+          expected.map((g) => g.vmid),
+        ),
+      ];
     });
   },
 };

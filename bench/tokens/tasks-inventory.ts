@@ -72,7 +72,13 @@ return guests
       .sort((a, b) => b - a)
       .slice(0, 5);
     // Compared by load, so guests tied at the cut-off may be either one.
-    return checked(vmidList, answer, (list) => sameValue('CPU loads of the answer', list.map((g) => cpu(g.vmid)), top));
+    return checked(vmidList, answer, (list) =>
+      sameValue(
+        'CPU loads of the answer',
+        list.map((g) => cpu(g.vmid)),
+        top,
+      ),
+    );
   },
 };
 
@@ -93,7 +99,11 @@ return missing.map((g) => ({ vmid: g.vmid, name: g.name }));`,
     const covered = (g: Guest): boolean =>
       jobs.some((job) => {
         if (job.node !== undefined && job.node !== g.node) return false;
-        const ids = (key: string): number[] => String(job[key] ?? '').split(/[,\s;]+/).filter(Boolean).map(Number);
+        const ids = (key: string): number[] =>
+          String(job[key] ?? '')
+            .split(/[,\s;]+/)
+            .filter(Boolean)
+            .map(Number);
         if (Number(job.all ?? 0) === 1) return !ids('exclude').includes(g.vmid);
         return ids('vmid').includes(g.vmid) || (job.pool !== undefined && job.pool === g.pool);
       });
@@ -127,7 +137,13 @@ return stores
       }
     }
     const shape = z.array(z.looseObject({ storage: z.string(), node: z.string() }));
-    return checked(shape, answer, (list) => sameIds('storages', list.map((s) => `${s.storage}@${s.node}`), expected));
+    return checked(shape, answer, (list) =>
+      sameIds(
+        'storages',
+        list.map((s) => `${s.storage}@${s.node}`),
+        expected,
+      ),
+    );
   },
 };
 
@@ -151,10 +167,15 @@ return { asOf, failed: failed.map((t) => ({ upid: t.upid, type: t.type, id: t.id
   expect: (truth) => (answer) => {
     const shape = z.object({ asOf: z.number(), failed: z.array(z.looseObject({ upid: z.string() })) });
     return checked(shape, answer, ({ asOf, failed }) => {
-      const expected = truth.sim.cluster
-        .tasks()
-        .filter((t) => t.exitstatus !== undefined && t.exitstatus !== 'OK' && !t.exitstatus.startsWith('WARNINGS') && t.starttime >= asOf - DAY);
-      return [...plausibleAsOf(asOf, truth), ...sameIds('failed tasks', failed.map((t) => t.upid), expected.map((t) => t.upid))];
+      const expected = truth.sim.cluster.tasks().filter((t) => t.exitstatus !== undefined && t.exitstatus !== 'OK' && !t.exitstatus.startsWith('WARNINGS') && t.starttime >= asOf - DAY);
+      return [
+        ...plausibleAsOf(asOf, truth),
+        ...sameIds(
+          'failed tasks',
+          failed.map((t) => t.upid),
+          expected.map((t) => t.upid),
+        ),
+      ];
     });
   },
 };
@@ -163,7 +184,10 @@ export const staleSnapshots: TokenTask = {
   id: 'snapshots older than 30 days',
   request: () => 'Which guests have snapshots older than 30 days?',
   codeMode: () => ({
-    searches: [{ query: 'list guests cluster wide', limit: 5 }, { query: 'list snapshots', limit: 3 }],
+    searches: [
+      { query: 'list guests cluster wide', limit: 5 },
+      { query: 'list snapshots', limit: 3 },
+    ],
     schemas: ['GET /cluster/resources', 'GET /nodes/{node}/qemu/{vmid}/snapshot', 'GET /nodes/{node}/lxc/{vmid}/snapshot'],
     script: `const asOf = Math.floor(Date.now() / 1000);
 const guests = await pve.get('/cluster/resources', { type: 'vm' });
@@ -203,10 +227,24 @@ return { asOf, stale };`,
         const old = g.snapshots.filter((s) => s.snaptime < asOf - 30 * DAY).map((s) => s.name);
         if (old.length > 0) expected.set(g.vmid, old);
       }
-      const problems = [...plausibleAsOf(asOf, truth), ...sameIds('guests', stale.map((s) => s.vmid), expected.keys())];
+      const problems = [
+        ...plausibleAsOf(asOf, truth),
+        ...sameIds(
+          'guests',
+          stale.map((s) => s.vmid),
+          expected.keys(),
+        ),
+      ];
       for (const s of stale) {
         const names = expected.get(s.vmid);
-        if (names) problems.push(...sameIds(`snapshots of ${s.vmid}`, s.snapshots.map((x) => x.name), names));
+        if (names)
+          problems.push(
+            ...sameIds(
+              `snapshots of ${s.vmid}`,
+              s.snapshots.map((x) => x.name),
+              names,
+            ),
+          );
       }
       return problems;
     });

@@ -40,7 +40,10 @@ const MAX_NAME = 64;
 
 /** `GET /nodes/{node}/qemu/{vmid}/status/current` → `get_nodes_node_qemu_vmid_status_current`. */
 export function toolName(method: HttpMethod, path: string): string {
-  const base = `${method.toLowerCase()}_${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '')}`;
+  const base = `${method.toLowerCase()}_${path
+    .replace(/[{}]/g, '')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')}`;
   if (base.length <= MAX_NAME) return base;
   const hash = createHash('sha256').update(`${method} ${path}`).digest('hex').slice(0, 8);
   return `${base.slice(0, MAX_NAME - hash.length - 1)}_${hash}`;

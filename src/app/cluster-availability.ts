@@ -80,7 +80,10 @@ export class ClusterAvailability {
           config.pve.clusters.map(async (cluster) => {
             const attempt = open(cluster);
             const first = await Promise.race([
-              attempt.then((runtime) => ({ runtime }), (error: unknown) => ({ error })),
+              attempt.then(
+                (runtime) => ({ runtime }),
+                (error: unknown) => ({ error }),
+              ),
               new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), startWaitMs).unref()),
             ]);
             if (first === 'waiting') pending.set(cluster.name, attempt);
@@ -105,7 +108,10 @@ export class ClusterAvailability {
       for (const cluster of config.pve.clusters) {
         const attempt = pending.get(cluster.name);
         if (attempt) {
-          this.markDown(cluster, { cause: `no answer within ${Math.round((degraded.startWaitMs ?? DEFAULT_START_WAIT_MS) / 1000)} s (still trying)`, fix: 'check the URL (https://<host>:8006), that the node is up and reachable from here' });
+          this.markDown(cluster, {
+            cause: `no answer within ${Math.round((degraded.startWaitMs ?? DEFAULT_START_WAIT_MS) / 1000)} s (still trying)`,
+            fix: 'check the URL (https://<host>:8006), that the node is up and reachable from here',
+          });
           this.adopt(cluster, attempt);
         } else if (failed.has(cluster.name)) {
           this.markDown(cluster, describeClusterFailure(failed.get(cluster.name)));
@@ -180,18 +186,24 @@ export class ClusterAvailability {
       const timer = setTimeout(resolve, SCHEMA_CHECK_DELAY_MS);
       stop.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
     });
-    const done = later.then(() => check(stop)).then(
-      (current) => {
-        if (this.closed) return;
-        if (!runtime.replaceSchema(current)) return;
-        log(`pve-code-mcp: cluster '${runtime.name}' serves another schema than the cached one (PVE ${cached.version?.version ?? '?'} → ${current.version?.version ?? '?'}, ${current.model.operations.length} operations): using the cluster's from now on`);
-        for (const listener of this.viewListeners) listener();
-      },
-      (err: unknown) => {
-        if (this.closed) return;
-        log(`pve-code-mcp: warning: cluster '${runtime.name}': cannot compare the cached schema (PVE ${cached.version?.version ?? '?'}) with the cluster's: ${err instanceof Error ? err.message : String(err)}; the cached one stays in use`);
-      },
-    );
+    const done = later
+      .then(() => check(stop))
+      .then(
+        (current) => {
+          if (this.closed) return;
+          if (!runtime.replaceSchema(current)) return;
+          log(
+            `pve-code-mcp: cluster '${runtime.name}' serves another schema than the cached one (PVE ${cached.version?.version ?? '?'} → ${current.version?.version ?? '?'}, ${current.model.operations.length} operations): using the cluster's from now on`,
+          );
+          for (const listener of this.viewListeners) listener();
+        },
+        (err: unknown) => {
+          if (this.closed) return;
+          log(
+            `pve-code-mcp: warning: cluster '${runtime.name}': cannot compare the cached schema (PVE ${cached.version?.version ?? '?'}) with the cluster's: ${err instanceof Error ? err.message : String(err)}; the cached one stays in use`,
+          );
+        },
+      );
     this.schemaChecks.add(done);
     void done.finally(() => this.schemaChecks.delete(done));
   }
@@ -211,7 +223,8 @@ export class ClusterAvailability {
     if (!state || this.closed) return;
     const delay = retryDelay(this.options.degraded?.retry ?? DEFAULT_CLUSTER_RETRY, state.attempts);
     state.retryAt = Date.now() + delay;
-    if (state.timer === undefined) this.options.log(`pve-code-mcp: retrying cluster '${cluster.name}' in the background (first in ${Math.round(delay / 1000)} s, then less often); the other clusters serve meanwhile`);
+    if (state.timer === undefined)
+      this.options.log(`pve-code-mcp: retrying cluster '${cluster.name}' in the background (first in ${Math.round(delay / 1000)} s, then less often); the other clusters serve meanwhile`);
     state.timer = setTimeout(() => this.adopt(cluster, this.open(cluster)), delay);
     state.timer.unref();
   }

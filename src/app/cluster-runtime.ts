@@ -71,14 +71,7 @@ export async function closeRuntime(runtime: ClusterRuntime): Promise<void> {
   await Promise.all(runtime.clients.map((c) => c.close()));
 }
 
-function clusterRuntime(
-  name: string,
-  client: PveClient,
-  byClass: Partial<Record<RiskClass, PveClient>>,
-  loaded: LoadedSchema,
-  policy: Policy,
-  checkers: TypeCheckService,
-): ClusterRuntime {
+function clusterRuntime(name: string, client: PveClient, byClass: Partial<Record<RiskClass, PveClient>>, loaded: LoadedSchema, policy: Policy, checkers: TypeCheckService): ClusterRuntime {
   let schema = loaded;
   const clients = [...new Set([client, ...Object.values(byClass)])];
   // The model the clients have: they encode array parameters as the schema declares them (repeated

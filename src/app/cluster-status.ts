@@ -14,8 +14,7 @@ export interface ClusterFailure {
 
 /** The cause and the fix of a failure to reach, authenticate to or load a cluster. */
 export function describeClusterFailure(err: unknown): ClusterFailure {
-  const cause =
-    isPveError(err) && err.code === 'pve-config' ? err.issues.map((i) => `${i.key}: ${i.message}`).join('; ') : err instanceof Error ? err.message : String(err);
+  const cause = isPveError(err) && err.code === 'pve-config' ? err.issues.map((i) => `${i.key}: ${i.message}`).join('; ') : err instanceof Error ? err.message : String(err);
   return { cause, fix: fixFor(err) ?? 'see the cause; pve-code-mcp config check tests the connection step by step' };
 }
 

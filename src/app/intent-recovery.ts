@@ -55,7 +55,10 @@ export function runIntentRecovery(deps: IntentRecoveryDeps, opts: IntentRecovery
       lastError = undefined;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      if (message !== lastError) deps.log(`pve-code-mcp: looking up the outcome of changes a stopped server had sent failed: ${message}; they stay open in the audit and are looked up again${everyMs > 0 ? ` in ${Math.round(everyMs / 1000)} s` : ' at the next start'}`);
+      if (message !== lastError)
+        deps.log(
+          `pve-code-mcp: looking up the outcome of changes a stopped server had sent failed: ${message}; they stay open in the audit and are looked up again${everyMs > 0 ? ` in ${Math.round(everyMs / 1000)} s` : ' at the next start'}`,
+        );
       lastError = message;
     }
   };
@@ -96,9 +99,13 @@ export async function recoverOrphanIntents(deps: IntentRecoveryDeps, deferredBef
       summary.deferred++;
       continue;
     }
-    const verdict: RecoveryVerdict = intent && client
-      ? await recoverIntent(intent, client, { ...(deps.signal ? { signal: deps.signal } : {}) }).catch((err: unknown) => ({ outcome: 'unknown' as const, evidence: `looking it up failed: ${err instanceof Error ? err.message : String(err)}` }))
-      : { outcome: 'unknown', evidence: 'the intent does not name a cluster, method and path this server can look up' };
+    const verdict: RecoveryVerdict =
+      intent && client
+        ? await recoverIntent(intent, client, { ...(deps.signal ? { signal: deps.signal } : {}) }).catch((err: unknown) => ({
+            outcome: 'unknown' as const,
+            evidence: `looking it up failed: ${err instanceof Error ? err.message : String(err)}`,
+          }))
+        : { outcome: 'unknown', evidence: 'the intent does not name a cluster, method and path this server can look up' };
     // Another server may have settled it while PVE was asked: then it is not counted here.
     if (source.settle({ intent: orphan.seq, writer: orphan.writer, outcome: verdict.outcome, ...(verdict.upid ? { upid: verdict.upid } : {}), evidence: verdict.evidence })) summary.recovered++;
   }

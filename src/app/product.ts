@@ -165,12 +165,15 @@ export class Product {
    * At start, then periodically while the server runs; close() stops it.
    */
   private recoverIntents(log: (line: string) => void): void {
-    this.recovery = runIntentRecovery({
-      audit: this.audit,
-      client: (name) => this.clusters.find(name)?.client,
-      log,
-      signal: this.recoveryStop.signal,
-    }, { ...(this.config.state.postgres ? { everyMs: this.config.state.postgres.recoverEveryMs } : {}) });
+    this.recovery = runIntentRecovery(
+      {
+        audit: this.audit,
+        client: (name) => this.clusters.find(name)?.client,
+        log,
+        signal: this.recoveryStop.signal,
+      },
+      { ...(this.config.state.postgres ? { everyMs: this.config.state.postgres.recoverEveryMs } : {}) },
+    );
   }
 
   /** Configured clusters that are not serving (yet), with why and when they are tried again. */
@@ -274,7 +277,10 @@ export class Product {
     if (this.stopping) throw new ServerStoppingError();
     const stop = new AbortController();
     const run = this.runPipeline(input, { ...hooks, signal: hooks.signal ? AbortSignal.any([hooks.signal, stop.signal]) : stop.signal });
-    this.running.set(stop, run.catch(() => undefined));
+    this.running.set(
+      stop,
+      run.catch(() => undefined),
+    );
     try {
       const result = await run;
       const error = result.outcome?.error;
@@ -346,9 +352,7 @@ export class Product {
       ...(checker ? { checker } : {}),
       approvals: new ApprovalStore(this.approvals.backend, principal?.id, (plan) => fourEyes(plan, (name) => clusters.get(name).policy), principal?.approvesOverHttp === true, principal?.consolePage),
       ...(hooks.approver ? { approver: hooks.approver } : {}),
-      audit: principal
-        ? { append: (type, data) => audit.append(type, { ...data, principal: principal.audit }), intend: (data) => audit.intend({ ...data, principal: principal.audit }) }
-        : audit,
+      audit: principal ? { append: (type, data) => audit.append(type, { ...data, principal: principal.audit }), intend: (data) => audit.intend({ ...data, principal: principal.audit }) } : audit,
       secrets: this.scrubber,
       permissions: this.permissions,
       halted: () => haltRefusal(this.halt.state()),
@@ -363,7 +367,13 @@ export class Product {
     // A runbook's declarations are the operator's: their patterns are tested (src/script/args.ts).
     const argPatterns = input.argPatterns === true || book !== undefined;
     const given = { ...(args ? { args } : {}), ...(argsFromText ? { argsFromText } : {}), ...(argPatterns ? { argPatterns } : {}), ...(book ? { runbook: book.name } : {}) };
-    const result = await pipeline.run({ code, ...given, ...(input.dryRun ? { dryRun: true } : {}), ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.deadline ? { deadline: hooks.deadline } : {}) });
+    const result = await pipeline.run({
+      code,
+      ...given,
+      ...(input.dryRun ? { dryRun: true } : {}),
+      ...(hooks.signal ? { signal: hooks.signal } : {}),
+      ...(hooks.deadline ? { deadline: hooks.deadline } : {}),
+    });
     const calls = result.stats.calls;
     // The answer carries what the script read: from here on the session has received it.
     hooks.session?.taint.receive(calls.tainted, calls.taintedUnlisted);
@@ -386,7 +396,16 @@ export class Product {
   }
 }
 
-function standingLine(a: { id: string; approvedBy: string; expiresAt: string; args: Record<string, { values?: unknown[]; min?: number; max?: number }>; targets: { pools?: string[]; tags?: string[]; vmids?: number[] }; risks: string[]; maxWrites: number; used: { writes: number } }): string {
+function standingLine(a: {
+  id: string;
+  approvedBy: string;
+  expiresAt: string;
+  args: Record<string, { values?: unknown[]; min?: number; max?: number }>;
+  targets: { pools?: string[]; tags?: string[]; vmids?: number[] };
+  risks: string[];
+  maxWrites: number;
+  used: { writes: number };
+}): string {
   const args = Object.entries(a.args).map(([n, b]) => `${n} ∈ ${b.values ? b.values.map((v) => JSON.stringify(v)).join('|') : `${b.min ?? ''}..${b.max ?? ''}`}`);
   const targets = [...(a.targets.pools ?? []).map((p) => `pool ${p}`), ...(a.targets.tags ?? []).map((t) => `tag ${t}`), ...(a.targets.vmids ?? []).map((v) => `VMID ${v}`)];
   return `standing approval ${a.id} by ${a.approvedBy} until ${a.expiresAt}: ${[...args, ...targets].join(', ') || 'any arguments and guests'}; ${a.risks.join('/')} writes, ${a.maxWrites - a.used.writes} of ${a.maxWrites} left`;

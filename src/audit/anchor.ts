@@ -25,10 +25,7 @@ export interface AnchorState {
   hash: string;
 }
 
-export type AnchorRead =
-  | { status: 'ok'; state: AnchorState }
-  | { status: 'missing' }
-  | { status: 'invalid'; reason: string };
+export type AnchorRead = { status: 'ok'; state: AnchorState } | { status: 'missing' } | { status: 'invalid'; reason: string };
 
 function tagOf(state: AnchorState, key?: string | Buffer): string {
   const text = canonicalJson(state);

@@ -123,7 +123,11 @@ describe('whole-or-nothing entries', () => {
     writeFileSync(file, readFileSync(file, 'utf8') + '{"v":1,"seq":9');
     log2.append('run-end', { runId: 'a' });
     log2.close();
-    expect(entries().filter((e) => e.type === 'alert').map((e) => e.data.cause)).toEqual(['torn-tail']);
+    expect(
+      entries()
+        .filter((e) => e.type === 'alert')
+        .map((e) => e.data.cause),
+    ).toEqual(['torn-tail']);
     expect(verifyAudit(file).ok).toBe(true);
   });
 });

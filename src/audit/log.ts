@@ -42,7 +42,19 @@ import { FileLease, withFileLock, type FileLockOptions } from '../files/lock.js'
 import type { SecretScrubber } from '../safety/redact.js';
 import { ANCHOR_DELAY_MS, readAnchor, writeAnchor } from './anchor.js';
 import type { RecordedChange } from '../safety/undo.js';
-import { anchorName, entryHash, GENESIS_HASH, rotatedName, type AlertCause, type AuditAlgorithm, type AuditEntry, type AuditEntryType, type HeadData, type PrunedFile, type RecoveredData } from './entry.js';
+import {
+  anchorName,
+  entryHash,
+  GENESIS_HASH,
+  rotatedName,
+  type AlertCause,
+  type AuditAlgorithm,
+  type AuditEntry,
+  type AuditEntryType,
+  type HeadData,
+  type PrunedFile,
+  type RecoveredData,
+} from './entry.js';
 import { inspectFd, inspectFile, newestRotated, readAt, rotatedFiles, type FileScan } from './file-scan.js';
 import { fileIntentSource, type IntentSource } from './intents.js';
 import { readRunChanges } from './run-changes.js';
@@ -597,7 +609,6 @@ export class AuditLog implements AuditSink {
   }
 }
 
-
 /**
  * The error an append throws when its entry could not be written: `audit-unavailable` naming the
  * cause and the fix for a file-system failure; other audit errors (the lock) unchanged.
@@ -608,16 +619,24 @@ function unavailable(err: unknown, file: string): Error {
   if (typeof code !== 'string') return err as Error;
   const dir = dirname(file);
   const [cause, fix] =
-    code === 'ENOSPC' ? [`no space left on the device holding ${dir}`, 'free space there']
-    : code === 'EDQUOT' ? [`the disk quota on the device holding ${dir} is used up`, 'free space there or raise the quota']
-    : code === 'EFBIG' ? [`the file size limit was reached (the process's RLIMIT_FSIZE, \`ulimit -f\`, or the file system's largest file)`, 'raise the limit, or lower audit.maxFileMb so the log rotates sooner']
-    : code === 'EIO' ? [`an I/O error on the device holding ${dir}`, 'check the disk (dmesg, smartctl) and the file system']
-    : code === 'EROFS' ? [`the file system holding ${dir} is read-only`, 'remount it read-write']
-    : code === 'EACCES' || code === 'EPERM' ? [`permission denied in ${dir}`, `check the owner and mode of ${dir} and of its files`]
-    : [(err as Error).message, 'check the disk and the directory'];
-  return new AuditError('audit-unavailable', `the audit log ${file} cannot be written: ${cause} (${code}); nothing that needs an audit entry is done until it can be written: ${fix}, and the audit resumes by itself`);
+    code === 'ENOSPC'
+      ? [`no space left on the device holding ${dir}`, 'free space there']
+      : code === 'EDQUOT'
+        ? [`the disk quota on the device holding ${dir} is used up`, 'free space there or raise the quota']
+        : code === 'EFBIG'
+          ? [`the file size limit was reached (the process's RLIMIT_FSIZE, \`ulimit -f\`, or the file system's largest file)`, 'raise the limit, or lower audit.maxFileMb so the log rotates sooner']
+          : code === 'EIO'
+            ? [`an I/O error on the device holding ${dir}`, 'check the disk (dmesg, smartctl) and the file system']
+            : code === 'EROFS'
+              ? [`the file system holding ${dir} is read-only`, 'remount it read-write']
+              : code === 'EACCES' || code === 'EPERM'
+                ? [`permission denied in ${dir}`, `check the owner and mode of ${dir} and of its files`]
+                : [(err as Error).message, 'check the disk and the directory'];
+  return new AuditError(
+    'audit-unavailable',
+    `the audit log ${file} cannot be written: ${cause} (${code}); nothing that needs an audit entry is done until it can be written: ${fix}, and the audit resumes by itself`,
+  );
 }
-
 
 function anchorAlerts(opts: AuditOptions, found: FileScan, state: ChainState): string[] {
   const path = anchorName(opts.file);

@@ -64,10 +64,15 @@ export class ChainAppender {
   append(type: AuditEntryType, data: Record<string, unknown>, cols: EntryColumns = {}): AuditEntry {
     const entry = renderEntry(this.head, type, data, this.ctx);
     // One round trip: the row and the head move together (a data-modifying WITH runs exactly once).
-    this.tx.query(
-      'WITH e AS (INSERT INTO audit_entries (chain, seq, type, line, writer, settles) VALUES ($1, $2, $3, $4, $5, $6)) UPDATE audit_chain SET seq = $2, hash = $7 WHERE chain = $1',
-      [this.chain, entry.seq, type, JSON.stringify(entry), cols.writer ?? null, cols.settles ?? null, entry.hash],
-    );
+    this.tx.query('WITH e AS (INSERT INTO audit_entries (chain, seq, type, line, writer, settles) VALUES ($1, $2, $3, $4, $5, $6)) UPDATE audit_chain SET seq = $2, hash = $7 WHERE chain = $1', [
+      this.chain,
+      entry.seq,
+      type,
+      JSON.stringify(entry),
+      cols.writer ?? null,
+      cols.settles ?? null,
+      entry.hash,
+    ]);
     this.head = { ...this.head, seq: entry.seq, hash: entry.hash };
     return entry;
   }
@@ -166,7 +171,10 @@ export function readHead(sql: Sql, chain: string): ChainHead | undefined {
 
 /** The newest `limit` entry lines of the chain, oldest first (what a page of recent runs reads). */
 export function tailLines(sql: Sql, chain: string, limit: number): string[] {
-  return sql.query<{ line: string }>('SELECT line FROM audit_entries WHERE chain = $1 ORDER BY seq DESC LIMIT $2', [chain, limit]).map((r) => r.line).reverse();
+  return sql
+    .query<{ line: string }>('SELECT line FROM audit_entries WHERE chain = $1 ORDER BY seq DESC LIMIT $2', [chain, limit])
+    .map((r) => r.line)
+    .reverse();
 }
 
 /** Rows read per statement when reading a whole chain (each statement stays within the statement timeout). */
@@ -181,7 +189,11 @@ export function chainLines(sql: Sql, chain: string): string[] {
   const lines: string[] = [];
   let after: string | number = -1;
   for (;;) {
-    const rows: Array<{ seq: string; line: string }> = sql.query<{ seq: string; line: string }>('SELECT seq, line FROM audit_entries WHERE chain = $1 AND seq > $2 ORDER BY seq LIMIT $3', [chain, after, PAGE]);
+    const rows: Array<{ seq: string; line: string }> = sql.query<{ seq: string; line: string }>('SELECT seq, line FROM audit_entries WHERE chain = $1 AND seq > $2 ORDER BY seq LIMIT $3', [
+      chain,
+      after,
+      PAGE,
+    ]);
     for (const r of rows) lines.push(r.line);
     if (rows.length < PAGE) return lines;
     after = (rows[rows.length - 1] as { seq: string }).seq;

@@ -21,7 +21,10 @@ export interface PostgresIntentDeps {
 }
 
 export function postgresIntentSource(deps: PostgresIntentDeps): IntentSource {
-  const goneWriters = (): string[] => listPostgresWriters(deps.db).filter((w) => !w.alive).map((w) => w.id);
+  const goneWriters = (): string[] =>
+    listPostgresWriters(deps.db)
+      .filter((w) => !w.alive)
+      .map((w) => w.id);
   return {
     orphans: () => openIntentsOf(deps.db, deps.chain, goneWriters()),
     settle: (data) => deps.settle(data),

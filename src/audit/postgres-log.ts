@@ -130,7 +130,10 @@ export class PostgresAuditLog implements AuditSink {
       [this.chain, JSON.stringify(runId)],
     );
     const entries = rows.map((r) => parseEntryLine(r.line)).filter((e): e is AuditEntry => e !== undefined);
-    return runChangesOf(entries.sort((a, b) => a.seq - b.seq), runId);
+    return runChangesOf(
+      entries.sort((a, b) => a.seq - b.seq),
+      runId,
+    );
   }
 
   async flushWitness(timeoutMs: number): Promise<void> {
@@ -277,5 +280,8 @@ function gapAlert(o: Outage): Record<string, unknown> {
 function unavailable(err: unknown, where: string): Error {
   if (err instanceof AuditError) return err;
   const why = err instanceof Error ? err.message : String(err);
-  return new AuditError('audit-unavailable', `the audit in ${where} cannot be written: ${why}; nothing that needs an audit entry is done until it can be written: check the database (state.postgres), and the audit resumes by itself once it answers`);
+  return new AuditError(
+    'audit-unavailable',
+    `the audit in ${where} cannot be written: ${why}; nothing that needs an audit entry is done until it can be written: check the database (state.postgres), and the audit resumes by itself once it answers`,
+  );
 }

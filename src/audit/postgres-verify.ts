@@ -100,11 +100,21 @@ function checkHead(name: string, head: ChainHead | undefined, result: AuditVerif
     result.problems.push({ kind: 'anchor', file: name, message: `the head row of ${name} is missing from audit_chain: truncation of the chain's end cannot be ruled out` });
   } else if (head.seq > result.lastSeq) {
     const n = head.seq - result.lastSeq;
-    result.problems.push({ kind: 'truncated', file: name, seq: result.lastSeq, message: `the entries end at seq ${result.lastSeq} but the chain's head row records seq ${head.seq}: ${n} entr${n === 1 ? 'y was' : 'ies were'} cut off the end` });
+    result.problems.push({
+      kind: 'truncated',
+      file: name,
+      seq: result.lastSeq,
+      message: `the entries end at seq ${result.lastSeq} but the chain's head row records seq ${head.seq}: ${n} entr${n === 1 ? 'y was' : 'ies were'} cut off the end`,
+    });
   } else if (head.seq === result.lastSeq && head.hash !== result.lastHash) {
     result.problems.push({ kind: 'edited', file: name, seq: head.seq, message: `the last entry (seq ${head.seq}) is not the one the chain's head row records` });
   } else if (head.seq < result.lastSeq) {
-    result.problems.push({ kind: 'anchor', file: name, seq: result.lastSeq, message: `entries run to seq ${result.lastSeq} past the chain's head row (seq ${head.seq}): rows were added outside the audit, or the head row was set back` });
+    result.problems.push({
+      kind: 'anchor',
+      file: name,
+      seq: result.lastSeq,
+      message: `entries run to seq ${result.lastSeq} past the chain's head row (seq ${head.seq}): rows were added outside the audit, or the head row was set back`,
+    });
   }
 }
 

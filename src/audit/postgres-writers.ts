@@ -65,13 +65,13 @@ export function registerPostgresWriter(db: PostgresState, id: string, now: Date)
 
 /** Registered (not retired) writers with their liveness: alive while someone holds their lock. */
 export function listPostgresWriters(db: PostgresState): PostgresWriterStatus[] {
-  const rows = db.query<{ writer: string; host: string; pid: number; started_at: Date | string; lock_key: string }>('SELECT writer, host, pid, started_at, lock_key FROM audit_writers WHERE retired_at IS NULL ORDER BY started_at');
+  const rows = db.query<{ writer: string; host: string; pid: number; started_at: Date | string; lock_key: string }>(
+    'SELECT writer, host, pid, started_at, lock_key FROM audit_writers WHERE retired_at IS NULL ORDER BY started_at',
+  );
   return rows.map((r) => {
     const w: PostgresWriter = { id: r.writer, host: r.host, pid: Number(r.pid), startedAt: new Date(r.started_at).toISOString(), lockKey: BigInt(r.lock_key) };
     const alive = db.lockHeld(w.lockKey);
-    const reason = alive
-      ? `process ${w.pid} on ${w.host} holds its database lock`
-      : `its database lock is free: process ${w.pid} on ${w.host} ended or lost its connection to the database`;
+    const reason = alive ? `process ${w.pid} on ${w.host} holds its database lock` : `its database lock is free: process ${w.pid} on ${w.host} ended or lost its connection to the database`;
     return { ...w, alive, reason };
   });
 }

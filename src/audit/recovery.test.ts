@@ -32,9 +32,7 @@ afterAll(async () => {
 /** Free VMs outside HA, each used by one test only (the task list of a guest is what the lookup reads). */
 const used = new Set<number>();
 function vm(status?: 'running' | 'stopped', where: (node: string) => boolean = () => true): { node: string; vmid: number } {
-  const g = sim.cluster
-    .guests()
-    .find((x) => x.type === 'qemu' && (status === undefined || x.status === status) && !x.config.template && !x.config.lock && !used.has(x.vmid) && where(x.node));
+  const g = sim.cluster.guests().find((x) => x.type === 'qemu' && (status === undefined || x.status === status) && !x.config.template && !x.config.lock && !used.has(x.vmid) && where(x.node));
   if (!g) throw new Error(`no free ${status} VM left in the preset`);
   used.add(g.vmid);
   return { node: g.node, vmid: g.vmid };
@@ -70,10 +68,12 @@ describe('recoverIntent', () => {
     const v = await recoverIntent(i, client);
     expect(v.outcome).toBe('not-made');
     expect(v.upid).toBeUndefined();
-    expect(v.evidence).toMatch(new RegExp(`is not in its snapshot list, and there is no qmsnapshot task on VM ${vmid} by ${user.replace(/[!@]/g, '.')} in node ${node}'s task list between \\S+Z and \\S+Z`));
+    expect(v.evidence).toMatch(
+      new RegExp(`is not in its snapshot list, and there is no qmsnapshot task on VM ${vmid} by ${user.replace(/[!@]/g, '.')} in node ${node}'s task list between \\S+Z and \\S+Z`),
+    );
   });
 
-  it("tasks the audit gives to other calls are not taken; two candidates are named, not guessed", async () => {
+  it('tasks the audit gives to other calls are not taken; two candidates are named, not guessed', async () => {
     const { node, vmid } = vm();
     const path = `/nodes/${node}/qemu/${vmid}/snapshot`;
     const first = await write(intent('POST', path, { snapname: 'first' }, node));

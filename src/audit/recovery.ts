@@ -378,7 +378,10 @@ function judge(intent: IntentToRecover, target: Target, w: Window, search: TaskS
     const end = taskEnd(t);
     const told = `${taskText(t)} (found in ${search.where})${stateNote}`;
     if (end === 'failed') return { outcome: 'not-made', upid: t.upid, evidence: `${what} was received: ${told}.` };
-    if (end === 'running') return known?.kind === 'made' ? { outcome: 'made', upid: t.upid, evidence: `${told}.` } : { outcome: 'unknown', upid: t.upid, evidence: `${what} was received but its ${told}: check the task when it ends.` };
+    if (end === 'running')
+      return known?.kind === 'made'
+        ? { outcome: 'made', upid: t.upid, evidence: `${told}.` }
+        : { outcome: 'unknown', upid: t.upid, evidence: `${what} was received but its ${told}: check the task when it ends.` };
     if (known?.kind === 'not-made') return { outcome: 'unknown', upid: t.upid, evidence: `${told}, which contradicts the task (changed since, or the task was another write's).` };
     return { outcome: 'made', upid: t.upid, evidence: `${told}.` };
   }

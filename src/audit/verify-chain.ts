@@ -64,7 +64,6 @@ export interface AuditVerification {
   warnings: string[];
 }
 
-
 export interface ChainOptions {
   /** The HMAC key the log was written with; required to verify an HMAC-protected log. */
   hmacKey?: string | Buffer;
@@ -89,7 +88,19 @@ export interface ChainInput {
 }
 
 export function verifyChain(input: ChainInput, opts: ChainOptions = {}): AuditVerification {
-  const result: AuditVerification = { ok: false, files: [], entries: 0, lastSeq: -1, lastHash: GENESIS_HASH, runs: { started: 0, finished: 0 }, problems: [], explained: [], intents: { written: 0, settled: 0 }, openIntents: [], warnings: [] };
+  const result: AuditVerification = {
+    ok: false,
+    files: [],
+    entries: 0,
+    lastSeq: -1,
+    lastHash: GENESIS_HASH,
+    runs: { started: 0, finished: 0 },
+    problems: [],
+    explained: [],
+    intents: { written: 0, settled: 0 },
+    openIntents: [],
+    warnings: [],
+  };
   result.warnings.push(...(input.warnings ?? []));
   if (input.files.length === 0) {
     result.problems.push({ kind: 'missing-file', file: input.name, message: `no audit log at ${input.name}` });
@@ -145,7 +156,12 @@ export function verifyChain(input: ChainInput, opts: ChainOptions = {}): AuditVe
               fileKey = undefined;
               unkeyedBeforeKey++;
             } else if (alg === 'sha256') {
-              result.problems.push({ kind: 'algorithm', ...where, seq: entry.seq, message: `${name} is chained with plain sha256 after keyed files: a keyed log does not go back to unkeyed (rewritten without the key?)` });
+              result.problems.push({
+                kind: 'algorithm',
+                ...where,
+                seq: entry.seq,
+                message: `${name} is chained with plain sha256 after keyed files: a keyed log does not go back to unkeyed (rewritten without the key?)`,
+              });
             } else if (alg === 'hmac-sha256') {
               keyedSeen = true;
             } else {
@@ -155,7 +171,12 @@ export function verifyChain(input: ChainInput, opts: ChainOptions = {}): AuditVe
             result.problems.push({ kind: 'algorithm', ...where, seq: entry.seq, message: `${name} is chained with ${alg}, but no key was given: pass the HMAC key the log was written with` });
           }
           if (prevHash !== undefined && expectedIndex !== undefined && entry.data.index !== expectedIndex) {
-            result.problems.push({ kind: 'missing-file', ...where, seq: entry.seq, message: `${name} has index ${String(entry.data.index)} but index ${expectedIndex} was expected: an audit file is missing` });
+            result.problems.push({
+              kind: 'missing-file',
+              ...where,
+              seq: entry.seq,
+              message: `${name} has index ${String(entry.data.index)} but index ${expectedIndex} was expected: an audit file is missing`,
+            });
           }
           if (typeof entry.data.index === 'number') expectedIndex = entry.data.index + 1;
         }
@@ -178,7 +199,12 @@ export function verifyChain(input: ChainInput, opts: ChainOptions = {}): AuditVe
 
       const authentic = entryHash(entry, fileKey) === entry.hash;
       if (!authentic) {
-        result.problems.push({ kind: 'edited', ...where, seq: entry.seq, message: `entry seq ${entry.seq} does not match its hash (content edited${key === undefined ? ', or the log is HMAC-protected and needs the key' : ''})` });
+        result.problems.push({
+          kind: 'edited',
+          ...where,
+          seq: entry.seq,
+          message: `entry seq ${entry.seq} does not match its hash (content edited${key === undefined ? ', or the log is HMAC-protected and needs the key' : ''})`,
+        });
       } else if (entry.type === 'prune') {
         prunes.push(...prunedFiles(entry));
       }
@@ -186,7 +212,12 @@ export function verifyChain(input: ChainInput, opts: ChainOptions = {}): AuditVe
       if (nextSeq !== undefined && prevHash !== undefined) {
         if (entry.seq > nextSeq) {
           const n = entry.seq - nextSeq;
-          result.problems.push({ kind: i === 0 ? 'truncated' : 'deleted', ...where, seq: entry.seq, message: `${n} entr${n === 1 ? 'y' : 'ies'} missing before seq ${entry.seq} (expected seq ${nextSeq})${i === 0 ? ', cut off the end of the previous file' : ''}` });
+          result.problems.push({
+            kind: i === 0 ? 'truncated' : 'deleted',
+            ...where,
+            seq: entry.seq,
+            message: `${n} entr${n === 1 ? 'y' : 'ies'} missing before seq ${entry.seq} (expected seq ${nextSeq})${i === 0 ? ', cut off the end of the previous file' : ''}`,
+          });
         } else if (entry.seq < nextSeq) {
           result.problems.push({ kind: 'reordered', ...where, seq: entry.seq, message: `seq ${entry.seq} appears after seq ${nextSeq - 1} (entries reordered or duplicated)` });
         } else if (entry.prev !== prevHash) {
@@ -202,7 +233,11 @@ export function verifyChain(input: ChainInput, opts: ChainOptions = {}): AuditVe
   });
 
   if (key !== undefined && !keyedSeen && result.entries > 0) {
-    result.problems.push({ kind: 'algorithm', file: basename(input.name), message: 'no audit file is keyed, but a key was given: the log was not written with this key (or was rewritten without it)' });
+    result.problems.push({
+      kind: 'algorithm',
+      file: basename(input.name),
+      message: 'no audit file is keyed, but a key was given: the log was not written with this key (or was rewritten without it)',
+    });
   } else if (unkeyedBeforeKey > 0) {
     result.warnings.push(`${unkeyedBeforeKey} older file(s) were written before keyed mode (plain SHA-256); the first keyed file's head pins their content`);
   }
@@ -232,7 +267,12 @@ function prunedFiles(entry: AuditEntry): Array<PrunedFile & { seq: number; reaso
   return out;
 }
 
-function checkStart(start: { seq: number; prev: string; file: string; line: number } | undefined, prunes: Array<PrunedFile & { seq: number; reason: string }>, opts: ChainOptions, result: AuditVerification): void {
+function checkStart(
+  start: { seq: number; prev: string; file: string; line: number } | undefined,
+  prunes: Array<PrunedFile & { seq: number; reason: string }>,
+  opts: ChainOptions,
+  result: AuditVerification,
+): void {
   if (!start || (start.seq === 0 && start.prev === GENESIS_HASH)) return;
   const covered = prunes.find((p) => p.lastSeq === start.seq - 1 && p.lastHash === start.prev);
   if (covered) {
@@ -241,7 +281,13 @@ function checkStart(start: { seq: number; prev: string; file: string; line: numb
   } else if (opts.allowPruned) {
     result.warnings.push(`chain starts at seq ${start.seq}: earlier files were pruned`);
   } else {
-    result.problems.push({ kind: 'missing-file', file: start.file, line: start.line, seq: start.seq, message: `the chain starts at seq ${start.seq} in ${start.file}: earlier audit files are missing and no prune entry accounts for them (pass allowPruned if they were removed on purpose)` });
+    result.problems.push({
+      kind: 'missing-file',
+      file: start.file,
+      line: start.line,
+      seq: start.seq,
+      message: `the chain starts at seq ${start.seq} in ${start.file}: earlier audit files are missing and no prune entry accounts for them (pass allowPruned if they were removed on purpose)`,
+    });
   }
 }
 
@@ -268,14 +314,24 @@ function checkWitness(
     if (r.seq > newest.seq) newest = r;
     const entry = bySeq.get(r.seq);
     if (entry && entry.hash !== r.hash) {
-      result.problems.push({ kind: 'edited', file: entry.file, line: entry.line, seq: r.seq, message: `entry seq ${r.seq} is not the one the witness recorded at ${r.ts}: the log was rewritten from there on` });
+      result.problems.push({
+        kind: 'edited',
+        file: entry.file,
+        line: entry.line,
+        seq: r.seq,
+        message: `entry seq ${r.seq} is not the one the witness recorded at ${r.ts}: the log was rewritten from there on`,
+      });
     } else if (!entry && r.seq >= first && r.seq <= result.lastSeq) {
       result.problems.push({ kind: 'deleted', file: name, seq: r.seq, message: `the witness recorded seq ${r.seq} at ${r.ts}, which is not in the log` });
     }
   }
   if (newest.seq > result.lastSeq) {
     const n = newest.seq - result.lastSeq;
-    result.problems.push({ kind: 'truncated', file: name, seq: result.lastSeq, message: `the witness recorded seq ${newest.seq} at ${newest.ts} but the log ends at seq ${result.lastSeq}: ${n} entr${n === 1 ? 'y was' : 'ies were'} cut off the end (with an older anchor restored, if the anchor did not say so)` });
+    result.problems.push({
+      kind: 'truncated',
+      file: name,
+      seq: result.lastSeq,
+      message: `the witness recorded seq ${newest.seq} at ${newest.ts} but the log ends at seq ${result.lastSeq}: ${n} entr${n === 1 ? 'y was' : 'ies were'} cut off the end (with an older anchor restored, if the anchor did not say so)`,
+    });
   }
 }
-

@@ -56,7 +56,9 @@ export function verifyAudit(file: string, opts: VerifyOptions = {}): AuditVerifi
     {
       name: file,
       files: snap.files,
-      ...(opts.witness !== undefined ? { witness: { name: basename(opts.witness), ...(snap.witness !== undefined ? { text: snap.witness } : {}), ...(snap.witnessError ? { error: snap.witnessError } : {}) } } : {}),
+      ...(opts.witness !== undefined
+        ? { witness: { name: basename(opts.witness), ...(snap.witness !== undefined ? { text: snap.witness } : {}), ...(snap.witnessError ? { error: snap.witnessError } : {}) } }
+        : {}),
       writers: () => new Map(listWriters(file).map((w) => [w.id, w])),
       checkEnd: (result, key) => checkAnchor(file, snap.anchor, key, result),
       warnings,
@@ -83,7 +85,12 @@ function checkAnchor(file: string, text: string | undefined, key: string | Buffe
   const a = anchor.state;
   if (a.seq > result.lastSeq) {
     const n = a.seq - result.lastSeq;
-    result.problems.push({ kind: 'truncated', file: name, seq: result.lastSeq, message: `the log ends at seq ${result.lastSeq} but its anchor recorded seq ${a.seq}: ${n} entr${n === 1 ? 'y was' : 'ies were'} cut off the end` });
+    result.problems.push({
+      kind: 'truncated',
+      file: name,
+      seq: result.lastSeq,
+      message: `the log ends at seq ${result.lastSeq} but its anchor recorded seq ${a.seq}: ${n} entr${n === 1 ? 'y was' : 'ies were'} cut off the end`,
+    });
   } else if (a.seq === result.lastSeq && a.hash !== result.lastHash) {
     result.problems.push({ kind: 'edited', file: name, seq: a.seq, message: `the last entry (seq ${a.seq}) is not the one the anchor recorded` });
   } else if (a.seq < result.lastSeq) {
@@ -153,7 +160,9 @@ export function formatVerification(v: AuditVerification): string {
     : `audit FAILED: ${v.problems.length} problem(s) in ${v.files.length} file(s), ${v.entries} entries read`;
   const problems = v.problems.map((p) => `  [${p.kind}] ${p.file}${p.line !== undefined ? `:${p.line}` : ''} ${p.message}`);
   const explained = v.explained.map((e) => `  explained [${e.cause}] ${e.file}:${e.line} seq ${e.seq} at ${e.ts}: ${e.message}`);
-  const open = v.openIntents.map((i) => `  open intent seq ${i.seq} (${i.file}:${i.line}, ${i.ts}) of writer ${i.writer}, ${i.alive ? 'alive: in flight' : 'gone: to be recovered by a starting server'} — ${i.writerState}`);
+  const open = v.openIntents.map(
+    (i) => `  open intent seq ${i.seq} (${i.file}:${i.line}, ${i.ts}) of writer ${i.writer}, ${i.alive ? 'alive: in flight' : 'gone: to be recovered by a starting server'} — ${i.writerState}`,
+  );
   const intents = v.intents.written > 0 ? [`  intents: ${v.intents.written} written, ${v.intents.settled} settled by an outcome, ${v.openIntents.length} open`] : [];
   const warnings = v.warnings.map((w) => `  warning: ${w}`);
   const unfinished = v.runs.started - v.runs.finished;

@@ -222,11 +222,8 @@ export class StreamSyslogWitness extends QueuedWitness {
       const socket = this.socket ?? (await this.connect());
       const message = Buffer.from(syslogMessage(item, this.options.facility ?? 13), 'utf8');
       const frame = Buffer.concat([Buffer.from(`${message.length} `, 'ascii'), message]);
-      await withTimeout(
-        new Promise<void>((resolve, reject) => socket.write(frame, (err) => (err ? reject(err) : resolve()))),
-        this.timeoutMs,
-        `writing took longer than ${this.timeoutMs} ms`,
-        () => socket.destroy(),
+      await withTimeout(new Promise<void>((resolve, reject) => socket.write(frame, (err) => (err ? reject(err) : resolve()))), this.timeoutMs, `writing took longer than ${this.timeoutMs} ms`, () =>
+        socket.destroy(),
       );
     } catch (err) {
       this.socket?.destroy();

@@ -25,15 +25,7 @@
 import { appendFileSync } from 'node:fs';
 import { AuditError } from '../files/errors.js';
 import { canonicalJson, hmacSha256Hex, sha256Hex } from '../safety/canonical.js';
-import {
-  HttpsWitness,
-  StreamSyslogWitness,
-  UdpSyslogWitness,
-  type HttpsWitnessOptions,
-  type QueuedWitness,
-  type SyslogWitnessOptions,
-  type WitnessHooks,
-} from './witness-transports.js';
+import { HttpsWitness, StreamSyslogWitness, UdpSyslogWitness, type HttpsWitnessOptions, type QueuedWitness, type SyslogWitnessOptions, type WitnessHooks } from './witness-transports.js';
 
 export type { HttpsWitnessOptions, SyslogWitnessOptions, WitnessHooks, WitnessTlsOptions } from './witness-transports.js';
 

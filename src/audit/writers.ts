@@ -115,7 +115,9 @@ export function registerWriter(auditFile: string, id: string, now: Date = new Da
 export function writerLiveness(record: WriterRecord, heartbeatMs: number, now: number = Date.now()): { alive: boolean; reason: string } {
   const fresh = now - heartbeatMs < WRITER_STALE_MS;
   if (record.host !== hostname()) {
-    return fresh ? { alive: true, reason: `on host ${record.host}; its heartbeat is ${Math.round((now - heartbeatMs) / 1000)} s old` } : { alive: false, reason: `on host ${record.host}; no heartbeat for ${Math.round((now - heartbeatMs) / 1000)} s` };
+    return fresh
+      ? { alive: true, reason: `on host ${record.host}; its heartbeat is ${Math.round((now - heartbeatMs) / 1000)} s old` }
+      : { alive: false, reason: `on host ${record.host}; no heartbeat for ${Math.round((now - heartbeatMs) / 1000)} s` };
   }
   const boot = bootId();
   if (record.bootId !== undefined && boot !== undefined && record.bootId !== boot) return { alive: false, reason: 'the host rebooted since it started' };
@@ -130,7 +132,9 @@ export function writerLiveness(record: WriterRecord, heartbeatMs: number, now: n
     if (current === record.procStart) return { alive: true, reason: `process ${record.pid} runs (same start time)` };
     return { alive: false, reason: current === undefined ? `process ${record.pid} no longer exists` : `pid ${record.pid} now belongs to another process (other start time)` };
   }
-  return fresh ? { alive: true, reason: `process ${record.pid} exists and its heartbeat is fresh` } : { alive: false, reason: `process ${record.pid} exists but sent no heartbeat for ${Math.round((now - heartbeatMs) / 1000)} s (pid reused?)` };
+  return fresh
+    ? { alive: true, reason: `process ${record.pid} exists and its heartbeat is fresh` }
+    : { alive: false, reason: `process ${record.pid} exists but sent no heartbeat for ${Math.round((now - heartbeatMs) / 1000)} s (pid reused?)` };
 }
 
 /** Every registered writer of `auditFile` with its liveness; unreadable registrations are skipped. */

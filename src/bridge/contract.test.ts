@@ -59,7 +59,7 @@ describe('parseBridgeCall', () => {
 
 describe('the error kinds a script sees', () => {
   const root = new URL('../../', import.meta.url);
-  it('are the contract\'s own: the prelude names each, the SDK typing lists exactly them', () => {
+  it("are the contract's own: the prelude names each, the SDK typing lists exactly them", () => {
     const prelude = readFileSync(new URL('sandbox/prelude.js', root), 'utf8');
     const names = /const ERROR_NAMES = (?:ObjectFreeze\()?\{([^}]*)\}/.exec(prelude)?.[1] ?? '';
     const named = [...names.matchAll(/(\w+):/g)].map((m) => m[1]).filter((k) => k !== '__proto__');

@@ -51,9 +51,7 @@ function fromPveError(err: AnyPveError, base: CallBase): BridgeError {
     case 'pve-task-unknown':
       return { kind: 'unknown', message: err.message, upid: err.upid, node: err.node, ...base };
     case 'pve-aborted':
-      return err.sent
-        ? { kind: 'cancelled', message: `${err.message} It was sent; a read changes nothing, so it is safe to repeat.`, ...base }
-        : { kind: 'cancelled', message: CANCELLED, ...base };
+      return err.sent ? { kind: 'cancelled', message: `${err.message} It was sent; a read changes nothing, so it is safe to repeat.`, ...base } : { kind: 'cancelled', message: CANCELLED, ...base };
     case 'pve-timeout': {
       // A write's headers/body/overall timeout may have run: its message says the outcome is
       // unknown and where to look — never a refusal kind.

@@ -33,7 +33,18 @@ import { PveTaskFailedError } from '../client/errors.js';
 import { toBridgeError } from './errors.js';
 import { InvalidCallError, taskNode } from '../policy/call-shape.js';
 import { resolveRequest, type ResolvedRequest } from '../policy/request.js';
-import { SENT_GRACE_MS, type BridgeCall, type BridgeContext, type BridgeError, type BridgeHandler, type BridgeReply, type CallOutcome, type RequestCall, type UndoCall, type WaitTaskCall } from './protocol.js';
+import {
+  SENT_GRACE_MS,
+  type BridgeCall,
+  type BridgeContext,
+  type BridgeError,
+  type BridgeHandler,
+  type BridgeReply,
+  type CallOutcome,
+  type RequestCall,
+  type UndoCall,
+  type WaitTaskCall,
+} from './protocol.js';
 import { countChange, countTainted, emptyCounts, type CallCounts } from './stats.js';
 import { taintedParts, taintSource } from '../policy/taint.js';
 import { planUndo, undoReadsVia, undoRecordOf, updateRecordOf, type RecordedChange, type UndoGuest, type UndoPlan, type UndoRecord } from '../safety/undo.js';
@@ -53,7 +64,6 @@ export interface CallAudit {
    */
   intend(data: Record<string, unknown>): { seq: number };
 }
-
 
 export interface TaskProgressEvent {
   cluster: string;
@@ -164,7 +174,11 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
   if (rt.auditError !== undefined) {
     return {
       ok: false,
-      error: { kind: 'audit', outcome: 'not-sent', message: `the audit log cannot be written (${rt.auditError}); this call was not sent, and no further calls are made in this run. Run again once the audit is writable (the server's log says why)` },
+      error: {
+        kind: 'audit',
+        outcome: 'not-sent',
+        message: `the audit log cannot be written (${rt.auditError}); this call was not sent, and no further calls are made in this run. Run again once the audit is writable (the server's log says why)`,
+      },
     };
   }
   let reply: BridgeReply;
@@ -180,12 +194,20 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
     }
     record.cluster = call.cluster ?? rt.clusters.home.name;
     if (ctx.signal.aborted) throw new Refusal({ kind: 'cancelled', message: 'the run has ended; the call was not made' });
-    const data = call.kind === 'request' ? await handleRequest(rt, call, reached, ctx, record) : call.kind === 'waitTask' ? await handleWait(rt, call, reached, ctx, record) : await handleUndo(rt, call, ctx, record);
+    const data =
+      call.kind === 'request'
+        ? await handleRequest(rt, call, reached, ctx, record)
+        : call.kind === 'waitTask'
+          ? await handleWait(rt, call, reached, ctx, record)
+          : await handleUndo(rt, call, ctx, record);
     reply = { ok: true, data };
     record.status = 'ok';
     record.outcome = 'done';
   } catch (err) {
-    const error = err instanceof Refusal ? { outcome: 'not-sent' as const, ...err.error } : toBridgeError(err, record as { method?: HttpMethod; path?: string; risk?: RiskClass }, !failedBeforeSending(call, record));
+    const error =
+      err instanceof Refusal
+        ? { outcome: 'not-sent' as const, ...err.error }
+        : toBridgeError(err, record as { method?: HttpMethod; path?: string; risk?: RiskClass }, !failedBeforeSending(call, record));
     reply = { ok: false, error: scrubError(rt, error) };
     record.status = error.kind;
     record.outcome = error.outcome;
@@ -450,7 +472,11 @@ async function prepareUndo(
       get: (path, params) => rt.clusters.get(cluster).client().request('GET', path, params, { signal }),
       intend: (data) => audit.intend({ runId: rt.runId, mode: rt.mode, cluster, ...data }).seq,
       post: (path, params) => rt.clusters.get(cluster).client('write').request('POST', path, params, { signal }),
-      waitTask: (upid) => rt.clusters.get(cluster).client('write').waitTask(upid, { timeoutMs: rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, signal }),
+      waitTask: (upid) =>
+        rt.clusters
+          .get(cluster)
+          .client('write')
+          .waitTask(upid, { timeoutMs: rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, signal }),
       outcome: (data) => audit.append('call', { runId: rt.runId, mode: rt.mode, cluster, risk: 'write', ...data }),
     });
   } catch (err) {
@@ -473,8 +499,20 @@ async function prepareUndo(
  * (and so the digest); anything else that differs was changed by someone else meanwhile, and the
  * change, checked against the config before, is not sent.
  */
-async function digestAfterSnapshot(rt: Runtime, cluster: string, configPath: string, before: Record<string, unknown>, signal: AbortSignal, where: { method: HttpMethod; path: string; risk: RiskClass }): Promise<string> {
-  const settings = (c: Record<string, unknown>): string => JSON.stringify(Object.entries(c).filter(([k]) => k !== 'digest' && k !== 'parent').sort(([a], [b]) => (a < b ? -1 : 1)));
+async function digestAfterSnapshot(
+  rt: Runtime,
+  cluster: string,
+  configPath: string,
+  before: Record<string, unknown>,
+  signal: AbortSignal,
+  where: { method: HttpMethod; path: string; risk: RiskClass },
+): Promise<string> {
+  const settings = (c: Record<string, unknown>): string =>
+    JSON.stringify(
+      Object.entries(c)
+        .filter(([k]) => k !== 'digest' && k !== 'parent')
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    );
   const now = await rt.clusters.get(cluster).client().request('GET', configPath, {}, { signal });
   if (isPlainObject(now) && typeof now.digest === 'string' && settings(now) === settings(before)) return now.digest;
   throw new Refusal({ kind: 'identity', message: `${where.method} ${where.path} was not sent: the guest's config changed while the safety snapshot was taken; read it again and re-plan`, ...where });
@@ -534,11 +572,18 @@ async function handleUndo(rt: Runtime, call: UndoCall, ctx: BridgeContext, recor
     throw new Refusal({ kind: 'audit', message: `the audit log could not be read for run ${call.runId} (${err instanceof Error ? err.message : String(err)}); nothing was planned` });
   }
   if (changes.length === 0) {
-    throw new Refusal({ kind: 'invalid', message: `run ${call.runId} made no recorded changes of yours in this server's audit (a dry-run records none; another principal's run is theirs to undo): check the id, the changes.runId of the run's answer` });
+    throw new Refusal({
+      kind: 'invalid',
+      message: `run ${call.runId} made no recorded changes of yours in this server's audit (a dry-run records none; another principal's run is theirs to undo): check the id, the changes.runId of the run's answer`,
+    });
   }
   const refusal = rt.budgets.for(call.cluster ?? rt.clusters.home.name).chargeRisk('read');
   if (refusal) throw budgetRefusal(refusal);
-  const plan = await planUndo(call.runId, changes, undoReadsVia((cluster, path) => rt.clusters.get(cluster).client().request('GET', path, {}, { signal: ctx.signal })));
+  const plan = await planUndo(
+    call.runId,
+    changes,
+    undoReadsVia((cluster, path) => rt.clusters.get(cluster).client().request('GET', path, {}, { signal: ctx.signal })),
+  );
   for (const text of plan.cannot) rt.plan?.note(`not undone: ${text}`);
   record.undoSteps = plan.steps.length;
   return redactData(plan, undefined, rt.secrets) as UndoPlan;
@@ -824,7 +869,13 @@ function guestHint(req: ResolvedRequest): { node?: string; type?: 'qemu' | 'lxc'
 function withGuestDigest(req: ResolvedRequest, current: GuestIdentity[]): Record<string, unknown> {
   const digest = current.length === 1 ? current[0]?.digest : undefined;
   if (digest === undefined || Object.hasOwn(req.params, 'digest')) return req.params;
-  if (!takesGuestDigest(req.operation.path, req.operation.params.map((p) => p.name))) return req.params;
+  if (
+    !takesGuestDigest(
+      req.operation.path,
+      req.operation.params.map((p) => p.name),
+    )
+  )
+    return req.params;
   return { ...req.params, digest };
 }
 

@@ -70,7 +70,17 @@ export async function safetySnapshot(p: SafetySnapshotPorts): Promise<'taken' | 
   const snapname = safetySnapshotName(p.runId);
   const path = `${guestBase(p.guest)}/snapshot`;
   const params = { snapname, description: `taken by pve-code-mcp before run ${p.runId} changed this guest (undo rolls back to it)` };
-  const intent = p.intend({ method: 'POST', path, template: `/nodes/{node}/${p.guest.type}/{vmid}/snapshot`, risk: 'write', params, node: p.guest.node, vmids: [p.guest.vmid], safetySnapshot: true, undo: { kind: 'rollback', guest: p.guest, snapname } });
+  const intent = p.intend({
+    method: 'POST',
+    path,
+    template: `/nodes/{node}/${p.guest.type}/{vmid}/snapshot`,
+    risk: 'write',
+    params,
+    node: p.guest.node,
+    vmids: [p.guest.vmid],
+    safetySnapshot: true,
+    undo: { kind: 'rollback', guest: p.guest, snapname },
+  });
   let outcome: 'done' | 'failed' | 'unknown' = 'unknown';
   let upid: unknown;
   try {

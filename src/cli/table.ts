@@ -23,6 +23,10 @@ export function renderTable(rows: readonly unknown[]): string {
   const cell = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
   const body = objects.map((row) => columns.map((c) => cell(row[c])));
   const widths = columns.map((c, i) => Math.min(60, Math.max(c.length, ...body.map((r) => (r[i] as string).length))));
-  const line = (cells: string[]): string => cells.map((c, i) => c.slice(0, widths[i]).padEnd(widths[i] as number)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.slice(0, widths[i]).padEnd(widths[i] as number))
+      .join('  ')
+      .trimEnd();
   return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }

@@ -109,7 +109,7 @@ describe('tickets against the simulator (3 s lifetime, PVE 401 delay of 3 s)', (
     }
   }, 30_000);
 
-  it('with PVE\'s default assumed: one delayed 401 teaches the lifetime, then no call waits for one', async () => {
+  it("with PVE's default assumed: one delayed 401 teaches the lifetime, then no call waits for one", async () => {
     const c = client();
     try {
       await timed(c);

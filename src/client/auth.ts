@@ -223,9 +223,7 @@ export class TicketAuthenticator implements Authenticator {
       return;
     }
     const response = await this.#secondFactor();
-    const second = this.#parse(
-      await this.#endpoint({ username: this.authId, 'tfa-challenge': first.ticket, password: response }, signal),
-    );
+    const second = this.#parse(await this.#endpoint({ username: this.authId, 'tfa-challenge': first.ticket, password: response }, signal));
     if (second.NeedTFA) throw this.#tfaError('the server asked for a second factor again after the one given');
     this.#accept(second);
   }
@@ -246,10 +244,7 @@ export class TicketAuthenticator implements Authenticator {
   #parse(data: unknown): z.infer<typeof loginResponse> {
     const parsed = loginResponse.safeParse(data);
     if (!parsed.success) {
-      throw new PveAuthError(
-        { status: 200, pveMessage: 'login answer without a ticket', method: 'POST', path: '/access/ticket' },
-        'The server did not return a ticket: is the URL a Proxmox VE node?',
-      );
+      throw new PveAuthError({ status: 200, pveMessage: 'login answer without a ticket', method: 'POST', path: '/access/ticket' }, 'The server did not return a ticket: is the URL a Proxmox VE node?');
     }
     return parsed.data;
   }

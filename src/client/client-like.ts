@@ -36,8 +36,5 @@ export interface PveClientLike {
   /** A script's call, resolved: the data returned is handed over as `request`'s is. */
   send(call: ResolvedCall, opts?: { signal?: AbortSignal }): Promise<unknown>;
   /** Resolves with `ok: true` for OK/WARNINGS; rejects with the task failure otherwise. */
-  waitTask(
-    upid: string,
-    opts?: { timeoutMs?: number; signal?: AbortSignal; onProgress?: (newLogLines: string[], status: TaskStatus) => void },
-  ): Promise<TaskResult>;
+  waitTask(upid: string, opts?: { timeoutMs?: number; signal?: AbortSignal; onProgress?: (newLogLines: string[], status: TaskStatus) => void }): Promise<TaskResult>;
 }

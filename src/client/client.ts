@@ -7,12 +7,7 @@ import { inspect } from 'node:util';
 import { z } from 'zod';
 import type { ApiModel, HttpMethod } from '../schema/model.js';
 import type { ResolvedCall } from './client-like.js';
-import {
-  type AuthOptions,
-  type Authenticator,
-  TicketAuthenticator,
-  TokenAuthenticator,
-} from './auth.js';
+import { type AuthOptions, type Authenticator, TicketAuthenticator, TokenAuthenticator } from './auth.js';
 import { normalizeApiPath, encodeParams, encodeRequest, type EncodedRequest } from './encoding.js';
 import { isPveError, PveAbortedError, PveConfigError, PveHttpError, PveTimeoutError } from './errors.js';
 import { type PveLogger, stderrLogger } from './logger.js';
@@ -20,14 +15,7 @@ import { type CallerInfo, type Envelope, readEnvelope } from './response.js';
 import { beforeRetry, DEFAULT_RETRY, type RetryOptions } from './retry.js';
 import { type TaskResult, type WaitTaskOptions, waitForTask } from './tasks.js';
 import type { TlsOptions } from './tls.js';
-import {
-  DEFAULT_MAX_CONCURRENCY,
-  DEFAULT_MAX_RESPONSE_BYTES,
-  DEFAULT_TIMEOUTS,
-  HttpTransport,
-  MIN_MAX_RESPONSE_BYTES,
-  type TimeoutOptions,
-} from './transport.js';
+import { DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUTS, HttpTransport, MIN_MAX_RESPONSE_BYTES, type TimeoutOptions } from './transport.js';
 
 export interface PveClientOptions {
   /** The cluster's name in the configuration (`default` for the env-var setup). */
@@ -93,16 +81,11 @@ export class PveClient {
     const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     if (!(maxResponseBytes >= MIN_MAX_RESPONSE_BYTES)) {
-      throw new PveConfigError([
-        { key: `clusters.${options.name}.maxResponseBytes`, message: `at least ${MIN_MAX_RESPONSE_BYTES} bytes (16 MiB, what the sandbox can hand a script)` },
-      ]);
+      throw new PveConfigError([{ key: `clusters.${options.name}.maxResponseBytes`, message: `at least ${MIN_MAX_RESPONSE_BYTES} bytes (16 MiB, what the sandbox can hand a script)` }]);
     }
     this.#requestTimeoutMs = timeouts.requestMs;
     this.#apiModel = options.apiModel;
-    this.#auth =
-      options.auth.kind === 'token'
-        ? new TokenAuthenticator(options.auth, options.name)
-        : new TicketAuthenticator(options.auth, (params, signal) => this.#postTicket(params, signal));
+    this.#auth = options.auth.kind === 'token' ? new TokenAuthenticator(options.auth, options.name) : new TicketAuthenticator(options.auth, (params, signal) => this.#postTicket(params, signal));
     this.#transport = new HttpTransport({
       clusterName: options.name,
       origin: url.origin,
@@ -138,22 +121,12 @@ export class PveClient {
   }
 
   /** Call the API and return the envelope's `data`. */
-  async request<T = any>(
-    method: HttpMethod,
-    path: string,
-    params?: Record<string, unknown>,
-    opts?: RequestOptions,
-  ): Promise<T> {
+  async request<T = any>(method: HttpMethod, path: string, params?: Record<string, unknown>, opts?: RequestOptions): Promise<T> {
     return (await this.requestRaw<T>(method, path, params, opts)).data;
   }
 
   /** Like `request`, with the envelope's `total` and the HTTP status. */
-  async requestRaw<T = any>(
-    method: HttpMethod,
-    path: string,
-    params?: Record<string, unknown>,
-    opts: RequestOptions = {},
-  ): Promise<Envelope<T>> {
+  async requestRaw<T = any>(method: HttpMethod, path: string, params?: Record<string, unknown>, opts: RequestOptions = {}): Promise<Envelope<T>> {
     return this.#send<T>(method, encodeRequest(method, path, params, this.#arrayParams(method, path)), opts);
   }
 
@@ -278,12 +251,7 @@ export class PveClient {
    * each call's timer (and its registry entry) alive for the whole deadline, two minutes, long
    * after the answer arrived — thousands of them under a steady load.
    */
-  async #withDeadline<T>(
-    method: HttpMethod,
-    path: string,
-    opts: RequestOptions,
-    fn: (signal: AbortSignal) => Promise<T>,
-  ): Promise<T> {
+  async #withDeadline<T>(method: HttpMethod, path: string, opts: RequestOptions, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const timeoutMs = opts.timeoutMs ?? this.#requestTimeoutMs;
     const caller = opts.signal;
     const combined = new AbortController();
@@ -330,19 +298,13 @@ function parseBaseUrl(input: string, name: string): BaseUrl {
   try {
     url = new URL(input);
   } catch {
-    throw new PveConfigError([
-      { key: `clusters.${name}.url`, message: 'not a URL: write it as https://<host>:8006' },
-    ]);
+    throw new PveConfigError([{ key: `clusters.${name}.url`, message: 'not a URL: write it as https://<host>:8006' }]);
   }
   if (url.protocol !== 'https:') {
-    throw new PveConfigError([
-      { key: `clusters.${name}.url`, message: `Proxmox VE serves its API over HTTPS only: use https://${url.host || '<host>'}:8006` },
-    ]);
+    throw new PveConfigError([{ key: `clusters.${name}.url`, message: `Proxmox VE serves its API over HTTPS only: use https://${url.host || '<host>'}:8006` }]);
   }
   if (url.username || url.password || url.search || url.hash) {
-    throw new PveConfigError([
-      { key: `clusters.${name}.url`, message: 'give only scheme, host, port (and a path prefix behind a proxy); credentials go under "auth"' },
-    ]);
+    throw new PveConfigError([{ key: `clusters.${name}.url`, message: 'give only scheme, host, port (and a path prefix behind a proxy); credentials go under "auth"' }]);
   }
   const prefix = url.pathname.replace(/\/+$/, '').replace(/\/api2\/json$/, '');
   return { origin: url.origin, prefix };

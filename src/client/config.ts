@@ -75,10 +75,9 @@ export const CLUSTER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 export const CLUSTER_NAME_RULE = 'cluster names are 1-63 letters, digits, _ . - (starting with a letter or digit)';
 const CLUSTER_NAME = CLUSTER_NAME_PATTERN;
 
-const secretRef = z.union(
-  [z.string().min(1), z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })],
-  { error: 'give the secret as a string, { "env": "VAR_NAME" } or { "file": "/path/to/file" }' },
-);
+const secretRef = z.union([z.string().min(1), z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })], {
+  error: 'give the secret as a string, { "env": "VAR_NAME" } or { "file": "/path/to/file" }',
+});
 
 const positiveMs = z.number().int().positive({ error: 'must be a positive number of milliseconds' });
 
@@ -136,16 +135,11 @@ const classTokenSchema = z.strictObject({
 const clusterSchema = z.strictObject({
   url: z.string().regex(/^https:\/\/[^\s/]+/, { error: 'expected https://<host>:8006' }),
   auth: authSchema,
-  tokens: z
-    .strictObject(Object.fromEntries(TOKEN_CLASSES.map((c) => [c, classTokenSchema.optional()])) as Record<TokenClass, z.ZodOptional<typeof classTokenSchema>>)
-    .optional(),
+  tokens: z.strictObject(Object.fromEntries(TOKEN_CLASSES.map((c) => [c, classTokenSchema.optional()])) as Record<TokenClass, z.ZodOptional<typeof classTokenSchema>>).optional(),
   tls: tlsSchema.optional(),
   policy: z.string().min(1).optional(),
   schema: z.string().min(1).optional(),
-  timeouts: z
-    .strictObject({ connectMs: positiveMs, headersMs: positiveMs, bodyMs: positiveMs, bodyTotalMs: positiveMs, requestMs: positiveMs })
-    .partial()
-    .optional(),
+  timeouts: z.strictObject({ connectMs: positiveMs, headersMs: positiveMs, bodyMs: positiveMs, bodyTotalMs: positiveMs, requestMs: positiveMs }).partial().optional(),
   retry: z
     .strictObject({
       attempts: z.number().int().min(1).max(10, { error: 'at most 10 tries' }),
@@ -176,10 +170,7 @@ const fileSchema = z
     defaultCluster: z.string().optional(),
     cacheDir: z.string().min(1).optional(),
     clusters: z
-      .record(
-        z.string().regex(CLUSTER_NAME, { error: 'cluster names use letters, digits, "_", "." and "-"' }),
-        clusterSchema,
-      )
+      .record(z.string().regex(CLUSTER_NAME, { error: 'cluster names use letters, digits, "_", "." and "-"' }), clusterSchema)
       .refine((c) => Object.keys(c).length > 0, { error: 'add at least one cluster, e.g. { "pve": { "url": …, "auth": … } }' }),
   })
   .superRefine((cfg, ctx) => {
@@ -226,10 +217,7 @@ export function createClassClients(cluster: ClusterConfig, options: { logger?: P
 }
 
 /** One `PveClient` per configured cluster, keyed by name. Close them with `client.close()`. */
-export function createClients(
-  config: PveConfig,
-  options: { logger?: PveLogger } = {},
-): Map<string, PveClient> {
+export function createClients(config: PveConfig, options: { logger?: PveLogger } = {}): Map<string, PveClient> {
   const clients = new Map<string, PveClient>();
   try {
     for (const cluster of config.clusters) {
@@ -277,10 +265,7 @@ async function loadFile(file: string, env: Record<string, string | undefined>, d
  * Validate an already-parsed config object (the product's config file carries more sections and
  * hands only the cluster part here). Relative paths resolve against `baseDir`.
  */
-export async function parseConfigObject(
-  json: unknown,
-  options: { source: string; env?: Record<string, string | undefined>; baseDir: string; degraded?: boolean },
-): Promise<PveConfig> {
+export async function parseConfigObject(json: unknown, options: { source: string; env?: Record<string, string | undefined>; baseDir: string; degraded?: boolean }): Promise<PveConfig> {
   const parsed = fileSchema.safeParse(json);
   const where = options.source.startsWith('file:') ? options.source.slice(5) : options.source;
   if (!parsed.success) throw new PveConfigError(zodIssues(parsed.error), where);
@@ -313,9 +298,7 @@ async function loadEnv(env: Record<string, string | undefined>, degraded?: boole
     throw new PveConfigError([
       {
         key: 'PVE_URL',
-        message:
-          'not set: export PVE_URL=https://<host>:8006 with PVE_TOKEN_ID and PVE_TOKEN_SECRET ' +
-          '(or PVE_USERNAME and PVE_PASSWORD), or pass a config file',
+        message: 'not set: export PVE_URL=https://<host>:8006 with PVE_TOKEN_ID and PVE_TOKEN_SECRET ' + '(or PVE_USERNAME and PVE_PASSWORD), or pass a config file',
       },
     ]);
   }
@@ -352,14 +335,7 @@ async function loadEnv(env: Record<string, string | undefined>, degraded?: boole
   return build(parsed.data, 'env', env, process.cwd(), toEnv, degraded);
 }
 
-async function build(
-  raw: RawFile,
-  source: string,
-  env: Record<string, string | undefined>,
-  baseDir: string,
-  keyName: (key: string) => string,
-  degraded = false,
-): Promise<PveConfig> {
+async function build(raw: RawFile, source: string, env: Record<string, string | undefined>, baseDir: string, keyName: (key: string) => string, degraded = false): Promise<PveConfig> {
   const issues: ConfigIssue[] = [];
   const clusters: ClusterConfig[] = [];
   const where = source === 'env' ? 'environment variables' : source.slice(5);
@@ -443,10 +419,7 @@ async function buildCluster(
   return { cluster, issues };
 }
 
-async function classTokens(
-  raw: NonNullable<RawCluster['tokens']>,
-  secret: (ref: SecretRef, cls: TokenClass) => Promise<Secret>,
-): Promise<Partial<Record<TokenClass, TokenAuthOptions>>> {
+async function classTokens(raw: NonNullable<RawCluster['tokens']>, secret: (ref: SecretRef, cls: TokenClass) => Promise<Secret>): Promise<Partial<Record<TokenClass, TokenAuthOptions>>> {
   const out: Partial<Record<TokenClass, TokenAuthOptions>> = {};
   for (const cls of TOKEN_CLASSES) {
     const t = raw[cls];

@@ -51,9 +51,7 @@ export function normalizeApiPath(path: string): string {
   }
   const stripped = path.replace(API_PREFIX, '') || '/';
   if (FORBIDDEN_IN_PATH.test(stripped)) {
-    throw new PveInputError(
-      `API path ${JSON.stringify(path)} contains whitespace, '?' or '#': pass query parameters in params, not in the path.`,
-    );
+    throw new PveInputError(`API path ${JSON.stringify(path)} contains whitespace, '?' or '#': pass query parameters in params, not in the path.`);
   }
   return stripped.length > 1 ? stripped.replace(/\/+$/, '') : stripped;
 }
@@ -103,8 +101,7 @@ function scalar(name: string, value: unknown): string {
       return value.toString();
     default:
       throw new PveInputError(
-        `Parameter ${name} is ${describe(value)}: PVE takes strings, numbers, booleans or lists of them; ` +
-          `nested settings are property strings such as 'virtio,bridge=vmbr0'.`,
+        `Parameter ${name} is ${describe(value)}: PVE takes strings, numbers, booleans or lists of them; ` + `nested settings are property strings such as 'virtio,bridge=vmbr0'.`,
       );
   }
 }

@@ -132,9 +132,7 @@ export class PveAbortedError extends PveError {
     readonly sent: boolean,
     cause?: unknown,
   ) {
-    const what = sent
-      ? 'was cancelled by the caller after it was sent; it is a read, so nothing changed.'
-      : 'was cancelled by the caller before it was sent: nothing reached Proxmox.';
+    const what = sent ? 'was cancelled by the caller after it was sent; it is a read, so nothing changed.' : 'was cancelled by the caller before it was sent: nothing reached Proxmox.';
     super(`${describeCall(method, path)}${what}`, { cause });
   }
 }
@@ -469,7 +467,10 @@ export class PveHttpError extends PveError {
 
   constructor(details: HttpErrorDetails, hint?: string) {
     const params = details.errors
-      ? ' ' + Object.entries(details.errors).map(([k, v]) => `[${k}: ${v}]`).join(' ')
+      ? ' ' +
+        Object.entries(details.errors)
+          .map(([k, v]) => `[${k}: ${v}]`)
+          .join(' ')
       : '';
     const tail = hint ? ` ${hint}` : '';
     super(`${details.method} ${details.path} failed with HTTP ${details.status}: ${details.pveMessage}${params}.${tail}`);
@@ -526,11 +527,7 @@ export class PveNodeOfflineError extends PveHttpError {
         ? ''
         : ` Whether this ${details.method} reached ${which} before the forwarding failed is unknown: ` +
           `once the node is back, look at its tasks (GET /nodes/{node}/tasks) and at the object before repeating it.`;
-    super(
-      details,
-      `The API node could not reach ${which}: it is offline or its pveproxy is down. ` +
-        `Check /cluster/status, or run the call on another node.${write}`,
-    );
+    super(details, `The API node could not reach ${which}: it is offline or its pveproxy is down. ` + `Check /cluster/status, or run the call on another node.${write}`);
   }
 }
 

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  PveAuthError,
-  PveHttpError,
-  PveNodeOfflineError,
-  PveNotFoundError,
-  PvePermissionError,
-  PveProtocolError,
-} from './errors.js';
+import { PveAuthError, PveHttpError, PveNodeOfflineError, PveNotFoundError, PvePermissionError, PveProtocolError } from './errors.js';
 import { type CallerInfo, readEnvelope } from './response.js';
 
 const token: CallerInfo = { authId: 'root@pam!mcp', kind: 'token' };
@@ -38,9 +31,7 @@ describe('readEnvelope', () => {
     expect(tokenErr).toBeInstanceOf(PveAuthError);
     expect((tokenErr as PveAuthError).pveMessage).toBe('Authentication failed!');
     expect(tokenErr.message).toMatch(/API token root@pam!mcp was rejected/);
-    expect(fail(401, 'authentication failure', '{"data":null,"message":"authentication failure\\n"}', '/x', user).message).toMatch(
-      /User ops@pve could not authenticate/,
-    );
+    expect(fail(401, 'authentication failure', '{"data":null,"message":"authentication failure\\n"}', '/x', user).message).toMatch(/User ops@pve could not authenticate/);
     expect(fail(401, 'Permission denied - invalid csrf token', '', '/x', user).message).toMatch(/CSRF/);
   });
 
@@ -68,7 +59,7 @@ describe('readEnvelope', () => {
     const locked = fail(500, 'VM is locked (backup)', '{"data":null,"message":"VM is locked (backup)\\n"}');
     expect(locked.constructor).toBe(PveHttpError);
     expect((locked as PveHttpError).pveMessage).toBe('VM is locked (backup)');
-    expect(fail(501, 'Unexpected content for method \'GET\'', '').constructor).toBe(PveHttpError);
+    expect(fail(501, "Unexpected content for method 'GET'", '').constructor).toBe(PveHttpError);
   });
 
   it('a 501 from a simulated cluster says the operation exists but is not simulated, not to search again', () => {

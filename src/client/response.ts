@@ -5,16 +5,7 @@
  */
 import { z } from 'zod';
 import type { HttpMethod } from '../schema/model.js';
-import {
-  type HttpErrorDetails,
-  PveAuthError,
-  PveHttpError,
-  PveNodeOfflineError,
-  PveNotFoundError,
-  PveOutcomeUnknownError,
-  PvePermissionError,
-  PveProtocolError,
-} from './errors.js';
+import { type HttpErrorDetails, PveAuthError, PveHttpError, PveNodeOfflineError, PveNotFoundError, PveOutcomeUnknownError, PvePermissionError, PveProtocolError } from './errors.js';
 
 export interface RawResponse {
   status: number;
@@ -70,13 +61,7 @@ function parseBody(body: string): ParsedEnvelope | undefined {
   return result.success ? { ...result.data, hasData: Object.hasOwn(json as object, 'data') } : undefined;
 }
 
-function errorFromResponse(
-  raw: RawResponse,
-  parsed: ParsedEnvelope | undefined,
-  method: HttpMethod,
-  path: string,
-  caller: CallerInfo,
-): PveHttpError {
+function errorFromResponse(raw: RawResponse, parsed: ParsedEnvelope | undefined, method: HttpMethod, path: string, caller: CallerInfo): PveHttpError {
   const message = (parsed?.message ?? raw.statusText ?? '').trim() || `HTTP ${raw.status}`;
   const errors = parsed?.errors ? stringifyValues(parsed.errors) : undefined;
   const details: HttpErrorDetails = { status: raw.status, pveMessage: message, errors, method, path };
@@ -104,10 +89,7 @@ function errorFromResponse(
     );
   }
   if (raw.status === 501 && /not implemented|no such uri/i.test(message)) {
-    return new PveNotFoundError(
-      details,
-      'This server has no such API path/method: check the path with search_api; older PVE versions lack some endpoints.',
-    );
+    return new PveNotFoundError(details, 'This server has no such API path/method: check the path with search_api; older PVE versions lack some endpoints.');
   }
   if (raw.status === 400 && errors) {
     return new PveHttpError(details, 'Fix the listed parameters and call again.');
@@ -160,27 +142,14 @@ const PERM_DETAIL = /^Permission check failed \(([^,()]+), ([^()]+)\)$/;
 function permissionError(details: HttpErrorDetails, caller: CallerInfo): PvePermissionError {
   const m = PERM_DETAIL.exec(details.pveMessage);
   if (/not available with API token/.test(details.pveMessage)) {
-    return new PvePermissionError(
-      details,
-      undefined,
-      undefined,
-      'This endpoint refuses API tokens: use a username/password (ticket) login for it.',
-    );
+    return new PvePermissionError(details, undefined, undefined, 'This endpoint refuses API tokens: use a username/password (ticket) login for it.');
   }
   const aclPath = m?.[1];
   const privilege = m?.[2];
   const who = caller.kind === 'token' ? `API token ${caller.authId}` : `user ${caller.authId}`;
   const what = privilege && aclPath ? `${privilege} on ${aclPath}` : 'the privilege this call needs';
-  const grant =
-    caller.kind === 'token'
-      ? ' A token with privilege separation needs its own ACL entry, and never gets more than its user has.'
-      : '';
-  return new PvePermissionError(
-    details,
-    aclPath,
-    privilege,
-    `${who} lacks ${what}: grant a role with it (Datacenter → Permissions), or ask an administrator.${grant}`,
-  );
+  const grant = caller.kind === 'token' ? ' A token with privilege separation needs its own ACL entry, and never gets more than its user has.' : '';
+  return new PvePermissionError(details, aclPath, privilege, `${who} lacks ${what}: grant a role with it (Datacenter → Permissions), or ask an administrator.${grant}`);
 }
 
 function nodeFromPath(path: string): string | undefined {

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PveConnectionError, PveHttpError, PveTimeoutError, TlsPinMismatchError } from './errors.js';
 import { backoffDelayMs, beforeRetry, isRetryable } from './retry.js';
 
-const http = (status: number): PveHttpError =>
-  new PveHttpError({ status, pveMessage: 'x', method: 'GET', path: '/nodes' });
+const http = (status: number): PveHttpError => new PveHttpError({ status, pveMessage: 'x', method: 'GET', path: '/nodes' });
 const fast = { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 };
 
 /** The client's loop over its tries (PveClient), asking beforeRetry after each failure. */
@@ -38,10 +37,20 @@ describe('retry policy', () => {
 
   it('retries a GET up to the attempt limit but runs a POST once', async () => {
     let gets = 0;
-    await expect(withRetries('GET', '/x', fast, async () => { gets++; throw http(503); })).rejects.toThrow(PveHttpError);
+    await expect(
+      withRetries('GET', '/x', fast, async () => {
+        gets++;
+        throw http(503);
+      }),
+    ).rejects.toThrow(PveHttpError);
     expect(gets).toBe(3);
     let posts = 0;
-    await expect(withRetries('POST', '/x', fast, async () => { posts++; throw http(503); })).rejects.toThrow(PveHttpError);
+    await expect(
+      withRetries('POST', '/x', fast, async () => {
+        posts++;
+        throw http(503);
+      }),
+    ).rejects.toThrow(PveHttpError);
     expect(posts).toBe(1);
   });
 
@@ -50,7 +59,12 @@ describe('retry policy', () => {
     expect(await withRetries('GET', '/x', fast, async () => (++n < 2 ? Promise.reject(http(502)) : 'ok'))).toBe('ok');
     expect(n).toBe(2);
     let m = 0;
-    await expect(withRetries('GET', '/x', fast, async () => { m++; throw http(400); })).rejects.toThrow();
+    await expect(
+      withRetries('GET', '/x', fast, async () => {
+        m++;
+        throw http(400);
+      }),
+    ).rejects.toThrow();
     expect(m).toBe(1);
   });
 });

@@ -196,13 +196,7 @@ async function readCached(client: PveClient, cacheDir: string): Promise<LoadedSc
   };
 }
 
-async function writeCache(
-  client: PveClient,
-  cacheDir: string,
-  text: string,
-  contentHash: string,
-  version: PveVersion,
-): Promise<string> {
+async function writeCache(client: PveClient, cacheDir: string, text: string, contentHash: string, version: PveVersion): Promise<string> {
   const file = `apidoc-${safeName(version.version)}-${contentHash.slice(0, 16)}.js`;
   const schemaPath = join(cacheDir, 'schemas', file);
   await mkdir(join(cacheDir, 'schemas'), { recursive: true });

@@ -51,12 +51,7 @@ export const DEFAULT_TASK_TIMEOUT_MS = 300_000;
 
 /** The one capability the waiter needs from the client. */
 export interface TaskApi {
-  requestRaw<T>(
-    method: HttpMethod,
-    path: string,
-    params?: Record<string, unknown>,
-    opts?: { signal?: AbortSignal },
-  ): Promise<Envelope<T>>;
+  requestRaw<T>(method: HttpMethod, path: string, params?: Record<string, unknown>, opts?: { signal?: AbortSignal }): Promise<Envelope<T>>;
 }
 
 const statusSchema = z.looseObject({ status: z.string(), exitstatus: z.string().optional() });
@@ -71,9 +66,7 @@ function taskNode(upid: string): string {
   // Non-strings come from untyped callers (scripts); '' never parses, so they get the same error.
   const parts = parseUpid(typeof upid === 'string' ? upid.trim() : '');
   if (!parts) {
-    throw new PveInputError(
-      `${JSON.stringify(upid)} is not a task ID: expected '${UPID_SHAPE}' as returned by the call that started the task.`,
-    );
+    throw new PveInputError(`${JSON.stringify(upid)} is not a task ID: expected '${UPID_SHAPE}' as returned by the call that started the task.`);
   }
   return parts.node;
 }
@@ -97,9 +90,7 @@ export async function waitForTask(api: TaskApi, upid: string, options: WaitTaskO
     for (;;) {
       let status: TaskStatus;
       try {
-        status = statusSchema.parse(
-          (await api.requestRaw<unknown>('GET', '/nodes/{node}/tasks/{upid}/status', params, { signal })).data,
-        ) as TaskStatus;
+        status = statusSchema.parse((await api.requestRaw<unknown>('GET', '/nodes/{node}/tasks/{upid}/status', params, { signal })).data) as TaskStatus;
         failedReads = 0;
       } catch (err) {
         if (signal.aborted) throw err;
@@ -175,12 +166,7 @@ class TaskLogReader {
   ) {}
 
   async readNew(): Promise<string[]> {
-    const { data } = await this.api.requestRaw<unknown>(
-      'GET',
-      '/nodes/{node}/tasks/{upid}/log',
-      { ...this.params, start: this.#seen, limit: 0 },
-      { signal: this.signal },
-    );
+    const { data } = await this.api.requestRaw<unknown>('GET', '/nodes/{node}/tasks/{upid}/log', { ...this.params, start: this.#seen, limit: 0 }, { signal: this.signal });
     const lines = logSchema.parse(data);
     // An empty log file reads as one placeholder line; real line 1 would be skipped if we counted it.
     if (this.#seen === 0 && lines.length === 1 && lines[0]?.n === 1 && lines[0].t === 'no content') {

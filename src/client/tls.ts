@@ -114,9 +114,7 @@ function readCaFile(path: string, clusterName: string): Buffer {
     return readFileSync(path);
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code ?? String(err);
-    throw new PveConfigError([
-      { key: `clusters.${clusterName}.tls.caFile`, message: `cannot read ${path} (${reason}): give the path of a PEM file` },
-    ]);
+    throw new PveConfigError([{ key: `clusters.${clusterName}.tls.caFile`, message: `cannot read ${path} (${reason}): give the path of a PEM file` }]);
   }
 }
 

@@ -89,17 +89,7 @@ const TIMEOUT_CODES: Record<string, 'connect' | 'headers' | 'body'> = {
   UND_ERR_BODY_TIMEOUT: 'body',
 };
 
-const TRANSIENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'EAI_AGAIN',
-  'UND_ERR_SOCKET',
-]);
+const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
 
 export class HttpTransport {
   readonly #pool: Pool;
@@ -251,15 +241,7 @@ export class HttpTransport {
       : 'check the URL (host name, port 8006) and the network path to the node';
     // Said outright, so a refusal is never read as a change that may have happened.
     const what = sent ? (x.method === 'GET' ? ' The request was sent; it is a read, so nothing changed.' : '') : ' Nothing was sent.';
-    return new PveConnectionError(
-      `${x.method} ${x.apiPath}: cannot talk to ${origin} (${code ?? reason}): ${hint}.${what}`,
-      code,
-      transient,
-      x.method,
-      x.apiPath,
-      err,
-      sent,
-    ) as AnyPveError;
+    return new PveConnectionError(`${x.method} ${x.apiPath}: cannot talk to ${origin} (${code ?? reason}): ${hint}.${what}`, code, transient, x.method, x.apiPath, err, sent) as AnyPveError;
   }
 }
 

@@ -40,7 +40,7 @@ describe('describeOperations on the fixture', () => {
     expect(create?.signature).toContain('  tags?: string | string[];  // format pve-tag-list — Labels for the machine');
     expect(create?.signature).not.toContain('net1');
     const [list] = describeOperations(model, ['GET /nodes/{node}/qemu']).operations;
-    expect(list?.signature).toContain("params: {\n  node: string;");
+    expect(list?.signature).toContain('params: {\n  node: string;');
     // Identity and status first: what the guest is, what it is called, its state, then its size.
     expect(list?.signature).toContain("Promise<{ vmid: number; name?: string; status: 'running' | 'stopped'; mem?: number; [key: string]: any; }[]>");
   });
@@ -60,12 +60,8 @@ describe('describeOperations on the fixture', () => {
   });
 
   it('renders token restrictions and handler-checked permissions', () => {
-    expect(describeOperations(model, ['PUT /access/password']).operations[0]?.permission).toBe(
-      'the caller is the user {userid} (not available with API tokens)',
-    );
-    expect(describeOperations(model, ['GET /cluster/resources']).operations[0]?.permission).toBe(
-      'any authenticated user — Entries are filtered by what the caller may see.',
-    );
+    expect(describeOperations(model, ['PUT /access/password']).operations[0]?.permission).toBe('the caller is the user {userid} (not available with API tokens)');
+    expect(describeOperations(model, ['GET /cluster/resources']).operations[0]?.permission).toBe('any authenticated user — Entries are filtered by what the caller may see.');
   });
 
   it('gives all methods of a path, in GET POST PUT DELETE order, without duplicates', () => {

@@ -20,11 +20,7 @@ const BY_FORMAT: Readonly<Record<string, unknown>> = {
 export function exampleValue(spec: ParamSpec): unknown {
   const numeric = spec.type === 'integer' || spec.type === 'number';
   if (spec.enum?.[0] !== undefined) return numeric ? Number(spec.enum[0]) : spec.enum[0];
-  const known = Object.hasOwn(BY_NAME, spec.name)
-    ? BY_NAME[spec.name]
-    : typeof spec.format === 'string' && Object.hasOwn(BY_FORMAT, spec.format)
-      ? BY_FORMAT[spec.format]
-      : undefined;
+  const known = Object.hasOwn(BY_NAME, spec.name) ? BY_NAME[spec.name] : typeof spec.format === 'string' && Object.hasOwn(BY_FORMAT, spec.format) ? BY_FORMAT[spec.format] : undefined;
   // `vmid` is a list in some operations: a typical value only where its kind fits.
   if (known !== undefined && typeof known === (numeric || spec.format === 'pve-vmid' ? 'number' : spec.type)) return known;
   switch (spec.type) {

@@ -45,7 +45,10 @@ export function renderSignature(op: Operation, requestedParams: readonly string[
   const returns = returnsText(op, requestedParams);
   const tail = `): Promise<${returns.type}>${returns.note ? `  // ${returns.note}` : ''}`;
   // A requested name may be a return field instead of a parameter: that is not "no such param".
-  const section = paramSection(op, requestedParams.filter((name) => !returns.expanded.includes(name)));
+  const section = paramSection(
+    op,
+    requestedParams.filter((name) => !returns.expanded.includes(name)),
+  );
   if (section.lines.length === 0 && section.omitted.length === 0) {
     lines.push(`${call}${tail}`);
   } else {

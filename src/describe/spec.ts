@@ -45,8 +45,8 @@ export function suggest(model: ApiModel, spec: ParsedSpec | undefined, raw: stri
   }
   const wanted = splitPath(spec?.path ?? raw.replace(/^\s*[A-Za-z]+\s+/, ''));
   return nearestPaths(model, wanted, MAX_SUGGESTIONS).map((path) => {
-      const ops = model.byPath(path);
-      const same = spec?.method ? ops.find((op) => op.method === spec.method) : undefined;
+    const ops = model.byPath(path);
+    const same = spec?.method ? ops.find((op) => op.method === spec.method) : undefined;
     return same ? same.key : path;
   });
 }

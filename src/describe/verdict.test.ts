@@ -43,10 +43,7 @@ describe.skipIf(!hasOfficialSchema('9.1'))(`verdicts on PVE 9.1 (skipped when ab
     expect(v.raisedBy.find((r) => r.param === 'forceStop')).toMatchObject({ risk: 'destructive', class: 'hard-stop', verdict: 'approval' });
     expect(v.raisedBy.find((r) => r.param === 'skiplock')).toMatchObject({ risk: 'privileged', verdict: 'refused' });
     // A real call with forceStop is decided the same way.
-    const live = decideCall(
-      describeCall({ cluster: 'c', operation: op('POST /nodes/{node}/qemu/{vmid}/status/shutdown'), pathValues: {}, params: { forceStop: 1 } }),
-      operator,
-    );
+    const live = decideCall(describeCall({ cluster: 'c', operation: op('POST /nodes/{node}/qemu/{vmid}/status/shutdown'), pathValues: {}, params: { forceStop: 1 } }), operator);
     expect(live.outcome).toBe('approval');
   });
 

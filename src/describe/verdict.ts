@@ -140,11 +140,6 @@ export function raisesLines(raisedBy: ReadonlyArray<Omit<RaisingParam, 'verdict'
 }
 
 function verdictHead(v: OperationVerdict): string {
-  const why =
-    v.verdict === 'scoped'
-      ? ` — only for targets inside the policy's scopes (pve://${v.cluster}/policy)`
-      : v.verdict !== 'allowed' && v.why
-        ? ` — ${v.why}`
-        : '';
+  const why = v.verdict === 'scoped' ? ` — only for targets inside the policy's scopes (pve://${v.cluster}/policy)` : v.verdict !== 'allowed' && v.why ? ` — ${v.why}` : '';
   return `// policy '${v.policy}' on ${v.cluster}: ${VERDICT_TEXT[v.verdict]}${why}`;
 }

@@ -71,7 +71,7 @@ describe('evaluatePermission', () => {
     else expect.unreachable();
   });
 
-  it('userid-group via /access/groups or the target user\'s groups', () => {
+  it("userid-group via /access/groups or the target user's groups", () => {
     const check = ['userid-group', ['User.Modify']];
     const groupsOf = (u: string) => (u === 'x@pve' ? ['ops'] : []);
     expect(evaluatePermission(check, env('a@pve', { '/access/groups': ['User.Modify'] }, { userid: 'y@pve' }))).toEqual({ ok: true });

@@ -27,9 +27,7 @@ export interface MissingPrivilege {
   privs: string[];
 }
 
-export type PermissionResult =
-  | { ok: true }
-  | { ok: false; missing: MissingPrivilege[]; message: string };
+export type PermissionResult = { ok: true } | { ok: false; missing: MissingPrivilege[]; message: string };
 
 const OK: PermissionResult = { ok: true };
 

@@ -18,7 +18,10 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 export type Params = Record<string, JsonValue>;
 
 export class InvalidCallError extends Error {
-  constructor(message: string, readonly hint?: string) {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
     super(hint ? `${message}. ${hint}` : message);
     this.name = 'InvalidCallError';
   }
@@ -142,7 +145,6 @@ function checkSegment(segment: string, what: string): void {
     throw new InvalidCallError(`${what} contains characters outside A-Z a-z 0-9 . _ ~ : @ ! + , = -`);
   }
 }
-
 
 /** Keys that would reach an object's prototype: refused wherever a call's JSON is read. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);

@@ -65,7 +65,13 @@ export function decideCall(facts: CallFacts, policy: Policy): Decision {
     for (const rule of policy.targetRules) {
       if (rule.action !== 'approval' || !rule.risk.has(risk)) continue;
       const hit = targetRuleHit(rule, facts);
-      if (hit) return { outcome: 'approval', risk, rule: rule.label, reason: `${risk}${why}; it ${hit}, for which policy '${policy.name}' ${rule.label} requires human approval${rule.comment ? ` (${rule.comment})` : ''}` };
+      if (hit)
+        return {
+          outcome: 'approval',
+          risk,
+          rule: rule.label,
+          reason: `${risk}${why}; it ${hit}, for which policy '${policy.name}' ${rule.label} requires human approval${rule.comment ? ` (${rule.comment})` : ''}`,
+        };
     }
     const tainted = policy.taintedBy;
     if (tainted && tainted.length > 0) {
@@ -137,7 +143,10 @@ function scopeRefusal(facts: CallFacts, policy: Policy, op: OperationRef, shown:
   if (scope.nodes) {
     const nodes = [...scope.nodes].join(', ');
     if (changes && facts.unresolved.length > 0) {
-      return { rule: 'scopes.nodes', message: `${shown} cannot be resolved to its targets (${facts.unresolved[0]}), so it is treated as reaching every node, outside policy '${policy.name}' scopes.nodes [${nodes}]` };
+      return {
+        rule: 'scopes.nodes',
+        message: `${shown} cannot be resolved to its targets (${facts.unresolved[0]}), so it is treated as reaching every node, outside policy '${policy.name}' scopes.nodes [${nodes}]`,
+      };
     }
     if (changes && facts.targets.allGuests === 'cluster') {
       return { rule: 'scopes.nodes', message: `${shown} addresses every guest of the cluster, on every node, outside policy '${policy.name}' scopes.nodes [${nodes}]; list the VMIDs (vms) instead` };
@@ -159,7 +168,10 @@ function scopeRefusal(facts: CallFacts, policy: Policy, op: OperationRef, shown:
       return { rule: 'scopes', message: `${shown} cannot be resolved to its targets (${facts.unresolved[0]}), so it cannot be checked against policy '${policy.name}' guest scopes` };
     }
     if (facts.everyGuest && !poolSelectionInScope(facts, policy)) {
-      return { rule: 'scopes', message: `${shown} addresses every guest${facts.targets.allGuests === 'nodes' ? ' of the node' : ''}, but policy '${policy.name}' limits guests by scope; list the VMIDs instead` };
+      return {
+        rule: 'scopes',
+        message: `${shown} addresses every guest${facts.targets.allGuests === 'nodes' ? ' of the node' : ''}, but policy '${policy.name}' limits guests by scope; list the VMIDs instead`,
+      };
     }
     if (!facts.everyGuest && facts.guests.length === 0 && !policy.explicitlyAllowed(op)) {
       return { rule: 'scopes', message: `${shown} names no guest, so it cannot be checked against policy '${policy.name}' guest scopes; the operator can add an allow rule for it` };
@@ -207,5 +219,8 @@ function guestOutside(policy: Policy, shown: string, g: GuestFact, facts: CallFa
 
 function tagsOf(value: unknown): string[] {
   if (typeof value !== 'string') return [];
-  return value.split(/[;,\s]+/).filter(Boolean).map((t) => t.toLowerCase());
+  return value
+    .split(/[;,\s]+/)
+    .filter(Boolean)
+    .map((t) => t.toLowerCase());
 }

@@ -109,10 +109,7 @@ function policySentence(policy: Policy, targets: readonly EffectiveTargetRule[],
   const allows = `Allows ${PRESET_ALLOWS[policy.preset]}${extra.length > 0 ? ` plus ${extra.join(' and ')}` : ''}`;
   const approvalTargets = targets.filter((t) => t.action === 'approval').length;
   const classes = [...policy.approvalClasses];
-  const asks = [
-    classes.length > 0 ? `${classes.join(' and ')} calls` : '',
-    approvalTargets > 0 ? `changes to the targets its approval rules name` : '',
-  ].filter((p) => p !== '');
+  const asks = [classes.length > 0 ? `${classes.join(' and ')} calls` : '', approvalTargets > 0 ? `changes to the targets its approval rules name` : ''].filter((p) => p !== '');
   const refuses = [
     policy.preset === 'operator' ? 'every other write' : policy.preset === 'read-only' ? 'every other change' : '',
     privileged.length > 0 ? 'other privileged operations' : 'privileged operations',
@@ -141,7 +138,13 @@ export function compactPolicyLine(e: EffectivePolicy, options: { budget: boolean
   const parts = [e.summary.replace(/\.$/, '')];
   const scopes = Object.entries(e.scopes).map(([k, v]) => `${k} ${v.join(',')}`);
   if (scopes.length > 0) parts.push(`scopes: ${scopes.join('; ')}`);
-  if (e.targets.length > 0) parts.push(`targets: ${cap(e.targets.map((t) => `${t.action === 'deny' ? 'deny' : 'approval for'} ${t.protects}`), 4)}`);
+  if (e.targets.length > 0)
+    parts.push(
+      `targets: ${cap(
+        e.targets.map((t) => `${t.action === 'deny' ? 'deny' : 'approval for'} ${t.protects}`),
+        4,
+      )}`,
+    );
   if (e.privileged.length > 0) parts.push(`privileged enabled: ${cap(e.privileged, 3)}`);
   if (options.budget) parts.push(`per run: ${budgetLine(e.budgetPerRun)}`);
   return parts.join('; ');

@@ -17,18 +17,7 @@ import type { HttpMethod, Operation, RiskClass } from '../schema/model.js';
 import { isTruthy, listOf } from './targets.js';
 import { parsePropertyString, parseVolume } from './volumes.js';
 
-export const ESCALATION_CLASSES = [
-  'hard-stop',
-  'physical-removal',
-  'overwrite',
-  'host-exec',
-  'credential',
-  'host-resource',
-  'data-egress',
-  'bulk',
-  'lock-bypass',
-  'root-only',
-] as const;
+export const ESCALATION_CLASSES = ['hard-stop', 'physical-removal', 'overwrite', 'host-exec', 'credential', 'host-resource', 'data-egress', 'bulk', 'lock-bypass', 'root-only'] as const;
 export type EscalationClass = (typeof ESCALATION_CLASSES)[number];
 
 export interface EscalationRule {

@@ -68,10 +68,7 @@ export function describeCall(input: FactsInput): CallFacts {
   if (taskGuest !== undefined && VMID.test(taskGuest) && !targets.vmids.includes(Number(taskGuest))) {
     targets = { ...targets, vmids: [...targets.vmids, Number(taskGuest)] };
   }
-  const guests: GuestFact[] = [
-    ...targets.vmids.map((vmid): GuestFact => ({ vmid, via: 'acts-on' })),
-    ...targets.dataOf.map((vmid): GuestFact => ({ vmid, via: 'data' })),
-  ];
+  const guests: GuestFact[] = [...targets.vmids.map((vmid): GuestFact => ({ vmid, via: 'acts-on' })), ...targets.dataOf.map((vmid): GuestFact => ({ vmid, via: 'data' }))];
   return {
     cluster: input.cluster,
     method: op.method,
@@ -120,10 +117,7 @@ export async function lookUpFacts(facts: CallFacts, directory: GuestDirectory, s
     const t = facts.targets;
     if (facts.everyGuest) {
       const named = new Set(out.guests.map((g) => g.vmid));
-      const inReach = (g: GuestInfo): boolean =>
-        t.allGuests === 'cluster' ||
-        (t.allGuests === 'nodes' && out.nodes.includes(g.node)) ||
-        (g.pool !== undefined && t.poolGuests.includes(g.pool));
+      const inReach = (g: GuestInfo): boolean => t.allGuests === 'cluster' || (t.allGuests === 'nodes' && out.nodes.includes(g.node)) || (g.pool !== undefined && t.poolGuests.includes(g.pool));
       for (const g of all) if (!named.has(g.vmid) && inReach(g)) out.guests.push({ vmid: g.vmid, via: 'every', info: g });
     }
     for (const g of out.guests) if (g.info && !out.nodes.includes(g.info.node)) out.nodes.push(g.info.node);

@@ -95,7 +95,13 @@ export function parseResource(item: unknown): GuestInfo | undefined {
     node: r.node,
     ...(typeof r.name === 'string' ? { name: r.name } : {}),
     ...(typeof r.pool === 'string' && r.pool !== '' ? { pool: r.pool } : {}),
-    tags: typeof r.tags === 'string' ? r.tags.split(/[;,\s]+/).filter(Boolean).map((t) => t.toLowerCase()) : [],
+    tags:
+      typeof r.tags === 'string'
+        ? r.tags
+            .split(/[;,\s]+/)
+            .filter(Boolean)
+            .map((t) => t.toLowerCase())
+        : [],
     template: r.template === 1 || r.template === true,
   };
 }

@@ -34,13 +34,17 @@ afterAll(async () => {
 
 describe('policy lint on the simulator schema', () => {
   it('accepts rules that reach operations, concrete globs included', () => {
-    const f = lint(sim.model, {
-      preset: 'operator',
-      allow: ['POST /nodes/{node}/qemu/{vmid}/status/start', 'GET /cluster/**'],
-      deny: ['* /nodes/*/qemu/100/**', 'DELETE /nodes/*/qemu/*', 'POST /nodes/*/{qemu,lxc}/*/status/{stop,reset}', 'GET /nodes/*/storage/local/**'],
-      targets: [{ action: 'deny', vmids: [100, '100-110'], nodes: ['pve3'], pools: ['production'], tags: ['PROD'], storages: ['ceph'] }],
-      scopes: { nodes: ['pve1', 'pve2'], vmids: ['100-199'], pools: ['infra'], tags: ['web'] },
-    }, inventory);
+    const f = lint(
+      sim.model,
+      {
+        preset: 'operator',
+        allow: ['POST /nodes/{node}/qemu/{vmid}/status/start', 'GET /cluster/**'],
+        deny: ['* /nodes/*/qemu/100/**', 'DELETE /nodes/*/qemu/*', 'POST /nodes/*/{qemu,lxc}/*/status/{stop,reset}', 'GET /nodes/*/storage/local/**'],
+        targets: [{ action: 'deny', vmids: [100, '100-110'], nodes: ['pve3'], pools: ['production'], tags: ['PROD'], storages: ['ceph'] }],
+        scopes: { nodes: ['pve1', 'pve2'], vmids: ['100-199'], pools: ['infra'], tags: ['web'] },
+      },
+      inventory,
+    );
     expect(f).toEqual([]);
   });
 
@@ -76,11 +80,15 @@ describe('policy lint on the simulator schema', () => {
   });
 
   it('checks target rules and scopes against the inventory, with did-you-mean', () => {
-    const f = lint(sim.model, {
-      preset: 'operator',
-      targets: [{ action: 'deny', vmids: [1000, '5000-5999'], nodes: ['pve4', 'pve-1'], pools: ['prodution'], tags: ['prdo'], storages: ['cepth'] }],
-      scopes: { nodes: ['pev2'] },
-    }, inventory);
+    const f = lint(
+      sim.model,
+      {
+        preset: 'operator',
+        targets: [{ action: 'deny', vmids: [1000, '5000-5999'], nodes: ['pve4', 'pve-1'], pools: ['prodution'], tags: ['prdo'], storages: ['cepth'] }],
+        scopes: { nodes: ['pev2'] },
+      },
+      inventory,
+    );
     const byKey = Object.fromEntries(f.map((x) => [x.key, x]));
     expect(byKey['policies.p.targets[0].vmids[0]']).toMatchObject({ severity: 'error', suggestion: '100' });
     expect(byKey['policies.p.targets[0].vmids[1]']).toMatchObject({ severity: 'warning' });
@@ -109,13 +117,21 @@ describe('policy lint on the simulator schema', () => {
   });
 
   it('describes what each deny and target rule protects', () => {
-    const lines = describeRules(parsePolicyConfig({
-      preset: 'admin',
-      deny: ['* /nodes/*/qemu/100/**', 'GET /nodes/pve3/**', 'DELETE /nodes/*/lxc/200', '* /nodes/pve*/**', 'DELETE /nodes/*/qemu/*'],
-      targets: [{ action: 'approval', vmids: ['200-210'], tags: ['prod'] }, { action: 'deny', storages: ['nas'], risk: ['destructive'] }],
-    }));
+    const lines = describeRules(
+      parsePolicyConfig({
+        preset: 'admin',
+        deny: ['* /nodes/*/qemu/100/**', 'GET /nodes/pve3/**', 'DELETE /nodes/*/lxc/200', '* /nodes/pve*/**', 'DELETE /nodes/*/qemu/*'],
+        targets: [
+          { action: 'approval', vmids: ['200-210'], tags: ['prod'] },
+          { action: 'deny', storages: ['nas'], risk: ['destructive'] },
+        ],
+      }),
+    );
     expect(lines).toEqual([
-      { key: 'deny[0]', text: "deny '* /nodes/*/qemu/100/**' → protects VMID 100 from every call, by any path (as target rule {action: 'deny', vmids: [100], risk: ['read', 'write', 'destructive', 'privileged']})" },
+      {
+        key: 'deny[0]',
+        text: "deny '* /nodes/*/qemu/100/**' → protects VMID 100 from every call, by any path (as target rule {action: 'deny', vmids: [100], risk: ['read', 'write', 'destructive', 'privileged']})",
+      },
       { key: 'deny[1]', text: "deny 'GET /nodes/pve3/**' → protects node pve3 (its guests included) from every read, by any path (as target rule {action: 'deny', nodes: ['pve3'], risk: ['read']})" },
       { key: 'deny[2]', text: "deny 'DELETE /nodes/*/lxc/200' → protects its own paths only; VMID 200 is protected from other paths by targets[0]" },
       { key: 'deny[3]', text: "deny '* /nodes/pve*/**' → protects its own paths only ('pve*' is a glob, which a target rule cannot take; see the warning)" },
@@ -138,7 +154,9 @@ describe.skipIf(!hasOfficialSchema('9.1'))(`policy lint on the official 9.1 sche
   });
 
   it('accepts the README examples and refuses their typos', () => {
-    expect(errors(lint(model, { preset: 'operator', deny: ['* /nodes/*/qemu/100/**'], privileged: ['POST /nodes/*/vzdump +script', 'POST /nodes/*/lxc +mp[n]', 'PUT /nodes/*/qemu/*/config +hostpci[n]'] }))).toEqual([]);
+    expect(
+      errors(lint(model, { preset: 'operator', deny: ['* /nodes/*/qemu/100/**'], privileged: ['POST /nodes/*/vzdump +script', 'POST /nodes/*/lxc +mp[n]', 'PUT /nodes/*/qemu/*/config +hostpci[n]'] })),
+    ).toEqual([]);
     expect(errors(lint(model, { deny: ['* /nodes/*/qemu/100/**', 'DELETE /nodes/*/storage/*/content/**'] }))).toEqual([]);
     const f = errors(lint(model, { deny: ['* /nodes/*/qemu/100/staus/**'], targets: [{ action: 'deny', vmids: [100] }], privileged: ['PUT /nodes/*/qemu/*/config +hostpic[n]'] }));
     expect(f.map((x) => x.suggestion)).toEqual(['* /nodes/*/qemu/100/status/**', 'PUT /nodes/*/qemu/*/config +hostpci[n]']);

@@ -279,7 +279,11 @@ export function lintPolicy(config: PolicyConfig, model: ApiModel, options: LintO
       const key = `${options.key}.${list}[${i}]`;
       const p = parsePattern(source);
       if (index.match(p).length > 0) return;
-      error(key, `'${source}' matches no operation of this cluster's schema (${model.operations.length} operations), so it ${list === 'deny' ? 'protects nothing' : 'allows nothing'}`, suggestPattern(p, index, (ops) => ops.length > 0));
+      error(
+        key,
+        `'${source}' matches no operation of this cluster's schema (${model.operations.length} operations), so it ${list === 'deny' ? 'protects nothing' : 'allows nothing'}`,
+        suggestPattern(p, index, (ops) => ops.length > 0),
+      );
     });
   }
 
@@ -397,9 +401,7 @@ export function describeRules(config: PolicyConfig): RuleDescription[] {
     if (rule.from !== 'targets') continue;
     const t = config.targets[rule.index];
     if (!t) continue;
-    const names = (['vmids', 'nodes', 'pools', 'tags', 'storages'] as const)
-      .filter((k) => t[k] !== undefined)
-      .map((k) => `${k === 'vmids' ? 'VMIDs' : k} ${(t[k] ?? []).join(', ')}`);
+    const names = (['vmids', 'nodes', 'pools', 'tags', 'storages'] as const).filter((k) => t[k] !== undefined).map((k) => `${k === 'vmids' ? 'VMIDs' : k} ${(t[k] ?? []).join(', ')}`);
     const classes = [...rule.risk];
     const what = classes.length === 4 ? 'every call' : `every ${classes.join(', ')} call`;
     out.push({ key: `targets[${rule.index}]`, text: `${rule.action === 'deny' ? 'refuses' : 'asks approval for'} ${what} that reaches ${names.join('; ')}, by any path` });
@@ -467,11 +469,7 @@ function lintSelectors(
       }
       const near = closestMatch(v, known);
       const list = [...known].slice(0, 10);
-      report.error(
-        `${key}.${kind}[${i}]`,
-        `${noun} '${value}' does not exist in this cluster${near ? '' : ` (${kind}: ${list.join(', ') || 'none'}${known.size > 10 ? ', …' : ''})`}`,
-        near,
-      );
+      report.error(`${key}.${kind}[${i}]`, `${noun} '${value}' does not exist in this cluster${near ? '' : ` (${kind}: ${list.join(', ') || 'none'}${known.size > 10 ? ', …' : ''})`}`, near);
     });
   };
   names('nodes', inv.nodes, 'node');

@@ -282,4 +282,3 @@ function checkPathFormat(op: Operation, name: string, value: string): void {
   if (format === undefined || !named || named.test(value)) return;
   throw new InvalidCallError(`path value ${name} '${value}' is not ${expectedFor(format, name)}`, `Use the ${name} as PVE lists it`);
 }
-

@@ -71,7 +71,10 @@ const NOUN: Record<PinKind, string> = { vmids: 'VMID', nodes: 'node', pools: 'po
 export function readPathRule(source: string): PathRuleReading {
   const pattern = compileOpPattern(source);
   const path = /^\s*[A-Za-z*,]+\s+(\/\S*)\s*$/.exec(source)?.[1] ?? '/';
-  const segs = path.split('/').slice(1).filter((s) => s !== '');
+  const segs = path
+    .split('/')
+    .slice(1)
+    .filter((s) => s !== '');
   const found = findPin(segs);
   if (found.kind !== 'pin') return found;
   const { pin, rest } = found;
@@ -90,7 +93,7 @@ export function readPathRule(source: string): PathRuleReading {
 }
 
 const HOW: Record<PinKind, string> = {
-  vmids: ' (HA resources, bulk actions, startall/stopall/migrateall with vms, backups, another guest\'s disks)',
+  vmids: " (HA resources, bulk actions, startall/stopall/migrateall with vms, backups, another guest's disks)",
   nodes: ' (bulk actions, HA, migrations to and from it, cluster-wide backups)',
   pools: ' (PUT /pools with poolid, backups of the pool, its guests by their own paths)',
   storages: ' (disks, backups, moves and restores that name it, /storage/<id> and /nodes/<node>/storage/<id>)',
@@ -178,7 +181,10 @@ export function formatTargetRule(rule: PinnedTargetRule): string {
 }
 
 /** Whether a target rule of the policy names a pinned target (any action, any classes). */
-export function pinCovered(pin: Pin, targets: ReadonlyArray<{ vmids?: ReadonlyArray<readonly [number, number]>; nodes?: readonly string[]; pools?: readonly string[]; storages?: readonly string[] }>): boolean {
+export function pinCovered(
+  pin: Pin,
+  targets: ReadonlyArray<{ vmids?: ReadonlyArray<readonly [number, number]>; nodes?: readonly string[]; pools?: readonly string[]; storages?: readonly string[] }>,
+): boolean {
   return pin.values.every((value) =>
     targets.some((t) => {
       if (pin.kind === 'vmids') return t.vmids?.some(([lo, hi]) => Number(value) >= lo && Number(value) <= hi) ?? false;

@@ -97,63 +97,60 @@ export const BudgetLimitsSchema = z.strictObject({
   taskWaitMs: z.number().int().min(0).optional(),
 });
 
-export const PolicyConfigSchema = z.strictObject({
-  /** Shown in the audit and in messages; defaults to the preset name. */
-  name: name.optional(),
-  preset: z.enum(PRESET_NAMES, { message: `preset must be one of ${PRESET_NAMES.join(', ')}` }).default('read-only'),
-  allow: z.array(opPattern).default([]),
-  deny: z.array(opPattern).default([]),
-  /** Privileged operations enabled one by one (operation key or single-segment glob), with `+param` for escalating parameters. */
-  privileged: z.array(privilegedPattern).default([]),
-  /** Rules over effects (by VMID, node, pool, tag or storage), checked with every call's targets. */
-  targets: z.array(TargetRuleSchema).default([]),
-  scopes: z
-    .strictObject({
-      nodes: z.array(name).optional(),
-      vmids: z.array(vmidEntry).optional(),
-      pools: z.array(name).optional(),
-      tags: z.array(name).optional(),
-    })
-    .default({}),
-  approval: z
-    .strictObject({
-      require: z
-        .array(z.enum(RISK_CLASSES).refine((r) => r !== 'read', { message: "reads never need approval: use 'write', 'destructive' or 'privileged'" }))
-        .optional(),
-      /**
-       * Who may approve: `self` (default) lets the asker's own MCP client accept the plan;
-       * `other` (four eyes) ignores that answer and waits for another principal (POST
-       * /approvals/<planId>) or the host operator (pve-code-mcp approve).
-       */
-      approver: z.enum(['self', 'other']).default('self'),
-      /** Four eyes with a named set of approvers: the other principal must be in this group (implies approver 'other'). */
-      approvers: z.strictObject({ group: name }).optional(),
-    })
-    .optional(),
-  budget: BudgetLimitsSchema.default({}),
-  /**
-   * Once a session has received text that guests or other people control (taint.ts): `approval`
-   * makes every change of its later runs need human approval; `allow` (default) only marks it.
-   */
-  taint: z
-    .strictObject({ writes: z.enum(['approval', 'allow'], { message: "taint.writes must be 'approval' or 'allow'" }).default('allow') })
-    .default({ writes: 'allow' }),
-  /**
-   * Undo (docs/undo.md): before a change of these risk classes to a guest, the bridge takes a
-   * safety snapshot where the guest's storage supports one, and undo rolls back to it.
-   */
-  undo: z
-    .strictObject({
-      snapshotBefore: z.array(z.enum(RISK_CLASSES).refine((r) => r !== 'read', { message: "a snapshot is taken before changes: use 'write', 'destructive' or 'privileged'" })).default([]),
-      /**
-       * Read an object before a `PUT` that updates it (one GET, where the same path has one), so
-       * undo can put its previous values back. Guest config writes need no such read: the
-       * identity check already reads the config.
-       */
-      readBeforeUpdate: z.boolean().default(true),
-    })
-    .default({ snapshotBefore: [], readBeforeUpdate: true }),
-})
+export const PolicyConfigSchema = z
+  .strictObject({
+    /** Shown in the audit and in messages; defaults to the preset name. */
+    name: name.optional(),
+    preset: z.enum(PRESET_NAMES, { message: `preset must be one of ${PRESET_NAMES.join(', ')}` }).default('read-only'),
+    allow: z.array(opPattern).default([]),
+    deny: z.array(opPattern).default([]),
+    /** Privileged operations enabled one by one (operation key or single-segment glob), with `+param` for escalating parameters. */
+    privileged: z.array(privilegedPattern).default([]),
+    /** Rules over effects (by VMID, node, pool, tag or storage), checked with every call's targets. */
+    targets: z.array(TargetRuleSchema).default([]),
+    scopes: z
+      .strictObject({
+        nodes: z.array(name).optional(),
+        vmids: z.array(vmidEntry).optional(),
+        pools: z.array(name).optional(),
+        tags: z.array(name).optional(),
+      })
+      .default({}),
+    approval: z
+      .strictObject({
+        require: z.array(z.enum(RISK_CLASSES).refine((r) => r !== 'read', { message: "reads never need approval: use 'write', 'destructive' or 'privileged'" })).optional(),
+        /**
+         * Who may approve: `self` (default) lets the asker's own MCP client accept the plan;
+         * `other` (four eyes) ignores that answer and waits for another principal (POST
+         * /approvals/<planId>) or the host operator (pve-code-mcp approve).
+         */
+        approver: z.enum(['self', 'other']).default('self'),
+        /** Four eyes with a named set of approvers: the other principal must be in this group (implies approver 'other'). */
+        approvers: z.strictObject({ group: name }).optional(),
+      })
+      .optional(),
+    budget: BudgetLimitsSchema.default({}),
+    /**
+     * Once a session has received text that guests or other people control (taint.ts): `approval`
+     * makes every change of its later runs need human approval; `allow` (default) only marks it.
+     */
+    taint: z.strictObject({ writes: z.enum(['approval', 'allow'], { message: "taint.writes must be 'approval' or 'allow'" }).default('allow') }).default({ writes: 'allow' }),
+    /**
+     * Undo (docs/undo.md): before a change of these risk classes to a guest, the bridge takes a
+     * safety snapshot where the guest's storage supports one, and undo rolls back to it.
+     */
+    undo: z
+      .strictObject({
+        snapshotBefore: z.array(z.enum(RISK_CLASSES).refine((r) => r !== 'read', { message: "a snapshot is taken before changes: use 'write', 'destructive' or 'privileged'" })).default([]),
+        /**
+         * Read an object before a `PUT` that updates it (one GET, where the same path has one), so
+         * undo can put its previous values back. Guest config writes need no such read: the
+         * identity check already reads the config.
+         */
+        readBeforeUpdate: z.boolean().default(true),
+      })
+      .default({ snapshotBefore: [], readBeforeUpdate: true }),
+  })
   // A deny rule that names a target for part of its API has no target-rule equivalent
   // (path-rule-targets.ts): refused until a target rule says how that target is protected from the
   // other paths that reach it, so the intuitive rule never silently protects less than it says.

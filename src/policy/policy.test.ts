@@ -117,7 +117,10 @@ describe('Policy', () => {
 
   it('compiles scopes', () => {
     const p = Policy.fromConfig({ scopes: { vmids: [101, '200-299'], tags: ['Prod'], nodes: ['pve1'] } });
-    expect(p.scope.vmids).toEqual([[101, 101], [200, 299]]);
+    expect(p.scope.vmids).toEqual([
+      [101, 101],
+      [200, 299],
+    ]);
     expect([...(p.scope.tags ?? [])]).toEqual(['prod']);
     expect(p.hasGuestScope).toBe(true);
     expect(Policy.fromConfig({ scopes: { nodes: ['pve1'] } }).hasGuestScope).toBe(false);

@@ -24,9 +24,7 @@ export interface OperationRef {
   risk: RiskClass;
 }
 
-export type PolicyDecision =
-  | { allowed: true; rule: string }
-  | { allowed: false; rule: string; message: string };
+export type PolicyDecision = { allowed: true; rule: string } | { allowed: false; rule: string; message: string };
 
 export interface ScopeSpec {
   nodes?: ReadonlySet<string>;

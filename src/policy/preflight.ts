@@ -142,7 +142,12 @@ export async function preflight(calls: readonly SdkCall[], deps: PreflightDeps):
       const key = `unavailable\u0000${cluster}`;
       if (!privilegeErrors.has(key)) {
         privilegeErrors.set(key, '');
-        report.problems.push({ ...at, severity: 'warning', kind: 'permissions-unavailable', message: `could not read the token's permissions on cluster '${cluster}' (${err instanceof Error ? err.message : String(err)}); privileges are checked by Proxmox at run time` });
+        report.problems.push({
+          ...at,
+          severity: 'warning',
+          kind: 'permissions-unavailable',
+          message: `could not read the token's permissions on cluster '${cluster}' (${err instanceof Error ? err.message : String(err)}); privileges are checked by Proxmox at run time`,
+        });
       }
       continue;
     }

@@ -24,7 +24,9 @@ export class TokenPrivileges {
     this.paths = new Map();
     for (const [path, privs] of Object.entries(map)) {
       if (privs === null || typeof privs !== 'object') continue;
-      const granted = Object.entries(privs).filter(([, v]) => v === 1 || v === true || v === '1').map(([k]) => k);
+      const granted = Object.entries(privs)
+        .filter(([, v]) => v === 1 || v === true || v === '1')
+        .map(([k]) => k);
       this.paths.set(normalizeAclPath(path), new Set(granted));
     }
   }

@@ -31,7 +31,7 @@ describe.skipIf(!hasOfficialSchema('9.1'))(`parameter values against the 9.1 sch
     expect(call('PUT', '/nodes/{node}/lxc/{vmid}/config', { node: 'pve1', vmid: 100, mp0: 'local-lvm:8,mp=/data', net0: 'name=eth0,bridge=vmbr0,ip=dhcp', memory: 512 })).not.toThrow();
   });
 
-  it("refuses a size with a unit where the schema wants MiB, naming the expected form", () => {
+  it('refuses a size with a unit where the schema wants MiB, naming the expected form', () => {
     expect(config({ memory: '8G' })).toThrow(InvalidCallError);
     expect(config({ memory: '8G' })).toThrow(
       /invalid parameter for PUT \/nodes\/\{node\}\/qemu\/\{vmid\}\/config: memory: current \(its default key\) got "8G", expected an integer ≥ 16, in MiB \(syntax \[current=\]<integer>\)\. Nothing was sent/,

@@ -41,10 +41,7 @@ export function resolveRequest(model: ApiModel, method: HttpMethod, rawPath: str
   }
   if (!match.operation) {
     const methods = model.byPath(match.path).map((op) => op.method);
-    throw new InvalidCallError(
-      `${method} is not an operation of ${match.path}`,
-      `That path supports ${methods.join(', ') || 'no methods'}; check the method, or use search_api to find the operation`,
-    );
+    throw new InvalidCallError(`${method} is not an operation of ${match.path}`, `That path supports ${methods.join(', ') || 'no methods'}; check the method, or use search_api to find the operation`);
   }
   // The path values are the path's own segments, whose characters callShape checked: what is left is what only the schema says of them.
   const pathValues = checkValues(match.operation, match.pathValues, params);
@@ -54,13 +51,15 @@ export function resolveRequest(model: ApiModel, method: HttpMethod, rawPath: str
 
 /** The URL path to send: the template with each value percent-encoded as one segment. */
 export function buildUrlPath(template: string, values: Record<string, string>): string {
-  const out = template.split('/').slice(1).map((seg) => {
-    const m = PLACEHOLDER.exec(seg);
-    if (!m?.[1]) return encodeURIComponent(seg);
-    const v = values[m[1]];
-    if (v === undefined) throw new InvalidCallError(`path placeholder {${m[1]}} has no value`);
-    return encodeURIComponent(v);
-  });
+  const out = template
+    .split('/')
+    .slice(1)
+    .map((seg) => {
+      const m = PLACEHOLDER.exec(seg);
+      if (!m?.[1]) return encodeURIComponent(seg);
+      const v = values[m[1]];
+      if (v === undefined) throw new InvalidCallError(`path placeholder {${m[1]}} has no value`);
+      return encodeURIComponent(v);
+    });
   return '/' + out.join('/');
 }
-

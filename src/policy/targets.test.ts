@@ -48,7 +48,8 @@ function sampleOf(format: string | undefined): unknown {
   }
 }
 
-const TARGET_FORMATS = /^(?:pve-vmid(?:-list)?|pve-node(?:-list)?|pve-ha-node-list|pve-storage-id(?:-list)?|pve-ha-resource-or-vm-id|pve-ha-resource-id-list|pve-poolid|pve-volume-id(?:-or-qm-path|-or-absolute-path)?)$/;
+const TARGET_FORMATS =
+  /^(?:pve-vmid(?:-list)?|pve-node(?:-list)?|pve-ha-node-list|pve-storage-id(?:-list)?|pve-ha-resource-or-vm-id|pve-ha-resource-id-list|pve-poolid|pve-volume-id(?:-or-qm-path|-or-absolute-path)?)$/;
 /** Parameters of these formats that name what a call leaves out or looks at, not what it acts on. */
 const NOT_ACTED_ON = new Set(['exclude']);
 

@@ -93,10 +93,7 @@ describe('SupervisedChild', () => {
         name: 'test child',
         entry: file,
         execArgv: [],
-        channel:
-          options.channel === 'socket'
-            ? { kind: 'socket', encode: (m) => Buffer.from(`${JSON.stringify(m)}\n`), decoder: (deliver, fail) => new Lines(deliver, fail) }
-            : { kind: 'ipc' },
+        channel: options.channel === 'socket' ? { kind: 'socket', encode: (m) => Buffer.from(`${JSON.stringify(m)}\n`), decoder: (deliver, fail) => new Lines(deliver, fail) } : { kind: 'ipc' },
         schema: messageSchema,
         readyTimeoutMs: options.readyTimeoutMs ?? 10_000,
         handshake: options.handshake ?? ((m) => m.type === 'ready'),
@@ -159,7 +156,10 @@ describe('SupervisedChild', () => {
 
   it('rejects `ready` and kills a child that stays silent past the deadline', async () => {
     const { child, exited } = start(entry('silent', 'setInterval(() => undefined, 1000);'), { readyTimeoutMs: 200 });
-    const failure = await child.ready.then(() => undefined, (err: unknown) => err);
+    const failure = await child.ready.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(failure).toBeInstanceOf(ChildProcessError);
     expect(failure).toMatchObject({ timedOut: true, message: 'the test child sent no ready signal within 200 ms' });
     expect((await exited).signal).toBe('SIGKILL');
@@ -210,7 +210,9 @@ describe('locateEntry', () => {
 
   it('says what is missing and how to build it', () => {
     expect(() => locateEntry(moduleUrl(), 'absent.js', 'test entry')).toThrow(ChildEntryMissingError);
-    expect(() => locateEntry(moduleUrl(), 'absent.js', 'test entry')).toThrow(`the test entry is missing (looked for ${path.join(root, 'dist', 'src', 'kind', 'absent.js')}); build the project first (npm run build)`);
+    expect(() => locateEntry(moduleUrl(), 'absent.js', 'test entry')).toThrow(
+      `the test entry is missing (looked for ${path.join(root, 'dist', 'src', 'kind', 'absent.js')}); build the project first (npm run build)`,
+    );
   });
 });
 

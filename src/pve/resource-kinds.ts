@@ -21,10 +21,7 @@ export interface KindedList {
 }
 
 /** Present on every guest entry, running or not (a stopped guest reports zero usage). */
-const GUEST_FIELDS = [
-  'vmid', 'node', 'name', 'status', 'template',
-  'cpu', 'maxcpu', 'mem', 'maxmem', 'disk', 'maxdisk', 'uptime', 'netin', 'netout', 'diskread', 'diskwrite',
-];
+const GUEST_FIELDS = ['vmid', 'node', 'name', 'status', 'template', 'cpu', 'maxcpu', 'mem', 'maxmem', 'disk', 'maxdisk', 'uptime', 'netin', 'netout', 'diskread', 'diskwrite'];
 
 const CLUSTER_RESOURCES: KindedList = {
   discriminant: 'type',

@@ -22,8 +22,7 @@ export interface UpidParts {
 /** The shape, as error messages name it. */
 export const UPID_SHAPE = 'UPID:<node>:<pid>:<pstart>:<starttime>:<type>:<id>:<user>:';
 
-const UPID_RE =
-  /^UPID:([a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?):([0-9A-Fa-f]{8}):([0-9A-Fa-f]{8,9}):([0-9A-Fa-f]{8}):([^:\s/]+):([^:\s/]*):([^:\s/]+):$/;
+const UPID_RE = /^UPID:([a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?):([0-9A-Fa-f]{8}):([0-9A-Fa-f]{8,9}):([0-9A-Fa-f]{8}):([^:\s/]+):([^:\s/]*):([^:\s/]+):$/;
 
 /** Parses a UPID the way PVE does; `undefined` when it does not look like one. */
 export function parseUpid(upid: string): UpidParts | undefined {

@@ -177,9 +177,7 @@ function deadlineMessage(limitMs: number, phase: ClockPhase, spent: DeadlineRepo
   const parts = [`queue ${s(spent.queue)}`, `compile ${s(spent.compile)}`, `preflight ${s(spent.preflight)}`, `run ${s(spent.run)}`];
   if (spent.other >= 100) parts.push(`other ${s(spent.other)}`);
   if (spent.approval !== undefined) parts.push(`human approval ${s(spent.approval)} (not counted)`);
-  const after = phase === 'run'
-    ? 'the run was stopped; the logs and the calls it made until then are in this answer'
-    : 'the script did not run, nothing was sent';
+  const after = phase === 'run' ? 'the run was stopped; the logs and the calls it made until then are in this answer' : 'the script did not run, nothing was sent';
   return (
     `the call's ${s(limitMs)} deadline passed ${PHASE_WORDS[phase]} (time spent: ${parts.join(', ')}); ${after}. ` +
     (phase === 'queue'

@@ -293,7 +293,14 @@ export class RunPipeline<S, O extends OutcomeLike> {
       return this.blocked('approval', `not executed: the approvals store cannot be read (${err instanceof Error ? err.message : String(err)})`, report);
     }
     if (stored) {
-      const approval: ApprovalInfo = { required: true, via: 'operator', answer: 'approved', approvedBy: stored.approval.approvedBy, planId: stored.plan.planId, message: `running the plan approved by ${stored.approval.approvedBy} at ${stored.approval.approvedAt}` };
+      const approval: ApprovalInfo = {
+        required: true,
+        via: 'operator',
+        answer: 'approved',
+        approvedBy: stored.approval.approvedBy,
+        planId: stored.plan.planId,
+        message: `running the plan approved by ${stored.approval.approvedBy} at ${stored.approval.approvedAt}`,
+      };
       const unaudited = this.auditApproval(approval);
       if (unaudited) return unaudited;
       return this.approvedRun(stored.plan, approval, execute, base);
@@ -315,7 +322,12 @@ export class RunPipeline<S, O extends OutcomeLike> {
     const plan = probe.plan as Plan;
     if (!probe.outcome.ok) {
       // The script failed while planning: report that run (nothing was sent) instead of asking.
-      return { ...this.finish(probe, 'dry-run'), ...base, ...planFields(plan, planOutcome(probe.outcome)), approval: { required: false, message: 'the script failed during its dry-run planning pass; nothing was sent' } };
+      return {
+        ...this.finish(probe, 'dry-run'),
+        ...base,
+        ...planFields(plan, planOutcome(probe.outcome)),
+        approval: { required: false, message: 'the script failed during its dry-run planning pass; nothing was sent' },
+      };
     }
     if (!plan.writes.some((w) => w.needsApproval)) return { ...this.finish(await execute('live'), 'live'), ...base };
 
@@ -347,7 +359,12 @@ export class RunPipeline<S, O extends OutcomeLike> {
     // Four eyes: the asker's own client is not asked; another principal approves out of band.
     if (this.deps.approvals?.needsOtherApprover(plan)) {
       const how = planStored ? `approval: \`${this.deps.approvals.approveCommand(plan.planId)}\`, then run the same script again unchanged` : 'the plan could not be stored, so it cannot be approved';
-      const approval: ApprovalInfo = withStanding({ required: true, answer: 'four-eyes', planId: plan.planId, message: `Plan ${plan.planId} needs another person's approval (four eyes); nothing was sent. ${how}` });
+      const approval: ApprovalInfo = withStanding({
+        required: true,
+        answer: 'four-eyes',
+        planId: plan.planId,
+        message: `Plan ${plan.planId} needs another person's approval (four eyes); nothing was sent. ${how}`,
+      });
       const unaudited = this.auditApproval(approval);
       if (unaudited) return unaudited;
       return { ...this.blocked('approval', approval.message, report), ...planFields(plan), approval };
@@ -386,7 +403,8 @@ export class RunPipeline<S, O extends OutcomeLike> {
 
   /** The standing approval that covers this plan, charged with it; else why none does. */
   private async standingFor(runbook: string, contentHash: string, args: ArgValues, plan: Plan, signal?: AbortSignal): Promise<{ approval: StandingApproval } | { reasons: string[] }> {
-    if (plan.writes.some((w) => w.cluster !== this.deps.clusters.home.name)) return { reasons: [`the run writes to another cluster than ${this.deps.clusters.home.name}, which no standing approval covers`] };
+    if (plan.writes.some((w) => w.cluster !== this.deps.clusters.home.name))
+      return { reasons: [`the run writes to another cluster than ${this.deps.clusters.home.name}, which no standing approval covers`] };
     const writes: StandingWrite[] = [];
     for (const w of plan.writes) {
       const targets: StandingWrite['targets'] = [];
@@ -496,7 +514,15 @@ export class RunPipeline<S, O extends OutcomeLike> {
     // the answer (it failed) returns its lines with its result.
     const onLog = phase === 'probe' ? undefined : this.deps.onLog;
     const principal = this.deps.principal;
-    const outcome = await clock.execute(() => this.deps.executor.execute(script, handler, { ...(onLog ? { onLog } : {}), ...(signal ? { signal } : {}), pastDeadline: () => clock.lapsed(), ...(principal ? { principal } : {}), ...(args && Object.keys(args).length > 0 ? { args } : {}) }));
+    const outcome = await clock.execute(() =>
+      this.deps.executor.execute(script, handler, {
+        ...(onLog ? { onLog } : {}),
+        ...(signal ? { signal } : {}),
+        pastDeadline: () => clock.lapsed(),
+        ...(principal ? { principal } : {}),
+        ...(args && Object.keys(args).length > 0 ? { args } : {}),
+      }),
+    );
     return { outcome, counts, budgets, ...(recorder ? { plan: recorder.finish(code, clusters.home.policy.name) } : {}), ...(binding ? { binding } : {}) };
   }
 

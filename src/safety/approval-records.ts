@@ -86,4 +86,3 @@ export type StoreRecord = z.infer<typeof RecordSchema>;
 export type ApprovalRecord = Extract<StoreRecord, { type: 'approve' }>;
 export type ConsumeRecord = Extract<StoreRecord, { type: 'consume' }>;
 export type RequestRecord = Extract<StoreRecord, { type: 'request' }>;
-

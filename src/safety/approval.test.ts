@@ -123,7 +123,9 @@ describe('ApprovalStore: single use across processes and channels', () => {
     store.approve(plan.planId);
     store.markConsumed(plan.planId, 'run-elicited', 'elicitation');
     expect(store.find({ codeHash: plan.codeHash })).toBeUndefined();
-    expect(() => store.approve(plan.planId)).toThrow(expect.objectContaining({ code: 'already-run', message: expect.stringMatching(/already ran \(run run-elicited .*through the MCP client.*--again/) }));
+    expect(() => store.approve(plan.planId)).toThrow(
+      expect.objectContaining({ code: 'already-run', message: expect.stringMatching(/already ran \(run run-elicited .*through the MCP client.*--again/) }),
+    );
     expect(store.nextStep(plan.planId)).toMatch(/already ran .* --again/);
     const again = store.approve(plan.planId, { again: true });
     expect(store.claim({ codeHash: plan.codeHash }, 'run-2')?.approval.id).toBe(again.id);
@@ -147,11 +149,18 @@ describe('ApprovalStore: single use across processes and channels', () => {
     store.savePlan(b);
     store.approve(b.planId);
     const listed = store.list();
-    expect(listed.map((p) => [p.plan.planId, p.status]).sort()).toEqual([[a.planId, 'pending'], [b.planId, 'approved']].sort());
+    expect(listed.map((p) => [p.plan.planId, p.status]).sort()).toEqual(
+      [
+        [a.planId, 'pending'],
+        [b.planId, 'approved'],
+      ].sort(),
+    );
     expect(store.resolvePlanId(a.planId.slice(0, 12))).toBe(a.planId);
     expect(store.resolvePlanId('0123456789abcdef'.slice(0, 10))).toBeUndefined();
     expect(() => store.resolvePlanId('abc')).toThrow(expect.objectContaining({ code: 'bad-plan-id' }));
-    expect(store.nextStep(a.planId)).toBe(`Plan ${a.planId} is stored: ask the operator to approve it with \`pve-code-mcp approve ${a.planId} --state-dir ${dir}\`, or in the local web console (it prints a one-time login link): \`pve-code-mcp console --state-dir ${dir}\`, then run the same script again unchanged`);
+    expect(store.nextStep(a.planId)).toBe(
+      `Plan ${a.planId} is stored: ask the operator to approve it with \`pve-code-mcp approve ${a.planId} --state-dir ${dir}\`, or in the local web console (it prints a one-time login link): \`pve-code-mcp console --state-dir ${dir}\`, then run the same script again unchanged`,
+    );
     expect(store.nextStep(b.planId)).toMatch(/is approved until .*run the same script again unchanged/);
   });
 
@@ -163,7 +172,9 @@ describe('ApprovalStore: single use across processes and channels', () => {
 
   it('offers POST /approvals only where the server answers it (OAuth mode), not to the static bearer', () => {
     const id = 'a'.repeat(64);
-    expect(new ApprovalStore('/tmp/s', 'bearer').approveCommand(id)).toBe(`pve-code-mcp approve ${id} --state-dir /tmp/s\`, or in the local web console (it prints a one-time login link): \`pve-code-mcp console --state-dir /tmp/s`);
+    expect(new ApprovalStore('/tmp/s', 'bearer').approveCommand(id)).toBe(
+      `pve-code-mcp approve ${id} --state-dir /tmp/s\`, or in the local web console (it prints a one-time login link): \`pve-code-mcp console --state-dir /tmp/s`,
+    );
     expect(new ApprovalStore('/tmp/s').forPrincipal('bearer').approveCommand(id)).not.toContain('/approvals');
     const oauth = new ApprovalStore('/tmp/s', undefined, undefined, true).forPrincipal('alice');
     expect(oauth.approveCommand(id)).toContain(`POST /approvals/${id}`);

@@ -172,7 +172,9 @@ export class ApprovalStore {
       const approvers = this.approversOf?.(plan);
       this.locked(() => {
         // The newest request of a principal carries its current requirement (its policy may have changed).
-        const last = this.records({ planId: plan.planId }).filter((r): r is RequestRecord => r.type === 'request' && r.planId === plan.planId && r.principal === principal).pop();
+        const last = this.records({ planId: plan.planId })
+          .filter((r): r is RequestRecord => r.type === 'request' && r.planId === plan.planId && r.principal === principal)
+          .pop();
         if (!last || JSON.stringify(last.approvers) !== JSON.stringify(approvers)) {
           this.append({ type: 'request', planId: plan.planId, at: new Date().toISOString(), principal, ...(approvers ? { approvers } : {}) });
         }
@@ -307,7 +309,16 @@ export class ApprovalStore {
   claim(query: { planId?: string; codeHash: string }, runId: string, now: Date = new Date()): ApprovalMatch | undefined {
     return this.locked(() => {
       const match = this.findIn(this.records({ codeHash: query.codeHash }), query, now);
-      if (match) this.append({ type: 'consume', planId: match.plan.planId, at: now.toISOString(), runId, via: 'operator', ...(match.approval.id ? { approvalId: match.approval.id } : {}), ...this.principalField() });
+      if (match)
+        this.append({
+          type: 'consume',
+          planId: match.plan.planId,
+          at: now.toISOString(),
+          runId,
+          via: 'operator',
+          ...(match.approval.id ? { approvalId: match.approval.id } : {}),
+          ...this.principalField(),
+        });
       return match;
     });
   }
@@ -499,6 +510,8 @@ function currentUser(): string {
 
 /** What to tell the agent when a write needs approval it does not have. */
 export function approvalNextStep(): string {
-  return 'Run the same script with dryRun: true to get its plan and planId, then ask the operator to approve it ' +
-    '(`pve-code-mcp approve <planId>`) and run the script again unchanged; or use an MCP client that supports elicitation so the user can approve it directly';
+  return (
+    'Run the same script with dryRun: true to get its plan and planId, then ask the operator to approve it ' +
+    '(`pve-code-mcp approve <planId>`) and run the script again unchanged; or use an MCP client that supports elicitation so the user can approve it directly'
+  );
 }

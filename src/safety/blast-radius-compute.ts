@@ -62,7 +62,8 @@ export async function computeBlastRadius(input: BlastInput): Promise<BlastRadius
   if (!isConfig && !isMove && !isDestroy && !isMigrate) return undefined;
   const type = m[1] as 'qemu' | 'lxc';
   // A config write reaches beyond its keys only when it deletes or replaces a disk: read nothing more.
-  if (isConfig) return input.config ? configDiskRadius(r, { vmid: Number(pv.vmid), type, node: pv.node ?? '?', ...(input.target?.name ? { name: input.target.name } : {}) }, input.config, params) : undefined;
+  if (isConfig)
+    return input.config ? configDiskRadius(r, { vmid: Number(pv.vmid), type, node: pv.node ?? '?', ...(input.target?.name ? { name: input.target.name } : {}) }, input.config, params) : undefined;
   const g = await guestOf(r, input, type);
   if (isMove) return moveRadius(r, g, input.config, params);
   if (isDestroy) return destroyRadius(r, g, input.config, params);

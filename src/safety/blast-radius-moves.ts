@@ -17,7 +17,13 @@ async function moveItems(r: BlastReads, g: GuestEntry, target: string, params: R
   const online = params.online === 1 || params.online === true || params.online === '1';
   const how = !running ? 'offline' : g.type === 'lxc' ? 'with a restart (containers do not move live)' : online ? 'live' : 'refused while it runs unless online is set';
   const sid = `${g.type === 'lxc' ? 'ct' : 'vm'}:${g.vmid}`;
-  items.push({ kind: 'guest', what: guestLabel(g), effect: `moves ${g.node} → ${target} (${how})${haSids.has(sid) ? '; HA-managed: the HA manager carries out the move' : ''}`, vmid: g.vmid, severe: running && g.type === 'lxc' });
+  items.push({
+    kind: 'guest',
+    what: guestLabel(g),
+    effect: `moves ${g.node} → ${target} (${how})${haSids.has(sid) ? '; HA-managed: the HA manager carries out the move' : ''}`,
+    vmid: g.vmid,
+    severe: running && g.type === 'lxc',
+  });
   const config = await guestConfig(r, g);
   const local = config && shared ? disksOf(g.type, config).filter((d) => !shared.has(d.storage)) : [];
   if (local.length > 0) items.push({ kind: 'disk', what: `${guestLabel(g)} local disks`, effect: `copied to ${target}: ${local.map((d) => `${d.key} ${bytes(d.size)}`).join(', ')}`, vmid: g.vmid });
@@ -69,7 +75,12 @@ export async function haResourceRadius(r: BlastReads, method: string, sid: strin
   } else {
     const state = typeof params.state === 'string' ? params.state : method === 'POST' ? 'started' : String(now?.state ?? 'started');
     const wasState = now ? String(now.state ?? '?') : 'not HA-managed';
-    const moves = (state === 'started' || state === 'enabled') && status !== 'running' ? ' — it will be started' : (state === 'stopped' || state === 'disabled') && status === 'running' ? ' — it will be stopped' : '';
+    const moves =
+      (state === 'started' || state === 'enabled') && status !== 'running'
+        ? ' — it will be started'
+        : (state === 'stopped' || state === 'disabled') && status === 'running'
+          ? ' — it will be stopped'
+          : '';
     items.push({ kind: 'ha', what, effect: `${wasState} → ${state}: ${HA_EFFECT[state] ?? state}${moves} (now ${status})`, vmid, severe: moves.includes('stopped') });
   }
   return r.finish('ha-change', items[0] ? `${items[0].what}: ${items[0].effect}` : sid, items);
@@ -91,7 +102,13 @@ export async function haRuleRadius(r: BlastReads, method: string, rule: string |
     if (method === 'DELETE') items.push({ kind: 'guest', what: guestLabel(g), effect: `no longer bound by rule '${rule ?? '?'}': the HA manager may place it anywhere` });
     else if (merged.type === 'node-affinity' && nodes.length > 0 && !nodes.includes(g.node)) {
       const strict = Number(merged.strict ?? 0) === 1;
-      items.push({ kind: 'guest', what: guestLabel(g), effect: `runs on ${g.node}, outside ${nodes.join('|')}: the HA manager moves it there${strict ? ' (strict)' : ''}`, vmid: g.vmid, severe: g.status === 'running' });
+      items.push({
+        kind: 'guest',
+        what: guestLabel(g),
+        effect: `runs on ${g.node}, outside ${nodes.join('|')}: the HA manager moves it there${strict ? ' (strict)' : ''}`,
+        vmid: g.vmid,
+        severe: g.status === 'running',
+      });
     } else items.push({ kind: 'guest', what: guestLabel(g), effect: `stays on ${g.node}` });
   }
   const moving = items.filter((i) => i.effect.includes('moves it')).length;

@@ -72,9 +72,12 @@ function reachable(fwOn: boolean, rules: Rule[], policyIn: string, sources: Read
     const hit = rules.find((r) => enabled(r) && inbound(r) && mgmtPortsOf(r).includes(port) && decides(r));
     const src = hit ? sourceOf(hit) : undefined;
     if (hit && src !== undefined) {
-      out.set(port, sources.get(src) === 'includes'
-        ? `blocked for the management network by a ${String(hit.action)} rule from ${src}`
-        : `blocked by a ${String(hit.action)} rule from ${src}, which may include the management network (counts as the worst case)`);
+      out.set(
+        port,
+        sources.get(src) === 'includes'
+          ? `blocked for the management network by a ${String(hit.action)} rule from ${src}`
+          : `blocked by a ${String(hit.action)} rule from ${src}, which may include the management network (counts as the worst case)`,
+      );
     } else if (hit) out.set(port, String(hit.action) === 'ACCEPT' ? 'open (a rule accepts it)' : `blocked by a ${String(hit.action)} rule`);
     else out.set(port, policyIn === 'ACCEPT' ? 'open (input policy ACCEPT)' : `blocked by input policy ${policyIn}`);
   }
@@ -127,7 +130,14 @@ async function expandGroups(r: BlastReads, rules: Rule[], edited?: { group: stri
  * API node (or the node named) go from reachable to blocked for everyone outside the cluster
  * network? A security group counts where the datacenter's or the node's rules use it.
  */
-export async function firewallRadius(r: BlastReads, scope: 'cluster' | { node: string } | { group: string }, what: 'rules' | 'options', method: string, pos: number | undefined, params: Record<string, unknown>): Promise<BlastRadius> {
+export async function firewallRadius(
+  r: BlastReads,
+  scope: 'cluster' | { node: string } | { group: string },
+  what: 'rules' | 'options',
+  method: string,
+  pos: number | undefined,
+  params: Record<string, unknown>,
+): Promise<BlastRadius> {
   const api = await apiNode(r);
   if (!api) r.incomplete('the cluster status names no local node: the API node is not known');
   const node = typeof scope === 'object' && 'node' in scope ? scope.node : api?.node;
@@ -145,7 +155,8 @@ export async function firewallRadius(r: BlastReads, scope: 'cluster' | { node: s
     // Only sources that could decide a management port are resolved: those of enabled inbound DROP/REJECT rules on 8006 or 22.
     for (const rule of rules) {
       const src = sourceOf(rule);
-      if (src !== undefined && !sources.has(src) && enabled(rule) && inbound(rule) && String(rule.action) !== 'ACCEPT' && mgmtPortsOf(rule).length > 0) sources.set(src, await classifier.classify(src));
+      if (src !== undefined && !sources.has(src) && enabled(rule) && inbound(rule) && String(rule.action) !== 'ACCEPT' && mgmtPortsOf(rule).length > 0)
+        sources.set(src, await classifier.classify(src));
     }
     return reachable(Number(dc.enable ?? 0) === 1 && Number(n.enable ?? 1) === 1, rules, String(dc.policy_in ?? 'DROP'), sources);
   };
@@ -166,10 +177,20 @@ export async function firewallRadius(r: BlastReads, scope: 'cluster' | { node: s
     const a = after.get(port) ?? '?';
     if (b === a) continue;
     const cut = a.startsWith('blocked') && !b.startsWith('blocked');
-    items.push({ kind: 'firewall', what: `port ${port} (${port === 8006 ? 'API and web UI' : 'SSH'}) on ${node ?? 'every node'}${onApi ? ', the API node' : ''}`, effect: `${b} → ${a}${cut ? (a.includes('management network') ? ': the operators lose it too' : ': only the cluster network still reaches it') : ''}`, severe: cut });
+    items.push({
+      kind: 'firewall',
+      what: `port ${port} (${port === 8006 ? 'API and web UI' : 'SSH'}) on ${node ?? 'every node'}${onApi ? ', the API node' : ''}`,
+      effect: `${b} → ${a}${cut ? (a.includes('management network') ? ': the operators lose it too' : ': only the cluster network still reaches it') : ''}`,
+      severe: cut,
+    });
   }
   const cuts = items.filter((i) => i.severe).length;
-  const summary = cuts > 0 ? `cuts the management path: ${plural(cuts, 'port')} of ${node ?? 'the nodes'} blocked from outside the cluster network` : items.length > 0 ? 'changes how the management ports are reached, without blocking them' : `keeps ports 8006 and 22 of ${node ?? 'the nodes'} as reachable as they are`;
+  const summary =
+    cuts > 0
+      ? `cuts the management path: ${plural(cuts, 'port')} of ${node ?? 'the nodes'} blocked from outside the cluster network`
+      : items.length > 0
+        ? 'changes how the management ports are reached, without blocking them'
+        : `keeps ports 8006 and 22 of ${node ?? 'the nodes'} as reachable as they are`;
   return r.finish('firewall-management', summary, items);
 }
 
@@ -184,18 +205,33 @@ export async function networkApplyRadius(r: BlastReads, node: string): Promise<B
   for (const i of ifaces) {
     const addr = typeof i.address === 'string' ? i.address : typeof i.cidr === 'string' ? i.cidr.split('/')[0] : undefined;
     if (addr !== undefined && addr === ip) {
-      items.push({ kind: 'interface', what: `${String(i.iface)} (${String(i.cidr ?? addr)})`, effect: `carries ${node}'s cluster and management address${isApi ? ', the node this server talks to' : ''}: a mistake in it cuts the API and corosync`, severe: true });
+      items.push({
+        kind: 'interface',
+        what: `${String(i.iface)} (${String(i.cidr ?? addr)})`,
+        effect: `carries ${node}'s cluster and management address${isApi ? ', the node this server talks to' : ''}: a mistake in it cuts the API and corosync`,
+        severe: true,
+      });
     }
   }
   // GET shows the staged configuration (PVE's `interfaces.new`) when there is one. The textual
   // diff PVE sends beside it is not passed on by the client, so what the staged copy changes is
   // read from the copy itself: the cluster address gone from every interface, interfaces not up.
   if (typeof ip === 'string' && ifaces.length > 0 && !ifaces.some((i) => i.address === ip || (typeof i.cidr === 'string' && i.cidr.split('/')[0] === ip))) {
-    items.push({ kind: 'interface', what: `${node}'s cluster address ${ip}`, effect: `is on no interface of the staged configuration: applying it takes the address away, which cuts ${isApi ? 'this server off the API and ' : 'the API and '}corosync on ${node}`, severe: true });
+    items.push({
+      kind: 'interface',
+      what: `${node}'s cluster address ${ip}`,
+      effect: `is on no interface of the staged configuration: applying it takes the address away, which cuts ${isApi ? 'this server off the API and ' : 'the API and '}corosync on ${node}`,
+      severe: true,
+    });
   }
   for (const i of ifaces) {
     // Only an interface the apply brings up (autostart) is reached; one left down stays as it is.
-    if ((i.active === 0 || i.active === undefined) && Number(i.autostart) === 1) items.push({ kind: 'interface', what: `${String(i.iface)}${typeof i.cidr === 'string' ? ` (${i.cidr})` : ''}`, effect: 'is not up now: applying brings it up (new or changed in the staged configuration)' });
+    if ((i.active === 0 || i.active === undefined) && Number(i.autostart) === 1)
+      items.push({
+        kind: 'interface',
+        what: `${String(i.iface)}${typeof i.cidr === 'string' ? ` (${i.cidr})` : ''}`,
+        effect: 'is not up now: applying brings it up (new or changed in the staged configuration)',
+      });
   }
   const guests = ((await guestDirectory(r)) ?? []).filter((g) => g.node === node);
   const byBridge = new Map<string, string[]>();
@@ -212,7 +248,12 @@ export async function networkApplyRadius(r: BlastReads, node: string): Promise<B
       if (bridge) byBridge.set(bridge, [...(byBridge.get(bridge) ?? []), `${guestLabel({ vmid: g.vmid, type: g.type, ...(g.name ? { name: g.name } : {}) })} ${k}`]);
     }
   }
-  for (const [bridge, nics] of [...byBridge].sort()) items.push({ kind: 'interface', what: `bridge ${bridge}`, effect: `${plural(nics.length, 'guest NIC')} on it lose traffic while it reloads: ${nics.slice(0, 8).join(', ')}${nics.length > 8 ? '…' : ''}` });
+  for (const [bridge, nics] of [...byBridge].sort())
+    items.push({
+      kind: 'interface',
+      what: `bridge ${bridge}`,
+      effect: `${plural(nics.length, 'guest NIC')} on it lose traffic while it reloads: ${nics.slice(0, 8).join(', ')}${nics.length > 8 ? '…' : ''}`,
+    });
   const nicCount = [...byBridge.values()].reduce((n, l) => n + l.length, 0);
   return r.finish('network-apply', `reloads ${plural(ifaces.length, 'interface')} of ${node}${isApi ? ', the API node' : ''}; ${plural(nicCount, 'guest NIC')} on its bridges`, items);
 }

@@ -50,7 +50,10 @@ export class SourceClassifier {
   ) {}
 
   async classify(source: string): Promise<SourceReach> {
-    const entries = source.split(',').map((e) => e.trim()).filter((e) => e !== '');
+    const entries = source
+      .split(',')
+      .map((e) => e.trim())
+      .filter((e) => e !== '');
     let worst: SourceReach = 'excludes';
     for (const e of entries) {
       const reach = await this.entry(e, 0);

@@ -11,7 +11,13 @@ import { bootKey, bytes, disksOf, type GuestEntry, guestConfig, guestDirectory, 
  * with a disk on it loses that disk, and one whose boot disk is there will not boot; backups on it
  * can no longer be restored from it; backup jobs writing to it fail.
  */
-export async function storageRadius(r: BlastReads, storage: string, family: 'storage-remove' | 'storage-disable', keepNodes?: ReadonlySet<string>, newContent?: readonly string[]): Promise<BlastRadius> {
+export async function storageRadius(
+  r: BlastReads,
+  storage: string,
+  family: 'storage-remove' | 'storage-disable',
+  keepNodes?: ReadonlySet<string>,
+  newContent?: readonly string[],
+): Promise<BlastRadius> {
   const enc = encodeURIComponent(storage);
   const def = await r.object(`/storage/${enc}`);
   // Taking `images` (VM disks) or `rootdir` (container volumes) off a storage disables it for
@@ -80,11 +86,15 @@ export async function storageRadius(r: BlastReads, storage: string, family: 'sto
   if (backups > 0) items.push({ kind: 'backup', what: plural(backups, 'backup'), effect: 'can no longer be listed or restored from this storage' });
   const jobs = newContent === undefined || keepNodes !== undefined || typeLost('backup') ? await r.list('/cluster/backup') : [];
   for (const j of jobs ?? []) {
-    if (j.storage === storage && j.enabled !== 0 && j.enabled !== '0') items.push({ kind: 'job', what: `backup job '${String(j.id)}'`, effect: 'writes to this storage: its next run fails', severe: true });
+    if (j.storage === storage && j.enabled !== 0 && j.enabled !== '0')
+      items.push({ kind: 'job', what: `backup job '${String(j.id)}'`, effect: 'writes to this storage: its next run fails', severe: true });
   }
   const verb = family === 'storage-remove' ? 'removing' : lost ? `taking content ${lost.length > 0 ? lost.join(', ') : '(none)'} off` : 'disabling';
   const prefix = lost ? `${verb} '${storage}': ` : '';
-  const summary = losing === 0 && items.length === 0 ? `${verb} '${storage}' reaches no guest disk, backup or job` : `${prefix}${plural(losing, 'guest')} ${losing === 1 ? 'loses' : 'lose'} a disk${wontBoot > 0 ? `; ${wontBoot} of them will not boot` : ''}${backups > 0 ? `; ${plural(backups, 'backup')} out of reach` : ''}`;
+  const summary =
+    losing === 0 && items.length === 0
+      ? `${verb} '${storage}' reaches no guest disk, backup or job`
+      : `${prefix}${plural(losing, 'guest')} ${losing === 1 ? 'loses' : 'lose'} a disk${wontBoot > 0 ? `; ${wontBoot} of them will not boot` : ''}${backups > 0 ? `; ${plural(backups, 'backup')} out of reach` : ''}`;
   return r.finish(family, summary, items);
 }
 
@@ -105,7 +115,11 @@ export function configDiskRadius(r: BlastReads, g: GuestEntry, config: Record<st
   }
   if (items.length === 0) return undefined;
   const destroyed = items.filter((i) => i.effect.includes('destroyed')).length;
-  return r.finish('disk-delete', `${plural(items.length, 'disk')} of ${guestLabel(g)} ${items.length === 1 ? 'goes' : 'go'}${destroyed > 0 ? ` (${destroyed} destroyed for good)` : ''}${items.some((i) => i.effect.includes('will not boot')) ? '; it will not boot' : ''}`, items);
+  return r.finish(
+    'disk-delete',
+    `${plural(items.length, 'disk')} of ${guestLabel(g)} ${items.length === 1 ? 'goes' : 'go'}${destroyed > 0 ? ` (${destroyed} destroyed for good)` : ''}${items.some((i) => i.effect.includes('will not boot')) ? '; it will not boot' : ''}`,
+    items,
+  );
 }
 
 /** `DELETE /nodes/{node}/storage/{storage}/content/{volume}`: the guest that uses the volume, and clones based on it. */
@@ -117,7 +131,13 @@ export async function volumeRadius(r: BlastReads, node: string, storage: string,
   const base = /:(base-\d+-disk-\d+)$/.exec(volid)?.[1];
   if (base) {
     for (const v of content ?? []) {
-      if (typeof v.volid === 'string' && v.volid.includes(`:${base}/`)) items.push({ kind: 'clone', what: `volume ${v.volid}${typeof v.vmid === 'number' ? ` of VMID ${v.vmid}` : ''}`, effect: 'is a linked clone of it: PVE refuses the delete while it exists', severe: true });
+      if (typeof v.volid === 'string' && v.volid.includes(`:${base}/`))
+        items.push({
+          kind: 'clone',
+          what: `volume ${v.volid}${typeof v.vmid === 'number' ? ` of VMID ${v.vmid}` : ''}`,
+          effect: 'is a linked clone of it: PVE refuses the delete while it exists',
+          severe: true,
+        });
     }
   }
   const owner = typeof vol?.vmid === 'number' ? vol.vmid : Number(/(?:vm|base|subvol)-(\d+)-disk/.exec(volid)?.[1] ?? Number.NaN);
@@ -128,10 +148,22 @@ export async function volumeRadius(r: BlastReads, node: string, storage: string,
       const config = await guestConfig(r, g);
       const d = config ? disksOf(g.type, config).find((x) => x.volid === volid) : undefined;
       if (!config) items.push({ kind: 'guest', what: guestLabel(g), effect: 'owns it (its config could not be read: counts as its boot disk)', vmid: owner, severe: true });
-      else if (d) items.push({ kind: 'disk', what: `${guestLabel(g)} ${d.key}`, effect: d.key === bootKey(g.type, config) ? 'is this guest’s boot disk: PVE refuses while it is attached; once detached, the guest will not boot' : d.key.startsWith('unused') ? 'is an unused disk of the guest: its data is gone for good' : 'is attached to the guest: PVE refuses while it is in use', vmid: owner, severe: !d.key.startsWith('unused') });
+      else if (d)
+        items.push({
+          kind: 'disk',
+          what: `${guestLabel(g)} ${d.key}`,
+          effect:
+            d.key === bootKey(g.type, config)
+              ? 'is this guest’s boot disk: PVE refuses while it is attached; once detached, the guest will not boot'
+              : d.key.startsWith('unused')
+                ? 'is an unused disk of the guest: its data is gone for good'
+                : 'is attached to the guest: PVE refuses while it is in use',
+          vmid: owner,
+          severe: !d.key.startsWith('unused'),
+        });
     }
   }
-  const summary = items.length === 0 ? `nothing else uses ${volid}` : items.map((i) => `${i.what} ${i.effect}`)[0] ?? '';
+  const summary = items.length === 0 ? `nothing else uses ${volid}` : (items.map((i) => `${i.what} ${i.effect}`)[0] ?? '');
   return r.finish('disk-delete', summary, items);
 }
 
@@ -143,14 +175,27 @@ export async function moveRadius(r: BlastReads, g: GuestEntry, config: Record<st
   const d = config ? disksOf(g.type, config).find((x) => x.key === key) : undefined;
   if (!config) r.incomplete('the guest config was not read');
   const destroy = params.delete === 1 || params.delete === true || params.delete === '1';
-  if (d) items.push({ kind: 'disk', what: `${guestLabel(g)} ${key}`, effect: `${d.volid} (${bytes(d.size)}) is copied to '${target ?? '?'}'; the source is ${destroy ? 'destroyed once copied' : 'kept as an unused disk (its space stays used)'}${g.status === 'running' ? '; the guest keeps running while it copies' : ''}`, vmid: g.vmid });
+  if (d)
+    items.push({
+      kind: 'disk',
+      what: `${guestLabel(g)} ${key}`,
+      effect: `${d.volid} (${bytes(d.size)}) is copied to '${target ?? '?'}'; the source is ${destroy ? 'destroyed once copied' : 'kept as an unused disk (its space stays used)'}${g.status === 'running' ? '; the guest keeps running while it copies' : ''}`,
+      vmid: g.vmid,
+    });
   if (target) {
     const def = await r.object(`/storage/${encodeURIComponent(target)}`);
     const format = typeof params.format === 'string' ? params.format : 'qcow2';
     if (def && (def.type === 'dir' || def.type === 'nfs' || def.type === 'cifs') && format !== 'qcow2') {
-      items.push({ kind: 'snapshot', what: `${guestLabel(g)}`, effect: `a ${format} file on ${String(def.type)} storage '${target}' cannot be snapshotted: snapshots of this guest are refused from then on`, vmid: g.vmid, severe: true });
+      items.push({
+        kind: 'snapshot',
+        what: `${guestLabel(g)}`,
+        effect: `a ${format} file on ${String(def.type)} storage '${target}' cannot be snapshotted: snapshots of this guest are refused from then on`,
+        vmid: g.vmid,
+        severe: true,
+      });
     }
-    if (def && def.shared !== 1 && def.shared !== true) items.push({ kind: 'guest', what: guestLabel(g), effect: `'${target}' is local to its node: live migration then copies this disk`, vmid: g.vmid });
+    if (def && def.shared !== 1 && def.shared !== true)
+      items.push({ kind: 'guest', what: guestLabel(g), effect: `'${target}' is local to its node: live migration then copies this disk`, vmid: g.vmid });
   }
   const snaps = await r.list(`/nodes/${encodeURIComponent(g.node)}/${g.type}/${g.vmid}/snapshot`);
   const count = (snaps ?? []).filter((s) => s.name !== 'current').length;
@@ -167,18 +212,38 @@ export async function destroyRadius(r: BlastReads, g: GuestEntry, config: Record
   const purge = params.purge === 1 || params.purge === true || params.purge === '1';
   if (!config) r.incomplete('the guest config was not read');
   const disks = config ? disksOf(g.type, config) : [];
-  if (disks.length > 0) items.push({ kind: 'disk', what: plural(disks.length, 'disk'), effect: `destroyed: ${disks.map((d) => `${d.volid} (${bytes(d.size)})`).join(', ')}`, vmid: g.vmid, severe: true });
+  if (disks.length > 0)
+    items.push({ kind: 'disk', what: plural(disks.length, 'disk'), effect: `destroyed: ${disks.map((d) => `${d.volid} (${bytes(d.size)})`).join(', ')}`, vmid: g.vmid, severe: true });
   const snaps = (await r.list(`/nodes/${encodeURIComponent(g.node)}/${g.type}/${g.vmid}/snapshot`))?.filter((s) => s.name !== 'current') ?? [];
   if (snaps.length > 0) items.push({ kind: 'snapshot', what: plural(snaps.length, 'snapshot'), effect: `destroyed: ${snaps.map((s) => String(s.name)).join(', ')}`, vmid: g.vmid });
   const sid = `${g.type === 'lxc' ? 'ct' : 'vm'}:${g.vmid}`;
   const ha = await r.list('/cluster/ha/resources');
   const res = ha?.find((h) => h.sid === sid);
-  if (res) items.push({ kind: 'ha', what: `HA resource ${sid} (state ${String(res.state ?? '?')})`, effect: purge ? 'removed with the guest' : 'still names it: PVE refuses to destroy an HA-managed guest without purge', vmid: g.vmid, severe: !purge });
+  if (res)
+    items.push({
+      kind: 'ha',
+      what: `HA resource ${sid} (state ${String(res.state ?? '?')})`,
+      effect: purge ? 'removed with the guest' : 'still names it: PVE refuses to destroy an HA-managed guest without purge',
+      vmid: g.vmid,
+      severe: !purge,
+    });
   for (const j of (await r.list('/cluster/replication')) ?? []) {
-    if (Number(j.guest) === g.vmid) items.push({ kind: 'replication', what: `replication job '${String(j.id)}' to ${String(j.target ?? '?')}`, effect: purge ? 'removed with the guest' : 'names it: removed with it', vmid: g.vmid });
+    if (Number(j.guest) === g.vmid)
+      items.push({
+        kind: 'replication',
+        what: `replication job '${String(j.id)}' to ${String(j.target ?? '?')}`,
+        effect: purge ? 'removed with the guest' : 'names it: removed with it',
+        vmid: g.vmid,
+      });
   }
   for (const j of (await r.list('/cluster/backup')) ?? []) {
-    if (vmidList(j.vmid).includes(g.vmid)) items.push({ kind: 'job', what: `backup job '${String(j.id)}'`, effect: purge ? 'no longer backs it up (removed from the job)' : 'still lists it: each run warns that the guest is missing', vmid: g.vmid });
+    if (vmidList(j.vmid).includes(g.vmid))
+      items.push({
+        kind: 'job',
+        what: `backup job '${String(j.id)}'`,
+        effect: purge ? 'no longer backs it up (removed from the job)' : 'still lists it: each run warns that the guest is missing',
+        vmid: g.vmid,
+      });
   }
   if (config && (config.template === 1 || config.template === '1')) {
     const clones = new Set<number>();
@@ -197,6 +262,9 @@ export async function destroyRadius(r: BlastReads, g: GuestEntry, config: Record
   if (g.pool) items.push({ kind: 'guest', what: `pool '${g.pool}'`, effect: 'loses this member' });
   const clones = items.filter((i) => i.kind === 'clone').length;
   const jobs = items.filter((i) => i.kind === 'job' || i.kind === 'replication' || i.kind === 'ha').length;
-  return r.finish('guest-destroy', `${guestLabel(g)} is destroyed with ${plural(disks.length, 'disk')} and ${plural(snaps.length, 'snapshot')}${jobs > 0 ? `; ${plural(jobs, 'HA resource or job', 'HA resources or jobs')} ${jobs === 1 ? 'names' : 'name'} it` : ''}${clones > 0 ? `; ${plural(clones, 'linked clone')} ${clones === 1 ? 'depends' : 'depend'} on it` : ''}`, items);
+  return r.finish(
+    'guest-destroy',
+    `${guestLabel(g)} is destroyed with ${plural(disks.length, 'disk')} and ${plural(snaps.length, 'snapshot')}${jobs > 0 ? `; ${plural(jobs, 'HA resource or job', 'HA resources or jobs')} ${jobs === 1 ? 'names' : 'name'} it` : ''}${clones > 0 ? `; ${plural(clones, 'linked clone')} ${clones === 1 ? 'depends' : 'depend'} on it` : ''}`,
+    items,
+  );
 }
-

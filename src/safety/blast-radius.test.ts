@@ -37,8 +37,18 @@ describe('BlastReads', () => {
 
 describe('disks and the boot disk', () => {
   it('a VM boots from the first disk of its boot order, else bootdisk, else the first scsi/virtio/sata/ide disk', () => {
-    const config = { scsi0: 'local-lvm:vm-1-disk-0,size=32G', virtio1: 'ceph:vm-1-disk-1,size=1T', ide2: 'local:iso/x.iso,media=cdrom', efidisk0: 'local-lvm:vm-1-disk-2,size=4M', net0: 'virtio,bridge=vmbr0' };
-    expect(disksOf('qemu', config).map((d) => [d.key, d.storage, d.size])).toEqual([['efidisk0', 'local-lvm', 4 * 1024 ** 2], ['scsi0', 'local-lvm', 32 * 1024 ** 3], ['virtio1', 'ceph', 1024 ** 4]]);
+    const config = {
+      scsi0: 'local-lvm:vm-1-disk-0,size=32G',
+      virtio1: 'ceph:vm-1-disk-1,size=1T',
+      ide2: 'local:iso/x.iso,media=cdrom',
+      efidisk0: 'local-lvm:vm-1-disk-2,size=4M',
+      net0: 'virtio,bridge=vmbr0',
+    };
+    expect(disksOf('qemu', config).map((d) => [d.key, d.storage, d.size])).toEqual([
+      ['efidisk0', 'local-lvm', 4 * 1024 ** 2],
+      ['scsi0', 'local-lvm', 32 * 1024 ** 3],
+      ['virtio1', 'ceph', 1024 ** 4],
+    ]);
     expect(bootKey('qemu', { ...config, boot: 'order=net0;virtio1;scsi0' })).toBe('virtio1');
     expect(bootKey('qemu', { ...config, bootdisk: 'virtio1' })).toBe('virtio1');
     expect(bootKey('qemu', config)).toBe('scsi0');

@@ -52,10 +52,7 @@ export class Budget {
   touchGuests(vmids: readonly number[]): BudgetRefusal | undefined {
     const fresh = [...new Set(vmids)].filter((v) => !this.guests.has(v));
     if (this.guests.size + fresh.length > this.limits.guests) {
-      return this.refusal(
-        'guests',
-        `guest budget used up: this call would touch ${this.guests.size + fresh.length} distinct guests (limit ${this.limits.guests} per run)`,
-      );
+      return this.refusal('guests', `guest budget used up: this call would touch ${this.guests.size + fresh.length} distinct guests (limit ${this.limits.guests} per run)`);
     }
     for (const v of fresh) this.guests.add(v);
     return undefined;

@@ -12,7 +12,7 @@ import { capString } from './caps.js';
 import { visible } from './plan.js';
 
 const show = (text: string): string => visible(capString(text));
-const str = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v) ?? String(v));
+const str = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)));
 
 interface Listed {
   vmid: number;
@@ -69,13 +69,35 @@ async function bulkChange(input: PreviewInput, action: string, node: string | un
   const where = node ? `${show(node)}` : 'the cluster';
   const only = vmids(input.params.vms);
   const all = await guests(input);
-  if (!all) return { summary: `${spec.how} ${only.length > 0 ? `${only.length} listed guests` : `every guest of ${where}`}; the guests could not be read`, lines: only.map((v) => `VMID ${v}: ? → ${spec.to}`) };
+  if (!all)
+    return {
+      summary: `${spec.how} ${only.length > 0 ? `${only.length} listed guests` : `every guest of ${where}`}; the guests could not be read`,
+      lines: only.map((v) => `VMID ${v}: ? → ${spec.to}`),
+    };
   const target = typeof input.params.target === 'string' ? input.params.target : undefined;
-  const reached = all.filter((g) => !g.template && (node === undefined || g.node === node) && (only.length === 0 || only.includes(g.vmid)) && (spec.from === undefined || g.status === spec.from) && (spec.to !== 'moved' || g.node !== target) && (node !== undefined || only.length > 0 || g.hastate === undefined));
+  const reached = all.filter(
+    (g) =>
+      !g.template &&
+      (node === undefined || g.node === node) &&
+      (only.length === 0 || only.includes(g.vmid)) &&
+      (spec.from === undefined || g.status === spec.from) &&
+      (spec.to !== 'moved' || g.node !== target) &&
+      (node !== undefined || only.length > 0 || g.hastate === undefined),
+  );
   const lines = reached.map((g) => (spec.to === 'moved' ? `${label(g)}: ${show(g.node)} → ${show(target ?? '?')} (${g.status ?? '?'})` : `${label(g)}: ${g.status ?? '?'} → ${spec.to}`));
   const missing = only.filter((v) => !all.some((g) => g.vmid === v));
   for (const v of missing) lines.push(`VMID ${v}: no such guest now`);
-  return { summary: `${spec.how} on ${where}${target ? ` to ${show(target)}` : ''}: ${reached.length} guest${reached.length === 1 ? '' : 's'} reached${reached.length > 0 ? ` (${reached.slice(0, 5).map((g) => g.name ? show(g.name) : String(g.vmid)).join(', ')}${reached.length > 5 ? ', …' : ''})` : ''}`, lines };
+  return {
+    summary: `${spec.how} on ${where}${target ? ` to ${show(target)}` : ''}: ${reached.length} guest${reached.length === 1 ? '' : 's'} reached${
+      reached.length > 0
+        ? ` (${reached
+            .slice(0, 5)
+            .map((g) => (g.name ? show(g.name) : String(g.vmid)))
+            .join(', ')}${reached.length > 5 ? ', …' : ''})`
+        : ''
+    }`,
+    lines,
+  };
 }
 
 /** An HA resource's requested state: now → new, and the guest's own state. */
@@ -107,7 +129,10 @@ async function poolChange(input: PreviewInput, poolid: string): Promise<PlannedC
   });
   for (const s of typeof input.params.storage === 'string' ? input.params.storage.split(/[,;\s]+/).filter((x) => x) : []) lines.push(`storage '${show(s)}': ${leaving ? 'leaves' : 'joins'} the pool`);
   const comment = typeof input.params.comment === 'string' ? [`comment: → ${show(input.params.comment)}`] : [];
-  return { summary: `pool '${show(poolid)}': ${lines.length} member${lines.length === 1 ? '' : 's'} ${leaving ? 'leave' : 'join'}${comment.length > 0 ? '; comment changes' : ''}`, lines: [...lines, ...comment] };
+  return {
+    summary: `pool '${show(poolid)}': ${lines.length} member${lines.length === 1 ? '' : 's'} ${leaving ? 'leave' : 'join'}${comment.length > 0 ? '; comment changes' : ''}`,
+    lines: [...lines, ...comment],
+  };
 }
 
 /** A backup of a pool or of every guest: which guests it covers now. */
@@ -129,7 +154,10 @@ async function backupChange(input: PreviewInput, node: string): Promise<PlannedC
   const what = pool !== undefined ? `pool '${show(pool)}'` : every ? `every guest of ${show(node)}` : `${listed.length} listed guest${listed.length === 1 ? '' : 's'}`;
   const to = typeof input.params.storage === 'string' ? ` to storage '${show(input.params.storage)}'` : '';
   if (!reached) return { summary: `back up ${what}${to}; its guests could not be read`, lines: [] };
-  return { summary: `back up ${what}${to}: ${reached.length} guest${reached.length === 1 ? '' : 's'}`, lines: reached.map((g) => `${label(g)}: a new backup (${input.params.mode ?? 'snapshot'} mode)`) };
+  return {
+    summary: `back up ${what}${to}: ${reached.length} guest${reached.length === 1 ? '' : 's'}`,
+    lines: reached.map((g) => `${label(g)}: a new backup (${input.params.mode ?? 'snapshot'} mode)`),
+  };
 }
 
 /**
@@ -190,9 +218,13 @@ export async function operationChange(input: PreviewInput): Promise<PlannedChang
 }
 
 async function sentence(input: PreviewInput, object: string, readable: boolean): Promise<PlannedChange> {
-  const names = Object.entries(input.pathValues).map(([k, v]) => `${k} ${show(v)}`).join(', ');
+  const names = Object.entries(input.pathValues)
+    .map(([k, v]) => `${k} ${show(v)}`)
+    .join(', ');
   const at = names ? ` (${names})` : '';
-  const keys = Object.keys(input.params).filter((k) => !NOT_SETTINGS.has(k)).sort();
+  const keys = Object.keys(input.params)
+    .filter((k) => !NOT_SETTINGS.has(k))
+    .sort();
   const verb = VERB[input.method] ?? input.method;
   let current: Record<string, unknown> | undefined;
   let unread = '';
@@ -210,12 +242,16 @@ async function sentence(input: PreviewInput, object: string, readable: boolean):
     // Only an object read at its own path has a current value to show; otherwise the line says what is set.
     return readable && input.method !== 'POST' ? `${show(k)}: ${now} → ${show(str(input.params[k]))}` : `${show(k)}: ${show(str(input.params[k]))}`;
   });
-  if (typeof input.params.delete === 'string') for (const k of input.params.delete.split(/[,;\s]+/).filter((x) => x)) lines.push(`${show(k)}: ${current && Object.hasOwn(current, k) ? show(str(current[k])) : '?'} → (deleted)`);
+  if (typeof input.params.delete === 'string')
+    for (const k of input.params.delete.split(/[,;\s]+/).filter((x) => x)) lines.push(`${show(k)}: ${current && Object.hasOwn(current, k) ? show(str(current[k])) : '?'} → (deleted)`);
   if (input.method === 'DELETE' && current) {
     const about = ['comment', 'type', 'action', 'schedule', 'storage', 'state'].filter((k) => current?.[k] !== undefined).map((k) => `${k} ${show(str(current?.[k]))}`);
     if (about.length > 0) lines.unshift(`deleted: ${about.join(', ')}`);
   }
-  return { summary: `${verb} ${object}${at}${keys.length > 0 && input.method !== 'DELETE' ? `: ${keys.length} setting${keys.length === 1 ? '' : 's'} (${keys.map(show).join(', ')})` : ''}${unread}`, lines };
+  return {
+    summary: `${verb} ${object}${at}${keys.length > 0 && input.method !== 'DELETE' ? `: ${keys.length} setting${keys.length === 1 ? '' : 's'} (${keys.map(show).join(', ')})` : ''}${unread}`,
+    lines,
+  };
 }
 
 function concrete(input: PreviewInput): string {

@@ -34,7 +34,16 @@ describe('config writes', () => {
   });
 
   it('lists set, unchanged, new and deleted keys; hot-pluggable ones are live', async () => {
-    const c = await previewChange(input({ template: CONFIG, params: { cores: 4, net0: 'virtio,bridge=vmbr1', description: 'x', onboot: 1, delete: 'tags,serial0' }, config: { cores: 2, net0: 'virtio,bridge=vmbr0', tags: 'web', onboot: 1 } }, RUNNING));
+    const c = await previewChange(
+      input(
+        {
+          template: CONFIG,
+          params: { cores: 4, net0: 'virtio,bridge=vmbr1', description: 'x', onboot: 1, delete: 'tags,serial0' },
+          config: { cores: 2, net0: 'virtio,bridge=vmbr0', tags: 'web', onboot: 1 },
+        },
+        RUNNING,
+      ),
+    );
     expect(c?.lines).toEqual([
       'cores: 2 → 4 (pending until restart)',
       'description: (not set) → x',
@@ -88,14 +97,22 @@ describe('power actions and snapshots', () => {
   it('a snapshot create names it; a listed operation gets its sentence, an unknown one nothing', async () => {
     const c = await previewChange(input({ template: '/nodes/{node}/lxc/{vmid}/snapshot', params: { snapname: 'safety' } }));
     expect(c?.summary).toBe("app-02 (CT 112 on pve1): take snapshot 'safety'");
-    expect(await previewChange(input({ method: 'PUT', template: '/nodes/{node}/qemu/{vmid}/resize', params: { disk: 'scsi0', size: '+8G' } }))).toEqual({ summary: 'change guest (node pve1, vmid 112): 2 settings (disk, size)', lines: ['disk: scsi0', 'size: +8G'] });
+    expect(await previewChange(input({ method: 'PUT', template: '/nodes/{node}/qemu/{vmid}/resize', params: { disk: 'scsi0', size: '+8G' } }))).toEqual({
+      summary: 'change guest (node pve1, vmid 112): 2 settings (disk, size)',
+      lines: ['disk: scsi0', 'size: +8G'],
+    });
     expect(await previewChange(input({ method: 'POST', template: '/nodes/{node}/qemu/{vmid}/not-a-known-write' }))).toBeUndefined();
   });
 
   it('a volume delete names the volume, its owner, size and date', async () => {
     const reads = { '/nodes/pve1/storage/nas/content': [{ volid: 'nas:backup/vzdump-qemu-112.vma.zst', content: 'backup', vmid: 112, size: 3_435_973_837, ctime: 1_767_225_600 }] };
-    const del = (volume: string) => previewChange(input({ method: 'DELETE', template: '/nodes/{node}/storage/{storage}/content/{volume}', pathValues: { node: 'pve1', storage: 'nas', volume }, now: Date.UTC(2026, 0, 13, 5) }, reads));
-    expect((await del('backup/vzdump-qemu-112.vma.zst'))?.summary).toBe("pve1 storage 'nas': delete backup 'nas:backup/vzdump-qemu-112.vma.zst' of guest 112, 3.2 GiB, made 2026-01-01T00:00:00Z (12 days old)");
+    const del = (volume: string) =>
+      previewChange(
+        input({ method: 'DELETE', template: '/nodes/{node}/storage/{storage}/content/{volume}', pathValues: { node: 'pve1', storage: 'nas', volume }, now: Date.UTC(2026, 0, 13, 5) }, reads),
+      );
+    expect((await del('backup/vzdump-qemu-112.vma.zst'))?.summary).toBe(
+      "pve1 storage 'nas': delete backup 'nas:backup/vzdump-qemu-112.vma.zst' of guest 112, 3.2 GiB, made 2026-01-01T00:00:00Z (12 days old)",
+    );
     expect((await del('nas:backup/other'))?.summary).toMatch(/'nas:backup\/other'; it does not exist now/);
   });
 });

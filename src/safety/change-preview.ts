@@ -101,7 +101,9 @@ export function appliesLive(type: 'qemu' | 'lxc', key: string, config: Record<st
 
 async function configChange(input: PreviewInput, type: 'qemu' | 'lxc', label: string, base: string): Promise<PlannedChange> {
   const config = input.config;
-  const set = Object.keys(input.params).filter((k) => !NOT_SETTINGS.has(k)).sort();
+  const set = Object.keys(input.params)
+    .filter((k) => !NOT_SETTINGS.has(k))
+    .sort();
   const deleted = deleteList(input.params.delete).filter((k) => !set.includes(k));
   if (!config) {
     const keys = [...set, ...deleted];
@@ -154,13 +156,20 @@ function configSummary(lines: string[], changed: string[], pending: string[]): s
 
 function deleteList(raw: unknown): string[] {
   if (typeof raw !== 'string') return [];
-  return [...new Set(raw.split(/[,;\s]+/).map((k) => k.trim()).filter((k) => k !== ''))].sort();
+  return [
+    ...new Set(
+      raw
+        .split(/[,;\s]+/)
+        .map((k) => k.trim())
+        .filter((k) => k !== ''),
+    ),
+  ].sort();
 }
 
 const MIB_KEYS = new Set(['memory', 'balloon', 'swap']);
 
 function value(key: string, v: unknown): string {
-  const text = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  const text = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
   return `${show(text)}${MIB_KEYS.has(key) && /^\d+$/.test(text) ? ' MiB' : ''}`;
 }
 
@@ -243,7 +252,10 @@ async function volumeDelete(input: PreviewInput): Promise<PlannedChange> {
       const kind = vol.content === 'backup' ? 'backup' : vol.content === 'images' || vol.content === 'rootdir' ? 'disk image' : typeof vol.content === 'string' ? show(vol.content) : 'volume';
       const owner = typeof vol.vmid === 'number' ? ` of guest ${vol.vmid}` : '';
       const size = typeof vol.size === 'number' ? `, ${bytes(vol.size)}` : '';
-      const made = typeof vol.ctime === 'number' ? `, made ${new Date(vol.ctime * 1000).toISOString().replace('.000Z', 'Z')}${vol.content === 'backup' ? ` (${age(vol.ctime, input.now ?? Date.now())})` : ''}` : '';
+      const made =
+        typeof vol.ctime === 'number'
+          ? `, made ${new Date(vol.ctime * 1000).toISOString().replace('.000Z', 'Z')}${vol.content === 'backup' ? ` (${age(vol.ctime, input.now ?? Date.now())})` : ''}`
+          : '';
       about = `${kind} '${show(volid)}'${owner}${size}${made}`;
     }
   } catch {

@@ -33,7 +33,11 @@ export class PostgresHalt implements KillSwitch {
     try {
       rows = this.pg.query<HaltRow & Record<string, unknown>>(SELECT);
     } catch (err) {
-      return { halted: true, database: this.where, problem: `the halt row of the database ${this.where} cannot be read (${messageOf(err)}); changes stay stopped until it can: check that the database answers` };
+      return {
+        halted: true,
+        database: this.where,
+        problem: `the halt row of the database ${this.where} cannot be read (${messageOf(err)}); changes stay stopped until it can: check that the database answers`,
+      };
     }
     const row = rows[0];
     return row ? this.stateOf(row) : { halted: false };
@@ -44,7 +48,10 @@ export class PostgresHalt implements KillSwitch {
     const since = new Date().toISOString();
     const why = reason?.trim() ? clean(reason) : undefined;
     try {
-      this.pg.query(`insert into halt (id, since, "by", reason) values (1, $1::timestamptz, $2, $3) on conflict (id) do update set since = excluded.since, "by" = excluded."by", reason = excluded.reason`, [since, by, why ?? null]);
+      this.pg.query(
+        `insert into halt (id, since, "by", reason) values (1, $1::timestamptz, $2, $3) on conflict (id) do update set since = excluded.since, "by" = excluded."by", reason = excluded.reason`,
+        [since, by, why ?? null],
+      );
     } catch (err) {
       throw new HaltError('halt-write', `cannot set the halt row in the database ${this.where} (${messageOf(err)}): check that it answers, or halt each host with its halt file`);
     }

@@ -72,13 +72,7 @@ export class IdentityGuard {
    * Check that each guest is still the one seen before (or in `expected`, the approved plan's
    * targets) and return the current identities (for the plan and for the `digest` parameter).
    */
-  async check(
-    cluster: string,
-    vmids: readonly number[],
-    hint: { node?: string; type?: 'qemu' | 'lxc' },
-    expected?: readonly GuestIdentity[],
-    signal?: AbortSignal,
-  ): Promise<IdentityVerdict> {
+  async check(cluster: string, vmids: readonly number[], hint: { node?: string; type?: 'qemu' | 'lxc' }, expected?: readonly GuestIdentity[], signal?: AbortSignal): Promise<IdentityVerdict> {
     const current: GuestIdentity[] = [];
     const configs = new Map<number, Record<string, unknown>>();
     for (const vmid of vmids) {

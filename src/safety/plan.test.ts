@@ -86,11 +86,7 @@ describe('plan binding', () => {
   });
 
   it('parallel twins of a write approved twice take one step each, one after the other', async () => {
-    const p = plan([
-      { path: '/nodes/pve1/qemu/101/status/start' },
-      { path: '/nodes/pve1/qemu/101/status/stop' },
-      { path: '/nodes/pve1/qemu/101/status/stop' },
-    ]);
+    const p = plan([{ path: '/nodes/pve1/qemu/101/status/start' }, { path: '/nodes/pve1/qemu/101/status/stop' }, { path: '/nodes/pve1/qemu/101/status/stop' }]);
     const b = new PlanBinding(p, 2_000);
     const stop = p.writes[1]!.fingerprint;
     const twins = [b.acquire(stop), b.acquire(stop)].map((v) => v.then((x) => (x.ok ? (x.settle(true), x.write.seq) : x.reason)));
@@ -119,27 +115,39 @@ describe('plan summaries for humans', () => {
     rec.refuse({ cluster: 'default', method: 'PUT', path: '/nodes/pve1/qemu/101/config', risk: 'privileged', message: "privileged with parameter 'hookscript'" });
     const p = rec.finish('script', 'operator');
     expect(summarizePlan(p)).toBe(
-      [`Plan ${p.planId}: no writes.`, "refused, not sent: PUT /nodes/pve1/qemu/101/config [privileged]: privileged with parameter 'hookscript'", "Next: 1 call was refused by the policy and will not be sent: change the script, or ask the operator to change policy 'operator'."].join('\n'),
+      [
+        `Plan ${p.planId}: no writes.`,
+        "refused, not sent: PUT /nodes/pve1/qemu/101/config [privileged]: privileged with parameter 'hookscript'",
+        "Next: 1 call was refused by the policy and will not be sent: change the script, or ask the operator to change policy 'operator'.",
+      ].join('\n'),
     );
     expect(summarizePlan(plan([{ path: '/nodes/pve1/qemu/101/status/start' }]))).toMatch(/\nNext: every write runs directly: run the same script without dryRun\.$/);
   });
 
   it('end with a Next line that follows what became of the plan: stopped at a budget, stopped otherwise, or ran', () => {
     const p = snapshotThenRollback();
-    const budget = "guest budget used up: this call would touch 11 distinct guests (limit 10 per run); split the work into several runs or ask the operator to raise policy.budget.guests";
+    const budget = 'guest budget used up: this call would touch 11 distinct guests (limit 10 per run); split the work into several runs or ask the operator to raise policy.budget.guests';
     const stopped = summarizePlan(p, { state: 'stopped', kind: 'budget', message: budget }).split('\n').at(-1);
     expect(stopped).toBe(
       'Next: the run stopped at a per-run budget (guest budget used up: this call would touch 11 distinct guests (limit 10 per run)), and the same script without dryRun stops at the same call; ' +
         'act on at most 10 guests per run: run the script once per slice of the list (e.g. guests.slice(0, 10), then the next slice), or ask the operator to raise policy.budget.guests.',
     );
     expect(stopped).not.toMatch(/without dryRun\.$|needs approval/);
-    const writes = summarizePlan(p, { state: 'stopped', kind: 'budget', message: 'write budget used up (20 write calls per run); split the work into several runs or ask the operator to raise policy.budget.write' });
+    const writes = summarizePlan(p, {
+      state: 'stopped',
+      kind: 'budget',
+      message: 'write budget used up (20 write calls per run); split the work into several runs or ask the operator to raise policy.budget.write',
+    });
     expect(writes).toMatch(/make at most 20 write calls per run: split the batch over several runs, or ask the operator to raise policy\.budget\.write\.$/);
     expect(summarizePlan(p, { state: 'stopped', kind: 'exception', message: 'boom\nat line 3' })).toMatch(
       /\nNext: the run stopped before the script's end \(exception: boom\), so this plan holds only the writes before that point: fix the script and dry-run it again before running it for real\.$/,
     );
-    const ran = summarizePlan(p, { state: 'ran', made: 1, unused: [2] }).split('\n').at(-1);
-    expect(ran).toBe(`Done: plan ${p.planId} ran (1 of 2 writes made; step 2 not made). Its approval is used up: the same script again needs a new plan and approval; look at the changes before repeating any write.`);
+    const ran = summarizePlan(p, { state: 'ran', made: 1, unused: [2] })
+      .split('\n')
+      .at(-1);
+    expect(ran).toBe(
+      `Done: plan ${p.planId} ran (1 of 2 writes made; step 2 not made). Its approval is used up: the same script again needs a new plan and approval; look at the changes before repeating any write.`,
+    );
     expect(summarizePlan(p, { state: 'ran', made: 2, unused: [] })).not.toMatch(/Next:|write needs approval/);
   });
 

@@ -202,9 +202,7 @@ export interface ClaimedStep {
   settle(sent: boolean): void;
 }
 
-export type BindingVerdict =
-  | ({ ok: true } & ClaimedStep)
-  | { ok: false; reason: 'not-in-plan' | 'out-of-order'; message: string };
+export type BindingVerdict = ({ ok: true } & ClaimedStep) | { ok: false; reason: 'not-in-plan' | 'out-of-order'; message: string };
 
 /**
  * Holds an approved run to its plan: exactly the approved writes, in the approved order. Each
@@ -339,10 +337,7 @@ function changeLines(change: PlannedChange): string {
  * the whole capped; its last line is what to do next given `outcome` (default: only planned).
  */
 export function summarizePlan(plan: Plan, outcome?: PlanOutcome): string {
-  const refused = [
-    ...(plan.notes ?? []).map((n) => `note: ${visible(n)}`),
-    ...(plan.refused ?? []).map((r) => `refused, not sent: ${r.method} ${visible(r.path)} [${r.risk}]: ${visible(r.message)}`),
-  ];
+  const refused = [...(plan.notes ?? []).map((n) => `note: ${visible(n)}`), ...(plan.refused ?? []).map((r) => `refused, not sent: ${r.method} ${visible(r.path)} [${r.risk}]: ${visible(r.message)}`)];
   if (plan.writes.length === 0) return [`Plan ${plan.planId}: no writes.`, ...refused, nextStep(plan, outcome)].join('\n');
   const showCluster = new Set(plan.writes.map((w) => w.cluster)).size > 1;
   const header = [`Plan ${plan.planId} (${plan.writes.length} write${plan.writes.length === 1 ? '' : 's'}, policy '${visible(plan.policy)}'):`];
@@ -360,7 +355,9 @@ export function summarizePlan(plan: Plan, outcome?: PlanOutcome): string {
     const line = stepLine(w, showCluster);
     // Room is kept for the line that says how many steps are not shown.
     if (size + line.length + 1 > MAX_SUMMARY_CHARS - 200) {
-      lines.push(`… ${plan.writes.length - lines.length} more step${plan.writes.length - lines.length === 1 ? '' : 's'} not shown here (the summary is capped at ${MAX_SUMMARY_CHARS} characters; the plan lists them all)`);
+      lines.push(
+        `… ${plan.writes.length - lines.length} more step${plan.writes.length - lines.length === 1 ? '' : 's'} not shown here (the summary is capped at ${MAX_SUMMARY_CHARS} characters; the plan lists them all)`,
+      );
       break;
     }
     lines.push(line);
@@ -391,9 +388,12 @@ export function nextStep(plan: Plan, outcome: PlanOutcome = { state: 'planned' }
   const refused = plan.refused?.length ?? 0;
   const approval = plan.writes.filter((w) => w.needsApproval).length;
   const parts: string[] = [];
-  if (refused > 0) parts.push(`${refused} call${refused === 1 ? ' was' : 's were'} refused by the policy and will not be sent: change the script, or ask the operator to change policy '${visible(plan.policy)}'`);
+  if (refused > 0)
+    parts.push(`${refused} call${refused === 1 ? ' was' : 's were'} refused by the policy and will not be sent: change the script, or ask the operator to change policy '${visible(plan.policy)}'`);
   if (approval > 0) {
-    parts.push(`${approval} write${approval === 1 ? ' needs' : 's need'} approval: a human approves plan ${plan.planId} (asked through the client, or out of band), then the same script runs unchanged, bound to exactly these writes in this order`);
+    parts.push(
+      `${approval} write${approval === 1 ? ' needs' : 's need'} approval: a human approves plan ${plan.planId} (asked through the client, or out of band), then the same script runs unchanged, bound to exactly these writes in this order`,
+    );
   } else if (plan.writes.length > 0) {
     parts.push('every write runs directly: run the same script without dryRun');
   }
@@ -448,6 +448,10 @@ function stepLine(w: PlannedWrite, showCluster: boolean): string {
   const line = w.change ? `${w.seq}. ${visible(w.change.summary)}${changeLines(w.change)}\n   call: ${call}` : `${w.seq}. ${call}`;
   const step = line.length > MAX_STEP_CHARS ? `${line.slice(0, MAX_STEP_CHARS)}…[step line cut at ${MAX_STEP_CHARS} characters]` : line;
   // The blast radius below the call, with its own cap: a long call must not push it out of sight.
-  const radius = w.blastRadius ? blastRadiusLines(w.blastRadius).map((l) => `\n   ${visible(l)}`).join('') : '';
+  const radius = w.blastRadius
+    ? blastRadiusLines(w.blastRadius)
+        .map((l) => `\n   ${visible(l)}`)
+        .join('')
+    : '';
   return step + (radius.length > MAX_RADIUS_CHARS ? `${radius.slice(0, MAX_RADIUS_CHARS)}…[blast radius cut at ${MAX_RADIUS_CHARS} characters; the plan lists it all]` : radius);
 }

@@ -24,7 +24,10 @@ describe('redaction', () => {
   });
 
   it('redacts key/value pairs naming a secret option', () => {
-    const pending = [{ key: 'cipassword', value: 'abc', pending: 'def' }, { key: 'memory', value: '2048' }];
+    const pending = [
+      { key: 'cipassword', value: 'abc', pending: 'def' },
+      { key: 'memory', value: '2048' },
+    ];
     expect(redactData(pending, '/nodes/pve1/qemu/101/pending')).toEqual([
       { key: 'cipassword', value: REDACTED, pending: REDACTED },
       { key: 'memory', value: '2048' },
@@ -56,7 +59,10 @@ describe('redaction', () => {
     const text = JSON.stringify({
       password: 'hunter2!',
       nested: [{ secret: 's', name: 'keep', note: 'uses 6f1d2c3b-aaaa-bbbb-cccc-0123456789ab' }],
-      pending: [{ key: 'cipassword', value: 'abc', pending: 'def' }, { key: 'memory', value: '2048' }],
+      pending: [
+        { key: 'cipassword', value: 'abc', pending: 'def' },
+        { key: 'memory', value: '2048' },
+      ],
       value: 'token-uuid',
       empty: '',
     });
@@ -87,7 +93,18 @@ describe('redaction', () => {
 describe('text bodies', () => {
   it('redacts secret lines of cloud-init user data, extracted configs and task logs, keeping the rest', async () => {
     const { redactText } = await import('./redact.js');
-    const userData = ['#cloud-config', 'user: admin', 'password: $5$abc$hash', 'chpasswd:', '  expire: False', '  list: |', '    root:hunter22', '    admin:s3cret', 'ssh_authorized_keys:', '  - ssh-ed25519 AAAAC3 me'].join('\n');
+    const userData = [
+      '#cloud-config',
+      'user: admin',
+      'password: $5$abc$hash',
+      'chpasswd:',
+      '  expire: False',
+      '  list: |',
+      '    root:hunter22',
+      '    admin:s3cret',
+      'ssh_authorized_keys:',
+      '  - ssh-ed25519 AAAAC3 me',
+    ].join('\n');
     const out = redactText(userData);
     expect(out).toContain('user: admin');
     expect(out).toContain(`password: ${REDACTED}`);
@@ -97,7 +114,15 @@ describe('text bodies', () => {
     expect(out).toContain('ssh-ed25519 AAAAC3 me');
     expect(redactText('name: web\ncipassword: plain\nmemory: 2048')).toBe(`name: web\ncipassword: ${REDACTED}\nmemory: 2048`);
     expect(redactData('bootdisk: scsi0\ncipassword: x1', '/nodes/pve1/vzdump/extractconfig')).toBe(`bootdisk: scsi0\ncipassword: ${REDACTED}`);
-    expect(redactData([{ n: 1, t: 'set password=abc123' }, { n: 2, t: 'TASK OK' }], '/nodes/pve1/tasks/UPID:x/log')).toEqual([
+    expect(
+      redactData(
+        [
+          { n: 1, t: 'set password=abc123' },
+          { n: 2, t: 'TASK OK' },
+        ],
+        '/nodes/pve1/tasks/UPID:x/log',
+      ),
+    ).toEqual([
       { n: 1, t: `set password=${REDACTED}` },
       { n: 2, t: 'TASK OK' },
     ]);

@@ -42,7 +42,15 @@ describe("the audit's copy of a script", () => {
     expect(auditSource(code, undefined)).toMatch(/^\[source withheld: /);
     // Offsets that do not sit between quotes (a child that lies, or a bug) are not trusted.
     expect(auditSource(code, { literals: [], spans: [[0, 5]] })).toMatch(/^\[source withheld: /);
-    expect(auditSource(code, { literals: [], spans: [[19, 26], [18, 20]] })).toMatch(/^\[source withheld: /);
+    expect(
+      auditSource(code, {
+        literals: [],
+        spans: [
+          [19, 26],
+          [18, 20],
+        ],
+      }),
+    ).toMatch(/^\[source withheld: /);
     expect(auditSource(code, { literals: ['hunter2'], spans: [[18, 25]] })).toBe(`const password = '${REDACTED}';`);
   });
 });

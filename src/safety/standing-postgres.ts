@@ -29,7 +29,9 @@ export class PostgresStandingBackend implements StandingBackend {
   }
 
   put(approval: StandingApproval): void {
-    this.run(() => this.serial.sql.query('insert into standing_approvals (id, body) values ($1, $2::jsonb) on conflict (id) do update set body = excluded.body', [approval.id, JSON.stringify(approval)]));
+    this.run(() =>
+      this.serial.sql.query('insert into standing_approvals (id, body) values ($1, $2::jsonb) on conflict (id) do update set body = excluded.body', [approval.id, JSON.stringify(approval)]),
+    );
   }
 
   locked<T>(fn: () => T): T {

@@ -44,7 +44,9 @@ describe('standingVerdict', () => {
     expect(reason({}, { args: { pool: 'production', keep: 3 } })).toBe('argument \'pool\' = "production" is not one of "development"');
     expect(reason({}, { args: { pool: 'development', keep: 9 } })).toBe("argument 'keep' = 9 is outside 1..5");
     expect(reason({}, { writes: [{ seq: 1, risk: 'destructive', needsApproval: true, targets: [] }] })).toBe('write 1 is destructive; it covers write');
-    expect(reason({}, { writes: [{ seq: 2, risk: 'write', needsApproval: true, targets: [{ vmid: 7, pool: 'production', tags: [] }] }] })).toBe('write 2: guest 7 is in pool production, not development');
+    expect(reason({}, { writes: [{ seq: 2, risk: 'write', needsApproval: true, targets: [{ vmid: 7, pool: 'production', tags: [] }] }] })).toBe(
+      'write 2: guest 7 is in pool production, not development',
+    );
     expect(reason({ used: { runs: 3, writes: 10 } })).toBe('this run plans 1 write(s) and 0 of its 10 remain');
     expect(reason({ cluster: 'prod' })).toBe("is for cluster 'prod'");
   });
@@ -60,7 +62,13 @@ describe('standingVerdict', () => {
 
   it('findStanding returns the first covering approval, else every reason', () => {
     const other = { ...approval, id: 'fedcba9876543210', targets: { pools: ['production'] } };
-    expect(findStanding([approval, other], { ...use, writes: [{ seq: 1, risk: 'write', needsApproval: true, targets: [{ vmid: 7, pool: 'production', tags: [] }] }], args: { pool: 'development', keep: 1 } })).toEqual({
+    expect(
+      findStanding([approval, other], {
+        ...use,
+        writes: [{ seq: 1, risk: 'write', needsApproval: true, targets: [{ vmid: 7, pool: 'production', tags: [] }] }],
+        args: { pool: 'development', keep: 1 },
+      }),
+    ).toEqual({
       approval: expect.objectContaining({ id: 'fedcba9876543210' }),
     });
     expect('reasons' in findStanding([approval], { ...use, runbook: 'other' })).toBe(true);

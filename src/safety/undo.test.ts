@@ -21,11 +21,25 @@ function reads(config: Record<string, unknown> | undefined, snaps: string[] = []
   return r;
 }
 
-const change = (seq: number, undo: RecordedChange['undo'], outcome: RecordedChange['outcome'] = 'done', method = 'PUT', path = '/nodes/pve1/qemu/112/config'): RecordedChange => ({ seq, cluster: 'c', method, path, outcome, ...(undo ? { undo } : {}) });
+const change = (seq: number, undo: RecordedChange['undo'], outcome: RecordedChange['outcome'] = 'done', method = 'PUT', path = '/nodes/pve1/qemu/112/config'): RecordedChange => ({
+  seq,
+  cluster: 'c',
+  method,
+  path,
+  outcome,
+  ...(undo ? { undo } : {}),
+});
 
 describe('undoRecordOf', () => {
   it('records the previous value of each key set or deleted, and what was set', () => {
-    const undo = undoRecordOf({ method: 'PUT', template: CONFIG, pathValues, params: { memory: 8192, description: 'x', delete: 'onboot,tags', digest: 'd' }, config: { memory: 4096, onboot: 1, digest: 'd' }, redact });
+    const undo = undoRecordOf({
+      method: 'PUT',
+      template: CONFIG,
+      pathValues,
+      params: { memory: 8192, description: 'x', delete: 'onboot,tags', digest: 'd' },
+      config: { memory: 4096, onboot: 1, digest: 'd' },
+      redact,
+    });
     expect(undo).toEqual({ kind: 'config', guest, before: { description: null, memory: '4096', onboot: '1', tags: null }, after: { description: 'x', memory: '8192', onboot: null, tags: null } });
   });
 
@@ -36,9 +50,18 @@ describe('undoRecordOf', () => {
   });
 
   it('knows what a created snapshot is undone by, and says why a volume delete cannot be', () => {
-    expect(undoRecordOf({ method: 'POST', template: '/nodes/{node}/qemu/{vmid}/snapshot', pathValues, params: { snapname: 's1' }, redact })).toMatchObject({ kind: 'created', path: '/nodes/pve1/qemu/112/snapshot/s1' });
-    expect(undoRecordOf({ method: 'DELETE', template: '/nodes/{node}/storage/{storage}/content/{volume}', pathValues: { node: 'pve1', storage: 'local', volume: 'x' }, params: {}, redact })).toEqual({ kind: 'none', why: 'a deleted volume cannot be restored' });
-    expect(undoRecordOf({ method: 'PUT', template: CONFIG, pathValues, params: { memory: 1 }, redact })).toMatchObject({ kind: 'none', why: expect.stringMatching(/could not be read before the write/) });
+    expect(undoRecordOf({ method: 'POST', template: '/nodes/{node}/qemu/{vmid}/snapshot', pathValues, params: { snapname: 's1' }, redact })).toMatchObject({
+      kind: 'created',
+      path: '/nodes/pve1/qemu/112/snapshot/s1',
+    });
+    expect(undoRecordOf({ method: 'DELETE', template: '/nodes/{node}/storage/{storage}/content/{volume}', pathValues: { node: 'pve1', storage: 'local', volume: 'x' }, params: {}, redact })).toEqual({
+      kind: 'none',
+      why: 'a deleted volume cannot be restored',
+    });
+    expect(undoRecordOf({ method: 'PUT', template: CONFIG, pathValues, params: { memory: 1 }, redact })).toMatchObject({
+      kind: 'none',
+      why: expect.stringMatching(/could not be read before the write/),
+    });
   });
 
   it('names a safety snapshot as PVE accepts it', () => {
@@ -52,7 +75,9 @@ describe('planUndo', () => {
   it('puts back the previous values held to the digest read now', async () => {
     const plan = await planUndo('r', [change(5, record)], reads({ memory: '8192', description: 'x', digest: 'D1' }));
     expect(plan.cannot).toEqual([]);
-    expect(plan.steps).toEqual([{ cluster: 'c', method: 'PUT', path: '/nodes/pve1/qemu/112/config', params: { memory: '4096', onboot: '1', delete: 'description', digest: 'D1' }, about: expect.stringContaining('restore') }]);
+    expect(plan.steps).toEqual([
+      { cluster: 'c', method: 'PUT', path: '/nodes/pve1/qemu/112/config', params: { memory: '4096', onboot: '1', delete: 'description', digest: 'D1' }, about: expect.stringContaining('restore') },
+    ]);
   });
 
   it('never overwrites a config that moved since: the change is listed as not undone', async () => {
@@ -120,7 +145,18 @@ describe('planUndo', () => {
 describe('plan notes', () => {
   it('are shown (and counted up front) and part of the plan id, so the human approves what they read', () => {
     const record = (rec: PlanRecorder) =>
-      rec.record({ cluster: 'c', method: 'PUT', path: '/nodes/pve1/qemu/112/config', template: CONFIG, params: { memory: '4096' }, fullParams: { memory: '4096' }, risk: 'write', needsApproval: true, targets: [], returnsTask: false });
+      rec.record({
+        cluster: 'c',
+        method: 'PUT',
+        path: '/nodes/pve1/qemu/112/config',
+        template: CONFIG,
+        params: { memory: '4096' },
+        fullParams: { memory: '4096' },
+        risk: 'write',
+        needsApproval: true,
+        targets: [],
+        returnsTask: false,
+      });
     const plain = new PlanRecorder();
     record(plain);
     const noted = new PlanRecorder();

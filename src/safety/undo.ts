@@ -144,7 +144,14 @@ function noUndoReason(method: string, template: string): string {
 
 function deleteList(raw: unknown): string[] {
   if (typeof raw !== 'string') return [];
-  return [...new Set(raw.split(/[,;\s]+/).map((k) => k.trim()).filter((k) => k !== ''))];
+  return [
+    ...new Set(
+      raw
+        .split(/[,;\s]+/)
+        .map((k) => k.trim())
+        .filter((k) => k !== ''),
+    ),
+  ];
 }
 
 function guestOf(pathValues: Record<string, string>, type: 'qemu' | 'lxc'): UndoGuest | undefined {
@@ -257,7 +264,13 @@ export async function planUndo(runId: string, changes: readonly RecordedChange[]
       else if (!names.includes(undo.snapname)) cannot.push(`${what}: the safety snapshot '${undo.snapname}' of ${guestName(undo.guest)} is gone, so this run's changes to it are not rolled back`);
       else {
         stepped.add(key);
-        steps.push({ cluster: c.cluster, method: 'POST', path: `${guestBase(undo.guest)}/snapshot/${undo.snapname}/rollback`, params: {}, about: `roll ${guestName(undo.guest)} back to the safety snapshot '${undo.snapname}' taken before this run changed it (the snapshot is kept: delete it once satisfied)` });
+        steps.push({
+          cluster: c.cluster,
+          method: 'POST',
+          path: `${guestBase(undo.guest)}/snapshot/${undo.snapname}/rollback`,
+          params: {},
+          about: `roll ${guestName(undo.guest)} back to the safety snapshot '${undo.snapname}' taken before this run changed it (the snapshot is kept: delete it once satisfied)`,
+        });
       }
       continue;
     }
@@ -308,7 +321,13 @@ export async function planUndo(runId: string, changes: readonly RecordedChange[]
     // digest it reads before each later one, after this undo's own earlier steps moved it).
     if (digest !== undefined && !stepped.has(key)) params.digest = digest;
     stepped.add(key);
-    steps.push({ cluster: c.cluster, method: 'PUT', path: `${guestBase(undo.guest)}/config`, params, about: `restore ${Object.keys(undo.before).join(', ')} of ${guestName(undo.guest)} as they were before ${what}` });
+    steps.push({
+      cluster: c.cluster,
+      method: 'PUT',
+      path: `${guestBase(undo.guest)}/config`,
+      params,
+      about: `restore ${Object.keys(undo.before).join(', ')} of ${guestName(undo.guest)} as they were before ${what}`,
+    });
   }
   return { runId, steps, cannot };
 }
@@ -323,7 +342,9 @@ async function updateStep(c: RecordedChange, undo: Extract<UndoRecord, { kind: '
   for (const k of undo.secret ?? []) cannot.push(`${what}: '${k}' holds a secret, whose previous value is never recorded; set it again yourself`);
   const moved = Object.entries(undo.after).filter(([k, v]) => !sameValue(now[k], v));
   if (moved.length > 0) {
-    cannot.push(`${what}: ${undo.path} moved since (${moved.map(([k]) => k).join(', ')} no longer as the run left ${moved.length === 1 ? 'it' : 'them'}), so this change is not undone: a later change is never overwritten`);
+    cannot.push(
+      `${what}: ${undo.path} moved since (${moved.map(([k]) => k).join(', ')} no longer as the run left ${moved.length === 1 ? 'it' : 'them'}), so this change is not undone: a later change is never overwritten`,
+    );
     return undefined;
   }
   const params: Record<string, unknown> = {};

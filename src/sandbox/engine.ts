@@ -242,7 +242,12 @@ export class SandboxEngine {
   async run(request: RunRequest, handler: BridgeHandler): Promise<RunOutcome> {
     const compiled = await this.compile(request);
     if (!compiled.ok) return compiled.outcome;
-    return this.execute(compiled.script, handler, { ...(request.onLog ? { onLog: request.onLog } : {}), ...(request.signal ? { signal: request.signal } : {}), ...(request.principal ? { principal: request.principal } : {}), ...(request.pastDeadline ? { pastDeadline: request.pastDeadline } : {}) });
+    return this.execute(compiled.script, handler, {
+      ...(request.onLog ? { onLog: request.onLog } : {}),
+      ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.principal ? { principal: request.principal } : {}),
+      ...(request.pastDeadline ? { pastDeadline: request.pastDeadline } : {}),
+    });
   }
 
   /**

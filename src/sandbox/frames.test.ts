@@ -6,7 +6,11 @@ const LIMITS = { maxHeaderBytes: 4096, maxPayloadBytes: 1 << 20 };
 function collect(limits = LIMITS) {
   const messages: unknown[] = [];
   const errors: FrameError[] = [];
-  const reader = new FrameReader(limits, (m) => messages.push(m), (e) => errors.push(e));
+  const reader = new FrameReader(
+    limits,
+    (m) => messages.push(m),
+    (e) => errors.push(e),
+  );
   return { reader, messages, errors };
 }
 
@@ -36,7 +40,10 @@ describe('sandbox channel frames', () => {
     const { reader, messages } = collect();
     reader.push(encodeFrame({ type: 'log', jobId: 1, line: '' } as never));
     reader.push(encodeFrame({ type: 'log', jobId: 1 } as never));
-    expect(messages).toEqual([{ type: 'log', jobId: 1, line: '' }, { type: 'log', jobId: 1 }]);
+    expect(messages).toEqual([
+      { type: 'log', jobId: 1, line: '' },
+      { type: 'log', jobId: 1 },
+    ]);
   });
 
   it('reassembles frames split at every byte, multi-byte characters included', () => {

@@ -34,7 +34,6 @@ export class FrameError extends Error {
   }
 }
 
-
 /** One message as one frame (a single buffer, so it goes out in one write). */
 export function encodeFrame(message: { type: string }): Buffer {
   const path = BULK_PATHS.get(message.type);

@@ -42,7 +42,7 @@ describe('isolated-vm built for another Node', () => {
     expect(message.match(/reinstall/g)).toHaveLength(1);
   });
 
-  it('the load error carries the whole explanation instead of the first line of dlopen\'s', () => {
+  it("the load error carries the whole explanation instead of the first line of dlopen's", () => {
     const load = (id: string): unknown => {
       if (id === 'isolated-vm') throw new Error(NODE_ERROR);
       throw new Error(`Cannot find module '${id}'\nRequire stack: …`);

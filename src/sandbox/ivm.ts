@@ -35,7 +35,10 @@ export interface IvmIsolate {
 export interface IsolatedVm {
   Isolate: new (options: { memoryLimit: number; onCatastrophicError?: (message: string) => void }) => IvmIsolate;
   /** A host function the isolate can call; `ignored` calls return nothing and do not wait. */
-  Callback: new (fn: (...args: unknown[]) => unknown, options?: { ignored?: boolean }) => object;
+  Callback: new (
+    fn: (...args: unknown[]) => unknown,
+    options?: { ignored?: boolean },
+  ) => object;
 }
 
 /** The isolated-vm packages that may be installed: the 5.0.x line, and 6.x under an alias. */

@@ -151,7 +151,8 @@ export function startWorker(launch: WorkerLaunch, hooks: ChildHooks<WorkerToHost
         if (msg.type === 'fatal') return `the sandbox worker did not start: ${msg.message}`;
         if (msg.type !== 'ready') return false;
         // Launched under the permission model yet not confined by it: never run scripts there.
-        if (launch.confined && !msg.confined) return `the sandbox worker did not start: Node ${process.version} started it without the permission model confining it (writes, processes or threads allowed)`;
+        if (launch.confined && !msg.confined)
+          return `the sandbox worker did not start: Node ${process.version} started it without the permission model confining it (writes, processes or threads allowed)`;
         return true;
       },
     },

@@ -380,8 +380,7 @@ export class WorkerRun {
       case 'deadlock':
         return {
           kind: 'exception',
-          message:
-            'the script is waiting for a promise that can never settle: no bridge call is pending and the sandbox has no timers or other events',
+          message: 'the script is waiting for a promise that can never settle: no bridge call is pending and the sandbox has no timers or other events',
         };
       case 'invalid':
         return { kind: 'invalid', message: end.message };

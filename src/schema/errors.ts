@@ -55,10 +55,7 @@ export class SchemaShapeError extends SchemaError {
   constructor(issues: SchemaShapeIssue[], location?: string) {
     const shown = issues.slice(0, 5).map((i) => `${i.jsonPath}: ${i.message}`);
     const more = issues.length > shown.length ? ` (and ${issues.length - shown.length} more)` : '';
-    super(
-      `Invalid apidoc schema structure: ${shown.join('; ')}${more}. The file parses as JSON but is not a PVE API-viewer schema tree.`,
-      location,
-    );
+    super(`Invalid apidoc schema structure: ${shown.join('; ')}${more}. The file parses as JSON but is not a PVE API-viewer schema tree.`, location);
     this.issues = issues;
   }
 }

@@ -6,13 +6,7 @@
  */
 import type { ParamSpec } from './model.js';
 
-export type Evidence =
-  | { description: RegExp }
-  | { format: string }
-  | { pattern: RegExp }
-  | { keys: readonly string[] }
-  | { enum: string }
-  | { type: string };
+export type Evidence = { description: RegExp } | { format: string } | { pattern: RegExp } | { keys: readonly string[] } | { enum: string } | { type: string };
 
 /** Does the parameter show the evidence? */
 export function showsEvidence(spec: ParamSpec, evidence: Evidence): boolean {

@@ -5,13 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchemaLoadError, SchemaParseError, SchemaShapeError } from './errors.js';
 import { extractApidocArray, loadSchemaFromFile, loadSchemaFromString, loadSchemaFromUrl, schemaHash } from './loader.js';
-import {
-  OFFICIAL_COUNTS,
-  OFFICIAL_SCHEMA_SKIP_MESSAGE,
-  OFFICIAL_VERSIONS,
-  hasOfficialSchema,
-  officialSchemaFile,
-} from './official-schemas.js';
+import { OFFICIAL_COUNTS, OFFICIAL_SCHEMA_SKIP_MESSAGE, OFFICIAL_VERSIONS, hasOfficialSchema, officialSchemaFile } from './official-schemas.js';
 
 const fixturePath = fileURLToPath(new URL('./fixtures/mini-apidoc.js', import.meta.url));
 const fixture = readFileSync(fixturePath, 'utf8');

@@ -106,14 +106,7 @@ describe('normalizeSchema', () => {
       }
       throw new Error('the schema was accepted');
     };
-    expect(issuesOf([5, { path: 'a b' }, { path: '/c', text: 1, leaf: 'yes', info: [], children: null }])).toEqual([
-      '$[0]',
-      '$[1].path',
-      '$[2].text',
-      '$[2].leaf',
-      '$[2].info',
-      '$[2].children',
-    ]);
+    expect(issuesOf([5, { path: 'a b' }, { path: '/c', text: 1, leaf: 'yes', info: [], children: null }])).toEqual(['$[0]', '$[1].path', '$[2].text', '$[2].leaf', '$[2].info', '$[2].children']);
     expect(issuesOf([{ path: '/a', info: { PATCH: {} } }])).toEqual(['$[0].info']);
     expect(issuesOf([{ path: '/a', info: { GET: null } }])).toEqual(['$[0].info.GET']);
     const method = {
@@ -143,9 +136,7 @@ describe('normalizeSchema', () => {
   });
 
   it('reads numeric-string flags as numbers and null method fields as absent', () => {
-    const text = JSON.stringify([
-      { path: '/a', info: { GET: { allowtoken: '0', protected: '1', name: null, permissions: { user: 'all', check: null } } } },
-    ]);
+    const text = JSON.stringify([{ path: '/a', info: { GET: { allowtoken: '0', protected: '1', name: null, permissions: { user: 'all', check: null } } } }]);
     const op = loadSchemaFromString(text).get('GET', '/a');
     expect(op).toMatchObject({ allowtoken: false, protected: true, permissions: { user: 'all' } });
     expect(op && ('name' in op || 'check' in (op.permissions ?? {}))).toBe(false);

@@ -9,16 +9,7 @@
  */
 import { SchemaShapeError, type SchemaShapeIssue } from './errors.js';
 import { isPlainObject, kindOf, readSchemaNode, readSchemaNodeMap } from './schema-node.js';
-import {
-  HTTP_METHODS,
-  templateParams,
-  type HttpMethod,
-  type Operation,
-  type ParamSpec,
-  type ParamType,
-  type Permissions,
-  type SchemaNode,
-} from './model.js';
+import { HTTP_METHODS, templateParams, type HttpMethod, type Operation, type ParamSpec, type ParamType, type Permissions, type SchemaNode } from './model.js';
 import { classifyRisk } from './risk.js';
 
 /** A path node as the schema writes it, after checking. */
@@ -192,13 +183,7 @@ function field<T>(obj: Record<string, unknown>, key: string, at: string, issues:
   return read;
 }
 
-function toOperation(
-  method: HttpMethod,
-  path: string,
-  raw: RawMethod,
-  jsonPath: string,
-  issues: SchemaShapeIssue[],
-): Operation | undefined {
+function toOperation(method: HttpMethod, path: string, raw: RawMethod, jsonPath: string, issues: SchemaShapeIssue[]): Operation | undefined {
   const before = issues.length;
   const properties = readSchemaNodeMap(raw.parameters?.properties ?? {}, `${jsonPath}.parameters.properties`, issues);
   const returns = raw.returns == null ? {} : readSchemaNode(raw.returns, `${jsonPath}.returns`, issues);

@@ -38,5 +38,4 @@ export function hasOfficialSchema(version: OfficialVersion): boolean {
   return false;
 }
 
-export const OFFICIAL_SCHEMA_SKIP_MESSAGE =
-  'official PVE schemas not found: set PVE_SCHEMA_DIR to the directory holding apidoc-pve-<version>.js';
+export const OFFICIAL_SCHEMA_SKIP_MESSAGE = 'official PVE schemas not found: set PVE_SCHEMA_DIR to the directory holding apidoc-pve-<version>.js';

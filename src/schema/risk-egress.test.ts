@@ -40,12 +40,14 @@ describe.skipIf(!hasOfficialSchema('9.1'))(`egress operations against the PVE 9.
     it(`${entry.id}: decides its operations and shows its evidence`, () => {
       const ops = model.operations.filter((o) => explainRisk(o).source === `rule:${entry.id}`);
       expect(ops.length, `${entry.id} decides no operation`).toBeGreaterThan(0);
-      for (const method of entry.methods) expect(ops.some((o) => o.method === method), `${entry.id}: no ${method}`).toBe(true);
+      for (const method of entry.methods)
+        expect(
+          ops.some((o) => o.method === method),
+          `${entry.id}: no ${method}`,
+        ).toBe(true);
       const evidence = entry.evidence;
       const shown =
-        'operation' in evidence
-          ? ops.some((o) => evidence.operation.test(o.description ?? ''))
-          : ops.some((o) => o.params.some((p) => p.name === evidence.param && showsEvidence(p, evidence.shows)));
+        'operation' in evidence ? ops.some((o) => evidence.operation.test(o.description ?? '')) : ops.some((o) => o.params.some((p) => p.name === evidence.param && showsEvidence(p, evidence.shows)));
       expect(shown, `${entry.id}: evidence ${JSON.stringify(evidence, (_, v: unknown) => (v instanceof RegExp ? String(v) : v))} not shown`).toBe(true);
     });
   }

@@ -38,7 +38,11 @@ export const argSpecSchema = z
   .object({
     type: z.enum(ARG_TYPES),
     description: text.optional(),
-    enum: z.array(z.union([z.string().max(ARG_LIMITS.valueChars), z.number().finite()])).min(1).max(ARG_LIMITS.enumValues).optional(),
+    enum: z
+      .array(z.union([z.string().max(ARG_LIMITS.valueChars), z.number().finite()]))
+      .min(1)
+      .max(ARG_LIMITS.enumValues)
+      .optional(),
     pattern: text.optional(),
     minimum: z.number().finite().optional(),
     maximum: z.number().finite().optional(),
@@ -53,9 +57,7 @@ export const argSpecsSchema = z
   .refine((specs) => Object.keys(specs).length <= ARG_LIMITS.count, `at most ${ARG_LIMITS.count} arguments`);
 
 /** The values given to a run: what run_script's `args` and a runbook's bounds hold. */
-export const argValuesSchema = z
-  .record(z.string().max(ARG_LIMITS.nameChars), value)
-  .refine((v) => Object.keys(v).length <= ARG_LIMITS.count, `at most ${ARG_LIMITS.count} arguments`);
+export const argValuesSchema = z.record(z.string().max(ARG_LIMITS.nameChars), value).refine((v) => Object.keys(v).length <= ARG_LIMITS.count, `at most ${ARG_LIMITS.count} arguments`);
 export type ArgValues = Record<string, ArgValue>;
 
 /** A declaration problem, found where the script is parsed; `at` is the offending name. */
@@ -81,8 +83,7 @@ export function argSpecProblem(name: string, spec: ArgSpec): string | undefined 
 
 /** `pool: string`, `keep: integer 1..10 (default 3)`: the expected form, for refusals and listings. */
 export function describeArg(name: string, spec: ArgSpec): string {
-  const range =
-    spec.minimum !== undefined || spec.maximum !== undefined ? ` ${spec.minimum ?? ''}..${spec.maximum ?? ''}` : '';
+  const range = spec.minimum !== undefined || spec.maximum !== undefined ? ` ${spec.minimum ?? ''}..${spec.maximum ?? ''}` : '';
   const shape = spec.enum ? spec.enum.map((e) => JSON.stringify(e)).join(' | ') : `${spec.type}${range}${spec.pattern ? ` matching /${spec.pattern}/` : ''}`;
   const extra = spec.default !== undefined ? ` (default ${JSON.stringify(spec.default)})` : spec.optional ? ' (optional)' : '';
   return `${name}: ${shape}${extra}${spec.description ? ` — ${spec.description}` : ''}`;

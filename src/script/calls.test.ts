@@ -7,10 +7,9 @@ const extractSdkCalls = (source: string): SdkCall[] => sdkCallsOf(parseProgram(s
 
 describe('extractSdkCalls', () => {
   it('reads method, literal path, literal params and 1-based position', () => {
-    const src = [
-      "const vms = await pve.get('/nodes/{node}/qemu', { node: 'pve1' });",
-      "  await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1', vmid: 101, force: true });",
-    ].join('\n');
+    const src = ["const vms = await pve.get('/nodes/{node}/qemu', { node: 'pve1' });", "  await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1', vmid: 101, force: true });"].join(
+      '\n',
+    );
     expect(extractSdkCalls(src)).toEqual([
       {
         method: 'GET',
@@ -41,12 +40,9 @@ describe('extractSdkCalls', () => {
   });
 
   it('replaces run-time parts of template literals and concatenations with {?}', () => {
-    const src = [
-      'for (const id of ids) {',
-      '  await pve.get(`/nodes/${n}/qemu/${id}/status/current`);',
-      "  await pve.put('/nodes/' + n + '/qemu/' + id + '/config', { memory: 2048 });",
-      '}',
-    ].join('\n');
+    const src = ['for (const id of ids) {', '  await pve.get(`/nodes/${n}/qemu/${id}/status/current`);', "  await pve.put('/nodes/' + n + '/qemu/' + id + '/config', { memory: 2048 });", '}'].join(
+      '\n',
+    );
     const calls = extractSdkCalls(src);
     expect(calls.map((c) => [c.method, c.path, c.pathIsTemplate])).toEqual([
       ['GET', '/nodes/{?}/qemu/{?}/status/current', true],
@@ -55,12 +51,7 @@ describe('extractSdkCalls', () => {
   });
 
   it('inlines const literals in paths and params', () => {
-    const src = [
-      "const node = 'pve2';",
-      'const vmid = 105;',
-      'const opts = { node, vmid, timeout: -1 };',
-      'await pve.post(`/nodes/${node}/qemu/${vmid}/status/shutdown`, opts);',
-    ].join('\n');
+    const src = ["const node = 'pve2';", 'const vmid = 105;', 'const opts = { node, vmid, timeout: -1 };', 'await pve.post(`/nodes/${node}/qemu/${vmid}/status/shutdown`, opts);'].join('\n');
     const [call] = extractSdkCalls(src);
     expect(call).toMatchObject({
       path: '/nodes/pve2/qemu/105/status/shutdown',
@@ -102,12 +93,7 @@ describe('extractSdkCalls', () => {
   });
 
   it('ignores look-alikes: other receivers, shadowed pve, unrelated members', () => {
-    const src = [
-      "await api.get('/nodes');",
-      "pve.gett('/nodes');",
-      "function f(pve: any) { return pve.get('/shadowed'); }",
-      "map.get('/x');",
-    ].join('\n');
+    const src = ["await api.get('/nodes');", "pve.gett('/nodes');", "function f(pve: any) { return pve.get('/shadowed'); }", "map.get('/x');"].join('\n');
     expect(extractSdkCalls(src)).toEqual([]);
   });
 
@@ -124,10 +110,7 @@ describe('extractSdkCalls', () => {
   });
 
   it('finds calls inside nested functions, callbacks and Promise.all', () => {
-    const src = [
-      'const ids = [100, 101];',
-      "await Promise.all(ids.map((id) => pve.get(`/nodes/pve1/qemu/${id}/config`)));",
-    ].join('\n');
+    const src = ['const ids = [100, 101];', 'await Promise.all(ids.map((id) => pve.get(`/nodes/pve1/qemu/${id}/config`)));'].join('\n');
     expect(extractSdkCalls(src).map((c) => c.path)).toEqual(['/nodes/pve1/qemu/{?}/config']);
   });
 

@@ -88,13 +88,7 @@ export function scanSdkUsage(sf: ts.SourceFile, userLines: number): SdkScan {
   return scan;
 }
 
-function inspectCall(
-  call: ts.CallExpression,
-  sf: ts.SourceFile,
-  lines: number,
-  bindings: Map<string, Binding>,
-  scan: SdkScan,
-): void {
+function inspectCall(call: ts.CallExpression, sf: ts.SourceFile, lines: number, bindings: Map<string, Binding>, scan: SdkScan): void {
   const callee = skipParens(call.expression);
   const member = memberName(callee);
   if (member === undefined) return;
@@ -279,10 +273,7 @@ function valuePart(expr: ts.Expression, bindings: Map<string, Binding>, depth: n
   return [isPrimitive(value) ? String(value) : UNKNOWN];
 }
 
-function readParams(
-  arg: ts.Expression | undefined,
-  bindings: Map<string, Binding>,
-): Pick<SdkCall, 'params' | 'paramsComplete' | 'unknownParams'> {
+function readParams(arg: ts.Expression | undefined, bindings: Map<string, Binding>): Pick<SdkCall, 'params' | 'paramsComplete' | 'unknownParams'> {
   if (!arg) return { params: {}, paramsComplete: true, unknownParams: [] };
   let expr = skipParens(arg);
   for (let hops = 0; ts.isIdentifier(expr) && hops < 20; hops++) {
@@ -301,11 +292,7 @@ function readParams(
       complete = false; // spread, computed key, method...
       continue;
     }
-    const value = ts.isShorthandPropertyAssignment(prop)
-      ? evaluate(prop.name, bindings, 0)
-      : ts.isPropertyAssignment(prop)
-        ? evaluate(prop.initializer, bindings, 0)
-        : UNKNOWN;
+    const value = ts.isShorthandPropertyAssignment(prop) ? evaluate(prop.name, bindings, 0) : ts.isPropertyAssignment(prop) ? evaluate(prop.initializer, bindings, 0) : UNKNOWN;
     if (value === UNKNOWN) {
       unknownParams.push(key);
       complete = false;
@@ -367,9 +354,7 @@ function evaluate(expr: ts.Expression, bindings: Map<string, Binding>, depth: nu
     for (const prop of expr.properties) {
       const key = propertyKey(prop, bindings);
       if (key === undefined) return UNKNOWN;
-      const v = ts.isShorthandPropertyAssignment(prop)
-        ? evaluate(prop.name, bindings, depth + 1)
-        : evaluate((prop as ts.PropertyAssignment).initializer, bindings, depth + 1);
+      const v = ts.isShorthandPropertyAssignment(prop) ? evaluate(prop.name, bindings, depth + 1) : evaluate((prop as ts.PropertyAssignment).initializer, bindings, depth + 1);
       if (v === UNKNOWN) return UNKNOWN;
       defineData(obj, key, v);
     }

@@ -24,9 +24,7 @@ export interface TranspiledScript {
 export type TranspileResult = { ok: true; script: TranspiledScript } | { ok: false; diagnostics: Diagnostic[] };
 
 /** The same result as it crosses a process boundary. */
-export type PortableTranspile =
-  | { ok: true; js: string; sourceMapText: string; lines: number; calls: SdkCall[]; form?: 'file'; args?: ArgSpecs }
-  | { ok: false; diagnostics: Diagnostic[] };
+export type PortableTranspile = { ok: true; js: string; sourceMapText: string; lines: number; calls: SdkCall[]; form?: 'file'; args?: ArgSpecs } | { ok: false; diagnostics: Diagnostic[] };
 
 /**
  * Secret literals written in the source (script-secrets in src/safety says which): their values,

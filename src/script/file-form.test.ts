@@ -21,7 +21,7 @@ describe('file form', () => {
     const p = programSource(FILE);
     if (!('body' in p) || p.form !== 'file') throw new Error('expected the file form');
     expect(p.body.slice(0, FILE.length).length).toBe(FILE.length);
-    const pos = FILE.indexOf("pve.post");
+    const pos = FILE.indexOf('pve.post');
     expect(p.body.indexOf('pve.post')).toBe(pos);
     expect(p.args).toEqual({ pool: { type: 'string', description: 'the pool' }, keep: { type: 'integer', minimum: 1, maximum: 10, default: 3 } });
   });

@@ -22,10 +22,7 @@ const MAIN_DECLARATION = `const ${FILE_MAIN}=`;
 /** Started with the global `pve` and the run's argument values (the prelude defines `args`). */
 const START = `\n;return ${FILE_MAIN}(pve, globalThis.args as never);\n`;
 
-export type ProgramSource =
-  | { form: 'body'; body: string }
-  | { form: 'file'; body: string; args?: ArgSpecs }
-  | { form: 'file'; diagnostics: Diagnostic[] };
+export type ProgramSource = { form: 'body'; body: string } | { form: 'file'; body: string; args?: ArgSpecs } | { form: 'file'; diagnostics: Diagnostic[] };
 
 /** Cheap test first: most scripts are bodies, and they are not parsed twice. */
 export function looksLikeFileForm(source: string): boolean {
@@ -131,7 +128,11 @@ function readArgs(decl: ts.VariableDeclaration, at: (node: ts.Node, message: str
     const node = init.properties.find((p) => p.name && ts.isIdentifier(p.name) && p.name.text === name) ?? init;
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      at(node, `argument '${name}': ${issue?.path.join('.') || 'declaration'} ${issue?.message ?? 'is malformed'}`, "each argument is { type: 'string' | 'integer' | 'number' | 'boolean', description?, enum?, pattern?, minimum?, maximum?, default?, optional? }");
+      at(
+        node,
+        `argument '${name}': ${issue?.path.join('.') || 'declaration'} ${issue?.message ?? 'is malformed'}`,
+        "each argument is { type: 'string' | 'integer' | 'number' | 'boolean', description?, enum?, pattern?, minimum?, maximum?, default?, optional? }",
+      );
       continue;
     }
     const problem = argSpecProblem(name, parsed.data);

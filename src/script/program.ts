@@ -44,12 +44,7 @@ export function parseProgram(source: string): ts.SourceFile {
 export function findWrapperBreakout(wrapped: ts.SourceFile): number | undefined {
   const [first, ...rest] = wrapped.statements;
   const wellFormed =
-    first !== undefined &&
-    rest.length === 0 &&
-    ts.isFunctionDeclaration(first) &&
-    first.name?.text === PROGRAM_FUNCTION &&
-    first.body !== undefined &&
-    first.body.end === wrapped.text.length - 1;
+    first !== undefined && rest.length === 0 && ts.isFunctionDeclaration(first) && first.name?.text === PROGRAM_FUNCTION && first.body !== undefined && first.body.end === wrapped.text.length - 1;
   if (wellFormed) return undefined;
   if (first && ts.isFunctionDeclaration(first) && first.body) return first.body.end - 1;
   return 0;

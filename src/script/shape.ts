@@ -232,7 +232,11 @@ function scan(source: string, limits: { nesting: number; expressionDepth: number
     }
     pending += operators;
     if (pending > limits.expressionDepth) {
-      return fail(i - 1, `the script's expression is nested more than ${limits.expressionDepth} operators and brackets deep`, 'split the expression into named steps, or build long lists with an array and a loop');
+      return fail(
+        i - 1,
+        `the script's expression is nested more than ${limits.expressionDepth} operators and brackets deep`,
+        'split the expression into named steps, or build long lists with an array and a loop',
+      );
     }
     last = source.charCodeAt(i - 1);
     numberWord = false;

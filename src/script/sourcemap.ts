@@ -7,7 +7,6 @@ import { SourceMap, type SourceMapPayload } from 'node:module';
 import { PROGRAM_FILE, PROGRAM_FUNCTION, SCRIPT_URL } from './names.js';
 import type { UserPosition } from './program.js';
 
-
 const FRAME_LINE = /^\s+at\s/;
 const SCRIPT_POSITION = /file:\/\/\/agent\.js:(\d+):(\d+)/g;
 

@@ -51,10 +51,7 @@ export function transpileParsed(source: string, wrapped: ts.SourceFile): Portabl
 }
 
 /** Mistakes the parser accepts but the program form cannot run. */
-function structuralErrors(
-  wrapped: ts.SourceFile,
-  at: (offset: number) => { line: number; col: number },
-): Diagnostic[] {
+function structuralErrors(wrapped: ts.SourceFile, at: (offset: number) => { line: number; col: number }): Diagnostic[] {
   const breakout = findWrapperBreakout(wrapped);
   if (breakout !== undefined) {
     return [

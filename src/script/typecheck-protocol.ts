@@ -15,7 +15,10 @@ const text = (max: number) => z.string().max(max);
 export const declarationSetSchema = z
   .object({
     id: setIdSchema,
-    files: z.array(z.object({ fileName: text(1_000).min(1), text: text(64 * 1024 * 1024) }).strict()).min(1).max(1_000),
+    files: z
+      .array(z.object({ fileName: text(1_000).min(1), text: text(64 * 1024 * 1024) }).strict())
+      .min(1)
+      .max(1_000),
     /** Lets literal paths be checked against the API. */
     paths: pathCatalogSchema.optional(),
   })
@@ -30,9 +33,7 @@ export const hostToCheckerSchema = z.discriminatedUnion('type', [
    * the sandbox and find its secret literals (then a syntax error or a shape limit answers at
    * once, without a type check).
    */
-  z
-    .object({ type: z.literal('check'), id: requestId, setId: setIdSchema, code: text(16 * 1024 * 1024), budgetMs: z.number().nullable(), transpile: z.boolean().optional() })
-    .strict(),
+  z.object({ type: z.literal('check'), id: requestId, setId: setIdSchema, code: text(16 * 1024 * 1024), budgetMs: z.number().nullable(), transpile: z.boolean().optional() }).strict(),
 ]);
 export type HostToChecker = z.infer<typeof hostToCheckerSchema>;
 

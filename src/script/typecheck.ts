@@ -29,7 +29,6 @@ export interface ScriptCheckerOptions {
   budgetMs?: number;
 }
 
-
 /**
  * Each checker gets its own virtual directory. The document registry (shared, for the standard
  * library) keys source files by path and version, so two checkers using the same paths would be

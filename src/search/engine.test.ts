@@ -26,15 +26,41 @@ const FIXTURE: FixtureOp[] = [
   { method: 'GET', path: '/nodes', name: 'index', text: 'Nodes known to the cluster.' },
   { method: 'GET', path: '/nodes/{node}', name: 'index', text: 'Directory index.', returns: directory },
   { method: 'GET', path: '/nodes/{node}/qemu', name: 'vmlist', text: 'Virtual machines on one node.' },
-  { method: 'POST', path: '/nodes/{node}/qemu', name: 'create_vm', text: 'Create a virtual machine or restore one from an archive.', params: [['vmid', 'Guest ID.'], ['memory', 'Amount of RAM in MiB.'], ['cores', 'CPU cores per socket.'], ['archive', 'Backup archive to restore from.']] },
+  {
+    method: 'POST',
+    path: '/nodes/{node}/qemu',
+    name: 'create_vm',
+    text: 'Create a virtual machine or restore one from an archive.',
+    params: [
+      ['vmid', 'Guest ID.'],
+      ['memory', 'Amount of RAM in MiB.'],
+      ['cores', 'CPU cores per socket.'],
+      ['archive', 'Backup archive to restore from.'],
+    ],
+  },
   { method: 'DELETE', path: '/nodes/{node}/qemu/{vmid}', name: 'destroy_vm', text: 'Destroy a virtual machine and its volumes.', risk: 'destructive' },
   { method: 'GET', path: '/nodes/{node}/qemu/{vmid}', name: 'vmdiridx', text: 'Directory index.', returns: directory },
-  { method: 'GET', path: '/nodes/{node}/qemu/{vmid}/status/current', name: 'vm_status', text: 'Current state of the virtual machine.', returns: { type: 'object', properties: { status: {}, cpu: {}, mem: {} } } },
+  {
+    method: 'GET',
+    path: '/nodes/{node}/qemu/{vmid}/status/current',
+    name: 'vm_status',
+    text: 'Current state of the virtual machine.',
+    returns: { type: 'object', properties: { status: {}, cpu: {}, mem: {} } },
+  },
   { method: 'POST', path: '/nodes/{node}/qemu/{vmid}/status/start', name: 'vm_start', text: 'Start the virtual machine.' },
   { method: 'POST', path: '/nodes/{node}/qemu/{vmid}/status/stop', name: 'vm_stop', text: 'Stop the virtual machine at once, like pulling its power cord.', risk: 'destructive' },
   { method: 'POST', path: '/nodes/{node}/qemu/{vmid}/status/shutdown', name: 'vm_shutdown', text: 'Ask the guest OS to power down cleanly.' },
   { method: 'GET', path: '/nodes/{node}/qemu/{vmid}/config', name: 'vm_config', text: 'Configuration of the virtual machine.' },
-  { method: 'PUT', path: '/nodes/{node}/qemu/{vmid}/config', name: 'update_vm', text: 'Set options of the virtual machine.', params: [['memory', 'Amount of RAM in MiB.'], ['cores', 'CPU cores per socket.']] },
+  {
+    method: 'PUT',
+    path: '/nodes/{node}/qemu/{vmid}/config',
+    name: 'update_vm',
+    text: 'Set options of the virtual machine.',
+    params: [
+      ['memory', 'Amount of RAM in MiB.'],
+      ['cores', 'CPU cores per socket.'],
+    ],
+  },
   { method: 'GET', path: '/nodes/{node}/qemu/{vmid}/snapshot', name: 'snapshot_list', text: 'Snapshots of the virtual machine.' },
   { method: 'POST', path: '/nodes/{node}/qemu/{vmid}/snapshot', name: 'snapshot', text: 'Take a snapshot of the virtual machine.', params: [['snapname', 'Name for the new snapshot.']] },
   { method: 'DELETE', path: '/nodes/{node}/qemu/{vmid}/snapshot/{snapname}', name: 'delsnapshot', text: 'Remove a snapshot of the virtual machine.', risk: 'destructive' },
@@ -46,7 +72,16 @@ const FIXTURE: FixtureOp[] = [
   { method: 'POST', path: '/nodes/{node}/lxc/{vmid}/status/start', name: 'vm_start', text: 'Start the container.' },
   { method: 'POST', path: '/nodes/{node}/lxc/{vmid}/status/stop', name: 'vm_stop', text: 'Stop the container at once.', risk: 'destructive' },
   { method: 'GET', path: '/nodes/{node}/lxc/{vmid}/snapshot', name: 'list', text: 'Snapshots of the container.' },
-  { method: 'POST', path: '/nodes/{node}/vzdump', name: 'vzdump', text: 'Back up guests now.', params: [['vmid', 'Guests to include.'], ['storage', 'Where the archive goes.']] },
+  {
+    method: 'POST',
+    path: '/nodes/{node}/vzdump',
+    name: 'vzdump',
+    text: 'Back up guests now.',
+    params: [
+      ['vmid', 'Guests to include.'],
+      ['storage', 'Where the archive goes.'],
+    ],
+  },
   { method: 'GET', path: '/nodes/{node}/storage/{storage}/content', name: 'index', text: 'Volumes on a storage.', params: [['content', 'Only this content type.']] },
   { method: 'GET', path: '/nodes/{node}/tasks', name: 'node_tasks', text: 'Tasks that ran on a node.', params: [['errors', 'Only failed tasks.']] },
   { method: 'GET', path: '/cluster/resources', name: 'resources', text: 'Every guest, storage and node in the cluster.' },
@@ -143,8 +178,20 @@ describe('ApiSearch ranking', () => {
     const bare: SchemaNode = { type: 'array', items: { type: 'object', properties: {} } };
     const own = fixtureModel([
       { method: 'GET', path: '/nodes/{node}/disks', name: '', text: 'Disk sections.', returns: bare },
-      { method: 'GET', path: '/nodes/{node}/disks/list', name: '', text: 'Local disks of the node.', returns: { type: 'array', items: { type: 'object', properties: { devpath: { type: 'string' }, size: { type: 'integer' } } } } },
-      { method: 'GET', path: '/cluster/ha/resources', name: '', text: 'HA resources.', returns: { type: 'array', items: { type: 'object', properties: { sid: { type: 'string' } } }, links: [{ rel: 'child', href: '{sid}' }] } },
+      {
+        method: 'GET',
+        path: '/nodes/{node}/disks/list',
+        name: '',
+        text: 'Local disks of the node.',
+        returns: { type: 'array', items: { type: 'object', properties: { devpath: { type: 'string' }, size: { type: 'integer' } } } },
+      },
+      {
+        method: 'GET',
+        path: '/cluster/ha/resources',
+        name: '',
+        text: 'HA resources.',
+        returns: { type: 'array', items: { type: 'object', properties: { sid: { type: 'string' } } }, links: [{ rel: 'child', href: '{sid}' }] },
+      },
       { method: 'GET', path: '/cluster/ha/resources/{sid}', name: '', text: 'One HA resource.' },
     ]);
     expect(directoryIndexes(own.operations)).toEqual([true, false, false, false]);
@@ -154,7 +201,13 @@ describe('ApiSearch ranking', () => {
   it('puts an operation named by key or concrete path first', () => {
     expect(top('POST /nodes/{node}/qemu')).toBe('POST /nodes/{node}/qemu');
     expect(top('/nodes/pve1/qemu/100/status/current')).toBe('GET /nodes/{node}/qemu/{vmid}/status/current');
-    expect(search.search('/access/users').map((h) => h.key).slice(0, 2).sort()).toEqual(['GET /access/users', 'POST /access/users']);
+    expect(
+      search
+        .search('/access/users')
+        .map((h) => h.key)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(['GET /access/users', 'POST /access/users']);
   });
 
   it('tolerates a typo in a longer word', () => {

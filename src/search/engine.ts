@@ -86,9 +86,7 @@ export class ApiSearch {
     }
 
     const scores = this.ranker.rank(parsed);
-    const ranked = [...scores.entries()]
-      .filter(([id]) => keep(id) && !explicit.includes(id))
-      .sort((a, b) => b[1] - a[1] || this.tieBreak(a[0], b[0]));
+    const ranked = [...scores.entries()].filter(([id]) => keep(id) && !explicit.includes(id)).sort((a, b) => b[1] - a[1] || this.tieBreak(a[0], b[0]));
     const top = ranked[0]?.[1] ?? 1;
     const hits = [...explicit.map((id): [number, number] => [id, top + 1]), ...ranked];
     return hits.slice(0, limit).map(([id, score]) => this.hit(id, score));

@@ -68,7 +68,10 @@ function estimatePathTokens(path: string): number {
 }
 
 function trimSummary(summary: string, maxChars: number): string {
-  const text = summary.replace(/\s+/g, ' ').trim().replace(/[.:;,]$/, '');
+  const text = summary
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[.:;,]$/, '');
   if (text.length <= maxChars) return text;
   if (maxChars < 8) return '';
   const cut = text.slice(0, maxChars - 1);

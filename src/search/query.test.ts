@@ -16,15 +16,21 @@ function sources(text: string): string[] {
 
 describe('analyzer', () => {
   it('splits on punctuation and between letters and digits', () => {
-    expect(tokenize('GET /nodes/{node}/qemu/{vmid}/agent/network-get-interfaces')).toEqual([
-      'get', 'nodes', 'node', 'qemu', 'vmid', 'agent', 'network', 'get', 'interfaces',
-    ]);
+    expect(tokenize('GET /nodes/{node}/qemu/{vmid}/agent/network-get-interfaces')).toEqual(['get', 'nodes', 'node', 'qemu', 'vmid', 'agent', 'network', 'get', 'interfaces']);
     expect(tokenize('net0 ipconfig12 move_disk')).toEqual(['net', '0', 'ipconfig', '12', 'move', 'disk']);
   });
 
   it('folds plurals but keeps words that only look plural', () => {
     expect(['snapshots', 'vms', 'policies', 'aliases', 'prefixes', 'status', 'nfs', 'dns', 'access'].map(stem)).toEqual([
-      'snapshot', 'vm', 'policy', 'alias', 'prefix', 'status', 'nfs', 'dns', 'access',
+      'snapshot',
+      'vm',
+      'policy',
+      'alias',
+      'prefix',
+      'status',
+      'nfs',
+      'dns',
+      'access',
     ]);
   });
 
@@ -104,7 +110,10 @@ describe('synonym table', () => {
     for (const rule of SYNONYM_RULES) {
       const terms = Object.entries(rule.terms);
       expect(terms.flatMap(([word]) => analyze(word)).length, rule.triggers[0]).toBeGreaterThan(0);
-      expect(terms.every(([, w]) => w > 0 && w <= 1), rule.triggers[0]).toBe(true);
+      expect(
+        terms.every(([, w]) => w > 0 && w <= 1),
+        rule.triggers[0],
+      ).toBe(true);
     }
   });
 });
@@ -168,7 +177,11 @@ describe('parseQuery: questions', () => {
     expect(stop.concepts.map((c) => c.source)).toContain('stop all');
     expect(stop.hintedMethods).toEqual(['POST']);
     // Without the identifier, "type" refines the word before it.
-    expect(parse('what os type is vm 106').concepts.find((c) => c.source === 'os')?.terms.get('type')).toBe(0.25);
+    expect(
+      parse('what os type is vm 106')
+        .concepts.find((c) => c.source === 'os')
+        ?.terms.get('type'),
+    ).toBe(0.25);
   });
 
   it('weighs where one named guest lives above the guest, and drops a ranking said of a named node', () => {
@@ -226,7 +239,11 @@ describe('parseQuery: questions', () => {
     const enabled = parse('which vms have protection enabled').concepts.find((c) => c.source === 'enabled');
     expect(enabled?.terms.get('config')).toBeGreaterThan(0);
     expect(enabled?.terms.has('status')).toBe(false);
-    expect(parse('which vms are stopped').concepts.find((c) => c.source === 'stopped')?.terms.get('status')).toBeGreaterThan(0);
+    expect(
+      parse('which vms are stopped')
+        .concepts.find((c) => c.source === 'stopped')
+        ?.terms.get('status'),
+    ).toBeGreaterThan(0);
   });
 
   it('remembers which things the request names in the plural', () => {

@@ -136,7 +136,16 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
     const phrase = matchPhrase(stems, i, synonyms, opening.verb?.position);
     const compound = identifiers && (phrase?.tokens.length ?? 1) === 1 ? compoundAt(tokens, i, opening.verb?.position, identifiers) : undefined;
     if (compound) {
-      concepts.push({ terms: new Map([[compound, 1], [stems[i] as string, COMPOUND_PART_WEIGHT], [stems[i + 1] as string, COMPOUND_PART_WEIGHT]]), weight: 1, source: `${token} ${tokens[i + 1]}`, verb: false });
+      concepts.push({
+        terms: new Map([
+          [compound, 1],
+          [stems[i] as string, COMPOUND_PART_WEIGHT],
+          [stems[i + 1] as string, COMPOUND_PART_WEIGHT],
+        ]),
+        weight: 1,
+        source: `${token} ${tokens[i + 1]}`,
+        verb: false,
+      });
       // "stop all guests": the action word keeps hinting its method.
       if (i === opening.firstContent && phrase?.methods) hinted = phrase.methods;
       if (isPlural(tokens[i + 1] as string, stems[i + 1] as string)) collection = true;
@@ -289,12 +298,7 @@ function opensLongerPhrase(stems: string[], i: number, synonyms: ReadonlyMap<str
   return phrase !== undefined && phrase.tokens.length > 1;
 }
 
-function matchPhrase(
-  stems: string[],
-  start: number,
-  synonyms: ReadonlyMap<string, CompiledSynonym[]>,
-  verbPosition: number | undefined,
-): CompiledSynonym | undefined {
+function matchPhrase(stems: string[], start: number, synonyms: ReadonlyMap<string, CompiledSynonym[]>, verbPosition: number | undefined): CompiledSynonym | undefined {
   const candidates = synonyms.get(stems[start] as string);
   if (!candidates) return undefined;
   for (const candidate of candidates) {

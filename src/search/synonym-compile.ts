@@ -49,7 +49,18 @@ export function compileSynonyms(rules: readonly SynonymRule[] = SYNONYM_RULES): 
       const first = tokens[0];
       if (first === undefined) continue;
       const list = byFirst.get(first) ?? [];
-      list.push({ tokens, terms, weight, ...(rule.methods ? { methods: rule.methods } : {}), ...(rule.collection ? { collection: rule.collection } : {}), ...(rule.ranking ? { ranking: rule.ranking } : {}), ...(rule.placement ? { placement: rule.placement } : {}), ...(rule.when ? { when: rule.when } : {}), ...(pluralTerms ? { pluralTerms } : {}), ...(stateTerms ? { stateTerms } : {}) });
+      list.push({
+        tokens,
+        terms,
+        weight,
+        ...(rule.methods ? { methods: rule.methods } : {}),
+        ...(rule.collection ? { collection: rule.collection } : {}),
+        ...(rule.ranking ? { ranking: rule.ranking } : {}),
+        ...(rule.placement ? { placement: rule.placement } : {}),
+        ...(rule.when ? { when: rule.when } : {}),
+        ...(pluralTerms ? { pluralTerms } : {}),
+        ...(stateTerms ? { stateTerms } : {}),
+      });
       byFirst.set(first, list);
     }
   }

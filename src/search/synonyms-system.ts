@@ -8,7 +8,10 @@ import type { SynonymRule } from './synonyms.js';
 export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   // Networking
   { triggers: ['ip', 'ip address', 'ip addresses', 'ipv4', 'ipv6', 'address', 'addresses'], terms: { interface: 1, ip: 0.6, network: 0.4, address: 0.4 } },
-  { triggers: ['nic', 'network card', 'network interface', 'network interfaces', 'iface', 'interface', 'interfaces', 'network device', 'ethernet', 'network config'], terms: { network: 1, iface: 0.7, interface: 0.5 } },
+  {
+    triggers: ['nic', 'network card', 'network interface', 'network interfaces', 'iface', 'interface', 'interfaces', 'network device', 'ethernet', 'network config'],
+    terms: { network: 1, iface: 0.7, interface: 0.5 },
+  },
   { triggers: ['network', 'networking', 'net'], terms: { network: 1, net: 0.3 } },
   // A guest's bridge and VLAN tag are in its net0… options (its config).
   { triggers: ['bridge', 'linux bridge', 'vmbr', 'bond', 'vlan', 'ovs', 'vlan tag'], terms: { bridge: 1, network: 0.7, iface: 0.3, net: 0.4 } },
@@ -33,7 +36,10 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['zone', 'evpn', 'vxlan'], terms: { zone: 1 } },
   { triggers: ['ipam', 'ip management', 'dhcp'], terms: { ipam: 1 } },
   // netin / netout: the per-guest counters the resource list and status reads return.
-  { triggers: ['traffic', 'bandwidth', 'network traffic', 'network bandwidth', 'network throughput', 'network counters', 'netstat', 'network io', 'network usage', 'throughput'], terms: { netstat: 1, network: 0.4, netin: 0.6, netout: 0.6 } },
+  {
+    triggers: ['traffic', 'bandwidth', 'network traffic', 'network bandwidth', 'network throughput', 'network counters', 'netstat', 'network io', 'network usage', 'throughput'],
+    terms: { netstat: 1, network: 0.4, netin: 0.6, netout: 0.6 },
+  },
   { triggers: ['disk io', 'io', 'iops', 'disk reads', 'disk writes', 'disk read', 'disk write', 'disk throughput', 'io load'], terms: { diskread: 1, diskwrite: 1, io: 0.4 } },
 
   // Guest access and the guest agent
@@ -65,8 +71,32 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['memory block', 'memory blocks'], terms: { memory: 1, block: 1 } },
   { triggers: ['load', 'load average', 'loadavg', 'busy', 'performance', 'utilisation'], terms: { loadavg: 1, status: 0.6, cpu: 0.4 }, weight: 0.6 },
   {
-    triggers: ['history', 'graph', 'graphs', 'chart', 'trend', 'statistics', 'stats', 'over time', 'rrd', 'time series', 'historical',
-      'last hour', 'last day', 'last week', 'last month', 'last year', 'past hour', 'past day', 'past week', 'past month', 'past year', 'yesterday', 'over the last', 'over the past'],
+    triggers: [
+      'history',
+      'graph',
+      'graphs',
+      'chart',
+      'trend',
+      'statistics',
+      'stats',
+      'over time',
+      'rrd',
+      'time series',
+      'historical',
+      'last hour',
+      'last day',
+      'last week',
+      'last month',
+      'last year',
+      'past hour',
+      'past day',
+      'past week',
+      'past month',
+      'past year',
+      'yesterday',
+      'over the last',
+      'over the past',
+    ],
     terms: { rrddata: 1, rrd: 0.6, statistic: 0.5 },
   },
   { triggers: ['metric server', 'metric servers', 'metrics server', 'metrics servers', 'external metric server'], terms: { metric: 1, server: 1 } },
@@ -77,7 +107,28 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['journal', 'journald', 'journalctl'], terms: { journal: 1, syslog: 0.8, log: 0.5 } },
   { triggers: ['task', 'tasks', 'upid', 'activity', 'recent activity', 'worker'], terms: { task: 1 } },
   { triggers: ['job', 'jobs', 'scheduled job', 'cron'], terms: { job: 1, schedule: 0.3, task: 0.3 } },
-  { triggers: ['schedule', 'scheduled', 'nightly', 'daily', 'weekly', 'hourly', 'monthly', 'every night', 'every day', 'every hour', 'every week', 'every minute', 'minutes', 'recurring', 'periodic', 'periodically', 'regularly'], terms: { schedule: 1, job: 0.5 } },
+  {
+    triggers: [
+      'schedule',
+      'scheduled',
+      'nightly',
+      'daily',
+      'weekly',
+      'hourly',
+      'monthly',
+      'every night',
+      'every day',
+      'every hour',
+      'every week',
+      'every minute',
+      'minutes',
+      'recurring',
+      'periodic',
+      'periodically',
+      'regularly',
+    ],
+    terms: { schedule: 1, job: 0.5 },
+  },
   // What failed in PVE is a task: its status holds the error, its log the reason.
   { triggers: ['fail', 'failed', 'error', 'errors', 'errored', 'broken', 'crashed', 'unsuccessful'], terms: { error: 1, fail: 0.5, task: 0.4 } },
   { triggers: ['why', 'reason', 'cause', 'what went wrong'], terms: { log: 1, error: 0.5 }, weight: 0.6 },
@@ -97,7 +148,10 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   // Node administration
   { triggers: ['service', 'services', 'daemon', 'systemd', 'systemd unit'], terms: { service: 1 } },
   { triggers: ['time', 'timezone', 'time zone', 'clock', 'ntp', 'date'], terms: { time: 1, timezone: 0.8 } },
-  { triggers: ['apt', 'package', 'packages', 'upgrade', 'upgrades', 'patch', 'patches', 'available updates', 'pending updates', 'updates', 'apt update'], terms: { apt: 1, update: 0.5, package: 0.4 } },
+  {
+    triggers: ['apt', 'package', 'packages', 'upgrade', 'upgrades', 'patch', 'patches', 'available updates', 'pending updates', 'updates', 'apt update'],
+    terms: { apt: 1, update: 0.5, package: 0.4 },
+  },
   { triggers: ['repository', 'repositories', 'repo', 'repos', 'sources list', 'enterprise repo', 'no subscription repo'], terms: { repository: 1, apt: 0.5 } },
   { triggers: ['changelog', 'release notes'], terms: { changelog: 1 } },
   { triggers: ['subscription', 'license', 'licence', 'subscription key'], terms: { subscription: 1 } },
@@ -136,7 +190,10 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['privilege', 'privileges', 'privs'], terms: { privs: 1, role: 0.6, permission: 0.4 } },
   { triggers: ['group', 'groups', 'user group', 'team'], terms: { group: 1 } },
   { triggers: ['login', 'log in', 'sign in', 'authenticate', 'ticket', 'session', 'auth ticket', 'csrf'], terms: { ticket: 1, login: 0.4 }, methods: ['POST'] },
-  { triggers: ['realm', 'realms', 'ldap', 'active directory', 'ad', 'auth server', 'authentication server', 'identity provider', 'domain', 'domains', 'openid', 'oidc', 'sso'], terms: { domain: 1, realm: 0.8 } },
+  {
+    triggers: ['realm', 'realms', 'ldap', 'active directory', 'ad', 'auth server', 'authentication server', 'identity provider', 'domain', 'domains', 'openid', 'oidc', 'sso'],
+    terms: { domain: 1, realm: 0.8 },
+  },
   { triggers: ['sync users', 'ldap sync', 'realm sync', 'sync realm', 'sync'], terms: { sync: 1, realm: 0.3 }, methods: ['POST'] },
   { triggers: ['tfa', '2fa', 'mfa', 'two factor', 'otp', 'totp', 'yubikey', 'webauthn', 'second factor', 'recovery keys'], terms: { tfa: 1 } },
   { triggers: ['pool', 'resource pool', 'pools'], terms: { pool: 1 } },

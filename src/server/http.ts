@@ -114,11 +114,7 @@ interface Session {
 const MCP_PATH = '/mcp';
 const METADATA_PATH = '/.well-known/oauth-protected-resource';
 
-
-export async function startHttpServer(
-  createSession: (principal: Principal) => McpServer,
-  options: HttpServerOptions = {},
-): Promise<RunningHttpServer> {
+export async function startHttpServer(createSession: (principal: Principal) => McpServer, options: HttpServerOptions = {}): Promise<RunningHttpServer> {
   const host = options.host ?? '127.0.0.1';
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
@@ -210,13 +206,17 @@ export async function startHttpServer(
       const body = req.method === 'POST' ? await readJsonBody(req, 64 * 1024, true) : { ok: true as const, value: undefined };
       if (!body.ok) return sendJsonRpcError(res, body.status, body.code, body.message);
       const onApproved = options.onApproved;
-      handleApprovals(options.approvals, {
-        method: req.method ?? 'GET',
-        rest: url.pathname.slice(APPROVALS_PATH.length),
-        principal,
-        body: body.value,
-        ...(onApproved ? { onApproved: (e: { planId: string; for?: string; expiresAt: string }) => onApproved({ ...e, approver: principal }) } : {}),
-      }, res);
+      handleApprovals(
+        options.approvals,
+        {
+          method: req.method ?? 'GET',
+          rest: url.pathname.slice(APPROVALS_PATH.length),
+          principal,
+          body: body.value,
+          ...(onApproved ? { onApproved: (e: { planId: string; for?: string; expiresAt: string }) => onApproved({ ...e, approver: principal }) } : {}),
+        },
+        res,
+      );
       return;
     }
 
@@ -224,7 +224,13 @@ export async function startHttpServer(
     const refusal = options.admit?.(principal);
     if (refusal !== undefined) return sendJsonRpcError(res, 403, -32001, `Forbidden: ${refusal}`);
     // The SDK hands this to tool handlers as `extra.authInfo`: runs learn who runs them, per request.
-    const authInfo: AuthInfo = { token: '[redacted]', clientId: principal.clientId ?? principal.id, scopes: principal.scopes, ...(principal.expiresAt !== undefined ? { expiresAt: principal.expiresAt } : {}), extra: { principal } };
+    const authInfo: AuthInfo = {
+      token: '[redacted]',
+      clientId: principal.clientId ?? principal.id,
+      scopes: principal.scopes,
+      ...(principal.expiresAt !== undefined ? { expiresAt: principal.expiresAt } : {}),
+      extra: { principal },
+    };
     (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfo;
 
     const sessionId = header(req, 'mcp-session-id');
@@ -332,12 +338,16 @@ export async function startHttpServer(
     };
     while ((held().get(owner) ?? 0) >= perPrincipal) {
       const victim = idlest((s) => s.principal === owner);
-      if (!victim) return `Too many sessions: principal '${owner}' has ${perPrincipal} open (the per-principal cap, http.sessionsPerPrincipal), each with a request in flight; end one (DELETE) or wait for one to finish`;
+      if (!victim)
+        return `Too many sessions: principal '${owner}' has ${perPrincipal} open (the per-principal cap, http.sessionsPerPrincipal), each with a request in flight; end one (DELETE) or wait for one to finish`;
       evict(victim, `principal '${owner}' has ${perPrincipal} sessions open (its cap)`);
     }
     while (sessions.size + [...opening.values()].reduce((a, b) => a + b, 0) >= maxSessions) {
       const counts = held();
-      const victim = idlest(() => true, (a, b) => (counts.get(b.principal) ?? 0) - (counts.get(a.principal) ?? 0));
+      const victim = idlest(
+        () => true,
+        (a, b) => (counts.get(b.principal) ?? 0) - (counts.get(a.principal) ?? 0),
+      );
       if (!victim) return `Too many sessions: the server has ${maxSessions} open (http.maxSessions), each with a request in flight; try again shortly`;
       evict(victim, `${maxSessions} sessions open (the server's cap)`);
     }
@@ -365,21 +375,30 @@ export async function startHttpServer(
     void s.transport.close().catch(() => undefined);
   }
 
-  const sweeper = setInterval(() => {
-    const now = Date.now();
-    for (const [id, s] of sessions) {
-      if (s.busy === 0 && now - s.lastSeen > idleMs) {
-        sessions.delete(id);
-        void s.transport.close().catch(() => undefined);
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, s] of sessions) {
+        if (s.busy === 0 && now - s.lastSeen > idleMs) {
+          sessions.delete(id);
+          void s.transport.close().catch(() => undefined);
+        }
       }
-    }
-  }, Math.min(idleMs, 60_000));
+    },
+    Math.min(idleMs, 60_000),
+  );
   sweeper.unref();
 
   let closing = false;
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', (err: NodeJS.ErrnoException) => {
-      reject(err.code === 'EADDRINUSE' ? new HttpConfigError('--port', `port ${options.port ?? 0} on ${host} is in use: pick another with --port`) : err.code === 'EADDRNOTAVAIL' ? new HttpConfigError('--host', `${host} is not an address of this machine`) : err);
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new HttpConfigError('--port', `port ${options.port ?? 0} on ${host} is in use: pick another with --port`)
+          : err.code === 'EADDRNOTAVAIL'
+            ? new HttpConfigError('--host', `${host} is not an address of this machine`)
+            : err,
+      );
     });
     httpServer.listen(options.port ?? 0, host, () => resolve());
   });
@@ -455,9 +474,10 @@ function insufficient(auth: Authenticator, capability: Capability, principal: Pr
     ok: false,
     status: 403,
     error: 'insufficient_scope',
-    description: capability === 'approve'
-      ? `principal '${principal.id}' has no ${auth.scopeFor('approve')} scope: approving plans needs it`
-      : `principal '${principal.id}' has neither ${auth.scopeFor('read')} nor ${auth.scopeFor('write')}: the MCP tools need one of them`,
+    description:
+      capability === 'approve'
+        ? `principal '${principal.id}' has no ${auth.scopeFor('approve')} scope: approving plans needs it`
+        : `principal '${principal.id}' has neither ${auth.scopeFor('read')} nor ${auth.scopeFor('write')}: the MCP tools need one of them`,
     scope,
   };
 }

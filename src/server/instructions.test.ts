@@ -42,7 +42,15 @@ describe('serverInstructions', () => {
       product(
         'prod',
         {
-          prod: { name: 'prod-ops', preset: 'operator', deny: ['* /nodes/*/qemu/100/**'], targets: [{ action: 'approval', tags: ['prod'] }], scopes: { nodes: ['pve1', 'pve2'] }, privileged: ['POST /nodes/*/vzdump +script'], budget: { guests: 5 } },
+          prod: {
+            name: 'prod-ops',
+            preset: 'operator',
+            deny: ['* /nodes/*/qemu/100/**'],
+            targets: [{ action: 'approval', tags: ['prod'] }],
+            scopes: { nodes: ['pve1', 'pve2'] },
+            privileged: ['POST /nodes/*/vzdump +script'],
+            budget: { guests: 5 },
+          },
           lab: { preset: 'admin' },
         },
         ['lab'],

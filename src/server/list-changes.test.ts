@@ -13,7 +13,12 @@ describe('notifyListChanges', () => {
     let readOnly = true;
     const listeners = new Set<() => void>();
     let refreshed = 0;
-    notifyListChanges(server, () => ({ readOnlyHint: readOnly }), (fn) => (listeners.add(fn), () => listeners.delete(fn)), () => void (refreshed += 1));
+    notifyListChanges(
+      server,
+      () => ({ readOnlyHint: readOnly }),
+      (fn) => (listeners.add(fn), () => listeners.delete(fn)),
+      () => void (refreshed += 1),
+    );
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = new Client({ name: 'c', version: '1' });

@@ -11,12 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
  * also runs `refresh` there (e.g. resources to register; the SDK sends their list_changed). The
  * subscription ends when the session closes.
  */
-export function notifyListChanges(
-  server: McpServer,
-  listing: () => unknown,
-  subscribe: (changed: () => void) => () => void,
-  refresh?: () => void,
-): void {
+export function notifyListChanges(server: McpServer, listing: () => unknown, subscribe: (changed: () => void) => () => void, refresh?: () => void): void {
   let last = JSON.stringify(listing());
   const unsubscribe = subscribe(() => {
     refresh?.();

@@ -62,7 +62,12 @@ export function createMcpServer(product: Product, options: McpServerOptions = {}
   const resources = registerResources(server, product, viewer);
   registerPrompts(server, product);
   // Without the view's `_meta`: it is settled at initialize, before any tools/list, so it is no change.
-  notifyListChanges(server, () => listing(options.session), (changed) => product.onViewChange(changed), resources.refresh);
+  notifyListChanges(
+    server,
+    () => listing(options.session),
+    (changed) => product.onViewChange(changed),
+    resources.refresh,
+  );
   return server;
 }
 

@@ -17,11 +17,7 @@ import type { Product } from '../app/product.js';
 import { CLUSTER_NAME_PATTERN } from '../client/config.js';
 import { parseUpid } from '../pve/upid.js';
 
-const clusterArg = z
-  .string()
-  .regex(CLUSTER_NAME_PATTERN, 'a cluster name from the configuration')
-  .optional()
-  .describe('Cluster name (default: the default cluster)');
+const clusterArg = z.string().regex(CLUSTER_NAME_PATTERN, 'a cluster name from the configuration').optional().describe('Cluster name (default: the default cluster)');
 
 /** PVE's pool ID syntax (pve-poolid). */
 const POOL = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -82,7 +78,7 @@ export function registerPrompts(server: McpServer, product: Product): void {
         `Snapshot every guest (VMs and containers) of pool '${pool}' on cluster '${name}' with the snapshot name '${snap}', before maintenance.${clusterNote(name)}\n\n${LOOP}\n\n` +
           `Suggested searches: "guests of a pool" (GET /pools or /cluster/resources with their pool field), "snapshot a vm", ` +
           '"snapshot a container". Check with get_schema that the snapshot operations take node, vmid and snapname, and that ' +
-          'qemu and lxc guests use different paths. Write one script that lists the pool\'s guests, skips templates, ' +
+          "qemu and lxc guests use different paths. Write one script that lists the pool's guests, skips templates, " +
           'creates the snapshot for each on its own node, waits for each task with pve.waitTask and returns per guest: vmid, ' +
           'name, node, ok, and the last log lines of any failure.\n\n' +
           'Run it first with dryRun: true and show the plan (the writes it would make) to the user. Then run the same script ' +
@@ -97,9 +93,12 @@ export function registerPrompts(server: McpServer, product: Product): void {
     'why-task-failed',
     {
       title: 'Why did this task fail?',
-      description: 'Read a task\'s status and log by its UPID and explain the failure with the next step',
+      description: "Read a task's status and log by its UPID and explain the failure with the next step",
       argsSchema: {
-        upid: z.string().refine((upid) => parseUpid(upid) !== undefined, 'a task UPID, e.g. UPID:pve1:0000C530:0001A2F3:6650B1C2:qmstart:101:root@pam:').describe('The task\'s UPID'),
+        upid: z
+          .string()
+          .refine((upid) => parseUpid(upid) !== undefined, 'a task UPID, e.g. UPID:pve1:0000C530:0001A2F3:6650B1C2:qmstart:101:root@pam:')
+          .describe("The task's UPID"),
         cluster: clusterArg,
       },
     },
@@ -109,9 +108,9 @@ export function registerPrompts(server: McpServer, product: Product): void {
       return message(
         `Explain why the Proxmox VE task ${upid} on cluster '${name}' failed, and what to do next.${clusterNote(name)}\n\n${LOOP}\n\n` +
           `Suggested searches: "task status", "task log". The UPID names its node (${node}), type, guest and user. ` +
-          'In one script read the task\'s status (exitstatus, start and end time) and its log (the last 50 lines are usually enough; ' +
+          "In one script read the task's status (exitstatus, start and end time) and its log (the last 50 lines are usually enough; " +
           'the log can be long, so filter it to the error lines and their context in the script), and where the task names a guest, ' +
-          'that guest\'s current status and config lines the error mentions. Return the facts; then explain the cause in plain ' +
+          "that guest's current status and config lines the error mentions. Return the facts; then explain the cause in plain " +
           'words and name one concrete next step. This is read-only: make no writes.',
       );
     },
@@ -123,7 +122,11 @@ export function registerPrompts(server: McpServer, product: Product): void {
       title: 'Run a runbook',
       description: "Run an operator's saved script by name with its arguments; without a name, list the runbooks",
       argsSchema: {
-        name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'a runbook name').optional().describe('Runbook to run (omit to list them)'),
+        name: z
+          .string()
+          .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'a runbook name')
+          .optional()
+          .describe('Runbook to run (omit to list them)'),
         cluster: clusterArg,
       },
     },
@@ -150,7 +153,11 @@ export function registerPrompts(server: McpServer, product: Product): void {
       description: 'CPU, memory and storage headroom per node and storage, and what is overcommitted',
       argsSchema: {
         cluster: clusterArg,
-        threshold: z.string().regex(/^(?:[1-9]\d?|100)$/, 'a percentage between 1 and 100').optional().describe('Usage percentage that counts as tight (default 80)'),
+        threshold: z
+          .string()
+          .regex(/^(?:[1-9]\d?|100)$/, 'a percentage between 1 and 100')
+          .optional()
+          .describe('Usage percentage that counts as tight (default 80)'),
       },
     },
     ({ cluster: c, threshold }) => {

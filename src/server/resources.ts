@@ -65,22 +65,17 @@ function registerClusterResources(server: McpServer, product: Product, name: str
       })),
     }),
   );
-  server.registerResource(
-    `version-${name}`,
-    `pve://${name}/version`,
-    { title: `PVE version (${name})`, mimeType: 'application/json' },
-    async (uri) => ({
-      contents: [
-        {
-          uri: uri.href,
-          mimeType: 'application/json',
-          text: JSON.stringify({
-            cluster: name,
-            version: runtime.schema.version ?? null,
-            schema: { origin: runtime.schema.origin, hash: runtime.model.hash, operations: runtime.model.operations.length },
-          }),
-        },
-      ],
-    }),
-  );
+  server.registerResource(`version-${name}`, `pve://${name}/version`, { title: `PVE version (${name})`, mimeType: 'application/json' }, async (uri) => ({
+    contents: [
+      {
+        uri: uri.href,
+        mimeType: 'application/json',
+        text: JSON.stringify({
+          cluster: name,
+          version: runtime.schema.version ?? null,
+          schema: { origin: runtime.schema.origin, hash: runtime.model.hash, operations: runtime.model.operations.length },
+        }),
+      },
+    ],
+  }));
 }

@@ -24,10 +24,9 @@ export async function drainToolCalls(calls: ToolCallDrain, runs: { drain(): Prom
   const pending = calls.pendingCalls;
   calls.stop();
   let timer: NodeJS.Timeout | undefined;
-  const answered = await Promise.race([
-    Promise.all([runs.drain(), calls.idle()]).then(() => true),
-    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), drainMs))),
-  ]).finally(() => clearTimeout(timer));
+  const answered = await Promise.race([Promise.all([runs.drain(), calls.idle()]).then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), drainMs)))]).finally(() =>
+    clearTimeout(timer),
+  );
   const abandoned = answered ? [] : await calls.abandon(abandonedMessage(drainMs), ABANDON_WRITE_MS);
   return { clean: abandoned.length === 0, pending, abandoned, ms: Math.round(performance.now() - started) };
 }

@@ -31,17 +31,14 @@ const VERIFIERS: Record<string, Verifier> = {
   'pve-vmid': (v) => (/^[1-9][0-9]{2,8}$/.test(v) ? undefined : 'value does not look like a valid VM ID\n'),
   'pve-node': (v) => (/^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$/.test(v) ? undefined : 'value does not look like a valid node name\n'),
   'pve-configid': (v) => (/^[a-z][a-z0-9_-]+$/i.test(v) ? undefined : `invalid configuration ID '${v}'\n`),
-  'pve-storage-id': (v) =>
-    /^[a-z][a-z0-9\-_.]*[a-z0-9]$/i.test(v) ? undefined : `storage ID '${v}' contains illegal characters\n`,
-  'pve-poolid': (v) =>
-    /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+){0,2}$/.test(v) ? undefined : `pool name '${v}' contains illegal characters\n`,
+  'pve-storage-id': (v) => (/^[a-z][a-z0-9\-_.]*[a-z0-9]$/i.test(v) ? undefined : `storage ID '${v}' contains illegal characters\n`),
+  'pve-poolid': (v) => (/^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+){0,2}$/.test(v) ? undefined : `pool name '${v}' contains illegal characters\n`),
   'pve-userid': (v) => {
     if (v.length < 3) return `user name '${v}' is too short\n`;
     if (v.length > 64) return `user name '${v}' is too long (${v.length} > 64)\n`;
     return USER_RE.test(v) ? undefined : `value '${v}' does not look like a valid user name\n`;
   },
-  'pve-tokenid': (v) =>
-    /^[^\s:/]+@[A-Za-z][A-Za-z0-9.\-_]+![A-Za-z][A-Za-z0-9.\-_]+$/.test(v) ? undefined : `invalid token ID '${v}'\n`,
+  'pve-tokenid': (v) => (/^[^\s:/]+@[A-Za-z][A-Za-z0-9.\-_]+![A-Za-z][A-Za-z0-9.\-_]+$/.test(v) ? undefined : `invalid token ID '${v}'\n`),
   'pve-realm': (v) => (/^[A-Za-z][A-Za-z0-9.\-_]+$/.test(v) ? undefined : `value '${v}' does not look like a valid realm\n`),
   'pve-groupid': (v) => (/^[A-Za-z0-9.\-_]+$/.test(v) ? undefined : `group name '${v}' contains illegal characters\n`),
   'pve-roleid': (v) => (/^[A-Za-z0-9.\-_]+$/.test(v) ? undefined : `role name '${v}' contains illegal characters\n`),
@@ -50,23 +47,17 @@ const VERIFIERS: Record<string, Verifier> = {
   'pve-storage-content': (v) => (STORAGE_CONTENT.has(v) ? undefined : `invalid content type '${v}'\n`),
   'pve-day-of-week': (v) => (WEEKDAYS.has(v) ? undefined : `invalid day of week '${v}'\n`),
   'pve-volume-id': (v) => (/^[^:\s]+:.+$/.test(v) ? undefined : `unable to parse volume ID '${v}'\n`),
-  'pve-iface': (v) =>
-    /^[a-zA-Z][a-zA-Z0-9_]{1,20}(?:[:.]\d+)?$/.test(v) ? undefined : `invalid network interface name '${v}'\n`,
+  'pve-iface': (v) => (/^[a-zA-Z][a-zA-Z0-9_]{1,20}(?:[:.]\d+)?$/.test(v) ? undefined : `invalid network interface name '${v}'\n`),
   ip: (v) => (isIP(v) ? undefined : `value does not look like a valid IP address\n`),
   ipv4: (v) => (isIPv4(v) ? undefined : `value does not look like a valid IPv4 address\n`),
   ipv6: (v) => (isIPv6(v) ? undefined : `value does not look like a valid IPv6 address\n`),
   CIDR: (v) => (cidr(v, isIPv4, 32) || cidr(v, isIPv6, 128) ? undefined : `value does not look like a valid CIDR network\n`),
   CIDRv4: (v) => (cidr(v, isIPv4, 32) ? undefined : `value does not look like a valid IPv4 CIDR network\n`),
   CIDRv6: (v) => (cidr(v, isIPv6, 128) ? undefined : `value does not look like a valid IPv6 CIDR network\n`),
-  IPorCIDR: (v) =>
-    isIP(v) || cidr(v, isIPv4, 32) || cidr(v, isIPv6, 128) ? undefined : `value does not look like a valid IP address or CIDR network\n`,
-  IPorCIDRorAlias: (v) =>
-    isIP(v) || cidr(v, isIPv4, 32) || cidr(v, isIPv6, 128) || FIREWALL_ALIAS_RE.test(v)
-      ? undefined
-      : `value does not look like a valid IP address or CIDR network\n`,
+  IPorCIDR: (v) => (isIP(v) || cidr(v, isIPv4, 32) || cidr(v, isIPv6, 128) ? undefined : `value does not look like a valid IP address or CIDR network\n`),
+  IPorCIDRorAlias: (v) => (isIP(v) || cidr(v, isIPv4, 32) || cidr(v, isIPv6, 128) || FIREWALL_ALIAS_RE.test(v) ? undefined : `value does not look like a valid IP address or CIDR network\n`),
   'dns-name': (v) => (DNS_NAME_RE.test(v) ? undefined : `value does not look like a valid DNS name\n`),
-  'mac-addr': (v) =>
-    /^[a-f0-9]{2}(?::[a-f0-9]{2}){5}$/i.test(v) ? undefined : `value does not look like a valid unicast MAC address\n`,
+  'mac-addr': (v) => (/^[a-f0-9]{2}(?::[a-f0-9]{2}){5}$/i.test(v) ? undefined : `value does not look like a valid unicast MAC address\n`),
   email: (v) => (/^[^\s@]+@[^\s@]+$/.test(v) ? undefined : `value does not look like a valid email address\n`),
   'email-opt': (v) => (v === '' || /^[^\s@]+@[^\s@]+$/.test(v) ? undefined : `value does not look like a valid email address\n`),
 };

@@ -199,10 +199,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   const tickets = new TicketAuthority(keys, opts.ticketLifetimeSec ?? 7200, clockSec);
   const authenticator = new Authenticator(store, tickets, opts.authFailureStyle ?? release.authFailureStyle);
 
-  const endpoints: SimEndpoint[] = [
-    ...cluster.endpoints(),
-    ...accessFamilyEndpoints({ store, tickets, clusterName: () => cluster.clusterName }),
-  ];
+  const endpoints: SimEndpoint[] = [...cluster.endpoints(), ...accessFamilyEndpoints({ store, tickets, clusterName: () => cluster.clusterName })];
   const ownApidoc = renderApidoc(endpoints);
   let apidocText = ownApidoc;
   let model: ApiModel;
@@ -267,7 +264,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     settings,
     ...(checkResponse ? { checkResponse } : {}),
     onInternalError: (error, key) => {
-      responseProblems.push({ operation: key, problems: [`handler crashed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`] });
+      responseProblems.push({ operation: key, problems: [`handler crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`] });
     },
   });
 

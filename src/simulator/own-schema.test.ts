@@ -38,7 +38,10 @@ describe('own schema rendering', () => {
     const model = loadSchemaFromString(renderApidoc(endpoints), { kind: 'simulator' });
     const spin = model.get('POST', '/widgets/{id}/spin');
     expect(spin).toMatchObject({ allowtoken: false, proxyto: 'node', permissions: { check: ['perm', '/widgets/{id}', ['Sys.Modify']] } });
-    expect(spin?.params.map((p) => [p.name, p.optional])).toEqual([['id', false], ['fast', true]]);
+    expect(spin?.params.map((p) => [p.name, p.optional])).toEqual([
+      ['id', false],
+      ['fast', true],
+    ]);
     expect(model.hasPath('/widgets/{id}')).toBe(true);
   });
 

@@ -150,7 +150,11 @@ export function parseScenarioText(text: string): Scenario {
 
 /** Splits repeated / comma-separated command-line values into scenarios. */
 export function parseScenarioList(values: readonly string[]): Scenario[] {
-  return values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s.length > 0).map(parseScenarioText);
+  return values
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+    .map(parseScenarioText);
 }
 
 export function normalizeScenario(input: ScenarioInput): Scenario {
@@ -176,9 +180,7 @@ export async function loadScenarioFile(path: string): Promise<Scenario[]> {
   }
   const parsed = scenarioFileSchema.safeParse(json);
   if (!parsed.success) {
-    throw new ScenarioError(
-      `The scenario file ${path} does not match {"description"?: string, "scenarios": [text or object, ...]}:\n${z.prettifyError(parsed.error)}\n${help}`,
-    );
+    throw new ScenarioError(`The scenario file ${path} does not match {"description"?: string, "scenarios": [text or object, ...]}:\n${z.prettifyError(parsed.error)}\n${help}`);
   }
   return parsed.data.scenarios.map((s, i) => {
     try {
@@ -260,7 +262,14 @@ export function applyScenarios(scenarios: readonly Scenario[], t: ScenarioTarget
       }
       case 'locked': {
         const g = cluster.guest(s.vmid);
-        if (!g) throw new ScenarioError(`Scenario '${where(s)}': no guest ${s.vmid} in preset ${cluster.preset}; pick one of ${cluster.guests().slice(0, 5).map((x) => x.vmid).join(', ')}…`);
+        if (!g)
+          throw new ScenarioError(
+            `Scenario '${where(s)}': no guest ${s.vmid} in preset ${cluster.preset}; pick one of ${cluster
+              .guests()
+              .slice(0, 5)
+              .map((x) => x.vmid)
+              .join(', ')}…`,
+          );
         if (!(GUEST_LOCKS[g.type] as readonly string[]).includes(s.lock)) {
           throw new ScenarioError(`Scenario '${where(s)}': ${g.type === 'qemu' ? 'a VM' : 'a container'} cannot carry lock '${s.lock}'; use one of ${GUEST_LOCKS[g.type].join(', ')}.`);
         }

@@ -103,7 +103,12 @@ describe('validateValue', () => {
   };
 
   it('accepts Perl-typed data: numeric strings for integers, 0/1 and JSON booleans', () => {
-    expect(validateValue({ type: 'array', items: item }, [{ vmid: '100', running: 1 }, { vmid: 101, running: true, name: 'x' }])).toEqual([]);
+    expect(
+      validateValue({ type: 'array', items: item }, [
+        { vmid: '100', running: 1 },
+        { vmid: 101, running: true, name: 'x' },
+      ]),
+    ).toEqual([]);
     expect(validateValue({ type: 'null' }, null)).toEqual([]);
   });
 

@@ -108,8 +108,7 @@ function checkProp(value: unknown, schema: SchemaNode, path: string, errors: Err
 function checkScalar(text: string, schema: SchemaNode, path: string, errors: Errors): void {
   const format = schema.format;
   if (format !== undefined && format !== 'regex') {
-    const problem =
-      typeof format === 'string' ? checkNamedFormat(format, text) : checkPropertyString(format, text, path);
+    const problem = typeof format === 'string' ? checkNamedFormat(format, text) : checkPropertyString(format, text, path);
     if (problem) {
       addError(errors, path, `invalid format - ${problem}`);
       return;
@@ -146,13 +145,7 @@ function checkScalar(text: string, schema: SchemaNode, path: string, errors: Err
   }
 }
 
-function checkObject(
-  path: string,
-  properties: Record<string, SchemaNode>,
-  value: Record<string, unknown>,
-  additional: SchemaNode['additionalProperties'],
-  errors: Errors,
-): void {
+function checkObject(path: string, properties: Record<string, SchemaNode>, value: Record<string, unknown>, additional: SchemaNode['additionalProperties'], errors: Errors): void {
   const sub = (k: string) => (path ? `${path}.${k}` : k);
   for (const [k, schema] of Object.entries(properties)) checkProp(value[k], schema, sub(k), errors);
   for (const k of Object.keys(value)) {

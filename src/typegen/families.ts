@@ -2,9 +2,7 @@
 import type { ParamSpec } from '../schema/model.js';
 
 /** A parameter as shown to people and in types: single, or an indexed family (`net0`..`net31` as `net[n]`). */
-export type ParamGroup =
-  | { kind: 'single'; spec: ParamSpec }
-  | { kind: 'family'; base: string; members: ParamSpec[]; first: ParamSpec; maxIndex: number };
+export type ParamGroup = { kind: 'single'; spec: ParamSpec } | { kind: 'family'; base: string; members: ParamSpec[]; first: ParamSpec; maxIndex: number };
 
 /** Fold indexed families back into one entry each, keeping the schema's parameter order. */
 export function groupParams(params: readonly ParamSpec[]): ParamGroup[] {

@@ -13,7 +13,7 @@ const INVENTORY = [
   "const vms = await pve.get('/cluster/resources', { type: 'vm' });",
   'for (const r of vms) r.vmid.toString();',
   "const qemu = vms.filter((r) => r.type === 'qemu').map((r) => r.vmid + 1);",
-  'const all = await pve.get(\'/cluster/resources\');',
+  "const all = await pve.get('/cluster/resources');",
   "const fromAll = all.filter((r) => r.type === 'lxc').map((r) => r.vmid.toFixed());",
   "const lab = await pve.cluster('lab').get('/cluster/resources', { type: 'vm' });",
   'return { qemu, fromAll, lab: lab.map((r) => r.vmid) };',

@@ -20,12 +20,7 @@ export interface KindedListTypes<T, D> {
  * only says which fields are always there. Undefined when the schema does not give the list's
  * entries as objects with an enumerated discriminant.
  */
-export function kindedListTypes<T, M, D>(
-  op: Operation,
-  known: KindedList,
-  syntax: DeclarationSyntax<T, M, D>,
-  nameOf: (kind: string) => string,
-): KindedListTypes<T, D> | undefined {
+export function kindedListTypes<T, M, D>(op: Operation, known: KindedList, syntax: DeclarationSyntax<T, M, D>, nameOf: (kind: string) => string): KindedListTypes<T, D> | undefined {
   const items = op.returns.type === 'array' ? op.returns.items : undefined;
   const kinds = items?.properties?.[known.discriminant]?.enum?.map(String);
   if (!items?.properties || !kinds || kinds.length === 0) return undefined;

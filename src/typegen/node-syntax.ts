@@ -24,26 +24,15 @@ export const nodeSyntax: DeclarationSyntax<ts.TypeNode, ts.TypeElement, ts.Inter
   nullType: () => f.createLiteralTypeNode(f.createNull()),
   stringLiteral: (value) => f.createLiteralTypeNode(f.createStringLiteral(value, true)),
   numberLiteral: (value) =>
-    value < 0
-      ? f.createLiteralTypeNode(f.createPrefixUnaryExpression(ts.SyntaxKind.MinusToken, f.createNumericLiteral(-value)))
-      : f.createLiteralTypeNode(f.createNumericLiteral(value)),
+    value < 0 ? f.createLiteralTypeNode(f.createPrefixUnaryExpression(ts.SyntaxKind.MinusToken, f.createNumericLiteral(-value))) : f.createLiteralTypeNode(f.createNumericLiteral(value)),
   union: (types) => f.createUnionTypeNode(types),
   array: (element) => f.createArrayTypeNode(element),
   reference: (name, args) => f.createTypeReferenceNode(name, args),
   typeLiteral: (members) => f.createTypeLiteralNode(members),
   property: (name, optional, type) =>
-    f.createPropertySignature(
-      undefined,
-      isBareName(name) ? f.createIdentifier(name) : f.createStringLiteral(name, true),
-      optional ? f.createToken(ts.SyntaxKind.QuestionToken) : undefined,
-      type,
-    ),
-  indexSignature: (key, value) =>
-    f.createIndexSignature(undefined, [f.createParameterDeclaration(undefined, undefined, 'key', undefined, key)], value),
-  numberedKey: (prefix) =>
-    f.createTemplateLiteralType(f.createTemplateHead(prefix), [
-      f.createTemplateLiteralTypeSpan(f.createKeywordTypeNode(ts.SyntaxKind.NumberKeyword), f.createTemplateTail('')),
-    ]),
+    f.createPropertySignature(undefined, isBareName(name) ? f.createIdentifier(name) : f.createStringLiteral(name, true), optional ? f.createToken(ts.SyntaxKind.QuestionToken) : undefined, type),
+  indexSignature: (key, value) => f.createIndexSignature(undefined, [f.createParameterDeclaration(undefined, undefined, 'key', undefined, key)], value),
+  numberedKey: (prefix) => f.createTemplateLiteralType(f.createTemplateHead(prefix), [f.createTemplateLiteralTypeSpan(f.createKeywordTypeNode(ts.SyntaxKind.NumberKeyword), f.createTemplateTail(''))]),
   documented: (member, doc) => ts.addSyntheticLeadingComment(member, ts.SyntaxKind.MultiLineCommentTrivia, jsDocBody(doc), true),
   interfaceDeclaration: (name, members) => f.createInterfaceDeclaration(undefined, name, undefined, undefined, members),
 };

@@ -72,11 +72,7 @@ function formatKeys(format: Record<string, SchemaNode>): string {
   const entries = Object.entries(format).filter(([, node]) => node.alias === undefined);
   const isDefault = ([, node]: [string, SchemaNode]) => Boolean(node.default_key);
   const isRequired = ([, node]: [string, SchemaNode]) => !node.optional;
-  const ordered = [
-    ...entries.filter(isDefault),
-    ...entries.filter((e) => !isDefault(e) && isRequired(e)),
-    ...entries.filter((e) => !isDefault(e) && !isRequired(e)),
-  ];
+  const ordered = [...entries.filter(isDefault), ...entries.filter((e) => !isDefault(e) && isRequired(e)), ...entries.filter((e) => !isDefault(e) && !isRequired(e))];
   const names = ordered.slice(0, MAX_FORMAT_KEYS).map((e) => (isDefault(e) ? `[${e[0]}=]` : e[0]));
   const rest = ordered.length - names.length;
   return `keys: ${names.join(', ')}${rest > 0 ? `, … +${rest}` : ''}`;

@@ -50,9 +50,7 @@ function listType<T, M>(syntax: TypeSyntax<T, M>, format: string): T {
 }
 
 export function literalUnion<T, M>(syntax: TypeSyntax<T, M>, values: ReadonlyArray<string | number>, numeric: boolean): T {
-  const literals = [...new Set(values.map(String))].map((v) =>
-    numeric && /^-?\d+(\.\d+)?$/.test(v) ? syntax.numberLiteral(Number(v)) : syntax.stringLiteral(v),
-  );
+  const literals = [...new Set(values.map(String))].map((v) => (numeric && /^-?\d+(\.\d+)?$/.test(v) ? syntax.numberLiteral(Number(v)) : syntax.stringLiteral(v)));
   return literals.length === 1 ? (literals[0] as T) : syntax.union(literals);
 }
 

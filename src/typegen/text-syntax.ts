@@ -73,8 +73,18 @@ function leadingColumns(line: string): number {
 /** TypeScript's single-line whitespace (wider than String.prototype.trim's: it has U+0085 and U+200B). */
 function isSingleLineSpace(ch: number): boolean {
   return (
-    ch === 0x20 || ch === 0x09 || ch === 0x0b || ch === 0x0c || ch === 0xa0 || ch === 0x85 || ch === 0x1680 ||
-    (ch >= 0x2000 && ch <= 0x200b) || ch === 0x202f || ch === 0x205f || ch === 0x3000 || ch === 0xfeff
+    ch === 0x20 ||
+    ch === 0x09 ||
+    ch === 0x0b ||
+    ch === 0x0c ||
+    ch === 0xa0 ||
+    ch === 0x85 ||
+    ch === 0x1680 ||
+    (ch >= 0x2000 && ch <= 0x200b) ||
+    ch === 0x202f ||
+    ch === 0x205f ||
+    ch === 0x3000 ||
+    ch === 0xfeff
   );
 }
 

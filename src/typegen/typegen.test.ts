@@ -52,9 +52,7 @@ describe('type transforms', () => {
     expect(t({ type: 'boolean' })).toBe('boolean | number');
     expect(t({ type: 'array', items: { type: 'string', enum: ['a', 'b'] } })).toBe("('a' | 'b')[]");
     expect(t({ type: 'object' })).toBe('Record<string, any>');
-    expect(t({ type: 'object', properties: { 'odd-name': { type: 'integer', optional: 1 }, id: { type: 'string' } } })).toBe(
-      "{ 'odd-name'?: number; id: string; [key: string]: any; }",
-    );
+    expect(t({ type: 'object', properties: { 'odd-name': { type: 'integer', optional: 1 }, id: { type: 'string' } } })).toBe("{ 'odd-name'?: number; id: string; [key: string]: any; }");
   });
 });
 
@@ -135,8 +133,7 @@ describe('text back-end', () => {
 
   it('writes empty type literals and nested unions as the printer does', () => {
     expect(textSyntax.typeLiteral([]).text).toBe(printNode(nodeSyntax.typeLiteral([])));
-    const nested = <T, M>(s: TypeSyntax<T, M>) =>
-      s.array(s.union([s.union([s.keyword('string'), s.nullType()]), s.union([s.keyword('number')]), s.keyword('any')]));
+    const nested = <T, M>(s: TypeSyntax<T, M>) => s.array(s.union([s.union([s.keyword('string'), s.nullType()]), s.union([s.keyword('number')]), s.keyword('any')]));
     expect(nested(textSyntax).text).toBe(printNode(nested(nodeSyntax)));
   });
 });
@@ -178,11 +175,7 @@ describe('generated declarations for the fixture schema', () => {
 
   it.each([
     ['wrong param type', "await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1', vmid: 'abc' });", /TS2322/],
-    [
-      'missing required param',
-      "await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1' });",
-      /TS2345.*'vmid' is missing .* 'PvePostNodesNodeQemuVmidStatusStartParams'/s,
-    ],
+    ['missing required param', "await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1' });", /TS2345.*'vmid' is missing .* 'PvePostNodesNodeQemuVmidStatusStartParams'/s],
     ['missing params object', "await pve.post('/nodes/{node}/qemu/{vmid}/status/start');", /TS2554/],
     ['unknown param', "await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1', vmid: 1, fast: true });", /TS2353.*fast/s],
     ['bad family index', "await pve.post('/nodes/{node}/qemu', { node: 'pve1', vmid: 1, netx: 'a' });", /TS2353.*netx/s],
@@ -195,23 +188,20 @@ describe('generated declarations for the fixture schema', () => {
   });
 });
 
-describe.skipIf(!OFFICIAL_VERSIONS.every(hasOfficialSchema))(
-  `declarations of the official schemas (skipped when absent: ${OFFICIAL_SCHEMA_SKIP_MESSAGE})`,
-  () => {
-    it.each(OFFICIAL_VERSIONS)('PVE %s compiles under --strict with zero diagnostics', async (version) => {
-      const official = await loadSchemaFromFile(officialSchemaFile(version));
-      const script = `
+describe.skipIf(!OFFICIAL_VERSIONS.every(hasOfficialSchema))(`declarations of the official schemas (skipped when absent: ${OFFICIAL_SCHEMA_SKIP_MESSAGE})`, () => {
+  it.each(OFFICIAL_VERSIONS)('PVE %s compiles under --strict with zero diagnostics', async (version) => {
+    const official = await loadSchemaFromFile(officialSchemaFile(version));
+    const script = `
         const vms = await pve.get('/nodes/{node}/qemu', { node: 'pve1' });
         await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1', vmid: 100 });
         await pve.post('/nodes/{node}/qemu', { node: 'pve1', vmid: 101, net0: 'virtio,bridge=vmbr0', scsi0: 'local-lvm:8', unused3: 'x' });
         return vms.map((v) => v.vmid);
       `;
-      expect(strictCheck(sdkDeclarationFiles(official), script)).toEqual([]);
-    });
+    expect(strictCheck(sdkDeclarationFiles(official), script)).toEqual([]);
+  });
 
-    it.each(OFFICIAL_VERSIONS)('PVE %s: the text back-end writes what the TypeScript printer prints', async (version) => {
-      const official = await loadSchemaFromFile(officialSchemaFile(version));
-      expect(apiMapDeclarations(official, textSyntax)).toEqual(printedDeclarations(official));
-    });
-  },
-);
+  it.each(OFFICIAL_VERSIONS)('PVE %s: the text back-end writes what the TypeScript printer prints', async (version) => {
+    const official = await loadSchemaFromFile(officialSchemaFile(version));
+    expect(apiMapDeclarations(official, textSyntax)).toEqual(printedDeclarations(official));
+  });
+});

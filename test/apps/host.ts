@@ -80,10 +80,7 @@ export interface MountedView {
 }
 
 /** Loads the host page into `page` and shows one tool call's result in the view. */
-export async function mountView(
-  page: Page,
-  view: { html: string; csp: string; tool: Tool; input: Record<string, unknown>; result: CallToolResult },
-): Promise<MountedView> {
+export async function mountView(page: Page, view: { html: string; csp: string; tool: Tool; input: Record<string, unknown>; result: CallToolResult }): Promise<MountedView> {
   const script = await hostScript();
   await page.setContent(
     `<!doctype html><html><head><style>body{margin:0;background:#e9ecef;font-family:sans-serif}` +

@@ -199,7 +199,7 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
     await page.close();
   }, 120_000);
 
-  it('draws RRD series (a node\'s, a container\'s) as SVG line charts, one per unit', async () => {
+  it("draws RRD series (a node's, a container's) as SVG line charts, one per unit", async () => {
     const { page, mounted } = await show({ code: NODE_RRD });
     const charts = mounted.frame.locator('figure.chart');
     await expect.poll(() => charts.count()).toBeGreaterThan(1);
@@ -249,7 +249,7 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
     await page.close();
   }, 120_000);
 
-  it('links the console\'s plan page when the server serves the console; the host opens it', async () => {
+  it("links the console's plan page when the server serves the console; the host opens it", async () => {
     const consoleUrl = 'https://mcp.example.test:8765/console';
     // The same configuration as the built server's (its policy asks a human for destructive writes), in this process.
     const config = await parseAppConfig(JSON.parse(readFileSync(env.configFile, 'utf8')), { source: env.configFile, baseDir: env.dir });
@@ -340,24 +340,39 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
     await page.close();
   });
 
-  it('shows a real plan\'s blast radius and what it cannot undo, as the server computed them', async () => {
+  it("shows a real plan's blast radius and what it cannot undo, as the server computed them", async () => {
     // A live power action (allowed), so that undoing the run has something it cannot reverse.
-    const stopped = (await run(apps, { code: "return (await pve.get('/cluster/resources', { type: 'vm' })).filter((g) => g.type === 'qemu' && g.status === 'stopped' && !g.template).map((g) => ({ node: g.node, vmid: g.vmid }));" })).structuredContent as { result: Array<{ node: string; vmid: number }> };
+    const stopped = (
+      await run(apps, {
+        code: "return (await pve.get('/cluster/resources', { type: 'vm' })).filter((g) => g.type === 'qemu' && g.status === 'stopped' && !g.template).map((g) => ({ node: g.node, vmid: g.vmid }));",
+      })
+    ).structuredContent as { result: Array<{ node: string; vmid: number }> };
     const [started, detached] = stopped.result;
     expect(detached, JSON.stringify(stopped)).toBeDefined();
     const live = await run(apps, { code: `return await pve.waitTask(await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: '${started?.node}', vmid: ${started?.vmid} }));` });
     const runId = (live.structuredContent as { changes?: { runId?: string } }).changes?.runId;
     expect(runId, JSON.stringify(live.structuredContent)).toBeDefined();
     // Detaching a stopped VM's boot disk (a disk-delete radius), and undoing the start (not undone).
-    const args = { code: `await pve.put('/nodes/{node}/qemu/{vmid}/config', { node: '${detached?.node}', vmid: ${detached?.vmid}, delete: 'scsi0' });\nreturn await pve.undo('${runId}');`, dryRun: true };
+    const args = {
+      code: `await pve.put('/nodes/{node}/qemu/{vmid}/config', { node: '${detached?.node}', vmid: ${detached?.vmid}, delete: 'scsi0' });\nreturn await pve.undo('${runId}');`,
+      dryRun: true,
+    };
     const { page, mounted, result } = await show(args);
-    interface Radius { family: string; summary: string; complete: boolean; items: Array<{ what: string; effect: string; severe?: boolean }> }
+    interface Radius {
+      family: string;
+      summary: string;
+      complete: boolean;
+      items: Array<{ what: string; effect: string; severe?: boolean }>;
+    }
     const plan = (result.structuredContent as { plan: { writes: Array<{ blastRadius?: Radius }>; notes?: string[] } }).plan;
     const blast = plan.writes[0]?.blastRadius;
     expect(blast, JSON.stringify(plan).slice(0, 2000)).toMatchObject({ family: 'disk-delete', complete: true });
     expect(blast?.items.length).toBeGreaterThan(0);
     const notes = plan.notes ?? [];
-    expect(notes.some((n) => n.startsWith('not undone: ') && n.includes(`/qemu/${started?.vmid}/status/start`)), JSON.stringify(plan).slice(0, 2000)).toBe(true);
+    expect(
+      notes.some((n) => n.startsWith('not undone: ') && n.includes(`/qemu/${started?.vmid}/status/start`)),
+      JSON.stringify(plan).slice(0, 2000),
+    ).toBe(true);
 
     const radius = mounted.frame.locator('li.step[data-seq="1"] .blast-radius');
     await expect.poll(() => radius.locator('.blast-summary').textContent()).toBe(blast?.summary);
@@ -366,13 +381,25 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
     expect(await radius.locator('li.severe').count()).toBe(blast?.items.filter((i) => i.severe).length);
     expect(await radius.locator('.blast-incomplete').count()).toBe(0);
     expect(await mounted.frame.locator('ul.notes li').count()).toBe(notes.length);
-    expect(await mounted.frame.locator('ul.notes li.not-undone').first().textContent()).toMatch(new RegExp(`^Not undone: POST /nodes/[^/]+/qemu/${started?.vmid}/status/start: undo does not reverse power actions`));
+    expect(await mounted.frame.locator('ul.notes li.not-undone').first().textContent()).toMatch(
+      new RegExp(`^Not undone: POST /nodes/[^/]+/qemu/${started?.vmid}/status/start: undo does not reverse power actions`),
+    );
     await screenshot(page, 'plan-radius');
     await page.close();
   }, 180_000);
 
   it('shows an incomplete blast radius as the worst case, and any other result as collapsible JSON', async () => {
-    const write = { seq: 1, cluster: 'sim', method: 'POST', path: '/nodes/pve1/qemu/101/status/stop', params: {}, risk: 'destructive', needsApproval: true, why: 'destructive', targets: [{ vmid: 101, exists: true, name: 'db-01', node: 'pve1', type: 'qemu' }] };
+    const write = {
+      seq: 1,
+      cluster: 'sim',
+      method: 'POST',
+      path: '/nodes/pve1/qemu/101/status/stop',
+      params: {},
+      risk: 'destructive',
+      needsApproval: true,
+      why: 'destructive',
+      targets: [{ vmid: 101, exists: true, name: 'db-01', node: 'pve1', type: 'qemu' }],
+    };
     // A failed read cannot be made through this server's fault-free simulator: the shape of src/safety/blast-radius.ts.
     const blastRadius = {
       family: 'guest-destroy',
@@ -389,7 +416,14 @@ describe.skipIf(skip !== undefined)('MCP Apps: the run_script view', () => {
         result: { stopped: { vmid: 101, at: [1, 2] } },
         logs: [],
         stats: { mode: 'dry-run', calls: {}, budget: {} },
-        plan: { planId: 'ab'.repeat(32), summary: 'Plan …\nrefused, not sent: DELETE /nodes/pve1/qemu/102 [destructive]: denied by deny[0]', writes: [{ ...write, blastRadius }, { ...write, seq: 2 }] },
+        plan: {
+          planId: 'ab'.repeat(32),
+          summary: 'Plan …\nrefused, not sent: DELETE /nodes/pve1/qemu/102 [destructive]: denied by deny[0]',
+          writes: [
+            { ...write, blastRadius },
+            { ...write, seq: 2 },
+          ],
+        },
       },
     };
     const page = await browser.newPage();

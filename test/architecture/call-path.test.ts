@@ -148,7 +148,10 @@ describe('the request leg of a live pve.get', () => {
       const ran = result
         .filter((s) => /\/src\/(?!simulator\/)/.test(s.url) && s.functions.some((f) => f.functionName !== '' && (f.ranges[0]?.count ?? 0) > 0))
         .map((s) => s.url.slice(s.url.lastIndexOf('/src/') + 5));
-      expect(ran.filter((f) => !TRACED.has(f)), 'trace these too').toEqual([]);
+      expect(
+        ran.filter((f) => !TRACED.has(f)),
+        'trace these too',
+      ).toEqual([]);
     } finally {
       session.disconnect();
     }

@@ -13,8 +13,27 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
 /** Each folder may import only folders before it (docs/architecture.md, "Layers, by folder"). */
 const ORDER = [
-  'schema', 'pve', 'files', 'process', 'state', 'permissions', 'client', 'search', 'typegen', 'script', 'policy', 'safety',
-  'audit', 'bridge', 'sandbox', 'run', 'describe', 'runbook', 'app', 'server', 'cli',
+  'schema',
+  'pve',
+  'files',
+  'process',
+  'state',
+  'permissions',
+  'client',
+  'search',
+  'typegen',
+  'script',
+  'policy',
+  'safety',
+  'audit',
+  'bridge',
+  'sandbox',
+  'run',
+  'describe',
+  'runbook',
+  'app',
+  'server',
+  'cli',
 ];
 /** Folders outside the order, each with the only folders it may import: the simulator is not the product. */
 const APART: Record<string, readonly string[]> = { simulator: ['schema'] };
@@ -132,7 +151,13 @@ describe('folders of src/', () => {
   it('are every one named, in the order or apart from it', () => {
     const folders = readdirSync(SRC).filter((name) => statSync(join(SRC, name)).isDirectory());
     const named = [...ORDER, ...Object.keys(APART)];
-    expect(named.filter((f) => !folders.includes(f)), 'named folders that no longer exist').toEqual([]);
-    expect(folders.filter((f) => !named.includes(f)), 'folders named nowhere').toEqual([]);
+    expect(
+      named.filter((f) => !folders.includes(f)),
+      'named folders that no longer exist',
+    ).toEqual([]);
+    expect(
+      folders.filter((f) => !named.includes(f)),
+      'folders named nowhere',
+    ).toEqual([]);
   });
 });

@@ -21,7 +21,7 @@ describe('formatting', () => {
     const run = spawnSync(BIOME, ['format', '--reporter=json', '--max-diagnostics=none', '.'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     expect(run.error, 'biome could not be started').toBeUndefined();
     const report = JSON.parse(run.stdout) as Report;
-    const problems = report.diagnostics.map((d) => (d.category === 'format' ? d.location?.path ?? '?' : `${d.location?.path ?? '?'}: ${d.category}: ${d.message}`));
+    const problems = report.diagnostics.map((d) => (d.category === 'format' ? (d.location?.path ?? '?') : `${d.location?.path ?? '?'}: ${d.category}: ${d.message}`));
     expect(problems, 'run `npx biome format --write .`').toEqual([]);
   });
 });

@@ -51,9 +51,7 @@ describe('approvals raced for by several processes', () => {
       store.approve(p.planId);
     }
     const startAt = Date.now() + 700;
-    const outputs = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => run(process.execPath, [CLAIMER, dir, String(startAt), `proc-${i}`, ...plans.map((p) => p.codeHash)])),
-    );
+    const outputs = await Promise.all(Array.from({ length: 4 }, (_, i) => run(process.execPath, [CLAIMER, dir, String(startAt), `proc-${i}`, ...plans.map((p) => p.codeHash)])));
     const won = outputs.flatMap((o) => (JSON.parse(o.stdout) as { won: string[] }).won);
     expect(won.sort()).toEqual(plans.map((p) => p.planId).sort());
     const consumes = readFileSync(join(dir, 'approvals.jsonl'), 'utf8')

@@ -75,16 +75,26 @@ describe('orphan intents', () => {
     let v = verifyAudit(file);
     expect(v.ok).toBe(true);
     expect(v.openIntents.filter((o) => !o.alive).map((o) => o.seq)).toEqual(doomed.seqs.slice(1));
-    expect(v.openIntents.filter((o) => o.alive).map((o) => o.seq).sort((a, b) => a - b)).toEqual([mine.seq, ...live.seqs.slice(1)].sort((a, b) => a - b));
+    expect(
+      v.openIntents
+        .filter((o) => o.alive)
+        .map((o) => o.seq)
+        .sort((a, b) => a - b),
+    ).toEqual([mine.seq, ...live.seqs.slice(1)].sort((a, b) => a - b));
 
     // A starting server settles them; the dead writer is then retired and not scanned again.
     expect(retireSettledWriters(file)).toEqual([]); // not yet: its intents are open
-    for (const o of orphans.slice(0, 2)) here.recovered({ intent: o.seq, writer: o.writer, outcome: 'made', upid: 'UPID:pve1:0001:00:00:qmsnapshot:100:root@pam:', evidence: 'task found in the node task list' });
+    for (const o of orphans.slice(0, 2))
+      here.recovered({ intent: o.seq, writer: o.writer, outcome: 'made', upid: 'UPID:pve1:0001:00:00:qmsnapshot:100:root@pam:', evidence: 'task found in the node task list' });
     expect(findOrphanIntents(file).map((o) => o.seq)).toEqual([orphans[2]?.seq]);
     here.recovered({ intent: orphans[2]?.seq as number, writer: doomed.writer, outcome: 'unknown', evidence: 'no task in the window, the object state does not tell' });
     expect(findOrphanIntents(file)).toEqual([]);
     expect(retireSettledWriters(file)).toEqual([doomed.writer]);
-    expect(listWriters(file).map((w) => w.id).sort()).toEqual([live.writer, here.writer].sort());
+    expect(
+      listWriters(file)
+        .map((w) => w.id)
+        .sort(),
+    ).toEqual([live.writer, here.writer].sort());
     v = verifyAudit(file);
     expect(v.ok).toBe(true);
     expect(v.openIntents.every((o) => o.alive)).toBe(true);

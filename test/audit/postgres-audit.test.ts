@@ -177,9 +177,19 @@ describe.skipIf(why !== undefined)(`the audit on PostgreSQL${why ? ` (skipped: $
     a.close();
     b.close();
     const watcher = replica();
-    expect(watcher.intents.orphans().filter((o) => o.writer === a.writer || o.writer === b.writer).map((o) => o.seq)).toEqual([open.seq]);
+    expect(
+      watcher.intents
+        .orphans()
+        .filter((o) => o.writer === a.writer || o.writer === b.writer)
+        .map((o) => o.seq),
+    ).toEqual([open.seq]);
     const rows = await lines('SELECT writer, retired_at FROM audit_writers WHERE writer = ANY($1)', [[a.writer, b.writer]]);
-    expect(new Map(rows.map((r) => [r.writer, r.retired_at !== null]))).toEqual(new Map([[a.writer, false], [b.writer, true]]));
+    expect(new Map(rows.map((r) => [r.writer, r.retired_at !== null]))).toEqual(
+      new Map([
+        [a.writer, false],
+        [b.writer, true],
+      ]),
+    );
     watcher.intents.settle({ intent: open.seq, writer: a.writer, outcome: 'not-made', evidence: 'test' });
   }, 30_000);
 

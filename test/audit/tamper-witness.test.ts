@@ -238,7 +238,9 @@ describe('retention', () => {
     now += 40 * 86_400_000;
     for (let i = 0; i < 30; i++) log.append('call', { runId: `new${i}`, method: 'GET', path: '/version', status: 'ok', durationMs: 1 });
     log.close();
-    const text = paths().map((p) => readFileSync(p, 'utf8')).join('');
+    const text = paths()
+      .map((p) => readFileSync(p, 'utf8'))
+      .join('');
     expect(text).not.toContain('"old0"');
     expect(text).toContain('"type":"prune"');
     expect(verifyAudit(file, { hmacKey: KEY }).problems).toEqual([]);

@@ -101,7 +101,11 @@ describe('TCP syslog witness', () => {
     const messages = unframe(rx.bytes());
     expect(f.messages).toEqual([]);
     for (const m of messages) expect(m).toMatch(/^<110>1 \S+ \S+ pve-code-mcp \d+ audit - \{"pve-code-mcp-witness":1,.*\}$/);
-    expect(parseWitness(messages.join('\n'), KEY).records.filter((r) => r.chain === record(0).chain).map((r) => r.seq)).toEqual([0, 1, 2]);
+    expect(
+      parseWitness(messages.join('\n'), KEY)
+        .records.filter((r) => r.chain === record(0).chain)
+        .map((r) => r.seq),
+    ).toEqual([0, 1, 2]);
     const exported = join(dir, 'export.txt');
     writeFileSync(exported, messages.map((m) => `Jan  1 00:00:00 host ${m}`).join('\n') + '\n');
     const v = verifyAudit(file, { hmacKey: KEY, witness: exported });
@@ -109,7 +113,7 @@ describe('TCP syslog witness', () => {
     expect(v.witnessed).toBeGreaterThanOrEqual(2);
   });
 
-  it('flushWitness publishes the chain\'s end before close, and gives up after its timeout when the receiver is down', async () => {
+  it("flushWitness publishes the chain's end before close, and gives up after its timeout when the receiver is down", async () => {
     const rx = streamReceiver((on) => createTcpServer(on));
     const port = await listen(rx.server);
     const file = join(dir, 'audit', 'audit.jsonl');
@@ -187,7 +191,11 @@ describe('TLS syslog witness', () => {
       byCa.close();
       await waitFor(() => unframe(rx.bytes()).length === 2);
       expect(f.messages).toEqual([]);
-      expect(parseWitness(unframe(rx.bytes()).join('\n'), KEY).records.map((r) => r.seq).sort()).toEqual([1, 2]);
+      expect(
+        parseWitness(unframe(rx.bytes()).join('\n'), KEY)
+          .records.map((r) => r.seq)
+          .sort(),
+      ).toEqual([1, 2]);
 
       const g = failures();
       const wrongPin = openWitness({ syslog: { host: '127.0.0.1', port, transport: 'tls', tls: { fingerprint: 'AB'.repeat(32) } } }, g.hooks);
@@ -247,7 +255,9 @@ describe('HTTPS witness', () => {
       answer = 500;
       w.write(record(2), KEY);
       await w.flush(3_000);
-      expect(f.messages).toEqual([`the audit witness https https://127.0.0.1:${port}/witness did not take the record of seq 2: the endpoint answered HTTP 500 Internal Server Error (store unavailable)`]);
+      expect(f.messages).toEqual([
+        `the audit witness https https://127.0.0.1:${port}/witness did not take the record of seq 2: the endpoint answered HTTP 500 Internal Server Error (store unavailable)`,
+      ]);
 
       answer = 201;
       w.write(record(3), KEY);

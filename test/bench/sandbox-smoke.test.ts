@@ -9,11 +9,7 @@ import { sandboxSuite } from '../../bench/sandbox.js';
 describe('sandbox benchmark smoke run', () => {
   it('produces the overhead, type-check and bridge tables', async () => {
     const tables = await sandboxSuite({ quick: true });
-    expect(tables.map((t) => t.title)).toEqual([
-      expect.stringMatching(/^run_script overhead/),
-      expect.stringMatching(/^type-check/),
-      expect.stringMatching(/^bridge throughput/),
-    ]);
+    expect(tables.map((t) => t.title)).toEqual([expect.stringMatching(/^run_script overhead/), expect.stringMatching(/^type-check/), expect.stringMatching(/^bridge throughput/)]);
     const [floor, ...rows] = tables[2]?.rows ?? [];
     expect(String(floor?.[0])).toMatch(/^channel round trip between two Node processes/);
     expect(Number(floor?.[2])).toBeGreaterThan(0);

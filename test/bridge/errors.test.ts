@@ -77,7 +77,7 @@ describe('client error codes → bridge error kinds', () => {
     expect(toBridgeError(new PveTimeoutError('connect', 10_000, 'POST', path), { method: 'POST', path })).toMatchObject({ kind: 'timeout', outcome: 'not-sent' });
   });
 
-  it('a change that failed before its own request left is not sent, whatever the lookup\'s failure was', () => {
+  it("a change that failed before its own request left is not sent, whatever the lookup's failure was", () => {
     const path = '/nodes/pve1/qemu/100/status/start';
     const lookup = new PveConnectionError('GET /cluster/resources: cannot talk', 'ECONNRESET', true, 'GET', '/cluster/resources');
     const e = toBridgeError(lookup, { method: 'POST', path, risk: 'write' }, false);
@@ -85,7 +85,7 @@ describe('client error codes → bridge error kinds', () => {
     expect(e.message).toMatch(/^POST \/nodes\/pve1\/qemu\/100\/status\/start was not sent: /);
   });
 
-  it('carries a failed task\'s upid, node, exit status and log tail; a task it could not read is unknown', () => {
+  it("carries a failed task's upid, node, exit status and log tail; a task it could not read is unknown", () => {
     const failed = toBridgeError(ERROR_SAMPLES['pve-task-failed'](), {});
     expect(failed).toMatchObject({ kind: 'task', outcome: 'failed', upid: expect.stringMatching(/^UPID:/), node: expect.any(String), exitstatus: expect.any(String) });
     expect(Array.isArray(failed.log)).toBe(true);

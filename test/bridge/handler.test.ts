@@ -322,7 +322,7 @@ describe('bridge handler: audit failure', () => {
 });
 
 describe('bridge handler: write-ahead and truthful outcomes', () => {
-  it('writes a change\'s intent before it is sent, and links the outcome to it', async () => {
+  it("writes a change's intent before it is sent, and links the outcome to it", async () => {
     const t = setup({ preset: 'operator' });
     const original = t.client.request.bind(t.client);
     const intentsAtSend: number[] = [];

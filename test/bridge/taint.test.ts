@@ -33,8 +33,7 @@ function setup(policy: Policy, mode: RunMode = 'live') {
     ...(mode === 'dry-run' ? { plan: new PlanRecorder() } : {}),
     audit: { append: (_t, data) => audit.push(data), intend: () => ({ seq: 0 }) },
   });
-  const req = (method: 'GET' | 'POST' | 'PUT', path: string, params: Record<string, unknown> = {}) =>
-    handler({ kind: 'request', method, path, params }, { signal: new AbortController().signal });
+  const req = (method: 'GET' | 'POST' | 'PUT', path: string, params: Record<string, unknown> = {}) => handler({ kind: 'request', method, path, params }, { signal: new AbortController().signal });
   const wait = (upid: string) => handler({ kind: 'waitTask', upid }, { signal: new AbortController().signal });
   return { client, audit, counts, req, wait };
 }

@@ -81,7 +81,14 @@ describe('bridge: undo records', () => {
 
 describe('bridge: pve.undo', () => {
   const recorded: RecordedChange[] = [
-    { seq: 3, cluster: 'default', method: 'PUT', path: '/nodes/pve1/qemu/101/config', outcome: 'done', undo: { kind: 'config', guest: { node: 'pve1', type: 'qemu', vmid: 101 }, before: { memory: '1024' }, after: { memory: '2048' } } },
+    {
+      seq: 3,
+      cluster: 'default',
+      method: 'PUT',
+      path: '/nodes/pve1/qemu/101/config',
+      outcome: 'done',
+      undo: { kind: 'config', guest: { node: 'pve1', type: 'qemu', vmid: 101 }, before: { memory: '1024' }, after: { memory: '2048' } },
+    },
     { seq: 4, cluster: 'default', method: 'DELETE', path: '/nodes/pve1/storage/local/content/local:iso/x.iso', outcome: 'done', undo: { kind: 'none', why: 'a deleted volume cannot be restored' } },
   ];
 

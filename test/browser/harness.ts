@@ -27,16 +27,7 @@ export interface BrowserSession {
 
 // Playwright gives each launch its own empty profile. The machine's network is closed: without the background-networking flags Chromium keeps trying
 // to reach Google's hosts at every start.
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
 
 export async function launchBrowser(): Promise<BrowserSession> {
   const browser = await chromium.launch({

@@ -7,13 +7,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  callOutcomeOf,
-  MIN_MAX_RESPONSE_BYTES,
-  PveOutcomeUnknownError,
-  PveResponseTooLargeError,
-  PveTimeoutError,
-} from '../../src/client/index.js';
+import { callOutcomeOf, MIN_MAX_RESPONSE_BYTES, PveOutcomeUnknownError, PveResponseTooLargeError, PveTimeoutError } from '../../src/client/index.js';
 import { caught } from './sim.js';
 import { type FaultServer, faultClient, startEndlessServer, startFaultServer, streamForever } from './fault-server.js';
 

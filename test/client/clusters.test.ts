@@ -53,10 +53,7 @@ describe('two clusters from one config file', () => {
     const lab = clients.get('lab') as PveClient;
     try {
       expect([prod.authId, lab.authId]).toEqual([demo.token.id, 'root@pam']);
-      const [prodNodes, labNodes] = await Promise.all([
-        prod.request<Array<{ node: string }>>('GET', '/nodes'),
-        lab.request<Array<{ node: string }>>('GET', '/nodes'),
-      ]);
+      const [prodNodes, labNodes] = await Promise.all([prod.request<Array<{ node: string }>>('GET', '/nodes'), lab.request<Array<{ node: string }>>('GET', '/nodes')]);
       expect(prodNodes.map((n) => n.node).sort()).toEqual([...demo.cluster.nodeNames].sort());
       expect(labNodes.map((n) => n.node)).toEqual([...small.cluster.nodeNames]);
 

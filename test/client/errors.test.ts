@@ -1,15 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  PveAbortedError,
-  PveConnectionError,
-  PveHttpError,
-  PveInputError,
-  PveNodeOfflineError,
-  PveNotFoundError,
-  PvePermissionError,
-  PveTimeoutError,
-} from '../../src/client/index.js';
+import { PveAbortedError, PveConnectionError, PveHttpError, PveInputError, PveNodeOfflineError, PveNotFoundError, PvePermissionError, PveTimeoutError } from '../../src/client/index.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { caught, clientFor, startSim } from './sim.js';
 
@@ -40,10 +31,7 @@ async function withClient<T>(fn: (c: ReturnType<typeof clientFor>) => Promise<T>
 describe('typed errors from the simulator', () => {
   it('PvePermissionError names the ACL path and privilege a privilege-separated token lacks', async () => {
     const t = sim.access.addToken('root@pam', 'noacl', { privsep: true });
-    const err = await withClient(
-      (c) => caught(() => c.request('GET', '/nodes/{node}/qemu/{vmid}/status/current', { node, vmid })),
-      { auth: { kind: 'token', tokenId: t.tokenid, secret: t.secret } },
-    );
+    const err = await withClient((c) => caught(() => c.request('GET', '/nodes/{node}/qemu/{vmid}/status/current', { node, vmid })), { auth: { kind: 'token', tokenId: t.tokenid, secret: t.secret } });
     expect(err).toBeInstanceOf(PvePermissionError);
     expect(err).toMatchObject({ status: 403, aclPath: `/vms/${vmid}`, privilege: 'VM.Audit' });
     expect(err.message).toContain(t.tokenid);

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_SAMPLES } from './error-samples.js';
-import {
-  callOutcomeOf,
-  type CallOutcome,
-  PVE_ERROR_CODES,
-  PveAbortedError,
-  PveConnectionError,
-  type PveErrorCode,
-  PveHttpError,
-  PveTimeoutError,
-} from '../../src/client/errors.js';
+import { callOutcomeOf, type CallOutcome, PVE_ERROR_CODES, PveAbortedError, PveConnectionError, type PveErrorCode, PveHttpError, PveTimeoutError } from '../../src/client/errors.js';
 
 /** Each sample (as a read raises it) classified for a GET and for a POST. */
 const EXPECTED: Record<PveErrorCode, { GET: CallOutcome; POST: CallOutcome }> = {

@@ -5,15 +5,7 @@
  */
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  callOutcomeOf,
-  PveAbortedError,
-  PveConnectionError,
-  PveNodeOfflineError,
-  PveOutcomeUnknownError,
-  PveProtocolError,
-  PveTimeoutError,
-} from '../../src/client/index.js';
+import { callOutcomeOf, PveAbortedError, PveConnectionError, PveNodeOfflineError, PveOutcomeUnknownError, PveProtocolError, PveTimeoutError } from '../../src/client/index.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { type FaultServer, faultClient, json, startFaultServer } from './fault-server.js';
 import { caught, clientFor, startSim } from './sim.js';

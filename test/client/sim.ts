@@ -52,9 +52,7 @@ export async function caught(fn: () => Promise<unknown>): Promise<Error> {
 
 /** A VM of the simulated cluster in the given state that is free to work on (no template, no lock). */
 export function pickVm(sim: RunningSimulator, status: 'running' | 'stopped'): { node: string; vmid: number } {
-  const g = sim.cluster
-    .guests()
-    .find((x) => x.type === 'qemu' && x.status === status && !x.config.template && !x.config.lock);
+  const g = sim.cluster.guests().find((x) => x.type === 'qemu' && x.status === status && !x.config.template && !x.config.lock);
   if (!g) throw new Error(`the simulator's preset has no free ${status} VM left`);
   return { node: g.node, vmid: g.vmid };
 }

@@ -87,10 +87,13 @@ describe('waitTask', () => {
 
     /** A stopped VM no test of this file has started yet (a start task of another may still run). */
     function untouchedStoppedVm(): { node: string; vmid: number } {
-      const started = new Set(sim.cluster.tasks().filter((t) => t.state !== 'stopped').map((t) => Number(t.id)));
-      const g = sim.cluster
-        .guests()
-        .find((x) => x.type === 'qemu' && x.status === 'stopped' && !x.config.template && !x.config.lock && !used.has(x.vmid) && !started.has(x.vmid));
+      const started = new Set(
+        sim.cluster
+          .tasks()
+          .filter((t) => t.state !== 'stopped')
+          .map((t) => Number(t.id)),
+      );
+      const g = sim.cluster.guests().find((x) => x.type === 'qemu' && x.status === 'stopped' && !x.config.template && !x.config.lock && !used.has(x.vmid) && !started.has(x.vmid));
       if (!g) throw new Error('no untouched stopped VM left in the preset');
       used.add(g.vmid);
       return { node: g.node, vmid: g.vmid };

@@ -63,9 +63,18 @@ async function urlAgent(url: string, issuer: string, id: string): Promise<UrlAge
   client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
     completed.push(n.params.elicitationId);
   });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: new ClientCredentialsProvider({ clientId: a.id, clientSecret: a.secret, scope: a.scope, expectedIssuer: issuer }) });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    authProvider: new ClientCredentialsProvider({ clientId: a.id, clientSecret: a.secret, scope: a.scope, expectedIssuer: issuer }),
+  });
   await client.connect(transport);
-  return { client, completed, close: async () => { await transport.terminateSession().catch(() => undefined); await client.close(); } };
+  return {
+    client,
+    completed,
+    close: async () => {
+      await transport.terminateSession().catch(() => undefined);
+      await client.close();
+    },
+  };
 }
 
 /** Signs `user` in through the provider's form, starting from a console page. */
@@ -74,9 +83,11 @@ async function signIn(page: Page, start: string, user: string): Promise<void> {
   await page.getByRole('link', { name: /Sign in with/ }).click();
   await page.locator('input[name=login]').fill(user);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((u) => u.pathname === new URL(start).pathname, { timeout: 15_000 }).catch(async (err: unknown) => {
-    throw new Error(`signing in as ${user} ended at ${page.url()}: ${(await page.innerText('body').catch(() => '')).slice(0, 500)} (${String(err)})`);
-  });
+  await page
+    .waitForURL((u) => u.pathname === new URL(start).pathname, { timeout: 15_000 })
+    .catch(async (err: unknown) => {
+      throw new Error(`signing in as ${user} ended at ${page.url()}: ${(await page.innerText('body').catch(() => '')).slice(0, 500)} (${String(err)})`);
+    });
 }
 
 /** The text of the first element matching `selector`, once it is there (after a navigation). */
@@ -120,7 +131,10 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     config.http = {
       oauth: { issuer: idp.issuer, clockToleranceSec: 0 },
       console: { clientId: 'pve-console' },
-      principals: [{ group: 'ops', policy: 'ops' }, { group: 'fe', policy: 'fourEyes' }],
+      principals: [
+        { group: 'ops', policy: 'ops' },
+        { group: 'fe', policy: 'fourEyes' },
+      ],
     };
     const file = join(env.dir, 'console.json');
     writeFileSync(file, JSON.stringify(config, null, 2), { mode: 0o600 });
@@ -169,7 +183,10 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     const code = "const upid = await pve.delete('/nodes/pve1/qemu/118', { purge: 1 });\nreturn (await pve.waitTask(upid)).exitstatus;";
     // The SDK's default request timeout (60 s) applies: the call must not wait for the person.
     const started = Date.now();
-    const error = await alice.client.callTool({ name: 'run_script', arguments: { code } }).then(() => undefined, (e: unknown) => e);
+    const error = await alice.client.callTool({ name: 'run_script', arguments: { code } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(error).toBeInstanceOf(UrlElicitationRequiredError);
     const [elicitation] = (error as UrlElicitationRequiredError).elicitations;
@@ -182,7 +199,9 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     contexts.push(context);
     const page = await context.newPage();
     await signIn(page, elicitation?.url as string, 'alice');
-    const plan = JSON.parse(readFileSync(join(env.stateDir, 'plans', `${planId}.json`), 'utf8')) as { writes: Array<{ change?: { summary: string }; blastRadius?: { family: string; summary: string; complete: boolean; items: Array<{ what: string; effect: string }> } }> };
+    const plan = JSON.parse(readFileSync(join(env.stateDir, 'plans', `${planId}.json`), 'utf8')) as {
+      writes: Array<{ change?: { summary: string }; blastRadius?: { family: string; summary: string; complete: boolean; items: Array<{ what: string; effect: string }> } }>;
+    };
     const main = await textOf(page, 'main');
     expect(main).toContain('DELETE /nodes/pve1/qemu/118');
     expect(main).toContain('needs approval');
@@ -225,7 +244,10 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     const alice = agents[1] as UrlAgent;
     const page = await (contexts[1] as BrowserContext).newPage();
     const code = `// once more\n${stopScript('pve1', 100)}`;
-    const error = (await alice.client.callTool({ name: 'run_script', arguments: { code } }).then(() => undefined, (e: unknown) => e)) as UrlElicitationRequiredError;
+    const error = (await alice.client.callTool({ name: 'run_script', arguments: { code } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as UrlElicitationRequiredError;
     expect(error).toBeInstanceOf(UrlElicitationRequiredError);
     const elicitation = error.elicitations[0];
     const planId = /([0-9a-f]{64})$/.exec(elicitation?.url ?? '')?.[1] as string;
@@ -251,7 +273,7 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     await page.click(`a[href="/console/explore/op?spec=${encodeURIComponent('POST /nodes/{node}/qemu/{vmid}/status/stop')}"]`);
     const op = await textOf(page, 'main');
     expect(op).toContain('Permission: ');
-    expect(op).toContain("Your policy (ops on sim): needs approval");
+    expect(op).toContain('Your policy (ops on sim): needs approval');
     expect(await page.inputValue('textarea[name=code]')).toContain("pve.post('/nodes/{node}/qemu/{vmid}/status/stop'");
     await page.fill('textarea[name=code]', "return await pve.post('/nodes/{node}/qemu/{vmid}/status/stop', { node: 'pve1', vmid: 109 });");
     await page.getByRole('button', { name: 'Run as a dry-run' }).click();
@@ -283,7 +305,12 @@ describe.skipIf(skip !== undefined)('the web console with OpenID Connect login a
     expect(csrf).toMatch(/^[\w-]{43}$/);
     expect(await page.content()).not.toContain(cookie?.value as string);
     const post = (body: string, headers: Record<string, string>) =>
-      fetch(`${origin}/console/logout`, { method: 'POST', redirect: 'manual', headers: { cookie: `pve-console=${cookie?.value}`, 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+      fetch(`${origin}/console/logout`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: `pve-console=${cookie?.value}`, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body,
+      });
     const missing = await post('', { origin });
     expect(missing.status).toBe(403);
     expect(await missing.text()).toContain('CSRF token mismatch');

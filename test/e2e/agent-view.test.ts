@@ -51,11 +51,23 @@ describe('the agent view: policy up front, results that say what they are', () =
     expect(instructions).toContain("ops: policy 'ops'");
     expect(instructions).toContain('pve://ops/policy');
     // The effect and the per-run budgets with their numbers, not only the policy's name.
-    expect(instructions).toContain('audit (default): policy \'read-only\'. Allows reads only; refuses every change; per run: read 500, write 20, destructive 5, privileged 2, calls 1000, guests 10, task wait 15 min.');
-    expect(instructions).toMatch(/ops: policy 'ops' \(operator\)\. Allows reads, guest power, snapshots, backups and guest config; asks approval for destructive and privileged calls; refuses every other write and privileged operations; per run: .*guests 2/);
+    expect(instructions).toContain(
+      "audit (default): policy 'read-only'. Allows reads only; refuses every change; per run: read 500, write 20, destructive 5, privileged 2, calls 1000, guests 10, task wait 15 min.",
+    );
+    expect(instructions).toMatch(
+      /ops: policy 'ops' \(operator\)\. Allows reads, guest power, snapshots, backups and guest config; asks approval for destructive and privileged calls; refuses every other write and privileged operations; per run: .*guests 2/,
+    );
     const read = await agent.client.readResource({ uri: 'pve://ops/policy' });
     const policy = JSON.parse((read.contents[0] as { text: string }).text) as Record<string, unknown>;
-    expect(policy).toMatchObject({ cluster: 'ops', policy: 'ops', preset: 'operator', canChange: true, approval: ['destructive', 'privileged'], budgetPerRun: { write: 20, guests: 2 }, configured: { preset: 'operator' } });
+    expect(policy).toMatchObject({
+      cluster: 'ops',
+      policy: 'ops',
+      preset: 'operator',
+      canChange: true,
+      approval: ['destructive', 'privileged'],
+      budgetPerRun: { write: 20, guests: 2 },
+      configured: { preset: 'operator' },
+    });
     const { tools } = await agent.client.listTools();
     const run = tools.find((t) => t.name === 'run_script');
     // The default cluster is read-only, but `ops` can write: clients must not auto-approve.
@@ -66,7 +78,9 @@ describe('the agent view: policy up front, results that say what they are', () =
 
   it('search_api marks each hit under the chosen cluster policy and names the raising parameters', async () => {
     const onOps = await callTool(agent, 'search_api', { query: 'shut down a vm', limit: 5, cluster: 'ops' });
-    const line = textOf(onOps.result).split('\n').find((l) => l.startsWith('POST /nodes/{node}/qemu/{vmid}/status/shutdown '));
+    const line = textOf(onOps.result)
+      .split('\n')
+      .find((l) => l.startsWith('POST /nodes/{node}/qemu/{vmid}/status/shutdown '));
     expect(line).toMatch(/\[write, allowed; raised by forceStop/);
     const clone = await callTool(agent, 'search_api', { query: 'clone a vm', limit: 3, cluster: 'ops' });
     const cloned = (clone.result.structuredContent as { results: Array<{ path: string; verdict: string }> }).results;
@@ -122,7 +136,9 @@ describe('the agent view: policy up front, results that say what they are', () =
     const three = await callTool(agent, 'run_script', { code: script(3), cluster: 'ops', dryRun: true });
     const answer = runAnswer(three.result);
     expect(answer.error?.kind).toBe('budget');
-    const next = textOf(three.result).split('\n').find((l) => l.startsWith('Next:'));
+    const next = textOf(three.result)
+      .split('\n')
+      .find((l) => l.startsWith('Next:'));
     expect(next).toMatch(/^Next: the run stopped at a per-run budget \(guest budget used up.*limit 2 per run\).*act on at most 2 guests per run: run the script once per slice/);
     expect(next).not.toContain('run the same script without dryRun');
     // Followed: two guests per run plan, then run.

@@ -69,7 +69,7 @@ async function until(ok: () => boolean, what: () => string): Promise<void> {
 }
 
 describe('cache-first start', () => {
-  it('serves from the cache before the cluster answers for its schema, then takes the cluster\'s differing one and tells the session', async () => {
+  it("serves from the cache before the cluster answers for its schema, then takes the cluster's differing one and tells the session", async () => {
     const log: string[] = [];
     // The first start has no cache: it fetches (and caches) the cluster's schema, as before.
     serveCluster(sim.apidocText);
@@ -93,13 +93,19 @@ describe('cache-first start', () => {
       expect((await session.client.listTools()).tools.map((t) => t.name)).toEqual(['search_api', 'get_schema', 'run_script']);
       const found = await session.client.callTool({ name: 'search_api', arguments: { query: 'list virtual machines' } });
       expect(found.isError).toBeFalsy();
-      await until(() => held.length === 1, () => 'the background check never asked for apidoc.js');
+      await until(
+        () => held.length === 1,
+        () => 'the background check never asked for apidoc.js',
+      );
       expect(runtime.model.hash).toBe(cachedHash);
 
       // The cluster answers with another schema: it replaces the cached one.
       const other = sim.apidocText.replace(/("description"\s*:\s*")/, '$1(changed) ');
       held[0]?.end(other);
-      await until(() => resourcesChanged > 0, () => log.join('\n'));
+      await until(
+        () => resourcesChanged > 0,
+        () => log.join('\n'),
+      );
       expect(runtime.schema.origin).toBe('cluster');
       expect(runtime.model.hash).not.toBe(cachedHash);
       expect(log.filter((l) => /serves another schema than the cached one/.test(l))).toHaveLength(1);
@@ -119,7 +125,10 @@ describe('cache-first start', () => {
     const product = await openServe(log);
     try {
       expect(product.cluster('lab').schema.origin).toBe('cache');
-      await until(() => log.some((l) => /cannot compare the cached schema/.test(l)), () => log.join('\n'));
+      await until(
+        () => log.some((l) => /cannot compare the cached schema/.test(l)),
+        () => log.join('\n'),
+      );
       expect(product.cluster('lab').schema.origin).toBe('cache');
     } finally {
       await product.close();

@@ -46,7 +46,19 @@ describe.skipIf(why !== undefined)(`the operator's commands on shared PostgreSQL
 
   it('approve finds the plan in the database and approves it there', async () => {
     const rec = new PlanRecorder();
-    rec.record({ cluster: 'default', method: 'DELETE', path: '/nodes/pve1/qemu/105', template: '/nodes/{node}/qemu/{vmid}', params: {}, fullParams: {}, risk: 'destructive', needsApproval: true, targets: [{ vmid: 105, exists: true }], returnsTask: true, node: 'pve1' });
+    rec.record({
+      cluster: 'default',
+      method: 'DELETE',
+      path: '/nodes/pve1/qemu/105',
+      template: '/nodes/{node}/qemu/{vmid}',
+      params: {},
+      fullParams: {},
+      risk: 'destructive',
+      needsApproval: true,
+      targets: [{ vmid: 105, exists: true }],
+      returnsTask: true,
+      node: 'pve1',
+    });
     const plan = rec.finish("await pve.delete('/nodes/pve1/qemu/105')", 'operator');
     const store = new ApprovalStore(new PostgresApprovalBackend(pg));
     store.savePlan(plan);
@@ -69,7 +81,19 @@ describe.skipIf(why !== undefined)(`the operator's commands on shared PostgreSQL
 
   it('the local console shows the plans kept in the database', async () => {
     const rec = new PlanRecorder();
-    rec.record({ cluster: 'default', method: 'DELETE', path: '/nodes/pve1/qemu/106', template: '/nodes/{node}/qemu/{vmid}', params: {}, fullParams: {}, risk: 'destructive', needsApproval: true, targets: [{ vmid: 106, exists: true }], returnsTask: true, node: 'pve1' });
+    rec.record({
+      cluster: 'default',
+      method: 'DELETE',
+      path: '/nodes/pve1/qemu/106',
+      template: '/nodes/{node}/qemu/{vmid}',
+      params: {},
+      fullParams: {},
+      risk: 'destructive',
+      needsApproval: true,
+      targets: [{ vmid: 106, exists: true }],
+      returnsTask: true,
+      node: 'pve1',
+    });
     const plan = rec.finish("await pve.delete('/nodes/pve1/qemu/106')", 'operator');
     new ApprovalStore(new PostgresApprovalBackend(pg)).savePlan(plan);
     const child = spawn(process.execPath, [BIN, 'console', '--config', config], { cwd: REPO_ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });

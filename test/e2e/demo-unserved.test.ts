@@ -53,7 +53,11 @@ describe.skipIf(!hasOfficialSchema('9.1'))(`demo --schema: operations the simula
     await sim.close();
     for (const h of hits) expect(h.verdict.endsWith(`; ${MARK}`), `${h.method} ${h.path}`).toBe(!implemented.has(`${h.method} ${h.path}`));
     expect(hits.some((h) => !h.verdict.endsWith(MARK))).toBe(true);
-    expect(textOf(answer).split('\n').filter((line) => line.includes(MARK))).toHaveLength(hits.filter((h) => h.verdict.endsWith(MARK)).length);
+    expect(
+      textOf(answer)
+        .split('\n')
+        .filter((line) => line.includes(MARK)),
+    ).toHaveLength(hits.filter((h) => h.verdict.endsWith(MARK)).length);
   });
 
   it('get_schema says so above the signature; an implemented operation carries no mark', async () => {

@@ -99,16 +99,17 @@ describe('fuzz: malformed requests never crash the server', () => {
       const noSession = headers;
       for (let start = 0; start < cases.length; start += BURST) {
         const burst = cases.slice(start, start + BURST);
-        const results = await Promise.all(
-          burst.map((c, i) => post(c, (start + i) % 17 === 0 ? stale : (start + i) % 19 === 0 ? noSession : withSession)),
-        );
+        const results = await Promise.all(burst.map((c, i) => post(c, (start + i) % 17 === 0 ? stale : (start + i) % 19 === 0 ? noSession : withSession)));
         results.forEach((r, i) => {
           const c = burst[i] as FuzzCase;
           expect(isErrorAnswer(r.answer), `${c.label} ${c.body.slice(0, 100)} → HTTP ${r.status}: ${r.raw.slice(0, 300)}`).toBe(true);
         });
       }
       // A body over the 4 MB limit is refused before it is parsed.
-      const tooBig = await post({ body: JSON.stringify({ jsonrpc: '2.0', id: 'big', method: 'tools/list', params: { pad: 'x'.repeat(5 * 1024 * 1024) } }), id: 'big', label: '5 MB body' }, withSession);
+      const tooBig = await post(
+        { body: JSON.stringify({ jsonrpc: '2.0', id: 'big', method: 'tools/list', params: { pad: 'x'.repeat(5 * 1024 * 1024) } }), id: 'big', label: '5 MB body' },
+        withSession,
+      );
       expect(tooBig.status).toBe(413);
       expect(isErrorAnswer(tooBig.answer)).toBe(true);
       // Wrong media types and methods.

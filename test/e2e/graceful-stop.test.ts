@@ -89,14 +89,19 @@ async function startRuns(clients: Connected[]): Promise<Array<Promise<CallToolRe
   let twoRunning: () => void = () => undefined;
   const running = new Promise<void>((resolve) => (twoRunning = resolve));
   const calls = scripts().map((code, i) =>
-    callTool(clients[i % clients.length] as Connected, 'run_script', { code }, {
-      // Far longer than the drain: an unanswered call would show up as this timeout.
-      timeout: 60_000,
-      onProgress: (p) => {
-        if (/^log: (read|snapshot) 2$/.test(p.message ?? '')) progressed.add(i);
-        if (progressed.size >= 2) twoRunning();
+    callTool(
+      clients[i % clients.length] as Connected,
+      'run_script',
+      { code },
+      {
+        // Far longer than the drain: an unanswered call would show up as this timeout.
+        timeout: 60_000,
+        onProgress: (p) => {
+          if (/^log: (read|snapshot) 2$/.test(p.message ?? '')) progressed.add(i);
+          if (progressed.size >= 2) twoRunning();
+        },
       },
-    }).then((c) => c.result),
+    ).then((c) => c.result),
   );
   await running;
   return calls;
@@ -109,7 +114,7 @@ function expectStoppedAnswers(results: PromiseSettledResult<CallToolResult>[]): 
   for (const a of answers) {
     expect(a.error, JSON.stringify(a)).toBeDefined();
     expect(a.ok).toBe(false);
-    expect(a.error?.kind, JSON.stringify(a)).toBe("cancelled");
+    expect(a.error?.kind, JSON.stringify(a)).toBe('cancelled');
     expect(a.error?.message).toMatch(/the server is stopping/);
   }
   // The two that ran return the logs they made before the stop.
@@ -235,7 +240,9 @@ describe('the whole-call deadline', () => {
     const ranMs = performance.now() - started;
     expect(ran.ok).toBe(false);
     expect(ran.error?.kind).toBe('deadline');
-    expect(ran.error?.message).toMatch(/^the call's 4\.0 s deadline passed while the script ran \(time spent: queue \d+\.\d s, compile \d+\.\d s, preflight \d+\.\d s, run \d+\.\d s\); the run was stopped; the logs and the calls it made until then are in this answer/);
+    expect(ran.error?.message).toMatch(
+      /^the call's 4\.0 s deadline passed while the script ran \(time spent: queue \d+\.\d s, compile \d+\.\d s, preflight \d+\.\d s, run \d+\.\d s\); the run was stopped; the logs and the calls it made until then are in this answer/,
+    );
     expect(ran.logs).toEqual(['spinning']);
     expect(ran.stats.calls).toMatchObject({ read: 1 });
     expect(ranMs).toBeGreaterThanOrEqual(DEADLINE_MS - 50);

@@ -50,7 +50,7 @@ describe('pve-code-mcp halt / resume / halt --status (the built CLI)', () => {
   });
   afterAll(async () => env?.close());
 
-  it('halts with a reason, shows it, resumes, and audits both in the configuration\'s log', async () => {
+  it("halts with a reason, shows it, resumes, and audits both in the configuration's log", async () => {
     const idle = await runCli(['halt', '--status', '--config', env.configFile], { env: cli });
     expect(idle.code).toBe(0);
     expect(idle.stdout).toContain(`not halted: changes are allowed (the switch file ${haltFile} does not exist)`);

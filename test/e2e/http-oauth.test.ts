@@ -101,12 +101,14 @@ describe('serve --http in OAuth mode: principals end to end', () => {
     await new Promise((r) => setTimeout(r, 2_100));
     const expired = await post(url, short, INIT);
     expect(expired.status).toBe(401);
-    expect(expired.headers.get('www-authenticate')).toMatch(new RegExp(`^Bearer ${pointer.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}, error="invalid_token", error_description="the access token expired`));
+    expect(expired.headers.get('www-authenticate')).toMatch(
+      new RegExp(`^Bearer ${pointer.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}, error="invalid_token", error_description="the access token expired`),
+    );
 
     const otherAudience = await post(url, await idp.token('alice', 'http://127.0.0.1:1/mcp'), INIT);
     expect(otherAudience.status).toBe(401);
     expect(otherAudience.headers.get('www-authenticate')).toContain(pointer);
-    expect(otherAudience.headers.get('www-authenticate')).toContain("error_description=\"the token's audience");
+    expect(otherAudience.headers.get('www-authenticate')).toContain('error_description="the token\'s audience');
 
     const other = await startIdp(CLIENTS, { keys: idp.keys });
     try {

@@ -111,7 +111,7 @@ describe('serve --http with OAuth principals: every view follows the principal a
     expect(runAnswer(await call(reader)).error?.kind).toBe('denied');
   }, 120_000);
 
-  it('the instructions, the policy resource and the verdicts are each principal\'s', async () => {
+  it("the instructions, the policy resource and the verdicts are each principal's", async () => {
     const [alice, reader] = agents as [Agent, Agent];
     const ai = alice.client.getInstructions() ?? '';
     const ri = reader.client.getInstructions() ?? '';
@@ -152,15 +152,27 @@ describe('serve --http with OAuth principals: every view follows the principal a
     expect(await uris(carol)).not.toContain('pve://late/sdk.d.ts');
 
     writeFileSync(secretFile, env.sim.token.secret, { mode: 0o600 });
-    await waitFor(() => /cluster 'late' is available/.test(server.stderr()), 30_000, () => server.stderr());
+    await waitFor(
+      () => /cluster 'late' is available/.test(server.stderr()),
+      30_000,
+      () => server.stderr(),
+    );
     const [alice, reader] = agents as [Agent, Agent];
-    await waitFor(() => [alice, reader, carol].every((a) => a.resourcesChanged > 0), 10_000, () => `resources/list_changed: ${[alice, reader, carol].map((a) => `${a.id} ${a.resourcesChanged}`).join(', ')}`);
+    await waitFor(
+      () => [alice, reader, carol].every((a) => a.resourcesChanged > 0),
+      10_000,
+      () => `resources/list_changed: ${[alice, reader, carol].map((a) => `${a.id} ${a.resourcesChanged}`).join(', ')}`,
+    );
     expect(await uris(carol)).toContain('pve://late/sdk.d.ts');
     expect(await runHint(carol)).toEqual({ readOnlyHint: false, destructiveHint: true });
     expect(await runHint(reader)).toEqual({ readOnlyHint: true });
     // Their listings are what they were: no tools/list_changed.
     expect([alice, reader, carol].map((a) => a.toolsChanged)).toEqual([0, 0, 0]);
-    const write = await carol.client.callTool({ name: 'run_script', arguments: { cluster: 'late', code: "return await pve.post('/nodes/{node}/qemu/{vmid}/snapshot', { node: 'pve2', vmid: 107, snapname: 'carolSnap' });" } }, CallToolResultSchema, { timeout: 120_000 });
+    const write = await carol.client.callTool(
+      { name: 'run_script', arguments: { cluster: 'late', code: "return await pve.post('/nodes/{node}/qemu/{vmid}/snapshot', { node: 'pve2', vmid: 107, snapname: 'carolSnap' });" } },
+      CallToolResultSchema,
+      { timeout: 120_000 },
+    );
     expect(runAnswer(write as CallToolResult).ok).toBe(true);
   }, 120_000);
 });

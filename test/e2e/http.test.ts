@@ -78,7 +78,7 @@ describe('MCP over Streamable HTTP: the built server and the SDK client', () => 
     await checkDryRun(main, env.sim, 'pve3', 108);
   });
 
-  it('asks for approval on the tool call\'s own stream and runs the accepted destructive write', async () => {
+  it("asks for approval on the tool call's own stream and runs the accepted destructive write", async () => {
     const { result } = await callTool(main, 'run_script', { code: stopScript('pve1', 100) });
     const answer = runAnswer(result);
     expect(answer.error).toBeUndefined();
@@ -90,21 +90,23 @@ describe('MCP over Streamable HTTP: the built server and the SDK client', () => 
   it('sends progress and logging messages, and honours cancellation', async () => {
     const controller = new AbortController();
     const code = "console.log('spinning');\nawait pve.get('/version');\nwhile (true) {}";
-    const pending = callTool(main, 'run_script', { code }, {
-      signal: controller.signal,
-      timeout: 120_000,
-      onProgress: (p) => {
-        if (p.message === 'log: spinning') controller.abort('stop');
+    const pending = callTool(
+      main,
+      'run_script',
+      { code },
+      {
+        signal: controller.signal,
+        timeout: 120_000,
+        onProgress: (p) => {
+          if (p.message === 'log: spinning') controller.abort('stop');
+        },
       },
-    });
+    );
     await expect(pending).rejects.toThrow();
     expect(controller.signal.aborted).toBe(true);
     await vi.waitFor(() => expect(main.logs).toContain('spinning'));
     // Two workers: both must be free again, so two parallel runs finish.
-    const [a, b] = await Promise.all([
-      callTool(main, 'run_script', { code: 'return 1;' }, { timeout: 30_000 }),
-      callTool(main, 'run_script', { code: 'return 2;' }, { timeout: 30_000 }),
-    ]);
+    const [a, b] = await Promise.all([callTool(main, 'run_script', { code: 'return 1;' }, { timeout: 30_000 }), callTool(main, 'run_script', { code: 'return 2;' }, { timeout: 30_000 })]);
     expect([runAnswer(a.result).result, runAnswer(b.result).result]).toEqual([1, 2]);
   });
 
@@ -133,20 +135,14 @@ describe('MCP over Streamable HTTP: the built server and the SDK client', () => 
   });
 
   it('keeps two sessions apart and serves them at the same time', async () => {
-    const [one, two] = await Promise.all([
-      connectHttp(server.url, TOKEN, { name: 'one' }),
-      connectHttp(server.url, TOKEN, { name: 'two' }),
-    ]);
+    const [one, two] = await Promise.all([connectHttp(server.url, TOKEN, { name: 'one' }), connectHttp(server.url, TOKEN, { name: 'two' })]);
     try {
       const sessionOne = (one.client.transport as { sessionId?: string }).sessionId;
       const sessionTwo = (two.client.transport as { sessionId?: string }).sessionId;
       expect(sessionOne).toBeTruthy();
       expect(sessionTwo).toBeTruthy();
       expect(sessionOne).not.toBe(sessionTwo);
-      const [r1, r2] = await Promise.all([
-        callTool(one, 'run_script', { code: "return 'one';" }),
-        callTool(two, 'run_script', { code: "return 'two';" }),
-      ]);
+      const [r1, r2] = await Promise.all([callTool(one, 'run_script', { code: "return 'one';" }), callTool(two, 'run_script', { code: "return 'two';" })]);
       expect(runAnswer(r1.result).result).toBe('one');
       expect(runAnswer(r2.result).result).toBe('two');
       // Ending one session leaves the other working.

@@ -42,31 +42,41 @@ const simCluster = (policy: string): Record<string, unknown> => ({
 
 describe('config check: the policy lint', () => {
   it('passes a policy whose rules all match, and fails one with typos, naming each with a did-you-mean', async () => {
-    const good = writeConfig('lint-good.json', { sim: simCluster('ops') }, {
-      ops: {
-        preset: 'operator',
-        deny: ['* /nodes/*/qemu/100/**'],
-        privileged: ['POST /nodes/*/vzdump +script'],
-        targets: [{ action: 'deny', vmids: [101], nodes: ['pve3'], tags: ['prod'] }],
-        scopes: { pools: ['production'] },
+    const good = writeConfig(
+      'lint-good.json',
+      { sim: simCluster('ops') },
+      {
+        ops: {
+          preset: 'operator',
+          deny: ['* /nodes/*/qemu/100/**'],
+          privileged: ['POST /nodes/*/vzdump +script'],
+          targets: [{ action: 'deny', vmids: [101], nodes: ['pve3'], tags: ['prod'] }],
+          scopes: { pools: ['production'] },
+        },
       },
-    });
+    );
     const ok = await runCli(['config', 'check', '--config', good], { env: env.env, timeoutMs: 120_000 });
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/ok {4}policy lint \(schema and inventory\): 2 rule\(s\), 1 target rule\(s\)/);
     expect(ok.stdout).toMatch(/all checks passed/);
-    expect(ok.stdout).toContain("deny[0]: deny '* /nodes/*/qemu/100/**' → protects VMID 100 from every call, by any path (as target rule {action: 'deny', vmids: [100], risk: ['read', 'write', 'destructive', 'privileged']})");
+    expect(ok.stdout).toContain(
+      "deny[0]: deny '* /nodes/*/qemu/100/**' → protects VMID 100 from every call, by any path (as target rule {action: 'deny', vmids: [100], risk: ['read', 'write', 'destructive', 'privileged']})",
+    );
 
-    const bad = writeConfig('lint-bad.json', { sim: simCluster('ops') }, {
-      ops: {
-        preset: 'operator',
-        deny: ['* /node/*/qemu/100/**'],
-        allow: ['DELETE /cluster/resources'],
-        privileged: ['POST /nodes/*/vzdump +scirpt'],
-        targets: [{ action: 'deny', vmids: [1000], nodes: ['pve4'] }],
-        scopes: { pools: ['prodution'] },
+    const bad = writeConfig(
+      'lint-bad.json',
+      { sim: simCluster('ops') },
+      {
+        ops: {
+          preset: 'operator',
+          deny: ['* /node/*/qemu/100/**'],
+          allow: ['DELETE /cluster/resources'],
+          privileged: ['POST /nodes/*/vzdump +scirpt'],
+          targets: [{ action: 'deny', vmids: [1000], nodes: ['pve4'] }],
+          scopes: { pools: ['prodution'] },
+        },
       },
-    });
+    );
     const r = await runCli(['config', 'check', '--config', bad], { env: env.env, timeoutMs: 120_000 });
     expect(r.code, r.stdout + r.stderr).toBe(3);
     expect(r.stdout).toMatch(/FAIL {2}policy lint \(schema and inventory\): 6 rule\(s\) match nothing/);
@@ -85,9 +95,13 @@ describe('config check: the policy lint', () => {
   it('on an unreachable cluster: schema rules are still errors, the inventory is only a warning', async () => {
     const schemaFile = join(env.dir, 'sim-apidoc.js');
     writeFileSync(schemaFile, env.sim.apidocText);
-    const file = writeConfig('lint-down.json', {
-      down: { url: 'https://127.0.0.1:1', auth: { tokenId: 'root@pam!x', secret: 'x' }, tls: { insecure: true }, schema: schemaFile, policy: 'ops', retry: { attempts: 1 } },
-    }, { ops: { preset: 'operator', deny: ['* /nodes/*/qemu/100/stauts/**'], targets: [{ action: 'deny', vmids: [4242, 100] }] } });
+    const file = writeConfig(
+      'lint-down.json',
+      {
+        down: { url: 'https://127.0.0.1:1', auth: { tokenId: 'root@pam!x', secret: 'x' }, tls: { insecure: true }, schema: schemaFile, policy: 'ops', retry: { attempts: 1 } },
+      },
+      { ops: { preset: 'operator', deny: ['* /nodes/*/qemu/100/stauts/**'], targets: [{ action: 'deny', vmids: [4242, 100] }] } },
+    );
     const r = await runCli(['config', 'check', '--config', file], { env: env.env, timeoutMs: 120_000 });
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/FAIL {2}TLS \+ authentication: .*127\.0\.0\.1:1/);
@@ -115,11 +129,15 @@ describe('serve: degraded start', () => {
   });
 
   it('serves the healthy cluster, answers for the bad ones with cluster, cause and fix, and picks up a secret that appears', async () => {
-    const file = writeConfig('degraded.json', {
-      sim: simCluster('typo'),
-      down: { url: 'https://127.0.0.1:1', auth: { tokenId: 'root@pam!x', secret: 'x' }, tls: { insecure: true }, policy: 'read-only', retry: { attempts: 1 } },
-      lab: { ...simCluster('read-only'), auth: { tokenId: env.sim.token.id, secret: { file: secretFile() } } },
-    }, { typo: { preset: 'operator', deny: ['* /node/*/qemu/100/**'] } });
+    const file = writeConfig(
+      'degraded.json',
+      {
+        sim: simCluster('typo'),
+        down: { url: 'https://127.0.0.1:1', auth: { tokenId: 'root@pam!x', secret: 'x' }, tls: { insecure: true }, policy: 'read-only', retry: { attempts: 1 } },
+        lab: { ...simCluster('read-only'), auth: { tokenId: env.sim.token.id, secret: { file: secretFile() } } },
+      },
+      { typo: { preset: 'operator', deny: ['* /node/*/qemu/100/**'] } },
+    );
     c = await connectServe(file, { PVE_CLUSTER_RETRY_MS: '500' });
 
     const ok = await callTool(c, 'search_api', { query: 'list virtual machines', cluster: 'sim' });
@@ -135,7 +153,11 @@ describe('serve: degraded start', () => {
     expect(textOf(lab.result)).toMatch(/cluster 'lab' is unavailable: clusters\.lab\.auth\.secret: cannot read .*lab-secret \(ENOENT\).* Fix: provide the secret/);
 
     // The lint warned at start, naming the rule and the fix; the server still serves.
-    await waitFor(() => /policy lint \(matches nothing\): policies\.typo\.deny\[0\]: .*did you mean '\* \/nodes\/\*\/qemu\/100\/\*\*'\?/.test(c?.stderr() ?? ''), 20_000, () => c?.stderr() ?? '');
+    await waitFor(
+      () => /policy lint \(matches nothing\): policies\.typo\.deny\[0\]: .*did you mean '\* \/nodes\/\*\/qemu\/100\/\*\*'\?/.test(c?.stderr() ?? ''),
+      20_000,
+      () => c?.stderr() ?? '',
+    );
 
     const resources = async () => (await (c as Connected).client.listResources()).resources.map((r) => r.uri);
     expect(await resources()).not.toContain('pve://lab/version');
@@ -144,9 +166,17 @@ describe('serve: degraded start', () => {
       listChanged++;
     });
     writeFileSync(secretFile(), env.sim.token.secret, { mode: 0o600 });
-    await waitFor(() => /cluster 'lab' is available/.test(c?.stderr() ?? ''), 30_000, () => c?.stderr() ?? '');
+    await waitFor(
+      () => /cluster 'lab' is available/.test(c?.stderr() ?? ''),
+      30_000,
+      () => c?.stderr() ?? '',
+    );
     // The open session learns of the recovered cluster: its resources, and list_changed.
-    await waitFor(() => listChanged > 0, 10_000, () => c?.stderr() ?? '');
+    await waitFor(
+      () => listChanged > 0,
+      10_000,
+      () => c?.stderr() ?? '',
+    );
     expect(await resources()).toEqual(expect.arrayContaining(['pve://lab/sdk.d.ts', 'pve://lab/version', 'pve://lab/policy']));
     const after = await callTool(c, 'run_script', { code: "return (await pve.get('/nodes')).length;", cluster: 'lab' });
     expect(after.result.isError, textOf(after.result)).toBeFalsy();

@@ -129,7 +129,10 @@ describe.skipIf(skip)('the npm package, packed, installed offline and run', () =
       const { devOptional: _devOptional, ...rest } = entry;
       packages[path] = rest;
     }
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, dependencies: { 'pve-code-mcp': spec }, allowScripts: { 'isolated-vm': true } }, null, 2));
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, dependencies: { 'pve-code-mcp': spec }, allowScripts: { 'isolated-vm': true } }, null, 2),
+    );
     writeFileSync(join(project, 'package-lock.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2));
     timed('npm ci --offline', () => run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], project));
 

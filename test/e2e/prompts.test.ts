@@ -33,7 +33,11 @@ describe('MCP prompts', () => {
     const { prompts } = await c.client.listPrompts();
     expect(prompts.map((p) => p.name).sort()).toEqual(['capacity-report', 'cluster-health', 'runbook', 'snapshot-pool', 'why-task-failed']);
     const snap = prompts.find((p) => p.name === 'snapshot-pool');
-    expect(snap?.arguments?.map((a) => [a.name, a.required ?? false])).toEqual([['pool', true], ['snapname', false], ['cluster', false]]);
+    expect(snap?.arguments?.map((a) => [a.name, a.required ?? false])).toEqual([
+      ['pool', true],
+      ['snapname', false],
+      ['cluster', false],
+    ]);
     const { tools } = await c.client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['search_api', 'get_schema', 'run_script']);
   });

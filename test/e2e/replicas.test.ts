@@ -117,7 +117,12 @@ describe.skipIf(why !== undefined)(`two replicas on one PostgreSQL${why ? ` (ski
     expect(ran.approval).toMatchObject({ via: 'elicitation', answer: 'accept' });
     expect(statusOf(env.sim, 110)).toBe('stopped');
     const controller = new AbortController();
-    const spinning = callTool(c, 'run_script', { code: "console.log('spinning');\nawait pve.get('/version');\nwhile (true) {}" }, { signal: controller.signal, timeout: 120_000, onProgress: (p) => (p.message === 'log: spinning' ? controller.abort('stop') : undefined) });
+    const spinning = callTool(
+      c,
+      'run_script',
+      { code: "console.log('spinning');\nawait pve.get('/version');\nwhile (true) {}" },
+      { signal: controller.signal, timeout: 120_000, onProgress: (p) => (p.message === 'log: spinning' ? controller.abort('stop') : undefined) },
+    );
     await expect(spinning).rejects.toThrow();
     // The replica freed its worker: the session's next runs are answered.
     const [one, two] = await Promise.all([callTool(c, 'run_script', { code: 'return 1;' }), callTool(c, 'run_script', { code: 'return 2;' })]);
@@ -140,7 +145,7 @@ describe.skipIf(why !== undefined)(`two replicas on one PostgreSQL${why ? ` (ski
     expect(done).toBe(200);
     const verified = await runCli(['audit', 'verify', '--config', configs[0] as string], { env: childEnvOf() });
     expect(verified.code, `${verified.stdout}\n${verified.stderr}`).toBe(0);
-    const writers = await sql<{ n: string }>("SELECT count(DISTINCT writer) AS n FROM audit_writers");
+    const writers = await sql<{ n: string }>('SELECT count(DISTINCT writer) AS n FROM audit_writers');
     expect(Number(writers[0]?.n)).toBeGreaterThanOrEqual(2);
     const calls = await sql<{ n: string }>("SELECT count(*) AS n FROM audit_entries WHERE type = 'call' AND line LIKE '%/version%'");
     expect(Number(calls[0]?.n)).toBeGreaterThanOrEqual(200);

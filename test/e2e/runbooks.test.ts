@@ -110,7 +110,10 @@ describe('runbooks and standing approvals', () => {
     expect(c.elicitations).toHaveLength(2);
 
     // The audit names the standing approval each use ran under.
-    const audit = readFileSync(join(env.stateDir, 'audit.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; data?: Record<string, unknown> } & Record<string, unknown>);
+    const audit = readFileSync(join(env.stateDir, 'audit.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; data?: Record<string, unknown> } & Record<string, unknown>);
     const uses = audit.filter((e) => e.type === 'approval' && JSON.stringify(e).includes(`"standingId":"${id}"`) && JSON.stringify(e).includes('"via":"standing"'));
     expect(uses).toHaveLength(3);
   }, 300_000);

@@ -114,7 +114,7 @@ describe("run FILE --arg: arguments and a batch's progress", () => {
     const malformed = await runCli(['run', file, '-c', env.configFile, '--arg', 'name=Pre-Upgrade', '--arg', 'count=x'], { env: env.env });
     expect(malformed.code).toBe(1);
     expect(malformed.stdout).toContain("argument 'name' must match /[a-z_]+/");
-    expect(malformed.stdout).toContain("argument 'count' must be an integer, got \\\"x\\\"");
+    expect(malformed.stdout).toContain('argument \'count\' must be an integer, got \\"x\\"');
     const usage = await runCli(['run', file, '-c', env.configFile, '--arg', 'count'], { env: env.env });
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("--arg takes NAME=VALUE, got 'count'");

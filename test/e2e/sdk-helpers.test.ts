@@ -72,10 +72,7 @@ describe('/cluster/resources typed by kind', () => {
     ].join('\n');
     const { result } = await callTool(mcp, 'run_script', { code });
     const answer = runAnswer(result);
-    expect(warningsOf(answer)).toEqual([
-      expect.stringMatching(/types '"qemu" \| "lxc"' and '"vm"' have no overlap/),
-      "'r.vmid' is possibly 'undefined'.",
-    ]);
+    expect(warningsOf(answer)).toEqual([expect.stringMatching(/types '"qemu" \| "lxc"' and '"vm"' have no overlap/), "'r.vmid' is possibly 'undefined'."]);
     expect(textOf(result)).toMatch(/^warning 3:\d+ 'r.vmid' is possibly 'undefined'/m);
     expect(answer.result).toMatchObject({ kinds: 0 });
   });

@@ -48,7 +48,10 @@ describe('MCP over stdio: the built server and the SDK client', () => {
 
   it('logs on stderr how scripts will run once its kept worker is up: workers, the isolated-vm loaded, confinement', async () => {
     // The kept worker starts after the server answers, so the line may follow the first answers.
-    await vi.waitFor(() => expect(plain.stderr()).toMatch(/pve-code-mcp: sandbox: up to 1 worker \(1 kept warm\), isolated-vm \d+\.\d+\.\d+, confined by Node's permission model/), { timeout: 30_000, interval: 50 });
+    await vi.waitFor(() => expect(plain.stderr()).toMatch(/pve-code-mcp: sandbox: up to 1 worker \(1 kept warm\), isolated-vm \d+\.\d+\.\d+, confined by Node's permission model/), {
+      timeout: 30_000,
+      interval: 50,
+    });
   });
 
   it('offers the SDK declarations, the PVE version and the effective policy as resources', async () => {
@@ -57,7 +60,13 @@ describe('MCP over stdio: the built server and the SDK client', () => {
     const policy = await approving.client.readResource({ uri: 'pve://sim/policy' });
     const text = (policy.contents[0] as { text: string }).text;
     // The effective policy (what it does, with the per-run budgets), the configured object beside it.
-    expect(JSON.parse(text)).toMatchObject({ cluster: 'sim', preset: 'operator', approval: ['destructive'], budgetPerRun: { write: 20, guests: 10 }, configured: { approval: { require: ['destructive'] } } });
+    expect(JSON.parse(text)).toMatchObject({
+      cluster: 'sim',
+      preset: 'operator',
+      approval: ['destructive'],
+      budgetPerRun: { write: 20, guests: 10 },
+      configured: { approval: { require: ['destructive'] } },
+    });
     const sdk = await approving.client.readResource({ uri: 'pve://sim/sdk.d.ts' });
     expect(sdk.contents.map((c) => (c as { text: string }).text).join('\n')).toContain("'/nodes/{node}/qemu'");
   });
@@ -81,7 +90,13 @@ describe('MCP over stdio: the built server and the SDK client', () => {
     expect(read.result).toEqual(['203.0.113.0/24', 'Scanner range']);
 
     const before = env.sim.counters.snapshot();
-    const del = runAnswer((await callTool(approving, 'run_script', { code: `const e = await pve.get('/cluster/firewall/ipset/{name}/{cidr}', ${params});\nawait pve.delete('/cluster/firewall/ipset/{name}/{cidr}', ${params});` })).result);
+    const del = runAnswer(
+      (
+        await callTool(approving, 'run_script', {
+          code: `const e = await pve.get('/cluster/firewall/ipset/{name}/{cidr}', ${params});\nawait pve.delete('/cluster/firewall/ipset/{name}/{cidr}', ${params});`,
+        })
+      ).result,
+    );
     expect(del.error?.kind).toBe('denied');
     expect(del.error?.message).toContain('2:7 DELETE /cluster/firewall/ipset/blocklist/203.0.113.0/24 is a privileged operation');
     expect(del.error?.message).toContain("policy.privileged: ['DELETE /cluster/firewall/ipset/{name}/{cidr}']");
@@ -180,7 +195,10 @@ return task.ok;`;
     expect(answer.logs).toEqual(['starting 109', 'task finished: OK']);
     const messages = progress.map((p) => p.message ?? '');
     expect(messages, JSON.stringify(messages)).toContain('log: starting 109');
-    expect(messages.some((m) => /^task UPID:pve1:[^ ]+ (running|stopped)/.test(m)), JSON.stringify(messages)).toBe(true);
+    expect(
+      messages.some((m) => /^task UPID:pve1:[^ ]+ (running|stopped)/.test(m)),
+      JSON.stringify(messages),
+    ).toBe(true);
     // Not asserted: the last line's progress. The SDK client dispatches notifications a microtask
     // late and drops the progress handler as soon as the response is read, so a notification that
     // shares a read with the response is lost on the client side (the logging message is not).
@@ -194,13 +212,18 @@ return task.ok;`;
 console.log('spinning');
 await pve.get('/version');
 while (true) {}`;
-    const pending = callTool(approving, 'run_script', { code }, {
-      signal: controller.signal,
-      onProgress: (p) => {
-        if (p.message === 'log: spinning') controller.abort('user pressed stop');
+    const pending = callTool(
+      approving,
+      'run_script',
+      { code },
+      {
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.message === 'log: spinning') controller.abort('user pressed stop');
+        },
+        timeout: 120_000,
       },
-      timeout: 120_000,
-    });
+    );
     // On a loaded machine the progress line can be late; by then the script spins either way.
     const fallback = setTimeout(() => controller.abort('user pressed stop (no progress seen)'), 8_000);
     await expect(pending).rejects.toThrow();

@@ -61,7 +61,10 @@ describe('serve --http with OAuth principals: teams fail closed', () => {
         policies: { ...(base.policies as Record<string, unknown>), fourEyes: { preset: 'operator', approval: { require: ['destructive'], approvers: { group: 'leads' } } } },
         http: {
           oauth: { issuer: provider.issuer, clockToleranceSec: 0 },
-          principals: [{ group: 'ops', policy: 'fourEyes' }, { group: 'admins', policy: 'e2e' }],
+          principals: [
+            { group: 'ops', policy: 'fourEyes' },
+            { group: 'admins', policy: 'e2e' },
+          ],
           sessionsPerPrincipal: PER_PRINCIPAL,
           maxSessions: 6,
         },
@@ -140,7 +143,11 @@ describe('serve --http with OAuth principals: teams fail closed', () => {
     const token = await idp.token('flood', url);
     let opened = 0;
     for (let i = 0; i < 20; i++) {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` }, body: JSON.stringify(INIT) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+        body: JSON.stringify(INIT),
+      });
       await res.text();
       if (res.status === 200) opened++;
     }

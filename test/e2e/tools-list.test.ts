@@ -49,7 +49,7 @@ describe('tools/list', () => {
     // Every field run_script emits is declared, the cut report included.
     expect(props(byName.run_script!.outputSchema)).toEqual(['approval', 'changes', 'error', 'logs', 'ok', 'plan', 'result', 'stats', 'tainted', 'truncated', 'warnings']);
     const item = (t: { outputSchema: Record<string, unknown> }, key: string) =>
-      Object.keys(((t.outputSchema.properties as Record<string, { items: { properties: object } }>)[key]!.items.properties)).sort();
+      Object.keys((t.outputSchema.properties as Record<string, { items: { properties: object } }>)[key]!.items.properties).sort();
     expect(item(byName.search_api!, 'results')).toEqual(['method', 'path', 'risk', 'summary', 'verdict']);
     expect(item(byName.get_schema!, 'operations')).toEqual(['method', 'path', 'permission', 'risk', 'signature', 'verdict']);
     for (const t of tools) expect((t as { title?: string }).title).toMatch(/\S/);

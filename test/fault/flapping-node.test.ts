@@ -35,7 +35,10 @@ interface Attempt {
 // 6 guests × 3 rounds = 18 writes: within the operator preset's 20 writes per run.
 describe('a flapping node', () => {
   it('never turns a made change into a failure, and says what it does not know', async () => {
-    const vms = env.sim.cluster.guests().filter((g) => g.type === 'qemu' && !g.config.template && !g.config.lock).slice(0, 6);
+    const vms = env.sim.cluster
+      .guests()
+      .filter((g) => g.type === 'qemu' && !g.config.template && !g.config.lock)
+      .slice(0, 6);
     env.sim.faults.add({ path: '/nodes/**', errorRate: 0.3, errorStatus: 595, errorMessage: 'Connection refused', errorBody: 'none' });
     const code = `
 const vms = ${JSON.stringify(vms.map((g) => ({ node: g.node, vmid: g.vmid })))};

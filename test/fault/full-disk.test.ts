@@ -118,7 +118,7 @@ await Promise.all(vms.map((v, i) => pve.post('/nodes/{node}/qemu/{vmid}/snapshot
   });
 });
 
-describe('the audit past the server\'s file size limit (RLIMIT_FSIZE, no root needed)', () => {
+describe("the audit past the server's file size limit (RLIMIT_FSIZE, no root needed)", () => {
   it('a write whose intent cannot be written is not sent; the entry is whole or absent; the limit lifted, runs resume', async () => {
     mcp = await connectStdio(env, { name: 'fsize' });
     const pid = (mcp.client.transport as unknown as { pid?: number }).pid!;

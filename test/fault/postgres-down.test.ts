@@ -111,7 +111,9 @@ describe.skipIf(why !== undefined)(`a replica whose PostgreSQL goes away${why ? 
     // The writer is alive again in the database's eyes: its lock was taken again after the restart.
     await vi.waitFor(
       async () => {
-        const held = await sql<{ n: string }>("SELECT count(*) AS n FROM audit_writers w JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND ((l.classid::bigint << 32) | l.objid::bigint) = w.lock_key WHERE w.retired_at IS NULL");
+        const held = await sql<{ n: string }>(
+          "SELECT count(*) AS n FROM audit_writers w JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND ((l.classid::bigint << 32) | l.objid::bigint) = w.lock_key WHERE w.retired_at IS NULL",
+        );
         expect(Number(held[0]?.n)).toBeGreaterThanOrEqual(1);
       },
       { timeout: 20_000, interval: 500 },

@@ -91,7 +91,7 @@ function serverRssMb(): number {
 }
 
 describe('a node that never ends, trickles or hangs', () => {
-  it('answers the run within its deadline with each call\'s outcome, and memory stays bounded', async () => {
+  it("answers the run within its deadline with each call's outcome, and memory stays bounded", async () => {
     const before = serverRssMb();
     const code = `
 const attempt = async (what, f) => {

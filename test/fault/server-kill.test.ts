@@ -25,7 +25,10 @@ afterEach(async () => {
 });
 
 function freeVms(n: number): Array<{ node: string; vmid: number }> {
-  const vms = env.sim.cluster.guests().filter((x) => x.type === 'qemu' && !x.config.template && !x.config.lock).slice(0, n);
+  const vms = env.sim.cluster
+    .guests()
+    .filter((x) => x.type === 'qemu' && !x.config.template && !x.config.lock)
+    .slice(0, n);
   if (vms.length < n) throw new Error(`the demo preset has fewer than ${n} free VMs`);
   return vms.map((g) => ({ node: g.node, vmid: g.vmid }));
 }

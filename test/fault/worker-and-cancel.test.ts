@@ -99,10 +99,14 @@ describe('a run that ends with a write on the wire', () => {
     ac.abort();
     await pending;
     // The server lets the sent write answer within its grace, then records it.
-    await waitFor('the outcome of the write that was on the wire', () => {
-      const posts = auditEntries(env.stateDir).filter((e) => e.type === 'call' && e.data.method === 'POST');
-      return posts.length >= simSnapshots(env.sim, 'w').length && auditEntries(env.stateDir).some((e) => e.type === 'run-end');
-    }, 15_000);
+    await waitFor(
+      'the outcome of the write that was on the wire',
+      () => {
+        const posts = auditEntries(env.stateDir).filter((e) => e.type === 'call' && e.data.method === 'POST');
+        return posts.length >= simSnapshots(env.sim, 'w').length && auditEntries(env.stateDir).some((e) => e.type === 'run-end');
+      },
+      15_000,
+    );
     await c.close();
     expectNoSentWriteCancelled();
     await server.close();

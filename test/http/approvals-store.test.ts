@@ -21,9 +21,17 @@ const CODE = "await pve.delete('/nodes/pve1/qemu/102')";
 function plan(): Plan {
   const rec = new PlanRecorder();
   rec.record({
-    cluster: 'default', method: 'DELETE', path: '/nodes/pve1/qemu/102', template: '/nodes/{node}/qemu/{vmid}',
-    params: {}, fullParams: {}, risk: 'destructive', needsApproval: true,
-    targets: [{ vmid: 102, exists: true, name: 'old' }], returnsTask: true, node: 'pve1',
+    cluster: 'default',
+    method: 'DELETE',
+    path: '/nodes/pve1/qemu/102',
+    template: '/nodes/{node}/qemu/{vmid}',
+    params: {},
+    fullParams: {},
+    risk: 'destructive',
+    needsApproval: true,
+    targets: [{ vmid: 102, exists: true, name: 'old' }],
+    returnsTask: true,
+    node: 'pve1',
   });
   return rec.finish(CODE, 'operator');
 }
@@ -46,7 +54,10 @@ describe('approvals bound to principals', () => {
     expect(root.claim(query, 'run-local')).toBeUndefined();
     expect(alice.claim(query, 'run-a')?.approval.id).toBe(record.id);
     expect(alice.claim(query, 'run-a2')).toBeUndefined();
-    const lines = readFileSync(join(dir, 'approvals.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(join(dir, 'approvals.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l.type)).toEqual(['request', 'approve', 'consume']);
     expect(lines[2]).toMatchObject({ principal: 'alice', runId: 'run-a', approvalId: record.id });
   });
@@ -100,7 +111,7 @@ describe('approvals bound to principals', () => {
     expect(root.forPrincipal('bearer').approveCommand(p.planId)).not.toContain('/approvals/');
   });
 
-  it('four eyes: the group the asker\'s policy names decides who may approve over HTTP; the host operator always may', () => {
+  it("four eyes: the group the asker's policy names decides who may approve over HTTP; the host operator always may", () => {
     const root = new ApprovalStore(dir, undefined, undefined, true);
     const alice = root.forPrincipal('alice', () => ({ group: 'leads' }));
     const p = plan();

@@ -112,7 +112,9 @@ describe('OAuth resource server (oidc-provider on loopback)', () => {
     expect(claims(token).aud).toBe('http://127.0.0.1:1/other-mcp');
     const res = await post(http.url, token, INIT);
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toMatch(/error="invalid_token", error_description="the token's audience 'http:\/\/127\.0\.0\.1:1\/other-mcp' is not this server .*request it with resource=/);
+    expect(res.headers.get('www-authenticate')).toMatch(
+      /error="invalid_token", error_description="the token's audience 'http:\/\/127\.0\.0\.1:1\/other-mcp' is not this server .*request it with resource=/,
+    );
   });
 
   it('refuses a token from another issuer, even one signed with the same key', async () => {

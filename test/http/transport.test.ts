@@ -88,7 +88,12 @@ describe('allowed hosts and origins', () => {
   it('answers CORS preflights for allowed origins only, and exposes the session header', async () => {
     const http = await serve({ allowedOrigins: ['http://localhost:6274'] });
     const host = `127.0.0.1:${http.port}`;
-    const pre = await raw(http.url, 'OPTIONS', { host, origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-session-id' });
+    const pre = await raw(http.url, 'OPTIONS', {
+      host,
+      origin: 'http://localhost:6274',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, content-type, mcp-session-id',
+    });
     expect(pre.status).toBe(204);
     expect(pre.headers['access-control-allow-origin']).toBe('http://localhost:6274');
     expect(String(pre.headers['access-control-allow-headers'])).toContain('mcp-session-id');

@@ -79,7 +79,17 @@ function freshVm(options: { notHa?: boolean } = {}): number {
   env.sim.cluster.settle();
   const vm = env.sim.cluster
     .guests()
-    .find((g) => g.type === 'qemu' && g.node === 'pve1' && g.status === 'running' && !g.config.template && !g.config.lock && ![100, 109].includes(g.vmid) && !picked.has(g.vmid) && !(options.notHa && haManaged(g.vmid)));
+    .find(
+      (g) =>
+        g.type === 'qemu' &&
+        g.node === 'pve1' &&
+        g.status === 'running' &&
+        !g.config.template &&
+        !g.config.lock &&
+        ![100, 109].includes(g.vmid) &&
+        !picked.has(g.vmid) &&
+        !(options.notHa && haManaged(g.vmid)),
+    );
   if (!vm) throw new Error('no running VM left on pve1');
   picked.add(vm.vmid);
   return vm.vmid;
@@ -132,7 +142,10 @@ describe.skipIf(!hasOfficialSchema('9.1'))('adversarial policy corpus over HTTP,
     expect(await approved.json()).toMatchObject({ approved: { planId, for: owner, approvedBy: 'carol' } });
 
     // Read-only by fallback (no rule), and by scope (a read token of an admin): the approved plan is not theirs.
-    for (const [user, scope, why] of [['stranger', undefined, /admin\+unmatched/], ['boss', 'pve:read', /admin\+read-scope/]] as const) {
+    for (const [user, scope, why] of [
+      ['stranger', undefined, /admin\+unmatched/],
+      ['boss', 'pve:read', /admin\+read-scope/],
+    ] as const) {
       const before = made(STOP);
       const refused = await env.run(user, code, { cluster: 'main', ...(scope ? { scope } : {}) });
       const where = `${user}: ${JSON.stringify(refused).slice(0, 600)}`;
@@ -151,7 +164,7 @@ describe.skipIf(!hasOfficialSchema('9.1'))('adversarial policy corpus over HTTP,
     expect(statusOf(env.sim, vmid)).toBe('stopped');
   });
 
-  it("a member of a group mapped to admin is decided by admin on a read-only cluster; her read-scope token is not allowed to write", async () => {
+  it('a member of a group mapped to admin is decided by admin on a read-only cluster; her read-scope token is not allowed to write', async () => {
     const vmid = freshVm();
     let before = made(SNAPSHOT);
     const write = await env.run('boss', snapshot(vmid, 'bossSnap'), { cluster: 'ro' });

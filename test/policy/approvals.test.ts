@@ -33,10 +33,7 @@ async function elicit(request: ElicitRequest): Promise<ElicitResult> {
 }
 
 beforeAll(async () => {
-  [withHuman, noHuman] = await Promise.all([
-    startPolicyEnv({ name: 'human', policies: POLICIES, elicit }),
-    startPolicyEnv({ name: 'no-human', policies: POLICIES }),
-  ]);
+  [withHuman, noHuman] = await Promise.all([startPolicyEnv({ name: 'human', policies: POLICIES, elicit }), startPolicyEnv({ name: 'no-human', policies: POLICIES })]);
 }, 180_000);
 
 afterAll(async () => {
@@ -79,9 +76,19 @@ describe('exact binding: an approved run makes exactly the approved writes, in o
     { id: 'reverses the order', code: `${SECOND}\nif (!second) { ${A}; ${B}; } else { ${B}; ${A}; }`, error: /step 2 of the approved plan, but step 1/, sent: [0, 0] },
     { id: 'adds a write', code: `${SECOND}\n${A};\n${B};\nif (second) await pve.post('/nodes/pve1/qemu/109/status/start', {});`, error: /not in the approved plan/, sent: [1, 1] },
     { id: 'repeats an approved write', code: `${SECOND}\n${A};\nif (second) ${A};\n${B};`, error: /already been made/, sent: [1, 0] },
-    { id: 'changes the params of a step', code: `${SECOND}\nawait pve.post('/nodes/pve1/qemu/118/snapshot', { snapname: second ? 'other' : 'safety_net' });\n${B};`, error: /not in the approved plan/, sent: [0, 0] },
+    {
+      id: 'changes the params of a step',
+      code: `${SECOND}\nawait pve.post('/nodes/pve1/qemu/118/snapshot', { snapname: second ? 'other' : 'safety_net' });\n${B};`,
+      error: /not in the approved plan/,
+      sent: [0, 0],
+    },
     { id: 'changes the target of a step', code: `${SECOND}\n${A};\nawait pve.post('/nodes/pve1/qemu/' + (second ? 109 : 118) + '/status/stop', {});`, error: /not in the approved plan/, sent: [1, 0] },
-    { id: 'moves a step to another cluster', code: `${SECOND}\n${A};\nawait (second ? pve.cluster('ops2') : pve).post('/nodes/pve1/qemu/118/status/stop', {});`, error: /not in the approved plan/, sent: [1, 0] },
+    {
+      id: 'moves a step to another cluster',
+      code: `${SECOND}\n${A};\nawait (second ? pve.cluster('ops2') : pve).post('/nodes/pve1/qemu/118/status/stop', {});`,
+      error: /not in the approved plan/,
+      sent: [1, 0],
+    },
   ];
   for (const c of cases) {
     it(`a script that ${c.id} is stopped before the deviating write`, async () => {
@@ -100,15 +107,26 @@ describe('exact binding: an approved run makes exactly the approved writes, in o
     expect(answer.ok, JSON.stringify(answer)).toBe(true);
     expect([sent[KEY_A], sent[KEY_B]]).toEqual([1, 1]);
     // Sent in plan order (the answers may come back in either order, and the audit records them as they do).
-    expect(withHuman.sim.counters.recent().filter((k) => k === KEY_A || k === KEY_B).slice(-2)).toEqual([KEY_A, KEY_B]);
+    expect(
+      withHuman.sim.counters
+        .recent()
+        .filter((k) => k === KEY_A || k === KEY_B)
+        .slice(-2),
+    ).toEqual([KEY_A, KEY_B]);
     // The outcome records (an intent, written before each write, carries planSeq too but no status).
-    const seqs = withHuman.auditEntries().filter((e) => e.phase === 'approved' && typeof e.planSeq === 'number' && typeof e.status === 'string').slice(-2).map((e) => e.planSeq);
+    const seqs = withHuman
+      .auditEntries()
+      .filter((e) => e.phase === 'approved' && typeof e.planSeq === 'number' && typeof e.status === 'string')
+      .slice(-2)
+      .map((e) => e.planSeq);
     expect(seqs.sort()).toEqual([1, 2]);
   }, 60_000);
 
-  it("streams each console line once, not again from the approval probe", async () => {
+  it('streams each console line once, not again from the approval probe', async () => {
     const before = withHuman.mcp.logs.length;
-    const answer = await withHuman.run(`console.log('probe-once-marker');\nconst upid = await pve.post('/nodes/pve1/qemu/118/snapshot', { snapname: 'log_once' });\nawait pve.waitTask(upid);\n${B};\nreturn 'ok';`);
+    const answer = await withHuman.run(
+      `console.log('probe-once-marker');\nconst upid = await pve.post('/nodes/pve1/qemu/118/snapshot', { snapname: 'log_once' });\nawait pve.waitTask(upid);\n${B};\nreturn 'ok';`,
+    );
     expect(answer.result, JSON.stringify(answer).slice(0, 600)).toBe('ok');
     const lines = withHuman.mcp.logs.slice(before).filter((l) => JSON.stringify(l).includes('probe-once-marker'));
     expect(lines).toHaveLength(1);
@@ -185,14 +203,19 @@ describe('caps: plans and the audit stay small whatever the script sends', () =>
     expect((answer.plan as { writes: unknown[] }).writes, JSON.stringify(answer.error)).toHaveLength(16);
     expect(JSON.stringify(answer).length).toBeLessThan(64 * 1024);
     const planId = (answer.plan as { planId: string }).planId;
-    const files = readdirSync(noHuman.stateDir, { recursive: true }).map(String).filter((f) => f.includes(planId));
+    const files = readdirSync(noHuman.stateDir, { recursive: true })
+      .map(String)
+      .filter((f) => f.includes(planId));
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) expect(statSync(join(noHuman.stateDir, f)).size).toBeLessThan(64 * 1024);
   }, 60_000);
 
   it('twenty refused calls with 900 KB parameters grow the audit by little', async () => {
     const before = noHuman.auditText().length;
-    const answer = await noHuman.run(`const path = ['/nodes', 'pve1', 'qemu', '118', 'config'].join('/');\nfor (let i = 0; i < 20; i++) { try { await pve.put(path, { description: 'q'.repeat(900_000), tags: 'x'.repeat(900) }); } catch {} }\nreturn 1;`, { cluster: 'ro' });
+    const answer = await noHuman.run(
+      `const path = ['/nodes', 'pve1', 'qemu', '118', 'config'].join('/');\nfor (let i = 0; i < 20; i++) { try { await pve.put(path, { description: 'q'.repeat(900_000), tags: 'x'.repeat(900) }); } catch {} }\nreturn 1;`,
+      { cluster: 'ro' },
+    );
     expect(answer.ok, JSON.stringify(answer).slice(0, 1500)).toBe(true);
     expect(noHuman.auditText().length - before).toBeLessThan(400 * 1024);
   }, 60_000);
@@ -203,7 +226,7 @@ describe('every attempt is audited and counted, also those the sandbox channel r
   const refusals: Array<[string, string, RegExp]> = [
     ['a traversal path', "await pve.get(['/nodes', '..', 'access', 'users'].join('/'))", /dot segment/],
     ['a percent-encoded path', "await pve.get(['/nodes', 'pve1%2F..%2Faccess'].join('/'))", /contains '\?', '#', '%'/],
-    ['a prototype key', "await pve.get('/version', JSON.parse('{\"__proto__\":{\"x\":1}}'))", /__proto__/],
+    ['a prototype key', 'await pve.get(\'/version\', JSON.parse(\'{"__proto__":{"x":1}}\'))', /__proto__/],
     ['params nested too deep', "let p: any = {}; const root = p; for (let i = 0; i < 30; i++) { p.a = {}; p = p.a; } await pve.get('/version', root)", /nested deeper/],
     ['an oversized call', "await pve.get('/version', { x: 'w'.repeat(2_000_000) })", /2000069 bytes/],
   ];
@@ -278,7 +301,7 @@ describe('without a human in the loop, and out of band', () => {
     const approved = await runCli(['approve', planId, '--yes', '--config', noHuman.configFile], { env: noHuman.env });
     expect(approved.code, approved.stderr).toBe(0);
     const { answer, sent } = await sentDuring(noHuman, [KEY_A, KEY_B], () => noHuman.run(code));
-    expect(answer.result, JSON.stringify(answer).slice(0, 2000)).toBe("approved run");
+    expect(answer.result, JSON.stringify(answer).slice(0, 2000)).toBe('approved run');
     expect([sent[KEY_A], sent[KEY_B]]).toEqual([1, 1]);
     const again = await sentDuring(noHuman, [KEY_A, KEY_B], () => noHuman.run(code));
     expect(again.answer.error?.kind, JSON.stringify(again.answer).slice(0, 1500)).toBe('approval');

@@ -45,16 +45,34 @@ export const PATH_RULE_CORPUS: CorpusCase[] = [
   pinned('bulk-start-every', 'pinvm', bulk('start'), vm100, bulk('start', { vms: [118] })),
   pinned('stopall-vms', 'pinvm', call('POST', '/nodes/pve1/stopall', { vms: '100' }), vm100, call('POST', '/nodes/pve1/stopall', { vms: '115' })),
   pinned('startall-vms', 'pinvm', call('POST', '/nodes/pve1/startall', { vms: '118,100' }), vm100, call('POST', '/nodes/pve1/startall', { vms: '118' })),
-  pinned('foreign-volume', 'pinvm', call('PUT', '/nodes/pve1/qemu/118/config', { scsi6: 'ceph:vm-100-disk-0' }), /VMID 100 \(its volume\).*as target rule/, call('PUT', '/nodes/pve1/qemu/118/config', { scsi6: 'local-lvm:1' })),
+  pinned(
+    'foreign-volume',
+    'pinvm',
+    call('PUT', '/nodes/pve1/qemu/118/config', { scsi6: 'ceph:vm-100-disk-0' }),
+    /VMID 100 \(its volume\).*as target rule/,
+    call('PUT', '/nodes/pve1/qemu/118/config', { scsi6: 'local-lvm:1' }),
+  ),
   pinned('backup-pool', 'pinvm', call('POST', vzdump, { pool: 'production', storage: 'nas' }), vm100, call('POST', vzdump, { vmid: '118', storage: 'nas' })),
   pinned('pool-move', 'pinvm', call('PUT', '/pools', { poolid: 'development', vms: '100', 'allow-move': 1 }), vm100, call('PUT', '/pools', { poolid: 'development', comment: 'corpus twin' })),
   // --- `* /nodes/pve3/**`: node pve3 and its guests, from cluster paths ---
   pinned('node-bulk-migrate', 'pinnode', bulk('migrate', { target: 'pve1', vms: [102] }), pve3, bulk('migrate', { target: 'pve1', vms: [128] })),
   pinned('node-migrate-to', 'pinnode', call('POST', '/nodes/pve1/qemu/118/migrate', { target: 'pve3' }), pve3, call('POST', '/nodes/pve1/qemu/118/migrate', { target: 'pve2' })),
   pinned('node-ha-guest', 'pinnode', call('POST', '/cluster/ha/resources', { sid: 'vm:108', state: 'stopped' }), pve3, call('POST', '/cluster/ha/resources', { sid: 'vm:128', state: 'stopped' })),
-  pinned('node-ha-rule', 'pinnode', call('POST', '/cluster/ha/rules', { rule: 'corpus-pin3', type: 'node-affinity', resources: 'vm:101', nodes: 'pve3' }), pve3, call('POST', '/cluster/ha/rules', { rule: 'corpus-pin2', type: 'node-affinity', resources: 'vm:101', nodes: 'pve2' })),
+  pinned(
+    'node-ha-rule',
+    'pinnode',
+    call('POST', '/cluster/ha/rules', { rule: 'corpus-pin3', type: 'node-affinity', resources: 'vm:101', nodes: 'pve3' }),
+    pve3,
+    call('POST', '/cluster/ha/rules', { rule: 'corpus-pin2', type: 'node-affinity', resources: 'vm:101', nodes: 'pve2' }),
+  ),
   pinned('node-bulk-every', 'pinnode', bulk('suspend'), pve3, bulk('suspend', { vms: [128] })),
-  pinned('node-backup-job-all', 'pinnode', call('POST', '/cluster/backup', { schedule: 'sun 02:00', all: 1, storage: 'nas' }), pve3, call('POST', '/cluster/backup', { schedule: 'sun 02:00', vmid: '128', storage: 'nas' })),
+  pinned(
+    'node-backup-job-all',
+    'pinnode',
+    call('POST', '/cluster/backup', { schedule: 'sun 02:00', all: 1, storage: 'nas' }),
+    pve3,
+    call('POST', '/cluster/backup', { schedule: 'sun 02:00', vmid: '128', storage: 'nas' }),
+  ),
   // --- `POST,PUT,DELETE /pools/infra/**`: the pool and its guests ---
   pinned('pool-put-by-param', 'pinpool', call('PUT', '/pools', { poolid: 'infra', vms: '118', 'allow-move': 1 }), infra, call('PUT', '/pools', { poolid: 'development', comment: 'corpus twin 2' })),
   pinned('pool-delete-by-param', 'pinpool', call('DELETE', '/pools', { poolid: 'infra' }), infra, call('PUT', '/pools', { poolid: 'production', comment: 'corpus twin' })),
@@ -63,9 +81,27 @@ export const PATH_RULE_CORPUS: CorpusCase[] = [
   pinned('pool-ha-guest', 'pinpool', call('POST', '/cluster/ha/resources', { sid: 'ct:115', state: 'stopped' }), infra, call('POST', '/cluster/ha/resources', { sid: 'vm:122', state: 'stopped' })),
   // --- `* /nodes/*/storage/nas/**`: what deletes or writes on nas through other paths ---
   pinned('store-backup-prune', 'pinstore', call('POST', vzdump, { vmid: '118', storage: 'nas', remove: 1 }), nas, call('POST', vzdump, { vmid: '118', storage: 'local', remove: 1 })),
-  pinned('store-move-delete', 'pinstore', call('POST', '/nodes/pve1/qemu/118/move_disk', { disk: 'scsi0', storage: 'nas', delete: 1 }), nas, call('POST', '/nodes/pve1/qemu/118/move_disk', { disk: 'scsi0', storage: 'ceph', delete: 1 })),
-  pinned('store-restore', 'pinstore', call('POST', '/nodes/pve1/qemu', { vmid: 997, archive: 'nas:backup/vzdump-qemu-118-2026_01_01-00_00_00.vma.zst' }), nas, call('POST', '/nodes/pve1/qemu', { vmid: 997, name: 'corpus-twin', memory: 512 })),
+  pinned(
+    'store-move-delete',
+    'pinstore',
+    call('POST', '/nodes/pve1/qemu/118/move_disk', { disk: 'scsi0', storage: 'nas', delete: 1 }),
+    nas,
+    call('POST', '/nodes/pve1/qemu/118/move_disk', { disk: 'scsi0', storage: 'ceph', delete: 1 }),
+  ),
+  pinned(
+    'store-restore',
+    'pinstore',
+    call('POST', '/nodes/pve1/qemu', { vmid: 997, archive: 'nas:backup/vzdump-qemu-118-2026_01_01-00_00_00.vma.zst' }),
+    nas,
+    call('POST', '/nodes/pve1/qemu', { vmid: 997, name: 'corpus-twin', memory: 512 }),
+  ),
   pinned('store-definition', 'pinstore', call('GET', '/storage/nas'), nas, call('GET', '/storage/ceph')),
   // --- `GET /nodes/*/lxc/106/**`: reads of CT 106 through other paths ---
-  pinned('read-ha-resource', 'pinread', call('GET', '/cluster/ha/resources/ct:106'), /VMID 106 'mon-01'.*deny\[0\] 'GET \/nodes\/\*\/lxc\/106\/\*\*' \(as target rule: deny vmids 106 for read\)/, call('GET', '/cluster/ha/resources/vm:101')),
+  pinned(
+    'read-ha-resource',
+    'pinread',
+    call('GET', '/cluster/ha/resources/ct:106'),
+    /VMID 106 'mon-01'.*deny\[0\] 'GET \/nodes\/\*\/lxc\/106\/\*\*' \(as target rule: deny vmids 106 for read\)/,
+    call('GET', '/cluster/ha/resources/vm:101'),
+  ),
 ];

@@ -19,7 +19,13 @@ beforeAll(async () => {
   process.env.XDG_CONFIG_HOME = mkdtempSync(join(tmpdir(), 'pve-blast-config-'));
   env = await startPolicyEnv({
     name: 'plan-blast-radius',
-    policies: { ops: { preset: 'operator', allow: ['DELETE /storage/{storage}', 'POST /nodes/{node}/qemu/{vmid}/move_disk', 'PUT /cluster/ha/resources/{sid}', 'DELETE /nodes/{node}/qemu/{vmid}'], privileged: ['DELETE /storage/{storage}', 'DELETE /access/users/{userid}/token/{tokenid}'] } },
+    policies: {
+      ops: {
+        preset: 'operator',
+        allow: ['DELETE /storage/{storage}', 'POST /nodes/{node}/qemu/{vmid}/move_disk', 'PUT /cluster/ha/resources/{sid}', 'DELETE /nodes/{node}/qemu/{vmid}'],
+        privileged: ['DELETE /storage/{storage}', 'DELETE /access/users/{userid}/token/{tokenid}'],
+      },
+    },
   });
 }, 180_000);
 
@@ -27,7 +33,10 @@ afterAll(async () => {
   await env?.close();
 });
 
-interface RadiusWrite { needsApproval: boolean; blastRadius?: { family: string; summary: string; complete: boolean; items: Array<{ what: string; effect: string; severe?: boolean }> } }
+interface RadiusWrite {
+  needsApproval: boolean;
+  blastRadius?: { family: string; summary: string; complete: boolean; items: Array<{ what: string; effect: string; severe?: boolean }> };
+}
 
 async function moveTo(storage: string, vmid: number): Promise<void> {
   const upid = (await env.admin.request('POST', `/nodes/pve1/qemu/${vmid}/move_disk`, { disk: 'scsi0', storage, delete: 1 })) as string;
@@ -53,7 +62,9 @@ describe('plans show the blast radius and bind to it', () => {
     const answer = await env.run(code);
     const after = env.sim.counters.snapshot().byOperation;
     expect(answer.error?.kind, JSON.stringify(answer).slice(0, 1500)).toBe('identity');
-    expect(answer.error?.message).toMatch(/showed "1 guest loses a disk; 1 of them will not boot", and now it would be "2 guests lose a disk; 2 of them will not boot": what the human approved no longer holds/);
+    expect(answer.error?.message).toMatch(
+      /showed "1 guest loses a disk; 1 of them will not boot", and now it would be "2 guests lose a disk; 2 of them will not boot": what the human approved no longer holds/,
+    );
     expect((after['DELETE /storage/{storage}'] ?? 0) - (before['DELETE /storage/{storage}'] ?? 0)).toBe(0);
   }, 120_000);
 
@@ -81,10 +92,12 @@ describe('plans show the blast radius and bind to it', () => {
     const step = (planned.plan?.writes as RadiusWrite[] | undefined)?.[0];
     expect(step?.blastRadius, JSON.stringify(planned).slice(0, 2000)).toMatchObject({ family: 'guest-destroy', complete: true });
     expect(step?.blastRadius?.summary).toMatch(/^VM 101 'db-01' on pve2 is destroyed with \d+ disks? and \d+ snapshots?; 2 HA resources or jobs name it/);
-    expect(step?.blastRadius?.items).toEqual(expect.arrayContaining([
-      expect.objectContaining({ what: 'HA resource vm:101 (state started)', effect: 'removed with the guest' }),
-      expect.objectContaining({ kind: 'replication', what: "replication job '101-0' to pve1", effect: 'removed with the guest' }),
-    ]));
+    expect(step?.blastRadius?.items).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ what: 'HA resource vm:101 (state started)', effect: 'removed with the guest' }),
+        expect.objectContaining({ kind: 'replication', what: "replication job '101-0' to pve1", effect: 'removed with the guest' }),
+      ]),
+    );
     expect(step?.needsApproval).toBe(true);
   }, 60_000);
 

@@ -22,7 +22,9 @@ const STOP_KEY = 'POST /nodes/{node}/qemu/{vmid}/status/stop';
 // The stop needs approval under the operator preset, so the whole plan waits for one.
 const CODE = "await pve.put('/nodes/pve1/qemu/118/config', { memory: 8192 });\nawait pve.post('/nodes/pve1/qemu/118/status/stop', {});\nreturn 'done';";
 
-interface ChangedWrite { change?: { summary: string; lines: string[] } }
+interface ChangedWrite {
+  change?: { summary: string; lines: string[] };
+}
 
 describe('plans show the change and bind to it', () => {
   it('shows memory current → new, the state change of the stop, and refuses an approved run after memory changed', async () => {
@@ -47,7 +49,7 @@ describe('plans show the change and bind to it', () => {
     expect(answer.error?.kind, JSON.stringify(answer).slice(0, 1500)).toBe('identity');
     expect(answer.error?.message).toMatch(/configuration changed since it was read/);
     expect([CONFIG_KEY, STOP_KEY].map((k) => (after[k] ?? 0) - (before[k] ?? 0))).toEqual([0, 0]);
-    expect((await env.admin.request('GET', '/nodes/pve1/qemu/118/config') as { memory: unknown }).memory).toBe('2048');
+    expect(((await env.admin.request('GET', '/nodes/pve1/qemu/118/config')) as { memory: unknown }).memory).toBe('2048');
   }, 120_000);
 
   it('an approved power action whose shown state changed out of band is refused, nothing sent', async () => {
@@ -82,7 +84,8 @@ describe('plans show the change and bind to it', () => {
     const planned = await env.run(`await pve.delete('/nodes/pve1/storage/nas/content/${backup?.volid}');\nreturn 1;`, { dryRun: true, cluster: 'vols' });
     const change = (planned.plan?.writes as ChangedWrite[] | undefined)?.[0]?.change;
     expect(change, JSON.stringify(planned).slice(0, 1500)).toBeDefined();
-    expect(change?.summary, JSON.stringify(planned).slice(0, 1500)).toMatch(new RegExp(`^pve1 storage 'nas': delete backup '${backup?.volid.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}' of guest ${backup?.vmid}, [\\d.]+ [KMGT]?i?B, made \\d{4}-`));
+    expect(change?.summary, JSON.stringify(planned).slice(0, 1500)).toMatch(
+      new RegExp(`^pve1 storage 'nas': delete backup '${backup?.volid.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}' of guest ${backup?.vmid}, [\\d.]+ [KMGT]?i?B, made \\d{4}-`),
+    );
   }, 60_000);
 });
-

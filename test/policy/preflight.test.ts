@@ -15,7 +15,14 @@ const extractSdkCalls = (source: string): SdkCall[] => sdkCallsOf(parseProgram(s
 
 const model = testModel();
 
-function run(code: string, policyConfig: unknown, client = new FakeClient([{ vmid: 101, node: 'pve1', name: 'web' }, { vmid: 300, node: 'pve2', name: 'far' }])) {
+function run(
+  code: string,
+  policyConfig: unknown,
+  client = new FakeClient([
+    { vmid: 101, node: 'pve1', name: 'web' },
+    { vmid: 300, node: 'pve2', name: 'far' },
+  ]),
+) {
   const deps = {
     defaultCluster: 'default',
     model: () => model,
@@ -46,9 +53,7 @@ describe('preflight', () => {
     const { report, client } = run(`await pve.post('/nodes/{node}/qemu/{vmid}/status/start', { node: 'pve1', vmid: 102 });`, { preset: 'operator' });
     const r = await report;
     expect(r.ok).toBe(false);
-    expect(r.problems).toEqual([
-      { line: 1, col: 7, severity: 'error', kind: 'privilege', message: 'POST /nodes/pve1/qemu/102/status/start needs VM.PowerMgmt on /vms/102; token has VM.Audit only' },
-    ]);
+    expect(r.problems).toEqual([{ line: 1, col: 7, severity: 'error', kind: 'privilege', message: 'POST /nodes/pve1/qemu/102/status/start needs VM.PowerMgmt on /vms/102; token has VM.Audit only' }]);
     expect(client.writes).toHaveLength(0);
   });
 
@@ -75,10 +80,9 @@ describe('preflight', () => {
   });
 
   it('flags approval needs, unknown operations and dynamic calls', async () => {
-    const r = await run(
-      [`await pve.post('/nodes/pve1/qemu/101/status/stop');`, `await pve.get('/nodes/pve1/qemu/101/confg');`, `const p = compute(); await pve.post(p);`].join('\n'),
-      { preset: 'operator' },
-    ).report;
+    const r = await run([`await pve.post('/nodes/pve1/qemu/101/status/stop');`, `await pve.get('/nodes/pve1/qemu/101/confg');`, `const p = compute(); await pve.post(p);`].join('\n'), {
+      preset: 'operator',
+    }).report;
     expect(r.needsApproval).toBe(true);
     expect(r.operations[0]).toMatchObject({ operation: 'POST /nodes/{node}/qemu/{vmid}/status/stop', risk: 'destructive', needsApproval: true, static: true });
     expect(r.problems.find((p) => p.kind === 'unknown-operation')).toMatchObject({ line: 2, severity: 'error' });
@@ -114,7 +118,12 @@ describe('preflight', () => {
     });
 
     it('counts as dynamic on a cluster the source does not name literally', async () => {
-      const r = await preflight(extractSdkCalls(`const c = pick(); return await pve.cluster(c).get('/version');`), { defaultCluster: 'default', model: () => model, client: () => new FakeClient(), policy: Policy.fromConfig({ preset: 'operator' }) });
+      const r = await preflight(extractSdkCalls(`const c = pick(); return await pve.cluster(c).get('/version');`), {
+        defaultCluster: 'default',
+        model: () => model,
+        client: () => new FakeClient(),
+        policy: Policy.fromConfig({ preset: 'operator' }),
+      });
       expect(r.hasDynamicCalls).toBe(true);
     });
   });

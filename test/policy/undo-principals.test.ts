@@ -14,7 +14,10 @@ beforeAll(async () => {
     policies: { ops: { preset: 'operator' } },
     clusters: { main: 'ops' },
     defaultCluster: 'main',
-    principals: [{ user: 'alice', policy: 'ops' }, { user: 'bob', policy: 'ops' }],
+    principals: [
+      { user: 'alice', policy: 'ops' },
+      { user: 'bob', policy: 'ops' },
+    ],
     users: ['alice', 'bob'].map((id) => ({ id, secret: secret(id), scope: 'pve:read pve:write' })),
   });
 }, 180_000);

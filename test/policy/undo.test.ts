@@ -107,7 +107,12 @@ describe('undo', () => {
 
     // Recorded in the signed audit: the intent of the config write carried its undo record.
     const intent = env.auditEntries().find((e) => e.type === 'intent' && e.runId === runId && String(e.path).endsWith('/config'));
-    expect(intent?.undo).toEqual({ kind: 'config', guest: { node, type: 'qemu', vmid }, before: { description: null, memory: '4096', onboot: '1' }, after: { description: 'set by the run', memory: '8192', onboot: null } });
+    expect(intent?.undo).toEqual({
+      kind: 'config',
+      guest: { node, type: 'qemu', vmid },
+      before: { description: null, memory: '4096', onboot: '1' },
+      after: { description: 'set by the run', memory: '8192', onboot: null },
+    });
   }, 180_000);
 
   it('never overwrites a config that moved since, and an approved undo is refused when the config moved after its plan', async () => {
@@ -171,7 +176,13 @@ describe('undo', () => {
     const changed = await env.run(`await pve.put('/pools/undopool', { comment: 'after' });\nreturn 1;`, { cluster: 'adm' });
     expect(changed.ok, JSON.stringify(changed).slice(0, 1500)).toBe(true);
     const runId = runIdOf(changed);
-    expect(env.auditEntries().find((e) => e.type === 'intent' && e.runId === runId)?.undo).toEqual({ kind: 'update', path: '/pools/undopool', before: { comment: 'before' }, after: { comment: 'after' }, canDelete: false });
+    expect(env.auditEntries().find((e) => e.type === 'intent' && e.runId === runId)?.undo).toEqual({
+      kind: 'update',
+      path: '/pools/undopool',
+      before: { comment: 'before' },
+      after: { comment: 'after' },
+      canDelete: false,
+    });
     const undone = await env.run(undoCode(runId), { cluster: 'adm' });
     expect(undone.ok, JSON.stringify(undone).slice(0, 1500)).toBe(true);
     expect(((await env.admin.request('GET', '/pools/undopool')) as { comment?: string }).comment).toBe('before');

@@ -65,7 +65,9 @@ function setup(answer?: ElicitationAnswer) {
   const executor: Executor<string, Outcome> = {
     compile: async ({ code }) => {
       compiles++;
-      return code.includes('@@') ? { ok: false, outcome: { ok: false, error: { kind: 'typecheck', message: 'not executed: type-check found mistakes' } } } : { ok: true, script: code, calls: extractSdkCalls(code) };
+      return code.includes('@@')
+        ? { ok: false, outcome: { ok: false, error: { kind: 'typecheck', message: 'not executed: type-check found mistakes' } } }
+        : { ok: true, script: code, calls: extractSdkCalls(code) };
     },
     execute: async (_script, handler) => {
       executions++;
@@ -112,7 +114,9 @@ describe('run pipeline: modes and approvals', () => {
     expect(t.audit.map((a) => a.type)).toEqual(['run-start', 'call', 'call', 'call', 'approval', 'call', 'intent', 'call', 'intent', 'call', 'run-end']);
     expect(t.audit.filter((a) => a.type === 'call').map((a) => a.data.phase)).toEqual(['probe', 'probe', 'probe', 'approved', 'approved', 'approved']);
     // The plan has run: its summary says so, not that its writes still need approval.
-    expect(r.planSummary?.split('\n').at(-1)).toBe(`Done: plan ${r.plan?.planId} ran (2 of 2 writes made). Its approval is used up: the same script again needs a new plan and approval; look at the changes before repeating any write.`);
+    expect(r.planSummary?.split('\n').at(-1)).toBe(
+      `Done: plan ${r.plan?.planId} ran (2 of 2 writes made). Its approval is used up: the same script again needs a new plan and approval; look at the changes before repeating any write.`,
+    );
     expect(r.planSummary).not.toMatch(/Next: \d+ writes? needs? approval/);
   });
 
@@ -227,7 +231,14 @@ describe('run pipeline: a GET whose path is known only at run time', () => {
 describe('run pipeline: audit', () => {
   it('does not run when the run record cannot be audited', async () => {
     const t = setup('accept');
-    const deps = { ...t.deps, audit: { append: () => { throw new Error('EROFS: read-only file system'); } } };
+    const deps = {
+      ...t.deps,
+      audit: {
+        append: () => {
+          throw new Error('EROFS: read-only file system');
+        },
+      },
+    };
     const r = await new RunPipeline(deps).run({ code: CODE });
     expect(r).toMatchObject({ mode: 'blocked', blocked: { reason: 'audit' } });
     expect(r.blocked?.message).toMatch(/EROFS/);
@@ -258,8 +269,10 @@ describe('run pipeline: each step once', () => {
 
   it('a script that does not compile reads nothing from the cluster and is not executed', async () => {
     const t = setup('accept');
-    const r = await new RunPipeline(t.deps).run({ code: `${CODE}
-@@` });
+    const r = await new RunPipeline(t.deps).run({
+      code: `${CODE}
+@@`,
+    });
     expect(r).toMatchObject({ mode: 'live', outcome: { ok: false, error: { kind: 'typecheck' } } });
     expect(t.client.requests).toHaveLength(0);
     expect(t.executions()).toBe(0);
@@ -343,7 +356,11 @@ describe('run pipeline: the whole-call deadline', () => {
     const t = setup();
     const cancel = new AbortController();
     setTimeout(() => cancel.abort(), 30);
-    const r = await new RunPipeline({ ...t.deps, executor: { ...t.deps.executor, execute: hanging } }).run({ code: READ, signal: cancel.signal, deadline: { startedAt: performance.now(), limitMs: 5_000 } });
+    const r = await new RunPipeline({ ...t.deps, executor: { ...t.deps.executor, execute: hanging } }).run({
+      code: READ,
+      signal: cancel.signal,
+      deadline: { startedAt: performance.now(), limitMs: 5_000 },
+    });
     expect(r.outcome?.error?.kind).toBe('cancelled');
     expect(r.deadline).toBeUndefined();
   });

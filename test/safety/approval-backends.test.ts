@@ -110,7 +110,11 @@ describe.each(kinds)('the approvals store on the $name backend', (kind) => {
     it('gives the records back in the order they were appended', () => {
       const b = kind.fresh();
       const planId = 'a'.repeat(64);
-      const records = [{ type: 'request', planId, n: 1 }, { type: 'consume', planId, n: 2, nested: { list: [1, 'two'] } }, { type: 'approve', planId, n: 3 }];
+      const records = [
+        { type: 'request', planId, n: 1 },
+        { type: 'consume', planId, n: 2, nested: { list: [1, 'two'] } },
+        { type: 'approve', planId, n: 3 },
+      ];
       b.locked(() => {
         b.append(records[0] as object);
         b.append(records[1] as object);

@@ -137,7 +137,9 @@ describe.each([
     const log = open({ maxBytes: 1200 });
     for (let i = 0; i < 4; i++) writeRun(log, `r${i}`);
     log.close();
-    const rotated = readdirSync(dir).filter((n) => /\.jsonl\.\d{6}$/.test(n)).sort();
+    const rotated = readdirSync(dir)
+      .filter((n) => /\.jsonl\.\d{6}$/.test(n))
+      .sort();
     expect(rotated.length).toBeGreaterThan(1);
     const ok = verifyAudit(file, key !== undefined ? { hmacKey: key } : {});
     expect(ok.ok).toBe(true);

@@ -56,7 +56,10 @@ describe('blast radius per family, against the simulator', () => {
     const noImages = await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { content: 'rootdir,backup' });
     expect(noImages).toMatchObject({ family: 'storage-disable', summary: "taking content images off 'scratch': 1 guest loses a disk; 1 of them will not boot" });
     expect(severe(noImages)).toEqual([expect.stringMatching(/^VM 118 'dev-02' on pve1: loses disk scsi0 .* it will not boot/)]);
-    expect(await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { content: 'images,backup' })).toMatchObject({ items: [], summary: "taking content rootdir off 'scratch' reaches no guest disk, backup or job" });
+    expect(await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { content: 'images,backup' })).toMatchObject({
+      items: [],
+      summary: "taking content rootdir off 'scratch' reaches no guest disk, backup or job",
+    });
     // Narrowing the nodes takes the storage only from the nodes left out.
     expect((await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { nodes: 'pve1' })).items).toEqual([]);
     expect((await radius('PUT', '/storage/{storage}', { storage: 'scratch' }, { nodes: 'pve2,pve3' })).items.map((i) => i.vmid)).toEqual([118]);
@@ -79,7 +82,16 @@ describe('blast radius per family, against the simulator', () => {
     const forced = await radius('PUT', '/nodes/{node}/qemu/{vmid}/config', { node: 'pve1', vmid: '100' }, { delete: 'scsi0', force: 1 });
     expect(forced.items[0]?.effect).toMatch(/is destroyed — its boot disk/);
     // A config write that touches no disk has no blast radius.
-    expect(await computeBlastRadius({ method: 'PUT', template: '/nodes/{node}/qemu/{vmid}/config', pathValues: { node: 'pve1', vmid: '100' }, params: { memory: 4096 }, config: { scsi0: 'local-lvm:vm-100-disk-0,size=32G' }, read })).toBeUndefined();
+    expect(
+      await computeBlastRadius({
+        method: 'PUT',
+        template: '/nodes/{node}/qemu/{vmid}/config',
+        pathValues: { node: 'pve1', vmid: '100' },
+        params: { memory: 4096 },
+        config: { scsi0: 'local-lvm:vm-100-disk-0,size=32G' },
+        read,
+      }),
+    ).toBeUndefined();
   }, 30_000);
 
   it('volume delete: the guest that uses it, and the linked clones of a base volume', async () => {
@@ -149,17 +161,27 @@ describe('blast radius per family, against the simulator', () => {
     const drop = (source: string) => radius('POST', '/nodes/{node}/firewall/rules', { node: 'pve1' }, { type: 'in', action: 'DROP', proto: 'tcp', dport: '8006', source, enable: 1 });
     // The management IP set itself, a network holding its jump host, an alias inside its office LAN.
     for (const source of ['+dc/management', '192.168.100.0/24', 'dc/gateway']) {
-      expect(severe(await drop(source)), source).toEqual([expect.stringMatching(/^port 8006 \(API and web UI\) on pve1, the API node: open \(.*\) → blocked for the management network by a DROP rule from (.*): the operators lose it too$/)]);
+      expect(severe(await drop(source)), source).toEqual([
+        expect.stringMatching(/^port 8006 \(API and web UI\) on pve1, the API node: open \(.*\) → blocked for the management network by a DROP rule from (.*): the operators lose it too$/),
+      ]);
       expect(severe(await drop(source))[0]).toContain(`rule from ${source}:`);
     }
     // Sources outside the management network leave it reachable.
     for (const source of ['203.0.113.0/24', 'partner', '+blocklist', 'fd00::/64']) expect((await drop(source)).items, source).toEqual([]);
     // A source that cannot be resolved counts as the worst case.
-    expect(severe(await drop('dc/nosuch'))).toEqual([expect.stringMatching(/blocked by a DROP rule from dc\/nosuch, which may include the management network \(counts as the worst case\): the operators lose it too$/)]);
+    expect(severe(await drop('dc/nosuch'))).toEqual([
+      expect.stringMatching(/blocked by a DROP rule from dc\/nosuch, which may include the management network \(counts as the worst case\): the operators lose it too$/),
+    ]);
     await write('POST', '/cluster/firewall/ipset', { name: 'edge' });
     await write('POST', '/cluster/firewall/ipset/edge', { cidr: '198.51.100.0/24' });
     expect((await radius('POST', '/nodes/{node}/firewall/rules', { node: 'pve1' }, { type: 'in', action: 'DROP', proto: 'tcp', dport: '22', source: '+edge', enable: 1 })).items).toEqual([]);
-    const unread = await radius('POST', '/nodes/{node}/firewall/rules', { node: 'pve1' }, { type: 'in', action: 'DROP', proto: 'tcp', dport: '22', source: '+edge', enable: 1 }, { read: (path) => (path === '/cluster/firewall/ipset/edge' ? Promise.reject(new Error('permission check failed')) : read(path)) });
+    const unread = await radius(
+      'POST',
+      '/nodes/{node}/firewall/rules',
+      { node: 'pve1' },
+      { type: 'in', action: 'DROP', proto: 'tcp', dport: '22', source: '+edge', enable: 1 },
+      { read: (path) => (path === '/cluster/firewall/ipset/edge' ? Promise.reject(new Error('permission check failed')) : read(path)) },
+    );
     expect(unread.complete).toBe(false);
     expect(severe(unread)).toEqual([expect.stringMatching(/^port 22 .* which may include the management network/)]);
 
@@ -204,7 +226,12 @@ describe('blast radius per family, against the simulator', () => {
 
   it('pool, user and token deletes; ACL changes', async () => {
     const pool = await radius('DELETE', '/pools/{poolid}', { poolid: 'production' });
-    expect(severe(pool)).toEqual(expect.arrayContaining([expect.stringMatching(/PVE refuses to delete a pool that is not empty/), "backup job 'backup-520840ae-979b': selects its guests by this pool: it backs up nothing afterwards"]));
+    expect(severe(pool)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/PVE refuses to delete a pool that is not empty/),
+        "backup job 'backup-520840ae-979b': selects its guests by this pool: it backs up nothing afterwards",
+      ]),
+    );
 
     await write('POST', '/access/users', { userid: 'blast@pve' });
     await write('POST', '/access/users/{userid}/token/{tokenid}'.replace('{userid}', 'blast@pve').replace('{tokenid}', 'ci'), {});
@@ -213,7 +240,10 @@ describe('blast radius per family, against the simulator', () => {
     const user = await radius('DELETE', '/access/users/{userid}', { userid: 'blast@pve' });
     expect(user.summary).toBe('user blast@pve: 1 API token and 2 ACL entries go with it');
     const token = await radius('DELETE', '/access/users/{userid}/token/{tokenid}', { userid: 'blast@pve', tokenid: 'ci' });
-    expect(token.items.map((i) => `${i.what}: ${i.effect}`)).toEqual(['API token blast@pve!ci: deleted: whatever authenticates with it stops working at once', 'blast@pve!ci role PVEVMAdmin on /pool/infra: removed']);
+    expect(token.items.map((i) => `${i.what}: ${i.effect}`)).toEqual([
+      'API token blast@pve!ci: deleted: whatever authenticates with it stops working at once',
+      'blast@pve!ci role PVEVMAdmin on /pool/infra: removed',
+    ]);
 
     const grant = await radius('PUT', '/access/acl', {}, { path: '/', roles: 'Administrator', users: 'blast@pve' });
     expect(grant.family).toBe('acl-change');
@@ -227,10 +257,14 @@ describe('blast radius per family, against the simulator', () => {
     const [userid, tokenid] = own.split('!') as [string, string];
     const token = await radius('DELETE', '/access/users/{userid}/token/{tokenid}', { userid, tokenid }, {}, { ownAuthIds: [own] });
     expect(token.summary).toMatch(/^THIS SERVER LOSES ACCESS to the cluster; /);
-    expect(severe(token)[0]).toBe(`${own} (this server's own credential): deleted: this server authenticates with this token, so this server loses access to the cluster — every later call fails and nothing here can undo it`);
+    expect(severe(token)[0]).toBe(
+      `${own} (this server's own credential): deleted: this server authenticates with this token, so this server loses access to the cluster — every later call fails and nothing here can undo it`,
+    );
     const user = await radius('DELETE', '/access/users/{userid}', { userid }, {}, { ownAuthIds: [own] });
     expect(user.summary).toMatch(/^THIS SERVER LOSES ACCESS to the cluster; /);
-    expect(severe(user)).toContain(`${own} (this server's own credential): deleted: this server authenticates with this token of the user, so this server loses access to the cluster — every later call fails and nothing here can undo it`);
+    expect(severe(user)).toContain(
+      `${own} (this server's own credential): deleted: this server authenticates with this token of the user, so this server loses access to the cluster — every later call fails and nothing here can undo it`,
+    );
     // A password login is its user: deleting that user cuts the server off too, even when no read answers.
     const down = (): Promise<unknown> => Promise.reject(new Error('connection reset'));
     const login = await radius('DELETE', '/access/users/{userid}', { userid: 'ops@pve' }, {}, { ownAuthIds: ['ops@pve'], read: down });
@@ -238,7 +272,11 @@ describe('blast radius per family, against the simulator', () => {
     // Revoking a role the server's own token holds takes that access from it.
     await write('PUT', '/access/acl', { path: '/vms/100', roles: 'PVEAuditor', tokens: own });
     const revoke = await radius('PUT', '/access/acl', {}, { path: '/vms/100', roles: 'PVEAuditor', tokens: own, delete: 1 }, { ownAuthIds: [own] });
-    expect(severe(revoke)).toEqual([expect.stringMatching(new RegExp(`^token ${own.replace(/[.*+?^$!{}()|[\]\\]/g, '\\$&')} \\(this server's own credential\\): loses role PVEAuditor on /vms/100 .*: this server loses that access$`))]);
+    expect(severe(revoke)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^token ${own.replace(/[.*+?^$!{}()|[\]\\]/g, '\\$&')} \\(this server's own credential\\): loses role PVEAuditor on /vms/100 .*: this server loses that access$`),
+      ),
+    ]);
     // Another user's token is not the server's own.
     expect((await radius('DELETE', '/access/users/{userid}/token/{tokenid}', { userid, tokenid: 'other' }, {}, { ownAuthIds: [own] })).summary).not.toMatch(/THIS SERVER/);
   }, 30_000);
@@ -276,9 +314,20 @@ describe('a blast radius whose reads failed', () => {
     const complete = await radius('PUT', '/cluster/ha/resources/{sid}', { sid: 'vm:101' }, { state: 'stopped' });
     expect([incomplete.complete, complete.complete]).toEqual([false, true]);
     const facts: CallFacts = {
-      cluster: 'pve', method: 'PUT', template: '/cluster/ha/resources/{sid}', concretePath: '/cluster/ha/resources/vm:101', baseRisk: 'write', risk: 'write', escalations: [],
+      cluster: 'pve',
+      method: 'PUT',
+      template: '/cluster/ha/resources/{sid}',
+      concretePath: '/cluster/ha/resources/vm:101',
+      baseRisk: 'write',
+      risk: 'write',
+      escalations: [],
       targets: { nodes: [], vmids: [101], dataOf: [], storages: [], pools: [], volumes: [], hostPaths: [], poolGuests: [], unresolved: [] },
-      params: { state: 'stopped' }, guests: [{ vmid: 101, via: 'acts-on' }], nodes: [], everyGuest: false, unresolved: [], lookedUp: false,
+      params: { state: 'stopped' },
+      guests: [{ vmid: 101, via: 'acts-on' }],
+      nodes: [],
+      everyGuest: false,
+      unresolved: [],
+      lookedUp: false,
     };
     const operator = Policy.fromConfig({ preset: 'operator', allow: ['PUT /cluster/ha/resources/{sid}'] });
     const allowed = decideCall(facts, operator);

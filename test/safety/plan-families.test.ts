@@ -19,7 +19,20 @@ let admin: PveClient;
 beforeAll(() => void ({ admin } = fixture));
 
 /** Values for path parameters that exist in the demo cluster where it matters. */
-const VALUES: Record<string, string> = { node: 'pve1', vmid: '100', storage: 'local-lvm', poolid: 'production', sid: 'vm:101', id: 'backup-520840ae-979b', pos: '0', userid: 'root@pam', tokenid: 'mcp', snapname: 'pre', name: 'management', volume: 'local-lvm:vm-100-disk-0' };
+const VALUES: Record<string, string> = {
+  node: 'pve1',
+  vmid: '100',
+  storage: 'local-lvm',
+  poolid: 'production',
+  sid: 'vm:101',
+  id: 'backup-520840ae-979b',
+  pos: '0',
+  userid: 'root@pam',
+  tokenid: 'mcp',
+  snapname: 'pre',
+  name: 'management',
+  volume: 'local-lvm:vm-100-disk-0',
+};
 
 describe('every write family shows its change', () => {
   it('walks each family’s writes and fails on a family whose plan shows nothing', async () => {
@@ -42,7 +55,22 @@ describe('every write family shows its change', () => {
     }
     expect(walked).toBeGreaterThan(100);
     expect(silent).toEqual([]);
-    expect(new Set(radii)).toEqual(new Set(['storage-remove', 'disk-delete', 'disk-move', 'guest-destroy', 'firewall-management', 'network-apply', 'pool-delete', 'user-delete', 'token-delete', 'acl-change', 'ha-change', 'migration']));
+    expect(new Set(radii)).toEqual(
+      new Set([
+        'storage-remove',
+        'disk-delete',
+        'disk-move',
+        'guest-destroy',
+        'firewall-management',
+        'network-apply',
+        'pool-delete',
+        'user-delete',
+        'token-delete',
+        'acl-change',
+        'ha-change',
+        'migration',
+      ]),
+    );
   }, 120_000);
 
   it('bulk, HA and pool-wide calls list the guests they reach, read now', async () => {
@@ -50,7 +78,7 @@ describe('every write family shows its change', () => {
     const stopall = await previewChange({ method: 'POST', template: '/nodes/{node}/stopall', pathValues: { node: 'pve1' }, params: {}, read });
     const running = ((await read('/cluster/resources')) as any[]).filter((g) => (g.type === 'qemu' || g.type === 'lxc') && g.node === 'pve1' && g.status === 'running' && g.template !== 1);
     expect(stopall?.summary).toMatch(new RegExp(`^shut down .* on pve1: ${running.length} guests reached \\(web-01, `));
-    expect(stopall?.lines).toContain("web-01 (VM 100 on pve1): running → stopped");
+    expect(stopall?.lines).toContain('web-01 (VM 100 on pve1): running → stopped');
     const bulk = await previewChange({ method: 'POST', template: '/cluster/bulk-action/guest/start', pathValues: {}, params: { vms: '100,102,99999' }, read });
     expect(bulk?.lines).toEqual(['web-01 (VM 100 on pve1): running → running', 'app-01 (VM 102 on pve3): stopped → running', 'VMID 99999: no such guest now']);
     const ha = await previewChange({ method: 'PUT', template: '/cluster/ha/resources/{sid}', pathValues: { sid: 'vm:101' }, params: { state: 'stopped' }, read });

@@ -34,8 +34,26 @@ const CALLS: MatrixCall[] = [
   { id: 'status', method: 'GET', path: '/nodes/pve1/qemu/100/status/current', template: '/nodes/{node}/qemu/{vmid}/status/current', vmid: 100, nodes: ['pve1'], operatorOp: false },
   { id: 'start', method: 'POST', path: '/nodes/pve3/qemu/108/status/start', template: '/nodes/{node}/qemu/{vmid}/status/start', vmid: 108, nodes: ['pve3'], operatorOp: true },
   { id: 'config', method: 'PUT', path: '/nodes/pve1/qemu/118/config', template: '/nodes/{node}/qemu/{vmid}/config', params: { description: 'matrix' }, vmid: 118, nodes: ['pve1'], operatorOp: true },
-  { id: 'snapshot', method: 'POST', path: '/nodes/pve1/qemu/118/snapshot', template: '/nodes/{node}/qemu/{vmid}/snapshot', params: { snapname: 'matrix' }, vmid: 118, nodes: ['pve1'], operatorOp: true },
-  { id: 'resize', method: 'PUT', path: '/nodes/pve1/lxc/106/resize', template: '/nodes/{node}/lxc/{vmid}/resize', params: { disk: 'rootfs', size: '+1G' }, vmid: 106, nodes: ['pve1'], operatorOp: false },
+  {
+    id: 'snapshot',
+    method: 'POST',
+    path: '/nodes/pve1/qemu/118/snapshot',
+    template: '/nodes/{node}/qemu/{vmid}/snapshot',
+    params: { snapname: 'matrix' },
+    vmid: 118,
+    nodes: ['pve1'],
+    operatorOp: true,
+  },
+  {
+    id: 'resize',
+    method: 'PUT',
+    path: '/nodes/pve1/lxc/106/resize',
+    template: '/nodes/{node}/lxc/{vmid}/resize',
+    params: { disk: 'rootfs', size: '+1G' },
+    vmid: 106,
+    nodes: ['pve1'],
+    operatorOp: false,
+  },
   { id: 'reset', method: 'POST', path: '/nodes/pve1/qemu/118/status/reset', template: '/nodes/{node}/qemu/{vmid}/status/reset', vmid: 118, nodes: ['pve1'], operatorOp: true },
   { id: 'template', method: 'POST', path: '/nodes/pve3/qemu/108/template', template: '/nodes/{node}/qemu/{vmid}/template', vmid: 108, nodes: ['pve3'], operatorOp: false },
   { id: 'user', method: 'PUT', path: '/access/users/root@pam', template: '/access/users/{userid}', params: { comment: 'matrix' }, nodes: [], operatorOp: false },
@@ -102,8 +120,7 @@ function riskOf(call: MatrixCall): RiskClass {
 function expected(row: Row, scope: Scope, call: MatrixCall): Outcome {
   const risk = riskOf(call);
   const enabledPrivileged = row.privileged?.includes(`${call.method} ${call.template}`) ?? false;
-  const byPolicy =
-    risk === 'privileged' ? enabledPrivileged : row.preset === 'admin' ? true : row.preset === 'operator' ? risk === 'read' || call.operatorOp : risk === 'read';
+  const byPolicy = risk === 'privileged' ? enabledPrivileged : row.preset === 'admin' ? true : row.preset === 'operator' ? risk === 'read' || call.operatorOp : risk === 'read';
   if (!byPolicy) return 'denied';
   const s = scope.config;
   if (s.nodes && !call.nodes.every((n) => s.nodes?.includes(n))) return 'denied';
@@ -113,10 +130,12 @@ function expected(row: Row, scope: Scope, call: MatrixCall): Outcome {
       if (risk !== 'read' && !enabledPrivileged) return 'denied';
     } else {
       const g = guests.get(call.vmid);
-      const inRange = !s.vmids || s.vmids.some((r) => {
-        const [lo, hi] = r.split('-').map(Number);
-        return call.vmid! >= lo! && call.vmid! <= (hi ?? lo)!;
-      });
+      const inRange =
+        !s.vmids ||
+        s.vmids.some((r) => {
+          const [lo, hi] = r.split('-').map(Number);
+          return call.vmid! >= lo! && call.vmid! <= (hi ?? lo)!;
+        });
       const inPool = !s.pools || (g?.pool !== undefined && s.pools.includes(g.pool));
       const tagged = !s.tags || (g?.tags ?? []).some((t) => s.tags?.includes(t));
       if (!inRange || !inPool || !tagged) return 'denied';

@@ -33,8 +33,7 @@ function echo(): { handler: BridgeHandler; seen: number[] } {
   return { handler, seen };
 }
 
-const run = (code: string, handler: BridgeHandler, extra: Parameters<SandboxEngine['run']>[0] = { code: '' }) =>
-  engine.run({ ...extra, code, typecheck: false }, handler);
+const run = (code: string, handler: BridgeHandler, extra: Parameters<SandboxEngine['run']>[0] = { code: '' }) => engine.run({ ...extra, code, typecheck: false }, handler);
 
 describe('calls started together (one batch each way)', () => {
   it('reach the handler once each, in the order the script made them, and answer each its own', async () => {

@@ -65,7 +65,7 @@ describe('the worker launch', () => {
   });
 });
 
-describe.skipIf(process.platform !== 'linux')('code running with the worker\'s flags', () => {
+describe.skipIf(process.platform !== 'linux')("code running with the worker's flags", () => {
   it('cannot read secrets, write files, or start processes or threads, and still runs isolated-vm', () => {
     const probe = fixture('confinement-probe.mjs');
     const { args } = workerLaunch(probe, true);

@@ -59,14 +59,9 @@ describe('results and logs', () => {
   });
 
   it('keeps the logs when the script fails, with the user line:col of the throw', async () => {
-    const code = [
-      'interface Guest {',
-      '  vmid: number;',
-      '}',
-      "console.log('before');",
-      'const g: Guest = { vmid: 1 };',
-      "if (g.vmid > 0) throw new RangeError('vmid ' + g.vmid + ' is wrong');",
-    ].join('\n');
+    const code = ['interface Guest {', '  vmid: number;', '}', "console.log('before');", 'const g: Guest = { vmid: 1 };', "if (g.vmid > 0) throw new RangeError('vmid ' + g.vmid + ' is wrong');"].join(
+      '\n',
+    );
     const o = await engine.run({ code }, fakeBridge().handler);
     expect(o.logs).toEqual(['before']);
     expect(o.error).toMatchObject({ kind: 'exception', message: 'RangeError: vmid 1 is wrong', line: 6, col: 23 });
@@ -75,10 +70,7 @@ describe('results and logs', () => {
   });
 
   it('formats errors, cycles, BigInts and functions inside the sandbox', async () => {
-    const o = await engine.run(
-      { code: "const a: any = { n: 1n };\na.self = a;\nconsole.log(a, () => 1, undefined, null, Symbol('s'));\nconsole.error(new TypeError('bad'));" },
-      fakeBridge().handler,
-    );
+    const o = await engine.run({ code: "const a: any = { n: 1n };\na.self = a;\nconsole.log(a, () => 1, undefined, null, Symbol('s'));\nconsole.error(new TypeError('bad'));" }, fakeBridge().handler);
     expect(o.logs[0]).toBe('{"n":"1n","self":"[Circular]"} [Function] undefined null Symbol(s)');
     expect(o.logs[1]).toMatch(/^\[error\] TypeError: bad\n {4}at /);
   });

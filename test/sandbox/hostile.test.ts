@@ -82,7 +82,7 @@ describe('realm escapes', () => {
     expect(o.result).toEqual(['undefined', 'undefined', 'undefined']);
   });
 
-  it('globals are only the built-ins plus pve, console and the run\'s args', async () => {
+  it("globals are only the built-ins plus pve, console and the run's args", async () => {
     const o = await run('return Object.getOwnPropertyNames(globalThis);');
     const builtins = new Set(vm.runInNewContext('Object.getOwnPropertyNames(globalThis)') as string[]);
     const extra = (o.result as string[]).filter((name) => !builtins.has(name)).sort();
@@ -108,7 +108,7 @@ describe('realm escapes', () => {
       [
         "(pve as any).get = () => 'hijacked';",
         "try { (globalThis as any).pve = { get: () => 'x' }; } catch {}",
-        "try { (globalThis as any).console = null; } catch {}",
+        'try { (globalThis as any).console = null; } catch {}',
         "const v = await pve.get('/version');",
         'return [typeof v, Object.isFrozen(pve), typeof console.log];',
       ].join('\n'),
@@ -128,12 +128,7 @@ describe('realm escapes', () => {
 
   it('replacing JSON and Promise.prototype.then does not break the bridge', async () => {
     const o = await run(
-      [
-        "JSON.stringify = () => 'nope'; JSON.parse = () => 'nope';",
-        "Array.prototype.push = () => { throw new Error('no'); };",
-        "const v = await pve.get('/version');",
-        'return v.version;',
-      ].join('\n'),
+      ["JSON.stringify = () => 'nope'; JSON.parse = () => 'nope';", "Array.prototype.push = () => { throw new Error('no'); };", "const v = await pve.get('/version');", 'return v.version;'].join('\n'),
     );
     expect(o).toMatchObject({ ok: true, result: '9.1.1' });
   });
@@ -141,7 +136,7 @@ describe('realm escapes', () => {
 
 describe('prototype pollution through the bridge', () => {
   it('a __proto__ key in params is refused before the handler acts on the call', async () => {
-    const o = await run("await pve.get('/echo', JSON.parse('{\"__proto__\":{\"polluted\":true}}'));");
+    const o = await run('await pve.get(\'/echo\', JSON.parse(\'{"__proto__":{"polluted":true}}\'));');
     expectError(o, 'invalid', /__proto__/);
     expectOnlyRefusal(bridge);
   });
@@ -162,7 +157,7 @@ describe('prototype pollution through the bridge', () => {
   });
 
   it('a returned __proto__ key survives structural truncation as data', async () => {
-    const o = await run("return JSON.parse('{\"__proto__\":{\"polluted\":true},\"list\":' + JSON.stringify(Array(5000).fill('abcdefgh')) + '}');");
+    const o = await run('return JSON.parse(\'{"__proto__":{"polluted":true},"list":\' + JSON.stringify(Array(5000).fill(\'abcdefgh\')) + \'}\');');
     expect(o.ok).toBe(true);
     expect(o.truncated?.result).toBeDefined();
     expect(Object.getPrototypeOf(o.result)).toBe(Object.prototype);
@@ -257,10 +252,7 @@ describe('runaway time', () => {
   });
 
   it('busy slices between awaits hit the CPU budget', async () => {
-    const o = await run(
-      "for (let i = 0; i < 100; i++) {\n  const t = Date.now();\n  while (Date.now() - t < 150) {}\n  await pve.get('/version');\n}",
-      { cpuMs: 500, wallMs: 20_000 },
-    );
+    const o = await run("for (let i = 0; i < 100; i++) {\n  const t = Date.now();\n  while (Date.now() - t < 150) {}\n  await pve.get('/version');\n}", { cpuMs: 500, wallMs: 20_000 });
     expect(o.error).toMatchObject({ kind: 'killed', reason: 'cpu' });
   });
 
@@ -401,9 +393,7 @@ describe('hostile exceptions', () => {
   });
 
   it('an Error whose message getter loops, left as an unhandled rejection', async () => {
-    const o = await run(
-      "const e = new Error('x');\nObject.defineProperty(e, 'message', { get() { while (true) {} } });\nPromise.reject(e);\nreturn 'returned';",
-    );
+    const o = await run("const e = new Error('x');\nObject.defineProperty(e, 'message', { get() { while (true) {} } });\nPromise.reject(e);\nreturn 'returned';");
     // Either the run finished before isolated-vm touched the rejection, or a limit stopped it;
     // a stuck isolate thread is detected and the worker replaced (checked by the next run).
     if (o.ok) expect(o.result).toBe('returned');

@@ -26,15 +26,7 @@ function run(code: string, limits: Partial<SandboxLimits> = {}): Promise<RunOutc
 
 describe('where a failed bridge call is reported', () => {
   it('at the line that awaits it, inside a helper, with the helper and its caller in the stack', async () => {
-    const o = await run(
-      [
-        'async function load(path: string) {',
-        '  return await pve.get(path);',
-        '}',
-        "const first = await load('/version');",
-        "await load('/nodes/pve1/missing');",
-      ].join('\n'),
-    );
+    const o = await run(['async function load(path: string) {', '  return await pve.get(path);', '}', "const first = await load('/version');", "await load('/nodes/pve1/missing');"].join('\n'));
     expect(o.error).toMatchObject({ kind: 'api', line: 2, col: 10 });
     expect(o.error?.stack).toMatch(/agent\.ts:2:10/);
     expect(o.error?.stack).toMatch(/agent\.ts:5:1/);
@@ -54,10 +46,7 @@ describe('where a failed bridge call is reported', () => {
 
 describe('slices are bounded by what the run has left', () => {
   it('CPU spent in short slices between awaits is stopped at the CPU budget, not at the entry timeout', async () => {
-    const o = await run(
-      "for (;;) {\n  const until = Date.now() + 50;\n  while (Date.now() < until) {}\n  await pve.get('/version');\n}",
-      { cpuMs: 400, entryTimeoutMs: 5_000, wallMs: 20_000 },
-    );
+    const o = await run("for (;;) {\n  const until = Date.now() + 50;\n  while (Date.now() < until) {}\n  await pve.get('/version');\n}", { cpuMs: 400, entryTimeoutMs: 5_000, wallMs: 20_000 });
     expect(o.error).toMatchObject({ kind: 'killed', reason: 'cpu' });
     expect(o.stats.cpuMs).toBeGreaterThanOrEqual(300);
   });
@@ -76,10 +65,7 @@ describe('slices are bounded by what the run has left', () => {
 describe('a worker stuck inside a slice', () => {
   it('is killed by the server after the slice limit plus a grace, and the next run works', async () => {
     // isolated-vm reads a rejected Error's message after the timed section: the slice never returns.
-    const o = await run(
-      "const e = new Error('x');\nObject.defineProperty(e, 'message', { get() { while (true) {} } });\nPromise.reject(e);\nawait new Promise(() => {});",
-      { entryTimeoutMs: 300 },
-    );
+    const o = await run("const e = new Error('x');\nObject.defineProperty(e, 'message', { get() { while (true) {} } });\nPromise.reject(e);\nawait new Promise(() => {});", { entryTimeoutMs: 300 });
     expect(o.ok).toBe(false);
     expect(o.error).toMatchObject({ kind: 'killed', reason: 'entry-timeout', message: expect.stringMatching(/stopped responding/) });
     const next = await run("return (await pve.get('/version')).release;");

@@ -24,7 +24,7 @@ const CORRECT = [
   "const lab = await pve.cluster('lab').get('/version');",
   "const guests = (await pve.guests()).filter((g) => g.type === 'qemu');",
   "const batch = await pve.waitTasks(guests.map((g) => pve.post('/nodes/{node}/qemu/{vmid}/snapshot', { node: g.node, vmid: g.vmid, snapname: 'pre' })));",
-  "const outcomes = batch.map((r, i) => ({ vmid: guests[i]?.vmid, outcome: r.outcome, error: r.exitstatus ?? r.message, log: r.log.slice(-1) }));",
+  'const outcomes = batch.map((r, i) => ({ vmid: guests[i]?.vmid, outcome: r.outcome, error: r.exitstatus ?? r.message, log: r.log.slice(-1) }));',
   'return { running, release: lab.release, outcomes };',
 ].join('\n');
 

@@ -18,7 +18,7 @@ afterAll(async () => {
   await engine.close();
 });
 
-const upid = (n: number, type = 'qmsnapshot') => `UPID:pve${n % 2 + 1}:${n.toString(16).toUpperCase().padStart(8, '0')}:00000001:65A0B1C2:${type}:${100 + n}:root@pam:`;
+const upid = (n: number, type = 'qmsnapshot') => `UPID:pve${(n % 2) + 1}:${n.toString(16).toUpperCase().padStart(8, '0')}:00000001:65A0B1C2:${type}:${100 + n}:root@pam:`;
 
 /** A bridge whose answer depends on the task's VMID: 101 fails, 102's wait is refused, 103 is still running. */
 function batchBridge(): { handler: BridgeHandler; calls: BridgeCall[]; peak: () => number } {
@@ -27,14 +27,26 @@ function batchBridge(): { handler: BridgeHandler; calls: BridgeCall[]; peak: () 
   let peak = 0;
   const answer = (call: BridgeCall): BridgeReply => {
     if (call.kind === 'request') {
-      if (call.params.vmid === 104) return { ok: false, error: { kind: 'denied', outcome: 'not-sent', message: 'POST snapshot of 104 is refused by the test policy', method: 'POST', path: call.path } };
+      if (call.params.vmid === 104)
+        return { ok: false, error: { kind: 'denied', outcome: 'not-sent', message: 'POST snapshot of 104 is refused by the test policy', method: 'POST', path: call.path } };
       return { ok: true, data: upid(Number(call.params.vmid) - 100) };
     }
     if (call.kind !== 'waitTask') return { ok: false, error: { kind: 'invalid', message: 'refused' } };
     const node = call.upid.split(':')[1];
     switch (call.upid.split(':')[6]) {
       case '101':
-        return { ok: false, error: { kind: 'task', outcome: 'failed', message: `task ${call.upid} failed: VM is locked (snapshot)`, upid: call.upid, node, exitstatus: 'VM is locked (snapshot)', log: ['trying to acquire lock...', 'VM is locked (snapshot)'] } };
+        return {
+          ok: false,
+          error: {
+            kind: 'task',
+            outcome: 'failed',
+            message: `task ${call.upid} failed: VM is locked (snapshot)`,
+            upid: call.upid,
+            node,
+            exitstatus: 'VM is locked (snapshot)',
+            log: ['trying to acquire lock...', 'VM is locked (snapshot)'],
+          },
+        };
       case '102':
         return { ok: false, error: { kind: 'budget', outcome: 'not-sent', message: 'task-wait budget used up (900000 ms per run)' } };
       case '103':
@@ -61,7 +73,16 @@ describe('pve.waitTasks', () => {
     expect(o.ok).toBe(true);
     expect(o.result).toEqual([
       { upid: upid(0), node: 'pve1', outcome: 'done', ok: true, status: 'stopped', exitstatus: 'OK', log: ['snapshot taken'] },
-      { upid: upid(1), node: 'pve2', outcome: 'failed', ok: false, exitstatus: 'VM is locked (snapshot)', log: ['trying to acquire lock...', 'VM is locked (snapshot)'], kind: 'task', message: `task ${upid(1)} failed: VM is locked (snapshot)` },
+      {
+        upid: upid(1),
+        node: 'pve2',
+        outcome: 'failed',
+        ok: false,
+        exitstatus: 'VM is locked (snapshot)',
+        log: ['trying to acquire lock...', 'VM is locked (snapshot)'],
+        kind: 'task',
+        message: `task ${upid(1)} failed: VM is locked (snapshot)`,
+      },
       // The task was started; a wait that could not be made says nothing of how it ended.
       { upid: upid(2), node: 'pve1', outcome: 'unknown', ok: false, log: [], kind: 'budget', message: 'task-wait budget used up (900000 ms per run)' },
       { upid: upid(3), node: 'pve2', outcome: 'unknown', ok: false, log: [], kind: 'timeout', message: 'the task is still running after 1000 ms' },

@@ -248,10 +248,7 @@ process.on('disconnect', () => process.exit(0));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function firstCheck(
-    file: string,
-    options: { budgetMs?: number; graceMs?: number } = {},
-  ): Promise<{ result: CheckResult; pid: number; checkers: TypeCheckService; lines: string[] }> {
+  async function firstCheck(file: string, options: { budgetMs?: number; graceMs?: number } = {}): Promise<{ result: CheckResult; pid: number; checkers: TypeCheckService; lines: string[] }> {
     const lines: string[] = [];
     const checkers = new TypeCheckService({ entry: file, log: (line) => lines.push(line), ...options });
     const remote = checkers.checker(miniSdkFiles);

@@ -73,9 +73,7 @@ describe('ScriptChecker: what blocks', () => {
     const literal = checker.check("await pve.post('/nodes/{node}/qemu', { node: 'a', vmid: 'one hundred' });");
     expect(literal.ok).toBe(false);
     expect(literal.errors[0]).toMatchObject({ line: 1, code: 2322 });
-    const computed = checker.check(
-      "const ids: Array<string | number> = [100];\nawait pve.post('/nodes/{node}/qemu', { node: 'a', vmid: ids[0]! });",
-    );
+    const computed = checker.check("const ids: Array<string | number> = [100];\nawait pve.post('/nodes/{node}/qemu', { node: 'a', vmid: ids[0]! });");
     expect(computed.ok).toBe(true);
     expect(computed.warnings.some((w) => w.code === 2322)).toBe(true);
   });
@@ -87,10 +85,7 @@ describe('ScriptChecker: what blocks', () => {
 
   it('does not blame the SDK call for errors in nested calls or callbacks', () => {
     const result = checker.check(
-      [
-        'function pick(a: number): number { return a; }',
-        "await pve.post('/nodes/{node}/qemu', { node: 'a', vmid: pick('x' as unknown as number, 2 as never) });",
-      ].join('\n'),
+      ['function pick(a: number): number { return a; }', "await pve.post('/nodes/{node}/qemu', { node: 'a', vmid: pick('x' as unknown as number, 2 as never) });"].join('\n'),
     );
     expect(result.ok).toBe(true);
     expect(result.warnings.some((w) => w.code === 2554)).toBe(true);

@@ -2,12 +2,7 @@ import { encode } from 'gpt-tokenizer';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSchemaFromFile } from '../../src/schema/loader.js';
 import type { ApiModel } from '../../src/schema/model.js';
-import {
-  OFFICIAL_SCHEMA_SKIP_MESSAGE,
-  OFFICIAL_VERSIONS,
-  hasOfficialSchema,
-  officialSchemaFile,
-} from '../../src/schema/official-schemas.js';
+import { OFFICIAL_SCHEMA_SKIP_MESSAGE, OFFICIAL_VERSIONS, hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
 import { ApiSearch } from '../../src/search/engine.js';
 import { LINE_TOKEN_BUDGET, formatHit } from '../../src/search/hit.js';
 import { readQuerySet, recallAt, type QueryCase } from '../../bench/search-queries.js';
@@ -44,10 +39,7 @@ describe.skipIf(!hasOfficialSchema('9.1'))('search_api on the official PVE 9.1 s
 
   it('method, risk and path-prefix filters only return matching operations', () => {
     const deletes = search.search('snapshot', { method: 'DELETE', limit: 20 });
-    expect(deletes.map((h) => h.key).sort()).toEqual([
-      'DELETE /nodes/{node}/lxc/{vmid}/snapshot/{snapname}',
-      'DELETE /nodes/{node}/qemu/{vmid}/snapshot/{snapname}',
-    ]);
+    expect(deletes.map((h) => h.key).sort()).toEqual(['DELETE /nodes/{node}/lxc/{vmid}/snapshot/{snapname}', 'DELETE /nodes/{node}/qemu/{vmid}/snapshot/{snapname}']);
     const destructive = search.search('vm', { risk: 'destructive', limit: 50 });
     expect(destructive.length).toBeGreaterThan(3);
     expect(destructive.every((h) => h.risk === 'destructive')).toBe(true);

@@ -47,7 +47,9 @@ describe('storage definitions, disk moves, network apply, snapshot support', () 
 
   it('a container volume moves only while the container is stopped', async () => {
     const ct = cluster.guests().find((x) => x.type === 'lxc' && x.status === 'running' && !x.config.lock);
-    await expect(call('POST', '/nodes/{node}/lxc/{vmid}/move_volume', { node: ct?.node, vmid: ct?.vmid, volume: 'rootfs', storage: String(ct?.config.rootfs).startsWith('ceph:') ? 'local-lvm' : 'ceph' })).rejects.toThrow(/running container/);
+    await expect(
+      call('POST', '/nodes/{node}/lxc/{vmid}/move_volume', { node: ct?.node, vmid: ct?.vmid, volume: 'rootfs', storage: String(ct?.config.rootfs).startsWith('ceph:') ? 'local-lvm' : 'ceph' }),
+    ).rejects.toThrow(/running container/);
   });
 
   it('network apply is a reload task on the node; revert answers null', async () => {

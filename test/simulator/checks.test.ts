@@ -28,7 +28,7 @@ function asUser(userid: string, token = 'probe', privsep = false) {
 }
 
 describe('permission checks (point 16)', () => {
-  it('denies without ACL with PVE\'s message, and 403 comes before parameter validation', async () => {
+  it("denies without ACL with PVE's message, and 403 comes before parameter validation", async () => {
     const alice = asUser('alice@pve');
     const r = await call(sim, statusPath(inProduction), { auth: alice });
     expect(r.status).toBe(403);
@@ -63,7 +63,7 @@ describe('permission checks (point 16)', () => {
     expect((await call(sim, statusPath(inDevelopment), { auth: erin })).status).toBe(403);
   });
 
-  it('privilege-separated tokens get the intersection of their own and their owner\'s privileges', async () => {
+  it("privilege-separated tokens get the intersection of their own and their owner's privileges", async () => {
     sim.access.addUser('frank@pve');
     sim.access.grant({ path: '/vms', roles: ['PVEVMAdmin'], users: ['frank@pve'] });
     const separated = { tokenHeader: sim.access.addToken('frank@pve', 'sep', { privsep: true }).header };

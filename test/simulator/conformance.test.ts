@@ -147,7 +147,9 @@ describe.skipIf(!available)(available ? title : `${title} (${OFFICIAL_SCHEMA_SKI
 
     it('guest lifecycle, config, power, snapshots, clone, migrate, template', async () => {
       const vm = '/nodes/pve1/qemu/500';
-      expect(await task('POST', '/nodes/pve1/qemu', { vmid: 500, name: 'conf-vm', memory: '2048', cores: 2, scsi0: 'local-lvm:8', net0: 'virtio,bridge=vmbr0', pool: 'development', agent: '1' })).toBe('OK');
+      expect(await task('POST', '/nodes/pve1/qemu', { vmid: 500, name: 'conf-vm', memory: '2048', cores: 2, scsi0: 'local-lvm:8', net0: 'virtio,bridge=vmbr0', pool: 'development', agent: '1' })).toBe(
+        'OK',
+      );
       const cfg = await api('GET', `${vm}/config`);
       await api('PUT', `${vm}/config`, { description: 'conformance', digest: cfg.digest });
       expect(await task('POST', `${vm}/config`, { cores: 4, delete: 'description' })).toBe('OK');
@@ -217,7 +219,17 @@ describe.skipIf(!available)(available ? title : `${title} (${OFFICIAL_SCHEMA_SKI
       await api('DELETE', '/cluster/backup/conformance-job');
       await api('GET', '/cluster/backup-info/not-backed-up');
       const onPve1 = sim.cluster.guests().filter((g) => g.node === 'pve1' && !g.config.template && !g.config.lock);
-      expect(await task('POST', '/nodes/pve1/vzdump', { vmid: onPve1.slice(0, 2).map((g) => g.vmid).join(','), storage: 'nas', compress: 'zstd', 'notes-template': '{{guestname}}' })).toBe('OK');
+      expect(
+        await task('POST', '/nodes/pve1/vzdump', {
+          vmid: onPve1
+            .slice(0, 2)
+            .map((g) => g.vmid)
+            .join(','),
+          storage: 'nas',
+          compress: 'zstd',
+          'notes-template': '{{guestname}}',
+        }),
+      ).toBe('OK');
 
       const haGuest = sim.cluster.guests().find((g) => g.type === 'qemu' && !g.config.template && !sim.cluster.state.haResources.has(`vm:${g.vmid}`));
       await api('POST', '/cluster/ha/resources', { sid: `vm:${haGuest?.vmid}`, state: 'started', max_restart: 2 });

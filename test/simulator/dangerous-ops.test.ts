@@ -8,10 +8,7 @@ import { hasOfficialSchema, officialSchemaFile } from '../../src/schema/official
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { call, startTestSimulator, type CallOptions } from './helpers.js';
 
-const variants = [
-  { name: 'own schema', schemaFile: undefined },
-  ...(hasOfficialSchema('9.1') ? [{ name: 'official 9.1 schema', schemaFile: officialSchemaFile('9.1') }] : []),
-];
+const variants = [{ name: 'own schema', schemaFile: undefined }, ...(hasOfficialSchema('9.1') ? [{ name: 'official 9.1 schema', schemaFile: officialSchemaFile('9.1') }] : [])];
 
 describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
   let sim: RunningSimulator;
@@ -56,7 +53,9 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
 
   describe('bulk actions', () => {
     it('start: starts the listed stopped guests with one sub-task each, skips running VMs with a warning', async () => {
-      const stopped = plain().filter((g) => g.status === 'stopped' && g.type === 'qemu').slice(0, 2);
+      const stopped = plain()
+        .filter((g) => g.status === 'stopped' && g.type === 'qemu')
+        .slice(0, 2);
       const running = plain().find((g) => g.status === 'running' && g.type === 'qemu');
       expect(stopped.length).toBe(2);
       expect(running).toBeDefined();
@@ -113,7 +112,9 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
     });
 
     it('suspend: pauses running VMs (or suspends them to disk), skips containers', async () => {
-      const picked = plain().filter((g) => g.type === 'qemu' && g.config.lock === undefined && !g.config.template).slice(0, 2);
+      const picked = plain()
+        .filter((g) => g.type === 'qemu' && g.config.lock === undefined && !g.config.template)
+        .slice(0, 2);
       await waitTask(await post('/cluster/bulk-action/guest/start', { vms: picked.map((g) => String(g.vmid)) }));
       const vms = picked.filter((g) => guest(g.vmid).status === 'running');
       const ct = plain().find((g) => g.type === 'lxc');
@@ -257,9 +258,7 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
       const again = await api('/cluster/ha/resources', { method: 'POST', body: { sid } });
       expect(again.json.message).toBe(`resource ID '${sid}' already defined\n`);
       const ct = sim.cluster.guests().find((x) => x.type === 'lxc') as { vmid: number };
-      expect((await api('/cluster/ha/resources', { method: 'POST', body: { sid: `vm:${ct.vmid}` } })).json.message).toBe(
-        `resource 'vm:${ct.vmid}' - guest with ID ${ct.vmid} is not a VM\n`,
-      );
+      expect((await api('/cluster/ha/resources', { method: 'POST', body: { sid: `vm:${ct.vmid}` } })).json.message).toBe(`resource 'vm:${ct.vmid}' - guest with ID ${ct.vmid} is not a VM\n`);
       expect((await api('/cluster/ha/resources', { method: 'POST', body: { sid: 'vm:999999' } })).json.message).toBe("resource 'vm:999999' does not exist in cluster\n");
       const list = (await api('/cluster/ha/resources')).json.data as Array<{ digest: string }>;
       expect(new Set(list.map((r) => r.digest)).size).toBe(1);
@@ -272,7 +271,7 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
       expect(gone.json.message).toBe("cannot delete service 'vm:999998', not HA managed!\n");
     });
 
-    it('rules: node and resource affinity with PVE\'s checks, digest, conflicts and purge', async () => {
+    it("rules: node and resource affinity with PVE's checks, digest, conflicts and purge", async () => {
       const managed = [...sim.cluster.state.haResources.keys()];
       expect(managed.length).toBeGreaterThanOrEqual(2);
       // From a cluster without rules (the demo seeds one over every managed database).
@@ -284,10 +283,8 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
       expect(read.digest).toMatch(/^[0-9a-f]{40}$/);
 
       const unmanaged = plain().find((g) => g.type === 'qemu') as { vmid: number };
-      const um = await api("/cluster/ha/rules", { method: "POST", body: { rule: "xx", type: "node-affinity", resources: `vm:${unmanaged.vmid}`, nodes: "pve1" } });
-      expect(um.json.message, JSON.stringify(um.json.errors)).toBe(
-        `cannot use unmanaged resource(s) vm:${unmanaged.vmid}.\n`,
-      );
+      const um = await api('/cluster/ha/rules', { method: 'POST', body: { rule: 'xx', type: 'node-affinity', resources: `vm:${unmanaged.vmid}`, nodes: 'pve1' } });
+      expect(um.json.message, JSON.stringify(um.json.errors)).toBe(`cannot use unmanaged resource(s) vm:${unmanaged.vmid}.\n`);
       expect((await api('/cluster/ha/rules', { method: 'POST', body: { rule: 'xx', type: 'node-affinity', resources: a, nodes: 'pve9' } })).json.message).toBe(
         'cannot use non-existent node(s) pve9.\n',
       );
@@ -332,7 +329,9 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
       );
       const network = (await api(`${base}/cloudinit/dump?type=network`)).json.data as string;
       const mac = /((?:[0-9A-F]{2}:){5}[0-9A-F]{2})/i.exec(String(guest(g.vmid).config.net0))?.[1]?.toLowerCase();
-      expect(network).toContain(`    - type: physical\n      name: eth0\n      mac_address: '${mac}'\n      subnets:\n      - type: static\n        address: '10.0.5.20'\n        netmask: '255.255.255.0'\n        gateway: '10.0.5.1'\n`);
+      expect(network).toContain(
+        `    - type: physical\n      name: eth0\n      mac_address: '${mac}'\n      subnets:\n      - type: static\n        address: '10.0.5.20'\n        netmask: '255.255.255.0'\n        gateway: '10.0.5.1'\n`,
+      );
       expect(network).toContain("      search:\n      - 'corp.example'\n");
       const meta = (await api(`${base}/cloudinit/dump?type=meta`)).json.data as string;
       expect(meta).toMatch(/^instance-id: [0-9a-f]{40}\n$/);
@@ -361,7 +360,8 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
       const base = `/nodes/pve1/qemu/${g.vmid}`;
       const dump = await waitTask(await post('/nodes/pve1/vzdump', { vmid: g.vmid, storage: 'nas' }));
       expect(dump.exitstatus).toBe('OK');
-      const archive = ((await api(`/nodes/pve1/storage/nas/content?content=backup&vmid=${g.vmid}`)).json.data as Array<{ volid: string; ctime: number }>).sort((a, b) => b.ctime - a.ctime)[0]?.volid as string;
+      const archive = ((await api(`/nodes/pve1/storage/nas/content?content=backup&vmid=${g.vmid}`)).json.data as Array<{ volid: string; ctime: number }>).sort((a, b) => b.ctime - a.ctime)[0]
+        ?.volid as string;
       const before = { ...guest(g.vmid).config };
       await post(`${base}/config`, { scsi9: 'local-lvm:1', cores: 7 }, 'PUT');
       const extra = String(guest(g.vmid).config.scsi9).split(',')[0] as string;
@@ -421,7 +421,11 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
       const bad = await api(`/nodes/pve1/query-url-metadata?url=${encodeURIComponent('http://mirror.invalid/x.iso')}`);
       expect(bad.status).toBe(500);
       expect(bad.json.message).toBe("invalid server response: '500 Can't connect to mirror.invalid:80 (Name or service not known)'\n");
-      expect(outbound().filter((o) => o.kind === 'query-url-metadata').map((o) => o.url)).toEqual([url, url, 'http://mirror.invalid/x.iso']);
+      expect(
+        outbound()
+          .filter((o) => o.kind === 'query-url-metadata')
+          .map((o) => o.url),
+      ).toEqual([url, url, 'http://mirror.invalid/x.iso']);
     });
 
     it('download-url adds the file to the storage content (task download); an unresolvable host fails the task', async () => {
@@ -461,14 +465,21 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
       expect(refused.json.message).toBe("Can't connect to 10.20.0.5:8006 (Connection refused)\n");
       const unknown = await api(base, { method: 'POST', body: { 'target-endpoint': `${token},host=pve.remote.invalid,port=8443`, 'target-storage': 'ceph', 'target-bridge': 'vmbr0' } });
       expect(unknown.json.message).toBe("Can't connect to pve.remote.invalid:8443 (Name or service not known)\n");
-      expect(outbound().slice(before).map((o) => [o.kind, o.url])).toEqual([
+      expect(
+        outbound()
+          .slice(before)
+          .map((o) => [o.kind, o.url]),
+      ).toEqual([
         ['remote-migrate', 'https://10.20.0.5:8006/api2/json'],
         ['remote-migrate', 'https://pve.remote.invalid:8443/api2/json'],
       ]);
       expect(guest(g.vmid).node).toBe(g.node);
       const ha = sim.cluster.guests().find((x) => x.type === 'qemu' && sim.cluster.state.haResources.has(`vm:${x.vmid}`) && x.config.lock === undefined);
       if (ha) {
-        const r = await api(`/nodes/${ha.node}/qemu/${ha.vmid}/remote_migrate`, { method: 'POST', body: { 'target-endpoint': `${token},host=10.20.0.5`, 'target-storage': 'ceph', 'target-bridge': 'vmbr0' } });
+        const r = await api(`/nodes/${ha.node}/qemu/${ha.vmid}/remote_migrate`, {
+          method: 'POST',
+          body: { 'target-endpoint': `${token},host=10.20.0.5`, 'target-storage': 'ceph', 'target-bridge': 'vmbr0' },
+        });
         expect(r.json.errors).toEqual({ vmid: 'cannot remote-migrate VM that is configured for HA' });
       }
     });
@@ -477,7 +488,9 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
   describe('node startall / stopall / migrateall', () => {
     it('stopall shuts down every running guest of the node (HA-managed ones only when listed)', async () => {
       const node = 'pve3';
-      for (const g of plain(node).filter((x) => x.status === 'stopped').slice(0, 2)) {
+      for (const g of plain(node)
+        .filter((x) => x.status === 'stopped')
+        .slice(0, 2)) {
         await waitTask(await post(`/nodes/${node}/${g.type}/${g.vmid}/status/start`));
       }
       const running = plain(node).filter((g) => g.status === 'running');
@@ -519,7 +532,15 @@ describe.each(variants)('dangerous operations ($name)', ({ schemaFile }) => {
       expect(noWorkers.json.message).toBe("either 'max-workers' parameter or max_workers in datacenter.cfg must be set!\n");
 
       // Stop everything first so no live migration with local disks is needed.
-      await waitTask(await post('/nodes/pve3/stopall', { vms: sim.cluster.guests().filter((g) => g.node === 'pve3').map((g) => g.vmid).join(',') }));
+      await waitTask(
+        await post('/nodes/pve3/stopall', {
+          vms: sim.cluster
+            .guests()
+            .filter((g) => g.node === 'pve3')
+            .map((g) => g.vmid)
+            .join(','),
+        }),
+      );
       const before = sim.cluster.guests().filter((g) => g.node === 'pve3');
       expect(before.length).toBeGreaterThan(0);
       const task = await waitTask(await post('/nodes/pve3/migrateall', { target: 'pve1', 'max-workers': 2 }));
@@ -555,9 +576,7 @@ describe.each(variants)('vzdump options and pruning, stepped clock ($name)', ({ 
   };
   /** Backups of a guest that pruning may touch (protected ones are never removed). */
   const backupsOf = async (node: string, storage: string, vmid: number) =>
-    ((await api(`/nodes/${node}/storage/${storage}/content?content=backup&vmid=${vmid}`)).json.data as Array<{ volid: string; protected?: number }>)
-      .filter((v) => !v.protected)
-      .map((v) => v.volid);
+    ((await api(`/nodes/${node}/storage/${storage}/content?content=backup&vmid=${vmid}`)).json.data as Array<{ volid: string; protected?: number }>).filter((v) => !v.protected).map((v) => v.volid);
   const vm = () => {
     const g = sim.cluster.guests().find((x) => x.type === 'qemu' && !x.config.template && x.node === 'pve1' && x.config.lock === undefined);
     if (!g) throw new Error('no VM');
@@ -594,7 +613,10 @@ describe.each(variants)('vzdump options and pruning, stepped clock ($name)', ({ 
     );
     const dry = await api(`/nodes/pve1/storage/nas/prunebackups?vmid=${g.vmid}&prune-backups=keep-last=1`);
     expect(dry.status).toBe(200);
-    const marks = (dry.json.data as Array<{ volid: string; mark: string }>).map((e) => e.mark).filter((m) => m !== 'protected').sort();
+    const marks = (dry.json.data as Array<{ volid: string; mark: string }>)
+      .map((e) => e.mark)
+      .filter((m) => m !== 'protected')
+      .sort();
     expect(marks).toEqual(['keep', 'remove']);
     const upid = (await api(`/nodes/pve1/storage/nas/prunebackups?vmid=${g.vmid}&prune-backups=keep-last%3D1`, { method: 'DELETE' })).json.data as string;
     expect(upid).toContain(`:prunebackups:${g.vmid}@nas:`);

@@ -23,19 +23,12 @@ export class NoSuchEndpointError extends Error {
   override name = 'NoSuchEndpointError';
 }
 
-export async function callEndpoint(
-  cluster: SimCluster,
-  method: HttpMethod,
-  template: string,
-  params: Record<string, unknown> = {},
-  opts: DirectCallOptions = {},
-): Promise<DirectResult> {
+export async function callEndpoint(cluster: SimCluster, method: HttpMethod, template: string, params: Record<string, unknown> = {}, opts: DirectCallOptions = {}): Promise<DirectResult> {
   const endpoint: SimEndpoint | undefined = cluster.endpoints().find((e) => e.method === method && e.path === template);
   if (!endpoint) throw new NoSuchEndpointError(`The simulated cluster does not implement ${method} ${template}.`);
   const authId = opts.authId ?? 'root@pam';
   const bang = authId.indexOf('!');
-  const principal: SimPrincipal =
-    bang < 0 ? { userid: authId, authId } : { userid: authId.slice(0, bang), tokenid: authId.slice(bang + 1), authId };
+  const principal: SimPrincipal = bang < 0 ? { userid: authId, authId } : { userid: authId.slice(0, bang), tokenid: authId.slice(bang + 1), authId };
   let total: number | undefined;
   const ctx: SimRequestContext = {
     method,

@@ -9,10 +9,7 @@ import { hasOfficialSchema, officialSchemaFile } from '../../src/schema/official
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { call, login, startTestSimulator } from './helpers.js';
 
-const variants = [
-  { name: 'own schema', schemaFile: undefined },
-  ...(hasOfficialSchema('9.1') ? [{ name: 'official 9.1 schema, responses checked', schemaFile: officialSchemaFile('9.1') }] : []),
-];
+const variants = [{ name: 'own schema', schemaFile: undefined }, ...(hasOfficialSchema('9.1') ? [{ name: 'official 9.1 schema, responses checked', schemaFile: officialSchemaFile('9.1') }] : [])];
 const BASE = '/api2/json/cluster/firewall/ipset';
 
 describe.each(variants)('cluster firewall IP sets ($name)', ({ schemaFile }) => {
@@ -32,7 +29,7 @@ describe.each(variants)('cluster firewall IP sets ($name)', ({ schemaFile }) => 
     return { ticket: s.ticket, csrf: s.csrf };
   };
 
-  it('lists the seeded sets with one digest, and a set\'s entries newest first', async () => {
+  it("lists the seeded sets with one digest, and a set's entries newest first", async () => {
     const sets = (await call(sim, BASE)).json.data as Array<{ name: string; comment?: string; digest: string }>;
     expect(sets.map((s) => s.name)).toEqual(['blocklist', 'management']);
     expect(new Set(sets.map((s) => s.digest)).size).toBe(1);
@@ -104,7 +101,7 @@ describe.each(variants)('cluster firewall IP sets ($name)', ({ schemaFile }) => 
     expect((await call(sim, `${BASE}/renamed?force=1`, { method: 'DELETE' })).status).toBe(200);
   });
 
-  it('keeps each guest\'s own sets by VMID, readable with VM.Audit and changed with VM.Config.Network', async () => {
+  it("keeps each guest's own sets by VMID, readable with VM.Audit and changed with VM.Config.Network", async () => {
     const guest = `/api2/json/nodes/pve1/qemu/100/firewall/ipset`;
     // As on PVE, a guest's firewall file is read without looking for the guest.
     expect((await call(sim, '/api2/json/nodes/pve1/qemu/999999/firewall/ipset')).json.data).toEqual([]);
@@ -123,7 +120,7 @@ describe.each(variants)('cluster firewall IP sets ($name)', ({ schemaFile }) => 
     expect((await call(sim, `${guest}/allowed?force=1`, { method: 'DELETE' })).status).toBe(200);
   });
 
-  it('gives a clone a copy of its source\'s sets and drops a guest\'s sets with the guest', async () => {
+  it("gives a clone a copy of its source's sets and drops a guest's sets with the guest", async () => {
     sim.cluster.settle();
     const source = sim.cluster.guests().find((g) => g.type === 'qemu' && g.node === 'pve1' && g.status === 'stopped' && !g.config.template && !g.config.lock);
     expect(source).toBeDefined();

@@ -14,8 +14,7 @@ describe('firewall and SDN writes', () => {
   afterAll(async () => {
     await sim?.close();
   });
-  const api = (method: string, path: string, body?: Record<string, string | number>) =>
-    call(sim, `/api2/json${path}`, { method, ...(body ? { body } : {}) });
+  const api = (method: string, path: string, body?: Record<string, string | number>) => call(sim, `/api2/json${path}`, { method, ...(body ? { body } : {}) });
 
   it('cluster rules: insert, read back, move, digest guard, checks', async () => {
     const before = (await api('GET', '/cluster/firewall/rules')).json.data;

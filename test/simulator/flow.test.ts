@@ -9,10 +9,7 @@ import { call, login, startTestSimulator } from './helpers.js';
 
 const UPID_RE = /^UPID:[a-zA-Z0-9-]+:[0-9A-F]{8}:[0-9A-F]{8,9}:[0-9A-F]{8}:[^:\s/]+:[^:\s/]*:[^:\s/]+:$/;
 
-const variants = [
-  { name: 'own schema', schemaFile: undefined },
-  ...(hasOfficialSchema('9.1') ? [{ name: 'official 9.1 schema, responses checked', schemaFile: officialSchemaFile('9.1') }] : []),
-];
+const variants = [{ name: 'own schema', schemaFile: undefined }, ...(hasOfficialSchema('9.1') ? [{ name: 'official 9.1 schema, responses checked', schemaFile: officialSchemaFile('9.1') }] : [])];
 
 describe.each(variants)('operator flow over plain HTTPS ($name)', ({ schemaFile }) => {
   let sim: RunningSimulator;
@@ -30,9 +27,7 @@ describe.each(variants)('operator flow over plain HTTPS ($name)', ({ schemaFile 
 
     const list = await call(sim, vm, { auth });
     expect(list.status).toBe(200);
-    const stopped = (list.json.data as Array<{ vmid: number; status: string; template?: number }>).find(
-      (g) => g.status === 'stopped' && !g.template,
-    );
+    const stopped = (list.json.data as Array<{ vmid: number; status: string; template?: number }>).find((g) => g.status === 'stopped' && !g.template);
     expect(stopped).toBeDefined();
     const base = `${vm}/${stopped?.vmid}`;
 

@@ -46,7 +46,7 @@ describe.skipIf(!available)(available ? 'simulator vs the official 9.1 schema' :
     expect(own.implemented.length).toBe(own.model.operations.length);
   });
 
-  it('the simulator\'s parameter definitions agree with the official ones', () => {
+  it("the simulator's parameter definitions agree with the official ones", () => {
     const problems: string[] = [];
     for (const op of own.model.operations) {
       const off = official.get(op.method, op.path) as Operation | undefined;
@@ -96,8 +96,7 @@ describe.skipIf(!available)(available ? 'simulator vs the official 9.1 schema' :
       const op = served.model.operations.find((o) => o.key === key) as Operation;
       if (op.method !== 'GET' || op.params.some((p) => !p.optional && !p.inPath)) continue;
       const guest = op.path.includes('/lxc/') ? byType.lxc : byType.qemu;
-      const valueOf = (name: string) =>
-        name === 'vmid' ? guest?.vmid.toString() : name === 'snapname' ? guest?.snapshots[0]?.name : values[name];
+      const valueOf = (name: string) => (name === 'vmid' ? guest?.vmid.toString() : name === 'snapname' ? guest?.snapshots[0]?.name : values[name]);
       // A prune dry run needs a retention: without one configured, PVE answers 500 (see dangerous-ops.test.ts).
       if (key === 'GET /nodes/{node}/storage/{storage}/prunebackups') continue;
       if (op.pathParams.some((name) => valueOf(name) === undefined)) {

@@ -163,13 +163,7 @@ describe('ACL paths: simulator and product agree', () => {
 
   it('fill templates alike for values a request can carry', () => {
     const tmpl = '/vms/{vmid}/{node}/{storage}';
-    const cases: Array<Record<string, unknown>> = [
-      { vmid: 100, node: 'pve1', storage: 'local' },
-      { vmid: '101', node: 'pve2' },
-      { node: '', storage: null },
-      {},
-      { vmid: 0 },
-    ];
+    const cases: Array<Record<string, unknown>> = [{ vmid: 100, node: 'pve1', storage: 'local' }, { vmid: '101', node: 'pve2' }, { node: '', storage: null }, {}, { vmid: 0 }];
     for (const params of cases) expect(fillTemplate(tmpl, params)).toBe(fillAclPath(tmpl, params));
     // Perl's `||` also treats the string '0' as false; the product keeps it.
     expect(fillTemplate('/vms/{vmid}', { vmid: '0' })).toBe('/vms/-');
@@ -230,7 +224,21 @@ const PRINCIPALS: Principal[] = [
 ];
 
 const PARAM_SETS: Array<Record<string, unknown>> = [
-  { node: 'pve1', vmid: 100, storage: 'local', userid: 'dave@pve', path: '/vms/100', groups: 'devs', pool: 'production', volume: 'local:iso/x.iso', name: 'management', realm: 'pve', roleid: 'PVEAuditor', groupid: 'devs', tokenid: 'ci' },
+  {
+    node: 'pve1',
+    vmid: 100,
+    storage: 'local',
+    userid: 'dave@pve',
+    path: '/vms/100',
+    groups: 'devs',
+    pool: 'production',
+    volume: 'local:iso/x.iso',
+    name: 'management',
+    realm: 'pve',
+    roleid: 'PVEAuditor',
+    groupid: 'devs',
+    tokenid: 'ci',
+  },
   { node: 'pve2', vmid: 101, storage: 'ceph', userid: 'alice@pve', path: '/storage/ceph', groups: 'ops,devs', pool: 'development' },
   { node: 'pve3', vmid: 102, storage: 'local-lvm', userid: 'bob@pve', path: '/', pool: 'production', target: 'pve1' },
   { node: 'pve1', vmid: 9000, userid: 'erin@pve', path: '/pool/production', groups: 'empty' },
@@ -247,9 +255,11 @@ function knownDivergence(opKey: string, params: Record<string, unknown>, product
   const m = mine.message ?? '';
   if (!product.ok && !mine.allowed) {
     if (/^Permission check failed \(no such user \('.+'\)\)$/.test(p) && /^no such user \('.+'\)$/.test(m)) return 'PVE dies with the plain no-such-user text (403)';
-    if (/^Permission check failed \(invalid user name '.*'\)$/.test(p) && /^(value '.*' does not look like a valid user name|user name '.*' is too (short|long.*))$/.test(m)) return "PVE dies with verify_username's text (403)";
+    if (/^Permission check failed \(invalid user name '.*'\)$/.test(p) && /^(value '.*' does not look like a valid user name|user name '.*' is too (short|long.*))$/.test(m))
+      return "PVE dies with verify_username's text (403)";
     if (p === 'Permission check failed (user != root@pam)' && m === 'Permission check failed') return 'a permissions block with neither user nor check: PVE fails without a reason';
-    if (p === 'Permission check failed' && /^Permission check failed \(\/access\/(realm\/[^,]+, Realm\.AllocateUser|groups, User\.Modify)\)$/.test(m)) return "an `and` inside `or` raises its own failure in PVE (the or's quiet mode does not reach it)";
+    if (p === 'Permission check failed' && /^Permission check failed \(\/access\/(realm\/[^,]+, Realm\.AllocateUser|groups, User\.Modify)\)$/.test(m))
+      return "an `and` inside `or` raises its own failure in PVE (the or's quiet mode does not reach it)";
   }
   if (product.ok && !mine.allowed && m === 'Permission check failed (/access/groups, User.Modify)' && (params.groups === undefined || params.groups === '')) {
     return 'userid-group with groups_param and no groups: PVE refuses unless the caller may manage all groups';
@@ -261,7 +271,10 @@ async function servedModels(): Promise<Array<[string, ApiModel]>> {
   const cluster = createCluster({ preset: 'demo' });
   const store = new AccessStore(() => Date.now());
   const tickets = new TicketAuthority(await generateSigningKeys(), 7200, () => Math.floor(Date.now() / 1000));
-  const own = loadSchemaFromString(renderApidoc([...cluster.endpoints(), ...[accessLoginEndpoints, accessUserEndpoints, accessAclEndpoints].flatMap((family) => family({ store, tickets, clusterName: () => 'demo' }))]), { kind: 'simulator' });
+  const own = loadSchemaFromString(
+    renderApidoc([...cluster.endpoints(), ...[accessLoginEndpoints, accessUserEndpoints, accessAclEndpoints].flatMap((family) => family({ store, tickets, clusterName: () => 'demo' }))]),
+    { kind: 'simulator' },
+  );
   const models: Array<[string, ApiModel]> = [['own schema', own]];
   if (hasOfficialSchema('9.1')) models.push(['official 9.1', await loadSchemaFromFile(officialSchemaFile('9.1'))]);
   return models;
@@ -374,7 +387,7 @@ describe('path routing: simulator and model matching agree', () => {
   it('agree on paths without a handler and on PVE slash rules', async () => {
     const [[, model]] = (await servedModels()) as [[string, ApiModel]];
     const router = Router.fromModel(model);
-    const cases: Array<[ 'GET' | 'POST' | 'PUT' | 'DELETE', string]> = [
+    const cases: Array<['GET' | 'POST' | 'PUT' | 'DELETE', string]> = [
       ['GET', '/nodes//pve1///qemu/'],
       ['GET', '/nodes/pve1/qemu/100/nonsense'],
       ['DELETE', '/version'],
@@ -386,11 +399,7 @@ describe('path routing: simulator and model matching agree', () => {
     for (const [method, path] of cases) {
       const product = model.matchPath(method, path);
       const mine = router.match(method, path);
-      expect([path, mine?.operation.key ?? null, mine?.pathValues ?? null]).toEqual([
-        path,
-        product?.operation?.key ?? null,
-        product?.operation ? product.pathValues : null,
-      ]);
+      expect([path, mine?.operation.key ?? null, mine?.pathValues ?? null]).toEqual([path, product?.operation?.key ?? null, product?.operation ? product.pathValues : null]);
     }
     // Differences on inputs PVE defines differently: a fragment with whitespace has no route
     // (`\S+`), and an already decoded path is not decoded a second time.

@@ -65,7 +65,9 @@ describe.each(['scale-100', 'scale-1000', 'scale-10000'])('preset %s', (preset) 
 
 describe('fixed presets keep their layout', () => {
   it('demo still places guest i on node i mod 3', () => {
-    const guests = createCluster({ preset: 'demo' }).guests().filter((g) => !g.config.template);
+    const guests = createCluster({ preset: 'demo' })
+      .guests()
+      .filter((g) => !g.config.template);
     for (const g of guests) expect([g.vmid, g.node]).toEqual([g.vmid, `pve${((g.vmid - 100) % 3) + 1}`]);
   });
 });

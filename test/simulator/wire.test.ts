@@ -21,9 +21,7 @@ afterAll(async () => {
 /** Raw HTTP/1.1 exchange on a TLS or plain socket, to see exactly what goes over the wire. */
 function rawExchange(text: string, tls = true): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = tls
-      ? tlsConnect({ host: '127.0.0.1', port: sim.port, rejectUnauthorized: false })
-      : netConnect({ host: '127.0.0.1', port: sim.port });
+    const socket = tls ? tlsConnect({ host: '127.0.0.1', port: sim.port, rejectUnauthorized: false }) : netConnect({ host: '127.0.0.1', port: sim.port });
     const chunks: Buffer[] = [];
     socket.on(tls ? 'secureConnect' : 'connect', () => socket.write(text));
     socket.on('data', (c) => chunks.push(c));
@@ -109,9 +107,7 @@ describe('simulator wire protocol', () => {
     expect(plain.statusText).toBe("upload 'Content-Type 'text/plain;charset=UTF-8' not implemented");
     const upper = await call(sim, '/api2/json/access/users', { method: 'POST', body: '{}', headers: { 'Content-Type': 'Application/JSON' } });
     expect(upper.status).toBe(506);
-    const getBody = await rawExchange(
-      `GET /api2/json/version HTTP/1.1\r\nHost: h\r\nAuthorization: ${sim.token.header}\r\nContent-Length: 3\r\nConnection: close\r\n\r\na=1`,
-    );
+    const getBody = await rawExchange(`GET /api2/json/version HTTP/1.1\r\nHost: h\r\nAuthorization: ${sim.token.header}\r\nContent-Length: 3\r\nConnection: close\r\n\r\na=1`);
     expect(getBody).toMatch(/^HTTP\/1\.1 501 Unexpected content for method 'GET'\r\n/);
     const del = await rawExchange(
       `DELETE /api2/json/access/users/form@pve HTTP/1.1\r\nHost: h\r\nAuthorization: ${sim.token.header}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\nConnection: close\r\n\r\na=1`,
@@ -127,7 +123,12 @@ describe('simulator wire protocol', () => {
     });
     expect(repeated.status).toBe(200);
     const acl = (await call(sim, '/api2/json/access/acl')).json.data as Array<{ ugid: string; path: string }>;
-    expect(acl.filter((e) => e.path === '/vms').map((e) => e.ugid).sort()).toEqual(['form@pve', 'json@pve']);
+    expect(
+      acl
+        .filter((e) => e.path === '/vms')
+        .map((e) => e.ugid)
+        .sort(),
+    ).toEqual(['form@pve', 'json@pve']);
   });
 
   it('point 18: bodies above 512 KiB and chunked requests are refused with 501', async () => {
@@ -135,9 +136,7 @@ describe('simulator wire protocol', () => {
       `POST /api2/json/access/users HTTP/1.1\r\nHost: h\r\nAuthorization: ${sim.token.header}\r\nContent-Type: application/json\r\nContent-Length: ${600 * 1024}\r\nConnection: close\r\n\r\n`,
     );
     expect(big).toMatch(/^HTTP\/1\.1 501 for data too large\r\n/);
-    const chunked = await rawExchange(
-      `POST /api2/json/access/users HTTP/1.1\r\nHost: h\r\nAuthorization: ${sim.token.header}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n`,
-    );
+    const chunked = await rawExchange(`POST /api2/json/access/users HTTP/1.1\r\nHost: h\r\nAuthorization: ${sim.token.header}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n`);
     expect(chunked).toMatch(/^HTTP\/1\.1 501 chunked transfer encoding not supported\r\n/);
   });
 

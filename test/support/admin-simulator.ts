@@ -16,7 +16,12 @@ export function useAdminSimulator(): AdminSimulator {
   const fixture = {} as AdminSimulator;
   beforeAll(async () => {
     fixture.sim = await startSimulator({ preset: 'demo', port: 0, authFailureDelayMs: 0, seed: 7, taskDurationMs: 20 });
-    fixture.admin = new PveClient({ name: 'admin', url: fixture.sim.url, auth: { kind: 'token', tokenId: fixture.sim.token.id, secret: fixture.sim.token.secret }, tls: { fingerprint: fixture.sim.fingerprint } });
+    fixture.admin = new PveClient({
+      name: 'admin',
+      url: fixture.sim.url,
+      auth: { kind: 'token', tokenId: fixture.sim.token.id, secret: fixture.sim.token.secret },
+      tls: { fingerprint: fixture.sim.fingerprint },
+    });
   }, 60_000);
   afterAll(async () => {
     await fixture.admin?.close();

@@ -24,12 +24,23 @@ export function useSimBridge(): SimBridge {
   const fixture = {
     handler(runId: string): BridgeHandler {
       const policy = Policy.fromConfig({ preset: 'operator' });
-      return createBridgeHandler({ runId, clusters: new RunClusters({ name: 'sim', model: fixture.sim.model, policy, client: () => fixture.client }), budgets: new Budgets('sim', () => policy.budgetLimits), mode: 'live' });
+      return createBridgeHandler({
+        runId,
+        clusters: new RunClusters({ name: 'sim', model: fixture.sim.model, policy, client: () => fixture.client }),
+        budgets: new Budgets('sim', () => policy.budgetLimits),
+        mode: 'live',
+      });
     },
   } as SimBridge;
   beforeAll(async () => {
     fixture.sim = await startSimulator({ preset: 'demo', seed: 7, port: 0, authFailureDelayMs: 0 });
-    fixture.client = new PveClient({ name: 'sim', url: fixture.sim.url, auth: { kind: 'token', tokenId: fixture.sim.token.id, secret: fixture.sim.token.secret }, tls: { fingerprint: fixture.sim.fingerprint }, apiModel: fixture.sim.model });
+    fixture.client = new PveClient({
+      name: 'sim',
+      url: fixture.sim.url,
+      auth: { kind: 'token', tokenId: fixture.sim.token.id, secret: fixture.sim.token.secret },
+      tls: { fingerprint: fixture.sim.fingerprint },
+      apiModel: fixture.sim.model,
+    });
   });
   afterAll(async () => {
     await fixture.client?.close();

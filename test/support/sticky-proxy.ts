@@ -32,17 +32,14 @@ export async function startStickyProxy(upstreams: string[]): Promise<StickyProxy
     const index = known ?? next++ % targets.length;
     counts[index] = (counts[index] ?? 0) + 1;
     const target = targets[index] as URL;
-    const upstream = request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
-      (answer) => {
-        const id = answer.headers['mcp-session-id'];
-        if (typeof id === 'string' && !sessions.has(id)) sessions.set(id, index);
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        // Server-sent events must reach the client as they come.
-        res.flushHeaders();
-        answer.pipe(res);
-      },
-    );
+    const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
+      const id = answer.headers['mcp-session-id'];
+      if (typeof id === 'string' && !sessions.has(id)) sessions.set(id, index);
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      // Server-sent events must reach the client as they come.
+      res.flushHeaders();
+      answer.pipe(res);
+    });
     upstream.on('error', (err) => {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
       res.end(`replica ${index} unreachable: ${err.message}`);

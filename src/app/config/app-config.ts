@@ -57,9 +57,13 @@ export interface AppConfig {
  * cluster configuration is needed (a config file's clusters are not validated), and no key is
  * generated (only read) unless `createKey` (a command that appends to the log, as a server would).
  */
-export function loadStateSettings(
-  options: { file?: string; env?: Record<string, string | undefined>; stateDir?: string; createKey?: boolean } = {},
-): { stateDir: string; state: StateSettings; audit: AuditSettings; haltFile: string; source: string } {
+export function loadStateSettings(options: { file?: string; env?: Record<string, string | undefined>; stateDir?: string; createKey?: boolean } = {}): {
+  stateDir: string;
+  state: StateSettings;
+  audit: AuditSettings;
+  haltFile: string;
+  source: string;
+} {
   const env = options.env ?? process.env;
   let product: Record<string, unknown> = {};
   let baseDir = process.cwd();
@@ -74,12 +78,21 @@ export function loadStateSettings(
     }
     if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new PveConfigError([{ key: '(root)', message: 'the config must be a JSON object' }], options.file);
     const j = json as Record<string, unknown>;
-    product = { ...(j.audit !== undefined ? { audit: j.audit } : {}), ...(j.stateDir !== undefined ? { stateDir: j.stateDir } : {}), ...(j.state !== undefined ? { state: j.state } : {}), ...(j.halt !== undefined ? { halt: j.halt } : {}) };
+    product = {
+      ...(j.audit !== undefined ? { audit: j.audit } : {}),
+      ...(j.stateDir !== undefined ? { stateDir: j.stateDir } : {}),
+      ...(j.state !== undefined ? { state: j.state } : {}),
+      ...(j.halt !== undefined ? { halt: j.halt } : {}),
+    };
     baseDir = dirname(resolve(options.file));
     source = `file:${options.file}`;
   }
   const parsed = z.strictObject({ audit: auditSchema, stateDir: z.string().min(1).optional(), state: stateSchema, halt: haltSchema }).safeParse(product);
-  if (!parsed.success) throw new PveConfigError(parsed.error.issues.map((i) => ({ key: i.path.map(String).join('.'), message: i.message })), options.file ?? source);
+  if (!parsed.success)
+    throw new PveConfigError(
+      parsed.error.issues.map((i) => ({ key: i.path.map(String).join('.'), message: i.message })),
+      options.file ?? source,
+    );
   const issues: Array<{ key: string; message: string }> = [];
   const configured = configuredStateDir(parsed.data, baseDir, issues);
   const stateDir = options.stateDir ? resolve(options.stateDir) : (configured ?? (env.PVE_STATE_DIR ? resolve(env.PVE_STATE_DIR) : defaultStateDir(env)));
@@ -183,10 +196,7 @@ export async function loadAppConfig(options: LoadAppConfigOptions = {}): Promise
 }
 
 /** Validate a config object (what a config file holds); relative paths resolve against `baseDir`. */
-export async function parseAppConfig(
-  json: unknown,
-  options: { source: string; baseDir: string; env?: Record<string, string | undefined>; policy?: string; degraded?: boolean },
-): Promise<AppConfig> {
+export async function parseAppConfig(json: unknown, options: { source: string; baseDir: string; env?: Record<string, string | undefined>; policy?: string; degraded?: boolean }): Promise<AppConfig> {
   const env = options.env ?? process.env;
   const where = options.source.startsWith('file:') ? options.source.slice(5) : options.source;
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
@@ -209,13 +219,7 @@ export async function parseAppConfig(
   return assemble(pve, parsed.data, env, options.baseDir, options.policy);
 }
 
-function assemble(
-  pve: PveConfig,
-  product: z.output<typeof productSchema>,
-  env: Record<string, string | undefined>,
-  baseDir: string,
-  policyOverride: string | undefined,
-): AppConfig {
+function assemble(pve: PveConfig, product: z.output<typeof productSchema>, env: Record<string, string | undefined>, baseDir: string, policyOverride: string | undefined): AppConfig {
   const policies = new Map<string, Policy>();
   const issues: Array<{ key: string; message: string }> = [];
   const stateDir = configuredStateDir(product, baseDir, issues) ?? defaultStateDir(env);

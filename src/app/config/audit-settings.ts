@@ -36,9 +36,7 @@ export const auditSchema = z
   .strictObject({
     file: z.string().min(1).optional(),
     /** A key (≥ 16 characters), `{ env }`, `{ file }`, or `false` for an unkeyed log (plain SHA-256). */
-    hmacKey: z
-      .union([z.string().min(16, 'use at least 16 characters'), z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) }), z.literal(false)])
-      .optional(),
+    hmacKey: z.union([z.string().min(16, 'use at least 16 characters'), z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) }), z.literal(false)]).optional(),
     maxFileMb: z.number().min(0.01).max(4096).default(16),
     /** All audit files together; the oldest rotated files are removed past it (0 = no limit). */
     maxTotalMb: z.number().min(0).max(1_048_576).default(1024),
@@ -113,7 +111,10 @@ export function readAuditKeyFile(path: string, options: { create: boolean }): st
       } catch (createErr) {
         // EEXIST: another process generated it first; read theirs.
         if ((createErr as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw new AuditError('audit-key', `cannot create the audit key ${path} (${(createErr as NodeJS.ErrnoException).code ?? (createErr as Error).message}): set audit.hmacKey, PVE_AUDIT_KEY_FILE, or choose an unkeyed log`);
+          throw new AuditError(
+            'audit-key',
+            `cannot create the audit key ${path} (${(createErr as NodeJS.ErrnoException).code ?? (createErr as Error).message}): set audit.hmacKey, PVE_AUDIT_KEY_FILE, or choose an unkeyed log`,
+          );
         }
       }
     }
@@ -135,7 +136,9 @@ function resolveWitness(raw: NonNullable<AuditRaw['witness']>, baseDir: string):
     t ? { tls: { ...(t.fingerprint !== undefined ? { fingerprint: t.fingerprint } : {}), ...(t.caFile !== undefined ? { caFile: absolute(baseDir, t.caFile) } : {}) } } : {};
   if ('syslog' in raw) {
     const { host, port, facility, transport, timeoutSeconds } = raw.syslog;
-    return { syslog: { host, transport, timeoutMs: Math.round(timeoutSeconds * 1000), ...(port !== undefined ? { port } : {}), ...(facility !== undefined ? { facility } : {}), ...tls(raw.syslog.tls) } };
+    return {
+      syslog: { host, transport, timeoutMs: Math.round(timeoutSeconds * 1000), ...(port !== undefined ? { port } : {}), ...(facility !== undefined ? { facility } : {}), ...tls(raw.syslog.tls) },
+    };
   }
   const { url, token, timeoutSeconds } = raw.https;
   return {
@@ -149,7 +152,11 @@ function resolveWitness(raw: NonNullable<AuditRaw['witness']>, baseDir: string):
 }
 
 /** Resolve the audit section: file, key (generated on first use when `createKey`), limits, witness. */
-export function resolveAudit(raw: AuditRaw, ctx: { env: Record<string, string | undefined>; baseDir: string; stateDir: string; createKey: boolean }, issues: Array<{ key: string; message: string }>): AuditSettings {
+export function resolveAudit(
+  raw: AuditRaw,
+  ctx: { env: Record<string, string | undefined>; baseDir: string; stateDir: string; createKey: boolean },
+  issues: Array<{ key: string; message: string }>,
+): AuditSettings {
   const file = raw.file ? absolute(ctx.baseDir, raw.file) : join(ctx.stateDir, 'audit.jsonl');
   const base: Omit<AuditSettings, 'keySource' | 'hmacKey'> = {
     file,

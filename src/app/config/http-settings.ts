@@ -114,7 +114,10 @@ export const httpSchema = z
         principalClaim: z.string().min(1).default('sub'),
         groupsClaim: z.string().min(1).default('groups'),
         clockToleranceSec: z.number().min(0).max(300).default(30),
-        algorithms: z.array(z.enum(DEFAULT_ALGORITHMS)).min(1).default([...DEFAULT_ALGORITHMS]),
+        algorithms: z
+          .array(z.enum(DEFAULT_ALGORITHMS))
+          .min(1)
+          .default([...DEFAULT_ALGORITHMS]),
         jwksCooldownSec: z.number().min(0).max(3_600).default(30),
       })
       .optional(),
@@ -141,7 +144,12 @@ export const httpSchema = z
         clientId: z.string().min(1).optional(),
         /** Environment variable holding the client secret (confidential clients; a public client uses PKCE alone). */
         clientSecretEnv: z.string().min(1).optional(),
-        sessionMinutes: z.number().int().min(1).max(24 * 60).default(60),
+        sessionMinutes: z
+          .number()
+          .int()
+          .min(1)
+          .max(24 * 60)
+          .default(60),
       })
       .prefault({}),
   })

@@ -14,10 +14,12 @@ const KEY_DESCRIPTIONS: Record<string, string> = {
   cacheDir: 'Schema cache directory (default ~/.cache/pve-code-mcp).',
   clusters: 'Proxmox VE clusters by name: url, auth (tokenId + secret, or username + password), tls (fingerprint or caFile), policy.',
   policies: 'Named policies: preset, allow/deny/privileged operation patterns (METHOD /path/glob), target rules, scopes, approval, budget. Checked against each cluster by pve-code-mcp config check.',
-  audit: 'The hash-chained audit log: file, hmacKey (default: a key generated on first use), rotation and retention, durability (fsync or os: how durable the intent of a change is before it is sent), witness.',
+  audit:
+    'The hash-chained audit log: file, hmacKey (default: a key generated on first use), rotation and retention, durability (fsync or os: how durable the intent of a change is before it is sent), witness.',
   stateDir: 'The old name of state.dir.',
-  state: 'Where plans, approvals, the audit, the intents and the kill switch live: dir (the state directory, default ~/.local/state/pve-code-mcp) and, for several serve --http replicas, postgres (url as a string, { env } or { file }; poolMax, connectTimeoutMs, statementTimeoutMs, recoverEveryMs). docs/deployment.md.',
-  sandbox: 'Sandbox workers, worker confinement, limits, the type-check process, and callDeadlineMs: a tool call\'s whole deadline (queue, compile, preflight and run; default 55000).',
+  state:
+    'Where plans, approvals, the audit, the intents and the kill switch live: dir (the state directory, default ~/.local/state/pve-code-mcp) and, for several serve --http replicas, postgres (url as a string, { env } or { file }; poolMax, connectTimeoutMs, statementTimeoutMs, recoverEveryMs). docs/deployment.md.',
+  sandbox: "Sandbox workers, worker confinement, limits, the type-check process, and callDeadlineMs: a tool call's whole deadline (queue, compile, preflight and run; default 55000).",
   shutdown: 'serve: drainMs, how long a stopping server waits for the tool calls in flight to be answered (default 10000); past it they are answered that their outcome is unknown.',
   halt: 'The kill switch: file (default /etc/pve-code-mcp/halt when that directory exists, else ~/.config/pve-code-mcp/halt; PVE_HALT_FILE) whose existence stops every change. pve-code-mcp halt / resume.',
   http: 'serve --http: listen address, publicUrl, allowedHosts/allowedOrigins, tls (cert, key, reloaded), token (one user) or oauth (an identity provider: issuer, audience, scopes), console (the web console: OpenID Connect clientId, clientSecretEnv, sessionMinutes), principals (policy by user or group), unmatched (what a principal no rule matches gets: read-only, refuse, cluster or a policy name), sessionsPerPrincipal and maxSessions.',

@@ -41,7 +41,6 @@ export interface StateSettings {
   postgres?: PostgresSettings & { recoverEveryMs: number };
 }
 
-
 /** The state directory as configured (`state.dir`, or its old name `stateDir`), relative to the config file. */
 export function configuredStateDir(raw: { state?: z.output<typeof stateSchema>; stateDir?: string | undefined }, baseDir: string, issues: ConfigIssues): string | undefined {
   const dir = raw.state?.dir;

@@ -56,7 +56,11 @@ function storesFrom(stateDir: string | undefined, configFile: string | undefined
     opened.push(pg);
     return [{ store: new ApprovalStore(new PostgresApprovalBackend(pg, resolve(configFile))), stateDir: settings.stateDir, postgres: pg }];
   }
-  const dirs = [process.env.PVE_STATE_DIR ? resolve(process.env.PVE_STATE_DIR) : undefined, defaultStateDir(), join(process.env.PVE_STATE_DIR ? resolve(process.env.PVE_STATE_DIR) : defaultStateDir(), 'demo')];
+  const dirs = [
+    process.env.PVE_STATE_DIR ? resolve(process.env.PVE_STATE_DIR) : undefined,
+    defaultStateDir(),
+    join(process.env.PVE_STATE_DIR ? resolve(process.env.PVE_STATE_DIR) : defaultStateDir(), 'demo'),
+  ];
   return [...new Set(dirs.filter((d): d is string => d !== undefined && existsSync(d)))].map(inDir);
 }
 
@@ -86,7 +90,14 @@ export const approveCommand: Command = {
   name: 'approve',
   usage,
   async run(argv, io) {
-    const args = parseCommandArgs(argv, { config: { type: 'string', short: 'c' }, ttl: { type: 'string' }, 'state-dir': { type: 'string' }, again: { type: 'boolean' }, all: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } });
+    const args = parseCommandArgs(argv, {
+      config: { type: 'string', short: 'c' },
+      ttl: { type: 'string' },
+      'state-dir': { type: 'string' },
+      again: { type: 'boolean' },
+      all: { type: 'boolean' },
+      yes: { type: 'boolean', short: 'y' },
+    });
     if (args.help) {
       io.out(usage);
       return EXIT.ok;
@@ -110,15 +121,15 @@ async function approveIn(stores: Located[], planArg: string | undefined, args: P
   const where = stores.map((s) => s.store.where).join(', ') || '(no state directory exists yet)';
 
   if (!planArg) {
-    const listed = stores
-      .flatMap(({ store }) => store.list().map((s) => ({ store, s })))
-      .filter(({ s }) => needsApproval(s.plan) && (boolOpt(args, 'all') || s.status !== 'ran'));
+    const listed = stores.flatMap(({ store }) => store.list().map((s) => ({ store, s }))).filter(({ s }) => needsApproval(s.plan) && (boolOpt(args, 'all') || s.status !== 'ran'));
     if (listed.length === 0) {
       io.out(`no plans need approval in ${where}`);
       return EXIT.ok;
     }
     for (const { store, s } of listed) {
-      io.out(`── ${s.plan.planId} · ${describeStatus(s)} · planned ${s.plan.createdAt} · ${store.where}\n${summarizePlan(s.plan)}\n   approve: ${store.approveCommandLine(s.plan.planId)}${s.status === 'ran' ? ' --again' : ''}\n`);
+      io.out(
+        `── ${s.plan.planId} · ${describeStatus(s)} · planned ${s.plan.createdAt} · ${store.where}\n${summarizePlan(s.plan)}\n   approve: ${store.approveCommandLine(s.plan.planId)}${s.status === 'ran' ? ' --again' : ''}\n`,
+      );
     }
     return EXIT.ok;
   }
@@ -173,7 +184,9 @@ async function approveIn(stores: Located[], planArg: string | undefined, args: P
     throw err;
   }
   const forWhom = record.requestedBy !== undefined ? ` for '${record.requestedBy}'` : '';
-  io.out(`${boolOpt(args, 'yes') ? `${summarizePlan(plan)}\n\n` : ''}approved plan ${plan.planId} (${plan.writes.length} write(s))${forWhom} by ${record.approvedBy} until ${record.expiresAt} in ${store.where}`);
+  io.out(
+    `${boolOpt(args, 'yes') ? `${summarizePlan(plan)}\n\n` : ''}approved plan ${plan.planId} (${plan.writes.length} write(s))${forWhom} by ${record.approvedBy} until ${record.expiresAt} in ${store.where}`,
+  );
   const audited = auditApproval({ stateDir, ...(postgres ? { postgres } : {}) }, stringOpt(args, 'config') ?? process.env.PVE_CODE_MCP_CONFIG, record);
   if (audited !== undefined) {
     // The approval stands (the run that uses it is audited with its approver); say what is missing.
@@ -191,7 +204,13 @@ function auditApproval(where: { stateDir: string; postgres?: PostgresState }, co
     const { audit } = loadStateSettings({ ...(configFile ? { file: configFile } : {}), stateDir: where.stateDir, createKey: true });
     const log = openAuditSink({ audit, ...(where.postgres ? { postgres: where.postgres } : {}) });
     try {
-      log.append('approval', { via: 'cli', planId: record.planId, approvedBy: record.approvedBy, ...(record.requestedBy !== undefined ? { for: record.requestedBy } : {}), expiresAt: record.expiresAt });
+      log.append('approval', {
+        via: 'cli',
+        planId: record.planId,
+        approvedBy: record.approvedBy,
+        ...(record.requestedBy !== undefined ? { for: record.requestedBy } : {}),
+        expiresAt: record.expiresAt,
+      });
     } finally {
       log.close();
     }

@@ -54,7 +54,8 @@ export const auditCommand: Command = {
       return EXIT.ok;
     }
     const [sub, given, ...extra] = args.positionals;
-    if ((sub !== 'verify' && sub !== 'export') || extra.length > 0 || (sub === 'export' && given !== undefined)) throw new UsageError("the audit subcommands are 'verify [FILE]' and 'export --out FILE'");
+    if ((sub !== 'verify' && sub !== 'export') || extra.length > 0 || (sub === 'export' && given !== undefined))
+      throw new UsageError("the audit subcommands are 'verify [FILE]' and 'export --out FILE'");
     if (given !== undefined && stringOpt(args, 'file') !== undefined) throw new UsageError('give the file once: as FILE or as --file');
     const configFile = stringOpt(args, 'config') ?? process.env.PVE_CODE_MCP_CONFIG;
     const stateDir = stringOpt(args, 'state-dir');
@@ -83,7 +84,11 @@ export const auditCommand: Command = {
       keyNote = 'unkeyed (plain SHA-256)';
     } else {
       key = settings.audit.hmacKey;
-      keyNote = key ? `key ${settings.audit.keySource.replace(/^file:/, '')}` : settings.audit.keySource === 'none' ? 'unkeyed by configuration' : `no key found (${settings.audit.keySource.replace(/^file:/, '')} does not exist): checked as unkeyed`;
+      keyNote = key
+        ? `key ${settings.audit.keySource.replace(/^file:/, '')}`
+        : settings.audit.keySource === 'none'
+          ? 'unkeyed by configuration'
+          : `no key found (${settings.audit.keySource.replace(/^file:/, '')} does not exist): checked as unkeyed`;
     }
     const configuredWitness = settings.audit.witness && 'file' in settings.audit.witness ? settings.audit.witness.file : undefined;
     const witness = stringOpt(args, 'witness') ?? configuredWitness;
@@ -94,7 +99,9 @@ export const auditCommand: Command = {
       try {
         if (sub === 'export') {
           const done = exportPostgresAudit(db, out as string, key ? { hmacKey: key } : {});
-          io.out(`exported ${done.entries} entries (last seq ${done.lastSeq}) of ${db.where} to ${done.files.join(', ')} with its anchor; check it with: pve-code-mcp audit verify ${out as string}${key ? ' (and the same key)' : ' --unkeyed'}`);
+          io.out(
+            `exported ${done.entries} entries (last seq ${done.lastSeq}) of ${db.where} to ${done.files.join(', ')} with its anchor; check it with: pve-code-mcp audit verify ${out as string}${key ? ' (and the same key)' : ' --unkeyed'}`,
+          );
           return EXIT.ok;
         }
         const result = verifyPostgresAudit(db, { ...(key ? { hmacKey: key } : {}), ...(witness ? { witness } : {}) });

@@ -108,7 +108,10 @@ export const configCommand: Command = {
           const errors = lint.findings.filter((f) => f.severity === 'error');
           const warns = lint.findings.filter((f) => f.severity === 'warning');
           const scope = lint.inventoryError === undefined ? 'schema and inventory' : 'schema only';
-          if (errors.length === 0) io.out(`  ok    policy lint (${scope}): ${policy.config.allow.length + policy.config.deny.length + policy.config.privileged.length} rule(s), ${policy.config.targets.length} target rule(s)${warns.length > 0 ? `, ${warns.length} warning(s)` : ''}`);
+          if (errors.length === 0)
+            io.out(
+              `  ok    policy lint (${scope}): ${policy.config.allow.length + policy.config.deny.length + policy.config.privileged.length} rule(s), ${policy.config.targets.length} target rule(s)${warns.length > 0 ? `, ${warns.length} warning(s)` : ''}`,
+            );
           else io.out(`  FAIL  policy lint (${scope}): ${errors.length} rule(s) match nothing`);
           for (const f of errors) io.out(`        error: ${f.key}: ${f.message}`);
           for (const f of warns) io.out(`        warning: ${f.key}: ${f.message}`);

@@ -98,7 +98,8 @@ function describe(state: HaltedState): string {
 
 function statusText(ctx: Context): string {
   const { sw, row } = ctx;
-  if (ctx.rowProblem) return `the database cannot be reached (${ctx.rowProblem}): every server that cannot read its halt row stops (fails closed)\n  file: ${sw.file} (${sw.state().halted ? 'set: this host stops' : 'does not exist'})`;
+  if (ctx.rowProblem)
+    return `the database cannot be reached (${ctx.rowProblem}): every server that cannot read its halt row stops (fails closed)\n  file: ${sw.file} (${sw.state().halted ? 'set: this host stops' : 'does not exist'})`;
   if (!row) {
     const state = sw.state();
     return state.halted ? `${describe(state)}\n  file: ${sw.file}\n  lift it with: pve-code-mcp resume` : `not halted: changes are allowed (the switch file ${sw.file} does not exist)`;
@@ -116,7 +117,12 @@ function statusText(ctx: Context): string {
 
 /** The `halt` entry's record of a state (what a reader of the audit needs to know who stopped what, and why). */
 function recorded(state: HaltedState): Record<string, string> {
-  return { ...(state.since ? { since: state.since } : {}), ...(state.by ? { by: state.by } : {}), ...(state.reason ? { reason: state.reason } : {}), ...(state.problem ? { problem: state.problem } : {}) };
+  return {
+    ...(state.since ? { since: state.since } : {}),
+    ...(state.by ? { by: state.by } : {}),
+    ...(state.reason ? { reason: state.reason } : {}),
+    ...(state.problem ? { problem: state.problem } : {}),
+  };
 }
 
 function failed(io: CliIo, err: unknown): number {
@@ -193,7 +199,9 @@ function setHalt(ctx: Context, reason: string | undefined, io: CliIo): number {
     code = EXIT.failed;
   }
   if (unshared !== undefined) {
-    io.err(`only this host is halted (file ${ctx.sw.file}): the database could not take the halt (${unshared}); halt the other hosts the same way, or run \`pve-code-mcp halt\` again once the database answers`);
+    io.err(
+      `only this host is halted (file ${ctx.sw.file}): the database could not take the halt (${unshared}); halt the other hosts the same way, or run \`pve-code-mcp halt\` again once the database answers`,
+    );
     code = EXIT.failed;
   }
   return code;

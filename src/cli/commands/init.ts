@@ -23,7 +23,10 @@ export const initCommand: Command = {
     const dir = resolve(args.positionals[0] ?? 'scripts');
     await ensureDir(dir);
     const written: string[] = [];
-    for (const [name, text] of [[EXAMPLE_NAME, EXAMPLE], ['tsconfig.json', TSCONFIG]] as const) {
+    for (const [name, text] of [
+      [EXAMPLE_NAME, EXAMPLE],
+      ['tsconfig.json', TSCONFIG],
+    ] as const) {
       if (await writeNew(join(dir, name), text)) written.push(name);
     }
     io.out(

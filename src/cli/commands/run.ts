@@ -49,24 +49,26 @@ export const runCommand: Command = {
     const product = await openProduct(await appConfigFrom(args), io);
     const progress = new BatchProgress({ raw: (text) => (io.errRaw ? io.errRaw(text) : io.err(text.replace(/^\r\x1b\[K|\n$/g, ''))), tty: io.errIsTty === true });
     try {
-      const output = runScriptAnswer(await product.runScript(
-        {
-          code,
-          // The operator's own file: its declared patterns are tested too.
-          ...(Object.keys(given).length > 0 ? { args: given, argsFromText: true } : {}),
-          argPatterns: true,
-          ...(boolOpt(args, 'dry-run') ? { dryRun: true } : {}),
-          ...(stringOpt(args, 'cluster') ? { cluster: stringOpt(args, 'cluster') as string } : {}),
-          ...(boolOpt(args, 'no-typecheck') ? { typecheck: false } : {}),
-        },
-        {
-          onLog: (line) => {
-            progress.finish();
-            io.err(`log: ${line}`);
+      const output = runScriptAnswer(
+        await product.runScript(
+          {
+            code,
+            // The operator's own file: its declared patterns are tested too.
+            ...(Object.keys(given).length > 0 ? { args: given, argsFromText: true } : {}),
+            argPatterns: true,
+            ...(boolOpt(args, 'dry-run') ? { dryRun: true } : {}),
+            ...(stringOpt(args, 'cluster') ? { cluster: stringOpt(args, 'cluster') as string } : {}),
+            ...(boolOpt(args, 'no-typecheck') ? { typecheck: false } : {}),
           },
-          onProgress: (e) => progress.event(e),
-        },
-      ));
+          {
+            onLog: (line) => {
+              progress.finish();
+              io.err(`log: ${line}`);
+            },
+            onProgress: (e) => progress.event(e),
+          },
+        ),
+      );
       progress.finish();
       io.out(render(output, format as (typeof FORMATS)[number]));
       return output.ok ? EXIT.ok : EXIT.failed;

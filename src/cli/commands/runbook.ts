@@ -99,7 +99,11 @@ async function act(action: string | undefined, target: string | undefined, args:
     case 'revoke': {
       if (!target) throw new UsageError('give the standing approval ID (runbook list shows them)');
       const a = store.revoke(target);
-      audit({ audit: config.audit, ...(stores.postgres ? { postgres: stores.postgres } : {}) }, { via: 'cli', standingId: a.id, runbook: a.runbook, revokedBy: userInfo().username, revoked: true }, io);
+      audit(
+        { audit: config.audit, ...(stores.postgres ? { postgres: stores.postgres } : {}) },
+        { via: 'cli', standingId: a.id, runbook: a.runbook, revokedBy: userInfo().username, revoked: true },
+        io,
+      );
       io.out(`revoked standing approval ${a.id} of runbook '${a.runbook}'`);
       return EXIT.ok;
     }
@@ -120,7 +124,19 @@ async function act(action: string | undefined, target: string | undefined, args:
         }
       }
       const a = store.add(fields);
-      audit({ audit: config.audit, ...(stores.postgres ? { postgres: stores.postgres } : {}) }, { via: 'cli', standingId: a.id, runbook: a.runbook, contentHash: a.contentHash, approvedBy: a.approvedBy, expiresAt: a.expiresAt, bounds: { args: a.args, targets: a.targets, risks: a.risks, maxWrites: a.maxWrites, ...(a.maxRuns !== undefined ? { maxRuns: a.maxRuns } : {}) } }, io);
+      audit(
+        { audit: config.audit, ...(stores.postgres ? { postgres: stores.postgres } : {}) },
+        {
+          via: 'cli',
+          standingId: a.id,
+          runbook: a.runbook,
+          contentHash: a.contentHash,
+          approvedBy: a.approvedBy,
+          expiresAt: a.expiresAt,
+          bounds: { args: a.args, targets: a.targets, risks: a.risks, maxWrites: a.maxWrites, ...(a.maxRuns !== undefined ? { maxRuns: a.maxRuns } : {}) },
+        },
+        io,
+      );
       io.out(`standing approval ${a.id} of runbook '${a.runbook}' by ${a.approvedBy} until ${a.expiresAt}`);
       return EXIT.ok;
     }
@@ -188,7 +204,13 @@ function describe(f: Omit<StandingApproval, 'id' | 'used' | 'approvedAt'>): stri
 }
 
 function standingStatus(a: StandingApproval, currentHash: string): string {
-  const state = a.revokedAt ? `revoked ${a.revokedAt}` : Date.parse(a.expiresAt) <= Date.now() ? `expired ${a.expiresAt}` : a.contentHash !== currentHash ? 'the file changed since: not covered' : `until ${a.expiresAt}`;
+  const state = a.revokedAt
+    ? `revoked ${a.revokedAt}`
+    : Date.parse(a.expiresAt) <= Date.now()
+      ? `expired ${a.expiresAt}`
+      : a.contentHash !== currentHash
+        ? 'the file changed since: not covered'
+        : `until ${a.expiresAt}`;
   return `${a.id} by ${a.approvedBy}: ${state}; ${a.used.writes}/${a.maxWrites} writes, ${a.used.runs}${a.maxRuns !== undefined ? `/${a.maxRuns}` : ''} runs`;
 }
 

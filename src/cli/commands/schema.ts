@@ -23,7 +23,10 @@ export const schemaCommand: Command = {
       return EXIT.ok;
     }
     if (args.positionals.length === 0) throw new UsageError('give at least one operation, e.g. "GET /nodes/{node}/qemu"');
-    const params = stringOpt(args, 'params')?.split(',').map((p) => p.trim()).filter(Boolean);
+    const params = stringOpt(args, 'params')
+      ?.split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
     const result = describeOperations(await modelFrom(args, io), args.positionals, params ? { params } : {});
     io.out(renderSchemaText(result));
     return result.notFound.length > 0 ? EXIT.failed : EXIT.ok;

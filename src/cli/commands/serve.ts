@@ -53,7 +53,10 @@ export const HTTP_OPTIONS = {
 function listOpt(args: ParsedArgs, name: string): string[] {
   const v = args.values[name];
   const values = Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
-  return values.flatMap((x) => x.split(',')).map((x) => x.trim()).filter((x) => x !== '');
+  return values
+    .flatMap((x) => x.split(','))
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
 }
 
 export const serveCommand: Command = {
@@ -70,7 +73,12 @@ export const serveCommand: Command = {
     // One bad cluster (unreachable, refused, a missing secret) does not stop the others; errors
     // that are not a cluster's (audit key, state directory, the policy language) still do.
     const config = await appConfigFrom(args, { degraded: true });
-    const lint = (runtime: ClusterRuntime): void => void lintAtStart(runtime, config.pve.clusters.find((c) => c.name === runtime.name), io);
+    const lint = (runtime: ClusterRuntime): void =>
+      void lintAtStart(
+        runtime,
+        config.pve.clusters.find((c) => c.name === runtime.name),
+        io,
+      );
     const product = await openProduct(config, io, { retry: retryFromEnv(), onClusterReady: lint });
     for (const name of product.clusterNames) lint(product.cluster(name));
     return serveProduct(product, args, io);
@@ -176,10 +184,15 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
   const calls = new ToolCallDrain();
   const drainMs = product.config.shutdown.drainMs;
   const stop = async (cause: string): Promise<number> => {
-    io.err(`pve-code-mcp: ${cause}: stopping; ${calls.pendingCalls} tool call${calls.pendingCalls === 1 ? '' : 's'} in flight, waiting up to ${drainMs} ms for their answers (a second signal exits at once)`);
+    io.err(
+      `pve-code-mcp: ${cause}: stopping; ${calls.pendingCalls} tool call${calls.pendingCalls === 1 ? '' : 's'} in flight, waiting up to ${drainMs} ms for their answers (a second signal exits at once)`,
+    );
     const report = await drainToolCalls(calls, product, drainMs);
     if (report.clean) io.err(`pve-code-mcp: every tool call in flight was answered (${report.pending}, in ${report.ms} ms)`);
-    else io.err(`pve-code-mcp: the ${drainMs} ms drain passed: ${report.abandoned.length} tool call${report.abandoned.length === 1 ? ' was' : 's were'} answered that the outcome is unknown (${report.abandoned.join(', ')})`);
+    else
+      io.err(
+        `pve-code-mcp: the ${drainMs} ms drain passed: ${report.abandoned.length} tool call${report.abandoned.length === 1 ? ' was' : 's were'} answered that the outcome is unknown (${report.abandoned.join(', ')})`,
+      );
     return report.clean ? EXIT.ok : EXIT.failed;
   };
   try {
@@ -189,19 +202,30 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
       const oauth = cfg.http.oauth;
       const plans = product.state.approvals;
       const urls = oauth && cfg.http.console.clientId ? new UrlApprovals((planId) => shownPlan(plans, planId)) : undefined;
-      const webConsole = urls && createWebConsole({
-        stateDir: cfg.stateDir,
-        store: plans,
-        audit: { file: cfg.audit.file, ...(cfg.audit.hmacKey ? { hmacKey: cfg.audit.hmacKey } : {}), ...(product.state.postgres ? { postgres: product.state.postgres } : {}) },
-        appendApproval: (data) => product.audit.append('approval', data),
-        sessionMinutes: cfg.http.console.sessionMinutes,
-        ...(oauth && cfg.http.console.clientId
-          ? { oidc: { issuer: oauth.issuer, clientId: cfg.http.console.clientId, ...(cfg.http.console.clientSecret ? { clientSecret: cfg.http.console.clientSecret } : {}), scopes: [oauth.scopes.read, oauth.scopes.write, oauth.scopes.approve], algorithms: oauth.algorithms, clockToleranceSec: oauth.clockToleranceSec } }
-          : {}),
-        ...(urls ? { urls } : {}),
-        // The explorer applies the signed-in person's policy, as the MCP endpoint would to its token.
-        explorer: productExplorer(product, (user) => (user.principal ? withConsole(resolve(user.principal)) : undefined)),
-      });
+      const webConsole =
+        urls &&
+        createWebConsole({
+          stateDir: cfg.stateDir,
+          store: plans,
+          audit: { file: cfg.audit.file, ...(cfg.audit.hmacKey ? { hmacKey: cfg.audit.hmacKey } : {}), ...(product.state.postgres ? { postgres: product.state.postgres } : {}) },
+          appendApproval: (data) => product.audit.append('approval', data),
+          sessionMinutes: cfg.http.console.sessionMinutes,
+          ...(oauth && cfg.http.console.clientId
+            ? {
+                oidc: {
+                  issuer: oauth.issuer,
+                  clientId: cfg.http.console.clientId,
+                  ...(cfg.http.console.clientSecret ? { clientSecret: cfg.http.console.clientSecret } : {}),
+                  scopes: [oauth.scopes.read, oauth.scopes.write, oauth.scopes.approve],
+                  algorithms: oauth.algorithms,
+                  clockToleranceSec: oauth.clockToleranceSec,
+                },
+              }
+            : {}),
+          ...(urls ? { urls } : {}),
+          // The explorer applies the signed-in person's policy, as the MCP endpoint would to its token.
+          explorer: productExplorer(product, (user) => (user.principal ? withConsole(resolve(user.principal)) : undefined)),
+        });
       const options = {
         ...httpOptions(product, args, io),
         calls,
@@ -213,7 +237,11 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
       const withConsole = (p: RunPrincipal): RunPrincipal => (urls?.available ? { ...p, consolePage: (planId: string) => urls.planUrl(planId) } : p);
       const { principals, unmatched } = product.config.http;
       const resolve = principalResolver(principals, unmatched);
-      options.admit = unmatchedRefusal(principals, unmatched, product.config.pve.clusters.map((c) => c.name));
+      options.admit = unmatchedRefusal(
+        principals,
+        unmatched,
+        product.config.pve.clusters.map((c) => c.name),
+      );
       // Loaded only here: the HTTP host and its OAuth verifier (jose) are ~50 ms of CPU a stdio start does not need.
       const { startHttpServer } = await import('../../server/http.js');
       let http: Awaited<ReturnType<typeof startHttpServer>>;
@@ -221,10 +249,15 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
         http = await startHttpServer(
           // The session's principal (its views: instructions, hints, policies) and each request's (its runs).
           // The run_script view links a plan's console page only where this server serves the console.
-          (opener) => createMcpServer(product, { session: withConsole(resolve(opener)), ...(urls ? { urls, consoleUrl: () => (urls.available ? new URL('/console', http.url).href : undefined) } : {}), principal: (extra) => {
-            const p = principalOf(extra.authInfo);
-            return p ? withConsole(resolve(p)) : undefined;
-          } }),
+          (opener) =>
+            createMcpServer(product, {
+              session: withConsole(resolve(opener)),
+              ...(urls ? { urls, consoleUrl: () => (urls.available ? new URL('/console', http.url).href : undefined) } : {}),
+              principal: (extra) => {
+                const p = principalOf(extra.authInfo);
+                return p ? withConsole(resolve(p)) : undefined;
+              },
+            }),
           options,
         );
       } catch (err) {
@@ -232,9 +265,10 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
         io.err(`pve-code-mcp serve: ${err.message}`);
         return EXIT.config;
       }
-      const auth = http.mode === 'oauth'
-        ? `OAuth: access tokens from ${product.config.http.oauth?.issuer ?? '?'} for resource ${http.url}\nProtected-resource metadata: ${http.metadataUrl ?? '?'}`
-        : `Authorization: Bearer ${http.token}`;
+      const auth =
+        http.mode === 'oauth'
+          ? `OAuth: access tokens from ${product.config.http.oauth?.issuer ?? '?'} for resource ${http.url}\nProtected-resource metadata: ${http.metadataUrl ?? '?'}`
+          : `Authorization: Bearer ${http.token}`;
       if (http.mode === 'oauth') io.err(`pve-code-mcp: principals no http.principals rule matches get ${describeUnmatched(unmatched)}`);
       const consoleLine = urls
         ? `Console: ${new URL('/console/', http.url).href} (sign in with ${oauth?.issuer ?? '?'})`

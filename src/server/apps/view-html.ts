@@ -65,7 +65,9 @@ function loadParts(): ViewParts {
     try {
       return readFileSync(file, 'utf8');
     } catch (err) {
-      throw new ViewFilesError(`the run_script view cannot be built: ${file} cannot be read (${err instanceof Error ? err.message : String(err)}); reinstall the package, whose files must include views/`);
+      throw new ViewFilesError(
+        `the run_script view cannot be built: ${file} cannot be read (${err instanceof Error ? err.message : String(err)}); reinstall the package, whose files must include views/`,
+      );
     }
   };
   const bundle = extAppsBundle(read(createRequire(import.meta.url).resolve(EXT_APPS_BUNDLE)));
@@ -73,14 +75,7 @@ function loadParts(): ViewParts {
   const style = read(join(dir, VIEW_STYLE));
   // A closing tag inside the inlined text would end the element early.
   if (/<\/script/i.test(script) || /<\/style/i.test(style)) throw new ViewFilesError('the run_script view cannot be inlined: a script or style contains a closing tag');
-  const csp = [
-    "default-src 'none'",
-    `script-src '${sha256(script)}'`,
-    `style-src '${sha256(style)}'`,
-    'img-src data:',
-    "base-uri 'none'",
-    "form-action 'none'",
-  ].join('; ');
+  const csp = ["default-src 'none'", `script-src '${sha256(script)}'`, `style-src '${sha256(style)}'`, 'img-src data:', "base-uri 'none'", "form-action 'none'"].join('; ');
   return { script, style, csp };
 }
 
@@ -94,10 +89,14 @@ export function extAppsBundle(source: string): string {
   if (!match || source.slice(0, match.index).includes('export{')) {
     throw new ViewFilesError(`${EXT_APPS_BUNDLE} no longer ends in a single export list: the view's inlining needs updating for this ext-apps version`);
   }
-  const entries = (match[1] ?? '').split(',').map((part) => part.trim()).filter((part) => part !== '').map((part) => {
-    const [local, exported] = part.split(/\s+as\s+/);
-    return `${JSON.stringify(exported ?? local)}: ${local}`;
-  });
+  const entries = (match[1] ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => {
+      const [local, exported] = part.split(/\s+as\s+/);
+      return `${JSON.stringify(exported ?? local)}: ${local}`;
+    });
   return `const ExtApps = (() => {\n${source.slice(0, match.index)}\nreturn {${entries.join(', ')}};\n})();`;
 }
 

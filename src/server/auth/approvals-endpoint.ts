@@ -34,7 +34,10 @@ export function handleApprovals(store: ApprovalStore, request: ApprovalsRequest,
   const { method, rest, principal } = request;
   if (rest === '' || rest === '/') {
     if (method !== 'GET') return methodNotAllowed(res, 'GET');
-    const plans = store.list().filter((s) => s.status !== 'ran').map((s) => brief(s));
+    const plans = store
+      .list()
+      .filter((s) => s.status !== 'ran')
+      .map((s) => brief(s));
     return json(res, 200, { plans });
   }
   const idText = rest.slice(1).toLowerCase();
@@ -58,7 +61,8 @@ export function handleApprovals(store: ApprovalStore, request: ApprovalsRequest,
   }
   if (method !== 'POST') return methodNotAllowed(res, 'GET, POST');
   const body = request.body ?? {};
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return problem(res, 400, 'bad-body', 'the body must be a JSON object: {"for"?: string, "ttlMinutes"?: number, "again"?: boolean}');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return problem(res, 400, 'bad-body', 'the body must be a JSON object: {"for"?: string, "ttlMinutes"?: number, "again"?: boolean}');
   const { for: forWhom, ttlMinutes, again, ...unknown } = body as Record<string, unknown>;
   if (Object.keys(unknown).length > 0) return problem(res, 400, 'bad-body', `unknown key(s) ${Object.keys(unknown).join(', ')}; known: for, ttlMinutes, again`);
   if (forWhom !== undefined && (typeof forWhom !== 'string' || forWhom === '')) return problem(res, 400, 'bad-body', '"for" must be the id of the principal who asked for the plan');

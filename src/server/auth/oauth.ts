@@ -119,8 +119,7 @@ export class OAuthResourceServer implements Authenticator {
   /** Why a token was refused, in words that say what to do. */
   private refusal(err: unknown): AuthFailure {
     const bad = (description: string): AuthFailure => ({ ok: false, status: 401, error: 'invalid_token', description });
-    if (err instanceof KeySourceError || err instanceof errors.JWKSTimeout || err instanceof TypeError ||
-        (err instanceof errors.JOSEError && /JSON Web Key Set HTTP response/.test(err.message))) {
+    if (err instanceof KeySourceError || err instanceof errors.JWKSTimeout || err instanceof TypeError || (err instanceof errors.JOSEError && /JSON Web Key Set HTTP response/.test(err.message))) {
       return { ok: false, status: 503, description: `access tokens cannot be checked right now: ${err instanceof Error ? err.message : String(err)}` };
     }
     if (err instanceof errors.JWTExpired) {
@@ -147,22 +146,24 @@ export class OAuthResourceServer implements Authenticator {
     if (this.keys) return this.keys;
     if (this.discovering) return this.discovering;
     if (Date.now() - this.lastDiscoveryFailure < 5_000) throw new KeySourceError(`the identity provider ${this.settings.issuer} could not be reached a moment ago; retrying shortly`);
-    this.discovering = this.discover().then(
-      (uri) => {
-        this.keys = createRemoteJWKSet(new URL(uri), {
-          timeoutDuration: this.fetchTimeoutMs,
-          cooldownDuration: this.settings.jwksCooldownSec * 1000,
-          cacheMaxAge: 10 * 60_000,
-        });
-        return this.keys;
-      },
-      (err: unknown) => {
-        this.lastDiscoveryFailure = Date.now();
-        throw err instanceof KeySourceError ? err : new KeySourceError(err instanceof Error ? err.message : String(err));
-      },
-    ).finally(() => {
-      this.discovering = undefined;
-    });
+    this.discovering = this.discover()
+      .then(
+        (uri) => {
+          this.keys = createRemoteJWKSet(new URL(uri), {
+            timeoutDuration: this.fetchTimeoutMs,
+            cooldownDuration: this.settings.jwksCooldownSec * 1000,
+            cacheMaxAge: 10 * 60_000,
+          });
+          return this.keys;
+        },
+        (err: unknown) => {
+          this.lastDiscoveryFailure = Date.now();
+          throw err instanceof KeySourceError ? err : new KeySourceError(err instanceof Error ? err.message : String(err));
+        },
+      )
+      .finally(() => {
+        this.discovering = undefined;
+      });
     return this.discovering;
   }
 

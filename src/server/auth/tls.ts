@@ -33,7 +33,10 @@ export function loadTlsPair(files: TlsFiles): Pick<SecureContextOptions, 'cert' 
     createSecureContext({ cert, key });
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new HttpConfigError('http.tls', /mismatch/i.test(why) ? `the key in ${files.keyFile} does not belong to the certificate in ${files.certFile}` : `cannot use ${files.certFile} and ${files.keyFile}: ${why}`);
+    throw new HttpConfigError(
+      'http.tls',
+      /mismatch/i.test(why) ? `the key in ${files.keyFile} does not belong to the certificate in ${files.certFile}` : `cannot use ${files.certFile} and ${files.keyFile}: ${why}`,
+    );
   }
   return { cert, key };
 }

@@ -137,21 +137,35 @@ export class WebConsole {
       return sendHtml(res, 409, page({ title: 'Plan', ...this.chrome(session) }, messageView('This plan cannot be shown', err instanceof Error ? err.message : String(err))));
     }
     if (!plan || !this.mayView(session.user, plan)) {
-      return sendHtml(res, 404, page({ title: 'No such plan', ...this.chrome(session) }, messageView('No such plan', `There is no stored plan ${planId} you may see. The agent runs its script with dryRun: true to store one.`, { href: '/console/', label: 'Plans' })));
+      return sendHtml(
+        res,
+        404,
+        page(
+          { title: 'No such plan', ...this.chrome(session) },
+          messageView('No such plan', `There is no stored plan ${planId} you may see. The agent runs its script with dryRun: true to store one.`, { href: '/console/', label: 'Plans' }),
+        ),
+      );
     }
     const requirement = plan.requestedBy
       .map((r) => ({ r, req: this.options.store.approversFor(planId, r) }))
       .filter((x) => x.req !== undefined)
       .map((x) => `${x.r}'s plan needs another person's approval${x.req?.group !== undefined ? ` (a member of group '${x.req.group}')` : ''}`)
       .join('; ');
-    sendHtml(res, status, page({ title: `Plan ${planId.slice(0, 12)}`, ...this.chrome(session) }, planView({
-      status: plan,
-      waiting: this.options.urls?.waiting(planId) ?? false,
-      ...(requirement ? { requirement } : {}),
-      csrf: session.csrf,
-      canDecide: this.mayDecide(session.user, plan),
-      ...extra,
-    })));
+    sendHtml(
+      res,
+      status,
+      page(
+        { title: `Plan ${planId.slice(0, 12)}`, ...this.chrome(session) },
+        planView({
+          status: plan,
+          waiting: this.options.urls?.waiting(planId) ?? false,
+          ...(requirement ? { requirement } : {}),
+          csrf: session.csrf,
+          canDecide: this.mayDecide(session.user, plan),
+          ...extra,
+        }),
+      ),
+    );
   }
 
   private explore(res: ServerResponse, session: ConsoleSession, query: string): void {
@@ -207,9 +221,12 @@ export class WebConsole {
       const status = this.options.store.status(planId);
       if (!status || !this.mayDecide(user, status)) throw new ApprovalError(`principal '${user.id}' has no approve scope and did not ask for plan ${planId}`, 'not-an-approver');
       // The one decision function of every approval channel: principals, groups, four eyes.
-      const record = this.options.store.approve(planId, user.via === 'oidc'
-        ? { approver: user.id, approverGroups: user.groups, interactive: true, via: 'console', ...(forWhom ? { for: forWhom } : {}) }
-        : { approvedBy: user.id, via: 'console', ...(forWhom ? { for: forWhom } : {}) });
+      const record = this.options.store.approve(
+        planId,
+        user.via === 'oidc'
+          ? { approver: user.id, approverGroups: user.groups, interactive: true, via: 'console', ...(forWhom ? { for: forWhom } : {}) }
+          : { approvedBy: user.id, via: 'console', ...(forWhom ? { for: forWhom } : {}) },
+      );
       this.options.onDecision?.({ planId, decision: 'approve', by: user, ...(record.requestedBy ? { for: record.requestedBy } : {}), expiresAt: record.expiresAt });
       await this.options.urls?.decided(planId, 'approved', user.id, record.requestedBy);
       res.writeHead(303, { ...SECURITY_HEADERS, Location: `${CONSOLE_PATH}/plans/${planId}?done=approved` }).end();
@@ -255,7 +272,9 @@ export class WebConsole {
 
   private async callback(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const fail = (status: number, text: string): void =>
-      sendHtml(res, status, page({ title: 'Sign in failed' }, loginView({ provider: this.options.oidc?.issuer ?? '', next: `${CONSOLE_PATH}/`, error: text })), { 'Set-Cookie': this.sessions.clearLoginCookie() });
+      sendHtml(res, status, page({ title: 'Sign in failed' }, loginView({ provider: this.options.oidc?.issuer ?? '', next: `${CONSOLE_PATH}/`, error: text })), {
+        'Set-Cookie': this.sessions.clearLoginCookie(),
+      });
     if (!this.oidc || !this.binding?.authenticate) return fail(404, 'this console does not sign in with an identity provider');
     const state = url.searchParams.get('state') ?? '';
     const login = this.sessions.finishLogin(req, state);
@@ -287,10 +306,16 @@ export class WebConsole {
   private redeem(res: ServerResponse, secret: string): void {
     const user = /^[A-Za-z0-9_-]{43}$/.test(secret) ? this.sessions.redeem(secret) : undefined;
     if (!user) {
-      return sendHtml(res, 401, page({ title: 'Sign in' }, messageView('This link is used up or expired', 'Each login link works once and for ten minutes: run pve-code-mcp console again for a new one.')));
+      return sendHtml(
+        res,
+        401,
+        page({ title: 'Sign in' }, messageView('This link is used up or expired', 'Each login link works once and for ten minutes: run pve-code-mcp console again for a new one.')),
+      );
     }
     const { cookie } = this.sessions.open(user);
-    sendHtml(res, 200, page({ title: 'Signed in', refreshTo: `${CONSOLE_PATH}/` }, messageView('Signed in', `Signed in as ${user.id}.`, { href: `${CONSOLE_PATH}/`, label: 'Continue' })), { 'Set-Cookie': cookie });
+    sendHtml(res, 200, page({ title: 'Signed in', refreshTo: `${CONSOLE_PATH}/` }, messageView('Signed in', `Signed in as ${user.id}.`, { href: `${CONSOLE_PATH}/`, label: 'Continue' })), {
+      'Set-Cookie': cookie,
+    });
   }
 }
 
@@ -340,4 +365,3 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
     });
   });
 }
-

@@ -26,7 +26,8 @@ export function productExplorer(product: Product, principalOf: (user: ConsoleUse
   return {
     search: (query, user) => product.search(query, { limit: 15, ...of(user) }),
     describe: (spec, user) => product.describe([spec], of(user)),
-    tryScript: async (code, user) => runScriptAnswer(await product.runScript({ code, dryRun: true }, { ...of(user), deadline: { startedAt: performance.now(), limitMs: product.config.sandbox.callDeadlineMs } })),
+    tryScript: async (code, user) =>
+      runScriptAnswer(await product.runScript({ code, dryRun: true }, { ...of(user), deadline: { startedAt: performance.now(), limitMs: product.config.sandbox.callDeadlineMs } })),
   };
 }
 

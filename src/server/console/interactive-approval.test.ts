@@ -18,8 +18,17 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 function plan(code: string): Plan {
   const rec = new PlanRecorder();
   rec.record({
-    cluster: 'sim', method: 'POST', path: '/nodes/pve1/qemu/100/status/stop', template: '/nodes/{node}/qemu/{vmid}/status/stop',
-    params: {}, fullParams: {}, risk: 'destructive', needsApproval: true, targets: [{ vmid: 100, exists: true }], returnsTask: true, node: 'pve1',
+    cluster: 'sim',
+    method: 'POST',
+    path: '/nodes/pve1/qemu/100/status/stop',
+    template: '/nodes/{node}/qemu/{vmid}/status/stop',
+    params: {},
+    fullParams: {},
+    risk: 'destructive',
+    needsApproval: true,
+    targets: [{ vmid: 100, exists: true }],
+    returnsTask: true,
+    node: 'pve1',
   });
   return rec.finish(code, 'ops');
 }

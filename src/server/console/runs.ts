@@ -44,13 +44,29 @@ export function recentRuns(entries: AuditEntry[], options: { limit?: number; pri
     let run = runs.get(runId);
     if (!run) {
       if (e.type !== 'run-start') continue; // its start is before the tail that was read
-      run = { runId, startedAt: e.ts, principal: who, dryRun: d.dryRun === true, changes: [], reads: 0, ...(typeof d.policy === 'string' ? { policy: d.policy } : {}), ...(typeof d.planId === 'string' ? { planId: d.planId } : {}) };
+      run = {
+        runId,
+        startedAt: e.ts,
+        principal: who,
+        dryRun: d.dryRun === true,
+        changes: [],
+        reads: 0,
+        ...(typeof d.policy === 'string' ? { policy: d.policy } : {}),
+        ...(typeof d.planId === 'string' ? { planId: d.planId } : {}),
+      };
       runs.set(runId, run);
       continue;
     }
     if (e.type === 'call') {
       if (d.method === 'GET' || d.method === undefined) run.reads += 1;
-      else run.changes.push({ method: String(d.method), path: String(d.path ?? ''), ...(typeof d.outcome === 'string' ? { outcome: d.outcome } : {}), ...(typeof d.status === 'string' ? { status: d.status } : {}), ...(typeof d.phase === 'string' ? { phase: d.phase } : {}) });
+      else
+        run.changes.push({
+          method: String(d.method),
+          path: String(d.path ?? ''),
+          ...(typeof d.outcome === 'string' ? { outcome: d.outcome } : {}),
+          ...(typeof d.status === 'string' ? { status: d.status } : {}),
+          ...(typeof d.phase === 'string' ? { phase: d.phase } : {}),
+        });
     } else if (e.type === 'approval') {
       const by = typeof d.approvedBy === 'string' ? ` by ${d.approvedBy}` : '';
       run.approval = `${typeof d.answer === 'string' ? d.answer : 'approval'}${typeof d.via === 'string' ? ` (${d.via})` : ''}${by}`;

@@ -56,7 +56,10 @@ export function createWebConsole(setup: ConsoleSetup): WebConsole {
 function recentEntriesOf(audit: ConsoleSetup['audit']): () => AuditEntry[] {
   const db = audit.postgres;
   if (!db) return () => fileTailEntries(audit.file);
-  return () => tailLines(db, DEFAULT_AUDIT_CHAIN, TAIL_ENTRIES).map((l) => parseEntryLine(l)).filter((e): e is AuditEntry => e !== undefined);
+  return () =>
+    tailLines(db, DEFAULT_AUDIT_CHAIN, TAIL_ENTRIES)
+      .map((l) => parseEntryLine(l))
+      .filter((e): e is AuditEntry => e !== undefined);
 }
 
 /** The chain's verification in a line, recomputed only when the audit changed since the last one. */

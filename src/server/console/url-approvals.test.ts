@@ -40,7 +40,11 @@ describe('URL-mode approvals', () => {
 
   it('opens a new elicitation after the old one expired', () => {
     let now = 0;
-    const urls = new UrlApprovals(() => true, 1_000, () => now);
+    const urls = new UrlApprovals(
+      () => true,
+      1_000,
+      () => now,
+    );
     urls.bind('http://127.0.0.1:1');
     const first = urls.ask(PLAN, 'alice', () => async () => undefined);
     now = 1_001;

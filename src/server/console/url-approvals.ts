@@ -95,7 +95,14 @@ export class UrlApprovals {
     const done = [...this.pending.values()].filter((p) => p.planId === planId && (decision === 'declined' || forPrincipal === undefined || p.principal === forPrincipal));
     for (const p of done) this.pending.delete(p.elicitationId);
     // A session that went away cannot be told; its client retries or gives up on its own clock.
-    const sent = await Promise.all(done.map((p) => p.notify().then(() => 1, () => 0)));
+    const sent = await Promise.all(
+      done.map((p) =>
+        p.notify().then(
+          () => 1,
+          () => 0,
+        ),
+      ),
+    );
     return sent.reduce<number>((a, b) => a + b, 0);
   }
 

@@ -9,8 +9,16 @@ const HOSTILE = '<img src=x onerror=alert(1)>';
 
 function write(seq: number, blastRadius?: BlastRadius): PlannedWrite {
   return {
-    seq, cluster: 'sim', method: 'DELETE', path: '/storage/scratch', template: '/storage/{storage}', params: {},
-    risk: 'privileged', needsApproval: true, targets: [], fingerprint: 'f',
+    seq,
+    cluster: 'sim',
+    method: 'DELETE',
+    path: '/storage/scratch',
+    template: '/storage/{storage}',
+    params: {},
+    risk: 'privileged',
+    needsApproval: true,
+    targets: [],
+    fingerprint: 'f',
     change: { summary: "storage 'scratch' is removed", lines: [] },
     ...(blastRadius ? { blastRadius } : {}),
   } as PlannedWrite;
@@ -23,11 +31,19 @@ function render(writes: PlannedWrite[], notes?: string[]): string {
 
 describe('the console plan page', () => {
   it('shows a blast radius summary first, its severe items marked, and the reads behind it', () => {
-    const out = render([write(1, {
-      family: 'storage-remove', summary: '1 guest loses a disk; 1 of them will not boot', complete: true, failed: [],
-      reads: ['GET /storage/scratch'],
-      items: [{ kind: 'guest', what: "VM 118 'dev-02' on pve1", effect: 'loses disk scsi0 — its boot disk: it will not boot', vmid: 118, severe: true }, { kind: 'backup', what: HOSTILE, effect: 'deleted' }],
-    })]);
+    const out = render([
+      write(1, {
+        family: 'storage-remove',
+        summary: '1 guest loses a disk; 1 of them will not boot',
+        complete: true,
+        failed: [],
+        reads: ['GET /storage/scratch'],
+        items: [
+          { kind: 'guest', what: "VM 118 'dev-02' on pve1", effect: 'loses disk scsi0 — its boot disk: it will not boot', vmid: 118, severe: true },
+          { kind: 'backup', what: HOSTILE, effect: 'deleted' },
+        ],
+      }),
+    ]);
     const radius = out.slice(out.indexOf('class="blast"'));
     expect(radius.indexOf('1 guest loses a disk')).toBeLessThan(radius.indexOf('VM 118'));
     expect(out).toMatch(/<li class="severe" data-kind="guest"><span class="sev">severe<\/span> <b>VM 118 &#39;dev-02&#39; on pve1<\/b>/);
@@ -38,7 +54,14 @@ describe('the console plan page', () => {
   });
 
   it('marks a severe or unreadable radius in the list of plans', () => {
-    const severe: BlastRadius = { family: 'storage-remove', summary: '1 guest loses a disk', complete: true, reads: [], failed: [], items: [{ kind: 'guest', what: 'VM 118', effect: 'will not boot', severe: true }] };
+    const severe: BlastRadius = {
+      family: 'storage-remove',
+      summary: '1 guest loses a disk',
+      complete: true,
+      reads: [],
+      failed: [],
+      items: [{ kind: 'guest', what: 'VM 118', effect: 'will not boot', severe: true }],
+    };
     const unread: BlastRadius = { family: 'ha-change', summary: 'vm:101', complete: false, reads: [], failed: ['GET /cluster/ha/resources: 500'], items: [] };
     const plan = (writes: PlannedWrite[]): Plan => ({ version: 1, planId: 'b'.repeat(64), codeHash: 'c', policy: 'ops', createdAt: 'now', writes });
     const out = plansView([{ status: { plan: plan([write(1, severe), write(2, unread), write(3)]), status: 'pending', requestedBy: [] }, waiting: false }]).html;
@@ -66,9 +89,19 @@ describe('the console plan page', () => {
   });
 
   it("shows the blast radius of a write the explorer's dry-run planned", () => {
-    const radius: BlastRadius = { family: 'storage-remove', summary: '1 guest loses a disk', complete: true, reads: [], failed: [], items: [{ kind: 'guest', what: 'VM 118', effect: 'will not boot', severe: true }] };
+    const radius: BlastRadius = {
+      family: 'storage-remove',
+      summary: '1 guest loses a disk',
+      complete: true,
+      reads: [],
+      failed: [],
+      items: [{ kind: 'guest', what: 'VM 118', effect: 'will not boot', severe: true }],
+    };
     const tried = { ok: true, result: null, logs: [], stats: { mode: 'dry-run', calls: {}, budget: {} }, plan: { planId: 'c'.repeat(64), writes: [write(1, radius)] } } as unknown as RunScriptOutput;
-    const described = { operations: [{ method: 'DELETE', path: '/storage/{storage}', risk: 'privileged', permission: 'Datastore.Allocate', signature: 'x' }], notFound: [] } as unknown as DescribeResult;
+    const described = {
+      operations: [{ method: 'DELETE', path: '/storage/{storage}', risk: 'privileged', permission: 'Datastore.Allocate', signature: 'x' }],
+      notFound: [],
+    } as unknown as DescribeResult;
     const out = operationView({ spec: 'DELETE /storage/{storage}', described, code: '', csrf: 't', tried }).html;
     expect(out).toContain('<span class="blast-summary">1 guest loses a disk</span>');
     expect(out).toContain('<span class="sev">severe</span>');

@@ -26,9 +26,10 @@ export interface PlanRow {
 }
 
 export function plansView(rows: PlanRow[], notice?: string): Html {
-  const body = rows.length === 0
-    ? html`<p>No plan is waiting for approval.</p>`
-    : html`<table><thead><tr><th>Plan</th><th>Asked by</th><th>Created</th><th>Status</th><th>What it does</th></tr></thead><tbody>${rows.map((r) => planRow(r))}</tbody></table>`;
+  const body =
+    rows.length === 0
+      ? html`<p>No plan is waiting for approval.</p>`
+      : html`<table><thead><tr><th>Plan</th><th>Asked by</th><th>Created</th><th>Status</th><th>What it does</th></tr></thead><tbody>${rows.map((r) => planRow(r))}</tbody></table>`;
   return html`${notice ? html`<p class="notice">${notice}</p>` : ''}<h2>Plans waiting for a decision</h2>${body}`;
 }
 
@@ -60,15 +61,14 @@ export function planView(s: PlanPageState): Html {
   const p = s.status.plan;
   const needing = p.writes.filter((w) => w.needsApproval).length;
   const requesters = s.status.requestedBy;
-  const forField = requesters.length > 1
-    ? html`<label>For <select name="for">${requesters.map((r) => html`<option value="${r}">${r}</option>`)}</select></label>`
-    : html``;
-  const actions = s.canDecide && s.status.status === 'pending'
-    ? html`<div class="actions">
+  const forField = requesters.length > 1 ? html`<label>For <select name="for">${requesters.map((r) => html`<option value="${r}">${r}</option>`)}</select></label>` : html``;
+  const actions =
+    s.canDecide && s.status.status === 'pending'
+      ? html`<div class="actions">
 <form method="post" action="/console/plans/${p.planId}/approve"><input type="hidden" name="csrf" value="${s.csrf}">${forField}<button class="approve" type="submit">${p.writes.length === 1 ? 'Approve this change' : `Approve these ${p.writes.length} changes`}</button></form>
 <form method="post" action="/console/plans/${p.planId}/decline"><input type="hidden" name="csrf" value="${s.csrf}"><button class="decline" type="submit">Decline</button></form>
 </div>`
-    : html``;
+      : html``;
   const approval = s.status.approval
     ? html`<p>Approved by <b>${s.status.approval.approvedBy}</b> at ${s.status.approval.approvedAt}, valid until ${s.status.approval.expiresAt}${s.status.approval.requestedBy ? html` for ${s.status.approval.requestedBy}` : ''}.</p>`
     : html``;
@@ -101,7 +101,7 @@ function radiusRow(writes: readonly PlannedWrite[]): Html {
 }
 
 function stepView(w: PlannedWrite): Html {
-  const targets = w.targets.map((t) => `${t.name ?? (t.type ?? 'guest')} ${t.vmid}${t.node ? ` on ${t.node}` : ''}${t.exists ? '' : ' (does not exist yet)'}`);
+  const targets = w.targets.map((t) => `${t.name ?? t.type ?? 'guest'} ${t.vmid}${t.node ? ` on ${t.node}` : ''}${t.exists ? '' : ' (does not exist yet)'}`);
   const params = Object.keys(w.params).length > 0 ? JSON.stringify(w.params, null, 1) : '';
   return html`<section class="step" id="step-${w.seq}">
 <div class="summary">${w.seq}. ${w.change?.summary ?? `${w.method} ${w.path}`}</div>
@@ -123,10 +123,14 @@ function blastView(radius: BlastRadius | undefined): Html {
   const incomplete = !radius.complete
     ? html`<div class="incomplete"><b>Could not be read: counts as the worst case.</b>${radius.failed.length > 0 ? html` Failed reads:<ul>${radius.failed.map((f) => html`<li><code>${f}</code></li>`)}</ul>` : ' A bound was hit, so it may reach more than listed.'}</div>`
     : html``;
-  const items = radius.items.length > 0
-    ? html`<ul class="items">${radius.items.map((i) => html`<li class="${i.severe ? 'severe' : ''}" data-kind="${i.kind}">${i.severe ? html`<span class="sev">severe</span> ` : ''}<b>${i.what}</b>: ${i.effect}</li>`)}</ul>`
-    : html``;
-  const reads = radius.reads.length > 0 ? html`<details><summary>Read from ${radius.reads.length} call${radius.reads.length === 1 ? '' : 's'}</summary><ul>${radius.reads.map((r) => html`<li><code>${r}</code></li>`)}</ul></details>` : html``;
+  const items =
+    radius.items.length > 0
+      ? html`<ul class="items">${radius.items.map((i) => html`<li class="${i.severe ? 'severe' : ''}" data-kind="${i.kind}">${i.severe ? html`<span class="sev">severe</span> ` : ''}<b>${i.what}</b>: ${i.effect}</li>`)}</ul>`
+      : html``;
+  const reads =
+    radius.reads.length > 0
+      ? html`<details><summary>Read from ${radius.reads.length} call${radius.reads.length === 1 ? '' : 's'}</summary><ul>${radius.reads.map((r) => html`<li><code>${r}</code></li>`)}</ul></details>`
+      : html``;
   return html`<div class="blast${radius.complete ? '' : ' partial'}" data-family="${radius.family}"><div><b>Blast radius</b> <span class="family">${radius.family}</span>: <span class="blast-summary">${radius.summary}</span></div>${incomplete}${items}${reads}</div>`;
 }
 
@@ -159,7 +163,10 @@ export function messageView(title: string, text: string, link?: { href: string; 
 export function exploreView(query: string, hits: SearchHit[]): Html {
   const form = html`<form method="get" action="/console/explore"><label>Search the API by intent <input name="q" value="${query}" size="50" placeholder="stop a virtual machine"></label> <button type="submit">Search</button></form>`;
   if (query === '') return html`<h2>API explorer</h2>${form}`;
-  const rows = hits.map((h) => html`<tr><td><a href="/console/explore/op?spec=${encodeURIComponent(`${h.method} ${h.path}`)}"><code>${h.method} ${h.path}</code></a></td><td>${h.summary}</td><td><span class="risk ${h.risk}">${h.risk}</span></td><td>${h.verdict ?? ''}${h.raisedBy && h.raisedBy.length > 0 ? html`<br>raised by: ${h.raisedBy.join(', ')}` : ''}</td></tr>`);
+  const rows = hits.map(
+    (h) =>
+      html`<tr><td><a href="/console/explore/op?spec=${encodeURIComponent(`${h.method} ${h.path}`)}"><code>${h.method} ${h.path}</code></a></td><td>${h.summary}</td><td><span class="risk ${h.risk}">${h.risk}</span></td><td>${h.verdict ?? ''}${h.raisedBy && h.raisedBy.length > 0 ? html`<br>raised by: ${h.raisedBy.join(', ')}` : ''}</td></tr>`,
+  );
   return html`<h2>API explorer</h2>${form}${hits.length === 0 ? html`<p>Nothing matches.</p>` : html`<table><thead><tr><th>Operation</th><th>What it does</th><th>Risk</th><th>Your policy</th></tr></thead><tbody>${rows}</tbody></table>`}`;
 }
 
@@ -177,12 +184,14 @@ export function operationView(s: OperationPage): Html {
     const near = s.described.notFound.flatMap((n) => n.suggestions);
     return html`<h2>No operation ${s.spec}</h2>${near.length > 0 ? html`<p>Nearest: ${near.map((n) => html`<a href="/console/explore/op?spec=${encodeURIComponent(n)}"><code>${n}</code></a> `)}</p>` : ''}`;
   }
-  return html`<p><a href="/console/explore">← Search</a></p>${ops.map((op) => html`<section class="step">
+  return html`<p><a href="/console/explore">← Search</a></p>${ops.map(
+    (op) => html`<section class="step">
 <div class="summary"><code>${op.method} ${op.path}</code> <span class="risk ${op.risk}">${op.risk}</span></div>
 <div>Permission: ${op.permission}</div>
 ${op.verdict ? html`<div>Your policy (${op.verdict.policy} on ${op.verdict.cluster}): <b>${VERDICT_TEXT[op.verdict.verdict]}</b> — ${op.verdict.rule}${op.verdict.why ? html`; ${op.verdict.why}` : ''}</div>${op.verdict.raisedBy.length > 0 ? html`<div>Raised by: ${op.verdict.raisedBy.map((r) => html`<div><code>${r.param}</code> → ${r.risk} (${VERDICT_TEXT[r.verdict]}): ${r.reason}</div>`)}</div>` : ''}` : ''}
 <pre class="signature">${op.signature}</pre>
-</section>`)}
+</section>`,
+  )}
 <h2>Try it</h2>
 <p>A dry-run under your policy, through the same pipeline and audit as run_script: reads run live, writes are only planned.</p>
 <form method="post" action="/console/explore/try"><input type="hidden" name="csrf" value="${s.csrf}"><input type="hidden" name="spec" value="${s.spec}">

@@ -20,9 +20,7 @@ export const GET_SCHEMA = {
     cluster: z.string().max(100).optional(),
   },
   output: {
-    operations: z.array(
-      z.object({ method: z.string(), path: z.string(), risk: z.string(), verdict: z.string(), permission: z.string(), signature: z.string() }),
-    ),
+    operations: z.array(z.object({ method: z.string(), path: z.string(), risk: z.string(), verdict: z.string(), permission: z.string(), signature: z.string() })),
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
 } satisfies ToolDefinition;

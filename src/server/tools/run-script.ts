@@ -136,9 +136,7 @@ function progressReporter(extra: Extra): (message: string) => void {
   let step = 0;
   return (message) => {
     step += 1;
-    void extra
-      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, message } })
-      .catch(() => undefined);
+    void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, message } }).catch(() => undefined);
   };
 }
 
@@ -163,14 +161,17 @@ function elicitationApprover(server: McpServer, extra: Extra, console?: { urls: 
       }
       if (!capability) return 'unsupported';
       try {
-        const answer = await server.server.elicitInput({
-          message: `Approve these Proxmox writes (plan ${request.planId.slice(0, 12)})?\n\n${request.summary}`,
-          requestedSchema: {
-            type: 'object',
-            properties: { approve: { type: 'boolean', title: 'Run exactly these writes', default: false } },
-            required: ['approve'],
+        const answer = await server.server.elicitInput(
+          {
+            message: `Approve these Proxmox writes (plan ${request.planId.slice(0, 12)})?\n\n${request.summary}`,
+            requestedSchema: {
+              type: 'object',
+              properties: { approve: { type: 'boolean', title: 'Run exactly these writes', default: false } },
+              required: ['approve'],
+            },
           },
-        }, { relatedRequestId: extra.requestId, signal: extra.signal, timeout: ELICITATION_TIMEOUT_MS });
+          { relatedRequestId: extra.requestId, signal: extra.signal, timeout: ELICITATION_TIMEOUT_MS },
+        );
         return answer.action === 'accept' && answer.content?.approve === true ? 'accept' : 'decline';
       } catch {
         return 'unsupported';
@@ -238,9 +239,7 @@ export function runScriptAnswer(session: RunResult): RunScriptOutput {
     calls: compactCounts(session.stats.calls),
     budget: compactBudget(session.stats.budget),
   };
-  const plan = session.plan
-    ? { planId: session.plan.planId, summary: session.planSummary, writes: session.plan.writes, ...(session.plan.notes ? { notes: session.plan.notes } : {}) }
-    : undefined;
+  const plan = session.plan ? { planId: session.plan.planId, summary: session.planSummary, writes: session.plan.writes, ...(session.plan.notes ? { notes: session.plan.notes } : {}) } : undefined;
   const base: RunScriptOutput = {
     ok: session.blocked ? false : (outcome?.ok ?? false),
     result: session.blocked ? undefined : outcome?.result,
@@ -380,7 +379,7 @@ function renderChanges(c: ChangesReport): string {
   ].filter((p) => p !== '');
   const unsettled = (c.unsettled ?? []).map((u) => `${u.method} ${u.path}${u.upid ? ` ${u.upid}` : ''}`);
   const which = unsettled.length > 0 ? ` (${unsettled.join('; ')})` : '';
-  const advice = c.unknown > 0 ? ': the unknown ones may have run — look at the node\'s tasks or the object before repeating them' : '';
+  const advice = c.unknown > 0 ? ": the unknown ones may have run — look at the node's tasks or the object before repeating them" : '';
   return `changes: ${parts.join(', ')}${which}${advice}`;
 }
 

@@ -36,9 +36,7 @@ export const SEARCH_API = {
     cluster: z.string().max(100).optional(),
   },
   output: {
-    results: z.array(
-      z.object({ method: z.string(), path: z.string(), summary: z.string(), risk: z.string(), verdict: z.string() }),
-    ),
+    results: z.array(z.object({ method: z.string(), path: z.string(), summary: z.string(), risk: z.string(), verdict: z.string() })),
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
 } satisfies ToolDefinition;
@@ -90,9 +88,7 @@ function verdictFilter(product: Product, cluster: string | undefined, wanted: Ve
 
 function renderSearchText(query: string, hits: SearchHit[], notes: string[]): string {
   if (hits.length === 0) {
-    return query.trim() === ''
-      ? 'No operations match these filters.'
-      : `No operations match "${query}". Try other words (e.g. the object: vm, container, storage, node) or a pathPrefix.`;
+    return query.trim() === '' ? 'No operations match these filters.' : `No operations match "${query}". Try other words (e.g. the object: vm, container, storage, node) or a pathPrefix.`;
   }
   const helpers = helperLine(hits.map((h) => h.key));
   return [...hits.map(formatHit), ...(helpers ? [helpers] : []), ...notes].join('\n');

@@ -34,7 +34,12 @@ describe('checkToolArguments', () => {
     const s = await rawServer(true);
     close = s.close;
     let id = 10;
-    for (const [args, got] of [['x', 'a string'], [3, 'a number'], [null, 'null'], [['a'], 'an array']] as const) {
+    for (const [args, got] of [
+      ['x', 'a string'],
+      [3, 'a number'],
+      [null, 'null'],
+      [['a'], 'an array'],
+    ] as const) {
       const answer = await s.request((id += 1), 'tools/call', { name: 'echo', arguments: args });
       expect(answer.error?.code, JSON.stringify(args)).toBe(-32602);
       expect(answer.error?.message).toContain(`"arguments" must be an object of the tool's parameters`);

@@ -71,10 +71,7 @@ function strip(node: unknown, dropped: ReadonlySet<string>): unknown {
     if (key === 'properties' && Object.keys(value as object).length === 0) continue;
     if (key === 'additionalProperties' && isEmptySchema(value)) continue;
     // `properties` maps names to schemas: a property may be called like a keyword.
-    out[key] =
-      key === 'properties'
-        ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, strip(v, dropped)]))
-        : strip(value, dropped);
+    out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, strip(v, dropped)])) : strip(value, dropped);
   }
   return out;
 }

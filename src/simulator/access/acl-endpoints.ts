@@ -98,8 +98,7 @@ export function accessAclEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
         { links: [{ rel: 'child', href: '{roleid}' }] },
       ),
       permissions: { user: 'all' },
-      handler: () =>
-        [...store.roles.values()].map((r) => ({ roleid: r.roleid, privs: [...r.privs].sort().join(','), special: r.special ? 1 : 0 })),
+      handler: () => [...store.roles.values()].map((r) => ({ roleid: r.roleid, privs: [...r.privs].sort().join(','), special: r.special ? 1 : 0 })),
     },
   ];
 }

@@ -16,9 +16,7 @@ export type AuthFailureStyle = 'modern' | 'legacy';
 
 export type AuthOutcome =
   /** An auth-exempt call: credentials are not looked at, but a token header still counts for `allowtoken`. */
-  | { kind: 'exempt'; apiTokenSent: boolean }
-  | { kind: 'authenticated'; principal: SimPrincipal; viaToken: boolean }
-  | { kind: 'denied'; reason: string };
+  { kind: 'exempt'; apiTokenSent: boolean } | { kind: 'authenticated'; principal: SimPrincipal; viaToken: boolean } | { kind: 'denied'; reason: string };
 
 const EXEMPT: ReadonlyArray<[HttpMethod, string]> = [
   ['GET', '/access/domains'],

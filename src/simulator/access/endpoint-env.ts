@@ -20,7 +20,6 @@ export function flag(value: unknown, fallback: boolean): boolean {
   return value === undefined ? fallback : value === 1 || value === true;
 }
 
-
 /** The account named `userid`, or PVE's error for one that does not exist. */
 export function accountOf(store: AccessStore, userid: string): User {
   const u = store.user(userid);

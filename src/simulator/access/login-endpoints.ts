@@ -91,7 +91,6 @@ export function accessLoginEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
     return out;
   };
 
-
   return [
     {
       method: 'GET',
@@ -143,17 +142,18 @@ export function accessLoginEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
         { links: [{ rel: 'child', href: '{realm}' }] },
       ),
       permissions: { user: 'world', description: 'Anyone, so the login form can offer the realms.' },
-      handler: () =>
-        [...store.realms.values()].map((r) => ({ realm: r.realm, type: r.type, comment: r.comment, ...(r.default ? { default: 1 } : {}) })),
+      handler: () => [...store.realms.values()].map((r) => ({ realm: r.realm, type: r.type, comment: r.comment, ...(r.default ? { default: 1 } : {}) })),
     },
     {
       method: 'GET',
       path: '/access/permissions',
       description: 'Effective privileges per ACL path of the caller, or of another user or token.',
       parameters: {
-        userid: opt(str('User or token to report on (needs Sys.Audit on /access unless it is the caller or its token).', {
-          pattern: '(?^:^(?^:[^\\s:/]+)\\@(?^:[A-Za-z][A-Za-z0-9\\.\\-_]+)(?:!(?^:[A-Za-z][A-Za-z0-9\\.\\-_]+))?$)',
-        })),
+        userid: opt(
+          str('User or token to report on (needs Sys.Audit on /access unless it is the caller or its token).', {
+            pattern: '(?^:^(?^:[^\\s:/]+)\\@(?^:[A-Za-z][A-Za-z0-9\\.\\-_]+)(?:!(?^:[A-Za-z][A-Za-z0-9\\.\\-_]+))?$)',
+          }),
+        ),
         path: opt(str('Report only this ACL path.')),
       },
       returns: { type: 'object', description: 'Map of ACL path to a map of privilege name to 1.' },

@@ -180,7 +180,11 @@ function userMustExist(value: unknown, s: PermissionSubject, quiet: boolean): st
 function splitList(value: unknown): string[] {
   const text = Array.isArray(value) ? value.map(String).join('\0') : value === undefined || value === null ? '' : String(value);
   if (text.includes('\0')) return text.split('\0');
-  return text.replace(/[,;]/g, ' ').trim().split(/\s+/).filter((x) => x !== '');
+  return text
+    .replace(/[,;]/g, ' ')
+    .trim()
+    .split(/\s+/)
+    .filter((x) => x !== '');
 }
 
 function useridGroup(args: unknown[], s: PermissionSubject, quiet: boolean): boolean {

@@ -30,30 +30,42 @@ export function accessReadEndpoints({ store }: AccessEndpointEnv): SimEndpoint[]
   };
   const handlers: SimEndpoint[] = [
     {
-      method: 'GET', path: '/access',
+      method: 'GET',
+      path: '/access',
       description: 'Access-control sections (directory index).',
-      parameters: {}, returns: LIST, permissions: { user: 'all' },
+      parameters: {},
+      returns: LIST,
+      permissions: { user: 'all' },
       handler: () => ['acl', 'domains', 'groups', 'openid', 'password', 'permissions', 'roles', 'tfa', 'ticket', 'users'].map((subdir) => ({ subdir })),
     },
     {
-      method: 'GET', path: '/access/openid',
+      method: 'GET',
+      path: '/access/openid',
       description: 'OpenID Connect login steps (directory index).',
-      parameters: {}, returns: LIST, permissions: { user: 'all' },
+      parameters: {},
+      returns: LIST,
+      permissions: { user: 'all' },
       handler: () => ['auth-url', 'login'].map((subdir) => ({ subdir })),
     },
     {
-      method: 'GET', path: '/access/groups',
+      method: 'GET',
+      path: '/access/groups',
       description: 'User groups the caller may see, with their members.',
-      parameters: {}, returns: LIST, permissions: { user: 'all' },
+      parameters: {},
+      returns: LIST,
+      permissions: { user: 'all' },
       handler: (ctx) =>
         [...store.groups.values()]
           .filter((g) => ctx.hasPriv(`/access/groups/${g.groupid}`, 'Sys.Audit') || ctx.hasPriv(`/access/groups/${g.groupid}`, 'Group.Allocate'))
           .map((g) => ({ groupid: g.groupid, ...(g.comment ? { comment: g.comment } : {}), users: [...g.members].sort().join(',') })),
     },
     {
-      method: 'GET', path: '/access/groups/{groupid}',
+      method: 'GET',
+      path: '/access/groups/{groupid}',
       description: 'One group: its comment and members.',
-      parameters: { groupid: str('The groupid asked for.', { format: 'pve-groupid' }) }, returns: OBJ, permissions: { check: perm('/access/groups', ['Sys.Audit', 'Group.Allocate'], 'any', 1) },
+      parameters: { groupid: str('The groupid asked for.', { format: 'pve-groupid' }) },
+      returns: OBJ,
+      permissions: { check: perm('/access/groups', ['Sys.Audit', 'Group.Allocate'], 'any', 1) },
       handler: (ctx) => {
         const g = store.groups.get(param(ctx, 'groupid'));
         if (!g) throw die(`group '${param(ctx, 'groupid')}' does not exist`);
@@ -61,9 +73,12 @@ export function accessReadEndpoints({ store }: AccessEndpointEnv): SimEndpoint[]
       },
     },
     {
-      method: 'GET', path: '/access/roles/{roleid}',
+      method: 'GET',
+      path: '/access/roles/{roleid}',
       description: 'The privileges one role grants.',
-      parameters: { roleid: str('The roleid asked for.', { format: 'pve-roleid' }) }, returns: OBJ, permissions: { user: 'all' },
+      parameters: { roleid: str('The roleid asked for.', { format: 'pve-roleid' }) },
+      returns: OBJ,
+      permissions: { user: 'all' },
       handler: (ctx) => {
         const r = store.roles.get(param(ctx, 'roleid'));
         if (!r) throw die(`role '${param(ctx, 'roleid')}' does not exist`);
@@ -71,9 +86,12 @@ export function accessReadEndpoints({ store }: AccessEndpointEnv): SimEndpoint[]
       },
     },
     {
-      method: 'GET', path: '/access/domains/{realm}',
-      description: 'One authentication realm\'s settings.',
-      parameters: { realm: str('The realm asked for.', { format: 'pve-realm', maxLength: 32 }) }, returns: ANY, permissions: { check: perm('/access/realm', ['Realm.Allocate', 'Sys.Audit'], 'any', 1) },
+      method: 'GET',
+      path: '/access/domains/{realm}',
+      description: "One authentication realm's settings.",
+      parameters: { realm: str('The realm asked for.', { format: 'pve-realm', maxLength: 32 }) },
+      returns: ANY,
+      permissions: { check: perm('/access/realm', ['Realm.Allocate', 'Sys.Audit'], 'any', 1) },
       handler: (ctx) => {
         const r = store.realms.get(param(ctx, 'realm'));
         if (!r) throw die(`domain '${param(ctx, 'realm')}' does not exist`);
@@ -82,24 +100,36 @@ export function accessReadEndpoints({ store }: AccessEndpointEnv): SimEndpoint[]
       },
     },
     {
-      method: 'GET', path: '/access/tfa',
+      method: 'GET',
+      path: '/access/tfa',
       description: 'Two-factor (TFA) entries of every user the caller may see (never their secrets).',
-      parameters: {}, returns: LIST, permissions: { user: 'all' }, protected: true,
+      parameters: {},
+      returns: LIST,
+      permissions: { user: 'all' },
+      protected: true,
       handler: (ctx) =>
         [...store.users.values()]
           .filter((u) => u.userid === ctx.principal.userid || ctx.hasPriv('/access/groups', 'Sys.Audit') || ctx.hasPriv('/access/groups', 'User.Modify'))
           .map((u) => ({ userid: u.userid, entries: tfaEntries(u) })),
     },
     {
-      method: 'GET', path: '/access/tfa/{userid}',
+      method: 'GET',
+      path: '/access/tfa/{userid}',
       description: 'The two-factor (TFA) entries of one user.',
-      parameters: { userid: str('User ID (user@realm).', { format: 'pve-userid', maxLength: 64 }) }, returns: LIST, permissions: { check: ['or', ['userid-param', 'self'], ['userid-group', ['User.Modify', 'Sys.Audit']]] }, protected: true,
+      parameters: { userid: str('User ID (user@realm).', { format: 'pve-userid', maxLength: 64 }) },
+      returns: LIST,
+      permissions: { check: ['or', ['userid-param', 'self'], ['userid-group', ['User.Modify', 'Sys.Audit']]] },
+      protected: true,
       handler: (ctx) => tfaEntries(user(ctx)),
     },
     {
-      method: 'GET', path: '/access/tfa/{userid}/{id}',
+      method: 'GET',
+      path: '/access/tfa/{userid}/{id}',
       description: 'One two-factor (TFA) entry of a user.',
-      parameters: { userid: str('User ID (user@realm).', { format: 'pve-userid', maxLength: 64 }), id: str('Identifier of the object.') }, returns: OBJ, permissions: { check: ['or', ['userid-param', 'self'], ['userid-group', ['User.Modify', 'Sys.Audit']]] }, protected: true,
+      parameters: { userid: str('User ID (user@realm).', { format: 'pve-userid', maxLength: 64 }), id: str('Identifier of the object.') },
+      returns: OBJ,
+      permissions: { check: ['or', ['userid-param', 'self'], ['userid-group', ['User.Modify', 'Sys.Audit']]] },
+      protected: true,
       handler: (ctx) => {
         const e = tfaEntries(user(ctx)).find((x) => x.id === param(ctx, 'id'));
         if (!e) throw die('no such tfa entry');
@@ -107,12 +137,18 @@ export function accessReadEndpoints({ store }: AccessEndpointEnv): SimEndpoint[]
       },
     },
     {
-      method: 'GET', path: '/access/users/{userid}/tfa',
+      method: 'GET',
+      path: '/access/users/{userid}/tfa',
       description: 'Which kinds of two-factor (TFA) entry a user has.',
-      parameters: { userid: str('User ID (user@realm).', { format: 'pve-userid', maxLength: 64 }) }, returns: OBJ, permissions: { check: ['or', ['userid-param', 'self'], ['userid-group', ['User.Modify', 'Sys.Audit']]] }, protected: true,
+      parameters: { userid: str('User ID (user@realm).', { format: 'pve-userid', maxLength: 64 }) },
+      returns: OBJ,
+      permissions: { check: ['or', ['userid-param', 'self'], ['userid-group', ['User.Modify', 'Sys.Audit']]] },
+      protected: true,
       handler: (ctx) => {
         // Recovery keys back up the other factors; they are not a kind of factor of their own here.
-        const types = tfaEntries(user(ctx)).map((e) => e.type).filter((t) => t !== 'recovery');
+        const types = tfaEntries(user(ctx))
+          .map((e) => e.type)
+          .filter((t) => t !== 'recovery');
         return types.length ? { types } : {};
       },
     },

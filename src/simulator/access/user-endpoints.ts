@@ -22,8 +22,8 @@ const USER_FIELDS = {
 };
 const TOKEN_INFO = {
   comment: opt(str('Free-form note.')),
-  expire: opt(int('Expiry as epoch seconds; 0 = never. Defaults to the owner\'s expiry.', { minimum: 0, default: 'same as user' })),
-  privsep: opt(bool('1 = the token only has privileges granted to it (and held by its owner); 0 = all of its owner\'s.', { default: 1 })),
+  expire: opt(int("Expiry as epoch seconds; 0 = never. Defaults to the owner's expiry.", { minimum: 0, default: 'same as user' })),
+  privsep: opt(bool("1 = the token only has privileges granted to it (and held by its owner); 0 = all of its owner's.", { default: 1 })),
 };
 const TOKEN_PERMS = { check: ['or', ['userid-param', 'self'], ['userid-group', ['User.Modify']]] };
 
@@ -101,12 +101,12 @@ export function accessUserEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
           userid: USERID,
           ...USER_FIELDS,
           groups: opt(str('Groups, comma-separated.', { format: 'pve-groupid-list' })),
-          'realm-type': opt(str('Kind of the user\'s realm.', { format: 'pve-realm' })),
+          'realm-type': opt(str("Kind of the user's realm.", { format: 'pve-realm' })),
           tokens: opt(arr(obj({ tokenid: TOKENID, ...TOKEN_INFO }))),
         }),
         { links: [{ rel: 'child', href: '{userid}' }] },
       ),
-      permissions: { user: 'all', description: 'Filtered by User.Modify / Sys.Audit on the user\'s groups.' },
+      permissions: { user: 'all', description: "Filtered by User.Modify / Sys.Audit on the user's groups." },
       handler: (ctx) => {
         const full = ctx.params.full === 1;
         return [...store.users.values()]
@@ -212,7 +212,7 @@ export function accessUserEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
     {
       method: 'GET',
       path: '/access/users/{userid}/token',
-      description: 'List a user\'s API tokens (never their secrets).',
+      description: "List a user's API tokens (never their secrets).",
       parameters: { userid: USERID },
       returns: arr(obj({ tokenid: TOKENID, ...TOKEN_INFO }), { links: [{ rel: 'child', href: '{tokenid}' }] }),
       permissions: TOKEN_PERMS,
@@ -221,7 +221,7 @@ export function accessUserEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
     {
       method: 'GET',
       path: '/access/users/{userid}/token/{tokenid}',
-      description: 'Read one API token\'s settings.',
+      description: "Read one API token's settings.",
       parameters: { userid: USERID, tokenid: TOKENID },
       returns: obj(TOKEN_INFO),
       permissions: TOKEN_PERMS,
@@ -257,7 +257,7 @@ export function accessUserEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
     {
       method: 'PUT',
       path: '/access/users/{userid}/token/{tokenid}',
-      description: 'Change an API token\'s comment, expiry or privilege separation.',
+      description: "Change an API token's comment, expiry or privilege separation.",
       parameters: {
         userid: USERID,
         tokenid: TOKENID,

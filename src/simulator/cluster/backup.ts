@@ -14,12 +14,20 @@ const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 
 /** Guests selected by a job or a vzdump call (`all`/`exclude`, `vmid` list or `pool`). */
 export function selectGuests(state: ClusterState, sel: { all?: boolean; vmid?: string; pool?: string; exclude?: string }): Guest[] {
-  const exclude = new Set((sel.exclude ?? '').split(/[,;\s]+/).filter(Boolean).map(Number));
+  const exclude = new Set(
+    (sel.exclude ?? '')
+      .split(/[,;\s]+/)
+      .filter(Boolean)
+      .map(Number),
+  );
   let guests: Guest[];
   if (sel.all) guests = state.allGuests();
   else if (sel.pool !== undefined) guests = state.allGuests().filter((g) => g.pool === sel.pool);
   else {
-    const ids = (sel.vmid ?? '').split(/[,;\s]+/).filter(Boolean).map(Number);
+    const ids = (sel.vmid ?? '')
+      .split(/[,;\s]+/)
+      .filter(Boolean)
+      .map(Number);
     guests = ids.map((id) => state.guests.get(id)).filter((g): g is Guest => g !== undefined);
   }
   return guests.filter((g) => !exclude.has(g.vmid) && !g.config.template);
@@ -138,9 +146,7 @@ export function startVzdump(state: ClusterState, guests: Guest[], opts: VzdumpOp
           continue;
         }
         const file = `vzdump-${kind}-${g.vmid}-${stamp(now)}.${ext(g)}`;
-        const notes = opts.notesTemplate
-          ? opts.notesTemplate.replace(/\{\{guestname\}\}/g, String(g.config.name ?? g.config.hostname ?? g.vmid)).replace(/\{\{vmid\}\}/g, String(g.vmid))
-          : undefined;
+        const notes = opts.notesTemplate ? opts.notesTemplate.replace(/\{\{guestname\}\}/g, String(g.config.name ?? g.config.hostname ?? g.vmid)).replace(/\{\{vmid\}\}/g, String(g.vmid)) : undefined;
         run.log(`INFO: backup mode: ${opts.mode}`);
         if (storage !== undefined) {
           const volume: StoredVolume = {

@@ -115,8 +115,5 @@ export function byStartupOrder(guests: Guest[], orderDir: 1 | -1, vmidDir: 1 | -
     if (!list) groups.set(order, (list = []));
     list.push(g);
   }
-  return [...groups.entries()]
-    .sort((a, b) => (a[0] - b[0]) * orderDir)
-    .map(([, list]) => list.sort((a, b) => (a.vmid - b.vmid) * vmidDir));
+  return [...groups.entries()].sort((a, b) => (a[0] - b[0]) * orderDir).map(([, list]) => list.sort((a, b) => (a.vmid - b.vmid) * vmidDir));
 }
-

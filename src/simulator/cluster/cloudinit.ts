@@ -51,7 +51,10 @@ export function userData(config: GuestConfig, vmid: number, maskPassword = false
   if (user === 'root') out += 'disable_root: False\n';
   if (config.cipassword !== undefined) out += `password: ${maskPassword ? '**********' : String(config.cipassword)}\n`;
   if (config.sshkeys !== undefined) {
-    const keys = decodeURIComponent(String(config.sshkeys)).split('\n').map((k) => k.replace(/\r$/, '')).filter((k) => /\S/.test(k));
+    const keys = decodeURIComponent(String(config.sshkeys))
+      .split('\n')
+      .map((k) => k.replace(/\r$/, ''))
+      .filter((k) => /\S/.test(k));
     out += 'ssh_authorized_keys:\n';
     for (const k of keys) out += `  - ${k}\n`;
   }
@@ -175,7 +178,9 @@ export function cloudinitDump(state: ClusterState, g: Guest, type: string, maskP
   if (type === 'user') return userData(config, g.vmid, maskPassword);
   const network = nocloud ? nocloudNetwork(config, host) : configdrive2Network(config, host);
   if (type === 'network') return network;
-  const id = createHash('sha1').update(userData(config, g.vmid) + network).digest('hex');
+  const id = createHash('sha1')
+    .update(userData(config, g.vmid) + network)
+    .digest('hex');
   if (nocloud) return `instance-id: ${id}\n`;
   return `{\n     "uuid": "${id}",\n     "network_config": { "content_path": "/content/0000" }\n}\n`;
 }

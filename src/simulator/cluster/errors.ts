@@ -12,10 +12,7 @@ export function configMissing(type: GuestType, node: string, vmid: number): PveH
 }
 
 export function unknownNode(node: string): PveHttpError {
-  return new PveHttpError(
-    500,
-    `hostname lookup '${node}' failed - failed to get address info for: ${node}: Name or service not known\n`,
-  );
+  return new PveHttpError(500, `hostname lookup '${node}' failed - failed to get address info for: ${node}: Name or service not known\n`);
 }
 
 /** The lock message: qemu says `VM`, containers say `CT`. */

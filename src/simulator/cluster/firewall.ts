@@ -127,13 +127,21 @@ export function firewallOf(state: ClusterState): FirewallState {
         ]),
       },
       groups: new Map([
-        ['webserver', { group: 'webserver', comment: 'Public web servers', rules: [
-          { type: 'in', action: 'ACCEPT', macro: 'HTTP', enable: 1 },
-          { type: 'in', action: 'ACCEPT', macro: 'HTTPS', enable: 1 },
-        ] }],
-        ['monitoring', { group: 'monitoring', comment: 'Metrics scraping from the monitoring host', rules: [
-          { type: 'in', action: 'ACCEPT', proto: 'tcp', dport: '9100', source: '+dc/management', enable: 1 },
-        ] }],
+        [
+          'webserver',
+          {
+            group: 'webserver',
+            comment: 'Public web servers',
+            rules: [
+              { type: 'in', action: 'ACCEPT', macro: 'HTTP', enable: 1 },
+              { type: 'in', action: 'ACCEPT', macro: 'HTTPS', enable: 1 },
+            ],
+          },
+        ],
+        [
+          'monitoring',
+          { group: 'monitoring', comment: 'Metrics scraping from the monitoring host', rules: [{ type: 'in', action: 'ACCEPT', proto: 'tcp', dport: '9100', source: '+dc/management', enable: 1 }] },
+        ],
       ]),
       nodes: new Map(),
       guests: new Map(),
@@ -148,9 +156,11 @@ export function nodeFirewall(state: ClusterState, node: string): FwScope {
   const fw = firewallOf(state);
   let s = fw.nodes.get(node);
   if (!s) {
-    s = { options: { enable: 1, log_level_in: 'nolog', nosmurfs: 1, tcpflags: 0, nf_conntrack_max: 262144 }, rules: [
-      { type: 'in', action: 'ACCEPT', proto: 'tcp', dport: '5405:5412', source: 'app_net', enable: 1, comment: 'corosync' },
-    ], aliases: new Map() };
+    s = {
+      options: { enable: 1, log_level_in: 'nolog', nosmurfs: 1, tcpflags: 0, nf_conntrack_max: 262144 },
+      rules: [{ type: 'in', action: 'ACCEPT', proto: 'tcp', dport: '5405:5412', source: 'app_net', enable: 1, comment: 'corosync' }],
+      aliases: new Map(),
+    };
     fw.nodes.set(node, s);
   }
   return s;
@@ -190,5 +200,7 @@ export function scopeDigest(scope: FwScope | FwGroup): string {
 }
 
 export function groupsDigest(fw: FirewallState): string {
-  return createHash('sha1').update(JSON.stringify([...fw.groups.values()])).digest('hex');
+  return createHash('sha1')
+    .update(JSON.stringify([...fw.groups.values()]))
+    .digest('hex');
 }

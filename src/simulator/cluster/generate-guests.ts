@@ -54,8 +54,17 @@ export function makeGuests(state: ClusterState, spec: PresetSpec, rng: Rng, node
   tplConfig.scsi0 = String(tplConfig.scsi0).replace(`vm-${tplVmid}-disk-0`, `base-${tplVmid}-disk-0`);
   delete tplConfig.onboot;
   state.guests.set(tplVmid, {
-    vmid: tplVmid, type: 'qemu', node: tplNode.name, config: tplConfig, pending: {}, pendingDelete: new Set(),
-    status: 'stopped', paused: false, startedAt: 0, pid: 0, snapshots: [],
+    vmid: tplVmid,
+    type: 'qemu',
+    node: tplNode.name,
+    config: tplConfig,
+    pending: {},
+    pendingDelete: new Set(),
+    status: 'stopped',
+    paused: false,
+    startedAt: 0,
+    pid: 0,
+    snapshots: [],
   });
 }
 

@@ -14,11 +14,7 @@ import { makeGuests } from './generate-guests.js';
 import { ClusterState } from './state.js';
 import type { Guest, SimNode, SimStorage, StoredVolume } from './types.js';
 
-const CPU_MODELS = [
-  'AMD EPYC 7313P 16-Core Processor',
-  'Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz',
-  'AMD EPYC 9354P 32-Core Processor',
-];
+const CPU_MODELS = ['AMD EPYC 7313P 16-Core Processor', 'Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz', 'AMD EPYC 9354P 32-Core Processor'];
 
 export const VERSION = { version: '9.1.1', release: '9.1', repoid: 'c5e2ad7f' };
 
@@ -70,13 +66,36 @@ function makeNodes(state: ClusterState, spec: PresetSpec, rng: Rng, nowSec: numb
         { iface: 'eno1', type: 'eth', active: 1, autostart: 1, method: 'manual', method6: 'manual', families: ['inet'], priority: 1 },
         { iface: 'eno2', type: 'eth', active: 1, autostart: 1, method: 'manual', method6: 'manual', families: ['inet'], priority: 2 },
         {
-          iface: 'vmbr0', type: 'bridge', active: 1, autostart: 1, method: 'static', method6: 'manual', families: ['inet'],
-          address: ip, netmask: '16', cidr: `${ip}/16`, gateway: '10.0.0.1',
-          bridge_ports: 'eno1', bridge_stp: 'off', bridge_fd: '0', priority: 3,
+          iface: 'vmbr0',
+          type: 'bridge',
+          active: 1,
+          autostart: 1,
+          method: 'static',
+          method6: 'manual',
+          families: ['inet'],
+          address: ip,
+          netmask: '16',
+          cidr: `${ip}/16`,
+          gateway: '10.0.0.1',
+          bridge_ports: 'eno1',
+          bridge_stp: 'off',
+          bridge_fd: '0',
+          priority: 3,
         },
         {
-          iface: 'vmbr1', type: 'bridge', active: 1, autostart: 1, method: 'manual', method6: 'manual', families: ['inet'],
-          bridge_ports: 'eno2', bridge_stp: 'off', bridge_fd: '0', bridge_vlan_aware: 1, comments: 'guest VLANs', priority: 4,
+          iface: 'vmbr1',
+          type: 'bridge',
+          active: 1,
+          autostart: 1,
+          method: 'manual',
+          method6: 'manual',
+          families: ['inet'],
+          bridge_ports: 'eno2',
+          bridge_stp: 'off',
+          bridge_fd: '0',
+          bridge_vlan_aware: 1,
+          comments: 'guest VLANs',
+          priority: 4,
         },
       ],
     };
@@ -91,7 +110,15 @@ function makeStorages(state: ClusterState, shared: boolean): void {
   add({ storage: 'local', type: 'dir', content: ['iso', 'vztmpl', 'backup', 'snippets'], shared: false, total: 94 * GiB, disabled: false, props: { path: '/var/lib/vz' } });
   add({ storage: 'local-lvm', type: 'lvmthin', content: ['images', 'rootdir'], shared: false, total: Math.round(1.7 * TiB), disabled: false, props: { vgname: 'pve', thinpool: 'data' } });
   if (!shared) return;
-  add({ storage: 'nas', type: 'nfs', content: ['backup', 'iso', 'vztmpl'], shared: true, total: 16 * TiB, disabled: false, props: { server: '10.0.0.50', export: '/export/pve', path: '/mnt/pve/nas' } });
+  add({
+    storage: 'nas',
+    type: 'nfs',
+    content: ['backup', 'iso', 'vztmpl'],
+    shared: true,
+    total: 16 * TiB,
+    disabled: false,
+    props: { server: '10.0.0.50', export: '/export/pve', path: '/mnt/pve/nas' },
+  });
   add({ storage: 'ceph', type: 'rbd', content: ['images', 'rootdir'], shared: true, total: 48 * TiB, disabled: false, props: { pool: 'vm-pool', krbd: 0 } });
 }
 
@@ -118,11 +145,7 @@ function makeFirewall(state: ClusterState): void {
   state.ipsets.set('blocklist', {
     name: 'blocklist',
     comment: 'Addresses refused at the edge',
-    entries: [
-      { cidr: '203.0.113.7', comment: 'Partner monitoring', nomatch: true },
-      { cidr: '203.0.113.0/24', comment: 'Scanner range' },
-      { cidr: '2001:db8:bad::/48' },
-    ],
+    entries: [{ cidr: '203.0.113.7', comment: 'Partner monitoring', nomatch: true }, { cidr: '203.0.113.0/24', comment: 'Scanner range' }, { cidr: '2001:db8:bad::/48' }],
   });
 }
 
@@ -190,7 +213,13 @@ function makeBackupJobs(state: ClusterState, shared: boolean, rng: Rng): void {
 
 function makeHa(state: ClusterState): void {
   for (const g of state.guests.values()) {
-    if (g.type !== 'qemu' || !String(g.config.tags ?? '').split(';').includes('db')) continue;
+    if (
+      g.type !== 'qemu' ||
+      !String(g.config.tags ?? '')
+        .split(';')
+        .includes('db')
+    )
+      continue;
     const sid = `vm:${g.vmid}`;
     state.haResources.set(sid, { sid, type: 'vm', state: g.status === 'running' ? 'started' : 'stopped', max_restart: 1, max_relocate: 1, failback: 1 });
   }
@@ -230,10 +259,7 @@ function makeHistory(state: ClusterState, rng: Rng, nowSec: number): void {
       const start = Math.floor(nowSec / DAY - night) * DAY + 2 * 3600;
       const backed = guests.filter((g) => g.pool === 'production');
       const broken = !failed && night === 2 && backed.length > 0;
-      const log = backed.slice(0, 50).flatMap((g) => [
-        `INFO: Starting Backup of VM ${g.vmid} (${g.type})`,
-        `INFO: Finished Backup of VM ${g.vmid} (00:0${rng.int(1, 9)}:${p2(rng.int(0, 59))})`,
-      ]);
+      const log = backed.slice(0, 50).flatMap((g) => [`INFO: Starting Backup of VM ${g.vmid} (${g.type})`, `INFO: Finished Backup of VM ${g.vmid} (00:0${rng.int(1, 9)}:${p2(rng.int(0, 59))})`]);
       if (broken) {
         failed = true;
         log.push(`ERROR: Backup of VM ${backed[0]?.vmid} failed - unable to open file - No space left on device`);
@@ -242,9 +268,16 @@ function makeHistory(state: ClusterState, rng: Rng, nowSec: number): void {
         log.push('INFO: Backup job finished successfully');
       }
       state.tasks.addHistory({
-        node: node.name, type: 'vzdump', id: '', user: 'root@pam', starttime: start, endtime: start + 60 + backed.length * 30,
-        exitstatus: broken ? 'job errors' : 'OK', log: [...log, broken ? 'TASK ERROR: job errors' : 'TASK OK'],
-        ...state.allocProcess(node.name), pstart: Math.max(0, Math.floor((start * 1000 - node.bootedAt) / 10)),
+        node: node.name,
+        type: 'vzdump',
+        id: '',
+        user: 'root@pam',
+        starttime: start,
+        endtime: start + 60 + backed.length * 30,
+        exitstatus: broken ? 'job errors' : 'OK',
+        log: [...log, broken ? 'TASK ERROR: job errors' : 'TASK OK'],
+        ...state.allocProcess(node.name),
+        pstart: Math.max(0, Math.floor((start * 1000 - node.bootedAt) / 10)),
       });
     }
     // The most recent guest starts are enough history; huge presets would only bloat memory.
@@ -252,8 +285,16 @@ function makeHistory(state: ClusterState, rng: Rng, nowSec: number): void {
       const start = Math.floor(g.startedAt / 1000);
       const type = g.type === 'qemu' ? 'qmstart' : 'vzstart';
       state.tasks.addHistory({
-        node: node.name, type, id: String(g.vmid), user: 'root@pam', starttime: start, endtime: start + rng.int(1, 4),
-        exitstatus: 'OK', log: ['TASK OK'], pid: g.pid, pstart: Math.max(0, Math.floor((g.startedAt - node.bootedAt) / 10)),
+        node: node.name,
+        type,
+        id: String(g.vmid),
+        user: 'root@pam',
+        starttime: start,
+        endtime: start + rng.int(1, 4),
+        exitstatus: 'OK',
+        log: ['TASK OK'],
+        pid: g.pid,
+        pstart: Math.max(0, Math.floor((g.startedAt - node.bootedAt) / 10)),
       });
     }
   }

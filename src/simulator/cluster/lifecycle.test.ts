@@ -5,8 +5,7 @@ import { callEndpoint, fakeClock } from '../../../test/simulator/direct.js';
 function setup() {
   const clock = fakeClock();
   const cluster = createCluster({ preset: 'demo', clock, taskDurationMs: 1000 });
-  const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, params: Record<string, unknown> = {}) =>
-    (await callEndpoint(cluster, method, path, params)).data as any;
+  const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, params: Record<string, unknown> = {}) => (await callEndpoint(cluster, method, path, params)).data as any;
   const exitOf = async (upid: string) => {
     clock.advance(10_000);
     return (await call('GET', '/nodes/{node}/tasks/{upid}/status', { node: upid.split(':')[1], upid })).exitstatus as string;
@@ -70,7 +69,9 @@ describe('guest lifecycle', () => {
 
   it('migrate: needs --online for a running VM, moves the guest and keeps it running', async () => {
     const { cluster, call, exitOf } = setup();
-    const vm = cluster.guests().find((g) => g.node === 'pve1' && g.type === 'qemu' && g.status === 'running' && String(g.config.scsi0).startsWith('ceph:') && !cluster.state.haResources.has(`vm:${g.vmid}`));
+    const vm = cluster
+      .guests()
+      .find((g) => g.node === 'pve1' && g.type === 'qemu' && g.status === 'running' && String(g.config.scsi0).startsWith('ceph:') && !cluster.state.haResources.has(`vm:${g.vmid}`));
     const p = { node: 'pve1', vmid: vm?.vmid };
     const pre = await call('GET', '/nodes/{node}/qemu/{vmid}/migrate', p);
     expect(pre).toMatchObject({ running: 1, allowed_nodes: ['pve2', 'pve3'], local_disks: [] });

@@ -43,7 +43,11 @@ export class BalancedPlacer {
   private readonly vcpus: number[];
   private readonly count: number[];
 
-  constructor(spec: PresetSpec, private readonly nodes: SimNode[], private readonly rng: Rng) {
+  constructor(
+    spec: PresetSpec,
+    private readonly nodes: SimNode[],
+    private readonly rng: Rng,
+  ) {
     this.runningFlags = Array.from({ length: Math.max(0, spec.guests - 1) }, (_, i) => rng.chance((ROLES[i % ROLES.length] as Role).running));
     let demandMiB = 0;
     let demandVcpus = 0;
@@ -89,8 +93,7 @@ export class BalancedPlacer {
   place(role: Role, running: boolean): SimNode {
     const mem = running ? role.memory : 0;
     const cpu = running ? role.cores : 0;
-    const load = (n: number): number =>
-      Math.max((this.memMiB[n] as number) / ((this.nodes[n] as SimNode).maxmem / MiB), (this.vcpus[n] as number) / (this.nodes[n] as SimNode).maxcpu / VCPU_CAP);
+    const load = (n: number): number => Math.max((this.memMiB[n] as number) / ((this.nodes[n] as SimNode).maxmem / MiB), (this.vcpus[n] as number) / (this.nodes[n] as SimNode).maxcpu / VCPU_CAP);
     const room = (n: number): boolean =>
       (this.memMiB[n] as number) + mem <= ((this.nodes[n] as SimNode).maxmem / MiB) * MEM_CAP && (this.vcpus[n] as number) + cpu <= (this.nodes[n] as SimNode).maxcpu * VCPU_CAP;
     const score = (n: number): number => (running ? load(n) : (this.count[n] as number));

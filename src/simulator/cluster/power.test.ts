@@ -85,7 +85,7 @@ describe('power operations', () => {
     expect(cluster.state.haResources.get(sid)?.state).toBe(action === 'stop' ? 'stopped' : 'started');
   });
 
-  it('a missing guest, a guest on another node and an unknown node give PVE\'s 500 texts', async () => {
+  it("a missing guest, a guest on another node and an unknown node give PVE's 500 texts", async () => {
     const { cluster, call } = setup();
     await expect(call('GET', '/nodes/{node}/qemu/{vmid}/status/current', { node: 'pve1', vmid: 99999 })).rejects.toMatchObject({
       status: 500,

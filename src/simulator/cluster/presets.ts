@@ -31,9 +31,7 @@ const MAX_GUESTS = 100_000;
 export class UnknownPresetError extends Error {
   override name = 'UnknownPresetError';
   constructor(preset: string) {
-    super(
-      `Unknown simulator preset '${preset}': use ${PRESET_NAMES.join(', ')} or scale-<N> with N between 1 and ${MAX_GUESTS}.`,
-    );
+    super(`Unknown simulator preset '${preset}': use ${PRESET_NAMES.join(', ')} or scale-<N> with N between 1 and ${MAX_GUESTS}.`);
   }
 }
 

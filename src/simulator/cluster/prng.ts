@@ -33,7 +33,10 @@ export function createRng(seed: number): Rng {
     },
     hex: (n) => {
       let out = '';
-      while (out.length < n) out += Math.floor(next() * 0x10000).toString(16).padStart(4, '0');
+      while (out.length < n)
+        out += Math.floor(next() * 0x10000)
+          .toString(16)
+          .padStart(4, '0');
       return out.slice(0, n);
     },
   };

@@ -51,7 +51,21 @@ export function sdnOf(state: ClusterState): SdnState {
         ]
       : [];
     const subnets: SdnRecord[] = clustered
-      ? [{ subnet: 'isolated-10.20.0.0-24', id: 'isolated-10.20.0.0-24', cidr: '10.20.0.0/24', network: '10.20.0.0', mask: '24', type: 'subnet', vnet: 'lab', zone: 'isolated', gateway: '10.20.0.1', snat: 1, 'dhcp-range': 'start-address=10.20.0.100,end-address=10.20.0.200' }]
+      ? [
+          {
+            subnet: 'isolated-10.20.0.0-24',
+            id: 'isolated-10.20.0.0-24',
+            cidr: '10.20.0.0/24',
+            network: '10.20.0.0',
+            mask: '24',
+            type: 'subnet',
+            vnet: 'lab',
+            zone: 'isolated',
+            gateway: '10.20.0.1',
+            snat: 1,
+            'dhcp-range': 'start-address=10.20.0.100,end-address=10.20.0.200',
+          },
+        ]
       : [];
     const vnetKind = kind(vnets, 'vnet');
     const sdn: SdnState = {

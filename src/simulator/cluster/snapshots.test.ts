@@ -5,8 +5,7 @@ import { callEndpoint, fakeClock } from '../../../test/simulator/direct.js';
 describe('snapshots', () => {
   const clock = fakeClock();
   const cluster = createCluster({ preset: 'demo', clock, taskDurationMs: 1000 });
-  const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, params: Record<string, unknown>) =>
-    (await callEndpoint(cluster, method, path, params)).data as any;
+  const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, params: Record<string, unknown>) => (await callEndpoint(cluster, method, path, params)).data as any;
   const g = cluster.guests().find((x) => x.type === 'qemu' && x.status === 'running' && x.snapshots.length === 0 && !x.config.lock);
   const p = { node: g?.node, vmid: g?.vmid };
 
@@ -27,7 +26,7 @@ describe('snapshots', () => {
     expect(list.map((s) => s.name)).toEqual(['one', 'current']);
     expect(list[0]).toMatchObject({ description: 'first', vmstate: 0 });
     expect(list[1]).toMatchObject({ parent: 'one' });
-    expect((await call('GET', '/nodes/{node}/qemu/{vmid}/config', p))).not.toHaveProperty('lock');
+    expect(await call('GET', '/nodes/{node}/qemu/{vmid}/config', p)).not.toHaveProperty('lock');
   });
 
   it('rejects the reserved name and a duplicate', async () => {

@@ -21,7 +21,11 @@ export function isStorageFull(state: ClusterState, storage: string): boolean {
 
 /** The backend's answer to allocating `volid` on a storage without space. */
 export function noSpaceError(s: SimStorage, volid: string, vmid: number): PveHttpError {
-  const name = volid.slice(volid.indexOf(':') + 1).split('/').pop() ?? volid;
+  const name =
+    volid
+      .slice(volid.indexOf(':') + 1)
+      .split('/')
+      .pop() ?? volid;
   switch (s.type) {
     case 'lvmthin': {
       const vg = String(s.props.vgname ?? 'pve');
@@ -46,5 +50,5 @@ export function assertSpace(state: ClusterState, s: SimStorage, volid: string, v
 
 /** What vzdump logs for a guest whose archive cannot be written. */
 export function backupNoSpaceReason(type: 'qemu' | 'lxc'): string {
-  return type === 'qemu' ? 'vma_queue_write: write error - No space left on device' : 'command \'tar\' failed: exit code 2 - No space left on device';
+  return type === 'qemu' ? 'vma_queue_write: write error - No space left on device' : "command 'tar' failed: exit code 2 - No space left on device";
 }

@@ -30,7 +30,18 @@ describe('TaskEngine', () => {
   it('reports failures from hooks as the exit status, without applying the effect', () => {
     const { tasks, advance } = engine();
     let applied = false;
-    const upid = tasks.start({ node: 'pve1', type: 'qmstart', id: '101', user: 'root@pam', begin: () => { throw new TaskFailure('VM 101 already running'); }, finish: () => { applied = true; } });
+    const upid = tasks.start({
+      node: 'pve1',
+      type: 'qmstart',
+      id: '101',
+      user: 'root@pam',
+      begin: () => {
+        throw new TaskFailure('VM 101 already running');
+      },
+      finish: () => {
+        applied = true;
+      },
+    });
     advance(1000);
     expect(tasks.get(upid)).toMatchObject({ exitstatus: 'VM 101 already running', log: ['TASK ERROR: VM 101 already running'] });
     expect(applied).toBe(false);
@@ -46,7 +57,15 @@ describe('TaskEngine', () => {
   it('with duration 0 completes only at the next settle, after the starting call returned', () => {
     const { tasks } = engine(0);
     let done = false;
-    const upid = tasks.start({ node: 'pve1', type: 'qmstop', id: '5', user: 'root@pam', finish: () => { done = true; } });
+    const upid = tasks.start({
+      node: 'pve1',
+      type: 'qmstop',
+      id: '5',
+      user: 'root@pam',
+      finish: () => {
+        done = true;
+      },
+    });
     expect(done).toBe(false);
     expect(tasks.get(upid)?.state).toBe('stopped');
     expect(done).toBe(true);
@@ -55,7 +74,15 @@ describe('TaskEngine', () => {
   it('serializes tasks with the same key: the second begins when the first ends', () => {
     const { tasks, advance } = engine(1000);
     const order: string[] = [];
-    const spec = (name: string) => ({ node: 'pve1', type: 'qmstart', id: '7', user: 'root@pam', serialKey: 'guest:7', begin: () => void order.push(`${name} begin`), finish: () => void order.push(`${name} end`) });
+    const spec = (name: string) => ({
+      node: 'pve1',
+      type: 'qmstart',
+      id: '7',
+      user: 'root@pam',
+      serialKey: 'guest:7',
+      begin: () => void order.push(`${name} begin`),
+      finish: () => void order.push(`${name} end`),
+    });
     tasks.start(spec('a'));
     const b = tasks.start(spec('b'));
     expect(order).toEqual(['a begin']);

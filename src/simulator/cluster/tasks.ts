@@ -215,8 +215,7 @@ export class TaskEngine {
 
   private nextEvent(now: number): { at: number; seq: number; kind: 0 | 1 | 2; task?: TaskRecord; timer?: Timer } | undefined {
     let best: { at: number; seq: number; kind: 0 | 1 | 2; task?: TaskRecord; timer?: Timer } | undefined;
-    const better = (at: number, seq: number, kind: 0 | 1 | 2): boolean =>
-      !best || at < best.at || (at === best.at && (seq < best.seq || (seq === best.seq && kind < best.kind)));
+    const better = (at: number, seq: number, kind: 0 | 1 | 2): boolean => !best || at < best.at || (at === best.at && (seq < best.seq || (seq === best.seq && kind < best.kind)));
     for (const t of this.active) {
       if (t.state === 'queued' && t.beginAt <= now) {
         if (better(t.beginAt, t.seq, 0)) best = { at: t.beginAt, seq: t.seq, kind: 0, task: t };
@@ -338,11 +337,7 @@ export class TaskEngine {
   private takeFault(spec: TaskSpec): TaskFault | undefined {
     const faults = this.opts.faults;
     const i = faults.findIndex(
-      (f) =>
-        f.type === spec.type &&
-        (f.vmid === undefined || String(f.vmid) === spec.id) &&
-        (f.node === undefined || f.node === spec.node) &&
-        (f.times === undefined || f.times > 0),
+      (f) => f.type === spec.type && (f.vmid === undefined || String(f.vmid) === spec.id) && (f.node === undefined || f.node === spec.node) && (f.times === undefined || f.times > 0),
     );
     if (i < 0) return undefined;
     const fault = faults[i] as TaskFault;

@@ -55,7 +55,7 @@ export interface NodeInterface {
   bridge_ports?: string;
   bridge_stp?: string;
   bridge_fd?: string;
-  'bridge_vlan_aware'?: number;
+  bridge_vlan_aware?: number;
   comments?: string;
   priority: number;
 }

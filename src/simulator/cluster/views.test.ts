@@ -5,8 +5,7 @@ import { callEndpoint, fakeClock, type DirectCallOptions } from '../../../test/s
 function setup(preset = 'demo') {
   const clock = fakeClock();
   const cluster = createCluster({ preset, clock, taskDurationMs: 1000 });
-  const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, params: Record<string, unknown> = {}, opts: DirectCallOptions = {}) =>
-    callEndpoint(cluster, method, path, params, opts);
+  const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, params: Record<string, unknown> = {}, opts: DirectCallOptions = {}) => callEndpoint(cluster, method, path, params, opts);
   return { clock, cluster, call };
 }
 
@@ -109,7 +108,9 @@ describe('task endpoints', () => {
   it('bad and unknown UPIDs are 400 errors on the upid parameter', async () => {
     const { call } = setup();
     await expect(call('GET', '/nodes/{node}/tasks/{upid}/status', { node: 'pve1', upid: 'garbage' })).rejects.toMatchObject({ status: 400, errors: { upid: 'unable to parse worker upid' } });
-    await expect(call('GET', '/nodes/{node}/tasks/{upid}/status', { node: 'pve1', upid: 'UPID:pve1:00000001:00000001:00000001:qmstart:100:root@pam:' })).rejects.toMatchObject({ errors: { upid: 'no such task' } });
+    await expect(call('GET', '/nodes/{node}/tasks/{upid}/status', { node: 'pve1', upid: 'UPID:pve1:00000001:00000001:00000001:qmstart:100:root@pam:' })).rejects.toMatchObject({
+      errors: { upid: 'no such task' },
+    });
   });
 
   it('stopping a running task ends it with an interruption', async () => {

@@ -21,13 +21,7 @@ function redirectToHttps(req: IncomingMessage, res: ServerResponse): void {
   writeResponse(req, res, { status: method === 'GET' || method === 'HEAD' ? 301 : 308 });
 }
 
-export async function listen(opts: {
-  host: string;
-  port: number;
-  cert: string;
-  key: string;
-  handler: RequestListener;
-}): Promise<Listener> {
+export async function listen(opts: { host: string; port: number; cert: string; key: string; handler: RequestListener }): Promise<Listener> {
   const https = createHttpsServer({ cert: opts.cert, key: opts.key }, opts.handler);
   https.keepAliveTimeout = 5_000;
   const http = createHttpServer(redirectToHttps);

@@ -106,8 +106,7 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 export function createRequestHandler(deps: PipelineDeps): (req: IncomingMessage, res: ServerResponse) => void {
-  const raw = (req: IncomingMessage, res: ServerResponse, status: number, message: string) =>
-    writeResponse(req, res, { status, message });
+  const raw = (req: IncomingMessage, res: ServerResponse, status: number, message: string) => writeResponse(req, res, { status, message });
   const router = Router.fromModel(deps.model);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -168,12 +167,7 @@ export function createRequestHandler(deps: PipelineDeps): (req: IncomingMessage,
     writeFormatted(req, res, format, result);
   }
 
-  function writeFormatted(
-    req: IncomingMessage,
-    res: ServerResponse,
-    format: string,
-    r: Extract<RestResult, { kind: 'api' }>,
-  ): void {
+  function writeFormatted(req: IncomingMessage, res: ServerResponse, format: string, r: Extract<RestResult, { kind: 'api' }>): void {
     const ok = r.status === 200;
     const extra = {
       ...(r.total !== undefined ? { total: r.total } : {}),
@@ -194,13 +188,7 @@ export function createRequestHandler(deps: PipelineDeps): (req: IncomingMessage,
     });
   }
 
-  async function rest(
-    req: IncomingMessage,
-    method: HttpMethod,
-    rel: string,
-    auth: Exclude<AuthOutcome, { kind: 'denied' }>,
-    params: Record<string, unknown>,
-  ): Promise<RestResult> {
+  async function rest(req: IncomingMessage, method: HttpMethod, rel: string, auth: Exclude<AuthOutcome, { kind: 'denied' }>, params: Record<string, unknown>): Promise<RestResult> {
     const match = router.match(method, rel);
     if (!match) {
       deps.counters.request(`${method} (unmatched)`);

@@ -15,9 +15,7 @@ export type SqlRequest =
   | { id: number; op: 'lock-held'; key: string }
   | { id: number; op: 'close' };
 
-export type SqlReply =
-  | { id: number; ok: true; rows?: Array<Record<string, unknown>>; tx?: number; held?: boolean }
-  | { id: number; ok: false; error: SqlFailure };
+export type SqlReply = { id: number; ok: true; rows?: Array<Record<string, unknown>>; tx?: number; held?: boolean } | { id: number; ok: false; error: SqlFailure };
 
 /** What went wrong, as plain data (an Error does not cross threads with its fields). */
 export interface SqlFailure {

@@ -155,7 +155,10 @@ port.on('message', (req: SqlRequest) => {
       if (req.op === 'query' && req.tx !== undefined) {
         const client = transactions.get(req.tx);
         transactions.delete(req.tx);
-        void client?.query('ROLLBACK').then(() => client.release(), (e: Error) => client.release(e));
+        void client?.query('ROLLBACK').then(
+          () => client.release(),
+          (e: Error) => client.release(e),
+        );
       }
       reply({ id: req.id, ok: false, error: failure(err) });
     },

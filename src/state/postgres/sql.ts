@@ -134,7 +134,10 @@ export class SyncPostgres implements PostgresState {
       }
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new StateError('state-timeout', `PostgreSQL at ${this.where} did not answer within ${this.waitMs} ms; check the database and the network (state.postgres.connectTimeoutMs / statementTimeoutMs); nothing that needed it was done`);
+        throw new StateError(
+          'state-timeout',
+          `PostgreSQL at ${this.where} did not answer within ${this.waitMs} ms; check the database and the network (state.postgres.connectTimeoutMs / statementTimeoutMs); nothing that needed it was done`,
+        );
       }
       Atomics.wait(this.flag, 0, 0, left);
     }
@@ -147,5 +150,9 @@ function toStateError(f: SqlFailure, where: string): StateError {
   }
   if (f.timeout) return new StateError('state-timeout', `PostgreSQL at ${where} timed out: ${f.message}; nothing that needed it was done`, f.code);
   if (f.fromServer) return new StateError('state-unavailable', `PostgreSQL at ${where} failed: ${f.message}`, f.code);
-  return new StateError('state-unavailable', `cannot reach PostgreSQL at ${where}: ${f.message}${f.code ? ` (${f.code})` : ''}; check state.postgres (URL, password) and that the server runs; changes are refused until it answers`, f.code);
+  return new StateError(
+    'state-unavailable',
+    `cannot reach PostgreSQL at ${where}: ${f.message}${f.code ? ` (${f.code})` : ''}; check state.postgres (URL, password) and that the server runs; changes are refused until it answers`,
+    f.code,
+  );
 }

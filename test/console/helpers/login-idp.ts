@@ -43,7 +43,11 @@ export async function startLoginIdp(options: { consoleClientId: string; redirect
     const p = provider as Provider;
     const m = /^\/interaction\/([\w-]+)(\/login)?$/.exec(req.url ?? '');
     if (m && req.method === 'GET' && !m[2]) {
-      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Test IdP</title><form method="post" action="/interaction/${m[1]}/login"><label>User <input name="login" autofocus></label><button type="submit">Sign in</button></form>`);
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<!doctype html><title>Test IdP</title><form method="post" action="/interaction/${m[1]}/login"><label>User <input name="login" autofocus></label><button type="submit">Sign in</button></form>`,
+        );
       return;
     }
     if (m && req.method === 'POST' && m[2]) {
@@ -81,7 +85,14 @@ export async function startLoginIdp(options: { consoleClientId: string; redirect
   provider = new Provider(issuer, {
     clients: [
       { client_id: options.consoleClientId, redirect_uris: [options.redirectUri], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' },
-      ...options.agents.map((a) => ({ client_id: a.id, client_secret: a.secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [], token_endpoint_auth_method: 'client_secret_basic' })),
+      ...options.agents.map((a) => ({
+        client_id: a.id,
+        client_secret: a.secret,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+      })),
     ],
     jwks: { keys: [key as never] },
     clientDefaults: { id_token_signed_response_alg: 'ES256' },

@@ -52,11 +52,7 @@ export async function checkGetSchema(c: Connected): Promise<void> {
     operations: Array<{ method: string; path: string; risk: string; permission: string; signature: string }>;
   };
   // "/path" alone means every method of that path.
-  expect(operations.map((o) => `${o.method} ${o.path}`).sort()).toEqual([
-    'GET /nodes/{node}/qemu',
-    'POST /nodes/{node}/qemu',
-    'POST /nodes/{node}/qemu/{vmid}/status/start',
-  ]);
+  expect(operations.map((o) => `${o.method} ${o.path}`).sort()).toEqual(['GET /nodes/{node}/qemu', 'POST /nodes/{node}/qemu', 'POST /nodes/{node}/qemu/{vmid}/status/start']);
   const start = operations.find((o) => o.path.endsWith('/status/start'));
   expect(start).toMatchObject({ method: 'POST', risk: 'write' });
   expect(start?.permission).toMatch(/VM\.PowerMgmt/);

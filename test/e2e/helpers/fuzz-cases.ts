@@ -42,7 +42,11 @@ type Args = Record<string, unknown> | unknown;
 /** Tool arguments that fail the tool's input schema. */
 function badToolCall(rand: () => number, huge: (n: number) => string): { name: unknown; args: Args; label: string } {
   const weird = () => pick(rand, WEIRD_VALUES);
-  const nonString = () => pick(rand, WEIRD_VALUES.filter((v) => typeof v !== 'string'));
+  const nonString = () =>
+    pick(
+      rand,
+      WEIRD_VALUES.filter((v) => typeof v !== 'string'),
+    );
   const variants: Array<() => { name: unknown; args: Args; label: string }> = [
     () => ({ name: 'search_api', args: {}, label: 'search_api without query' }),
     () => ({ name: 'search_api', args: { query: pick(rand, [42, null, [], {}, true]) }, label: 'search_api query of wrong type' }),
@@ -83,8 +87,7 @@ export function fuzzCases(count: number, seed = 7): FuzzCase[] {
   const cases: FuzzCase[] = [];
   for (let i = 0; cases.length < count; i++) {
     const id: string | number = rand() < 0.3 ? `req-${i}` : 10_000 + i;
-    const request = (method: unknown, params?: unknown) =>
-      JSON.stringify({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
+    const request = (method: unknown, params?: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
     const roll = rand();
     if (roll < 0.55) {
       const call = badToolCall(rand, huge);

@@ -101,10 +101,7 @@ export interface CliResult {
 }
 
 /** Run the built CLI to completion. */
-export function runCli(
-  args: string[],
-  options: { env?: Record<string, string>; input?: string; timeoutMs?: number; cwd?: string } = {},
-): Promise<CliResult> {
+export function runCli(args: string[], options: { env?: Record<string, string>; input?: string; timeoutMs?: number; cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? REPO_ROOT,

@@ -33,10 +33,7 @@ export interface Connected {
 }
 
 function makeClient(options: ClientOptions): Omit<Connected, 'stderr' | 'close'> {
-  const client = new Client(
-    { name: options.name, version: '1.0.0' },
-    { capabilities: options.elicit ? { elicitation: {} } : {} },
-  );
+  const client = new Client({ name: options.name, version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: {} } : {} });
   const elicitations: ElicitRequest[] = [];
   const logs: unknown[] = [];
   const elicit = options.elicit;
@@ -74,10 +71,7 @@ export async function connectStdio(env: E2eEnv, options: ClientOptions, configFi
 /** `auth`: the static bearer token, or an OAuth provider (the SDK gets and refreshes its tokens). */
 export async function connectHttp(url: string, auth: string | OAuthClientProvider, options: ClientOptions): Promise<Connected> {
   const parts = makeClient(options);
-  const transport = new StreamableHTTPClientTransport(
-    new URL(url),
-    typeof auth === 'string' ? { requestInit: { headers: { Authorization: `Bearer ${auth}` } } } : { authProvider: auth },
-  );
+  const transport = new StreamableHTTPClientTransport(new URL(url), typeof auth === 'string' ? { requestInit: { headers: { Authorization: `Bearer ${auth}` } } } : { authProvider: auth });
   await parts.client.connect(transport);
   return {
     ...parts,

@@ -76,11 +76,16 @@ export class RawStdioServer {
   }
 
   async initialize(): Promise<void> {
-    await this.request('init', 'initialize', {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'raw-e2e', version: '1' },
-    }, 120_000);
+    await this.request(
+      'init',
+      'initialize',
+      {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'raw-e2e', version: '1' },
+      },
+      120_000,
+    );
     this.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
   }
 

@@ -61,7 +61,23 @@ export function corpusTests(sim: () => RunningSimulator, run: CaseRunner): void 
   it('has at least 80 cases across every class, each with a harmless twin', () => {
     expect(CORPUS.length).toBeGreaterThanOrEqual(80);
     const classes = new Set(CORPUS.map((c) => c.class));
-    for (const cls of ['hard-stop', 'physical-removal', 'overwrite', 'host-exec', 'credential', 'host-resource', 'data-egress', 'bulk', 'lock-bypass', 'root-only', 'targets', 'path-rules', 'tasks', 'clusters', 'read-only']) {
+    for (const cls of [
+      'hard-stop',
+      'physical-removal',
+      'overwrite',
+      'host-exec',
+      'credential',
+      'host-resource',
+      'data-egress',
+      'bulk',
+      'lock-bypass',
+      'root-only',
+      'targets',
+      'path-rules',
+      'tasks',
+      'clusters',
+      'read-only',
+    ]) {
       expect(classes, cls).toContain(cls);
     }
     expect(new Set(CORPUS.map((c) => c.id)).size).toBe(CORPUS.length);

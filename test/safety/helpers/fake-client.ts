@@ -17,7 +17,10 @@ export interface FakeGuest {
 }
 
 export class FakeHttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -39,14 +42,24 @@ export class FakeClient implements PveClientLike {
   }
 
   digestOf(g: FakeGuest): string {
-    return createHash('sha1').update(JSON.stringify({ name: g.name, ...g.config })).digest('hex');
+    return createHash('sha1')
+      .update(JSON.stringify({ name: g.name, ...g.config }))
+      .digest('hex');
   }
 
   async request(method: HttpMethod, path: string, params: Record<string, unknown> = {}): Promise<unknown> {
     this.requests.push({ method, path, params: { ...params } });
     const segs = path.split('/').slice(1).map(decodeURIComponent);
     if (method === 'GET' && path === '/cluster/resources') {
-      return [...this.guests.values()].map((g) => ({ id: `${g.type}/${g.vmid}`, type: g.type, vmid: g.vmid, node: g.node, name: g.name, ...(g.pool ? { pool: g.pool } : {}), ...(g.tags ? { tags: g.tags } : {}) }));
+      return [...this.guests.values()].map((g) => ({
+        id: `${g.type}/${g.vmid}`,
+        type: g.type,
+        vmid: g.vmid,
+        node: g.node,
+        name: g.name,
+        ...(g.pool ? { pool: g.pool } : {}),
+        ...(g.tags ? { tags: g.tags } : {}),
+      }));
     }
     if (method === 'GET' && path === '/access/permissions') return this.permissions;
     if (segs[0] === 'nodes' && (segs[2] === 'qemu' || segs[2] === 'lxc') && segs[3] !== undefined) {

@@ -11,7 +11,6 @@ import type { Guest } from '../types.js';
 import { reqInt, reqStr } from './params.js';
 import { arr, int, obj, OBJ, opt, P, perm, str } from './schema.js';
 
-
 /** Guest-agent views of a running VM, from its config and runtime. */
 export function agentReadEndpoints(state: ClusterState): SimEndpoint[] {
   const vm = (ctx: SimRequestContext): Guest => {
@@ -25,9 +24,14 @@ export function agentReadEndpoints(state: ClusterState): SimEndpoint[] {
   const runs = () => state.area('agent-exec', () => new Map<number, { vmid: number; command: string[]; at: number }>());
   return [
     {
-      method: 'GET', path: '/nodes/{node}/qemu/{vmid}/agent/exec-status',
+      method: 'GET',
+      path: '/nodes/{node}/qemu/{vmid}/agent/exec-status',
       description: 'Outcome of a command started with agent/exec: exit code and output once it has ended.',
-      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }), pid: int('The pid asked for.') }, returns: OBJ, permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Unrestricted']) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }), pid: int('The pid asked for.') },
+      returns: OBJ,
+      permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Unrestricted']) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => {
         const g = vm(ctx);
         const run = runs().get(reqInt(ctx, 'pid'));
@@ -45,32 +49,80 @@ export function agentReadEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/qemu/{vmid}/agent/info',
+      method: 'GET',
+      path: '/nodes/{node}/qemu/{vmid}/agent/info',
       description: 'Commands the guest agent supports.',
-      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) }, returns: OBJ, permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) }, proxyto: 'node', protected: true,
-      handler: (ctx) => (vm(ctx), result({ version: '9.2.0', supported_commands: ['guest-exec', 'guest-exec-status', 'guest-file-read', 'guest-get-fsinfo', 'guest-get-host-name', 'guest-get-osinfo', 'guest-get-time', 'guest-get-timezone', 'guest-get-users', 'guest-get-vcpus', 'guest-network-get-interfaces', 'guest-ping'].map((name) => ({ name, enabled: true, 'success-response': true })) })),
+      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) },
+      returns: OBJ,
+      permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) },
+      proxyto: 'node',
+      protected: true,
+      handler: (ctx) => (
+        vm(ctx),
+        result({
+          version: '9.2.0',
+          supported_commands: [
+            'guest-exec',
+            'guest-exec-status',
+            'guest-file-read',
+            'guest-get-fsinfo',
+            'guest-get-host-name',
+            'guest-get-osinfo',
+            'guest-get-time',
+            'guest-get-timezone',
+            'guest-get-users',
+            'guest-get-vcpus',
+            'guest-network-get-interfaces',
+            'guest-ping',
+          ].map((name) => ({ name, enabled: true, 'success-response': true })),
+        })
+      ),
     },
     {
-      method: 'GET', path: '/nodes/{node}/qemu/{vmid}/agent/get-fsinfo',
+      method: 'GET',
+      path: '/nodes/{node}/qemu/{vmid}/agent/get-fsinfo',
       description: 'File systems the guest has mounted, with their size and use.',
-      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) }, returns: OBJ, permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) },
+      returns: OBJ,
+      permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => {
         const g = vm(ctx);
         const rt = guestRuntime(g, state.node(g.node), state.now());
         const total = rt.maxdisk;
-        return result([{ name: windows(g) ? 'C:\\' : 'sda1', mountpoint: windows(g) ? 'C:\\' : '/', type: windows(g) ? 'NTFS' : 'ext4', 'total-bytes': total, 'used-bytes': Math.floor(total * 0.42), disk: [{ 'bus-type': 'scsi', bus: 0, target: 0, unit: 0, serial: `drive-scsi0`, dev: '/dev/sda1' }] }]);
+        return result([
+          {
+            name: windows(g) ? 'C:\\' : 'sda1',
+            mountpoint: windows(g) ? 'C:\\' : '/',
+            type: windows(g) ? 'NTFS' : 'ext4',
+            'total-bytes': total,
+            'used-bytes': Math.floor(total * 0.42),
+            disk: [{ 'bus-type': 'scsi', bus: 0, target: 0, unit: 0, serial: `drive-scsi0`, dev: '/dev/sda1' }],
+          },
+        ]);
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/qemu/{vmid}/agent/get-memory-block-info',
-      description: 'Size of the guest\'s memory blocks.',
-      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) }, returns: OBJ, permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) }, proxyto: 'node', protected: true,
+      method: 'GET',
+      path: '/nodes/{node}/qemu/{vmid}/agent/get-memory-block-info',
+      description: "Size of the guest's memory blocks.",
+      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) },
+      returns: OBJ,
+      permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => (vm(ctx), result({ size: 134217728 })),
     },
     {
-      method: 'GET', path: '/nodes/{node}/qemu/{vmid}/agent/get-memory-blocks',
-      description: 'The guest\'s memory blocks and whether each is online.',
-      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) }, returns: OBJ, permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) }, proxyto: 'node', protected: true,
+      method: 'GET',
+      path: '/nodes/{node}/qemu/{vmid}/agent/get-memory-blocks',
+      description: "The guest's memory blocks and whether each is online.",
+      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) },
+      returns: OBJ,
+      permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => {
         const g = vm(ctx);
         const blocks = Math.max(1, Math.floor(guestRuntime(g, state.node(g.node), state.now()).maxmem / 134217728));
@@ -78,43 +130,71 @@ export function agentReadEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/qemu/{vmid}/agent/get-time',
-      description: 'The guest\'s clock in nanoseconds since the epoch.',
-      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) }, returns: OBJ, permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) }, proxyto: 'node', protected: true,
+      method: 'GET',
+      path: '/nodes/{node}/qemu/{vmid}/agent/get-time',
+      description: "The guest's clock in nanoseconds since the epoch.",
+      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) },
+      returns: OBJ,
+      permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => (vm(ctx), result(state.now() * 1_000_000)),
     },
     {
-      method: 'GET', path: '/nodes/{node}/qemu/{vmid}/agent/get-timezone',
-      description: 'The guest\'s time zone.',
-      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) }, returns: OBJ, permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) }, proxyto: 'node', protected: true,
+      method: 'GET',
+      path: '/nodes/{node}/qemu/{vmid}/agent/get-timezone',
+      description: "The guest's time zone.",
+      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) },
+      returns: OBJ,
+      permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => (vm(ctx), result({ zone: 'UTC', offset: 0 })),
     },
     {
-      method: 'GET', path: '/nodes/{node}/qemu/{vmid}/agent/get-users',
+      method: 'GET',
+      path: '/nodes/{node}/qemu/{vmid}/agent/get-users',
       description: 'Users logged in to the guest.',
-      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) }, returns: OBJ, permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) },
+      returns: OBJ,
+      permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => {
         const g = vm(ctx);
         return result([{ user: windows(g) ? 'Administrator' : 'admin', 'login-time': Math.floor(g.startedAt / 1000) + 600 }]);
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/qemu/{vmid}/agent/get-vcpus',
-      description: 'The guest\'s virtual CPUs and whether each is online.',
-      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) }, returns: OBJ, permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) }, proxyto: 'node', protected: true,
+      method: 'GET',
+      path: '/nodes/{node}/qemu/{vmid}/agent/get-vcpus',
+      description: "The guest's virtual CPUs and whether each is online.",
+      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }) },
+      returns: OBJ,
+      permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Audit', 'VM.GuestAgent.Unrestricted'], 'any', 1) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => {
         const g = vm(ctx);
         return result(Array.from({ length: guestRuntime(g, state.node(g.node), state.now()).cpus }, (_, id) => ({ 'logical-id': id, online: true, 'can-offline': id > 0 })));
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/qemu/{vmid}/agent/file-read',
+      method: 'GET',
+      path: '/nodes/{node}/qemu/{vmid}/agent/file-read',
       description: 'Read a file inside the guest through the agent.',
-      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }), file: str('The file asked for.') }, returns: OBJ, permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.FileRead', 'VM.GuestAgent.Unrestricted'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }), file: str('The file asked for.') },
+      returns: OBJ,
+      permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.FileRead', 'VM.GuestAgent.Unrestricted'], 'any', 1) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => {
         const g = vm(ctx);
         const file = reqStr(ctx, 'file');
-        const files: Record<string, string> = { '/etc/hostname': `${String(g.config.name ?? `vm${g.vmid}`)}\n`, '/etc/os-release': 'PRETTY_NAME="Debian GNU/Linux 13 (trixie)"\nID=debian\nVERSION_ID="13"\n' };
+        const files: Record<string, string> = {
+          '/etc/hostname': `${String(g.config.name ?? `vm${g.vmid}`)}\n`,
+          '/etc/os-release': 'PRETTY_NAME="Debian GNU/Linux 13 (trixie)"\nID=debian\nVERSION_ID="13"\n',
+        };
         const content = files[file];
         if (content === undefined) throw fail(`Agent error: Failed to open file '${file}': No such file or directory`);
         return { content };

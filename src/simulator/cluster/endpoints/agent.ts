@@ -90,9 +90,29 @@ export function agentEndpoints(state: ClusterState): SimEndpoint[] {
       description: 'Operating system name and version reported by the guest agent.',
       reply: (g) => {
         if (isWindows(g)) {
-          return { id: 'mswindows', name: 'Microsoft Windows', 'pretty-name': 'Windows 11 Pro', version: 'Microsoft Windows 11', 'version-id': '11', 'kernel-release': '26100', 'kernel-version': '10.0', machine: 'x86_64', variant: 'client', 'variant-id': 'client' };
+          return {
+            id: 'mswindows',
+            name: 'Microsoft Windows',
+            'pretty-name': 'Windows 11 Pro',
+            version: 'Microsoft Windows 11',
+            'version-id': '11',
+            'kernel-release': '26100',
+            'kernel-version': '10.0',
+            machine: 'x86_64',
+            variant: 'client',
+            'variant-id': 'client',
+          };
         }
-        return { id: 'debian', name: 'Debian GNU/Linux', 'pretty-name': 'Debian GNU/Linux 12 (bookworm)', version: '12 (bookworm)', 'version-id': '12', 'kernel-release': '6.1.0-31-amd64', 'kernel-version': '#1 SMP PREEMPT_DYNAMIC Debian 6.1.128-1', machine: 'x86_64' };
+        return {
+          id: 'debian',
+          name: 'Debian GNU/Linux',
+          'pretty-name': 'Debian GNU/Linux 12 (bookworm)',
+          version: '12 (bookworm)',
+          'version-id': '12',
+          'kernel-release': '6.1.0-31-amd64',
+          'kernel-version': '#1 SMP PREEMPT_DYNAMIC Debian 6.1.128-1',
+          machine: 'x86_64',
+        };
       },
     },
     { method: 'GET', name: 'get-host-name', description: 'Host name the guest OS uses, as reported by the agent.', reply: (g) => ({ 'host-name': guestName(g) }) },
@@ -109,21 +129,26 @@ export function agentEndpoints(state: ClusterState): SimEndpoint[] {
       proxyto: 'node',
       handler: (ctx) => {
         pathGuest(state, 'qemu', ctx);
-        return commands.map((c) => c.name).sort().map((name) => ({ name }));
+        return commands
+          .map((c) => c.name)
+          .sort()
+          .map((name) => ({ name }));
       },
     },
     // Each command answers with the agent's reply wrapped in `result`, as PVE does.
-    ...commands.map((c): SimEndpoint => ({
-      method: c.method,
-      path: `${base}/${c.name}`,
-      description: c.description,
-      parameters: params,
-      returns: result,
-      permissions: AGENT_READ,
-      protected: true,
-      proxyto: 'node',
-      handler: (ctx) => ({ result: c.reply(agentGuest(ctx)) }),
-    })),
+    ...commands.map(
+      (c): SimEndpoint => ({
+        method: c.method,
+        path: `${base}/${c.name}`,
+        description: c.description,
+        parameters: params,
+        returns: result,
+        permissions: AGENT_READ,
+        protected: true,
+        proxyto: 'node',
+        handler: (ctx) => ({ result: c.reply(agentGuest(ctx)) }),
+      }),
+    ),
     {
       method: 'GET',
       path: '/nodes/{node}/lxc/{vmid}/interfaces',

@@ -57,7 +57,9 @@ const JOB_VIEW = obj(
     mode: opt(str('Backup mode.', { enum: ['snapshot', 'suspend', 'stop'], default: 'snapshot' })),
     compress: opt(str('Compression.', { enum: ['0', '1', 'gzip', 'lzo', 'zstd'], default: '0' })),
     comment: opt(str('Description.', { maxLength: 512 })),
-    'prune-backups': opt(obj(Object.fromEntries(KEEP.map((k) => [k, opt(k === 'keep-all' ? bool('Keep everything.') : int('How many to keep.', { minimum: 1 }))])), { description: 'Retention settings.' })),
+    'prune-backups': opt(
+      obj(Object.fromEntries(KEEP.map((k) => [k, opt(k === 'keep-all' ? bool('Keep everything.') : int('How many to keep.', { minimum: 1 }))])), { description: 'Retention settings.' }),
+    ),
   },
   { additionalProperties: 1 },
 );
@@ -67,7 +69,12 @@ function jobView(state: ClusterState, job: BackupJob): Record<string, unknown> {
   const out: Record<string, unknown> = { ...job };
   const prune = job['prune-backups'];
   if (prune !== undefined) {
-    out['prune-backups'] = Object.fromEntries(String(prune).split(',').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)]));
+    out['prune-backups'] = Object.fromEntries(
+      String(prune)
+        .split(',')
+        .map((kv) => kv.split('='))
+        .map(([k, v]) => [k, Number(v)]),
+    );
   }
   if (Number(job.enabled ?? 1) === 1 && job.schedule !== undefined) {
     const next = nextRun(String(job.schedule), state.nowSec());
@@ -276,7 +283,11 @@ export function backupEndpoints(state: ClusterState): SimEndpoint[] {
           `--node ${node}`,
         ];
         return startVzdump(state, guests, {
-          node, mode, compress, protect: flag(ctx, 'protected') ?? false, user: ctx.principal.authId,
+          node,
+          mode,
+          compress,
+          protect: flag(ctx, 'protected') ?? false,
+          user: ctx.principal.authId,
           commandLine: `vzdump ${args.filter(Boolean).join(' ')}`,
           remove,
           retention,

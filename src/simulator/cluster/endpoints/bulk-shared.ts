@@ -15,10 +15,7 @@ import { arr, int, opt, VMID_RANGE } from './schema.js';
 export const label = (g: Guest): string => (g.type === 'qemu' ? 'VM' : 'CT');
 
 /** The guest list a bulk operation works on: templates and HA-managed guests only where PVE includes them. */
-export function filteredGuests(
-  state: ClusterState,
-  sel: { node?: string; vms?: string[]; templates: boolean; haManaged: boolean },
-): Guest[] {
+export function filteredGuests(state: ClusterState, sel: { node?: string; vms?: string[]; templates: boolean; haManaged: boolean }): Guest[] {
   const allowed = sel.vms ? new Set(sel.vms.map(Number)) : undefined;
   return state.allGuests().filter((g) => {
     if (allowed && !allowed.has(g.vmid)) return false;

@@ -24,17 +24,21 @@ import { arr, bool, int, obj, opt, str, UPID } from './schema.js';
 export function bulkEndpoints(state: ClusterState): SimEndpoint[] {
   /** Bulk actions run on the node that answered the request. */
   const localNode = (): string => [...state.nodes.keys()][0] as string;
-  const warnFailed = (verb: string) => (g: Guest, ok: boolean, exitstatus: string, run: TaskRun): boolean => {
-    if (!ok) run.warn(`${verb} ${label(g)} ${g.vmid} failed: ${exitstatus}`);
-    return !ok;
-  };
+  const warnFailed =
+    (verb: string) =>
+    (g: Guest, ok: boolean, exitstatus: string, run: TaskRun): boolean => {
+      if (!ok) run.warn(`${verb} ${label(g)} ${g.vmid} failed: ${exitstatus}`);
+      return !ok;
+    };
   const warnStart = (_g: Guest, error: unknown, run: TaskRun): boolean => {
     run.warn(clientError(error));
     return true;
   };
-  const dieOnFailed = (text: string) => (failed: number[]): void => {
-    if (failed.length > 0) throw new TaskFailure(`${text}${failed.join(', ')}`);
-  };
+  const dieOnFailed =
+    (text: string) =>
+    (failed: number[]): void => {
+      if (failed.length > 0) throw new TaskFailure(`${text}${failed.join(', ')}`);
+    };
   const guestPath = (g: Guest, rest: string): string => `/nodes/{node}/${g.type}/{vmid}/${rest}`;
 
   const bulkStart: SimEndpoint = {
@@ -86,8 +90,7 @@ export function bulkEndpoints(state: ClusterState): SimEndpoint[] {
   const bulkShutdown: SimEndpoint = {
     method: 'POST',
     path: '/cluster/bulk-action/guest/shutdown',
-    description:
-      'Shut guests down across the cluster in reverse startup order, a few at a time, in one worker task; with `force-stop` (default) a guest that does not stop in time is powered off.',
+    description: 'Shut guests down across the cluster in reverse startup order, a few at a time, in one worker task; with `force-stop` (default) a guest that does not stop in time is powered off.',
     parameters: {
       ...BULK_PARAMS,
       timeout: opt(int('Shutdown timeout in seconds for guests without a configured one.', { default: 180 })),
@@ -134,8 +137,7 @@ export function bulkEndpoints(state: ClusterState): SimEndpoint[] {
   const bulkSuspend: SimEndpoint = {
     method: 'POST',
     path: '/cluster/bulk-action/guest/suspend',
-    description:
-      'Suspend running VMs across the cluster (in memory, or with `to-disk` to storage so the next start resumes them) in one worker task; containers are skipped.',
+    description: 'Suspend running VMs across the cluster (in memory, or with `to-disk` to storage so the next start resumes them) in one worker task; containers are skipped.',
     parameters: {
       ...BULK_PARAMS,
       'to-disk': opt(bool('Save each VM state to storage and stop it.', { default: 0 })),
@@ -191,8 +193,7 @@ export function bulkEndpoints(state: ClusterState): SimEndpoint[] {
   const bulkMigrate: SimEndpoint = {
     method: 'POST',
     path: '/cluster/bulk-action/guest/migrate',
-    description:
-      'Migrate guests (by default every guest, templates and HA-managed ones included) to one target node in one worker task, one migration at a time unless `max-workers` says otherwise.',
+    description: 'Migrate guests (by default every guest, templates and HA-managed ones included) to one target node in one worker task, one migration at a time unless `max-workers` says otherwise.',
     parameters: {
       ...BULK_PARAMS,
       target: str('Node to move the guests to.', { format: 'pve-node' }),

@@ -61,10 +61,26 @@ export function cephModel(state: ClusterState) {
     const u = used();
     const avail = Math.max(0, rawTotal() / 3 - u);
     const pool = (id: number, name: string, app: string, bytes: number, pg: number): Json => ({
-      pool: id, pool_name: name, size: 3, min_size: 2, pg_num: pg, pg_num_final: pg, pg_autoscale_mode: 'on', crush_rule: 0, crush_rule_name: 'replicated_rule', type: 'replicated',
-      bytes_used: bytes * 3, percent_used: Math.round((bytes / (bytes + avail)) * 1e6) / 1e6, application_metadata: { [app]: {} },
+      pool: id,
+      pool_name: name,
+      size: 3,
+      min_size: 2,
+      pg_num: pg,
+      pg_num_final: pg,
+      pg_autoscale_mode: 'on',
+      crush_rule: 0,
+      crush_rule_name: 'replicated_rule',
+      type: 'replicated',
+      bytes_used: bytes * 3,
+      percent_used: Math.round((bytes / (bytes + avail)) * 1e6) / 1e6,
+      application_metadata: { [app]: {} },
     });
-    return [pool(1, '.mgr', 'mgr', 32 * 1024 ** 2, 1), pool(2, String(state.storages.get('ceph')?.props.pool ?? 'vm-pool'), 'rbd', u, 256), pool(3, 'cephfs_data', 'cephfs', Math.floor(0.2 * TiB), 64), pool(4, 'cephfs_metadata', 'cephfs', 2 * 1024 ** 3, 16)];
+    return [
+      pool(1, '.mgr', 'mgr', 32 * 1024 ** 2, 1),
+      pool(2, String(state.storages.get('ceph')?.props.pool ?? 'vm-pool'), 'rbd', u, 256),
+      pool(3, 'cephfs_data', 'cephfs', Math.floor(0.2 * TiB), 64),
+      pool(4, 'cephfs_metadata', 'cephfs', 2 * 1024 ** 3, 16),
+    ];
   };
   const health = () => {
     const down = osds().filter((o) => !o.host.online);
@@ -87,7 +103,20 @@ export function cephModel(state: ClusterState) {
       quorum_age: Math.floor((state.now() - Math.max(...nodes().map((n) => n.bootedAt))) / 1000),
       monmap: { epoch: 3, min_mon_release_name: 'squid', num_mons: nodes().length },
       osdmap: { epoch: 311, num_osds: osds().length, num_up_osds: up.length, osd_up_since: 0, num_in_osds: osds().length, num_remapped_pgs: 0 },
-      pgmap: { pgs_by_state: [{ state_name: 'active+clean', count: 337 }], num_pgs: 337, num_pools: 4, num_objects: Math.floor(used() / 4194304), data_bytes: used(), bytes_used: used() * 3, bytes_avail: rawTotal() - used() * 3, bytes_total: rawTotal(), read_bytes_sec: 12_582_912, write_bytes_sec: 4_194_304, read_op_per_sec: 410, write_op_per_sec: 160 },
+      pgmap: {
+        pgs_by_state: [{ state_name: 'active+clean', count: 337 }],
+        num_pgs: 337,
+        num_pools: 4,
+        num_objects: Math.floor(used() / 4194304),
+        data_bytes: used(),
+        bytes_used: used() * 3,
+        bytes_avail: rawTotal() - used() * 3,
+        bytes_total: rawTotal(),
+        read_bytes_sec: 12_582_912,
+        write_bytes_sec: 4_194_304,
+        read_op_per_sec: 410,
+        write_op_per_sec: 160,
+      },
       fsmap: { epoch: 12, id: 1, up: 1, in: 1, max: 1, by_rank: [{ filesystem_id: 1, rank: 0, name: nodes()[0]?.name, status: 'up:active', gid: 4242 }], up_standby: 1 },
       mgrmap: { available: true, num_standbys: nodes().length - 1, modules: ['iostat', 'nfs', 'restful'], services: {} },
       servicemap: { epoch: 5, modified: new Date(state.now()).toISOString(), services: {} },
@@ -111,8 +140,19 @@ export function cephModel(state: ClusterState) {
   const config = () => {
     const c = ceph();
     return [
-      ['global', 'fsid', c.fsid], ['global', 'mon_host', nodes().map((n) => n.ip).join(' ')], ['global', 'public_network', '10.0.0.0/16'], ['global', 'cluster_network', '10.0.0.0/16'],
-      ['global', 'auth_client_required', 'cephx'], ['global', 'osd_pool_default_size', '3'], ['global', 'osd_pool_default_min_size', '2'],
+      ['global', 'fsid', c.fsid],
+      [
+        'global',
+        'mon_host',
+        nodes()
+          .map((n) => n.ip)
+          .join(' '),
+      ],
+      ['global', 'public_network', '10.0.0.0/16'],
+      ['global', 'cluster_network', '10.0.0.0/16'],
+      ['global', 'auth_client_required', 'cephx'],
+      ['global', 'osd_pool_default_size', '3'],
+      ['global', 'osd_pool_default_min_size', '2'],
       ['client', 'keyring', '/etc/pve/priv/$cluster.$name.keyring'],
     ] as Array<[string, string, string]>;
   };

@@ -19,8 +19,7 @@ export function cloudinitEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/qemu/{vmid}/cloudinit/dump',
-      description:
-        'The cloud-init user data, network config or meta data generated from the VM config, as text; the password hash shows only to callers with VM.Config.Cloudinit.',
+      description: 'The cloud-init user data, network config or meta data generated from the VM config, as text; the password hash shows only to callers with VM.Config.Cloudinit.',
       parameters: { node: P.node, vmid: P.vmid, type: str('Which file.', { enum: ['user', 'network', 'meta'] }) },
       returns: str('The file content.'),
       permissions: { check: perm('/vms/{vmid}', ['VM.Audit']) },
@@ -37,8 +36,7 @@ export function cloudinitEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/qemu/{vmid}/cloudinit',
-      description:
-        'Cloud-init options with the value the current cloud-init drive was generated from and, when changed since, the pending value (or delete=1 when removed).',
+      description: 'Cloud-init options with the value the current cloud-init drive was generated from and, when changed since, the pending value (or delete=1 when removed).',
       parameters: { node: P.node, vmid: P.vmid },
       returns: arr(
         obj({
@@ -56,7 +54,10 @@ export function cloudinitEndpoints(state: ClusterState): SimEndpoint[] {
         const generated = g.cloudinitGenerated ?? now;
         const show = (key: string, v: string | number | undefined): string | undefined => (v === undefined ? undefined : key === 'cipassword' ? MASK : String(v));
         const out: Array<Record<string, unknown>> = [];
-        for (const key of Object.keys(now).filter((k) => !(k in generated)).sort()) out.push({ key, pending: show(key, now[key]) });
+        for (const key of Object.keys(now)
+          .filter((k) => !(k in generated))
+          .sort())
+          out.push({ key, pending: show(key, now[key]) });
         for (const key of [...CLOUDINIT_KEYS, ...Object.keys(now).filter((k) => k.startsWith('ipconfig'))]) {
           if (!(key in now) || !(key in generated)) continue;
           if (out.some((e) => e.key === key)) continue;
@@ -64,7 +65,10 @@ export function cloudinitEndpoints(state: ClusterState): SimEndpoint[] {
           if (generated[key] !== now[key]) item.pending = show(key, now[key]);
           out.push(item);
         }
-        for (const key of Object.keys(generated).filter((k) => !(k in now)).sort()) out.push({ key, delete: 1 });
+        for (const key of Object.keys(generated)
+          .filter((k) => !(k in now))
+          .sort())
+          out.push({ key, delete: 1 });
         return out;
       },
     },

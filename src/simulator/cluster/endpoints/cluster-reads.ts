@@ -18,11 +18,15 @@ type Json = Record<string, unknown>;
 
 const digestOf = (v: unknown): string => createHash('sha1').update(JSON.stringify(v)).digest('hex');
 
-
 /** Backup-job selection: which guests and which of their disks a job includes. */
 function includedVolumes(state: ClusterState, job: Json): Json {
   const vmids = job.vmid ? String(job.vmid).split(',').map(Number) : undefined;
-  const exclude = new Set(String(job.exclude ?? '').split(',').filter(Boolean).map(Number));
+  const exclude = new Set(
+    String(job.exclude ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map(Number),
+  );
   const selected = state.allGuests().filter((g) => {
     if (vmids) return vmids.includes(g.vmid);
     if (job.pool) return g.pool === job.pool;
@@ -75,36 +79,81 @@ function nextRuns(schedule: string, fromSec: number, count: number): number[] {
 
 export function clusterReadEndpoints(state: ClusterState): SimEndpoint[] {
   const nodes = () => [...state.nodes.values()];
-  const totem = () => ({ version: 2, cluster_name: state.clusterName, config_version: nodes().length + 2, ip_version: 'ipv4-6', secauth: 'on', link_mode: 'passive', interface: { 0: { linknumber: 0 } } });
+  const totem = () => ({
+    version: 2,
+    cluster_name: state.clusterName,
+    config_version: nodes().length + 2,
+    ip_version: 'ipv4-6',
+    secauth: 'on',
+    link_mode: 'passive',
+    interface: { 0: { linknumber: 0 } },
+  });
   return [
     {
-      method: 'GET', path: '/cluster',
+      method: 'GET',
+      path: '/cluster',
       description: 'Cluster-wide sections (directory index).',
-      parameters: {}, returns: LIST, permissions: { user: 'all' },
-      handler: () => ['acme', 'backup', 'backup-info', 'bulk-action', 'ceph', 'config', 'firewall', 'ha', 'jobs', 'log', 'mapping', 'metrics', 'nextid', 'notifications', 'options', 'replication', 'resources', 'sdn', 'status', 'tasks'].map((name) => ({ name })),
+      parameters: {},
+      returns: LIST,
+      permissions: { user: 'all' },
+      handler: () =>
+        [
+          'acme',
+          'backup',
+          'backup-info',
+          'bulk-action',
+          'ceph',
+          'config',
+          'firewall',
+          'ha',
+          'jobs',
+          'log',
+          'mapping',
+          'metrics',
+          'nextid',
+          'notifications',
+          'options',
+          'replication',
+          'resources',
+          'sdn',
+          'status',
+          'tasks',
+        ].map((name) => ({ name })),
     },
     {
-      method: 'GET', path: '/cluster/config',
+      method: 'GET',
+      path: '/cluster/config',
       description: 'Cluster configuration sections (directory index).',
-      parameters: {}, returns: LIST, permissions: { check: perm('/', ['Sys.Audit']) },
+      parameters: {},
+      returns: LIST,
+      permissions: { check: perm('/', ['Sys.Audit']) },
       handler: () => ['apiversion', 'join', 'nodes', 'qdevice', 'totem'].map((name) => ({ name })),
     },
     {
-      method: 'GET', path: '/cluster/config/apiversion',
+      method: 'GET',
+      path: '/cluster/config/apiversion',
       description: 'Version of the cluster join API this node speaks.',
-      parameters: {}, returns: INTEGER, permissions: { check: perm('/', ['Sys.Audit']) },
+      parameters: {},
+      returns: INTEGER,
+      permissions: { check: perm('/', ['Sys.Audit']) },
       handler: () => 1,
     },
     {
-      method: 'GET', path: '/cluster/config/nodes',
+      method: 'GET',
+      path: '/cluster/config/nodes',
       description: 'Nodes in the corosync configuration with their votes and ring addresses.',
-      parameters: {}, returns: LIST, permissions: { check: perm('/', ['Sys.Audit']) },
+      parameters: {},
+      returns: LIST,
+      permissions: { check: perm('/', ['Sys.Audit']) },
       handler: () => (state.clusterName ? nodes().map((n) => ({ node: n.name, name: n.name, nodeid: String(n.nodeid), quorum_votes: '1', ring0_addr: n.ip })) : []),
     },
     {
-      method: 'GET', path: '/cluster/config/join',
+      method: 'GET',
+      path: '/cluster/config/join',
       description: 'What a new node needs to join: node list with fingerprints, totem settings, config digest.',
-      parameters: {}, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit']) },
+      parameters: {},
+      returns: OBJ,
+      permissions: { check: perm('/', ['Sys.Audit']) },
       handler: () => {
         if (!state.clusterName) throw fail('node is not in a cluster, no join info available!');
         const nodelist = nodes().map((n) => ({ name: n.name, nodeid: String(n.nodeid), pve_addr: n.ip, pve_fp: n.sslFingerprint, quorum_votes: '1', ring0_addr: n.ip }));
@@ -112,42 +161,74 @@ export function clusterReadEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     {
-      method: 'GET', path: '/cluster/config/totem',
+      method: 'GET',
+      path: '/cluster/config/totem',
       description: 'The corosync totem settings.',
-      parameters: {}, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit']) },
+      parameters: {},
+      returns: OBJ,
+      permissions: { check: perm('/', ['Sys.Audit']) },
       handler: () => (state.clusterName ? totem() : {}),
     },
     {
-      method: 'GET', path: '/cluster/config/qdevice',
+      method: 'GET',
+      path: '/cluster/config/qdevice',
       description: 'Status of the external quorum device (none configured).',
-      parameters: {}, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit']) }, protected: true,
+      parameters: {},
+      returns: OBJ,
+      permissions: { check: perm('/', ['Sys.Audit']) },
+      protected: true,
       handler: () => ({}),
     },
     {
-      method: 'GET', path: '/cluster/log',
+      method: 'GET',
+      path: '/cluster/log',
       description: 'Recent entries of the cluster log: task starts and ends on every node, newest first.',
-      parameters: { max: opt(int('Entries to return at most.')) }, returns: LIST, permissions: { user: 'all' },
+      parameters: { max: opt(int('Entries to return at most.')) },
+      returns: LIST,
+      permissions: { user: 'all' },
       handler: (ctx) => {
         const max = Number(ctx.params.max ?? 50);
-        return state.tasks.listAll().slice(0, max).map((t, i) => ({ uid: i + 1, time: t.endtime ?? t.starttime, node: t.node, pid: t.pid, user: t.user, tag: 'pvedaemon', pri: t.exitstatus && t.exitstatus !== 'OK' ? 3 : 6, msg: `${t.endtime !== undefined ? 'end' : 'starting'} task ${t.upid}${t.exitstatus ? ` ${t.exitstatus}` : ''}`, id: `${t.node}:${t.pid}` }));
+        return state.tasks
+          .listAll()
+          .slice(0, max)
+          .map((t, i) => ({
+            uid: i + 1,
+            time: t.endtime ?? t.starttime,
+            node: t.node,
+            pid: t.pid,
+            user: t.user,
+            tag: 'pvedaemon',
+            pri: t.exitstatus && t.exitstatus !== 'OK' ? 3 : 6,
+            msg: `${t.endtime !== undefined ? 'end' : 'starting'} task ${t.upid}${t.exitstatus ? ` ${t.exitstatus}` : ''}`,
+            id: `${t.node}:${t.pid}`,
+          }));
       },
     },
     {
-      method: 'GET', path: '/cluster/ha',
+      method: 'GET',
+      path: '/cluster/ha',
       description: 'HA sections (directory index).',
-      parameters: {}, returns: LIST, permissions: { check: perm('/', ['Sys.Audit']) },
+      parameters: {},
+      returns: LIST,
+      permissions: { check: perm('/', ['Sys.Audit']) },
       handler: () => ['groups', 'resources', 'rules', 'status'].map((id) => ({ id })),
     },
     {
-      method: 'GET', path: '/cluster/ha/groups',
+      method: 'GET',
+      path: '/cluster/ha/groups',
       description: 'HA groups (PVE 9 keeps node preferences as node-affinity rules, so there are none).',
-      parameters: {}, returns: LIST, permissions: { check: perm('/', ['Sys.Audit']) },
+      parameters: {},
+      returns: LIST,
+      permissions: { check: perm('/', ['Sys.Audit']) },
       handler: () => [],
     },
     {
-      method: 'GET', path: '/cluster/ha/status/manager_status',
-      description: 'The HA manager\'s internal state: master, node states and the service table.',
-      parameters: {}, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit']) },
+      method: 'GET',
+      path: '/cluster/ha/status/manager_status',
+      description: "The HA manager's internal state: master, node states and the service table.",
+      parameters: {},
+      returns: OBJ,
+      permissions: { check: perm('/', ['Sys.Audit']) },
       handler: () => {
         const master = nodes().find((n) => n.online)?.name;
         const service_status: Json = {};
@@ -155,13 +236,21 @@ export function clusterReadEndpoints(state: ClusterState): SimEndpoint[] {
           const g = state.guests.get(Number(r.sid.split(':')[1]));
           if (g) service_status[r.sid] = { node: g.node, state: g.status === 'running' ? 'started' : 'stopped', running: g.status === 'running' ? 1 : 0, uid: digestOf(r.sid).slice(0, 22) };
         }
-        return { manager_status: { master_node: master, node_status: Object.fromEntries(nodes().map((n) => [n.name, n.online ? 'online' : 'unknown'])), service_status, timestamp: state.nowSec() }, quorum: { node: master, quorate: '1' }, lrm_status: Object.fromEntries(nodes().map((n) => [n.name, { mode: 'active', state: 'active', timestamp: state.nowSec() }])) };
+        return {
+          manager_status: { master_node: master, node_status: Object.fromEntries(nodes().map((n) => [n.name, n.online ? 'online' : 'unknown'])), service_status, timestamp: state.nowSec() },
+          quorum: { node: master, quorate: '1' },
+          lrm_status: Object.fromEntries(nodes().map((n) => [n.name, { mode: 'active', state: 'active', timestamp: state.nowSec() }])),
+        };
       },
     },
     {
-      method: 'GET', path: '/cluster/backup/{id}/included_volumes',
+      method: 'GET',
+      path: '/cluster/backup/{id}/included_volumes',
       description: 'The guests a backup job selects, each with its disks and whether they are backed up.',
-      parameters: { id: str('Identifier of the object.', { maxLength: 50 }) }, returns: OBJ, permissions: { check: perm('/', ['Sys.Audit']) }, protected: true,
+      parameters: { id: str('Identifier of the object.', { maxLength: 50 }) },
+      returns: OBJ,
+      permissions: { check: perm('/', ['Sys.Audit']) },
+      protected: true,
       handler: (ctx) => {
         const job = state.backupJobs.get(reqStr(ctx, 'id'));
         if (!job) throw fail(`job '${reqStr(ctx, 'id')}' not found`);
@@ -169,21 +258,34 @@ export function clusterReadEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     {
-      method: 'GET', path: '/cluster/jobs',
+      method: 'GET',
+      path: '/cluster/jobs',
       description: 'Job sections (directory index).',
-      parameters: {}, returns: LIST, permissions: { user: 'all' },
+      parameters: {},
+      returns: LIST,
+      permissions: { user: 'all' },
       handler: () => ['realm-sync', 'schedule-analyze'].map((subdir) => ({ subdir })),
     },
     {
-      method: 'GET', path: '/cluster/jobs/realm-sync',
+      method: 'GET',
+      path: '/cluster/jobs/realm-sync',
       description: 'Scheduled realm syncs (none: the realms are pam and pve).',
-      parameters: {}, returns: LIST, permissions: { check: perm('/', ['Sys.Audit']) },
+      parameters: {},
+      returns: LIST,
+      permissions: { check: perm('/', ['Sys.Audit']) },
       handler: () => [],
     },
     {
-      method: 'GET', path: '/cluster/jobs/schedule-analyze',
+      method: 'GET',
+      path: '/cluster/jobs/schedule-analyze',
       description: 'The next times a schedule fires.',
-      parameters: { schedule: str('The schedule asked for.', { format: 'pve-calendar-event', maxLength: 128 }), iterations: opt(int('How many times to list.')), starttime: opt(int('Start from this epoch second.')) }, returns: LIST, permissions: { user: 'all' },
+      parameters: {
+        schedule: str('The schedule asked for.', { format: 'pve-calendar-event', maxLength: 128 }),
+        iterations: opt(int('How many times to list.')),
+        starttime: opt(int('Start from this epoch second.')),
+      },
+      returns: LIST,
+      permissions: { user: 'all' },
       handler: (ctx) => {
         const iterations = Number(ctx.params.iterations ?? 10);
         const start = Number(ctx.params.starttime ?? state.nowSec());
@@ -191,25 +293,52 @@ export function clusterReadEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     {
-      method: 'GET', path: '/storage/{storage}',
+      method: 'GET',
+      path: '/storage/{storage}',
       description: 'One storage definition of the datacenter configuration.',
-      parameters: { storage: P.storage }, returns: OBJ, permissions: { check: perm('/storage/{storage}', ['Datastore.Allocate']) },
+      parameters: { storage: P.storage },
+      returns: OBJ,
+      permissions: { check: perm('/storage/{storage}', ['Datastore.Allocate']) },
       handler: (ctx) => {
         const s = state.storages.get(reqStr(ctx, 'storage'));
         if (!s) throw fail(`storage '${reqStr(ctx, 'storage')}' does not exist`);
-        return { storage: s.storage, type: s.type, content: s.content.join(','), ...(s.shared ? { shared: 1 } : {}), ...(s.nodes ? { nodes: s.nodes.join(',') } : {}), ...(s.disabled ? { disable: 1 } : {}), ...s.props, digest: digestOf(s) };
+        return {
+          storage: s.storage,
+          type: s.type,
+          content: s.content.join(','),
+          ...(s.shared ? { shared: 1 } : {}),
+          ...(s.nodes ? { nodes: s.nodes.join(',') } : {}),
+          ...(s.disabled ? { disable: 1 } : {}),
+          ...s.props,
+          digest: digestOf(s),
+        };
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/storage/{storage}/rrd',
+      method: 'GET',
+      path: '/nodes/{node}/storage/{storage}/rrd',
       description: 'A chart of storage usage as a PNG file name (the file itself is not served).',
-      parameters: { node: P.node, storage: P.storage, ds: str('Data sources to draw, comma-separated.', { format: 'pve-configid-list' }), timeframe: str('Time span the series covers.', { enum: ['hour', 'day', 'week', 'month', 'year'] }) }, returns: OBJ, permissions: { check: perm('/storage/{storage}', ['Datastore.Audit', 'Datastore.AllocateSpace'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: {
+        node: P.node,
+        storage: P.storage,
+        ds: str('Data sources to draw, comma-separated.', { format: 'pve-configid-list' }),
+        timeframe: str('Time span the series covers.', { enum: ['hour', 'day', 'week', 'month', 'year'] }),
+      },
+      returns: OBJ,
+      permissions: { check: perm('/storage/{storage}', ['Datastore.Audit', 'Datastore.AllocateSpace'], 'any', 1) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => ({ filename: `/var/lib/rrdcached/db/pve-storage-9.0/${reqStr(ctx, 'node')}/${reqStr(ctx, 'storage')}.png` }),
     },
     {
-      method: 'GET', path: '/nodes/{node}/storage/{storage}/rrddata',
+      method: 'GET',
+      path: '/nodes/{node}/storage/{storage}/rrddata',
       description: 'Usage of a storage on a node over time, ending at its current usage.',
-      parameters: { node: P.node, storage: P.storage, timeframe: str('Time span the series covers.', { enum: ['hour', 'day', 'week', 'month', 'year'] }) }, returns: LIST, permissions: { check: perm('/storage/{storage}', ['Datastore.Audit', 'Datastore.AllocateSpace'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node, storage: P.storage, timeframe: str('Time span the series covers.', { enum: ['hour', 'day', 'week', 'month', 'year'] }) },
+      returns: LIST,
+      permissions: { check: perm('/storage/{storage}', ['Datastore.Audit', 'Datastore.AllocateSpace'], 'any', 1) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => {
         const node = reqStr(ctx, 'node');
         const s = state.storageOn(reqStr(ctx, 'storage'), node);
@@ -221,9 +350,13 @@ export function clusterReadEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/network/{iface}',
+      method: 'GET',
+      path: '/nodes/{node}/network/{iface}',
       description: 'One network interface of a node.',
-      parameters: { node: P.node, iface: str('The iface asked for.', { format: 'pve-iface', maxLength: 20 }) }, returns: OBJ, permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) }, proxyto: 'node',
+      parameters: { node: P.node, iface: str('The iface asked for.', { format: 'pve-iface', maxLength: 20 }) },
+      returns: OBJ,
+      permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) },
+      proxyto: 'node',
       handler: (ctx) => {
         const n = state.node(reqStr(ctx, 'node'));
         const i = shownInterfaces(state, n).find((x) => x.iface === reqStr(ctx, 'iface'));
@@ -233,5 +366,3 @@ export function clusterReadEndpoints(state: ClusterState): SimEndpoint[] {
     },
   ];
 }
-
-

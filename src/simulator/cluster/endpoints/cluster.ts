@@ -70,7 +70,11 @@ export function clusterViewEndpoints(state: ClusterState): SimEndpoint[] {
       if (pe && uptime > 0) addToPool(pe, rt.mem, rt.maxmem, rt.cpu, rt.cpus, uptime);
       if (!ctx.hasPriv(`/vms/${g.vmid}`, 'VM.Audit')) continue;
       const entry: Json = {
-        id: `${g.type}/${g.vmid}`, type: g.type, vmid: g.vmid, node: g.node, name: guestName(g),
+        id: `${g.type}/${g.vmid}`,
+        type: g.type,
+        vmid: g.vmid,
+        node: g.node,
+        name: guestName(g),
         status: online ? rt.status : 'unknown',
         template: g.config.template ? 1 : 0,
         maxcpu: rt.cpus,
@@ -106,7 +110,14 @@ export function clusterViewEndpoints(state: ClusterState): SimEndpoint[] {
       const rt = runtime.get(n.name);
       if (n.online && rt) {
         Object.assign(entry, {
-          'cgroup-mode': 2, uptime: rt.uptime, cpu: rt.cpu, maxcpu: n.maxcpu, mem: rt.mem, maxmem: n.maxmem, disk: rt.rootfsUsed, maxdisk: n.rootfsTotal,
+          'cgroup-mode': 2,
+          uptime: rt.uptime,
+          cpu: rt.cpu,
+          maxcpu: n.maxcpu,
+          mem: rt.mem,
+          maxmem: n.maxmem,
+          disk: rt.rootfsUsed,
+          maxdisk: n.rootfsTotal,
         });
       }
       if (haActive) entry.hastate = n.online ? 'online' : 'unknown';
@@ -125,8 +136,14 @@ export function clusterViewEndpoints(state: ClusterState): SimEndpoint[] {
       for (const n of state.nodes.values()) {
         if (s.nodes && !s.nodes.includes(n.name)) continue;
         const entry: Json = {
-          id: `storage/${n.name}/${s.storage}`, type: 'storage', storage: s.storage, node: n.name,
-          status: n.online ? 'available' : 'unknown', plugintype: s.type, shared: s.shared ? 1 : 0, content: s.content.join(','),
+          id: `storage/${n.name}/${s.storage}`,
+          type: 'storage',
+          storage: s.storage,
+          node: n.name,
+          status: n.online ? 'available' : 'unknown',
+          plugintype: s.type,
+          shared: s.shared ? 1 : 0,
+          content: s.content.join(','),
         };
         if (n.online) Object.assign(entry, { disk: used.get(state.storageKey(s, n.name)) ?? 0, maxdisk: s.total });
         if (pool) entry.pool = pool.poolid;
@@ -196,15 +213,18 @@ export function clusterViewEndpoints(state: ClusterState): SimEndpoint[] {
         const nodes = [...state.nodes.values()];
         const local = nodes[0]?.name;
         const nodeEntries = nodes.map((n) => ({
-          type: 'node', id: `node/${n.name}`, name: n.name, nodeid: n.nodeid, ip: n.ip,
-          local: n.name === local ? 1 : 0, online: n.online ? 1 : 0, level: n.level,
+          type: 'node',
+          id: `node/${n.name}`,
+          name: n.name,
+          nodeid: n.nodeid,
+          ip: n.ip,
+          local: n.name === local ? 1 : 0,
+          online: n.online ? 1 : 0,
+          level: n.level,
         }));
         if (!state.clusterName) return nodeEntries;
         const online = nodes.filter((n) => n.online).length;
-        return [
-          { type: 'cluster', id: 'cluster', name: state.clusterName, nodes: nodes.length, version: nodes.length + 2, quorate: online * 2 > nodes.length ? 1 : 0 },
-          ...nodeEntries,
-        ];
+        return [{ type: 'cluster', id: 'cluster', name: state.clusterName, nodes: nodes.length, version: nodes.length + 2, quorate: online * 2 > nodes.length ? 1 : 0 }, ...nodeEntries];
       },
     },
     {

@@ -30,24 +30,30 @@ export function firewallGroupEndpoints(state: ClusterState): SimEndpoint[] {
         return [...fw().groups.values()].sort((a, b) => a.group.localeCompare(b.group)).map((g) => ({ group: g.group, ...(g.comment ? { comment: g.comment } : {}), digest }));
       },
     },
-    change('POST', '/cluster/firewall/groups', 'Create a security group, or rename one with rename.', { group: GROUP, comment: opt(str('Free-form note.')), rename: opt(str('The existing group to rename to group.', { ...NAME_RULES, maxLength: 18 })), digest: DIGEST }, (ctx) => {
-      const groups = fw().groups;
-      assertUnmodified(groupsDigest(fw()), optStr(ctx, 'digest'));
-      const name = reqStr(ctx, 'group');
-      const from = optStr(ctx, 'rename');
-      const comment = optStr(ctx, 'comment');
-      if (from !== undefined) {
-        const g = groups.get(from);
-        if (!g) throw fail(`Security group '${from}' does not exist`);
-        if (from !== name && groups.has(name)) throw fail(`Security group '${name}' already exists`);
-        groups.delete(from);
-        groups.set(name, { ...g, group: name, ...(comment !== undefined ? { comment } : {}) });
+    change(
+      'POST',
+      '/cluster/firewall/groups',
+      'Create a security group, or rename one with rename.',
+      { group: GROUP, comment: opt(str('Free-form note.')), rename: opt(str('The existing group to rename to group.', { ...NAME_RULES, maxLength: 18 })), digest: DIGEST },
+      (ctx) => {
+        const groups = fw().groups;
+        assertUnmodified(groupsDigest(fw()), optStr(ctx, 'digest'));
+        const name = reqStr(ctx, 'group');
+        const from = optStr(ctx, 'rename');
+        const comment = optStr(ctx, 'comment');
+        if (from !== undefined) {
+          const g = groups.get(from);
+          if (!g) throw fail(`Security group '${from}' does not exist`);
+          if (from !== name && groups.has(name)) throw fail(`Security group '${name}' already exists`);
+          groups.delete(from);
+          groups.set(name, { ...g, group: name, ...(comment !== undefined ? { comment } : {}) });
+          return null;
+        }
+        if (groups.has(name)) throw fail(`Security group '${name}' already exists`);
+        groups.set(name, { group: name, ...(comment ? { comment } : {}), rules: [] });
         return null;
-      }
-      if (groups.has(name)) throw fail(`Security group '${name}' already exists`);
-      groups.set(name, { group: name, ...(comment ? { comment } : {}), rules: [] });
-      return null;
-    }),
+      },
+    ),
     change('DELETE', '/cluster/firewall/groups/{group}', 'Delete an empty security group.', { group: GROUP }, (ctx) => {
       const name = reqStr(ctx, 'group');
       const g = group(name);

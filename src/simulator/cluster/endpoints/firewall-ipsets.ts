@@ -94,7 +94,8 @@ function ipsetEndpoints(scope: IpsetScope): SimEndpoint[] {
     if (!set) throw fail(`no such IPSet '${name}'`);
     return set;
   };
-  const setList = (sets: Map<string, IpSet>) => withDigest([...sets.values()].sort((a, b) => a.name.localeCompare(b.name)).map((s) => ({ name: s.name, ...(s.comment !== undefined ? { comment: s.comment } : {}) })));
+  const setList = (sets: Map<string, IpSet>) =>
+    withDigest([...sets.values()].sort((a, b) => a.name.localeCompare(b.name)).map((s) => ({ name: s.name, ...(s.comment !== undefined ? { comment: s.comment } : {}) })));
   const entryList = (set: IpSet) => withDigest(set.entries.map(entryView));
 
   const audit = scope.audit;
@@ -175,16 +176,22 @@ function ipsetEndpoints(scope: IpsetScope): SimEndpoint[] {
         return found;
       },
     },
-    change('PUT', `${base}/{name}/{cidr}`, 'Change the comment and exclusion of an IP set entry (both are replaced).', { ...context, name: NAME, cidr: CIDR, ...ENTRY_SETTINGS, digest: DIGEST }, (ctx) => {
-      const set = ipset(ctx);
-      assertUnmodified(entryList(set).digest, optStr(ctx, 'digest'));
-      const cidr = reqStr(ctx, 'cidr');
-      const index = set.entries.findIndex((e) => e.cidr === cidr);
-      if (index < 0) throw paramError('cidr', 'no such IP/Network');
-      const comment = optStr(ctx, 'comment');
-      set.entries[index] = { cidr, ...(flag(ctx, 'nomatch') ? { nomatch: true } : {}), ...(comment !== undefined ? { comment } : {}) };
-      return null;
-    }),
+    change(
+      'PUT',
+      `${base}/{name}/{cidr}`,
+      'Change the comment and exclusion of an IP set entry (both are replaced).',
+      { ...context, name: NAME, cidr: CIDR, ...ENTRY_SETTINGS, digest: DIGEST },
+      (ctx) => {
+        const set = ipset(ctx);
+        assertUnmodified(entryList(set).digest, optStr(ctx, 'digest'));
+        const cidr = reqStr(ctx, 'cidr');
+        const index = set.entries.findIndex((e) => e.cidr === cidr);
+        if (index < 0) throw paramError('cidr', 'no such IP/Network');
+        const comment = optStr(ctx, 'comment');
+        set.entries[index] = { cidr, ...(flag(ctx, 'nomatch') ? { nomatch: true } : {}), ...(comment !== undefined ? { comment } : {}) };
+        return null;
+      },
+    ),
     change('DELETE', `${base}/{name}/{cidr}`, 'Remove an entry from an IP set (nothing happens when it is not there).', { ...context, name: NAME, cidr: CIDR, digest: DIGEST }, (ctx) => {
       const set = ipset(ctx);
       assertUnmodified(entryList(set).digest, optStr(ctx, 'digest'));

@@ -82,32 +82,67 @@ export function firewallSectionEndpoints(state: ClusterState): SimEndpoint[] {
         },
       },
       {
-        ...changeOperations(modify)('PUT', base, `Change options of ${whose} firewall; delete resets options.`, { ...context, ...props, delete: opt(str('Options to reset.', { format: 'pve-configid-list' })), digest: DIGEST }, (ctx) => {
-          check?.(ctx, true);
-          const s = scope(ctx);
-          assertUnmodified(scopeDigest(s), optStr(ctx, 'digest'));
-          for (const key of list(ctx.params.delete)) delete s.options[key];
-          for (const key of Object.keys(props)) {
-            const v = ctx.params[key];
-            if (v !== undefined) s.options[key] = typeof v === 'number' ? v : String(v);
-          }
-          return null;
-        }),
+        ...changeOperations(modify)(
+          'PUT',
+          base,
+          `Change options of ${whose} firewall; delete resets options.`,
+          { ...context, ...props, delete: opt(str('Options to reset.', { format: 'pve-configid-list' })), digest: DIGEST },
+          (ctx) => {
+            check?.(ctx, true);
+            const s = scope(ctx);
+            assertUnmodified(scopeDigest(s), optStr(ctx, 'digest'));
+            for (const key of list(ctx.params.delete)) delete s.options[key];
+            for (const key of Object.keys(props)) {
+              const v = ctx.params[key];
+              if (v !== undefined) s.options[key] = typeof v === 'number' ? v : String(v);
+            }
+            return null;
+          },
+        ),
         ...(proxy ? { proxyto: 'node' as const } : {}),
       },
     ];
     const vmPerm = { audit: { check: perm('/vms/{vmid}', ['VM.Audit']) }, modify: { check: perm('/vms/{vmid}', ['VM.Config.Network']) } };
     return [
       ...family('/cluster/firewall/options', 'the datacenter', {}, clusterOptions, { check: perm('/', ['Sys.Audit']) }, { check: perm('/', ['Sys.Modify']) }, () => fw().cluster),
-      ...family('/nodes/{node}/firewall/options', "the node's", { node: P.node }, nodeOptions, { check: perm('/nodes/{node}', ['Sys.Audit']) }, { check: perm('/nodes/{node}', ['Sys.Modify']) }, (ctx) => {
-        const node = reqStr(ctx, 'node');
-        state.node(node);
-        return nodeFirewall(state, node);
-      }, undefined, true),
-      ...(['qemu', 'lxc'] as GuestType[]).flatMap((type) =>
-        family(`/nodes/{node}/${type}/{vmid}/firewall/options`, "the guest's", { node: P.node, vmid: P.vmid }, guestOptions, vmPerm.audit, vmPerm.modify, (ctx) => guestFirewall(state, reqInt(ctx, 'vmid')), undefined, true),
+      ...family(
+        '/nodes/{node}/firewall/options',
+        "the node's",
+        { node: P.node },
+        nodeOptions,
+        { check: perm('/nodes/{node}', ['Sys.Audit']) },
+        { check: perm('/nodes/{node}', ['Sys.Modify']) },
+        (ctx) => {
+          const node = reqStr(ctx, 'node');
+          state.node(node);
+          return nodeFirewall(state, node);
+        },
+        undefined,
+        true,
       ),
-      ...family('/cluster/sdn/vnets/{vnet}/firewall/options', "the vnet's", { vnet: str('SDN vnet name.', { format: 'pve-sdn-vnet-id' }) }, vnetOptions, { user: 'all', description: 'SDN.Audit on the vnet (checked by the handler).' }, { user: 'all', description: 'SDN.Allocate on the vnet (checked by the handler).' }, (ctx) => vnetFirewall(state, reqStr(ctx, 'vnet')), vnetCheck),
+      ...(['qemu', 'lxc'] as GuestType[]).flatMap((type) =>
+        family(
+          `/nodes/{node}/${type}/{vmid}/firewall/options`,
+          "the guest's",
+          { node: P.node, vmid: P.vmid },
+          guestOptions,
+          vmPerm.audit,
+          vmPerm.modify,
+          (ctx) => guestFirewall(state, reqInt(ctx, 'vmid')),
+          undefined,
+          true,
+        ),
+      ),
+      ...family(
+        '/cluster/sdn/vnets/{vnet}/firewall/options',
+        "the vnet's",
+        { vnet: str('SDN vnet name.', { format: 'pve-sdn-vnet-id' }) },
+        vnetOptions,
+        { user: 'all', description: 'SDN.Audit on the vnet (checked by the handler).' },
+        { user: 'all', description: 'SDN.Allocate on the vnet (checked by the handler).' },
+        (ctx) => vnetFirewall(state, reqStr(ctx, 'vnet')),
+        vnetCheck,
+      ),
     ];
   }
 
@@ -128,7 +163,9 @@ export function firewallSectionEndpoints(state: ClusterState): SimEndpoint[] {
           path: base,
           description: `Named addresses and networks of ${whose} firewall.`,
           parameters: { ...context },
-          returns: arr(obj({ name: str('Alias name.'), cidr: str('Address or network.'), comment: opt(str('Note.')), digest: str('Digest of the file.', { maxLength: 64 }) }), { links: [{ rel: 'child', href: '{name}' }] }),
+          returns: arr(obj({ name: str('Alias name.'), cidr: str('Address or network.'), comment: opt(str('Note.')), digest: str('Digest of the file.', { maxLength: 64 }) }), {
+            links: [{ rel: 'child', href: '{name}' }],
+          }),
           permissions: audit,
           handler: (ctx) => {
             const s = scope(ctx);
@@ -153,18 +190,24 @@ export function firewallSectionEndpoints(state: ClusterState): SimEndpoint[] {
           permissions: audit,
           handler: (ctx) => ({ ...alias(ctx), digest: scopeDigest(scope(ctx)) }),
         },
-        change('PUT', `${base}/{name}`, `Change the address, comment or name (rename) of an alias.`, { ...context, name: NAME, cidr: CIDR, comment: opt(str('Free-form note.')), rename: opt(str('New name.', NAME_RULES)), digest: DIGEST }, (ctx) => {
-          const s = scope(ctx);
-          assertUnmodified(scopeDigest(s), optStr(ctx, 'digest'));
-          const a = alias(ctx);
-          const rename = optStr(ctx, 'rename');
-          const comment = optStr(ctx, 'comment');
-          const next = { name: rename ?? a.name, cidr: reqStr(ctx, 'cidr'), ...(comment ? { comment } : {}) };
-          if (rename && rename.toLowerCase() !== a.name.toLowerCase() && s.aliases.has(rename.toLowerCase())) throw fail(`alias '${rename}' already exists`);
-          s.aliases.delete(a.name.toLowerCase());
-          s.aliases.set(next.name.toLowerCase(), next);
-          return null;
-        }),
+        change(
+          'PUT',
+          `${base}/{name}`,
+          `Change the address, comment or name (rename) of an alias.`,
+          { ...context, name: NAME, cidr: CIDR, comment: opt(str('Free-form note.')), rename: opt(str('New name.', NAME_RULES)), digest: DIGEST },
+          (ctx) => {
+            const s = scope(ctx);
+            assertUnmodified(scopeDigest(s), optStr(ctx, 'digest'));
+            const a = alias(ctx);
+            const rename = optStr(ctx, 'rename');
+            const comment = optStr(ctx, 'comment');
+            const next = { name: rename ?? a.name, cidr: reqStr(ctx, 'cidr'), ...(comment ? { comment } : {}) };
+            if (rename && rename.toLowerCase() !== a.name.toLowerCase() && s.aliases.has(rename.toLowerCase())) throw fail(`alias '${rename}' already exists`);
+            s.aliases.delete(a.name.toLowerCase());
+            s.aliases.set(next.name.toLowerCase(), next);
+            return null;
+          },
+        ),
         change('DELETE', `${base}/{name}`, `Remove an alias from ${whose} firewall.`, { ...context, name: NAME, digest: DIGEST }, (ctx) => {
           const s = scope(ctx);
           assertUnmodified(scopeDigest(s), optStr(ctx, 'digest'));
@@ -176,13 +219,22 @@ export function firewallSectionEndpoints(state: ClusterState): SimEndpoint[] {
     return [
       ...family('/cluster/firewall/aliases', 'the datacenter', {}, { check: perm('/', ['Sys.Audit']) }, { check: perm('/', ['Sys.Modify']) }, () => fw().cluster),
       ...(['qemu', 'lxc'] as GuestType[]).flatMap((type) =>
-        family(`/nodes/{node}/${type}/{vmid}/firewall/aliases`, "the guest's", { node: P.node, vmid: P.vmid }, { check: perm('/vms/{vmid}', ['VM.Audit']) }, { check: perm('/vms/{vmid}', ['VM.Config.Network']) }, (ctx) => guestFirewall(state, reqInt(ctx, 'vmid'))),
+        family(
+          `/nodes/{node}/${type}/{vmid}/firewall/aliases`,
+          "the guest's",
+          { node: P.node, vmid: P.vmid },
+          { check: perm('/vms/{vmid}', ['VM.Audit']) },
+          { check: perm('/vms/{vmid}', ['VM.Config.Network']) },
+          (ctx) => guestFirewall(state, reqInt(ctx, 'vmid')),
+        ),
       ),
     ];
   }
 
   function refEndpoints(): SimEndpoint[] {
-    const REF = arr(obj({ type: str('alias or ipset.', { enum: ['alias', 'ipset'] }), name: str('Name.'), ref: str('How a rule refers to it.'), scope: str('dc or guest.'), comment: opt(str('Note.')) }));
+    const REF = arr(
+      obj({ type: str('alias or ipset.', { enum: ['alias', 'ipset'] }), name: str('Name.'), ref: str('How a rule refers to it.'), scope: str('dc or guest.'), comment: opt(str('Note.')) }),
+    );
     const TYPE = opt(str('Only references of this kind.', { enum: ['alias', 'ipset'] }));
     const refs = (ctx: SimRequestContext, vmid?: number): Json[] => {
       const type = optStr(ctx, 'type');
@@ -200,16 +252,26 @@ export function firewallSectionEndpoints(state: ClusterState): SimEndpoint[] {
       return out;
     };
     return [
-      { method: 'GET', path: '/cluster/firewall/refs', description: 'Aliases and IP sets rules of the datacenter can refer to, with the reference to write.', parameters: { type: TYPE }, returns: REF, permissions: { check: perm('/', ['Sys.Audit']) }, handler: (ctx) => refs(ctx) },
-      ...(['qemu', 'lxc'] as GuestType[]).map((type): SimEndpoint => ({
+      {
         method: 'GET',
-        path: `/nodes/{node}/${type}/{vmid}/firewall/refs`,
-        description: "Aliases and IP sets the guest's rules can refer to (the datacenter's and its own).",
-        parameters: { node: P.node, vmid: P.vmid, type: TYPE },
+        path: '/cluster/firewall/refs',
+        description: 'Aliases and IP sets rules of the datacenter can refer to, with the reference to write.',
+        parameters: { type: TYPE },
         returns: REF,
-        permissions: { check: perm('/vms/{vmid}', ['VM.Audit']) },
-        handler: (ctx) => refs(ctx, reqInt(ctx, 'vmid')),
-      })),
+        permissions: { check: perm('/', ['Sys.Audit']) },
+        handler: (ctx) => refs(ctx),
+      },
+      ...(['qemu', 'lxc'] as GuestType[]).map(
+        (type): SimEndpoint => ({
+          method: 'GET',
+          path: `/nodes/{node}/${type}/{vmid}/firewall/refs`,
+          description: "Aliases and IP sets the guest's rules can refer to (the datacenter's and its own).",
+          parameters: { node: P.node, vmid: P.vmid, type: TYPE },
+          returns: REF,
+          permissions: { check: perm('/vms/{vmid}', ['VM.Audit']) },
+          handler: (ctx) => refs(ctx, reqInt(ctx, 'vmid')),
+        }),
+      ),
     ];
   }
 
@@ -222,7 +284,10 @@ export function firewallSectionEndpoints(state: ClusterState): SimEndpoint[] {
     const until = optInt(ctx, 'until') ?? now;
     for (let t = Math.ceil(since / 600) * 600; t <= until; t += 600) {
       const r = logging[(t / 600) % Math.max(1, logging.length)];
-      const stamp = new Date(t * 1000).toUTCString().replace(/^\w+, /, '').replace(' GMT', ' +0000');
+      const stamp = new Date(t * 1000)
+        .toUTCString()
+        .replace(/^\w+, /, '')
+        .replace(' GMT', ' +0000');
       if (r) lines.push(`${prefix} 6 - ${stamp} ${r.action === 'DROP' ? 'DROP' : 'ACCEPT'}: IN=vmbr0 SRC=203.0.113.${(t / 600) % 250} DST=10.0.0.11 PROTO=TCP DPT=${r.dport ?? 22}`);
       else lines.push(`${prefix} 6 - ${stamp} policy DROP: IN=vmbr0 SRC=198.51.100.${(t / 600) % 250} DST=10.0.0.11 PROTO=TCP DPT=23`);
     }
@@ -249,20 +314,22 @@ export function firewallSectionEndpoints(state: ClusterState): SimEndpoint[] {
           return logLines(ctx, '0', [...fw().cluster.rules, ...nodeFirewall(state, node).rules]);
         },
       },
-      ...(['qemu', 'lxc'] as GuestType[]).map((type): SimEndpoint => ({
-        method: 'GET',
-        path: `/nodes/{node}/${type}/{vmid}/firewall/log`,
-        description: "The guest's firewall log: packets its rules and policies logged.",
-        parameters: { node: P.node, vmid: P.vmid, ...LOG_PARAMS },
-        returns: LOG_ENTRY,
-        permissions: { check: perm('/vms/{vmid}', ['VM.Console']) },
-        proxyto: 'node',
-        protected: true,
-        handler: (ctx) => {
-          const g = state.guestAt(type, reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
-          return logLines(ctx, String(g.vmid), guestFirewall(state, g.vmid).rules);
-        },
-      })),
+      ...(['qemu', 'lxc'] as GuestType[]).map(
+        (type): SimEndpoint => ({
+          method: 'GET',
+          path: `/nodes/{node}/${type}/{vmid}/firewall/log`,
+          description: "The guest's firewall log: packets its rules and policies logged.",
+          parameters: { node: P.node, vmid: P.vmid, ...LOG_PARAMS },
+          returns: LOG_ENTRY,
+          permissions: { check: perm('/vms/{vmid}', ['VM.Console']) },
+          proxyto: 'node',
+          protected: true,
+          handler: (ctx) => {
+            const g = state.guestAt(type, reqStr(ctx, 'node'), reqInt(ctx, 'vmid'));
+            return logLines(ctx, String(g.vmid), guestFirewall(state, g.vmid).rules);
+          },
+        }),
+      ),
     ];
   }
 

@@ -34,11 +34,11 @@ export function firewallGroup(state: ClusterState, name: string): FwGroup {
 /** A vnet's firewall is guarded by SDN privileges on the vnet's zone path, checked by the handler. */
 export function vnetFirewallCheck(state: ClusterState): (ctx: SimRequestContext, write: boolean) => void {
   return (ctx, write) => {
-      const vnet = reqStr(ctx, 'vnet');
-      const v = sdnOf(state).vnets.get(vnet);
-      if (!v) throw fail(`sdn vnet '${vnet}' does not exist`);
-      const path = `/sdn/zones/${v.zone}/${vnet}`;
-      const priv = write ? 'SDN.Allocate' : 'SDN.Audit';
-      if (!ctx.hasPriv(path, priv)) throw permissionDenied(path, priv);
+    const vnet = reqStr(ctx, 'vnet');
+    const v = sdnOf(state).vnets.get(vnet);
+    if (!v) throw fail(`sdn vnet '${vnet}' does not exist`);
+    const path = `/sdn/zones/${v.zone}/${vnet}`;
+    const priv = write ? 'SDN.Allocate' : 'SDN.Audit';
+    if (!ctx.hasPriv(path, priv)) throw permissionDenied(path, priv);
   };
 }

@@ -143,16 +143,18 @@ export function firewallEndpoints(state: ClusterState): SimEndpoint[] {
       types: ['in', 'out', 'forward', 'group'],
       known: clusterKnown,
     },
-    ...(['qemu', 'lxc'] as GuestType[]).map((type): RuleScope => ({
-      base: `/nodes/{node}/${type}/{vmid}/firewall/rules`,
-      whose: "the guest's",
-      context: { node: P.node, vmid: P.vmid },
-      audit: { check: perm('/vms/{vmid}', ['VM.Audit']) },
-      modify: { check: perm('/vms/{vmid}', ['VM.Config.Network']) },
-      rules: (ctx) => scopeRules(() => guestFirewall(state, reqInt(ctx, 'vmid')))(),
-      types: ['in', 'out', 'group'],
-      known: (ctx) => guestKnown(reqInt(ctx, 'vmid')),
-    })),
+    ...(['qemu', 'lxc'] as GuestType[]).map(
+      (type): RuleScope => ({
+        base: `/nodes/{node}/${type}/{vmid}/firewall/rules`,
+        whose: "the guest's",
+        context: { node: P.node, vmid: P.vmid },
+        audit: { check: perm('/vms/{vmid}', ['VM.Audit']) },
+        modify: { check: perm('/vms/{vmid}', ['VM.Config.Network']) },
+        rules: (ctx) => scopeRules(() => guestFirewall(state, reqInt(ctx, 'vmid')))(),
+        types: ['in', 'out', 'group'],
+        known: (ctx) => guestKnown(reqInt(ctx, 'vmid')),
+      }),
+    ),
     {
       base: '/cluster/sdn/vnets/{vnet}/firewall/rules',
       whose: "the vnet's",
@@ -264,7 +266,14 @@ export function firewallEndpoints(state: ClusterState): SimEndpoint[] {
         'PUT',
         `${scope.base}/{pos}`,
         `Change or move (moveto) a rule of ${scope.whose} firewall; delete removes fields.`,
-        { ...scope.context, pos: int('Position of the rule in the list.'), ...Object.fromEntries(Object.entries(RULE_FIELDS).map(([k, v]) => [k, opt(v)])), moveto: opt(int('Move the rule to this position.', { minimum: 0 })), delete: opt(str('Fields to remove.', { format: 'pve-configid-list' })), digest: DIGEST },
+        {
+          ...scope.context,
+          pos: int('Position of the rule in the list.'),
+          ...Object.fromEntries(Object.entries(RULE_FIELDS).map(([k, v]) => [k, opt(v)])),
+          moveto: opt(int('Move the rule to this position.', { minimum: 0 })),
+          delete: opt(str('Fields to remove.', { format: 'pve-configid-list' })),
+          digest: DIGEST,
+        },
         (ctx) => {
           const { rules } = write(ctx);
           const pos = reqInt(ctx, 'pos');

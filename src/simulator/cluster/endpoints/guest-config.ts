@@ -96,7 +96,7 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
   };
   if (type === 'qemu') {
     editParams.skiplock = P.skiplock;
-    editParams.force = opt(bool('With delete: destroy the removed disks\' volumes instead of keeping them as unusedN.', { requires: 'delete' }));
+    editParams.force = opt(bool("With delete: destroy the removed disks' volumes instead of keeping them as unusedN.", { requires: 'delete' }));
   }
 
   const configProps: Record<string, SchemaNode> = {

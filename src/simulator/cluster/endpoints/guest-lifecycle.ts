@@ -209,7 +209,9 @@ function destroyEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
           state.removeGuest(g);
           if (purge) {
             for (const job of state.backupJobs.values()) {
-              const ids = String(job.vmid ?? '').split(',').filter((id) => id !== '' && id !== String(g.vmid));
+              const ids = String(job.vmid ?? '')
+                .split(',')
+                .filter((id) => id !== '' && id !== String(g.vmid));
               if (job.vmid !== undefined) job.vmid = ids.join(',');
             }
           }

@@ -21,21 +21,34 @@ export function guestReadEndpoints(state: ClusterState, type: GuestType): SimEnd
   const base = `/nodes/{node}/${type}/{vmid}`;
   return [
     {
-      method: 'GET', path: `${base}/rrd`,
+      method: 'GET',
+      path: `${base}/rrd`,
       description: 'A chart of guest series as a PNG file name (the file itself is not served).',
-      parameters: { node: P.node, vmid: VMID, ds: str('Data sources to draw, comma-separated.', { format: 'pve-configid-list' }), timeframe: TIMEFRAME }, returns: OBJ, permissions: AUDIT, protected: true,
+      parameters: { node: P.node, vmid: VMID, ds: str('Data sources to draw, comma-separated.', { format: 'pve-configid-list' }), timeframe: TIMEFRAME },
+      returns: OBJ,
+      permissions: AUDIT,
+      protected: true,
       handler: (ctx) => ({ filename: `/var/lib/rrdcached/db/pve-vm-9.0/${pathGuest(state, type, ctx).vmid}.png` }),
     },
     {
-      method: 'GET', path: `${base}/rrddata`,
+      method: 'GET',
+      path: `${base}/rrddata`,
       description: 'Time series of the guest (CPU, memory, disk, network), ending at its current status.',
-      parameters: { node: P.node, vmid: VMID, timeframe: TIMEFRAME }, returns: LIST, permissions: AUDIT, protected: true,
+      parameters: { node: P.node, vmid: VMID, timeframe: TIMEFRAME },
+      returns: LIST,
+      permissions: AUDIT,
+      protected: true,
       handler: (ctx) => guestSeries(state, pathGuest(state, type, ctx), reqStr(ctx, 'timeframe')),
     },
     {
-      method: 'GET', path: `${base}/feature`,
+      method: 'GET',
+      path: `${base}/feature`,
       description: 'Whether the guest supports snapshots, clones or copies with its current disks.',
-      parameters: { node: P.node, vmid: VMID, feature: str('The feature asked for.', { enum: ['snapshot', 'clone', 'copy'] }) }, returns: OBJ, permissions: AUDIT, proxyto: 'node', protected: true,
+      parameters: { node: P.node, vmid: VMID, feature: str('The feature asked for.', { enum: ['snapshot', 'clone', 'copy'] }) },
+      returns: OBJ,
+      permissions: AUDIT,
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => {
         const g = pathGuest(state, type, ctx);
         const feature = reqStr(ctx, 'feature');

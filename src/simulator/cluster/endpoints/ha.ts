@@ -206,9 +206,7 @@ export function haEndpoints(state: ClusterState): SimEndpoint[] {
         const online = nodes.filter((n) => n.online).length;
         const quorate = online * 2 > nodes.length ? 1 : 0;
         const date = new Date(now * 1000).toUTCString();
-        const out: Array<Record<string, unknown>> = [
-          { id: 'quorum', type: 'quorum', node: master?.name ?? '', status: quorate ? 'OK' : 'No quorum on node', quorate },
-        ];
+        const out: Array<Record<string, unknown>> = [{ id: 'quorum', type: 'quorum', node: master?.name ?? '', status: quorate ? 'OK' : 'No quorum on node', quorate }];
         if (master) out.push({ id: 'master', type: 'master', node: master.name, status: `${master.name} (active, ${date})`, timestamp: now });
         const managed = state.haResources.size > 0;
         for (const n of nodes) {
@@ -220,8 +218,17 @@ export function haEndpoints(state: ClusterState): SimEndpoint[] {
           const node = g?.node ?? '';
           const live = g ? (g.status === 'running' ? 'started' : 'stopped') : 'error';
           out.push({
-            id: `service:${res.sid}`, type: 'service', sid: res.sid, node, state: live, crm_state: live, request_state: res.state,
-            status: `${res.sid} (${node}, ${live})`, max_restart: res.max_restart, max_relocate: res.max_relocate, failback: res.failback,
+            id: `service:${res.sid}`,
+            type: 'service',
+            sid: res.sid,
+            node,
+            state: live,
+            crm_state: live,
+            request_state: res.state,
+            status: `${res.sid} (${node}, ${live})`,
+            max_restart: res.max_restart,
+            max_relocate: res.max_relocate,
+            failback: res.failback,
           });
         }
         return out;

@@ -62,14 +62,20 @@ export function networkApplyEndpoints(state: ClusterState): SimEndpoint[] {
   };
   return [
     onNode(
-      change('POST', '/nodes/{node}/network', 'Create a network interface in the staged configuration of a node (applied by PUT on the same path).', { node: P.node, iface: IFACE, ...FIELDS }, (ctx) => {
-        const list = staged(ctx);
-        const iface = reqStr(ctx, 'iface');
-        if (list.some((i) => i.iface === iface)) throw fail(`interface '${iface}' already exists`);
-        const type = reqStr(ctx, 'type') as NodeInterface['type'];
-        list.push(withFields(ctx, { iface, type, active: 0, autostart: 1, method: 'manual', method6: 'manual', families: ['inet'], priority: list.length + 1 }));
-        return null;
-      }),
+      change(
+        'POST',
+        '/nodes/{node}/network',
+        'Create a network interface in the staged configuration of a node (applied by PUT on the same path).',
+        { node: P.node, iface: IFACE, ...FIELDS },
+        (ctx) => {
+          const list = staged(ctx);
+          const iface = reqStr(ctx, 'iface');
+          if (list.some((i) => i.iface === iface)) throw fail(`interface '${iface}' already exists`);
+          const type = reqStr(ctx, 'type') as NodeInterface['type'];
+          list.push(withFields(ctx, { iface, type, active: 0, autostart: 1, method: 'manual', method6: 'manual', families: ['inet'], priority: list.length + 1 }));
+          return null;
+        },
+      ),
     ),
     onNode(
       change(

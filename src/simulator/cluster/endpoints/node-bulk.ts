@@ -19,10 +19,8 @@ import { bool, int, opt, P, str, UPID } from './schema.js';
 
 export function nodeAllEndpoints(state: ClusterState): SimEndpoint[] {
   /** PVE's default for the node operations: the node's CPU threads minus one, 1 to 8. */
-  const nodeWorkers = (ctx: SimRequestContext, node: string): number =>
-    optInt(ctx, 'max-workers') || Math.min(Math.max(1, state.node(node).maxcpu - 1), 8);
-  const internal = (ctx: SimRequestContext, g: Guest, rest: string, params: Record<string, unknown>): SimRequestContext =>
-    subContext(ctx, g, `/nodes/{node}/${g.type}/{vmid}/${rest}`, params);
+  const nodeWorkers = (ctx: SimRequestContext, node: string): number => optInt(ctx, 'max-workers') || Math.min(Math.max(1, state.node(node).maxcpu - 1), 8);
+  const internal = (ctx: SimRequestContext, g: Guest, rest: string, params: Record<string, unknown>): SimRequestContext => subContext(ctx, g, `/nodes/{node}/${g.type}/{vmid}/${rest}`, params);
   const vmsOf = (ctx: SimRequestContext): string[] | undefined => {
     const text = optStr(ctx, 'vms');
     return text === undefined ? undefined : list(text);
@@ -38,7 +36,14 @@ export function nodeAllEndpoints(state: ClusterState): SimEndpoint[] {
    * One of the node's verbs: the guests it may be limited to (`vms`), the check on `/` or on every
    * listed guest, a task answered with its UPID on the node.
    */
-  const verb = (v: { path: string; description: string; parameters: Record<string, SchemaNode>; privs: string[]; permissions: string; run: (ctx: SimRequestContext, node: string) => string }): SimEndpoint => ({
+  const verb = (v: {
+    path: string;
+    description: string;
+    parameters: Record<string, SchemaNode>;
+    privs: string[];
+    permissions: string;
+    run: (ctx: SimRequestContext, node: string) => string;
+  }): SimEndpoint => ({
     method: 'POST',
     path: `/nodes/{node}/${v.path}`,
     description: v.description,
@@ -58,8 +63,7 @@ export function nodeAllEndpoints(state: ClusterState): SimEndpoint[] {
   return [
     verb({
       path: 'startall',
-      description:
-        "Start the guests of this node in startup order (task `startall`): by default those with onboot=1, with `force` all of them; HA-managed guests only when listed in `vms`.",
+      description: 'Start the guests of this node in startup order (task `startall`): by default those with onboot=1, with `force` all of them; HA-managed guests only when listed in `vms`.',
       parameters: { force: opt(bool("Also start guests whose 'onboot' is not set.", { default: 'off' })), vms: VMS, 'max-workers': MAX_WORKERS },
       privs: ['VM.PowerMgmt'],
       permissions: 'VM.PowerMgmt on / or on every guest listed in vms.',
@@ -93,8 +97,7 @@ export function nodeAllEndpoints(state: ClusterState): SimEndpoint[] {
     }),
     verb({
       path: 'stopall',
-      description:
-        'Shut down every running guest of this node in reverse startup order (task `stopall`); with `force-stop` (default) a guest that does not stop within `timeout` is powered off.',
+      description: 'Shut down every running guest of this node in reverse startup order (task `stopall`); with `force-stop` (default) a guest that does not stop within `timeout` is powered off.',
       parameters: {
         vms: VMS,
         'force-stop': opt(bool('Power guests off when the clean shutdown times out.', { default: 1 })),

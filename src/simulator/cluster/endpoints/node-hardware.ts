@@ -17,21 +17,32 @@ export function nodeHardwareEndpoints(state: ClusterState): SimEndpoint[] {
   const index = (names: string[]) => names.map((name) => ({ name }));
   return [
     {
-      method: 'GET', path: '/nodes/{node}/capabilities',
+      method: 'GET',
+      path: '/nodes/{node}/capabilities',
       description: 'What the node can do (directory index).',
-      parameters: { node: P.node }, returns: LIST, permissions: { user: 'all' }, proxyto: 'node',
+      parameters: { node: P.node },
+      returns: LIST,
+      permissions: { user: 'all' },
+      proxyto: 'node',
       handler: (ctx) => (node(ctx), index(['qemu'])),
     },
     {
-      method: 'GET', path: '/nodes/{node}/capabilities/qemu',
+      method: 'GET',
+      path: '/nodes/{node}/capabilities/qemu',
       description: 'QEMU capabilities of the node (directory index).',
-      parameters: { node: P.node }, returns: LIST, permissions: { user: 'all' }, proxyto: 'node',
+      parameters: { node: P.node },
+      returns: LIST,
+      permissions: { user: 'all' },
+      proxyto: 'node',
       handler: (ctx) => (node(ctx), index(['cpu', 'cpu-flags', 'machines', 'migration'])),
     },
     {
-      method: 'GET', path: '/nodes/{node}/capabilities/qemu/cpu',
+      method: 'GET',
+      path: '/nodes/{node}/capabilities/qemu/cpu',
       description: 'CPU models guests on this node can use.',
-      parameters: { node: P.node }, returns: LIST, permissions: { user: 'all' },
+      parameters: { node: P.node },
+      returns: LIST,
+      permissions: { user: 'all' },
       handler: (ctx) => {
         const n = node(ctx);
         const vendor = /AMD/.test(n.cpuModel) ? 'AuthenticAMD' : 'GenuineIntel';
@@ -47,18 +58,32 @@ export function nodeHardwareEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/capabilities/qemu/cpu-flags',
+      method: 'GET',
+      path: '/nodes/{node}/capabilities/qemu/cpu-flags',
       description: 'CPU flags guests may switch on or off on this node.',
-      parameters: { node: P.node }, returns: LIST, permissions: { user: 'all' },
+      parameters: { node: P.node },
+      returns: LIST,
+      permissions: { user: 'all' },
       handler: (ctx) => {
         node(ctx);
-        return [['aes', 'Hardware AES'], ['md-clear', 'Speculation mitigation buffer clearing'], ['pcid', 'Process-context identifiers'], ['pdpe1gb', '1 GiB pages'], ['spec-ctrl', 'Speculation control'], ['ssbd', 'Speculative store bypass disable']].map(([name, description]) => ({ name, description }));
+        return [
+          ['aes', 'Hardware AES'],
+          ['md-clear', 'Speculation mitigation buffer clearing'],
+          ['pcid', 'Process-context identifiers'],
+          ['pdpe1gb', '1 GiB pages'],
+          ['spec-ctrl', 'Speculation control'],
+          ['ssbd', 'Speculative store bypass disable'],
+        ].map(([name, description]) => ({ name, description }));
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/capabilities/qemu/machines',
+      method: 'GET',
+      path: '/nodes/{node}/capabilities/qemu/machines',
       description: 'Machine types guests on this node can use.',
-      parameters: { node: P.node }, returns: LIST, permissions: { user: 'all' }, proxyto: 'node',
+      parameters: { node: P.node },
+      returns: LIST,
+      permissions: { user: 'all' },
+      proxyto: 'node',
       handler: (ctx) => {
         node(ctx);
         const out: Json[] = [];
@@ -70,27 +95,42 @@ export function nodeHardwareEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/capabilities/qemu/migration',
-      description: 'Migration features of the node\'s QEMU.',
-      parameters: { node: P.node }, returns: OBJ, permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) }, proxyto: 'node',
+      method: 'GET',
+      path: '/nodes/{node}/capabilities/qemu/migration',
+      description: "Migration features of the node's QEMU.",
+      parameters: { node: P.node },
+      returns: OBJ,
+      permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) },
+      proxyto: 'node',
       handler: (ctx) => (node(ctx), { 'has-dbus-vmstate': 1 }),
     },
     {
-      method: 'GET', path: '/nodes/{node}/hardware',
+      method: 'GET',
+      path: '/nodes/{node}/hardware',
       description: 'Hardware of the node (directory index).',
-      parameters: { node: P.node }, returns: LIST, permissions: { user: 'all' },
+      parameters: { node: P.node },
+      returns: LIST,
+      permissions: { user: 'all' },
       handler: (ctx) => (node(ctx), [{ type: 'pci' }, { type: 'usb' }]),
     },
     {
-      method: 'GET', path: '/nodes/{node}/hardware/pci',
+      method: 'GET',
+      path: '/nodes/{node}/hardware/pci',
       description: 'PCI devices of the node, as guests could be given them.',
-      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Sys.Modify'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node },
+      returns: LIST,
+      permissions: { check: perm('/', ['Sys.Audit', 'Sys.Modify'], 'any', 1) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => pciDevices(node(ctx)),
     },
     {
-      method: 'GET', path: '/nodes/{node}/hardware/pci/{pci-id-or-mapping}',
+      method: 'GET',
+      path: '/nodes/{node}/hardware/pci/{pci-id-or-mapping}',
       description: 'One PCI device (directory index).',
-      parameters: { node: P.node, 'pci-id-or-mapping': str('The pci id or mapping asked for.') }, returns: LIST, permissions: { user: 'all' },
+      parameters: { node: P.node, 'pci-id-or-mapping': str('The pci id or mapping asked for.') },
+      returns: LIST,
+      permissions: { user: 'all' },
       handler: (ctx) => {
         const n = node(ctx);
         const id = reqStr(ctx, 'pci-id-or-mapping');
@@ -99,9 +139,14 @@ export function nodeHardwareEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/hardware/pci/{pci-id-or-mapping}/mdev',
+      method: 'GET',
+      path: '/nodes/{node}/hardware/pci/{pci-id-or-mapping}/mdev',
       description: 'Mediated device types a PCI device offers (the GPU offers vGPU profiles).',
-      parameters: { node: P.node, 'pci-id-or-mapping': str('The pci id or mapping asked for.') }, returns: LIST, permissions: { check: perm('/', ['Sys.Audit', 'Sys.Modify'], 'any', 1) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node, 'pci-id-or-mapping': str('The pci id or mapping asked for.') },
+      returns: LIST,
+      permissions: { check: perm('/', ['Sys.Audit', 'Sys.Modify'], 'any', 1) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => {
         const n = node(ctx);
         const id = reqStr(ctx, 'pci-id-or-mapping');
@@ -112,14 +157,32 @@ export function nodeHardwareEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/hardware/usb',
+      method: 'GET',
+      path: '/nodes/{node}/hardware/usb',
       description: 'USB devices plugged into the node.',
-      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/', ['Sys.Modify']) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node },
+      returns: LIST,
+      permissions: { check: perm('/', ['Sys.Modify']) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => {
         node(ctx);
         return [
           { busnum: 1, devnum: 2, port: 1, level: 1, class: 0, vendid: '0557', prodid: '2419', manufacturer: 'ATEN', product: 'Virtual Keyboard and Mouse', speed: '12', usbpath: '1-1' },
-          { busnum: 2, devnum: 3, port: 4, level: 1, class: 0, vendid: '0781', prodid: '5583', manufacturer: 'SanDisk', product: 'Ultra Fit', serial: '4C530001171011116264', speed: '5000', usbpath: '2-4' },
+          {
+            busnum: 2,
+            devnum: 3,
+            port: 4,
+            level: 1,
+            class: 0,
+            vendid: '0781',
+            prodid: '5583',
+            manufacturer: 'SanDisk',
+            product: 'Ultra Fit',
+            serial: '4C530001171011116264',
+            speed: '5000',
+            usbpath: '2-4',
+          },
         ];
       },
     },
@@ -129,11 +192,40 @@ export function nodeHardwareEndpoints(state: ClusterState): SimEndpoint[] {
 function pciDevices(n: SimNode): Json[] {
   const gpu = n.nodeid % 3 === 1;
   return [
-    { id: '0000:00:00.0', class: '0x060000', vendor: '0x8086', device: '0x09a2', vendor_name: 'Intel Corporation', device_name: 'Ice Lake Memory Map/VT-d', iommugroup: 0, subsystem_vendor: '0x8086', subsystem_device: '0x0000' },
-    { id: '0000:17:00.0', class: '0x020000', vendor: '0x8086', device: '0x1593', vendor_name: 'Intel Corporation', device_name: 'Ethernet Controller E810-C for SFP', iommugroup: 14, subsystem_vendor: '0x8086', subsystem_device: '0x0002' },
-    { id: '0000:17:00.1', class: '0x020000', vendor: '0x8086', device: '0x1593', vendor_name: 'Intel Corporation', device_name: 'Ethernet Controller E810-C for SFP', iommugroup: 15, subsystem_vendor: '0x8086', subsystem_device: '0x0002' },
+    {
+      id: '0000:00:00.0',
+      class: '0x060000',
+      vendor: '0x8086',
+      device: '0x09a2',
+      vendor_name: 'Intel Corporation',
+      device_name: 'Ice Lake Memory Map/VT-d',
+      iommugroup: 0,
+      subsystem_vendor: '0x8086',
+      subsystem_device: '0x0000',
+    },
+    {
+      id: '0000:17:00.0',
+      class: '0x020000',
+      vendor: '0x8086',
+      device: '0x1593',
+      vendor_name: 'Intel Corporation',
+      device_name: 'Ethernet Controller E810-C for SFP',
+      iommugroup: 14,
+      subsystem_vendor: '0x8086',
+      subsystem_device: '0x0002',
+    },
+    {
+      id: '0000:17:00.1',
+      class: '0x020000',
+      vendor: '0x8086',
+      device: '0x1593',
+      vendor_name: 'Intel Corporation',
+      device_name: 'Ethernet Controller E810-C for SFP',
+      iommugroup: 15,
+      subsystem_vendor: '0x8086',
+      subsystem_device: '0x0002',
+    },
     { id: '0000:65:00.0', class: '0x010802', vendor: '0x144d', device: '0xa80a', vendor_name: 'Samsung Electronics Co Ltd', device_name: 'NVMe SSD Controller PM9A1/PM9A3/980PRO', iommugroup: 30 },
     ...(gpu ? [{ id: '0000:ca:00.0', class: '0x030200', vendor: '0x10de', device: '0x25b6', vendor_name: 'NVIDIA Corporation', device_name: 'GA107GL [A2 / A16]', iommugroup: 42, mdev: 1 }] : []),
   ];
 }
-

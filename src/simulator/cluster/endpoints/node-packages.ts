@@ -31,38 +31,66 @@ export function nodePackageEndpoints(state: ClusterState): SimEndpoint[] {
       ['ceph-common', '19.2.3-pve2', 'Ceph client tools'],
       ['zfsutils-linux', '2.3.4-pve1', 'ZFS command-line tools'],
     ];
-    return list.map(([Package, Version, Description]) => ({ Package, Version, Description, Title: Description, Arch: 'amd64', Origin: 'Proxmox', Priority: 'optional', Section: 'admin', CurrentState: 'Installed', ...(Package.startsWith('proxmox-kernel-') && Package.endsWith('signed') ? { RunningKernel: n.kernel } : {}), ...(Package === 'pve-manager' ? { ManagerVersion: v } : {}) }));
+    return list.map(([Package, Version, Description]) => ({
+      Package,
+      Version,
+      Description,
+      Title: Description,
+      Arch: 'amd64',
+      Origin: 'Proxmox',
+      Priority: 'optional',
+      Section: 'admin',
+      CurrentState: 'Installed',
+      ...(Package.startsWith('proxmox-kernel-') && Package.endsWith('signed') ? { RunningKernel: n.kernel } : {}),
+      ...(Package === 'pve-manager' ? { ManagerVersion: v } : {}),
+    }));
   };
 
   return [
     {
-      method: 'GET', path: '/nodes/{node}/apt',
+      method: 'GET',
+      path: '/nodes/{node}/apt',
       description: 'Package management sections (directory index).',
-      parameters: { node: P.node }, returns: LIST, permissions: { user: 'all' },
+      parameters: { node: P.node },
+      returns: LIST,
+      permissions: { user: 'all' },
       handler: (ctx) => {
         node(ctx);
         return ['changelog', 'repositories', 'update', 'versions'].map((id) => ({ id }));
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/apt/update',
+      method: 'GET',
+      path: '/nodes/{node}/apt/update',
       description: 'Package updates available to the node (none pending in the simulation).',
-      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/nodes/{node}', ['Sys.Modify']) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node },
+      returns: LIST,
+      permissions: { check: perm('/nodes/{node}', ['Sys.Modify']) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => {
         node(ctx);
         return [];
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/apt/versions',
+      method: 'GET',
+      path: '/nodes/{node}/apt/versions',
       description: 'Versions of the Proxmox packages installed on the node.',
-      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) }, proxyto: 'node',
+      parameters: { node: P.node },
+      returns: LIST,
+      permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) },
+      proxyto: 'node',
       handler: (ctx) => pkgs(node(ctx)),
     },
     {
-      method: 'GET', path: '/nodes/{node}/apt/changelog',
+      method: 'GET',
+      path: '/nodes/{node}/apt/changelog',
       description: 'Changelog of an installed package.',
-      parameters: { node: P.node, name: str('Name of the object.') }, returns: TEXT, permissions: { check: perm('/nodes/{node}', ['Sys.Modify']) }, proxyto: 'node',
+      parameters: { node: P.node, name: str('Name of the object.') },
+      returns: TEXT,
+      permissions: { check: perm('/nodes/{node}', ['Sys.Modify']) },
+      proxyto: 'node',
       handler: (ctx) => {
         const p = pkgs(node(ctx)).find((x) => x.Package === reqStr(ctx, 'name'));
         if (!p) throw fail(`changelog of '${reqStr(ctx, 'name')}' not found: no such package installed`);
@@ -70,9 +98,13 @@ export function nodePackageEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/apt/repositories',
+      method: 'GET',
+      path: '/nodes/{node}/apt/repositories',
       description: 'APT repositories configured on the node and the standard ones it could add.',
-      parameters: { node: P.node }, returns: OBJ, permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) }, proxyto: 'node',
+      parameters: { node: P.node },
+      returns: OBJ,
+      permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) },
+      proxyto: 'node',
       handler: (ctx) => {
         node(ctx);
         const repo = (uri: string, comps: string[], enabled: boolean) => ({ Types: ['deb'], URIs: [uri], Suites: ['trixie'], Components: comps, Enabled: enabled ? 1 : 0, FileType: 'sources' });

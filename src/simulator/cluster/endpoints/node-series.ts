@@ -78,7 +78,19 @@ export function guestSeries(state: ClusterState, g: Guest, frame: string): Json[
     const running = g.status === 'running' && g.startedAt <= t * 1000;
     const rt = guestRuntime(running ? g : { ...g, status: 'stopped' }, node, t * 1000);
     const rate = (v: number) => (running ? Math.round(v / Math.max(1, rt.uptime)) : 0);
-    out.push({ time: t, cpu: rt.cpu, maxcpu: rt.cpus, mem: rt.mem, maxmem: rt.maxmem, disk: rt.disk, maxdisk: rt.maxdisk, netin: rate(rt.netin), netout: rate(rt.netout), diskread: rate(rt.diskread), diskwrite: rate(rt.diskwrite) });
+    out.push({
+      time: t,
+      cpu: rt.cpu,
+      maxcpu: rt.cpus,
+      mem: rt.mem,
+      maxmem: rt.maxmem,
+      disk: rt.disk,
+      maxdisk: rt.maxdisk,
+      netin: rate(rt.netin),
+      netout: rate(rt.netout),
+      diskread: rate(rt.diskread),
+      diskwrite: rate(rt.diskwrite),
+    });
   }
   return out;
 }
@@ -88,15 +100,27 @@ export function nodeSeriesEndpoints(state: ClusterState): SimEndpoint[] {
 
   return [
     {
-      method: 'GET', path: '/nodes/{node}/rrd',
+      method: 'GET',
+      path: '/nodes/{node}/rrd',
       description: 'A chart of node series as a PNG file name (the file itself is not served).',
-      parameters: { node: P.node, ds: str('Data sources to draw, comma-separated.', { format: 'pve-configid-list' }), timeframe: str('Time span the series covers.', { enum: ['hour', 'day', 'week', 'month', 'year', 'decade'] }) }, returns: OBJ, permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) }, protected: true,
+      parameters: {
+        node: P.node,
+        ds: str('Data sources to draw, comma-separated.', { format: 'pve-configid-list' }),
+        timeframe: str('Time span the series covers.', { enum: ['hour', 'day', 'week', 'month', 'year', 'decade'] }),
+      },
+      returns: OBJ,
+      permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) },
+      protected: true,
       handler: (ctx) => (node(ctx), { filename: `/var/lib/rrdcached/db/pve-node-9.0/${reqStr(ctx, 'node')}-${optStr(ctx, 'timeframe') ?? 'hour'}.png` }),
     },
     {
-      method: 'GET', path: '/nodes/{node}/rrddata',
+      method: 'GET',
+      path: '/nodes/{node}/rrddata',
       description: 'Time series of the node (CPU, memory, load, network, root disk), from the same figures as its status.',
-      parameters: { node: P.node, timeframe: str('Time span the series covers.', { enum: ['hour', 'day', 'week', 'month', 'year', 'decade'] }) }, returns: LIST, permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) }, protected: true,
+      parameters: { node: P.node, timeframe: str('Time span the series covers.', { enum: ['hour', 'day', 'week', 'month', 'year', 'decade'] }) },
+      returns: LIST,
+      permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) },
+      protected: true,
       handler: (ctx) => nodeSeries(state, node(ctx), reqStr(ctx, 'timeframe')),
     },
   ];

@@ -78,18 +78,55 @@ export function nodeServiceEndpoints(state: ClusterState): SimEndpoint[] {
 
   return [
     {
-      method: 'GET', path: '/nodes/{node}/services',
+      method: 'GET',
+      path: '/nodes/{node}/services',
       description: 'System services of the node and whether each runs.',
-      parameters: { node: P.node }, returns: LIST, permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) }, proxyto: 'node', protected: true,
+      parameters: { node: P.node },
+      returns: LIST,
+      permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => {
         const n = node(ctx);
         return SERVICES.map(([name, desc, c]) => serviceView(state, n, name, desc, c));
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/services/{service}',
+      method: 'GET',
+      path: '/nodes/{node}/services/{service}',
       description: 'Actions on one service (directory index).',
-      parameters: { node: P.node, service: str('Service name.', { enum: ['chrony', 'corosync', 'cron', 'ksmtuned', 'lxcfs', 'postfix', 'proxmox-firewall', 'pve-cluster', 'pve-firewall', 'pve-ha-crm', 'pve-ha-lrm', 'pve-lxc-syscalld', 'pvedaemon', 'pvefw-logger', 'pveproxy', 'pvescheduler', 'pvestatd', 'qmeventd', 'spiceproxy', 'sshd', 'syslog', 'systemd-journald', 'systemd-timesyncd'] }) }, returns: LIST, permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) },
+      parameters: {
+        node: P.node,
+        service: str('Service name.', {
+          enum: [
+            'chrony',
+            'corosync',
+            'cron',
+            'ksmtuned',
+            'lxcfs',
+            'postfix',
+            'proxmox-firewall',
+            'pve-cluster',
+            'pve-firewall',
+            'pve-ha-crm',
+            'pve-ha-lrm',
+            'pve-lxc-syscalld',
+            'pvedaemon',
+            'pvefw-logger',
+            'pveproxy',
+            'pvescheduler',
+            'pvestatd',
+            'qmeventd',
+            'spiceproxy',
+            'sshd',
+            'syslog',
+            'systemd-journald',
+            'systemd-timesyncd',
+          ],
+        }),
+      },
+      returns: LIST,
+      permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) },
       handler: (ctx) => {
         node(ctx);
         const svc = reqStr(ctx, 'service');
@@ -98,9 +135,43 @@ export function nodeServiceEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/services/{service}/state',
+      method: 'GET',
+      path: '/nodes/{node}/services/{service}/state',
       description: 'State of one service.',
-      parameters: { node: P.node, service: str('Service name.', { enum: ['chrony', 'corosync', 'cron', 'ksmtuned', 'lxcfs', 'postfix', 'proxmox-firewall', 'pve-cluster', 'pve-firewall', 'pve-ha-crm', 'pve-ha-lrm', 'pve-lxc-syscalld', 'pvedaemon', 'pvefw-logger', 'pveproxy', 'pvescheduler', 'pvestatd', 'qmeventd', 'spiceproxy', 'sshd', 'syslog', 'systemd-journald', 'systemd-timesyncd'] }) }, returns: OBJ, permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) }, proxyto: 'node', protected: true,
+      parameters: {
+        node: P.node,
+        service: str('Service name.', {
+          enum: [
+            'chrony',
+            'corosync',
+            'cron',
+            'ksmtuned',
+            'lxcfs',
+            'postfix',
+            'proxmox-firewall',
+            'pve-cluster',
+            'pve-firewall',
+            'pve-ha-crm',
+            'pve-ha-lrm',
+            'pve-lxc-syscalld',
+            'pvedaemon',
+            'pvefw-logger',
+            'pveproxy',
+            'pvescheduler',
+            'pvestatd',
+            'qmeventd',
+            'spiceproxy',
+            'sshd',
+            'syslog',
+            'systemd-journald',
+            'systemd-timesyncd',
+          ],
+        }),
+      },
+      returns: OBJ,
+      permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => {
         const n = node(ctx);
         const svc = SERVICES.find(([name]) => name === reqStr(ctx, 'service'));
@@ -109,9 +180,21 @@ export function nodeServiceEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/syslog',
-      description: 'The node\'s system log as numbered lines, optionally of one service or a time window.',
-      parameters: { node: P.node, start: opt(int('First line to return.')), limit: opt(int('Lines to return at most.')), since: opt(str('Only lines since this time (YYYY-MM-DD HH:MM:SS).')), until: opt(str('Only lines until this time (YYYY-MM-DD HH:MM:SS).')), service: opt(str('Only lines of this service.')) }, returns: LIST, permissions: { check: perm('/nodes/{node}', ['Sys.Syslog']) }, proxyto: 'node', protected: true,
+      method: 'GET',
+      path: '/nodes/{node}/syslog',
+      description: "The node's system log as numbered lines, optionally of one service or a time window.",
+      parameters: {
+        node: P.node,
+        start: opt(int('First line to return.')),
+        limit: opt(int('Lines to return at most.')),
+        since: opt(str('Only lines since this time (YYYY-MM-DD HH:MM:SS).')),
+        until: opt(str('Only lines until this time (YYYY-MM-DD HH:MM:SS).')),
+        service: opt(str('Only lines of this service.')),
+      },
+      returns: LIST,
+      permissions: { check: perm('/nodes/{node}', ['Sys.Syslog']) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => {
         const n = node(ctx);
         const since = optStr(ctx, 'since');
@@ -119,14 +202,21 @@ export function nodeServiceEndpoints(state: ClusterState): SimEndpoint[] {
         const svc = optStr(ctx, 'service');
         const from = since ? Date.parse(since.replace(' ', 'T') + 'Z') / 1000 : 0;
         const to = until ? Date.parse(until.replace(' ', 'T') + 'Z') / 1000 : Infinity;
-        const all = nodeLog(state, n).filter(([t, l]) => t >= from && t <= to && (!svc || l.includes(` ${svc}[`) || l.includes(`${svc}.service`))).map(([t, l]) => `${stamp(t)} ${l}`);
+        const all = nodeLog(state, n)
+          .filter(([t, l]) => t >= from && t <= to && (!svc || l.includes(` ${svc}[`) || l.includes(`${svc}.service`)))
+          .map(([t, l]) => `${stamp(t)} ${l}`);
         return lines(ctx, all);
       },
     },
     {
-      method: 'GET', path: '/nodes/{node}/journal',
-      description: 'The node\'s journal, newest last; lastentries limits the count.',
-      parameters: { node: P.node, lastentries: opt(int('Only the last this many entries.')) }, returns: ITEMS, permissions: { check: perm('/nodes/{node}', ['Sys.Syslog']) }, proxyto: 'node', protected: true,
+      method: 'GET',
+      path: '/nodes/{node}/journal',
+      description: "The node's journal, newest last; lastentries limits the count.",
+      parameters: { node: P.node, lastentries: opt(int('Only the last this many entries.')) },
+      returns: ITEMS,
+      permissions: { check: perm('/nodes/{node}', ['Sys.Syslog']) },
+      proxyto: 'node',
+      protected: true,
       handler: (ctx) => {
         const n = node(ctx);
         const last = optInt(ctx, 'lastentries');

@@ -152,7 +152,16 @@ export function nodeEndpoints(state: ClusterState): SimEndpoint[] {
           idle: 0,
           uptime: rt?.uptime ?? 0,
           loadavg: [load(1), load(0.95), load(0.9)],
-          cpuinfo: { model: n.cpuModel, cores: n.maxcpu / n.sockets / 2, cpus: n.maxcpu, sockets: n.sockets, mhz: '2999.998', hvm: '1', flags: 'fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov', user_hz: 100 },
+          cpuinfo: {
+            model: n.cpuModel,
+            cores: n.maxcpu / n.sockets / 2,
+            cpus: n.maxcpu,
+            sockets: n.sockets,
+            mhz: '2999.998',
+            hvm: '1',
+            flags: 'fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov',
+            user_hz: 100,
+          },
           memory: { total: n.maxmem, used: mem, free: n.maxmem - mem, available: n.maxmem - mem },
           swap: { total: 8 * GiB, used: 0, free: 8 * GiB },
           rootfs: { total: n.rootfsTotal, used: rootUsed, free: n.rootfsTotal - rootUsed, avail: n.rootfsTotal - rootUsed },
@@ -220,7 +229,9 @@ export function nodeEndpoints(state: ClusterState): SimEndpoint[] {
       handler: (ctx) => {
         const n = state.node(reqStr(ctx, 'node'));
         const type = optStr(ctx, 'type');
-        return shownInterfaces(state, n).filter((i) => matchesType(i, type)).map(interfaceView);
+        return shownInterfaces(state, n)
+          .filter((i) => matchesType(i, type))
+          .map(interfaceView);
       },
     },
   ];

@@ -215,7 +215,14 @@ export function outboundEndpoints(state: ClusterState): SimEndpoint[] {
               ...(s.shared ? {} : { node }),
               volid,
               content,
-              format: content === 'iso' ? 'iso' : content === 'vztmpl' ? (/\.tar\.(\w+)$/.exec(filename)?.[1] ? `t${/\.tar\.(\w+)$/.exec(filename)?.[1]}` : 'tgz') : (/\.(\w+)$/.exec(filename)?.[1] ?? 'raw'),
+              format:
+                content === 'iso'
+                  ? 'iso'
+                  : content === 'vztmpl'
+                    ? /\.tar\.(\w+)$/.exec(filename)?.[1]
+                      ? `t${/\.tar\.(\w+)$/.exec(filename)?.[1]}`
+                      : 'tgz'
+                    : (/\.(\w+)$/.exec(filename)?.[1] ?? 'raw'),
               size,
               ctime: state.nowSec(),
             });

@@ -49,9 +49,24 @@ export function poolEndpoints(state: ClusterState): SimEndpoint[] {
       if (!g || (type !== undefined && g.type !== type)) continue;
       const rt = state.guestRuntime(g);
       out.push({
-        id: `${g.type}/${vmid}`, type: g.type, vmid, node: g.node, name: guestName(g), status: rt.status, template: g.config.template ? 1 : 0,
-        cpu: rt.cpu, maxcpu: rt.cpus, mem: rt.mem, maxmem: rt.maxmem, disk: rt.disk, maxdisk: rt.maxdisk, uptime: rt.uptime,
-        netin: rt.netin, netout: rt.netout, diskread: rt.diskread, diskwrite: rt.diskwrite,
+        id: `${g.type}/${vmid}`,
+        type: g.type,
+        vmid,
+        node: g.node,
+        name: guestName(g),
+        status: rt.status,
+        template: g.config.template ? 1 : 0,
+        cpu: rt.cpu,
+        maxcpu: rt.cpus,
+        mem: rt.mem,
+        maxmem: rt.maxmem,
+        disk: rt.disk,
+        maxdisk: rt.maxdisk,
+        uptime: rt.uptime,
+        netin: rt.netin,
+        netout: rt.netout,
+        diskread: rt.diskread,
+        diskwrite: rt.diskwrite,
         ...(g.config.tags !== undefined ? { tags: g.config.tags } : {}),
       });
     }
@@ -63,8 +78,16 @@ export function poolEndpoints(state: ClusterState): SimEndpoint[] {
         for (const n of state.nodes.values()) {
           if (!state.storageOn(sid, n.name)) continue;
           out.push({
-            id: `storage/${n.name}/${sid}`, type: 'storage', storage: sid, node: n.name, status: n.online ? 'available' : 'unknown',
-            plugintype: s.type, shared: s.shared ? 1 : 0, content: s.content.join(','), disk: used.get(state.storageKey(s, n.name)) ?? 0, maxdisk: s.total,
+            id: `storage/${n.name}/${sid}`,
+            type: 'storage',
+            storage: sid,
+            node: n.name,
+            status: n.online ? 'available' : 'unknown',
+            plugintype: s.type,
+            shared: s.shared ? 1 : 0,
+            content: s.content.join(','),
+            disk: used.get(state.storageKey(s, n.name)) ?? 0,
+            maxdisk: s.total,
           });
         }
       }

@@ -68,10 +68,7 @@ export function startRestore(state: ClusterState, type: GuestType, ctx: SimReque
   if (pool !== undefined && !state.pools.has(pool)) throw fail(`pool '${pool}' does not exist`);
   if (storage !== undefined && !ctx.hasPriv(`/storage/${storage}`, 'Datastore.AllocateSpace')) throw permissionDenied(`/storage/${storage}`, 'Datastore.AllocateSpace');
   // VM.Allocate, on the guest or the pool; restoring over an existing guest also with VM.Backup.
-  const allowed =
-    ctx.hasPriv(`/vms/${vmid}`, 'VM.Allocate') ||
-    (pool !== undefined && ctx.hasPriv(`/pool/${pool}`, 'VM.Allocate')) ||
-    (force && sameHere && ctx.hasPriv(`/vms/${vmid}`, 'VM.Backup'));
+  const allowed = ctx.hasPriv(`/vms/${vmid}`, 'VM.Allocate') || (pool !== undefined && ctx.hasPriv(`/pool/${pool}`, 'VM.Allocate')) || (force && sameHere && ctx.hasPriv(`/vms/${vmid}`, 'VM.Backup'));
   if (!allowed) throw new PveHttpError(403, 'Permission check failed\n');
   if (type === 'lxc' && sameHere) {
     if (existing.status === 'running') throw fail("can't overwrite running container");
@@ -138,9 +135,10 @@ export function startRestore(state: ClusterState, type: GuestType, ctx: SimReque
       if (unique) {
         for (const [k, v] of Object.entries(config)) {
           if (!/^net\d+$/.test(k)) continue;
-          config[k] = type === 'qemu'
-            ? String(v).replace(/(?:[0-9A-F]{2}:){5}[0-9A-F]{2}/i, macAddress(state.rng))
-            : String(v).replace(/hwaddr=(?:[0-9A-F]{2}:){5}[0-9A-F]{2}/i, `hwaddr=${macAddress(state.rng)}`);
+          config[k] =
+            type === 'qemu'
+              ? String(v).replace(/(?:[0-9A-F]{2}:){5}[0-9A-F]{2}/i, macAddress(state.rng))
+              : String(v).replace(/hwaddr=(?:[0-9A-F]{2}:){5}[0-9A-F]{2}/i, `hwaddr=${macAddress(state.rng)}`);
         }
         if (type === 'qemu') config.smbios1 = `uuid=${uuid(state.rng)}`;
       }

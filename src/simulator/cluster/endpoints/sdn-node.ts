@@ -31,7 +31,9 @@ export function sdnNodeEndpoints(state: ClusterState): SimEndpoint[] {
       path: '/nodes/{node}/sdn/zones',
       description: 'The SDN zones deployed on a node with their status.',
       parameters: nodeParam,
-      returns: arr(obj({ zone: str('Zone.', { format: 'pve-sdn-zone-id' }), status: str('Deployment state.', { enum: ['available', 'pending', 'error'] }) }), { links: [{ rel: 'child', href: '{zone}' }] }),
+      returns: arr(obj({ zone: str('Zone.', { format: 'pve-sdn-zone-id' }), status: str('Deployment state.', { enum: ['available', 'pending', 'error'] }) }), {
+        links: [{ rel: 'child', href: '{zone}' }],
+      }),
       permissions: { user: 'all', description: 'Only zones with SDN.Audit.' },
       proxyto: 'node',
       protected: true,
@@ -45,7 +47,7 @@ export function sdnNodeEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/sdn/zones/{zone}',
-      description: "Views of a zone on a node (directory index).",
+      description: 'Views of a zone on a node (directory index).',
       parameters: { node: P.node, zone: ZONE },
       returns: SUBDIR_INDEX,
       permissions: { check: perm('/sdn/zones/{zone}', ['SDN.Audit']) },
@@ -65,7 +67,11 @@ export function sdnNodeEndpoints(state: ClusterState): SimEndpoint[] {
       protected: true,
       handler: (ctx) => {
         const { node, zone } = nodeZone(ctx);
-        if (zone === 'localnetwork') return state.node(node).interfaces.filter((i) => i.type === 'bridge').map((i) => ({ vnet: i.iface, status: 'available' }));
+        if (zone === 'localnetwork')
+          return state
+            .node(node)
+            .interfaces.filter((i) => i.type === 'bridge')
+            .map((i) => ({ vnet: i.iface, status: 'available' }));
         return vnetsOf(zone).map((v) => ({ vnet: String(v.vnet), status: 'available' }));
       },
     },
@@ -74,13 +80,25 @@ export function sdnNodeEndpoints(state: ClusterState): SimEndpoint[] {
       path: '/nodes/{node}/sdn/zones/{zone}/bridges',
       description: 'The bridges of a zone on a node with the guest ports attached to each.',
       parameters: { node: P.node, zone: str('Zone ID.') },
-      returns: arr(obj({ name: str('Bridge.'), vlan_filtering: str('0 or 1.'), ports: arr(obj({ name: str('Port.'), vmid: opt(num0('Guest.')), index: opt(str('NIC index.')), primary_vlan: opt(num0('Untagged VLAN.')) })) })),
+      returns: arr(
+        obj({
+          name: str('Bridge.'),
+          vlan_filtering: str('0 or 1.'),
+          ports: arr(obj({ name: str('Port.'), vmid: opt(num0('Guest.')), index: opt(str('NIC index.')), primary_vlan: opt(num0('Untagged VLAN.')) })),
+        }),
+      ),
       permissions: { check: perm('/sdn/zones/{zone}', ['SDN.Audit']) },
       proxyto: 'node',
       protected: true,
       handler: (ctx) => {
         const { node, zone } = nodeZone(ctx);
-        const bridges = zone === 'localnetwork' ? state.node(node).interfaces.filter((i) => i.type === 'bridge').map((i) => i.iface) : vnetsOf(zone).map((v) => String(v.vnet));
+        const bridges =
+          zone === 'localnetwork'
+            ? state
+                .node(node)
+                .interfaces.filter((i) => i.type === 'bridge')
+                .map((i) => i.iface)
+            : vnetsOf(zone).map((v) => String(v.vnet));
         return bridges.map((name) => {
           const ports: Json[] = [];
           for (const g of state.guestsOn(node)) {
@@ -140,37 +158,39 @@ export function sdnNodeEndpoints(state: ClusterState): SimEndpoint[] {
         return [];
       },
     },
-    ...(['routes', 'neighbors', 'interfaces'] as const).map((what): SimEndpoint => ({
-      method: 'GET',
-      path: `/nodes/{node}/sdn/fabrics/{fabric}/${what}`,
-      description: `The ${what} of a fabric as the routing daemon on a node sees them.`,
-      parameters: { node: P.node, fabric: str('Fabric ID.', { format: 'pve-sdn-fabric-id' }) },
-      returns:
-        what === 'routes'
-          ? arr(obj({ route: str('Prefix.'), via: arr(str('Next hop.')) }))
-          : what === 'neighbors'
-            ? arr(obj({ neighbor: str('Neighbour router.'), status: str('Adjacency state.'), uptime: str('Since when.') }))
-            : arr(obj({ name: str('Interface.'), state: str('State.'), type: str('Link type.') })),
-      permissions: { check: perm('/sdn/fabrics/{fabric}', ['SDN.Audit']) },
-      proxyto: 'node',
-      protected: true,
-      handler: (ctx) => {
-        const node = reqStr(ctx, 'node');
-        state.node(node);
-        const id = String(fabric(ctx).id);
-        const members = fabricNodes(id);
-        const me = members.find((m) => m.node_id === node);
-        if (!me) return [];
-        const others = members.filter((m) => m !== me && state.node(String(m.node_id)).online);
-        if (what === 'routes') return others.map((o) => ({ route: `${String(o.ip)}/32`, via: [String(o.ip)] }));
-        if (what === 'neighbors') return others.map((o) => ({ neighbor: String(o.node_id), status: 'Up', uptime: '3d02h11m' }));
-        return (me.interfaces as string[]).map((i) => ({ name: i.replace(/^name=/, '').split(',')[0] as string, state: 'up', type: 'p2p' }));
-      },
-    })),
+    ...(['routes', 'neighbors', 'interfaces'] as const).map(
+      (what): SimEndpoint => ({
+        method: 'GET',
+        path: `/nodes/{node}/sdn/fabrics/{fabric}/${what}`,
+        description: `The ${what} of a fabric as the routing daemon on a node sees them.`,
+        parameters: { node: P.node, fabric: str('Fabric ID.', { format: 'pve-sdn-fabric-id' }) },
+        returns:
+          what === 'routes'
+            ? arr(obj({ route: str('Prefix.'), via: arr(str('Next hop.')) }))
+            : what === 'neighbors'
+              ? arr(obj({ neighbor: str('Neighbour router.'), status: str('Adjacency state.'), uptime: str('Since when.') }))
+              : arr(obj({ name: str('Interface.'), state: str('State.'), type: str('Link type.') })),
+        permissions: { check: perm('/sdn/fabrics/{fabric}', ['SDN.Audit']) },
+        proxyto: 'node',
+        protected: true,
+        handler: (ctx) => {
+          const node = reqStr(ctx, 'node');
+          state.node(node);
+          const id = String(fabric(ctx).id);
+          const members = fabricNodes(id);
+          const me = members.find((m) => m.node_id === node);
+          if (!me) return [];
+          const others = members.filter((m) => m !== me && state.node(String(m.node_id)).online);
+          if (what === 'routes') return others.map((o) => ({ route: `${String(o.ip)}/32`, via: [String(o.ip)] }));
+          if (what === 'neighbors') return others.map((o) => ({ neighbor: String(o.node_id), status: 'Up', uptime: '3d02h11m' }));
+          return (me.interfaces as string[]).map((i) => ({ name: i.replace(/^name=/, '').split(',')[0] as string, state: 'up', type: 'p2p' }));
+        },
+      }),
+    ),
     {
       method: 'GET',
       path: '/nodes/{node}/sdn/fabrics/{fabric}',
-      description: "Views of a fabric on a node (directory index).",
+      description: 'Views of a fabric on a node (directory index).',
       parameters: { node: P.node, fabric: str('Fabric ID.', { format: 'pve-sdn-fabric-id' }) },
       returns: SUBDIR_INDEX,
       permissions: { check: perm('/sdn/fabrics/{fabric}', ['SDN.Audit']) },

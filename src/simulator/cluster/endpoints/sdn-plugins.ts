@@ -80,7 +80,15 @@ export function sdnPluginEndpoints(state: ClusterState): SimEndpoint[] {
             const nic = Object.entries(g.config).find(([k, v]) => /^net\d+$/.test(k) && String(v).includes(`bridge=${String(s.vnet)}`));
             if (!nic) continue;
             const mac = /(?:virtio|e1000|hwaddr|rtl8139|vmxnet3)=([0-9A-Fa-f:]{17})/.exec(String(nic[1]))?.[1];
-            out.push({ zone: s.zone, vnet: s.vnet, subnet: s.cidr, ip: `${String(s.network).replace(/\.0$/, '')}.${n++}`, vmid: g.vmid, hostname: String(g.config.name ?? g.config.hostname ?? ''), ...(mac ? { mac } : {}) });
+            out.push({
+              zone: s.zone,
+              vnet: s.vnet,
+              subnet: s.cidr,
+              ip: `${String(s.network).replace(/\.0$/, '')}.${n++}`,
+              vmid: g.vmid,
+              hostname: String(g.config.name ?? g.config.hostname ?? ''),
+              ...(mac ? { mac } : {}),
+            });
           }
         }
         return out;
@@ -142,7 +150,14 @@ export function sdnPluginEndpoints(state: ClusterState): SimEndpoint[] {
       path: '/cluster/sdn/fabrics/node',
       description: 'The nodes of every fabric with their router address and interfaces.',
       parameters: { ...VIEW_PARAMS },
-      returns: arr(obj({ fabric_id: str('Fabric.', { format: 'pve-sdn-fabric-id' }), node_id: str('Node.', { format: 'pve-node' }), protocol: str('Protocol.', { enum: ['openfabric', 'ospf'] }), interfaces: arr(str('Interface.')) })),
+      returns: arr(
+        obj({
+          fabric_id: str('Fabric.', { format: 'pve-sdn-fabric-id' }),
+          node_id: str('Node.', { format: 'pve-node' }),
+          protocol: str('Protocol.', { enum: ['openfabric', 'ospf'] }),
+          interfaces: arr(str('Interface.')),
+        }),
+      ),
       permissions: { user: 'all', description: 'Only fabrics with SDN.Audit.' },
       handler: (ctx) => [...sdn().fabrics.config.keys()].filter((id) => audit(ctx, `/sdn/fabrics/${id}`)).flatMap((id) => fabricNodes(id)),
     },
@@ -151,7 +166,15 @@ export function sdnPluginEndpoints(state: ClusterState): SimEndpoint[] {
       path: '/cluster/sdn/fabrics/node/{fabric_id}',
       description: 'The nodes of one fabric.',
       parameters: { fabric_id: str('Fabric ID.', { format: 'pve-sdn-fabric-id' }), ...VIEW_PARAMS },
-      returns: arr(obj({ fabric_id: str('Fabric.', { format: 'pve-sdn-fabric-id' }), node_id: str('Node.', { format: 'pve-node' }), protocol: str('Protocol.', { enum: ['openfabric', 'ospf'] }), interfaces: arr(str('Interface.')) }), { links: [{ rel: 'child', href: '{node_id}' }] }),
+      returns: arr(
+        obj({
+          fabric_id: str('Fabric.', { format: 'pve-sdn-fabric-id' }),
+          node_id: str('Node.', { format: 'pve-node' }),
+          protocol: str('Protocol.', { enum: ['openfabric', 'ospf'] }),
+          interfaces: arr(str('Interface.')),
+        }),
+        { links: [{ rel: 'child', href: '{node_id}' }] },
+      ),
       permissions: { check: perm('/sdn/fabrics/{fabric_id}', ['SDN.Audit']) },
       handler: (ctx) => fabricNodes(String(fabric(ctx, 'fabric_id').id)),
     },
@@ -174,7 +197,17 @@ export function sdnPluginEndpoints(state: ClusterState): SimEndpoint[] {
       path: '/cluster/sdn/fabrics/all',
       description: 'Every fabric and every fabric node in one answer.',
       parameters: { ...VIEW_PARAMS },
-      returns: obj({ fabrics: arr(obj({ id: str('Fabric ID.', { format: 'pve-sdn-fabric-id' }), protocol: str('Protocol.', { enum: ['openfabric', 'ospf'] }) })), nodes: arr(obj({ fabric_id: str('Fabric.', { format: 'pve-sdn-fabric-id' }), node_id: str('Node.', { format: 'pve-node' }), protocol: str('Protocol.', { enum: ['openfabric', 'ospf'] }), interfaces: arr(str('Interface.')) })) }),
+      returns: obj({
+        fabrics: arr(obj({ id: str('Fabric ID.', { format: 'pve-sdn-fabric-id' }), protocol: str('Protocol.', { enum: ['openfabric', 'ospf'] }) })),
+        nodes: arr(
+          obj({
+            fabric_id: str('Fabric.', { format: 'pve-sdn-fabric-id' }),
+            node_id: str('Node.', { format: 'pve-node' }),
+            protocol: str('Protocol.', { enum: ['openfabric', 'ospf'] }),
+            interfaces: arr(str('Interface.')),
+          }),
+        ),
+      }),
       permissions: { user: 'all', description: 'Only fabrics with SDN.Audit.' },
       handler: (ctx) => {
         const ids = [...sdn().fabrics.config.keys()].filter((id) => audit(ctx, `/sdn/fabrics/${id}`));
@@ -200,7 +233,7 @@ export function sdnPluginEndpoints(state: ClusterState): SimEndpoint[] {
           if (st === 'deleted') lines.push(`-auto ${id}`, `-iface ${id}`);
           if (st === 'changed') lines.push(` iface ${id}`, '+\t# changed');
         }
-        return { 'interfaces-diff': lines.length ? `--- /etc/network/interfaces.d/sdn\n+++ /etc/network/interfaces.d/sdn.new\n${lines.join('\n')}\n` : '' , 'frr-diff': '' };
+        return { 'interfaces-diff': lines.length ? `--- /etc/network/interfaces.d/sdn\n+++ /etc/network/interfaces.d/sdn.new\n${lines.join('\n')}\n` : '', 'frr-diff': '' };
       },
     },
   ];

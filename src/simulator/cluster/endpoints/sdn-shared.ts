@@ -24,7 +24,10 @@ export const ZONE = str('SDN zone ID.', { format: 'pve-sdn-zone-id' });
 export const VNET = str('SDN vnet ID.', { format: 'pve-sdn-vnet-id' });
 export const DIGEST = opt(str('Refuse the change unless the configuration still has this digest.', { maxLength: 64 }));
 
-export const digestOf = (k: SdnKind): string => createHash('sha1').update(JSON.stringify([...k.config.values()])).digest('hex');
+export const digestOf = (k: SdnKind): string =>
+  createHash('sha1')
+    .update(JSON.stringify([...k.config.values()]))
+    .digest('hex');
 
 /** A listing of one SDN kind as PVE gives it: config, running, or running with pending changes. */
 export function view(k: SdnKind, ctx: SimRequestContext, keep: (r: SdnRecord) => boolean = () => true): Json[] {
@@ -110,7 +113,6 @@ export function sdnContext(state: ClusterState) {
 
   return { sdn, audit, zoneChange, zoneItemChange, vnetChange, nodeParam, nodeZone, vnetsOf, fabric, fabricNodes, createIn, updateIn, ZONE_FIELDS, zoneProps };
 }
-
 
 export function num0(description: string): SchemaNode {
   return { type: 'number', description };

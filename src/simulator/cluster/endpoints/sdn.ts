@@ -44,23 +44,39 @@ export function sdnEndpoints(state: ClusterState): SimEndpoint[] {
       path: '/cluster/sdn/zones',
       description: 'SDN zones the caller may audit, optionally of one type.',
       parameters: { ...VIEW_PARAMS, type: opt(str('Only zones of this type.', { enum: ['evpn', 'faucet', 'qinq', 'simple', 'vlan', 'vxlan'] })) },
-      returns: arr(obj({ zone: str('Zone ID.'), type: str('Zone type.', { enum: ['evpn', 'faucet', 'qinq', 'simple', 'vlan', 'vxlan'] }), digest: opt(str('Digest.')), state: opt(str('Pending change.', { enum: ['new', 'changed', 'deleted'] })), pending: opt(obj({})) }), { links: [{ rel: 'child', href: '{zone}' }] }),
+      returns: arr(
+        obj({
+          zone: str('Zone ID.'),
+          type: str('Zone type.', { enum: ['evpn', 'faucet', 'qinq', 'simple', 'vlan', 'vxlan'] }),
+          digest: opt(str('Digest.')),
+          state: opt(str('Pending change.', { enum: ['new', 'changed', 'deleted'] })),
+          pending: opt(obj({})),
+        }),
+        { links: [{ rel: 'child', href: '{zone}' }] },
+      ),
       permissions: { user: 'all', description: 'Only zones with SDN.Audit or SDN.Allocate on /sdn/zones/<zone>.' },
       handler: (ctx) => {
         const type = optStr(ctx, 'type');
         return view(sdn().zones, ctx, (z) => (!type || z.type === type) && audit(ctx, `/sdn/zones/${z.zone}`));
       },
     },
-    zoneChange('POST', '/cluster/sdn/zones', 'Create an SDN zone (pending until applied).', { zone: ZONE, type: str('Zone type.', { enum: ['evpn', 'faucet', 'qinq', 'simple', 'vlan', 'vxlan'], format: 'pve-configid' }), ...zoneProps }, (ctx) => {
-      const zone = reqStr(ctx, 'zone');
-      const type = reqStr(ctx, 'type');
-      if ((type === 'vlan' || type === 'qinq') && ctx.params.bridge === undefined) throw fail("missing property - 'bridge' is required for this zone type");
-      if (type === 'evpn' && ctx.params.controller !== undefined && !sdn().controllers.config.has(String(ctx.params.controller))) throw fail(`controller '${String(ctx.params.controller)}' does not exist`);
-      const rec: SdnRecord = { zone, type };
-      for (const f of ZONE_FIELDS) if (ctx.params[f] !== undefined) rec[f] = ctx.params[f] as string | number;
-      createIn(sdn().zones, zone, 'zone', rec);
-      return null;
-    }),
+    zoneChange(
+      'POST',
+      '/cluster/sdn/zones',
+      'Create an SDN zone (pending until applied).',
+      { zone: ZONE, type: str('Zone type.', { enum: ['evpn', 'faucet', 'qinq', 'simple', 'vlan', 'vxlan'], format: 'pve-configid' }), ...zoneProps },
+      (ctx) => {
+        const zone = reqStr(ctx, 'zone');
+        const type = reqStr(ctx, 'type');
+        if ((type === 'vlan' || type === 'qinq') && ctx.params.bridge === undefined) throw fail("missing property - 'bridge' is required for this zone type");
+        if (type === 'evpn' && ctx.params.controller !== undefined && !sdn().controllers.config.has(String(ctx.params.controller)))
+          throw fail(`controller '${String(ctx.params.controller)}' does not exist`);
+        const rec: SdnRecord = { zone, type };
+        for (const f of ZONE_FIELDS) if (ctx.params[f] !== undefined) rec[f] = ctx.params[f] as string | number;
+        createIn(sdn().zones, zone, 'zone', rec);
+        return null;
+      },
+    ),
     {
       method: 'GET',
       path: '/cluster/sdn/zones/{zone}',
@@ -70,10 +86,16 @@ export function sdnEndpoints(state: ClusterState): SimEndpoint[] {
       permissions: { check: perm('/sdn/zones/{zone}', ['SDN.Allocate']) },
       handler: (ctx) => one(sdn().zones, reqStr(ctx, 'zone'), 'zone', ctx),
     },
-    zoneItemChange('PUT', '/cluster/sdn/zones/{zone}', 'Change an SDN zone; delete resets options.', { zone: ZONE, ...zoneProps, delete: opt(str('Options to reset.', { format: 'pve-configid-list', maxLength: 4096 })), digest: DIGEST }, (ctx) => {
-      updateIn(sdn().zones, reqStr(ctx, 'zone'), 'zone', ctx, ZONE_FIELDS);
-      return null;
-    }),
+    zoneItemChange(
+      'PUT',
+      '/cluster/sdn/zones/{zone}',
+      'Change an SDN zone; delete resets options.',
+      { zone: ZONE, ...zoneProps, delete: opt(str('Options to reset.', { format: 'pve-configid-list', maxLength: 4096 })), digest: DIGEST },
+      (ctx) => {
+        updateIn(sdn().zones, reqStr(ctx, 'zone'), 'zone', ctx, ZONE_FIELDS);
+        return null;
+      },
+    ),
     zoneItemChange('DELETE', '/cluster/sdn/zones/{zone}', 'Delete an SDN zone no vnet uses.', { zone: ZONE }, (ctx) => {
       const zone = reqStr(ctx, 'zone');
       if (!sdn().zones.config.has(zone)) throw fail(`sdn zone '${zone}' does not exist`);
@@ -88,27 +110,52 @@ export function sdnEndpoints(state: ClusterState): SimEndpoint[] {
       path: '/cluster/sdn/vnets',
       description: 'SDN vnets (virtual networks guests attach to) the caller may audit.',
       parameters: { ...VIEW_PARAMS },
-      returns: arr(obj({ vnet: str('Vnet ID.'), type: str('Always vnet.', { enum: ['vnet'] }), zone: opt(str('Zone.')), tag: opt(int('VLAN or VXLAN tag.')), alias: opt(str('Alias.')), state: opt(str('Pending change.', { enum: ['new', 'changed', 'deleted'] })), pending: opt(obj({})), digest: opt(str('Digest.')) }), { links: [{ rel: 'child', href: '{vnet}' }] }),
+      returns: arr(
+        obj({
+          vnet: str('Vnet ID.'),
+          type: str('Always vnet.', { enum: ['vnet'] }),
+          zone: opt(str('Zone.')),
+          tag: opt(int('VLAN or VXLAN tag.')),
+          alias: opt(str('Alias.')),
+          state: opt(str('Pending change.', { enum: ['new', 'changed', 'deleted'] })),
+          pending: opt(obj({})),
+          digest: opt(str('Digest.')),
+        }),
+        { links: [{ rel: 'child', href: '{vnet}' }] },
+      ),
       permissions: { user: 'all', description: 'Only vnets with SDN.Audit or SDN.Allocate on their zone.' },
       handler: (ctx) => view(sdn().vnetKind, ctx, (v) => audit(ctx, `/sdn/zones/${v.zone}/${v.vnet}`)),
     },
-    changeOperations({ check: perm('/sdn/zones/{zone}', ['SDN.Allocate']) })('POST', '/cluster/sdn/vnets', 'Create an SDN vnet in a zone (pending until applied).', { vnet: VNET, zone: str('Zone the vnet belongs to.'), tag: opt(int('VLAN or VXLAN tag.', { minimum: 1, maximum: 16777215 })), alias: opt(str('Alias.', { maxLength: 256 })), vlanaware: opt(bool('Allow VLANs inside the vnet.')), type: opt(str('Always vnet.', { enum: ['vnet'] })) }, (ctx) => {
-      const vnet = reqStr(ctx, 'vnet');
-      const zone = reqStr(ctx, 'zone');
-      const z = sdn().zones.config.get(zone);
-      if (!z) throw fail(`zone '${zone}' doesn't exist`);
-      const tag = ctx.params.tag as number | undefined;
-      if ((z.type === 'vlan' || z.type === 'qinq' || z.type === 'vxlan' || z.type === 'evpn') && tag === undefined) throw fail(`missing vlan tag`);
-      if (z.type === 'simple' && tag !== undefined) throw fail(`vlan tag is not allowed on simple zone`);
-      if (tag !== undefined) {
-        const clash = [...sdn().vnetKind.config.values()].find((v) => v.zone === zone && v.tag === tag);
-        if (clash) throw fail(`tag ${tag} already exists in vnet '${clash.vnet}'`);
-      }
-      const rec: SdnRecord = { vnet, type: 'vnet', zone };
-      for (const f of ['tag', 'alias', 'vlanaware']) if (ctx.params[f] !== undefined) rec[f] = ctx.params[f] as string | number;
-      createIn(sdn().vnetKind, vnet, 'vnet', rec);
-      return null;
-    }),
+    changeOperations({ check: perm('/sdn/zones/{zone}', ['SDN.Allocate']) })(
+      'POST',
+      '/cluster/sdn/vnets',
+      'Create an SDN vnet in a zone (pending until applied).',
+      {
+        vnet: VNET,
+        zone: str('Zone the vnet belongs to.'),
+        tag: opt(int('VLAN or VXLAN tag.', { minimum: 1, maximum: 16777215 })),
+        alias: opt(str('Alias.', { maxLength: 256 })),
+        vlanaware: opt(bool('Allow VLANs inside the vnet.')),
+        type: opt(str('Always vnet.', { enum: ['vnet'] })),
+      },
+      (ctx) => {
+        const vnet = reqStr(ctx, 'vnet');
+        const zone = reqStr(ctx, 'zone');
+        const z = sdn().zones.config.get(zone);
+        if (!z) throw fail(`zone '${zone}' doesn't exist`);
+        const tag = ctx.params.tag as number | undefined;
+        if ((z.type === 'vlan' || z.type === 'qinq' || z.type === 'vxlan' || z.type === 'evpn') && tag === undefined) throw fail(`missing vlan tag`);
+        if (z.type === 'simple' && tag !== undefined) throw fail(`vlan tag is not allowed on simple zone`);
+        if (tag !== undefined) {
+          const clash = [...sdn().vnetKind.config.values()].find((v) => v.zone === zone && v.tag === tag);
+          if (clash) throw fail(`tag ${tag} already exists in vnet '${clash.vnet}'`);
+        }
+        const rec: SdnRecord = { vnet, type: 'vnet', zone };
+        for (const f of ['tag', 'alias', 'vlanaware']) if (ctx.params[f] !== undefined) rec[f] = ctx.params[f] as string | number;
+        createIn(sdn().vnetKind, vnet, 'vnet', rec);
+        return null;
+      },
+    ),
     {
       method: 'GET',
       path: '/cluster/sdn/vnets/{vnet}',
@@ -123,10 +170,24 @@ export function sdnEndpoints(state: ClusterState): SimEndpoint[] {
         return rec;
       },
     },
-    vnetChange('PUT', '/cluster/sdn/vnets/{vnet}', 'Change an SDN vnet; delete resets options.', { vnet: VNET, zone: opt(str('Zone the vnet belongs to.')), tag: opt(int('VLAN or VXLAN tag.', { minimum: 1, maximum: 16777215 })), alias: opt(str('Alias.', { maxLength: 256 })), vlanaware: opt(bool('Allow VLANs inside the vnet.')), delete: opt(str('Options to reset.', { format: 'pve-configid-list', maxLength: 4096 })), digest: DIGEST }, (ctx) => {
-      updateIn(sdn().vnetKind, reqStr(ctx, 'vnet'), 'vnet', ctx, ['zone', 'tag', 'alias', 'vlanaware']);
-      return null;
-    }),
+    vnetChange(
+      'PUT',
+      '/cluster/sdn/vnets/{vnet}',
+      'Change an SDN vnet; delete resets options.',
+      {
+        vnet: VNET,
+        zone: opt(str('Zone the vnet belongs to.')),
+        tag: opt(int('VLAN or VXLAN tag.', { minimum: 1, maximum: 16777215 })),
+        alias: opt(str('Alias.', { maxLength: 256 })),
+        vlanaware: opt(bool('Allow VLANs inside the vnet.')),
+        delete: opt(str('Options to reset.', { format: 'pve-configid-list', maxLength: 4096 })),
+        digest: DIGEST,
+      },
+      (ctx) => {
+        updateIn(sdn().vnetKind, reqStr(ctx, 'vnet'), 'vnet', ctx, ['zone', 'tag', 'alias', 'vlanaware']);
+        return null;
+      },
+    ),
     vnetChange('DELETE', '/cluster/sdn/vnets/{vnet}', 'Delete an SDN vnet without subnets.', { vnet: VNET }, (ctx) => {
       const vnet = reqStr(ctx, 'vnet');
       if (!sdn().vnetKind.config.has(vnet)) throw fail(`sdn vnet '${vnet}' does not exist`);
@@ -148,21 +209,34 @@ export function sdnEndpoints(state: ClusterState): SimEndpoint[] {
         return view(sdn().subnets, ctx, (s) => s.vnet === vnet);
       },
     },
-    vnetChange('POST', '/cluster/sdn/vnets/{vnet}/subnets', 'Add a subnet to a vnet (pending until applied).', { vnet: str('SDN vnet ID.'), subnet: str('Network in CIDR notation.', { format: 'pve-sdn-subnet-id' }), type: str('Always subnet.', { enum: ['subnet'] }), gateway: opt(str('Gateway address.', { format: 'ip' })), snat: opt(bool('Masquerade outgoing traffic.')), 'dhcp-range': opt(arr(str('start-address=…,end-address=…'))) }, (ctx) => {
-      const vnet = reqStr(ctx, 'vnet');
-      const v = sdn().vnetKind.config.get(vnet);
-      if (!v) throw fail(`sdn vnet '${vnet}' does not exist`);
-      const cidr = reqStr(ctx, 'subnet');
-      const [network, mask] = cidr.split('/');
-      const id = `${String(v.zone)}-${network}-${mask}`;
-      const rec: SdnRecord = { subnet: id, id, cidr, network: network as string, mask: mask as string, type: 'subnet', vnet, zone: String(v.zone) };
-      if (ctx.params.gateway !== undefined) rec.gateway = String(ctx.params.gateway);
-      if (ctx.params.snat !== undefined) rec.snat = Number(ctx.params.snat);
-      const range = ctx.params['dhcp-range'];
-      if (range !== undefined) rec['dhcp-range'] = Array.isArray(range) ? range.join(';') : String(range);
-      createIn(sdn().subnets, id, 'subnet', rec);
-      return null;
-    }),
+    vnetChange(
+      'POST',
+      '/cluster/sdn/vnets/{vnet}/subnets',
+      'Add a subnet to a vnet (pending until applied).',
+      {
+        vnet: str('SDN vnet ID.'),
+        subnet: str('Network in CIDR notation.', { format: 'pve-sdn-subnet-id' }),
+        type: str('Always subnet.', { enum: ['subnet'] }),
+        gateway: opt(str('Gateway address.', { format: 'ip' })),
+        snat: opt(bool('Masquerade outgoing traffic.')),
+        'dhcp-range': opt(arr(str('start-address=…,end-address=…'))),
+      },
+      (ctx) => {
+        const vnet = reqStr(ctx, 'vnet');
+        const v = sdn().vnetKind.config.get(vnet);
+        if (!v) throw fail(`sdn vnet '${vnet}' does not exist`);
+        const cidr = reqStr(ctx, 'subnet');
+        const [network, mask] = cidr.split('/');
+        const id = `${String(v.zone)}-${network}-${mask}`;
+        const rec: SdnRecord = { subnet: id, id, cidr, network: network as string, mask: mask as string, type: 'subnet', vnet, zone: String(v.zone) };
+        if (ctx.params.gateway !== undefined) rec.gateway = String(ctx.params.gateway);
+        if (ctx.params.snat !== undefined) rec.snat = Number(ctx.params.snat);
+        const range = ctx.params['dhcp-range'];
+        if (range !== undefined) rec['dhcp-range'] = Array.isArray(range) ? range.join(';') : String(range);
+        createIn(sdn().subnets, id, 'subnet', rec);
+        return null;
+      },
+    ),
     {
       method: 'GET',
       path: '/cluster/sdn/vnets/{vnet}/subnets/{subnet}',
@@ -172,11 +246,17 @@ export function sdnEndpoints(state: ClusterState): SimEndpoint[] {
       permissions: { user: 'all', description: 'SDN.Audit on the vnet.' },
       handler: (ctx) => one(sdn().subnets, reqStr(ctx, 'subnet'), 'subnet', ctx),
     },
-    vnetChange('DELETE', '/cluster/sdn/vnets/{vnet}/subnets/{subnet}', 'Remove a subnet from a vnet.', { vnet: VNET, subnet: str('Subnet ID (zone-network-mask).', { format: 'pve-sdn-subnet-id' }) }, (ctx) => {
-      const id = reqStr(ctx, 'subnet');
-      if (!sdn().subnets.config.has(id)) throw fail(`sdn subnet '${id}' does not exist`);
-      sdn().subnets.config.delete(id);
-      return null;
-    }),
+    vnetChange(
+      'DELETE',
+      '/cluster/sdn/vnets/{vnet}/subnets/{subnet}',
+      'Remove a subnet from a vnet.',
+      { vnet: VNET, subnet: str('Subnet ID (zone-network-mask).', { format: 'pve-sdn-subnet-id' }) },
+      (ctx) => {
+        const id = reqStr(ctx, 'subnet');
+        if (!sdn().subnets.config.has(id)) throw fail(`sdn subnet '${id}' does not exist`);
+        sdn().subnets.config.delete(id);
+        return null;
+      },
+    ),
   ];
 }

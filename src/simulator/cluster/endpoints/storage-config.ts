@@ -88,7 +88,12 @@ export function storageConfigEndpoints(state: ClusterState): SimEndpoint[] {
       method: 'PUT',
       path: '/storage/{storage}',
       description: 'Change a storage definition: what it holds, which nodes use it, whether it is on.',
-      parameters: { storage: P.storage, ...DEFINITION, delete: opt(str('Definition keys to reset, comma-separated.', { format: 'pve-configid-list' })), digest: opt(str('Refuse unless the storage configuration still has this digest.')) },
+      parameters: {
+        storage: P.storage,
+        ...DEFINITION,
+        delete: opt(str('Definition keys to reset, comma-separated.', { format: 'pve-configid-list' })),
+        digest: opt(str('Refuse unless the storage configuration still has this digest.')),
+      },
       returns: obj({}, { additionalProperties: 1 }),
       permissions: ALLOCATE,
       protected: true,

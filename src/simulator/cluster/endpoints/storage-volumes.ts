@@ -32,8 +32,17 @@ export function volumesOn(state: ClusterState, s: SimStorage, node: string): Vol
   const out: VolumeView[] = [];
   for (const v of state.volumes) {
     if (v.storage !== s.storage || (!s.shared && v.node !== node)) continue;
-    out.push({ volid: v.volid, content: v.content, format: v.format, size: v.size, ctime: v.ctime, stored: v,
-      ...(v.vmid !== undefined ? { vmid: v.vmid } : {}), ...(v.notes !== undefined ? { notes: v.notes } : {}), ...(v.protected ? { protected: 1 } : {}) });
+    out.push({
+      volid: v.volid,
+      content: v.content,
+      format: v.format,
+      size: v.size,
+      ctime: v.ctime,
+      stored: v,
+      ...(v.vmid !== undefined ? { vmid: v.vmid } : {}),
+      ...(v.notes !== undefined ? { notes: v.notes } : {}),
+      ...(v.protected ? { protected: 1 } : {}),
+    });
   }
   for (const g of state.allGuests()) {
     if (!s.shared && g.node !== node) continue;
@@ -45,7 +54,11 @@ export function volumesOn(state: ClusterState, s: SimStorage, node: string): Vol
         seen.add(d.volid);
         const linked = /^[^:]+:(base-\d+-disk-\d+)\//.exec(d.volid);
         out.push({
-          volid: d.volid, content: g.type === 'qemu' ? 'images' : 'rootdir', format: formatOf(s, d.volid), size: d.size, vmid: g.vmid,
+          volid: d.volid,
+          content: g.type === 'qemu' ? 'images' : 'rootdir',
+          format: formatOf(s, d.volid),
+          size: d.size,
+          vmid: g.vmid,
           ...(linked?.[1] ? { parent: `${linked[1]}@__base__` } : {}),
         });
       }

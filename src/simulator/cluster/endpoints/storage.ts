@@ -48,8 +48,16 @@ export function storageEndpoints(state: ClusterState): SimEndpoint[] {
   const statusOf = (s: SimStorage, node: string, used: Map<string, number>): Json => {
     const u = used.get(state.storageKey(s, node)) ?? 0;
     return {
-      storage: s.storage, type: s.type, content: s.content.join(','), shared: s.shared ? 1 : 0, active: 1, enabled: 1,
-      total: s.total, used: u, avail: Math.max(0, s.total - u), used_fraction: Math.round((u / s.total) * 1e6) / 1e6,
+      storage: s.storage,
+      type: s.type,
+      content: s.content.join(','),
+      shared: s.shared ? 1 : 0,
+      active: 1,
+      enabled: 1,
+      total: s.total,
+      used: u,
+      avail: Math.max(0, s.total - u),
+      used_fraction: Math.round((u / s.total) * 1e6) / 1e6,
     };
   };
 
@@ -82,17 +90,26 @@ export function storageEndpoints(state: ClusterState): SimEndpoint[] {
       method: 'GET',
       path: '/storage',
       description: 'Storage definitions of the cluster (datacenter storage configuration).',
-      parameters: { type: opt(str('Only storages of this backend type.', { enum: ['btrfs', 'cephfs', 'cifs', 'dir', 'esxi', 'iscsi', 'iscsidirect', 'lvm', 'lvmthin', 'nfs', 'pbs', 'rbd', 'zfs', 'zfspool'] })) },
+      parameters: {
+        type: opt(str('Only storages of this backend type.', { enum: ['btrfs', 'cephfs', 'cifs', 'dir', 'esxi', 'iscsi', 'iscsidirect', 'lvm', 'lvmthin', 'nfs', 'pbs', 'rbd', 'zfs', 'zfspool'] })),
+      },
       returns: arr(obj({ storage: str('Storage ID.') }, { additionalProperties: 1 }), { links: [{ rel: 'child', href: '{storage}' }] }),
       permissions: { user: 'all', description: 'Lists storages the caller may audit or allocate on.' },
       handler: (ctx) => {
         const type = optStr(ctx, 'type');
-        const storageDigest = createHash('sha1').update(JSON.stringify([...state.storages.values()])).digest('hex');
+        const storageDigest = createHash('sha1')
+          .update(JSON.stringify([...state.storages.values()]))
+          .digest('hex');
         return [...state.storages.values()]
           .filter((s) => (type === undefined || s.type === type) && mayAudit(ctx, s.storage))
           .map((s) => ({
-            storage: s.storage, type: s.type, content: s.content.join(','), ...s.props,
-            ...(s.shared ? { shared: 1 } : {}), ...(s.nodes ? { nodes: s.nodes.join(',') } : {}), ...(s.disabled ? { disable: 1 } : {}),
+            storage: s.storage,
+            type: s.type,
+            content: s.content.join(','),
+            ...s.props,
+            ...(s.shared ? { shared: 1 } : {}),
+            ...(s.nodes ? { nodes: s.nodes.join(',') } : {}),
+            ...(s.disabled ? { disable: 1 } : {}),
             digest: storageDigest,
           }));
       },
@@ -229,8 +246,14 @@ export function storageEndpoints(state: ClusterState): SimEndpoint[] {
         if (volumesOn(state, s, node).some((v) => v.volid === volid)) throw fail(`volume '${volid}' already exists`);
         assertSpace(state, s, volid, vmid);
         state.volumes.push({
-          storage: s.storage, ...(s.shared ? {} : { node }), volid, content: 'images', format: optStr(ctx, 'format') ?? formatOf(s, volid),
-          size: bytes, ctime: state.nowSec(), vmid,
+          storage: s.storage,
+          ...(s.shared ? {} : { node }),
+          volid,
+          content: 'images',
+          format: optStr(ctx, 'format') ?? formatOf(s, volid),
+          size: bytes,
+          ctime: state.nowSec(),
+          vmid,
         });
         return volid;
       },
