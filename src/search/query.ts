@@ -8,7 +8,7 @@
 import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import type { CompiledSynonym } from './synonyms.js';
-import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule, type VerbRule } from './verbs.js';
+import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, separableVerbRule, verbRule, type VerbRule } from './verbs.js';
 
 export interface Concept {
   /** Index terms (stemmed) and how well each stands for the concept. */
@@ -44,6 +44,11 @@ export interface ParsedQuery {
   question: boolean;
   /** The request names a node ("shut down pve1", "the host") and no guest at all: an operation on a guest is not the answer. */
   nodeNotGuest: boolean;
+  /**
+   * The guest named is what is added to or taken from something else ("add vm 130 to the dev pool",
+   * "put vm 120 under ha", "take vm 120 out of ha"): the pool or HA is changed, not the guest.
+   */
+  guestMember: boolean;
 }
 
 /** Verbs steer the method; as search terms they only break ties between otherwise equal operations. */
@@ -133,8 +138,8 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
       i += opening.verb.length;
       continue;
     }
-    const phrase = matchPhrase(stems, i, synonyms, opening.verb?.position);
-    const compound = identifiers && (phrase?.tokens.length ?? 1) === 1 ? compoundAt(tokens, i, opening.verb?.position, identifiers) : undefined;
+    let phrase = matchPhrase(stems, i, synonyms, opening.verb?.position);
+    const compound = identifiers && (phrase?.span ?? 1) === 1 ? compoundAt(tokens, i, opening.verb?.position, identifiers) : undefined;
     if (compound) {
       concepts.push({ terms: new Map([[compound, 1], [stems[i] as string, COMPOUND_PART_WEIGHT], [stems[i + 1] as string, COMPOUND_PART_WEIGHT]]), weight: 1, source: `${token} ${tokens[i + 1]}`, verb: false });
       // "stop all guests": the action word keeps hinting its method.
@@ -145,16 +150,21 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
     }
     if (phrase?.when && acting(opening, hinted)) {
       // "back up vm 101 right now": when to act, not a state to read.
-      i += phrase.tokens.length;
+      i += phrase.span;
       continue;
     }
     if (phrase?.ranking && oneNamed) {
       // "how many cores does vm 101 have" asks for one guest's own figure, not a comparison.
-      i += phrase.tokens.length;
+      i += phrase.span;
       continue;
     }
+    if (phrase?.power && (anyGuest || namesNode)) {
+      // "turn on vm 101": power, not a feature to enable.
+      const power = { ...phrase, terms: phrase.power.terms, methods: phrase.power.methods, stateTerms: undefined, power: undefined };
+      phrase = power;
+    }
     if (phrase) {
-      const last = i + phrase.tokens.length - 1;
+      const last = i + phrase.span - 1;
       const plural = isPlural(tokens[last] as string, stems[last] as string);
       if (!seenRules.has(phrase.terms)) {
         seenRules.add(phrase.terms);
@@ -164,7 +174,7 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
         const things = plural ? phrase.pluralTerms : undefined;
         const weight = state ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.placement && oneGuest ? PLACEMENT_OF_ONE_GUEST_WEIGHT : phrase.weight;
         const terms = things ?? (state ? (phrase.stateTerms ?? withStatus(phrase.terms)) : phrase.terms);
-        concepts.push({ terms, weight, source: tokens.slice(i, i + phrase.tokens.length).join(' '), verb: false });
+        concepts.push({ terms, weight, source: tokens.slice(i, i + phrase.span).join(' '), verb: false });
         // "backups" are things to look at, not the act of backing up.
         if (i === opening.firstContent && !things) hinted = phrase.methods;
       }
@@ -172,7 +182,7 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
       // "each node", "every storage": the things named are many, so reading one of them is not the answer.
       if (phrase.collection && QUANTIFIERS.has(token)) pluralTerms.add(stems[last] as string);
       if (phrase.collection || plural) collection = true;
-      i += phrase.tokens.length;
+      i += phrase.span;
       continue;
     }
     i += 1;
@@ -198,9 +208,40 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
   // "how do I back up vm 101": asking how to act decides the method an action word hints.
   const methods = opening.verb?.rule.methods ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
   const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
-  const shape = { collection, pluralTerms, oneGuest, guestExists, timed, nodeNotGuest: namesNode && !anyGuest, question: opening.questionMethods !== undefined };
+  const guestMember = opening.verb !== undefined && movesGuest(tokens, opening.verb.position, opening.verb.rule);
+  if (guestMember) {
+    for (const [k, c] of concepts.entries()) if (!c.verb && GUEST_WORDS.has(c.source)) concepts[k] = { ...c, weight: c.weight * MEMBER_GUEST_WEIGHT };
+  }
+  const shape = { collection, pluralTerms, oneGuest, guestExists, timed, nodeNotGuest: namesNode && !anyGuest, question: opening.questionMethods !== undefined, guestMember };
   if (methods) return { concepts, methods, ...shape };
   return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
+}
+
+/** Weight of a guest that is added to or taken from something else: that something is the point. */
+const MEMBER_GUEST_WEIGHT = 0.5;
+/** Verbs that add a guest to, or take it from, a pool, HA, a job (their rules' first word). */
+const MEMBERSHIP_VERBS = new Set(['create', 'remove']);
+/** Prepositions that name what the guest joins or leaves. */
+const MEMBERSHIP_PREPOSITIONS = new Set(['to', 'into', 'under', 'out', 'from']);
+/** Joining or leaving these is not membership: "delete vm 101 from the cluster" destroys it, "move … to pve2" migrates. */
+const PLACES = new Set(['cluster', 'datacenter', 'node', 'host', 'storage', 'disk']);
+
+/**
+ * The request adds a guest named by ID to something, or takes it out ("add vm 130 to the dev
+ * pool", "take vm 120 out of ha"): verb, guest word, ID, then a preposition and a thing that is
+ * not a place.
+ */
+function movesGuest(tokens: string[], verbAt: number, rule: VerbRule): boolean {
+  if (!MEMBERSHIP_VERBS.has(rule.words[0] as string)) return false;
+  let i = verbAt + 1;
+  if (ONE_OF.has(tokens[i] ?? '')) i += 1;
+  if (!GUEST_WORDS.has(tokens[i] ?? '') || !/^[0-9]+$/.test(tokens[i + 1] ?? '')) return false;
+  i += 2;
+  while (tokens[i] === 'and' || /^[0-9]+$/.test(tokens[i] ?? '') || GUEST_WORDS.has(tokens[i] ?? '')) i += 1;
+  if (!MEMBERSHIP_PREPOSITIONS.has(tokens[i] ?? '')) return false;
+  const rest = tokens.slice(i + 1).filter((t) => !ONE_OF.has(t) && t !== 'of');
+  const target = rest[0];
+  return target !== undefined && !PLACES.has(target) && target.match(NODE_ID) === null && !/^[0-9]+$/.test(target);
 }
 
 /** Words that make the thing after them many ("each node", "all guests"). */
@@ -218,6 +259,9 @@ function compoundAt(tokens: string[], i: number, verbPosition: number | undefine
   const joined = stem(a + b);
   return identifiers(joined) ? joined : undefined;
 }
+
+/** Modals that make a verb after a question hypothetical ("what would change", "what will happen if I delete"). */
+const HYPOTHETICAL = new Set(['would', 'will', 'might']);
 
 /** "how much …", "how many …", "how long …" ask for a figure: a read, like "which …". */
 const MEASURES = new Set(['much', 'many', 'long', 'full', 'big', 'large', 'old', 'often', 'fast', 'busy']);
@@ -250,7 +294,9 @@ function findOpening(tokens: string[], stems: string[]): Opening {
     const phrasal = phrasalVerbRule(token, tokens[i + 1]);
     if (phrasal) return { verb: { rule: phrasal, position: i, length: 2 } };
     const rule = verbRule(token, stems[i] as string);
-    if (rule) return { verb: { rule, position: i, length: 1 } };
+    // "what would change if I applied …" asks what an act would do: still a question.
+    if (rule && question && HYPOTHETICAL.has(tokens[i - 1] ?? '')) continue;
+    if (rule) return { verb: { rule: separableVerbRule(token, tokens.slice(i + 1)) ?? rule, position: i, length: 1 } };
     if (tokens[i - 1] === 'how' && isMannerModal(token)) {
       manner = true;
       continue;
@@ -286,7 +332,7 @@ function verbConcept(rule: VerbRule, stemmed: string): Concept {
 
 function opensLongerPhrase(stems: string[], i: number, synonyms: ReadonlyMap<string, CompiledSynonym[]>): boolean {
   const phrase = matchPhrase(stems, i, synonyms, undefined);
-  return phrase !== undefined && phrase.tokens.length > 1;
+  return phrase !== undefined && phrase.span > 1;
 }
 
 function matchPhrase(
@@ -294,14 +340,34 @@ function matchPhrase(
   start: number,
   synonyms: ReadonlyMap<string, CompiledSynonym[]>,
   verbPosition: number | undefined,
-): CompiledSynonym | undefined {
+): Phrase | undefined {
   const candidates = synonyms.get(stems[start] as string);
   if (!candidates) return undefined;
   for (const candidate of candidates) {
-    const end = start + candidate.tokens.length;
-    if (end > stems.length) continue;
-    if (verbPosition !== undefined && verbPosition >= start && verbPosition < end) continue;
-    if (candidate.tokens.every((t, k) => stems[start + k] === t)) return candidate;
+    const span = phraseSpan(stems, start, candidate.tokens);
+    if (span === undefined) continue;
+    if (verbPosition !== undefined && verbPosition >= start && verbPosition < start + span) continue;
+    return { ...candidate, span };
   }
   return undefined;
 }
+
+/**
+ * Articles and possessives between a phrase's words do not break it: "freeze the filesystems" is
+ * "freeze filesystem", "restore the file" is "restore file". The number of query words the phrase
+ * covers, or undefined when it does not match at `start`.
+ */
+function phraseSpan(stems: string[], start: number, words: readonly string[]): number | undefined {
+  let j = start;
+  for (let k = 0; k < words.length; k++) {
+    while (k > 0 && stems[j] !== words[k] && INSIDE_PHRASE.has(stems[j] as string)) j += 1;
+    if (stems[j] !== words[k]) return undefined;
+    j += 1;
+  }
+  return j - start;
+}
+
+/** Words that may sit between a phrase's words without changing it. */
+const INSIDE_PHRASE = new Set(['the', 'a', 'an', 'its', 'their', 'my', 'our', 'your', 'his', 'her', 'this', 'that', 'these', 'those']);
+
+type Phrase = CompiledSynonym & { span: number };

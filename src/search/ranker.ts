@@ -57,6 +57,8 @@ const EVERY_GUEST_FOR_ONE_GUEST = 0.5;
  * replication jobs) when the request says nothing of when: "back up vm 101" means now.
  */
 const JOB_FOR_ONE_OFF = 0.6;
+/** Factor for an operation on a guest or a kind of guest when the guest named joins or leaves something else ("add vm 130 to the dev pool"). */
+const GUEST_OP_FOR_MEMBER = 0.5;
 /** Factor for an operation on one guest (`{vmid}` in its path) when the request names a node and no guest. */
 const GUEST_OP_FOR_NODE = 0.6;
 /**
@@ -191,6 +193,7 @@ export class Ranker {
    */
   private shapeFactor(id: number, query: ParsedQuery): number {
     if ((query.question || query.collection) && this.directoryIndexes[id]) return DIRECTORY_INDEX_FOR_QUESTION;
+    if (query.guestMember && (this.oneGuestOps[id] || this.guestKindOps[id])) return GUEST_OP_FOR_MEMBER;
     if (query.oneGuest && this.everyGuestOps[id]) return EVERY_GUEST_FOR_ONE_GUEST;
     if (query.nodeNotGuest && this.oneGuestOps[id]) return GUEST_OP_FOR_NODE;
     if (query.oneGuest && this.guestKindOps[id] && this.isRead[id]) return KIND_READ_FOR_ONE_GUEST;
