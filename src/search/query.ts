@@ -148,6 +148,11 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
       i += 2;
       continue;
     }
+    if (NAMING.has(token) && opening.verb?.rule.words[0] === 'create') {
+      // "create a pool named dev": the name is the new thing's, not one to look up.
+      i += 1;
+      continue;
+    }
     if (phrase?.when && acting(opening, hinted)) {
       // "back up vm 101 right now": when to act, not a state to read.
       i += phrase.span;

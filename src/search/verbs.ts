@@ -49,6 +49,12 @@ export const VERB_RULES: readonly VerbRule[] = [
     terms: { update: 0.5, set: 0.4, config: 0.5, option: 0.4, modify: 0.3 },
   },
   {
+    // Mapping a device or directory for the cluster creates a resource mapping.
+    words: ['map'],
+    methods: ['POST'],
+    terms: { mapping: 1, create: 0.3 },
+  },
+  {
     // Running something that exists now ("run the replication job now", "refresh the package index").
     words: ['run', 'rerun', 'refresh', 'resync', 'kick'],
     methods: ['POST'],
@@ -82,7 +88,7 @@ export function phrasalVerbRule(token: string, next: string | undefined): VerbRu
 }
 
 /** Verbs that are one only as written: "runs" and "running" are states ("which vms are running"). */
-const EXACT_ONLY = new Set(['run', 'rerun', 'refresh', 'resync', 'kick']);
+const EXACT_ONLY = new Set(['run', 'rerun', 'refresh', 'resync', 'kick', 'map']);
 
 /** The verb rule for a lowercased token (or its stem), if it is a generic operator verb. */
 export function verbRule(token: string, stemmed: string): VerbRule | undefined {
