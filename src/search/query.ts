@@ -49,6 +49,11 @@ export interface ParsedQuery {
    * "put vm 120 under ha", "take vm 120 out of ha"): the pool or HA is changed, not the guest.
    */
   guestMember: boolean;
+  /**
+   * A verbless request that names one guest or node ("vm 101 disk size", "pve2 uptime"): it asks
+   * for that thing's properties, which its reads return.
+   */
+  propertyOf: boolean;
 }
 
 /** Verbs steer the method; as search terms they only break ties between otherwise equal operations. */
@@ -93,6 +98,8 @@ const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
   [/[\w.-]+@[a-z][\w.-]*![\w.-]+/gi, ' api token '],
   [/[\w.-]+@[a-z][\w.-]*/gi, ' user '],
   [NODE_ID, ' node '],
+  // A permission path ("/vms", "/vms/100", "/pool/dev"): ACLs are set on it; no API path starts so.
+  [/(?<![\w/])\/(?:vms|pool)(?:\/[\w.-]*)*/gi, ' acl path '],
   // PVE's default storage IDs (local-lvm, local-zfs): their words name the storage, not LVM or ZFS.
   [/\blocal-[a-z0-9]+\b/gi, ' storage '],
   // "the vm named web01", "guests tagged prod": a name or tag value says the thing is looked up by
@@ -213,13 +220,36 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
   // "how do I back up vm 101": asking how to act decides the method an action word hints.
   const methods = opening.verb?.rule.methods ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
   const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
+  // "create an account for carol in the pve realm": what is created comes first, where it goes after.
+  if (opening.verb?.rule.words[0] === 'create') {
+    const after = firstPrepositionAfter(tokens, opening.verb.position + opening.verb.length);
+    if (after !== undefined) {
+      const objectWords = new Set(tokens.slice(0, after));
+      for (const [k, c] of concepts.entries()) if (!c.verb && !c.source.split(' ').some((w) => objectWords.has(w))) concepts[k] = { ...c, weight: c.weight * CONTEXT_WEIGHT };
+    }
+  }
   const guestMember = opening.verb !== undefined && movesGuest(tokens, opening.verb.position, opening.verb.rule);
   if (guestMember) {
     for (const [k, c] of concepts.entries()) if (!c.verb && GUEST_WORDS.has(c.source)) concepts[k] = { ...c, weight: c.weight * MEMBER_GUEST_WEIGHT };
   }
-  const shape = { collection, pluralTerms, oneGuest, guestExists, timed, nodeNotGuest: namesNode && !anyGuest, question: opening.questionMethods !== undefined, guestMember };
+  const propertyOf = oneNamed && !methods && !hinted && opening.manner !== true;
+  const shape = { collection, pluralTerms, oneGuest, guestExists, timed, nodeNotGuest: namesNode && !anyGuest, question: opening.questionMethods !== undefined, guestMember, propertyOf };
   if (methods) return { concepts, methods, ...shape };
   return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
+}
+
+/** Weight of what a create request names after its object ("in the pve realm"): where the new thing goes. */
+const CONTEXT_WEIGHT = 0.7;
+
+/** Position of the first preposition after the verb's object (at least one content word after `from`). */
+function firstPrepositionAfter(tokens: string[], from: number): number | undefined {
+  let seenObject = false;
+  for (let i = from; i < tokens.length; i++) {
+    const t = tokens[i] as string;
+    if (seenObject && PREPOSITIONS.has(t)) return i;
+    if (!isNoise(t) && !PREPOSITIONS.has(t)) seenObject = true;
+  }
+  return undefined;
 }
 
 /** Weight of a guest that is added to or taken from something else: that something is the point. */

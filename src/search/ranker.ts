@@ -316,10 +316,11 @@ function asksToSet(query: ParsedQuery): boolean {
 
 /**
  * The request asks to see something's properties: a question ("what is the name of the cluster",
- * "how many cores does vm 101 have") or a read of many things ("which guests are locked"), not an action.
+ * "how many cores does vm 101 have", or verbless: "vm 101 disk size") or a read of many things
+ * ("which guests are locked"), not an action.
  */
 function asksForListing(query: ParsedQuery): boolean {
-  if (query.question) return true;
+  if (query.question || query.propertyOf) return true;
   if (!query.collection) return false;
   return query.methods ? query.methods[0] === 'GET' : query.hintedMethods === undefined;
 }

@@ -87,6 +87,17 @@ for (const [name, available, load] of schemas) {
       expect(keys.filter((k) => k.includes('{vmid}'))).toEqual([]);
     });
 
+    it('takes a guest out of HA rather than destroying it', () => {
+      const keys = search.search('take vm 120 out of ha', { limit: 10 }).map((h) => h.key);
+      expect(keys.slice(0, 2)).toContain('DELETE /cluster/ha/resources/{sid}');
+      const destroy = keys.indexOf('DELETE /nodes/{node}/qemu/{vmid}');
+      expect(destroy === -1 || destroy > keys.indexOf('DELETE /cluster/ha/resources/{sid}')).toBe(true);
+    });
+
+    it.skipIf(name !== 'the official 9.1 schema')('finds the path a named service or flag belongs to', () => {
+      expect(search.search('restart pveproxy on pve2', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/services/{service}/restart');
+    });
+
     it('points at pve.guests() and pve.findGuest() where the resource list is found', () => {
       const hits = search.search('which guests are locked', { limit: 5 });
       const line = helperLine(hits.map((h) => h.key));
