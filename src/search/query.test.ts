@@ -59,6 +59,11 @@ describe('parseQuery', () => {
     expect(parse('set vm 101 to 4 cores').guestMember).toBe(false);
   });
 
+  it('names what an add request adds to', () => {
+    expect([...parse('add 10.0.0.5 to the blocklist ipset').addedTo]).toContain('ipset');
+    expect(parse('create an ipset').addedTo.size).toBe(0);
+  });
+
   it('reads a verb after "what would" as a question about its effect', () => {
     expect(parse('what would change if I applied the sdn config').methods).toEqual(['GET']);
   });

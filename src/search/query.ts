@@ -50,6 +50,11 @@ export interface ParsedQuery {
    */
   guestMember: boolean;
   /**
+   * Index terms of what something is added to ("add 10.0.0.5 to the blocklist ipset" → ipset): it
+   * exists, so creating one is not the answer.
+   */
+  addedTo: ReadonlySet<string>;
+  /**
    * A verbless request that names one guest or node ("vm 101 disk size", "pve2 uptime"): it asks
    * for that thing's properties, which its reads return.
    */
@@ -232,8 +237,9 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
   if (guestMember) {
     for (const [k, c] of concepts.entries()) if (!c.verb && GUEST_WORDS.has(c.source)) concepts[k] = { ...c, weight: c.weight * MEMBER_GUEST_WEIGHT };
   }
+  const addedTo = opening.verb?.rule.words[0] === 'create' ? targetTerms(tokens, stems, concepts) : new Set<string>();
   const propertyOf = oneNamed && !methods && !hinted && opening.manner !== true;
-  const shape = { collection, pluralTerms, oneGuest, guestExists, timed, nodeNotGuest: namesNode && !anyGuest, question: opening.questionMethods !== undefined, guestMember, propertyOf };
+  const shape = { collection, pluralTerms, oneGuest, guestExists, timed, nodeNotGuest: namesNode && !anyGuest, question: opening.questionMethods !== undefined, guestMember, propertyOf, addedTo };
   if (methods) return { concepts, methods, ...shape };
   return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
 }
@@ -250,6 +256,22 @@ function firstPrepositionAfter(tokens: string[], from: number): number | undefin
     if (!isNoise(t) && !PREPOSITIONS.has(t)) seenObject = true;
   }
   return undefined;
+}
+
+/** Prepositions after which an add request names what receives the new thing. */
+const RECEIVERS = new Set(['to', 'into']);
+
+/** The strong terms of the concept that follows "to" / "into" in an add request ("… to the blocklist ipset" → ipset). */
+function targetTerms(tokens: string[], stems: string[], concepts: Concept[]): Set<string> {
+  const at = tokens.findIndex((t) => RECEIVERS.has(t));
+  if (at === -1) return new Set();
+  const after = new Set(stems.slice(at + 1));
+  const terms = new Set<string>();
+  for (const c of concepts) {
+    if (c.verb || !c.source.split(' ').some((w) => after.has(stem(w)))) continue;
+    for (const [term, weight] of c.terms) if (weight >= PLURAL_TERM_MIN) terms.add(term);
+  }
+  return terms;
 }
 
 /** Weight of a guest that is added to or taken from something else: that something is the point. */

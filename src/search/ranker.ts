@@ -59,6 +59,8 @@ const EVERY_GUEST_FOR_ONE_GUEST = 0.5;
 const JOB_FOR_ONE_OFF = 0.6;
 /** Factor for an operation on a guest or a kind of guest when the guest named joins or leaves something else ("add vm 130 to the dev pool"). */
 const GUEST_OP_FOR_MEMBER = 0.5;
+/** Factor for creating a thing of the kind the request adds something to ("add 10.0.0.5 to the blocklist ipset"): it exists. */
+const CREATE_FOR_RECEIVER = 0.6;
 /** Factor for an operation on one guest (`{vmid}` in its path) when the request names a node and no guest. */
 const GUEST_OP_FOR_NODE = 0.6;
 /**
@@ -182,7 +184,8 @@ export class Ranker {
       const method = this.methodFactor(op.method, query);
       const unmentioned = (this.segments[id] as string[][]).filter((seg) => !seg.some((t) => mentioned.has(t))).length;
       const specificity = 1 / (1 + UNMENTIONED_SEGMENT_PENALTY * unmentioned);
-      final.set(id, rel * coverage ** COVERAGE_EXPONENT * method * specificity * this.shapeFactor(id, query) * (this.priors[id] as number));
+      const receiver = this.createsOneOf(id, query.addedTo) ? CREATE_FOR_RECEIVER : 1;
+      final.set(id, rel * coverage ** COVERAGE_EXPONENT * method * specificity * receiver * this.shapeFactor(id, query) * (this.priors[id] as number));
     }
     return final;
   }
@@ -202,6 +205,13 @@ export class Ranker {
     if (!query.collection || !this.isRead[id]) return 1;
     if (this.endsWithParam[id]) return ITEM_FOR_COLLECTION;
     return (this.itemSegments[id] as string[]).some((t) => query.pluralTerms.has(t)) ? ITEM_FOR_COLLECTION : 1;
+  }
+
+  /** The operation creates a thing of a kind the request adds something to (`POST /cluster/firewall/ipset` for "add … to the ipset"). */
+  private createsOneOf(id: number, kinds: ReadonlySet<string>): boolean {
+    if (kinds.size === 0 || this.operations[id]?.method !== 'POST' || this.endsWithParam[id]) return false;
+    const tail = (this.segments[id] as string[][]).at(-1);
+    return tail !== undefined && tail.some((t) => kinds.has(t));
   }
 
   private methodFactor(method: HttpMethod, query: ParsedQuery): number {

@@ -94,6 +94,10 @@ for (const [name, available, load] of schemas) {
       expect(destroy === -1 || destroy > keys.indexOf('DELETE /cluster/ha/resources/{sid}')).toBe(true);
     });
 
+    it('adds to the thing named after "to" rather than creating another one', () => {
+      expect(search.search('add 10.0.0.5 to the blocklist ipset', { limit: 1 })[0]?.key).toBe('POST /cluster/firewall/ipset/{name}');
+    });
+
     it.skipIf(name !== 'the official 9.1 schema')('finds the path a named service or flag belongs to', () => {
       expect(search.search('restart pveproxy on pve2', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/services/{service}/restart');
     });
