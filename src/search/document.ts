@@ -5,7 +5,7 @@
 import type { Operation, SchemaNode } from '../schema/model.js';
 import { splitPath } from '../schema/model.js';
 import { firstSentence } from '../schema/normalize.js';
-import { analyze } from './analyzer.js';
+import { analyze, isNoise } from './analyzer.js';
 
 export interface IndexedOperation {
   id: number;
@@ -82,7 +82,7 @@ export function indexedOperation(op: Operation, id: number, update?: Operation):
   }
   return {
     id,
-    tail: literals.at(-1) ?? '',
+    tail: particleTerm(literals.at(-1) ?? ''),
     path: segments.join(' '),
     name: op.name ?? '',
     summary: op.summary,
@@ -93,6 +93,15 @@ export function indexedOperation(op: Operation, id: number, update?: Operation):
     items: [...new Set(op.params.flatMap((p) => (p.inPath ? (p.enum ?? []) : [])))].filter((v) => /^[a-z0-9]+$/i.test(v)).join(' '),
     values: [...new Set([...ownParams, ...(update?.params.filter((p) => !p.inPath) ?? [])].flatMap((p) => (p.family && p.family.index > 0 ? [] : (p.enum ?? []))))].join(' '),
   };
+}
+
+/**
+ * A last path segment that is a stopword (`…/osd/{osdid}/in`) would be dropped from the index, and
+ * with it the only word that sets the operation apart from its twin (`…/out`): it is indexed as a
+ * particle term, which a request ending in that word searches ("bring osd 3 back in").
+ */
+export function particleTerm(segment: string): string {
+  return isNoise(segment) && /^[a-z]+$/.test(segment) ? `${segment}particle` : segment;
 }
 
 function paramNamesOf(op: Operation): Set<string> {

@@ -7,6 +7,7 @@
  */
 import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
+import { particleTerm } from './document.js';
 import type { CompiledSynonym } from './synonyms.js';
 import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, separableVerbRule, verbRule, type VerbRule } from './verbs.js';
 
@@ -203,6 +204,12 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
       continue;
     }
     i += 1;
+    if (i === tokens.length && PARTICLES.has(token) && concepts.length > 0 && identifiers?.(particleTerm(token))) {
+      // "bring osd 3 back in": a preposition with nothing after it is a particle, and the word that
+      // sets the operation apart (`…/osd/{osdid}/in`, indexed as a particle term).
+      concepts.push({ terms: new Map([[particleTerm(token), 1]]), weight: 1, source: token, verb: false });
+      continue;
+    }
     if (isNoise(token) || isStateQuestion(token) || isNeutralOpener(token)) continue;
     const previous = concepts.at(-1);
     if (QUALIFIERS.has(stemmed) && previous && !previous.verb && lastWordOf(previous) === tokens[i - 2]) {
@@ -300,6 +307,9 @@ function movesGuest(tokens: string[], verbAt: number, rule: VerbRule): boolean {
   const target = rest[0];
   return target !== undefined && !PLACES.has(target) && target.match(NODE_ID) === null && !/^[0-9]+$/.test(target);
 }
+
+/** Prepositions that, last in a request, are particles ("back in"). */
+const PARTICLES = new Set(['in', 'on', 'up']);
 
 /** Words that make the thing after them many ("each node", "all guests"). */
 const QUANTIFIERS = new Set(['each', 'every', 'all', 'per']);

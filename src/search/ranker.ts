@@ -287,6 +287,7 @@ function identifierTerms(operations: readonly Operation[]): Set<string> {
   operations.forEach((op, id) => {
     const doc = indexedOperation(op, id, updates[id]);
     for (const field of [doc.path, doc.name, doc.params, doc.returns]) for (const term of analyze(field)) terms.add(term);
+    if (doc.tail) terms.add(doc.tail);
   });
   return terms;
 }

@@ -94,6 +94,11 @@ for (const [name, available, load] of schemas) {
       expect(destroy === -1 || destroy > keys.indexOf('DELETE /cluster/ha/resources/{sid}')).toBe(true);
     });
 
+    it.skipIf(name !== 'the official 9.1 schema')('reads a last "in" as the particle that sets an operation apart from its twin', () => {
+      expect(search.search('bring osd 3 back in', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/ceph/osd/{osdid}/in');
+      expect(search.search('mark osd 3 out', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/ceph/osd/{osdid}/out');
+    });
+
     it('adds to the thing named after "to" rather than creating another one', () => {
       expect(search.search('add 10.0.0.5 to the blocklist ipset', { limit: 1 })[0]?.key).toBe('POST /cluster/firewall/ipset/{name}');
     });
