@@ -8,6 +8,7 @@
 import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
+import { GUEST_WORDS, NODE_ID, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonyms.js';
 import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, separableVerbRule, verbRule, type VerbRule } from './verbs.js';
 
@@ -71,8 +72,6 @@ export const VERB_WEIGHT = 0.35;
 const QUALIFIERS = new Set(['type', 'kind', 'model', 'layout', 'mode', 'flavour', 'flavor', 'variant']);
 /** How much a qualifier adds to the concept it refines. */
 const QUALIFIER_WEIGHT = 0.25;
-/** A plural names things when its rule's term stands for them this well ("guests" → qemu, lxc). */
-const PLURAL_TERM_MIN = 0.6;
 /** Weight of an action word (start, stop, backup…) inside a question: a state to look at, not the operation wanted. */
 const QUESTION_ACTION_WEIGHT = 0.4;
 /** How well `status` stands for an action word asked about as a state. */
@@ -80,15 +79,8 @@ const STATE_STATUS_WEIGHT = 0.6;
 /** The verb's own word is searched too ("order" a certificate, "register" an account). */
 const VERB_OWN_TERM_WEIGHT = 0.5;
 
-/**
- * Words that name a guest (singular): followed by a number they name one guest by its ID ("vm 101",
- * "ct 200"), after an article one guest the operator has in mind ("is the vm running").
- */
-const GUEST_WORDS = new Set(['vm', 'container', 'ct', 'guest', 'vmid', 'lxc', 'qemu', 'kvm', 'instance']);
-const ONE_OF = new Set(['the', 'this', 'that', 'a', 'an', 'my', 'one']);
+/** Words that name guests in the plural (the singular ones, `GUEST_WORDS`, are in roles.ts). */
 const GUEST_PLURALS = new Set(['vms', 'containers', 'cts', 'guests', 'instances']);
-/** A guest after one of these is one that exists ("add a disk to a vm", "the config of the vm"). */
-const PREPOSITIONS = new Set(['to', 'of', 'on', 'in', 'into', 'onto', 'for', 'from', 'inside', 'within']);
 const NODE_WORDS = new Set(['node', 'host', 'hypervisor']);
 const NAMING = new Set(['named', 'called']);
 /** A concept standing this well for a schedule or a job says the request is about one. */
@@ -99,7 +91,6 @@ const TIMED_MIN = 0.4;
  * `proxmox-3` a node (PVE's default host names). The IDs' own words (pam, root, pve) say nothing
  * about the operation, the kind of thing they name does.
  */
-const NODE_ID = /\b(?:pve|proxmox)-?[0-9]+\b/gi;
 const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
   [/[\w.-]+@[a-z][\w.-]*![\w.-]+/gi, ' api token '],
   [/[\w.-]+@[a-z][\w.-]*/gi, ' user '],
@@ -232,80 +223,11 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
   // "how do I back up vm 101": asking how to act decides the method an action word hints.
   const methods = opening.verb?.rule.methods ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
   const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
-  // "create an account for carol in the pve realm": what is created comes first, where it goes after.
-  if (opening.verb?.rule.words[0] === 'create') {
-    const after = firstPrepositionAfter(tokens, opening.verb.position + opening.verb.length);
-    if (after !== undefined) {
-      const objectWords = new Set(tokens.slice(0, after));
-      for (const [k, c] of concepts.entries()) if (!c.verb && !c.source.split(' ').some((w) => objectWords.has(w))) concepts[k] = { ...c, weight: c.weight * CONTEXT_WEIGHT };
-    }
-  }
-  const guestMember = opening.verb !== undefined && movesGuest(tokens, opening.verb.position, opening.verb.rule);
-  if (guestMember) {
-    for (const [k, c] of concepts.entries()) if (!c.verb && GUEST_WORDS.has(c.source)) concepts[k] = { ...c, weight: c.weight * MEMBER_GUEST_WEIGHT };
-  }
-  const addedTo = opening.verb?.rule.words[0] === 'create' ? targetTerms(tokens, stems, concepts) : new Set<string>();
+  const { guestMember, addedTo } = weighRoles(tokens, stems, concepts, opening.verb);
   const propertyOf = oneNamed && !methods && !hinted && opening.manner !== true;
   const shape = { collection, pluralTerms, oneGuest, guestExists, timed, nodeNotGuest: namesNode && !anyGuest, question: opening.questionMethods !== undefined, guestMember, propertyOf, addedTo };
   if (methods) return { concepts, methods, ...shape };
   return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
-}
-
-/** Weight of what a create request names after its object ("in the pve realm"): where the new thing goes. */
-const CONTEXT_WEIGHT = 0.7;
-
-/** Position of the first preposition after the verb's object (at least one content word after `from`). */
-function firstPrepositionAfter(tokens: string[], from: number): number | undefined {
-  let seenObject = false;
-  for (let i = from; i < tokens.length; i++) {
-    const t = tokens[i] as string;
-    if (seenObject && PREPOSITIONS.has(t)) return i;
-    if (!isNoise(t) && !PREPOSITIONS.has(t)) seenObject = true;
-  }
-  return undefined;
-}
-
-/** Prepositions after which an add request names what receives the new thing. */
-const RECEIVERS = new Set(['to', 'into']);
-
-/** The strong terms of the concept that follows "to" / "into" in an add request ("… to the blocklist ipset" → ipset). */
-function targetTerms(tokens: string[], stems: string[], concepts: Concept[]): Set<string> {
-  const at = tokens.findIndex((t) => RECEIVERS.has(t));
-  if (at === -1) return new Set();
-  const after = new Set(stems.slice(at + 1));
-  const terms = new Set<string>();
-  for (const c of concepts) {
-    if (c.verb || !c.source.split(' ').some((w) => after.has(stem(w)))) continue;
-    for (const [term, weight] of c.terms) if (weight >= PLURAL_TERM_MIN) terms.add(term);
-  }
-  return terms;
-}
-
-/** Weight of a guest that is added to or taken from something else: that something is the point. */
-const MEMBER_GUEST_WEIGHT = 0.5;
-/** Verbs that add a guest to, or take it from, a pool, HA, a job (their rules' first word). */
-const MEMBERSHIP_VERBS = new Set(['create', 'remove']);
-/** Prepositions that name what the guest joins or leaves. */
-const MEMBERSHIP_PREPOSITIONS = new Set(['to', 'into', 'under', 'out', 'from']);
-/** Joining or leaving these is not membership: "delete vm 101 from the cluster" destroys it, "move … to pve2" migrates. */
-const PLACES = new Set(['cluster', 'datacenter', 'node', 'host', 'storage', 'disk']);
-
-/**
- * The request adds a guest named by ID to something, or takes it out ("add vm 130 to the dev
- * pool", "take vm 120 out of ha"): verb, guest word, ID, then a preposition and a thing that is
- * not a place.
- */
-function movesGuest(tokens: string[], verbAt: number, rule: VerbRule): boolean {
-  if (!MEMBERSHIP_VERBS.has(rule.words[0] as string)) return false;
-  let i = verbAt + 1;
-  if (ONE_OF.has(tokens[i] ?? '')) i += 1;
-  if (!GUEST_WORDS.has(tokens[i] ?? '') || !/^[0-9]+$/.test(tokens[i + 1] ?? '')) return false;
-  i += 2;
-  while (tokens[i] === 'and' || /^[0-9]+$/.test(tokens[i] ?? '') || GUEST_WORDS.has(tokens[i] ?? '')) i += 1;
-  if (!MEMBERSHIP_PREPOSITIONS.has(tokens[i] ?? '')) return false;
-  const rest = tokens.slice(i + 1).filter((t) => !ONE_OF.has(t) && t !== 'of');
-  const target = rest[0];
-  return target !== undefined && !PLACES.has(target) && target.match(NODE_ID) === null && !/^[0-9]+$/.test(target);
 }
 
 /** Prepositions that, last in a request, are particles ("back in"). */
