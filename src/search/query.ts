@@ -111,7 +111,12 @@ const PLACEMENT_OF_ONE_GUEST_WEIGHT = 1.4;
  * (bootdisk), "stop all" (stopall), "cpu units" (cpuunits). `identifiers` says whether a term is an
  * identifier of the schema (a path segment, handler, parameter or returned property name).
  */
-export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledSynonym[]>, identifiers?: (term: string) => boolean): ParsedQuery {
+export function parseQuery(
+  text: string,
+  synonyms: ReadonlyMap<string, CompiledSynonym[]>,
+  identifiers?: (term: string) => boolean,
+  pathPair?: (first: string, second: string) => boolean,
+): ParsedQuery {
   const tokens = tokenize(NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text));
   const stems = tokens.map(stem);
   const opening = findOpening(tokens, stems);
@@ -143,6 +148,11 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
       continue;
     }
     let phrase = matchPhrase(stems, i, synonyms, opening.verb?.position);
+    if (phrase?.span === 1 && i > 0 && pathPair?.(stems[i - 1] as string, stemmed) && stemmed !== stems[i - 1]) {
+      // "acme account": two words that are adjacent segments of a path (`/cluster/acme/account`)
+      // name that path; the second keeps its own word instead of its rule's (account → user).
+      phrase = undefined;
+    }
     const compound = identifiers && (phrase?.span ?? 1) === 1 ? compoundAt(tokens, i, opening.verb?.position, identifiers) : undefined;
     if (compound) {
       concepts.push({ terms: new Map([[compound, 1], [stems[i] as string, COMPOUND_PART_WEIGHT], [stems[i + 1] as string, COMPOUND_PART_WEIGHT]]), weight: 1, source: `${token} ${tokens[i + 1]}`, verb: false });

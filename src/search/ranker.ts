@@ -118,6 +118,7 @@ export class Ranker {
   private readonly isRead: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
   private readonly identifiers: ReadonlySet<string>;
+  private readonly pathPairs: ReadonlySet<string>;
 
   constructor(private readonly operations: readonly Operation[]) {
     this.index = new MiniSearch<IndexedOperation>({
@@ -140,6 +141,12 @@ export class Ranker {
     this.jobWrites = operations.map((op) => op.method !== 'GET' && op.params.some((p) => !p.inPath && p.name === 'schedule'));
     this.isRead = operations.map((op) => op.method === 'GET');
     this.identifiers = identifierTerms(operations);
+    this.pathPairs = pathPairs(operations);
+  }
+
+  /** Whether two terms are adjacent literal segments of some path (`acme` `account` in `/cluster/acme/account`). */
+  isPathPair(first: string, second: string): boolean {
+    return this.pathPairs.has(`${first} ${second}`);
   }
 
   /** Whether a term is one of the schema's identifiers (path segment, handler, parameter or returned property name). */
@@ -290,6 +297,21 @@ function identifierTerms(operations: readonly Operation[]): Set<string> {
     if (doc.tail) terms.add(doc.tail);
   });
   return terms;
+}
+
+/** "a b" for every two adjacent literal one-word segments of a path (`acme account`, `ceph pool`). */
+function pathPairs(operations: readonly Operation[]): Set<string> {
+  const pairs = new Set<string>();
+  for (const op of operations) {
+    const segments = splitPath(op.path);
+    segments.forEach((s, i) => {
+      const next = segments[i + 1];
+      if (next === undefined || s.startsWith('{') || next.startsWith('{')) return;
+      const [a, b] = [analyze(s), analyze(next)];
+      if (a.length === 1 && b.length === 1) pairs.add(`${a[0]} ${b[0]}`);
+    });
+  }
+  return pairs;
 }
 
 function guestKindOps(operations: readonly Operation[]): boolean[] {

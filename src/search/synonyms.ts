@@ -205,7 +205,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['spice', 'virt viewer', 'remote viewer'], terms: { spiceproxy: 1, spiceshell: 1, spice: 0.6 } },
   { triggers: ['guest agent', 'qemu agent', 'qga', 'agent', 'qemu guest agent'], terms: { agent: 1 } },
   { triggers: ['ping', 'responding', 'responsive', 'respond', 'reachable', 'answering'], terms: { ping: 1, status: 0.3 } },
-  { triggers: ['run command', 'execute command', 'exec', 'execute', 'run a command', 'execute a command', 'command', 'commands'], terms: { exec: 1, command: 0.6, execute: 0.4 }, methods: ['POST'] },
+  { triggers: ['run command', 'shell command', 'shell commands', 'execute command', 'exec', 'execute', 'run a command', 'execute a command', 'command', 'commands'], terms: { exec: 1, command: 0.6, execute: 0.4 }, methods: ['POST'] },
   { triggers: ['read file', 'read a file', 'cat', 'file content', 'get file'], terms: { file: 1, read: 0.5 } },
   { triggers: ['write file', 'write a file', 'put file', 'push file', 'place file'], terms: { file: 1, write: 1 } },
   { triggers: ['guest os', 'operating system', 'os info', 'os version', 'distribution', 'distro', 'os'], terms: { osinfo: 1, os: 0.5 } },

@@ -99,6 +99,10 @@ for (const [name, available, load] of schemas) {
       expect(search.search('mark osd 3 out', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/ceph/osd/{osdid}/out');
     });
 
+    it('reads two words that are adjacent segments of a path as that path ("acme account" is not a user)', () => {
+      expect(search.search('register an acme account', { limit: 1 })[0]?.path).toBe('/cluster/acme/account');
+    });
+
     it('adds to the thing named after "to" rather than creating another one', () => {
       expect(search.search('add 10.0.0.5 to the blocklist ipset', { limit: 1 })[0]?.key).toBe('POST /cluster/firewall/ipset/{name}');
     });
