@@ -31,6 +31,8 @@ const QuerySetSchema = z.object({
   questionHoldout2: z.array(QueryCaseSchema).default([]),
   /** A third held-out set, written in round 4 before that round's ranking changes and never tuned on: the honest figure. */
   questionHoldout3: z.array(QueryCaseSchema).default([]),
+  /** A fourth held-out set, written in round 5 before that round's ranking changes and never tuned on: the honest figure. */
+  questionHoldout4: z.array(QueryCaseSchema).default([]),
 });
 
 export type QueryCase = z.output<typeof QueryCaseSchema>;

@@ -5,7 +5,7 @@
 import type { Operation, SchemaNode } from '../schema/model.js';
 import { splitPath } from '../schema/model.js';
 import { firstSentence } from '../schema/normalize.js';
-import { analyze } from './analyzer.js';
+import { analyze, isNoise } from './analyzer.js';
 
 export interface IndexedOperation {
   id: number;
@@ -28,10 +28,17 @@ export interface IndexedOperation {
    * listing can hold, words its summary rarely repeats.
    */
   values: string;
+  /**
+   * One-word enumerated values of the path parameters: the objects the path can name
+   * (`{service}`: pveproxy, corosync…; `{flag}`: noout…). "restart pveproxy" is about that path as
+   * much as "restart the service" is. Hyphenated values (`pve-firewall`) are left out: their words
+   * (firewall, cluster, ha) name whole areas of the API.
+   */
+  items: string;
 }
 
 /** Fields whose match means the operation is about the term, not merely mentions it. */
-export const STRONG_FIELDS: ReadonlySet<string> = new Set(['tail', 'path', 'name', 'summary']);
+export const STRONG_FIELDS: ReadonlySet<string> = new Set(['tail', 'path', 'name', 'summary', 'items']);
 
 /** Field weights: the path and summary say what an operation is; descriptions and params only hint. */
 export const FIELD_BOOST: Readonly<Record<Exclude<keyof IndexedOperation, 'id'>, number>> = {
@@ -44,6 +51,7 @@ export const FIELD_BOOST: Readonly<Record<Exclude<keyof IndexedOperation, 'id'>,
   paramDocs: 0.1,
   returns: 0.4,
   values: 0.3,
+  items: 1,
 };
 
 export const INDEXED_FIELDS = Object.keys(FIELD_BOOST) as Array<keyof typeof FIELD_BOOST>;
@@ -74,7 +82,7 @@ export function indexedOperation(op: Operation, id: number, update?: Operation):
   }
   return {
     id,
-    tail: literals.at(-1) ?? '',
+    tail: particleTerm(literals.at(-1) ?? ''),
     path: segments.join(' '),
     name: op.name ?? '',
     summary: op.summary,
@@ -82,8 +90,18 @@ export function indexedOperation(op: Operation, id: number, update?: Operation):
     params: [...paramNames].join(' '),
     paramDocs: [...paramDocs].join(' \n '),
     returns: update ? [...paramNamesOf(update)].join(' ') : returnedPropertyNames(op.returns).join(' '),
+    items: [...new Set(op.params.flatMap((p) => (p.inPath ? (p.enum ?? []) : [])))].filter((v) => /^[a-z0-9]+$/i.test(v)).join(' '),
     values: [...new Set([...ownParams, ...(update?.params.filter((p) => !p.inPath) ?? [])].flatMap((p) => (p.family && p.family.index > 0 ? [] : (p.enum ?? []))))].join(' '),
   };
+}
+
+/**
+ * A last path segment that is a stopword (`…/osd/{osdid}/in`) would be dropped from the index, and
+ * with it the only word that sets the operation apart from its twin (`…/out`): it is indexed as a
+ * particle term, which a request ending in that word searches ("bring osd 3 back in").
+ */
+export function particleTerm(segment: string): string {
+  return isNoise(segment) && /^[a-z]+$/.test(segment) ? `${segment}particle` : segment;
 }
 
 function paramNamesOf(op: Operation): Set<string> {

@@ -75,7 +75,12 @@ export class ApiSearch {
     const keep = this.filterFor(options);
 
     const explicit = this.explicitOperations(query).filter((id) => keep(id));
-    const parsed = parseQuery(query, SYNONYMS, (term) => this.ranker.isIdentifier(term));
+    const parsed = parseQuery(
+      query,
+      SYNONYMS,
+      (term) => this.ranker.isIdentifier(term),
+      (a, b) => this.ranker.isPathPair(a, b),
+    );
     if (parsed.concepts.length === 0 && explicit.length === 0) {
       if (options.pathPrefix !== undefined || options.where !== undefined) return this.browse(keep, limit);
       throw new SearchQueryError(

@@ -40,6 +40,56 @@ describe('analyzer', () => {
 });
 
 describe('parseQuery', () => {
+  it('keeps a phrase whole across articles inside it', () => {
+    expect(sources('freeze the filesystems of vm 101')).toContain('freeze the filesystems');
+  });
+
+  it('turns a guest or a node on by powering it, anything else by enabling it', () => {
+    expect(parse('turn on the firewall for the datacenter').hintedMethods).toEqual(['PUT']);
+    expect(parse('turn on vm 101').hintedMethods).toEqual(['POST']);
+    expect(parse('turn off pve2').concepts[0]?.terms.get('stop')).toBe(1);
+  });
+
+  it('reads run and refresh as acting now, and runs or running as a state', () => {
+    expect(parse('run the replication job now').methods).toEqual(['POST']);
+    expect(parse('refresh the apt package index').methods).toEqual(['POST']);
+    expect(parse('runs on pve1').methods).toBeUndefined();
+  });
+
+  it("takes a separable verb's meaning from its particle, and a guest joining or leaving something is not what changes", () => {
+    const out = parse('take vm 120 out of ha');
+    expect(out.methods).toEqual(['DELETE']);
+    expect(out.guestMember).toBe(true);
+    expect(parse('add vm 130 to the dev pool').guestMember).toBe(true);
+    expect(parse('delete vm 101 from the cluster').guestMember).toBe(false);
+    expect(parse('add a disk to vm 101').guestMember).toBe(false);
+    expect(parse('set vm 101 to 4 cores').guestMember).toBe(false);
+  });
+
+  it('names what an add request adds to', () => {
+    expect([...parse('add 10.0.0.5 to the blocklist ipset').addedTo]).toContain('ipset');
+    expect(parse('create an ipset').addedTo.size).toBe(0);
+  });
+
+  it('reads a verb after "what would" as a question about its effect', () => {
+    expect(parse('what would change if I applied the sdn config').methods).toEqual(['GET']);
+  });
+
+  it("reads the name a create request gives as the new thing's, not a lookup", () => {
+    expect(sources('create a resource pool named dev')).not.toContain('named');
+    expect(sources('start the vm named web01')).toContain('named');
+  });
+
+  it('reads a permission path as a reference to the ACL', () => {
+    expect(parse('give the ops group read-only access to /vms').concepts.some((c) => c.terms.get('acl') === 1)).toBe(true);
+  });
+
+  it('reads a verbless request about one guest or node as asking for its properties', () => {
+    expect(parse('vm 101 disk size').propertyOf).toBe(true);
+    expect(parse('how do I convert container 205 into a template').propertyOf).toBe(false);
+    expect(parse('resize the disk of vm 101').propertyOf).toBe(false);
+  });
+
   it('takes the method from an opening verb, after politeness or "how do I"', () => {
     expect(parse('delete the snapshot').methods).toEqual(['DELETE']);
     expect(parse('please list storages').methods).toEqual(['GET']);

@@ -7,8 +7,10 @@
  */
 import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
+import { particleTerm } from './document.js';
+import { GUEST_WORDS, NODE_ID, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
-import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule, type VerbRule } from './verbs.js';
+import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, separableVerbRule, verbRule, type VerbRule } from './verbs.js';
 
 export interface Concept {
   /** Index terms (stemmed) and how well each stands for the concept. */
@@ -44,6 +46,21 @@ export interface ParsedQuery {
   question: boolean;
   /** The request names a node ("shut down pve1", "the host") and no guest at all: an operation on a guest is not the answer. */
   nodeNotGuest: boolean;
+  /**
+   * The guest named is what is added to or taken from something else ("add vm 130 to the dev pool",
+   * "put vm 120 under ha", "take vm 120 out of ha"): the pool or HA is changed, not the guest.
+   */
+  guestMember: boolean;
+  /**
+   * Index terms of what something is added to ("add 10.0.0.5 to the blocklist ipset" → ipset): it
+   * exists, so creating one is not the answer.
+   */
+  addedTo: ReadonlySet<string>;
+  /**
+   * A verbless request that names one guest or node ("vm 101 disk size", "pve2 uptime"): it asks
+   * for that thing's properties, which its reads return.
+   */
+  propertyOf: boolean;
 }
 
 /** Verbs steer the method; as search terms they only break ties between otherwise equal operations. */
@@ -55,8 +72,6 @@ export const VERB_WEIGHT = 0.35;
 const QUALIFIERS = new Set(['type', 'kind', 'model', 'layout', 'mode', 'flavour', 'flavor', 'variant']);
 /** How much a qualifier adds to the concept it refines. */
 const QUALIFIER_WEIGHT = 0.25;
-/** A plural names things when its rule's term stands for them this well ("guests" → qemu, lxc). */
-const PLURAL_TERM_MIN = 0.6;
 /** Weight of an action word (start, stop, backup…) inside a question: a state to look at, not the operation wanted. */
 const QUESTION_ACTION_WEIGHT = 0.4;
 /** How well `status` stands for an action word asked about as a state. */
@@ -64,15 +79,8 @@ const STATE_STATUS_WEIGHT = 0.6;
 /** The verb's own word is searched too ("order" a certificate, "register" an account). */
 const VERB_OWN_TERM_WEIGHT = 0.5;
 
-/**
- * Words that name a guest (singular): followed by a number they name one guest by its ID ("vm 101",
- * "ct 200"), after an article one guest the operator has in mind ("is the vm running").
- */
-const GUEST_WORDS = new Set(['vm', 'container', 'ct', 'guest', 'vmid', 'lxc', 'qemu', 'kvm', 'instance']);
-const ONE_OF = new Set(['the', 'this', 'that', 'a', 'an', 'my', 'one']);
+/** Words that name guests in the plural (the singular ones, `GUEST_WORDS`, are in roles.ts). */
 const GUEST_PLURALS = new Set(['vms', 'containers', 'cts', 'guests', 'instances']);
-/** A guest after one of these is one that exists ("add a disk to a vm", "the config of the vm"). */
-const PREPOSITIONS = new Set(['to', 'of', 'on', 'in', 'into', 'onto', 'for', 'from', 'inside', 'within']);
 const NODE_WORDS = new Set(['node', 'host', 'hypervisor']);
 const NAMING = new Set(['named', 'called']);
 /** A concept standing this well for a schedule or a job says the request is about one. */
@@ -83,11 +91,12 @@ const TIMED_MIN = 0.4;
  * `proxmox-3` a node (PVE's default host names). The IDs' own words (pam, root, pve) say nothing
  * about the operation, the kind of thing they name does.
  */
-const NODE_ID = /\b(?:pve|proxmox)-?[0-9]+\b/gi;
 const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
   [/[\w.-]+@[a-z][\w.-]*![\w.-]+/gi, ' api token '],
   [/[\w.-]+@[a-z][\w.-]*/gi, ' user '],
   [NODE_ID, ' node '],
+  // A permission path ("/vms", "/vms/100", "/pool/dev"): ACLs are set on it; no API path starts so.
+  [/(?<![\w/])\/(?:vms|pool)(?:\/[\w.-]*)*/gi, ' acl path '],
   // PVE's default storage IDs (local-lvm, local-zfs): their words name the storage, not LVM or ZFS.
   [/\blocal-[a-z0-9]+\b/gi, ' storage '],
   // "the vm named web01", "guests tagged prod": a name or tag value says the thing is looked up by
@@ -102,7 +111,12 @@ const PLACEMENT_OF_ONE_GUEST_WEIGHT = 1.4;
  * (bootdisk), "stop all" (stopall), "cpu units" (cpuunits). `identifiers` says whether a term is an
  * identifier of the schema (a path segment, handler, parameter or returned property name).
  */
-export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledSynonym[]>, identifiers?: (term: string) => boolean): ParsedQuery {
+export function parseQuery(
+  text: string,
+  synonyms: ReadonlyMap<string, CompiledSynonym[]>,
+  identifiers?: (term: string) => boolean,
+  pathPair?: (first: string, second: string) => boolean,
+): ParsedQuery {
   const tokens = tokenize(NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text));
   const stems = tokens.map(stem);
   const opening = findOpening(tokens, stems);
@@ -133,8 +147,13 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
       i += opening.verb.length;
       continue;
     }
-    const phrase = matchPhrase(stems, i, synonyms, opening.verb?.position);
-    const compound = identifiers && (phrase?.tokens.length ?? 1) === 1 ? compoundAt(tokens, i, opening.verb?.position, identifiers) : undefined;
+    let phrase = matchPhrase(stems, i, synonyms, opening.verb?.position);
+    if (phrase?.span === 1 && i > 0 && pathPair?.(stems[i - 1] as string, stemmed) && stemmed !== stems[i - 1]) {
+      // "acme account": two words that are adjacent segments of a path (`/cluster/acme/account`)
+      // name that path; the second keeps its own word instead of its rule's (account → user).
+      phrase = undefined;
+    }
+    const compound = identifiers && (phrase?.span ?? 1) === 1 ? compoundAt(tokens, i, opening.verb?.position, identifiers) : undefined;
     if (compound) {
       concepts.push({
         terms: new Map([
@@ -152,18 +171,28 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
       i += 2;
       continue;
     }
+    if (NAMING.has(token) && opening.verb?.rule.words[0] === 'create') {
+      // "create a pool named dev": the name is the new thing's, not one to look up.
+      i += 1;
+      continue;
+    }
     if (phrase?.when && acting(opening, hinted)) {
       // "back up vm 101 right now": when to act, not a state to read.
-      i += phrase.tokens.length;
+      i += phrase.span;
       continue;
     }
     if (phrase?.ranking && oneNamed) {
       // "how many cores does vm 101 have" asks for one guest's own figure, not a comparison.
-      i += phrase.tokens.length;
+      i += phrase.span;
       continue;
     }
+    if (phrase?.power && (anyGuest || namesNode)) {
+      // "turn on vm 101": power, not a feature to enable.
+      const power = { ...phrase, terms: phrase.power.terms, methods: phrase.power.methods, stateTerms: undefined, power: undefined };
+      phrase = power;
+    }
     if (phrase) {
-      const last = i + phrase.tokens.length - 1;
+      const last = i + phrase.span - 1;
       const plural = isPlural(tokens[last] as string, stems[last] as string);
       if (!seenRules.has(phrase.terms)) {
         seenRules.add(phrase.terms);
@@ -173,7 +202,7 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
         const things = plural ? phrase.pluralTerms : undefined;
         const weight = state ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.placement && oneGuest ? PLACEMENT_OF_ONE_GUEST_WEIGHT : phrase.weight;
         const terms = things ?? (state ? (phrase.stateTerms ?? withStatus(phrase.terms)) : phrase.terms);
-        concepts.push({ terms, weight, source: tokens.slice(i, i + phrase.tokens.length).join(' '), verb: false });
+        concepts.push({ terms, weight, source: tokens.slice(i, i + phrase.span).join(' '), verb: false });
         // "backups" are things to look at, not the act of backing up.
         if (i === opening.firstContent && !things) hinted = phrase.methods;
       }
@@ -181,10 +210,16 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
       // "each node", "every storage": the things named are many, so reading one of them is not the answer.
       if (phrase.collection && QUANTIFIERS.has(token)) pluralTerms.add(stems[last] as string);
       if (phrase.collection || plural) collection = true;
-      i += phrase.tokens.length;
+      i += phrase.span;
       continue;
     }
     i += 1;
+    if (i === tokens.length && PARTICLES.has(token) && concepts.length > 0 && identifiers?.(particleTerm(token))) {
+      // "bring osd 3 back in": a preposition with nothing after it is a particle, and the word that
+      // sets the operation apart (`…/osd/{osdid}/in`, indexed as a particle term).
+      concepts.push({ terms: new Map([[particleTerm(token), 1]]), weight: 1, source: token, verb: false });
+      continue;
+    }
     if (isNoise(token) || isStateQuestion(token) || isNeutralOpener(token)) continue;
     const previous = concepts.at(-1);
     if (QUALIFIERS.has(stemmed) && previous && !previous.verb && lastWordOf(previous) === tokens[i - 2]) {
@@ -207,10 +242,15 @@ export function parseQuery(text: string, synonyms: ReadonlyMap<string, CompiledS
   // "how do I back up vm 101": asking how to act decides the method an action word hints.
   const methods = opening.verb?.rule.methods ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
   const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
-  const shape = { collection, pluralTerms, oneGuest, guestExists, timed, nodeNotGuest: namesNode && !anyGuest, question: opening.questionMethods !== undefined };
+  const { guestMember, addedTo } = weighRoles(tokens, stems, concepts, opening.verb);
+  const propertyOf = oneNamed && !methods && !hinted && opening.manner !== true;
+  const shape = { collection, pluralTerms, oneGuest, guestExists, timed, nodeNotGuest: namesNode && !anyGuest, question: opening.questionMethods !== undefined, guestMember, propertyOf, addedTo };
   if (methods) return { concepts, methods, ...shape };
   return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
 }
+
+/** Prepositions that, last in a request, are particles ("back in"). */
+const PARTICLES = new Set(['in', 'on', 'up']);
 
 /** Words that make the thing after them many ("each node", "all guests"). */
 const QUANTIFIERS = new Set(['each', 'every', 'all', 'per']);
@@ -227,6 +267,9 @@ function compoundAt(tokens: string[], i: number, verbPosition: number | undefine
   const joined = stem(a + b);
   return identifiers(joined) ? joined : undefined;
 }
+
+/** Modals that make a verb after a question hypothetical ("what would change", "what will happen if I delete"). */
+const HYPOTHETICAL = new Set(['would', 'will', 'might']);
 
 /** "how much …", "how many …", "how long …" ask for a figure: a read, like "which …". */
 const MEASURES = new Set(['much', 'many', 'long', 'full', 'big', 'large', 'old', 'often', 'fast', 'busy']);
@@ -259,7 +302,9 @@ function findOpening(tokens: string[], stems: string[]): Opening {
     const phrasal = phrasalVerbRule(token, tokens[i + 1]);
     if (phrasal) return { verb: { rule: phrasal, position: i, length: 2 } };
     const rule = verbRule(token, stems[i] as string);
-    if (rule) return { verb: { rule, position: i, length: 1 } };
+    // "what would change if I applied …" asks what an act would do: still a question.
+    if (rule && question && HYPOTHETICAL.has(tokens[i - 1] ?? '')) continue;
+    if (rule) return { verb: { rule: separableVerbRule(token, tokens.slice(i + 1)) ?? rule, position: i, length: 1 } };
     if (tokens[i - 1] === 'how' && isMannerModal(token)) {
       manner = true;
       continue;
@@ -295,17 +340,37 @@ function verbConcept(rule: VerbRule, stemmed: string): Concept {
 
 function opensLongerPhrase(stems: string[], i: number, synonyms: ReadonlyMap<string, CompiledSynonym[]>): boolean {
   const phrase = matchPhrase(stems, i, synonyms, undefined);
-  return phrase !== undefined && phrase.tokens.length > 1;
+  return phrase !== undefined && phrase.span > 1;
 }
 
-function matchPhrase(stems: string[], start: number, synonyms: ReadonlyMap<string, CompiledSynonym[]>, verbPosition: number | undefined): CompiledSynonym | undefined {
+function matchPhrase(stems: string[], start: number, synonyms: ReadonlyMap<string, CompiledSynonym[]>, verbPosition: number | undefined): Phrase | undefined {
   const candidates = synonyms.get(stems[start] as string);
   if (!candidates) return undefined;
   for (const candidate of candidates) {
-    const end = start + candidate.tokens.length;
-    if (end > stems.length) continue;
-    if (verbPosition !== undefined && verbPosition >= start && verbPosition < end) continue;
-    if (candidate.tokens.every((t, k) => stems[start + k] === t)) return candidate;
+    const span = phraseSpan(stems, start, candidate.tokens);
+    if (span === undefined) continue;
+    if (verbPosition !== undefined && verbPosition >= start && verbPosition < start + span) continue;
+    return { ...candidate, span };
   }
   return undefined;
 }
+
+/**
+ * Articles and possessives between a phrase's words do not break it: "freeze the filesystems" is
+ * "freeze filesystem", "restore the file" is "restore file". The number of query words the phrase
+ * covers, or undefined when it does not match at `start`.
+ */
+function phraseSpan(stems: string[], start: number, words: readonly string[]): number | undefined {
+  let j = start;
+  for (let k = 0; k < words.length; k++) {
+    while (k > 0 && stems[j] !== words[k] && INSIDE_PHRASE.has(stems[j] as string)) j += 1;
+    if (stems[j] !== words[k]) return undefined;
+    j += 1;
+  }
+  return j - start;
+}
+
+/** Words that may sit between a phrase's words without changing it. */
+const INSIDE_PHRASE = new Set(['the', 'a', 'an', 'its', 'their', 'my', 'our', 'your', 'his', 'her', 'this', 'that', 'these', 'those']);
+
+type Phrase = CompiledSynonym & { span: number };

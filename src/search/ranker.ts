@@ -57,6 +57,10 @@ const EVERY_GUEST_FOR_ONE_GUEST = 0.5;
  * replication jobs) when the request says nothing of when: "back up vm 101" means now.
  */
 const JOB_FOR_ONE_OFF = 0.6;
+/** Factor for an operation on a guest or a kind of guest when the guest named joins or leaves something else ("add vm 130 to the dev pool"). */
+const GUEST_OP_FOR_MEMBER = 0.5;
+/** Factor for creating a thing of the kind the request adds something to ("add 10.0.0.5 to the blocklist ipset"): it exists. */
+const CREATE_FOR_RECEIVER = 0.6;
 /** Factor for an operation on one guest (`{vmid}` in its path) when the request names a node and no guest. */
 const GUEST_OP_FOR_NODE = 0.6;
 /**
@@ -114,6 +118,7 @@ export class Ranker {
   private readonly isRead: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
   private readonly identifiers: ReadonlySet<string>;
+  private readonly pathPairs: ReadonlySet<string>;
 
   constructor(private readonly operations: readonly Operation[]) {
     this.index = new MiniSearch<IndexedOperation>({
@@ -136,6 +141,12 @@ export class Ranker {
     this.jobWrites = operations.map((op) => op.method !== 'GET' && op.params.some((p) => !p.inPath && p.name === 'schedule'));
     this.isRead = operations.map((op) => op.method === 'GET');
     this.identifiers = identifierTerms(operations);
+    this.pathPairs = pathPairs(operations);
+  }
+
+  /** Whether two terms are adjacent literal segments of some path (`acme` `account` in `/cluster/acme/account`). */
+  isPathPair(first: string, second: string): boolean {
+    return this.pathPairs.has(`${first} ${second}`);
   }
 
   /** Whether a term is one of the schema's identifiers (path segment, handler, parameter or returned property name). */
@@ -180,7 +191,8 @@ export class Ranker {
       const method = this.methodFactor(op.method, query);
       const unmentioned = (this.segments[id] as string[][]).filter((seg) => !seg.some((t) => mentioned.has(t))).length;
       const specificity = 1 / (1 + UNMENTIONED_SEGMENT_PENALTY * unmentioned);
-      final.set(id, rel * coverage ** COVERAGE_EXPONENT * method * specificity * this.shapeFactor(id, query) * (this.priors[id] as number));
+      const receiver = this.createsOneOf(id, query.addedTo) ? CREATE_FOR_RECEIVER : 1;
+      final.set(id, rel * coverage ** COVERAGE_EXPONENT * method * specificity * receiver * this.shapeFactor(id, query) * (this.priors[id] as number));
     }
     return final;
   }
@@ -191,6 +203,7 @@ export class Ranker {
    */
   private shapeFactor(id: number, query: ParsedQuery): number {
     if ((query.question || query.collection) && this.directoryIndexes[id]) return DIRECTORY_INDEX_FOR_QUESTION;
+    if (query.guestMember && (this.oneGuestOps[id] || this.guestKindOps[id])) return GUEST_OP_FOR_MEMBER;
     if (query.oneGuest && this.everyGuestOps[id]) return EVERY_GUEST_FOR_ONE_GUEST;
     if (query.nodeNotGuest && this.oneGuestOps[id]) return GUEST_OP_FOR_NODE;
     if (query.oneGuest && this.guestKindOps[id] && this.isRead[id]) return KIND_READ_FOR_ONE_GUEST;
@@ -199,6 +212,13 @@ export class Ranker {
     if (!query.collection || !this.isRead[id]) return 1;
     if (this.endsWithParam[id]) return ITEM_FOR_COLLECTION;
     return (this.itemSegments[id] as string[]).some((t) => query.pluralTerms.has(t)) ? ITEM_FOR_COLLECTION : 1;
+  }
+
+  /** The operation creates a thing of a kind the request adds something to (`POST /cluster/firewall/ipset` for "add … to the ipset"). */
+  private createsOneOf(id: number, kinds: ReadonlySet<string>): boolean {
+    if (kinds.size === 0 || this.operations[id]?.method !== 'POST' || this.endsWithParam[id]) return false;
+    const tail = (this.segments[id] as string[][]).at(-1);
+    return tail !== undefined && tail.some((t) => kinds.has(t));
   }
 
   private methodFactor(method: HttpMethod, query: ParsedQuery): number {
@@ -274,8 +294,24 @@ function identifierTerms(operations: readonly Operation[]): Set<string> {
   operations.forEach((op, id) => {
     const doc = indexedOperation(op, id, updates[id]);
     for (const field of [doc.path, doc.name, doc.params, doc.returns]) for (const term of analyze(field)) terms.add(term);
+    if (doc.tail) terms.add(doc.tail);
   });
   return terms;
+}
+
+/** "a b" for every two adjacent literal one-word segments of a path (`acme account`, `ceph pool`). */
+function pathPairs(operations: readonly Operation[]): Set<string> {
+  const pairs = new Set<string>();
+  for (const op of operations) {
+    const segments = splitPath(op.path);
+    segments.forEach((s, i) => {
+      const next = segments[i + 1];
+      if (next === undefined || s.startsWith('{') || next.startsWith('{')) return;
+      const [a, b] = [analyze(s), analyze(next)];
+      if (a.length === 1 && b.length === 1) pairs.add(`${a[0]} ${b[0]}`);
+    });
+  }
+  return pairs;
 }
 
 function guestKindOps(operations: readonly Operation[]): boolean[] {
@@ -313,10 +349,11 @@ function asksToSet(query: ParsedQuery): boolean {
 
 /**
  * The request asks to see something's properties: a question ("what is the name of the cluster",
- * "how many cores does vm 101 have") or a read of many things ("which guests are locked"), not an action.
+ * "how many cores does vm 101 have", or verbless: "vm 101 disk size") or a read of many things
+ * ("which guests are locked"), not an action.
  */
 function asksForListing(query: ParsedQuery): boolean {
-  if (query.question) return true;
+  if (query.question || query.propertyOf) return true;
   if (!query.collection) return false;
   return query.methods ? query.methods[0] === 'GET' : query.hintedMethods === undefined;
 }

@@ -18,6 +18,7 @@ export interface CompiledSynonym {
   when?: true;
   pluralTerms?: Map<string, number>;
   stateTerms?: Map<string, number>;
+  power?: { terms: Map<string, number>; methods: readonly HttpMethod[] };
 }
 
 function compileTerms(words: Readonly<Record<string, number>>): Map<string, number> {
@@ -43,6 +44,7 @@ export function compileSynonyms(rules: readonly SynonymRule[] = SYNONYM_RULES): 
     const terms = compileTerms(rule.terms);
     const pluralTerms = rule.plural ? compileTerms(rule.plural) : undefined;
     const stateTerms = rule.state ? compileTerms(rule.state) : undefined;
+    const power = rule.power ? { terms: compileTerms(rule.power.terms), methods: rule.power.methods } : undefined;
     const weight = rule.weight ?? 1;
     for (const trigger of rule.triggers) {
       const tokens = triggerTokens(trigger);
@@ -60,6 +62,7 @@ export function compileSynonyms(rules: readonly SynonymRule[] = SYNONYM_RULES): 
         ...(rule.when ? { when: rule.when } : {}),
         ...(pluralTerms ? { pluralTerms } : {}),
         ...(stateTerms ? { stateTerms } : {}),
+        ...(power ? { power } : {}),
       });
       byFirst.set(first, list);
     }

@@ -48,10 +48,14 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['spice', 'virt viewer', 'remote viewer'], terms: { spiceproxy: 1, spiceshell: 1, spice: 0.6 } },
   { triggers: ['guest agent', 'qemu agent', 'qga', 'agent', 'qemu guest agent'], terms: { agent: 1 } },
   { triggers: ['ping', 'responding', 'responsive', 'respond', 'reachable', 'answering'], terms: { ping: 1, status: 0.3 } },
-  { triggers: ['run command', 'execute command', 'exec', 'execute', 'run a command', 'execute a command', 'command', 'commands'], terms: { exec: 1, command: 0.6, execute: 0.4 }, methods: ['POST'] },
+  {
+    triggers: ['run command', 'shell command', 'shell commands', 'execute command', 'exec', 'execute', 'run a command', 'execute a command', 'command', 'commands'],
+    terms: { exec: 1, command: 0.6, execute: 0.4 },
+    methods: ['POST'],
+  },
   { triggers: ['read file', 'read a file', 'cat', 'file content', 'get file'], terms: { file: 1, read: 0.5 } },
   { triggers: ['write file', 'write a file', 'put file', 'push file', 'place file'], terms: { file: 1, write: 1 } },
-  { triggers: ['guest os', 'operating system', 'os info', 'os version', 'distribution', 'distro'], terms: { osinfo: 1, os: 0.5 } },
+  { triggers: ['guest os', 'operating system', 'os info', 'os version', 'distribution', 'distro', 'os'], terms: { osinfo: 1, os: 0.5 } },
   { triggers: ['guest hostname', 'host name', 'hostname'], terms: { hostname: 1, name: 0.3 } },
   { triggers: ['filesystem', 'filesystems', 'file system', 'mounted filesystems', 'fsinfo'], terms: { fsinfo: 1, filesystem: 0.5 } },
   { triggers: ['trim', 'fstrim'], terms: { fstrim: 1 } },
@@ -99,7 +103,12 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
     ],
     terms: { rrddata: 1, rrd: 0.6, statistic: 0.5 },
   },
-  { triggers: ['metric server', 'metric servers', 'metrics server', 'metrics servers', 'external metric server'], terms: { metric: 1, server: 1 } },
+  {
+    triggers: ['metric server', 'metric servers', 'metrics server', 'metrics servers', 'external metric server', 'influxdb server', 'influx server', 'graphite server'],
+    terms: { metric: 1, server: 1 },
+  },
+  // Sending metrics somewhere is configuring an external metric server.
+  { triggers: ['send metrics', 'ship metrics', 'push metrics', 'forward metrics', 'send stats', 'ship stats', 'send statistics'], terms: { metric: 1, server: 1 }, methods: ['POST'] },
   { triggers: ['metric', 'metrics', 'influxdb', 'graphite', 'opentelemetry', 'prometheus', 'exporter'], terms: { metric: 1, server: 0.3 } },
   { triggers: ['log', 'logs', 'logfile', 'output'], terms: { log: 1 } },
   // Both read the node's log; the word the operator used decides between them.
@@ -165,7 +174,10 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['crush', 'crush map', 'placement'], terms: { crush: 1 } },
   { triggers: ['flag', 'flags', 'noout', 'norebalance', 'nodown'], terms: { flag: 1 } },
   { triggers: ['ha', 'high availability', 'highly available', 'ha manager', 'fencing', 'failover'], terms: { ha: 1 } },
-  { triggers: ['replication', 'replicate', 'storage replication', 'zfs replication', 'sync job'], terms: { replication: 1 } },
+  { triggers: ['replication', 'replicated', 'storage replication', 'zfs replication', 'sync job'], terms: { replication: 1 } },
+  // Replicating is something set up: to replicate is to create the job, to stop is to remove it.
+  { triggers: ['replicate', 'replicating'], terms: { replication: 1 }, methods: ['POST'] },
+  { triggers: ['stop replicating', 'stop replication', 'no longer replicate', 'stop the replication'], terms: { replication: 1 }, methods: ['DELETE'] },
   { triggers: ['join', 'join cluster', 'add node', 'join a cluster', 'cluster join'], terms: { join: 1, cluster: 0.3 }, methods: ['POST'] },
   { triggers: ['notification', 'notifications', 'alert', 'alerts', 'email', 'mail'], terms: { notification: 1, endpoint: 0.3 } },
   // A kind of notification endpoint named keeps its own word: each kind has its own operations.

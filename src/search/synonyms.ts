@@ -43,6 +43,8 @@ export interface SynonymRule {
   state?: Readonly<Record<string, number>>;
   /** The phrase says when ("right now"): a state to read in a question, nothing in a request to act ("back up vm 101 right now"). */
   when?: true;
+  /** What the phrase means said of a guest or a node: "turn on vm 101" starts it, "turn on the firewall" enables it. */
+  power?: { terms: Readonly<Record<string, number>>; methods: readonly HttpMethod[] };
 }
 
 export const SYNONYM_RULES: readonly SynonymRule[] = [
@@ -118,11 +120,16 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['swap', 'swap space', 'swap usage'], terms: { swap: 1, memory: 0.5, status: 0.3 } },
   { triggers: ['boot order', 'boot device', 'boot devices', 'boot sequence', 'boot from', 'boots from'], terms: { boot: 1, order: 0.4 } },
   { triggers: ['uefi', 'efi', 'bios', 'ovmf', 'seabios', 'secure boot', 'firmware'], terms: { bios: 1, efidisk: 0.6, ovmf: 0.5 } },
-  { triggers: ['start', 'power on', 'turn on', 'boot', 'boot up', 'spin up', 'bring up', 'launch', 'switch on'], terms: { start: 1 }, methods: ['POST'] },
+  { triggers: ['start', 'power on', 'boot', 'boot up', 'spin up', 'bring up', 'launch'], terms: { start: 1 }, methods: ['POST'] },
+  { triggers: ['stop', 'power off', 'kill', 'halt', 'hard stop', 'pull the plug', 'force off', 'force stop', 'forced stop', 'force kill'], terms: { stop: 1, shutdown: 0.3 }, methods: ['POST'] },
+  // "turn on the firewall" enables a feature; "turn on vm 101" or "turn off pve2" powers a guest or node.
+  { triggers: ['turn on', 'switch on'], terms: { enable: 1, option: 0.3 }, methods: ['PUT'], state: { enable: 1, config: 0.6, option: 0.5 }, power: { terms: { start: 1 }, methods: ['POST'] } },
   {
-    triggers: ['stop', 'power off', 'turn off', 'kill', 'halt', 'hard stop', 'pull the plug', 'switch off', 'force off', 'force stop', 'forced stop', 'force kill'],
-    terms: { stop: 1, shutdown: 0.3 },
-    methods: ['POST'],
+    triggers: ['turn off', 'switch off'],
+    terms: { enable: 1, option: 0.3 },
+    methods: ['PUT'],
+    state: { enable: 1, config: 0.6, option: 0.5 },
+    power: { terms: { stop: 1, shutdown: 0.3 }, methods: ['POST'] },
   },
   { triggers: ['shutdown', 'shut down', 'power down', 'graceful shutdown', 'shut off', 'gracefully shut down', 'gracefully stop'], terms: { shutdown: 1, stop: 0.3 }, methods: ['POST'] },
   { triggers: ['reboot', 'restart', 'power cycle', 'bounce', 'cycle'], terms: { reboot: 1, restart: 0.8 }, methods: ['POST'] },
@@ -174,6 +181,8 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['options', 'option'], terms: { option: 1, config: 0.7 } },
   { triggers: ['pending', 'pending changes', 'unapplied'], terms: { pending: 1 } },
   { triggers: ['apply', 'reload', 'commit', 'apply changes'], terms: { reload: 1, apply: 1 }, methods: ['PUT'] },
+  // What an apply would do, without doing it: the dry run's difference.
+  { triggers: ['dry run', 'preview', 'what would change', 'what will change', 'would change', 'what if', 'diff', 'difference', 'simulate'], terms: { dry: 1, difference: 0.5 } },
   { triggers: ['enable', 'disable', 'activate', 'deactivate'], terms: { enable: 1, option: 0.3 }, methods: ['PUT'], state: { enable: 1, config: 0.6, option: 0.5 } },
   { triggers: ['unlink', 'detach disk'], terms: { unlink: 1, disk: 0.3 } },
   { triggers: ['feature', 'capability', 'supported'], terms: { feature: 1, capability: 0.6 } },

@@ -68,6 +68,18 @@ export const VERB_RULES: readonly VerbRule[] = [
     terms: { update: 0.5, set: 0.4, config: 0.5, option: 0.4, modify: 0.3 },
   },
   {
+    // Mapping a device or directory for the cluster creates a resource mapping.
+    words: ['map'],
+    methods: ['POST'],
+    terms: { mapping: 1, create: 0.3 },
+  },
+  {
+    // Running something that exists now ("run the replication job now", "refresh the package index").
+    words: ['run', 'rerun', 'refresh', 'resync', 'kick'],
+    methods: ['POST'],
+    terms: { start: 0.3, now: 0.3 },
+  },
+  {
     words: ['remove', 'delete', 'destroy', 'drop', 'erase', 'purge', 'del', 'rm', 'discard', 'clear', 'cancel', 'abort'],
     methods: ['DELETE'],
     terms: { delete: 0.6, remove: 0.5, destroy: 0.4 },
@@ -94,9 +106,33 @@ export function phrasalVerbRule(token: string, next: string | undefined): VerbRu
   return word === undefined ? undefined : byWord.get(word);
 }
 
+/** Verbs that are one only as written: "runs" and "running" are states ("which vms are running"). */
+const EXACT_ONLY = new Set(['run', 'rerun', 'refresh', 'resync', 'kick', 'map']);
+
 /** The verb rule for a lowercased token (or its stem), if it is a generic operator verb. */
 export function verbRule(token: string, stemmed: string): VerbRule | undefined {
-  return byWord.get(token) ?? byWord.get(stemmed);
+  return byWord.get(token) ?? (EXACT_ONLY.has(stemmed) ? undefined : byWord.get(stemmed));
+}
+
+/**
+ * A verb whose object sits between it and a particle: "take vm 120 out of ha" removes it from HA,
+ * "kick osd 3 out" likewise; the particle decides what the verb does.
+ */
+const SEPARABLE_VERBS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  take: { out: 'remove', off: 'remove' },
+  pull: { out: 'remove' },
+  kick: { out: 'remove' },
+};
+
+/** The verb rule `token` stands for given the words after it (a separable verb's particle), if it differs from its own. */
+export function separableVerbRule(token: string, rest: readonly string[]): VerbRule | undefined {
+  const particles = SEPARABLE_VERBS[token];
+  if (!particles) return undefined;
+  for (const word of rest) {
+    const meaning = particles[word];
+    if (meaning) return byWord.get(meaning);
+  }
+  return undefined;
 }
 
 export function isStateQuestion(token: string): boolean {

@@ -87,6 +87,30 @@ for (const [name, available, load] of schemas) {
       expect(keys.filter((k) => k.includes('{vmid}'))).toEqual([]);
     });
 
+    it('takes a guest out of HA rather than destroying it', () => {
+      const keys = search.search('take vm 120 out of ha', { limit: 10 }).map((h) => h.key);
+      expect(keys.slice(0, 2)).toContain('DELETE /cluster/ha/resources/{sid}');
+      const destroy = keys.indexOf('DELETE /nodes/{node}/qemu/{vmid}');
+      expect(destroy === -1 || destroy > keys.indexOf('DELETE /cluster/ha/resources/{sid}')).toBe(true);
+    });
+
+    it.skipIf(name !== 'the official 9.1 schema')('reads a last "in" as the particle that sets an operation apart from its twin', () => {
+      expect(search.search('bring osd 3 back in', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/ceph/osd/{osdid}/in');
+      expect(search.search('mark osd 3 out', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/ceph/osd/{osdid}/out');
+    });
+
+    it('reads two words that are adjacent segments of a path as that path ("acme account" is not a user)', () => {
+      expect(search.search('register an acme account', { limit: 1 })[0]?.path).toBe('/cluster/acme/account');
+    });
+
+    it('adds to the thing named after "to" rather than creating another one', () => {
+      expect(search.search('add 10.0.0.5 to the blocklist ipset', { limit: 1 })[0]?.key).toBe('POST /cluster/firewall/ipset/{name}');
+    });
+
+    it.skipIf(name !== 'the official 9.1 schema')('finds the path a named service or flag belongs to', () => {
+      expect(search.search('restart pveproxy on pve2', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/services/{service}/restart');
+    });
+
     it('points at pve.guests() and pve.findGuest() where the resource list is found', () => {
       const hits = search.search('which guests are locked', { limit: 5 });
       const line = helperLine(hits.map((h) => h.key));
