@@ -281,7 +281,7 @@
     if (sdk && typeof e.exitstatus === 'string') out.exitstatus = e.exitstatus;
     out.log = sdk && ArrayIsArray(e.log) ? e.log : [];
     if (kind !== undefined) out.kind = kind;
-    out.message = sdk ? safeMessage(e) : "the script's own error, not an SDK call's: " + safeMessage(e);
+    out.message = sdk ? safeMessage(e) : 'the script\'s own error, not an SDK call\'s: ' + safeMessage(e);
     return out;
   }
 
@@ -332,7 +332,10 @@
         firsts[i] = { __proto__: null, ok: true, value: item };
         continue;
       }
-      firsts[i] = ReflectApply(promiseThen, ReflectApply(PromiseResolve, PromiseCtor, [item]), [(value) => ({ __proto__: null, ok: true, value }), (value) => ({ __proto__: null, ok: false, value })]);
+      firsts[i] = ReflectApply(promiseThen, ReflectApply(PromiseResolve, PromiseCtor, [item]), [
+        (value) => ({ __proto__: null, ok: true, value }),
+        (value) => ({ __proto__: null, ok: false, value }),
+      ]);
     }
     const results = [];
     let next = 0;
@@ -536,34 +539,18 @@
     const described = { name: 'Error', message: '' };
     if (e !== null && (typeof e === 'object' || typeof e === 'function')) {
       const origin = ReflectApply(weakMapGet, origins, [e]);
-      described.name = cap(
-        readString(() => e.name, 'Error'),
-        200,
-      );
-      described.message = cap(
-        readString(() => e.message, ''),
-        20000,
-      );
+      described.name = cap(readString(() => e.name, 'Error'), 200);
+      described.message = cap(readString(() => e.message, ''), 20000);
       const stack = readString(() => e.stack, undefined);
       if (stack !== undefined) described.stack = cap(stack, 100000);
       if (typeof origin === 'number') described.bridgeCallId = origin;
       else if (origin === 'invalid' || origin === 'budget') described.preludeKind = origin;
       if (!(e instanceof ErrorCtor) && stack === undefined) {
-        described.message =
-          'the script threw a non-Error value: ' +
-          cap(
-            readString(() => formatValue(e), '[object]'),
-            2000,
-          );
+        described.message = 'the script threw a non-Error value: ' + cap(readString(() => formatValue(e), '[object]'), 2000);
       }
     } else {
       described.name = 'ThrownValue';
-      described.message =
-        'the script threw a non-Error value: ' +
-        cap(
-          readString(() => StringCtor(e), typeof e),
-          2000,
-        );
+      described.message = 'the script threw a non-Error value: ' + cap(readString(() => StringCtor(e), typeof e), 2000);
     }
     return described;
   }
@@ -637,4 +624,4 @@
   ObjectDefineProperty(g, '__pveStart__', { value: start, writable: false, configurable: true, enumerable: false });
 
   return resolve;
-});
+})
