@@ -30,14 +30,32 @@ export interface SafetyStoreOptions {
   configFile?: string;
 }
 
-export function safetyStores(state: { dir: string; postgres?: PostgresState }, options: SafetyStoreOptions): SafetyStores {
+/** Where the state lives: the state directory, and the shared database when there is one (it wins). */
+export interface StateLocation {
+  dir: string;
+  postgres?: PostgresState;
+}
+
+/** Plans and approvals where the state lives; `configFile` names the database in hints (`--config`). */
+export function approvalStoreAt(state: StateLocation, configFile?: string): ApprovalStore {
+  return new ApprovalStore(state.postgres ? new PostgresApprovalBackend(state.postgres, configFile) : state.dir);
+}
+
+/** Standing approvals where the state lives. */
+export function standingStoreAt(state: StateLocation): StandingStore {
+  return new StandingStore(state.postgres ? new PostgresStandingBackend(state.postgres) : state.dir);
+}
+
+export function safetyStores(state: StateLocation, options: SafetyStoreOptions): SafetyStores {
   const haltFile = HaltSwitch.open(options.haltFile);
+  const approvals = approvalStoreAt(state, options.configFile);
+  const standing = standingStoreAt(state);
   const pg = state.postgres;
-  if (!pg) return { approvals: new ApprovalStore(state.dir), standing: new StandingStore(state.dir), haltFile, killSwitch: haltFile };
+  if (!pg) return { approvals, standing, haltFile, killSwitch: haltFile };
   const haltRow = new PostgresHalt(pg);
   return {
-    approvals: new ApprovalStore(new PostgresApprovalBackend(pg, options.configFile)),
-    standing: new StandingStore(new PostgresStandingBackend(pg)),
+    approvals,
+    standing,
     haltFile,
     haltRow,
     // The file first: a stat costs less than a round trip, and a halted host needs no database.

@@ -6,7 +6,7 @@ import { openAuditSink } from '../../app/audit-sink.js';
 import { loadStateSettings } from '../../app/config/app-config.js';
 import { defaultStateDir } from '../../app/config/state-settings.js';
 import { ApprovalError, ApprovalStore, type StoredPlanStatus } from '../../safety/approval.js';
-import { PostgresApprovalBackend } from '../../safety/approval-postgres.js';
+import { approvalStoreAt } from '../../safety/state-backends.js';
 import { StateError } from '../../state/errors.js';
 import { openPostgres } from '../../state/postgres/open.js';
 import type { PostgresState } from '../../state/postgres/sql.js';
@@ -54,7 +54,7 @@ function storesFrom(stateDir: string | undefined, configFile: string | undefined
     if (!settings.state.postgres) return [inDir(settings.stateDir)];
     const pg = openPostgres(settings.state.postgres);
     opened.push(pg);
-    return [{ store: new ApprovalStore(new PostgresApprovalBackend(pg, resolve(configFile))), stateDir: settings.stateDir, postgres: pg }];
+    return [{ store: approvalStoreAt({ dir: settings.stateDir, postgres: pg }, resolve(configFile)), stateDir: settings.stateDir, postgres: pg }];
   }
   const dirs = [
     process.env.PVE_STATE_DIR ? resolve(process.env.PVE_STATE_DIR) : undefined,

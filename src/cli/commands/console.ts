@@ -3,8 +3,7 @@ import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { openAuditSink } from '../../app/audit-sink.js';
 import { loadStateSettings } from '../../app/config/app-config.js';
-import { ApprovalStore } from '../../safety/approval.js';
-import { PostgresApprovalBackend } from '../../safety/approval-postgres.js';
+import { approvalStoreAt } from '../../safety/state-backends.js';
 import { openPostgres } from '../../state/postgres/open.js';
 import { startLocalConsole } from '../../server/console/local.js';
 import { createWebConsole } from '../../server/console/setup.js';
@@ -39,7 +38,7 @@ export const consoleCommand: Command = {
     const { file, hmacKey } = settings.audit;
     // Plans shared by replicas in PostgreSQL (state.postgres) are approved there, and audited there.
     const pg = settings.state.postgres && !stateDir ? openPostgres(settings.state.postgres) : undefined;
-    const store = pg ? new ApprovalStore(new PostgresApprovalBackend(pg, resolve(configFile as string))) : undefined;
+    const store = pg ? approvalStoreAt({ dir: settings.stateDir, postgres: pg }, resolve(configFile as string)) : undefined;
     const signals = new StopSignals();
     let audit: ReturnType<typeof openAuditSink> | undefined;
     try {

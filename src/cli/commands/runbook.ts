@@ -10,8 +10,8 @@ import type { AppConfig } from '../../app/config/app-config.js';
 import { readRunbook, runbookNames, runbookSummary } from '../../runbook/catalog.js';
 import type { RiskClass } from '../../schema/model.js';
 import { durationMs, type ArgBound, type StandingApproval } from '../../safety/standing.js';
-import { PostgresStandingBackend } from '../../safety/standing-postgres.js';
-import { StandingStore } from '../../safety/standing-store.js';
+import { standingStoreAt } from '../../safety/state-backends.js';
+import type { StandingStore } from '../../safety/standing-store.js';
 import { openPostgres } from '../../state/postgres/open.js';
 import type { PostgresState } from '../../state/postgres/sql.js';
 import { boolOpt, EXIT, intOpt, parseCommandArgs, stringOpt, UsageError, type CliIo, type ParsedArgs } from '../args.js';
@@ -69,7 +69,7 @@ export const runbookCommand: Command = {
     // Replicas sharing PostgreSQL keep their standing approvals there (state.postgres).
     const pg = config.state.postgres ? openPostgres(config.state.postgres) : undefined;
     try {
-      return await act(action, target, args, config, { standing: new StandingStore(pg ? new PostgresStandingBackend(pg) : config.stateDir), ...(pg ? { postgres: pg } : {}) }, io);
+      return await act(action, target, args, config, { standing: standingStoreAt({ dir: config.stateDir, ...(pg ? { postgres: pg } : {}) }), ...(pg ? { postgres: pg } : {}) }, io);
     } finally {
       pg?.close();
     }
