@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalStore } from '../../src/safety/approval.js';
-import { PlanRecorder, type Plan } from '../../src/safety/plan.js';
+import { deletePlan } from '../support/delete-plan.js';
 
 const run = promisify(execFile);
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -24,28 +24,10 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function plan(n: number): Plan {
-  const rec = new PlanRecorder();
-  rec.record({
-    cluster: 'default',
-    method: 'DELETE',
-    path: `/nodes/pve1/qemu/${100 + n}`,
-    template: '/nodes/{node}/qemu/{vmid}',
-    params: {},
-    fullParams: {},
-    risk: 'destructive',
-    needsApproval: true,
-    targets: [{ vmid: 100 + n, exists: true, name: `vm${n}` }],
-    returnsTask: true,
-    node: 'pve1',
-  });
-  return rec.finish(`await pve.delete('/nodes/pve1/qemu/${100 + n}')`, 'operator');
-}
-
 describe('approvals raced for by several processes', () => {
   it('each approval is consumed exactly once', async () => {
     const store = new ApprovalStore(dir);
-    const plans = Array.from({ length: 20 }, (_, i) => plan(i));
+    const plans = Array.from({ length: 20 }, (_, i) => deletePlan(i));
     for (const p of plans) {
       store.savePlan(p);
       store.approve(p.planId);

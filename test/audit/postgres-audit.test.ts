@@ -19,7 +19,7 @@ import { verifyPostgresAudit } from '../../src/audit/postgres-verify.js';
 import { AuditError } from '../../src/files/errors.js';
 import { openPostgres } from '../../src/state/postgres/open.js';
 import type { PostgresState } from '../../src/state/postgres/sql.js';
-import { postgresUnavailable, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresUnavailable, queryOnce, startPostgres, type TestPostgres } from '../support/postgres.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const WRITER = join(HERE, 'fixtures', 'pg-writer.mjs');
@@ -41,15 +41,6 @@ describe.skipIf(why !== undefined)(`the audit on PostgreSQL${why ? ` (skipped: $
     const log = PostgresAuditLog.open({ db, hmacKey: KEY, ...(extra.stderr ? { stderr: extra.stderr } : {}) });
     logs.push(log);
     return log;
-  };
-  const lines = async (sql: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      return (await c.query(sql, params)).rows;
-    } finally {
-      await c.end();
-    }
   };
 
   beforeAll(async () => {
@@ -86,7 +77,7 @@ describe.skipIf(why !== undefined)(`the audit on PostgreSQL${why ? ` (skipped: $
     const v = verifyPostgresAudit(openStore(), { hmacKey: KEY });
     expect(v.problems).toEqual([]);
     expect(v.ok).toBe(true);
-    const rows = await lines("SELECT seq, line FROM audit_entries WHERE chain = 'audit' AND type = 'call' ORDER BY seq");
+    const rows = await queryOnce(url, "SELECT seq, line FROM audit_entries WHERE chain = 'audit' AND type = 'call' ORDER BY seq");
     expect(rows).toHaveLength(200);
     const seen = rows.map((r) => parseEntryLine(String(r.line))?.data as { runId: string; i: number });
     for (const child of [a, b]) {
@@ -96,7 +87,7 @@ describe.skipIf(why !== undefined)(`the audit on PostgreSQL${why ? ` (skipped: $
     // The two appended in turn, not one after the other: the order interleaves somewhere.
     const owners = seen.map((d) => d.runId);
     expect(owners.some((o, i) => i > 0 && o !== owners[i - 1] && owners.slice(i).includes(owners[i - 1] as string))).toBe(true);
-    const head = (await lines("SELECT seq FROM audit_chain WHERE chain = 'audit'"))[0];
+    const head = (await queryOnce(url, "SELECT seq FROM audit_chain WHERE chain = 'audit'"))[0];
     expect(Number(head?.seq)).toBe(v.lastSeq);
   }, 60_000);
 
@@ -130,7 +121,7 @@ describe.skipIf(why !== undefined)(`the audit on PostgreSQL${why ? ` (skipped: $
     const settled = other.intents.settle({ intent: first.seq, writer: first.writer, outcome: 'not-made', evidence: 'test' });
     expect(settled?.type).toBe('recovered');
     expect(here.intents.settle({ intent: first.seq, writer: first.writer, outcome: 'made', evidence: 'test' })).toBeUndefined();
-    expect(await lines('SELECT seq FROM audit_entries WHERE settles = $1', [first.seq])).toHaveLength(1);
+    expect(await queryOnce(url, 'SELECT seq FROM audit_entries WHERE settles = $1', [first.seq])).toHaveLength(1);
 
     // Retired only once nothing of it is open.
     expect(other.intents.retireSettled()).toEqual([]);
@@ -154,13 +145,13 @@ describe.skipIf(why !== undefined)(`the audit on PostgreSQL${why ? ` (skipped: $
     const sweeping = runIntentRecovery({ audit: here, client: () => undefined, log: (l) => said.push(l), signal: stop.signal }, { everyMs: 100 });
     const doomed = await writer(['intend', '2', '0', 'bare']);
     await new Promise((ok) => setTimeout(ok, 300));
-    expect(await lines('SELECT settles FROM audit_entries WHERE settles = ANY($1)', [doomed.seqs])).toEqual([]); // alive: untouched
+    expect(await queryOnce(url, 'SELECT settles FROM audit_entries WHERE settles = ANY($1)', [doomed.seqs])).toEqual([]); // alive: untouched
     doomed.child.kill('SIGKILL');
     const deadline = Date.now() + 10_000;
     let settled: Array<Record<string, unknown>> = [];
     while (Date.now() < deadline && settled.length < 2) {
       await new Promise((ok) => setTimeout(ok, 100));
-      settled = await lines("SELECT settles, line FROM audit_entries WHERE type = 'recovered' AND settles = ANY($1) ORDER BY settles", [doomed.seqs]);
+      settled = await queryOnce(url, "SELECT settles, line FROM audit_entries WHERE type = 'recovered' AND settles = ANY($1) ORDER BY settles", [doomed.seqs]);
     }
     stop.abort();
     await sweeping;
@@ -183,7 +174,7 @@ describe.skipIf(why !== undefined)(`the audit on PostgreSQL${why ? ` (skipped: $
         .filter((o) => o.writer === a.writer || o.writer === b.writer)
         .map((o) => o.seq),
     ).toEqual([open.seq]);
-    const rows = await lines('SELECT writer, retired_at FROM audit_writers WHERE writer = ANY($1)', [[a.writer, b.writer]]);
+    const rows = await queryOnce(url, 'SELECT writer, retired_at FROM audit_writers WHERE writer = ANY($1)', [[a.writer, b.writer]]);
     expect(new Map(rows.map((r) => [r.writer, r.retired_at !== null]))).toEqual(
       new Map([
         [a.writer, false],
@@ -201,7 +192,7 @@ describe.skipIf(why !== undefined)(`the audit on PostgreSQL${why ? ` (skipped: $
     await blocker.connect();
     await blocker.query('BEGIN');
     await blocker.query("SELECT seq FROM audit_chain WHERE chain = 'audit' FOR UPDATE");
-    const before = await lines("SELECT count(*)::int AS n FROM audit_entries WHERE type = 'intent' AND line LIKE '%blocked%'");
+    const before = await queryOnce(url, "SELECT count(*)::int AS n FROM audit_entries WHERE type = 'intent' AND line LIKE '%blocked%'");
     let error: unknown;
     try {
       log.intend({ runId: 'blocked', cluster: 'lab', method: 'POST', path: '/nodes/pve1/qemu/100/status/stop' });
@@ -214,10 +205,10 @@ describe.skipIf(why !== undefined)(`the audit on PostgreSQL${why ? ` (skipped: $
     expect(said.filter((l) => /cannot be written/.test(l))).toHaveLength(1); // once per streak
     await blocker.query('ROLLBACK');
     await blocker.end();
-    expect(await lines("SELECT count(*)::int AS n FROM audit_entries WHERE type = 'intent' AND line LIKE '%blocked%'")).toEqual(before);
+    expect(await queryOnce(url, "SELECT count(*)::int AS n FROM audit_entries WHERE type = 'intent' AND line LIKE '%blocked%'")).toEqual(before);
 
     const after = log.append('run-end', { runId: 'resumed' });
-    const gap = parseEntryLine(String((await lines('SELECT line FROM audit_entries WHERE seq = $1', [after.seq - 1]))[0]?.line));
+    const gap = parseEntryLine(String((await queryOnce(url, 'SELECT line FROM audit_entries WHERE seq = $1', [after.seq - 1]))[0]?.line));
     expect(gap?.type).toBe('alert');
     expect(gap?.data).toMatchObject({ cause: 'audit-unavailable', lost: 2 });
     expect(said.at(-1)).toMatch(/writable again after 2 entries/);

@@ -6,14 +6,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAuditLog } from '../../src/audit/postgres-log.js';
 import { verifyPostgresAudit } from '../../src/audit/postgres-verify.js';
 import { openPostgres } from '../../src/state/postgres/open.js';
 import type { PostgresState } from '../../src/state/postgres/sql.js';
 import { runCli } from '../e2e/helpers/harness.js';
-import { postgresUnavailable, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresUnavailable, queryOnce, startPostgres, type TestPostgres } from '../support/postgres.js';
 
 const KEY = 'v'.repeat(32);
 const why = postgresUnavailable();
@@ -25,16 +24,6 @@ describe.skipIf(why !== undefined)(`audit verify and export on PostgreSQL${why ?
   let dir: string;
   let config: string;
   let witness: string;
-
-  const sql = async (text: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      return (await c.query(text, params)).rows;
-    } finally {
-      await c.end();
-    }
-  };
 
   /** A chain of a run with a settled intent and one left open. */
   function writeChain(chain: string, withWitness = false): PostgresAuditLog {
@@ -95,13 +84,13 @@ describe.skipIf(why !== undefined)(`audit verify and export on PostgreSQL${why ?
     writeChain('edited').close();
     const before = verifyPostgresAudit(db, { chain: 'edited', hmacKey: KEY });
     expect(before.ok, JSON.stringify(before.problems)).toBe(true);
-    await sql(`UPDATE audit_entries SET line = replace(line, '"snapname":"s2"', '"snapname":"s9"') WHERE chain = 'edited' AND seq = 6`);
+    await queryOnce(url, `UPDATE audit_entries SET line = replace(line, '"snapname":"s2"', '"snapname":"s9"') WHERE chain = 'edited' AND seq = 6`);
     const after = verifyPostgresAudit(db, { chain: 'edited', hmacKey: KEY });
     expect(after.problems.map((p) => [p.kind, p.seq])).toEqual([['edited', 6]]);
   });
 
   it('the CLI reports the edited row of the deployment chain', async () => {
-    await sql(`UPDATE audit_entries SET line = replace(line, '"status":200', '"status":500') WHERE chain = 'audit' AND seq = 5`);
+    await queryOnce(url, `UPDATE audit_entries SET line = replace(line, '"status":200', '"status":500') WHERE chain = 'audit' AND seq = 5`);
     const v = await cli(['verify']);
     expect(v.code).toBe(1);
     expect(v.stdout).toMatch(/audit FAILED/);
@@ -121,17 +110,17 @@ describe.skipIf(why !== undefined)(`audit verify and export on PostgreSQL${why ?
 
   it('reports a deleted row, swapped rows and rows cut off the end', async () => {
     writeChain('deleted').close();
-    await sql("DELETE FROM audit_entries WHERE chain = 'deleted' AND seq = 4");
+    await queryOnce(url, "DELETE FROM audit_entries WHERE chain = 'deleted' AND seq = 4");
     expect(verifyPostgresAudit(db, { chain: 'deleted', hmacKey: KEY }).problems.map((p) => [p.kind, p.seq])).toEqual([['deleted', 5]]);
 
     writeChain('swapped').close();
-    await sql("UPDATE audit_entries SET seq = -1 WHERE chain = 'swapped' AND seq = 3");
-    await sql("UPDATE audit_entries SET seq = 3 WHERE chain = 'swapped' AND seq = 4");
-    await sql("UPDATE audit_entries SET seq = 4 WHERE chain = 'swapped' AND seq = -1");
+    await queryOnce(url, "UPDATE audit_entries SET seq = -1 WHERE chain = 'swapped' AND seq = 3");
+    await queryOnce(url, "UPDATE audit_entries SET seq = 3 WHERE chain = 'swapped' AND seq = 4");
+    await queryOnce(url, "UPDATE audit_entries SET seq = 4 WHERE chain = 'swapped' AND seq = -1");
     expect(verifyPostgresAudit(db, { chain: 'swapped', hmacKey: KEY }).problems.map((p) => p.kind)).toContain('reordered');
 
     writeChain('cut').close();
-    await sql("DELETE FROM audit_entries WHERE chain = 'cut' AND seq >= 10");
+    await queryOnce(url, "DELETE FROM audit_entries WHERE chain = 'cut' AND seq >= 10");
     const cut = verifyPostgresAudit(db, { chain: 'cut', hmacKey: KEY });
     expect(cut.problems.map((p) => [p.kind, p.seq])).toEqual([['truncated', 9]]);
     expect(cut.problems[0]?.message).toMatch(/head row records seq 11: 2 entries were cut off the end/);

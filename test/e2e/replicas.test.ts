@@ -8,9 +8,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { postgresUnavailable, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresUnavailable, queryOnce, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { startStickyProxy, type StickyProxy } from '../support/sticky-proxy.js';
 import { statusOf, stopScript } from './helpers/flows.js';
 import { runCli, startE2eEnv, type E2eEnv } from './helpers/harness.js';
@@ -50,15 +49,6 @@ describe.skipIf(why !== undefined)(`two replicas on one PostgreSQL${why ? ` (ski
   const replicaOf = (c: Connected): number | undefined => {
     const id = (c.client.transport as { sessionId?: string } | undefined)?.sessionId;
     return id ? proxy.sessions.get(id) : undefined;
-  };
-  const sql = async <R>(text: string, params: unknown[] = []): Promise<R[]> => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return (await client.query(text, params)).rows as R[];
-    } finally {
-      await client.end();
-    }
   };
 
   beforeAll(async () => {
@@ -105,7 +95,7 @@ describe.skipIf(why !== undefined)(`two replicas on one PostgreSQL${why ? ` (ski
     expect(statusOf(env.sim, 100)).toBe('stopped');
     const again = runAnswer((await callTool(a, 'run_script', { code })).result);
     expect(again.error?.kind).toBe('approval');
-    const consumed = await sql<{ n: string }>("SELECT count(*) AS n FROM approval_records WHERE plan_id = $1 AND record->>'type' = 'consume'", [planId]);
+    const consumed = await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM approval_records WHERE plan_id = $1 AND record->>'type' = 'consume'", [planId]);
     expect(consumed[0]?.n).toBe('1');
   });
 
@@ -145,9 +135,9 @@ describe.skipIf(why !== undefined)(`two replicas on one PostgreSQL${why ? ` (ski
     expect(done).toBe(200);
     const verified = await runCli(['audit', 'verify', '--config', configs[0] as string], { env: childEnvOf() });
     expect(verified.code, `${verified.stdout}\n${verified.stderr}`).toBe(0);
-    const writers = await sql<{ n: string }>('SELECT count(DISTINCT writer) AS n FROM audit_writers');
+    const writers = await queryOnce<{ n: string }>(url, 'SELECT count(DISTINCT writer) AS n FROM audit_writers');
     expect(Number(writers[0]?.n)).toBeGreaterThanOrEqual(2);
-    const calls = await sql<{ n: string }>("SELECT count(*) AS n FROM audit_entries WHERE type = 'call' AND line LIKE '%/version%'");
+    const calls = await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM audit_entries WHERE type = 'call' AND line LIKE '%/version%'");
     expect(Number(calls[0]?.n)).toBeGreaterThanOrEqual(200);
   }, 600_000);
 
@@ -171,7 +161,7 @@ describe.skipIf(why !== undefined)(`two replicas on one PostgreSQL${why ? ` (ski
     // The intent is durable in the database before the write leaves.
     const intent = await vi.waitFor(
       async () => {
-        const rows = await sql<{ seq: string; writer: string }>("SELECT seq, writer FROM audit_entries WHERE type = 'intent' AND line LIKE '%/status/shutdown%'");
+        const rows = await queryOnce<{ seq: string; writer: string }>(url, "SELECT seq, writer FROM audit_entries WHERE type = 'intent' AND line LIKE '%/status/shutdown%'");
         expect(rows).toHaveLength(1);
         return rows[0] as { seq: string; writer: string };
       },
@@ -180,7 +170,7 @@ describe.skipIf(why !== undefined)(`two replicas on one PostgreSQL${why ? ` (ski
     (replicas[victimIndex] as HttpServerProcess).child.kill('SIGKILL');
     const settled = await vi.waitFor(
       async () => {
-        const rows = await sql<{ line: string }>("SELECT line FROM audit_entries WHERE type = 'recovered' AND settles = $1", [intent.seq]);
+        const rows = await queryOnce<{ line: string }>(url, "SELECT line FROM audit_entries WHERE type = 'recovered' AND settles = $1", [intent.seq]);
         expect(rows).toHaveLength(1);
         return JSON.parse((rows[0] as { line: string }).line) as { data: { writer: string; outcome: string } };
       },

@@ -8,9 +8,8 @@
 import { request } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { postgresUnavailable, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresUnavailable, queryOnce, startPostgres, type TestPostgres } from '../support/postgres.js';
 import { runCli, startE2eEnv, type E2eEnv } from '../e2e/helpers/harness.js';
 import { simSnapshots } from './audit-trail.js';
 import { callTool, connectHttp, runAnswer, spawnHttpServe, textOf, type Connected, type HttpServerProcess } from '../e2e/helpers/mcp.js';
@@ -41,15 +40,6 @@ describe.skipIf(why !== undefined)(`a replica whose PostgreSQL goes away${why ? 
   let config: string;
   let server: HttpServerProcess;
   let mcp: Connected;
-  const sql = async <R>(text: string, params: unknown[] = []): Promise<R[]> => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return (await client.query(text, params)).rows as R[];
-    } finally {
-      await client.end();
-    }
-  };
   const snapshotsNamed = (prefix: string) => {
     env.sim.cluster.settle();
     return simSnapshots(env.sim, prefix);
@@ -104,14 +94,15 @@ describe.skipIf(why !== undefined)(`a replica whose PostgreSQL goes away${why ? 
     expect(resumed.ok).toBe(true);
     expect(snapshotsNamed('pgup').sort()).toEqual(['pgup0', 'pgup2']);
     // The gap is explained in the chain, and the chain verifies.
-    const alerts = await sql<{ line: string }>("SELECT line FROM audit_entries WHERE type = 'alert'");
+    const alerts = await queryOnce<{ line: string }>(url, "SELECT line FROM audit_entries WHERE type = 'alert'");
     expect(alerts.some((a) => /could not be written/.test(a.line))).toBe(true);
     const verified = await runCli(['audit', 'verify', '--config', config], { env: env.env });
     expect(verified.stdout + verified.stderr).not.toMatch(/edited|deleted|reordered|truncated/);
     // The writer is alive again in the database's eyes: its lock was taken again after the restart.
     await vi.waitFor(
       async () => {
-        const held = await sql<{ n: string }>(
+        const held = await queryOnce<{ n: string }>(
+          url,
           "SELECT count(*) AS n FROM audit_writers w JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND ((l.classid::bigint << 32) | l.objid::bigint) = w.lock_key WHERE w.retired_at IS NULL",
         );
         expect(Number(held[0]?.n)).toBeGreaterThanOrEqual(1);

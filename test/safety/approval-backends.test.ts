@@ -6,31 +6,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/state/postgres/open.js';
-import type { PostgresState } from '../../src/state/postgres/sql.js';
-import { postgresUnavailable, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresUnavailable, usePostgresStore } from '../support/postgres.js';
 import { type ApprovalBackend, FileApprovalBackend } from '../../src/safety/approval-backend.js';
 import { PostgresApprovalBackend } from '../../src/safety/approval-postgres.js';
 import { ApprovalError, ApprovalStore } from '../../src/safety/approval.js';
 import { PlanRecorder, type Plan } from '../../src/safety/plan.js';
 
 const why = postgresUnavailable();
-let server: TestPostgres | undefined;
-let pg: PostgresState | undefined;
-let url = '';
+const db = usePostgresStore();
 const dirs: string[] = [];
 
-beforeAll(async () => {
-  if (why) return;
-  server = await startPostgres();
-  url = await server.createDatabase();
-  pg = openPostgres({ url });
-}, 120_000);
-afterAll(async () => {
-  pg?.close();
-  await server?.stop();
-});
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
@@ -58,8 +45,8 @@ const kinds: Kind[] = [
     name: 'postgres',
     ...(why ? { skip: why } : {}),
     fresh: () => {
-      (pg as PostgresState).query('TRUNCATE plans, approval_records RESTART IDENTITY');
-      return new PostgresApprovalBackend(pg as PostgresState, '/etc/pve-code-mcp/config.json');
+      db.pg.query('TRUNCATE plans, approval_records RESTART IDENTITY');
+      return new PostgresApprovalBackend(db.pg, '/etc/pve-code-mcp/config.json');
     },
     args: () => '--config /etc/pve-code-mcp/config.json',
   },
@@ -220,9 +207,8 @@ describe.each(kinds)('the approvals store on the $name backend', (kind) => {
 
 describe.skipIf(why !== undefined)(`the database's own single use${why ? ` (skipped: ${why})` : ''}`, () => {
   it('refuses a second consume of one approval even without the store lock, as already-consumed', () => {
-    const db = pg as PostgresState;
-    db.query('TRUNCATE plans, approval_records RESTART IDENTITY');
-    const backend = new PostgresApprovalBackend(db);
+    db.pg.query('TRUNCATE plans, approval_records RESTART IDENTITY');
+    const backend = new PostgresApprovalBackend(db.pg);
     const planId = 'd'.repeat(64);
     const consume = (runId: string) => ({ type: 'consume', planId, at: new Date().toISOString(), runId, via: 'operator', approvalId: 'approval-1' });
     // Straight to the backend: no lock, no check of the records first, as a buggy path would.
@@ -235,7 +221,7 @@ describe.skipIf(why !== undefined)(`the database's own single use${why ? ` (skip
   });
 
   it('a database that cannot be reached is store-unavailable, and nothing is claimed', () => {
-    const closed = openPostgres({ url });
+    const closed = openPostgres({ url: db.url });
     closed.close();
     const store = new ApprovalStore(new PostgresApprovalBackend(closed));
     expect(codeOf(() => store.claim({ codeHash: 'e'.repeat(64) }, 'run-1'))).toBe('store-unavailable');

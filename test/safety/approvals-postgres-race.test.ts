@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresApprovalBackend } from '../../src/safety/approval-postgres.js';
 import { ApprovalStore } from '../../src/safety/approval.js';
-import { PlanRecorder, type Plan } from '../../src/safety/plan.js';
+import { deletePlan } from '../support/delete-plan.js';
 import { openPostgres } from '../../src/state/postgres/open.js';
 import type { PostgresState } from '../../src/state/postgres/sql.js';
 import { postgresUnavailable, startPostgres, type TestPostgres } from '../support/postgres.js';
@@ -23,24 +23,6 @@ const CLAIMER = join(HERE, 'fixtures', 'pg-claimer.mjs');
 if (!existsSync(resolve(HERE, '..', '..', 'dist', 'src', 'safety', 'approval-postgres.js'))) throw new Error('dist is missing: run `npm run build` first (npm test does)');
 
 const why = postgresUnavailable();
-
-function plan(n: number): Plan {
-  const rec = new PlanRecorder();
-  rec.record({
-    cluster: 'default',
-    method: 'DELETE',
-    path: `/nodes/pve1/qemu/${100 + n}`,
-    template: '/nodes/{node}/qemu/{vmid}',
-    params: {},
-    fullParams: {},
-    risk: 'destructive',
-    needsApproval: true,
-    targets: [{ vmid: 100 + n, exists: true, name: `vm${n}` }],
-    returnsTask: true,
-    node: 'pve1',
-  });
-  return rec.finish(`await pve.delete('/nodes/pve1/qemu/${100 + n}')`, 'operator');
-}
 
 interface Replica {
   ready: Promise<void>;
@@ -79,7 +61,7 @@ describe.skipIf(why !== undefined)(`approvals raced for by two replicas on one P
 
   it('each approval is claimed by exactly one replica, and the other finds it taken', async () => {
     const store = new ApprovalStore(new PostgresApprovalBackend(pg));
-    const plans = Array.from({ length: 30 }, (_, i) => plan(i));
+    const plans = Array.from({ length: 30 }, (_, i) => deletePlan(i));
     for (const p of plans) {
       store.savePlan(p);
       store.approve(p.planId, { approvedBy: 'operator' });

@@ -6,10 +6,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/state/postgres/open.js';
-import type { PostgresState } from '../../src/state/postgres/sql.js';
-import { postgresUnavailable, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresUnavailable, usePostgresStore } from '../support/postgres.js';
 import { eitherSwitch, HaltSwitch, haltRefusal } from '../../src/safety/halt.js';
 import { PostgresHalt } from '../../src/safety/halt-postgres.js';
 import { safetyStores } from '../../src/safety/state-backends.js';
@@ -17,38 +16,27 @@ import { safetyStores } from '../../src/safety/state-backends.js';
 const why = postgresUnavailable();
 
 describe.skipIf(why !== undefined)(`the halt row${why ? ` (skipped: ${why})` : ''}`, () => {
-  let server: TestPostgres;
-  let url: string;
-  let pg: PostgresState;
+  const db = usePostgresStore();
   let dir: string;
 
-  beforeAll(async () => {
-    server = await startPostgres();
-    url = await server.createDatabase();
-    pg = openPostgres({ url });
-  }, 120_000);
-  afterAll(async () => {
-    pg?.close();
-    await server?.stop();
-  });
   beforeEach(() => {
-    pg.query('DELETE FROM halt');
+    db.pg.query('DELETE FROM halt');
     dir = mkdtempSync(join(tmpdir(), 'halt-pg-'));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('halts every replica sharing the database while the row exists, and says so', () => {
-    const here = new PostgresHalt(pg);
-    const other = openPostgres({ url });
+    const here = new PostgresHalt(db.pg);
+    const other = openPostgres({ url: db.url });
     try {
       const there = new PostgresHalt(other);
       expect(there.state()).toEqual({ halted: false });
       const set = here.halt('  storage migration\ttonight ', 'alice');
-      expect(set).toMatchObject({ halted: true, database: pg.where, by: 'alice', reason: 'storage migration tonight' });
+      expect(set).toMatchObject({ halted: true, database: db.pg.where, by: 'alice', reason: 'storage migration tonight' });
       expect(there.state()).toEqual(set);
       const refusal = haltRefusal(there.state()) as string;
       expect(refusal).toContain('all changes are halted on every server sharing the database since');
-      expect(refusal).toContain(`(database ${pg.where})`);
+      expect(refusal).toContain(`(database ${db.pg.where})`);
       expect(refusal).toContain('storage migration tonight');
       // A second halt replaces the first.
       expect(here.halt(undefined, 'bob')).toMatchObject({ by: 'bob' });
@@ -59,7 +47,7 @@ describe.skipIf(why !== undefined)(`the halt row${why ? ` (skipped: ${why})` : '
   });
 
   it('resume deletes the row and records it in one step: when the record fails the halt stays', () => {
-    const row = new PostgresHalt(pg);
+    const row = new PostgresHalt(db.pg);
     const set = row.halt('incident 42', 'alice');
     expect(() =>
       row.resume(() => {
@@ -75,7 +63,7 @@ describe.skipIf(why !== undefined)(`the halt row${why ? ` (skipped: ${why})` : '
   });
 
   it('counts a database whose row cannot be read as halted (fails closed)', () => {
-    const closed = openPostgres({ url });
+    const closed = openPostgres({ url: db.url });
     closed.close();
     const state = new PostgresHalt(closed).state();
     expect(state).toMatchObject({ halted: true, database: closed.where });
@@ -85,13 +73,13 @@ describe.skipIf(why !== undefined)(`the halt row${why ? ` (skipped: ${why})` : '
 
   it('the switch the bridge asks halts on the host file or on the row, either one', () => {
     const file = join(dir, 'halt');
-    const { killSwitch, haltRow } = safetyStores({ dir, postgres: pg }, { haltFile: file });
+    const { killSwitch, haltRow } = safetyStores({ dir, postgres: db.pg }, { haltFile: file });
     expect(killSwitch.state()).toEqual({ halted: false });
     writeFileSync(file, 'this host only');
     expect(killSwitch.state()).toMatchObject({ halted: true, file, reason: 'this host only' });
     rmSync(file);
     haltRow?.halt('every replica', 'alice');
-    expect(killSwitch.state()).toMatchObject({ halted: true, database: pg.where, reason: 'every replica' });
+    expect(killSwitch.state()).toMatchObject({ halted: true, database: db.pg.where, reason: 'every replica' });
     // Without PostgreSQL the switch is the file alone, as before.
     expect(safetyStores({ dir }, { haltFile: file }).killSwitch.state()).toEqual({ halted: false });
     expect(eitherSwitch(HaltSwitch.open(file)).state()).toEqual({ halted: false });

@@ -5,31 +5,18 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/state/postgres/open.js';
-import type { PostgresState } from '../../src/state/postgres/sql.js';
-import { postgresUnavailable, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresUnavailable, usePostgresStore } from '../support/postgres.js';
 import type { StandingUse } from '../../src/safety/standing.js';
 import { FileStandingBackend, type StandingBackend } from '../../src/safety/standing-backend.js';
 import { PostgresStandingBackend } from '../../src/safety/standing-postgres.js';
 import { type NewStanding, StandingStore, StandingStoreError } from '../../src/safety/standing-store.js';
 
 const why = postgresUnavailable();
-let server: TestPostgres | undefined;
-let pg: PostgresState | undefined;
-let url = '';
+const db = usePostgresStore();
 const dirs: string[] = [];
 
-beforeAll(async () => {
-  if (why) return;
-  server = await startPostgres();
-  url = await server.createDatabase();
-  pg = openPostgres({ url });
-}, 120_000);
-afterAll(async () => {
-  pg?.close();
-  await server?.stop();
-});
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
@@ -56,10 +43,10 @@ const kinds: Kind[] = [
     name: 'postgres',
     ...(why ? { skip: why } : {}),
     fresh: () => {
-      (pg as PostgresState).query('TRUNCATE standing_approvals RESTART IDENTITY');
-      return new PostgresStandingBackend(pg as PostgresState);
+      db.pg.query('TRUNCATE standing_approvals RESTART IDENTITY');
+      return new PostgresStandingBackend(db.pg);
     },
-    corrupt: () => void (pg as PostgresState).query(`INSERT INTO standing_approvals (id, body) VALUES ('x', '{"id":"not hex"}')`),
+    corrupt: () => void db.pg.query(`INSERT INTO standing_approvals (id, body) VALUES ('x', '{"id":"not hex"}')`),
   },
 ];
 
@@ -134,7 +121,7 @@ describe.each(kinds)('the standing approvals store on the $name backend', (kind)
 
 describe.skipIf(why !== undefined)(`standing approvals on a database that cannot be reached${why ? ` (skipped: ${why})` : ''}`, () => {
   it('is a StandingStoreError, so the run asks for an ordinary approval instead', () => {
-    const closed = openPostgres({ url });
+    const closed = openPostgres({ url: db.url });
     closed.close();
     const store = new StandingStore(new PostgresStandingBackend(closed));
     expect(() => store.use(use)).toThrow(StandingStoreError);
