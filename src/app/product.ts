@@ -8,7 +8,8 @@
 import type { AuditSink } from '../audit/sink.js';
 import { canonicalJson } from '../safety/canonical.js';
 import { runIntentRecovery } from './intent-recovery.js';
-import { configFileOf, openStateStore, type StateStore } from './state-store.js';
+import { openStateStore, type StateStore } from './state-store.js';
+import { configFileOf } from '../client/config.js';
 import type { TaskProgressEvent } from '../bridge/handler.js';
 import { describeOperations, type DescribeResult } from '../describe/index.js';
 import type { Unserved } from '../describe/unserved.js';

@@ -77,8 +77,3 @@ export function openStateStore(options: StateStoreOptions): StateStore {
     },
   };
 }
-
-/** The config file behind a config's `source` (`file:<path>`), for hints. */
-export function configFileOf(source: string): string | undefined {
-  return source.startsWith('file:') ? source.slice(5) : undefined;
-}

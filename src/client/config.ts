@@ -261,13 +261,18 @@ async function loadFile(file: string, env: Record<string, string | undefined>, d
   return parseConfigObject(json, { source, env, baseDir: dirname(resolve(file)), ...(degraded ? { degraded } : {}) });
 }
 
+/** The config file a config's `source` names (`file:<path>`), or undefined for the environment and the demo. */
+export function configFileOf(source: string): string | undefined {
+  return source.startsWith('file:') ? source.slice(5) : undefined;
+}
+
 /**
  * Validate an already-parsed config object (the product's config file carries more sections and
  * hands only the cluster part here). Relative paths resolve against `baseDir`.
  */
 export async function parseConfigObject(json: unknown, options: { source: string; env?: Record<string, string | undefined>; baseDir: string; degraded?: boolean }): Promise<PveConfig> {
   const parsed = fileSchema.safeParse(json);
-  const where = options.source.startsWith('file:') ? options.source.slice(5) : options.source;
+  const where = configFileOf(options.source) ?? options.source;
   if (!parsed.success) throw new PveConfigError(zodIssues(parsed.error), where);
   return build(parsed.data, options.source, options.env ?? process.env, options.baseDir, (key) => key, options.degraded);
 }

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { loadConfig, parseConfigObject, type PveConfig } from '../../client/config.js';
+import { configFileOf, loadConfig, parseConfigObject, type PveConfig } from '../../client/config.js';
 import { PveConfigError } from '../../client/errors.js';
 import { Secret } from '../../client/secret.js';
 import { parsePolicyConfig, PolicyConfigError } from '../../policy/policy-config.js';
@@ -198,7 +198,7 @@ export async function loadAppConfig(options: LoadAppConfigOptions = {}): Promise
 /** Validate a config object (what a config file holds); relative paths resolve against `baseDir`. */
 export async function parseAppConfig(json: unknown, options: { source: string; baseDir: string; env?: Record<string, string | undefined>; policy?: string; degraded?: boolean }): Promise<AppConfig> {
   const env = options.env ?? process.env;
-  const where = options.source.startsWith('file:') ? options.source.slice(5) : options.source;
+  const where = configFileOf(options.source) ?? options.source;
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new PveConfigError([{ key: '(root)', message: 'the config must be a JSON object with "clusters"' }], where);
   }
