@@ -24,6 +24,7 @@ import { AuditLog } from '../src/audit/log.js';
 import { verifyAudit } from '../src/audit/verify.js';
 import type { SuiteContext } from './lib/suite.js';
 import { median, percentile, type Table } from './lib/table.js';
+import { WRITE } from './lib/audit-entries.js';
 
 const KEY = 'bench-audit-key-0123456789abcdef';
 const CHILD_FLAG = '--audit-bench-writer';
@@ -135,17 +136,6 @@ export async function auditSuite({ quick }: SuiteContext): Promise<Table[]> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-const WRITE = {
-  runId: 'bench',
-  phase: 'live',
-  cluster: 'sim',
-  method: 'POST',
-  path: '/nodes/pve1/qemu/100/snapshot',
-  template: '/nodes/{node}/qemu/{vmid}/snapshot',
-  params: { snapname: 's1' },
-  risk: 'write',
-};
 
 /**
  * One audited write as the bridge records it, with and without write-ahead: per write, the

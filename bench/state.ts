@@ -32,18 +32,9 @@ import { postgresUnavailable, startPostgres, type TestPostgres } from './lib/pos
 import { appendersAtOnce } from './lib/state-writers.js';
 import type { SuiteContext } from './lib/suite.js';
 import { median, ms, percentile, ratio, type Table } from './lib/table.js';
+import { WRITE } from './lib/audit-entries.js';
 
 const KEY = 'bench-state-key-0123456789abcdef';
-const WRITE = {
-  runId: 'bench',
-  phase: 'live',
-  cluster: 'sim',
-  method: 'POST',
-  path: '/nodes/pve1/qemu/100/snapshot',
-  template: '/nodes/{node}/qemu/{vmid}/snapshot',
-  params: { snapname: 's1' },
-  risk: 'write',
-};
 const READ = { runId: 'bench', phase: 'live', cluster: 'sim', method: 'GET', path: '/nodes/pve1/qemu/100/status/current', status: 'ok', http: 200, durationMs: 3 };
 
 /** One store of each kind, as the product opens it. */
