@@ -127,11 +127,11 @@ export function createBridgeHandler(deps: BridgeDeps): BridgeHandler {
   if (deps.mode === 'approved' && !deps.binding) throw new Error('approved mode needs a PlanBinding (deps.binding)');
   // The policy's own lookups (guest directory, identity) see what the main credentials see: a read
   // token that cannot see a protected guest must not make it look absent to a target rule.
-  const guests = deps.guests ?? new GuestDirectory((c) => deps.clusters.get(c).client());
+  const guests = deps.guests ?? new GuestDirectory((c) => deps.clusters.get(c).client);
   const rt: Runtime = {
     ...deps,
     guests,
-    identity: deps.identity ?? new IdentityGuard((c) => deps.clusters.get(c).client(), guests),
+    identity: deps.identity ?? new IdentityGuard((c) => deps.clusters.get(c).client, guests),
     taskClass: new Map(),
     snapshotted: new Set(),
     counts: deps.counts ?? emptyCounts(),
@@ -284,7 +284,7 @@ async function read(rt: Runtime, target: ClusterHandle, req: ResolvedRequest, ct
     record.planned = true;
     return planned;
   }
-  const data = await target.client('read').send(req, { signal: ctx.signal });
+  const data = await target.byClass.read.send(req, { signal: ctx.signal });
   rt.identity.observe(target.name, req.operation.path, req.pathValues, data);
   // The client parsed this body for this call alone: redact it where it is rather than copy it.
   return markTainted(rt, req, redactInPlace(data, req.concretePath, rt.secrets), record);
@@ -397,7 +397,7 @@ async function write(
     }
 
     let params = withGuestDigest(req, verdict.current);
-    const client = target.client(risk);
+    const client = target.byClass[risk];
     record.change = { cluster, method: req.method, path: req.concretePath } satisfies ChangeAttempt;
     const halt = rt.halted?.();
     if (halt !== undefined) throw new Refusal({ kind: 'halted', message: `${req.method} ${req.concretePath}: ${halt}`, ...where });
@@ -469,14 +469,10 @@ async function prepareUndo(
     taken = await safetySnapshot({
       runId: rt.runId,
       guest,
-      get: (path, params) => rt.clusters.get(cluster).client().request('GET', path, params, { signal }),
+      get: (path, params) => rt.clusters.get(cluster).client.request('GET', path, params, { signal }),
       intend: (data) => audit.intend({ runId: rt.runId, mode: rt.mode, cluster, ...data }).seq,
-      post: (path, params) => rt.clusters.get(cluster).client('write').request('POST', path, params, { signal }),
-      waitTask: (upid) =>
-        rt.clusters
-          .get(cluster)
-          .client('write')
-          .waitTask(upid, { timeoutMs: rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, signal }),
+      post: (path, params) => rt.clusters.get(cluster).byClass.write.request('POST', path, params, { signal }),
+      waitTask: (upid) => rt.clusters.get(cluster).byClass.write.waitTask(upid, { timeoutMs: rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, signal }),
       outcome: (data) => audit.append('call', { runId: rt.runId, mode: rt.mode, cluster, risk: 'write', ...data }),
     });
   } catch (err) {
@@ -513,7 +509,7 @@ async function digestAfterSnapshot(
         .filter(([k]) => k !== 'digest' && k !== 'parent')
         .sort(([a], [b]) => (a < b ? -1 : 1)),
     );
-  const now = await rt.clusters.get(cluster).client().request('GET', configPath, {}, { signal });
+  const now = await rt.clusters.get(cluster).client.request('GET', configPath, {}, { signal });
   if (isPlainObject(now) && typeof now.digest === 'string' && settings(now) === settings(before)) return now.digest;
   throw new Refusal({ kind: 'identity', message: `${where.method} ${where.path} was not sent: the guest's config changed while the safety snapshot was taken; read it again and re-plan`, ...where });
 }
@@ -528,7 +524,7 @@ async function readBeforeUpdate(rt: Runtime, cluster: string, req: ResolvedReque
   if (req.method !== 'PUT' || !rt.clusters.get(cluster).policy.config.undo.readBeforeUpdate || !rt.clusters.get(cluster).model.get('GET', req.operation.path)) return undefined;
   let current: unknown;
   try {
-    current = await rt.clusters.get(cluster).client().request('GET', req.urlPath, {}, { signal });
+    current = await rt.clusters.get(cluster).client.request('GET', req.urlPath, {}, { signal });
   } catch {
     return undefined;
   }
@@ -552,7 +548,7 @@ async function planSafetySnapshot(rt: Runtime, plan: PlanRecorder, cluster: stri
   const key = guest ? `${cluster}\u0000${guest.vmid}` : '';
   if (!guest || rt.snapshotted.has(key) || !wantsSafetySnapshot(rt.clusters.get(cluster).policy, facts.risk, req.operation.path, req.method)) return;
   rt.snapshotted.add(key);
-  const can = await canSnapshot(guest, (path, params) => rt.clusters.get(cluster).client().request('GET', path, params, { signal }));
+  const can = await canSnapshot(guest, (path, params) => rt.clusters.get(cluster).client.request('GET', path, params, { signal }));
   plan.note(snapshotNote(guest, plan.size + 1, can));
 }
 
@@ -582,7 +578,7 @@ async function handleUndo(rt: Runtime, call: UndoCall, ctx: BridgeContext, recor
   const plan = await planUndo(
     call.runId,
     changes,
-    undoReadsVia((cluster, path) => rt.clusters.get(cluster).client().request('GET', path, {}, { signal: ctx.signal })),
+    undoReadsVia((cluster, path) => rt.clusters.get(cluster).client.request('GET', path, {}, { signal: ctx.signal })),
   );
   for (const text of plan.cannot) rt.plan?.note(`not undone: ${text}`);
   record.undoSteps = plan.steps.length;
@@ -618,9 +614,9 @@ function previewInput(rt: Runtime, target: ClusterHandle, req: ResolvedRequest, 
     params: redactData(req.params, req.concretePath, rt.secrets) as Record<string, unknown>,
     ...(guest ? { target: guest } : {}),
     ...(raw ? { config: redactData(raw, configPath, rt.secrets) as Record<string, unknown> } : {}),
-    read: (path: string) => target.client().request('GET', path, {}, { signal }),
+    read: (path: string) => target.client.request('GET', path, {}, { signal }),
     // Every credential this server uses on the cluster (main and per class): deleting one cuts it off.
-    ownAuthIds: [...new Set([undefined, ...RISK_CLASSES].map((c) => target.client(c).authId).filter((id): id is string => id !== undefined))],
+    ownAuthIds: [...new Set([target.client, ...RISK_CLASSES.map((c) => target.byClass[c])].map((c) => c.authId).filter((id): id is string => id !== undefined))],
   };
 }
 
@@ -775,7 +771,7 @@ async function handleWait(rt: Runtime, call: WaitTaskCall, reached: Reached, ctx
   const timeoutMs = Math.min(call.timeoutMs ?? rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, remaining);
   const started = performance.now();
   try {
-    const result = await target.client(rt.taskClass.get(call.upid) ?? 'read').waitTask(call.upid, {
+    const result = await target.byClass[rt.taskClass.get(call.upid) ?? 'read'].waitTask(call.upid, {
       timeoutMs,
       signal: ctx.signal,
       onProgress: (lines, status) => rt.onProgress?.({ cluster, upid: call.upid, status: status.status, lines: lines.map((l) => redactText(l, rt.secrets)) }),
