@@ -20,7 +20,7 @@ import { capValue } from '../safety/caps.js';
 import type { Budget, BudgetRefusal, Budgets } from '../safety/budget.js';
 import type { ClusterHandle, RunClusters } from '../policy/clusters.js';
 import { decideCall, type Decision } from '../policy/decide.js';
-import { resolveFacts, touchedGuests, type CallFacts } from '../policy/facts.js';
+import { describeFor, lookUpFacts, resolveFacts, touchedGuests, type CallFacts } from '../policy/facts.js';
 import { GuestDirectory } from '../policy/guests.js';
 import { IdentityGuard, takesGuestDigest, type GuestIdentity } from '../safety/identity.js';
 import { previewChange, type PlannedChange } from '../safety/change-preview.js';
@@ -185,8 +185,9 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
   try {
     // The cluster is resolved once per call; an attempt on one this run cannot reach counts against the run's own.
     const reached = reachOf(rt, call);
-    const attempt = rt.budgets.for('handle' in reached ? reached.handle.name : rt.clusters.home.name).chargeAttempt();
-    if (attempt) throw budgetRefusal(attempt);
+    // A request on a cluster it reaches is charged once resolved, attempt and class in one step
+    // (handleRequest); every other call, and a request refused before, is charged here.
+    if (call.kind !== 'request' || !('handle' in reached) || ctx.signal.aborted) chargeAttempt(rt, reached);
     if (call.kind === 'rejected') {
       if (call.error.kind === 'invalid') rt.counts.invalid++;
       record.channel = 'refused before parsing';
@@ -246,6 +247,7 @@ async function handleRequest(rt: Runtime, call: RequestCall, reached: Reached, c
     req = resolveRequest(target.model, call.method, call.path, call.params);
   } catch (err) {
     if (err instanceof InvalidCallError) {
+      chargeAttempt(rt, reached);
       rt.counts.invalid++;
       throw new Refusal({ kind: 'invalid', message: err.message, method: call.method, path: call.path });
     }
@@ -254,18 +256,20 @@ async function handleRequest(rt: Runtime, call: RequestCall, reached: Reached, c
   const op = req.operation;
   const policy = target.policy;
   record.policy = policy.name;
-  const facts = await resolveFacts({ cluster, operation: op, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath }, policy, rt.guests, ctx.signal);
-  const risk = facts.risk;
+  const described = describeFor({ cluster, operation: op, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath }, policy);
+  const risk = described.facts.risk;
+  // Charged before anything is looked up: a call over its budget costs the cluster nothing.
+  const budget = rt.budgets.for(cluster);
+  const charged = budget.chargeCall(risk);
+  if (charged?.limit === 'calls') throw budgetRefusal(charged);
   Object.assign(record, { path: req.concretePath, template: op.path, risk });
   // Redacted and capped for the audit after the answer left, off the call's path.
   auditedParams.set(record, req);
-  if (facts.escalations.length > 0) record.escalations = facts.escalations.map((e) => `${e.param} (${e.rule})`);
+  if (described.facts.escalations.length > 0) record.escalations = described.facts.escalations.map((e) => `${e.param} (${e.rule})`);
   const where = { method: req.method, path: req.concretePath, risk };
   rt.counts.byRisk[risk]++;
-
-  const budget = rt.budgets.for(cluster);
-  const riskBudget = budget.chargeRisk(risk);
-  if (riskBudget) throw budgetRefusal(riskBudget, where);
+  if (charged) throw budgetRefusal(charged, where);
+  const facts = described.lookup ? await lookUpFacts(described.facts, rt.guests, ctx.signal) : described.facts;
 
   const decision = decideCall(facts, policy);
   record.rule = decision.rule;
@@ -843,6 +847,12 @@ function reach(rt: Runtime, reached: Reached): ClusterHandle {
   if ('handle' in reached) return reached.handle;
   rt.counts.invalid++;
   throw new Refusal({ kind: 'invalid', message: reached.error });
+}
+
+/** Counts an attempt against the budget of the cluster it reaches (the run's own when it reaches none). */
+function chargeAttempt(rt: Runtime, reached: Reached): void {
+  const refusal = rt.budgets.for('handle' in reached ? reached.handle.name : rt.clusters.home.name).chargeAttempt();
+  if (refusal) throw budgetRefusal(refusal);
 }
 
 function budgetRefusal(refusal: BudgetRefusal, where?: { method: HttpMethod; path: string; risk: RiskClass }): Refusal {

@@ -115,6 +115,14 @@ describe('bridge handler: policy', () => {
     expect(e.message).toMatch(/call budget used up \(3 calls per run\)/);
     expect(t.deps.budgets.usage().calls).toEqual({ used: 4, limit: 3 });
   });
+
+  it('looks nothing up on the cluster for a call over the budget', async () => {
+    // A write's guests are looked up (`GET /cluster/resources`) before it is decided: not once the budget refused it.
+    const t = setup({ preset: 'operator', budget: { calls: 1 } });
+    expect((await t.req('GET', '/version')).ok).toBe(true);
+    expect(errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/start')).kind).toBe('budget');
+    expect(t.client.requests.map((r) => r.path)).toEqual(['/version']);
+  });
 });
 
 describe('bridge handler: validation and errors', () => {
