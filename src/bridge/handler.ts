@@ -3,8 +3,9 @@
  * is enforced with the concrete parameters of that call (its envelope read by src/bridge/contract.ts,
  * its path and params checked once, by request resolution, src/policy/request.ts):
  *
- *   budget (attempt) → resolve path to an operation → risk class → budget (risk)
- *   → policy (deny wins, privileged one by one) → scopes → for writes: guest budget, approval or
+ *   resolve path to an operation → risk class → budget (the attempt and its class, one step; a
+ *   call refused before it resolves is charged where it is refused) → the cluster's knowledge of
+ *   its targets → policy (deny wins, privileged one by one) → scopes → for writes: guest budget, approval or
  *   plan binding, guest identity (+ `digest`) → intent in the audit (durable) → send, or record
  *   in dry-run → redact → audit the outcome.
  *
