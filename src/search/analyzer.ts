@@ -123,6 +123,17 @@ const STOPWORDS = new Set([
   // "add more memory", "an extra disk": how much, which the parameters say, not which operation.
   'more',
   'less',
+  'than',
+  // Units of the figures in a request ("more than 8 gb of ram"): the figure's noun says what is asked.
+  'kb',
+  'mb',
+  'gb',
+  'tb',
+  'kib',
+  'mib',
+  'gib',
+  'tib',
+  'percent',
   'extra',
   'additional',
   // "which storage holds the disks": a relation between the things named, not a thing of its own.

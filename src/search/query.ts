@@ -8,6 +8,7 @@
 import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
+import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, unknownVerbBeforeTarget } from './intent.js';
 import { GUEST_WORDS, NODE_ID, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
 import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, separableVerbRule, verbRule, type VerbRule } from './verbs.js';
@@ -101,6 +102,8 @@ const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
   [/\blocal-[a-z0-9]+\b/gi, ' storage '],
   // "the vm named web01", "guests tagged prod": a name or tag value says the thing is looked up by
   // it; the value's own words say nothing.
+  // "box 330", "machine 105": a colloquial word for the guest an ID names.
+  [/\b(?:machine|box)\s+(?=[0-9]+\b)/gi, ' guest '],
   [/\b(named|called|tagged|labelled|labeled)\s+["']?[\w.-]+["']?/gi, ' $1 '],
 ];
 /** Where one named guest lives is the request's point ("which node hosts vm 150"): its phrase weighs this much. */
@@ -240,9 +243,18 @@ export function parseQuery(
     concepts.push({ terms: new Map([[stemmed, 1]]), weight: 1, source: token, verb: false });
   }
   // "how do I back up vm 101": asking how to act decides the method an action word hints.
-  const methods = opening.verb?.rule.methods ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
+  if (
+    !opening.verb &&
+    !opening.questionMethods &&
+    !hinted &&
+    unknownVerbBeforeTarget(tokens, opening.firstContent, (i) => synonyms.has(stems[i] as string) || identifiers?.(stems[i] as string) === true)
+  )
+    hinted = ACTING;
+  const verbMethods = changesNewThing(tokens, opening.verb) ? CREATE_FIRST : opening.verb?.rule.methods;
   const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
-  const { guestMember, addedTo } = weighRoles(tokens, stems, concepts, opening.verb);
+  const { guestMember, addedTo, joinsExisting } = weighRoles(tokens, stems, concepts, opening.verb);
+  // "add vm 130 to the dev pool": joining a thing that exists changes it.
+  const methods = (joinsExisting ? CHANGE_FIRST : verbMethods) ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
   const propertyOf = oneNamed && !methods && !hinted && opening.manner !== true;
   const shape = { collection, pluralTerms, oneGuest, guestExists, timed, nodeNotGuest: namesNode && !anyGuest, question: opening.questionMethods !== undefined, guestMember, propertyOf, addedTo };
   if (methods) return { concepts, methods, ...shape };

@@ -23,6 +23,7 @@ import {
   type IndexedOperation,
 } from './document.js';
 import type { Concept, ParsedQuery } from './query.js';
+import { GUEST_ARGUMENT_COVERAGE, GUEST_ARGUMENT_SCORE, guestArgumentOps, isNamedGuest } from './arguments.js';
 
 /** A concept found only in parameter or return fields counts this much towards coverage. */
 const WEAK_COVERAGE = 0.35;
@@ -116,6 +117,7 @@ export class Ranker {
   private readonly jobWrites: boolean[];
   private readonly directoryIndexes: boolean[];
   private readonly isRead: boolean[];
+  private readonly guestArguments: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
   private readonly identifiers: ReadonlySet<string>;
   private readonly pathPairs: ReadonlySet<string>;
@@ -140,6 +142,7 @@ export class Ranker {
     this.oneGuestOps = operations.map((op) => op.path.includes('{vmid}'));
     this.jobWrites = operations.map((op) => op.method !== 'GET' && op.params.some((p) => !p.inPath && p.name === 'schedule'));
     this.isRead = operations.map((op) => op.method === 'GET');
+    this.guestArguments = guestArgumentOps(operations);
     this.identifiers = identifierTerms(operations);
     this.pathPairs = pathPairs(operations);
   }
@@ -179,6 +182,7 @@ export class Ranker {
         relevance.set(id, (relevance.get(id) ?? 0) + info * concept.weight * (match.score / top) ** CONCEPT_SCORE_EXPONENT);
         covered.set(id, (covered.get(id) ?? 0) + concept.weight * match.coverage);
       }
+      if (isNamedGuest(concept, query)) this.creditGuestArguments(matches, info * concept.weight, concept.weight, relevance, covered);
     }
     const mentioned = new Set<string>();
     for (const { concept } of perConcept) {
@@ -195,6 +199,16 @@ export class Ranker {
       final.set(id, rel * coverage ** COVERAGE_EXPONENT * method * specificity * receiver * this.shapeFactor(id, query) * (this.priors[id] as number));
     }
     return final;
+  }
+
+  /** Operations that take the guest named as a parameter cover it (arguments.ts). */
+  private creditGuestArguments(matches: ReadonlyMap<number, ConceptMatch>, relevanceWeight: number, weight: number, relevance: Map<number, number>, covered: Map<number, number>): void {
+    for (const [id, takesGuest] of this.guestArguments.entries()) {
+      const coverage = matches.get(id)?.coverage ?? 0;
+      if (!takesGuest || coverage >= GUEST_ARGUMENT_COVERAGE) continue;
+      covered.set(id, (covered.get(id) ?? 0) + weight * (GUEST_ARGUMENT_COVERAGE - coverage));
+      if (!matches.has(id)) relevance.set(id, (relevance.get(id) ?? 0) + relevanceWeight * GUEST_ARGUMENT_SCORE ** CONCEPT_SCORE_EXPONENT);
+    }
   }
 
   /**

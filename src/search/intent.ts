@@ -1,0 +1,39 @@
+/**
+ * What a request asks to do when its words alone do not say it: "configure an smtp server" creates
+ * one (the article makes it new), "push vm 404 over to pve3" acts on the guest although "push" is
+ * in no vocabulary (an unknown word before a guest or node an ID names is a verb).
+ */
+import type { HttpMethod } from '../schema/model.js';
+import { GUEST_WORDS, ONE_OF } from './roles.js';
+import type { VerbRule } from './verbs.js';
+
+/** Words that introduce the verb's object as a thing that does not exist yet. */
+const NEW_THING = new Set(['a', 'an', 'new', 'another']);
+
+/** Creating comes first, changing an existing thing second. */
+export const CREATE_FIRST: readonly HttpMethod[] = ['POST', 'PUT'];
+
+/** Changing an existing thing comes first, creating one second. */
+export const CHANGE_FIRST: readonly HttpMethod[] = ['PUT', 'POST'];
+
+/** A change verb whose object is new ("configure an smtp server", "set up another alias") creates it. */
+export function changesNewThing(tokens: readonly string[], verb: { rule: VerbRule; position: number; length: number } | undefined): boolean {
+  if (!verb || verb.rule.methods[0] !== 'PUT') return false;
+  return NEW_THING.has(tokens[verb.position + verb.length] ?? '');
+}
+
+/** Methods an unnamed act asks for: anything but a read. */
+export const ACTING: readonly HttpMethod[] = ['POST', 'PUT', 'DELETE'];
+
+/**
+ * The request opens with a word the vocabulary and the schema do not know, right before a guest or
+ * node named by ID ("push vm 404 …", "bounce ct 200"): an imperative whose meaning the rest of the
+ * request carries, so it asks to act, not to read.
+ */
+export function unknownVerbBeforeTarget(tokens: readonly string[], at: number | undefined, known: (i: number) => boolean): boolean {
+  if (at === undefined || known(at)) return false;
+  let i = at + 1;
+  if (ONE_OF.has(tokens[i] ?? '')) i += 1;
+  if (tokens[i] === 'node') return true;
+  return GUEST_WORDS.has(tokens[i] ?? '') && /^[0-9]+$/.test(tokens[i + 1] ?? '');
+}
