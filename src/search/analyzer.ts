@@ -95,6 +95,7 @@ const STOPWORDS = new Set([
   'certain',
   'specific',
   'given',
+  'here',
   'particular',
   // How an action is done, not which: "stop vm 118 hard", "right away" ("hard disk" is a phrase).
   // Node names (pve1, proxmox2) split into the product's name and a number; neither says what to do.

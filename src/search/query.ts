@@ -8,6 +8,7 @@
 import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
+import { namedItemKinds } from './items.js';
 import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, unknownVerbBeforeTarget } from './intent.js';
 import { GUEST_WORDS, NODE_ID, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
@@ -57,6 +58,8 @@ export interface ParsedQuery {
    * exists, so creating one is not the answer.
    */
   addedTo: ReadonlySet<string>;
+  /** Index terms of the kinds of thing the request names one item of ("the PVEAuditor role" → role), items.ts. */
+  namedItems: ReadonlySet<string>;
   /**
    * A verbless request that names one guest or node ("vm 101 disk size", "pve2 uptime"): it asks
    * for that thing's properties, which its reads return.
@@ -256,7 +259,20 @@ export function parseQuery(
   // "add vm 130 to the dev pool": joining a thing that exists changes it.
   const methods = (joinsExisting ? CHANGE_FIRST : verbMethods) ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
   const propertyOf = oneNamed && !methods && !hinted && opening.manner !== true;
-  const shape = { collection, pluralTerms, oneGuest, guestExists, timed, nodeNotGuest: namesNode && !anyGuest, question: opening.questionMethods !== undefined, guestMember, propertyOf, addedTo };
+  const namedItems = opening.verb?.rule.methods[0] === 'POST' ? new Set<string>() : namedItemKinds(tokens, stems, synonyms, identifiers);
+  const shape = {
+    namedItems,
+    collection,
+    pluralTerms,
+    oneGuest,
+    guestExists,
+    timed,
+    nodeNotGuest: namesNode && !anyGuest,
+    question: opening.questionMethods !== undefined,
+    guestMember,
+    propertyOf,
+    addedTo,
+  };
   if (methods) return { concepts, methods, ...shape };
   return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
 }

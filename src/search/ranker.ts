@@ -39,6 +39,8 @@ const UNMENTIONED_SEGMENT_PENALTY = 0.25;
 const MENTION_MIN_WEIGHT = 0.3;
 /** Factor for reading one item when the request asks for a list ("list ha resources"). */
 const ITEM_FOR_COLLECTION = 0.7;
+/** Factor for the collection of a kind when the request names one item of it ("the PVEAuditor role", "group admins"). */
+const COLLECTION_FOR_ITEM = 0.7;
 /** Factor for a directory index (child links only) asked a question: it holds no answer ("what disks does pve1 have"). */
 const DIRECTORY_INDEX_FOR_QUESTION = 0.6;
 /**
@@ -223,6 +225,7 @@ export class Ranker {
     if (query.oneGuest && this.guestKindOps[id] && this.isRead[id]) return KIND_READ_FOR_ONE_GUEST;
     if (query.guestExists && this.guestKindOps[id]) return KIND_WRITE_FOR_NAMED_GUEST;
     if (!query.timed && this.jobWrites[id]) return JOB_FOR_ONE_OFF;
+    if (!this.endsWithParam[id] && (this.segments[id] as string[][]).at(-1)?.some((t) => query.namedItems.has(t))) return COLLECTION_FOR_ITEM;
     if (!query.collection || !this.isRead[id]) return 1;
     if (this.endsWithParam[id]) return ITEM_FOR_COLLECTION;
     return (this.itemSegments[id] as string[]).some((t) => query.pluralTerms.has(t)) ? ITEM_FOR_COLLECTION : 1;
