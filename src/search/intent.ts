@@ -5,6 +5,7 @@
  */
 import type { HttpMethod } from '../schema/model.js';
 import { GUEST_WORDS, ONE_OF } from './roles.js';
+import type { Concept } from './query.js';
 import type { VerbRule } from './verbs.js';
 
 /** Words that introduce the verb's object as a thing that does not exist yet. */
@@ -36,4 +37,24 @@ export function unknownVerbBeforeTarget(tokens: readonly string[], at: number | 
   if (ONE_OF.has(tokens[i] ?? '')) i += 1;
   if (tokens[i] === 'node') return true;
   return GUEST_WORDS.has(tokens[i] ?? '') && /^[0-9]+$/.test(tokens[i + 1] ?? '');
+}
+
+/** Words that open a clause saying why or when ("so I can snapshot", "before the upgrade", "while it runs"). */
+const SUBORDINATORS = new Set(['so', 'before', 'after', 'while', 'because', 'since', 'until', 'once', 'otherwise']);
+/** Weight of what such a clause names: the context of the act, not its object. */
+const CLAUSE_WEIGHT = 0.5;
+
+/**
+ * Weighs down (in place) the concepts named only in a clause after the request's object that says
+ * why or when: "freeze vm 130's disks so I can snapshot" acts on the disks, not on a snapshot.
+ */
+export function weighClauses(tokens: readonly string[], concepts: Concept[]): void {
+  const at = tokens.findIndex((t, i) => i > 0 && SUBORDINATORS.has(t));
+  if (at === -1) return;
+  const before = new Set(tokens.slice(0, at));
+  const after = new Set(tokens.slice(at + 1));
+  for (const [k, c] of concepts.entries()) {
+    const words = c.source.split(' ');
+    if (!c.verb && words.every((w) => after.has(w) && !before.has(w))) concepts[k] = { ...c, weight: c.weight * CLAUSE_WEIGHT };
+  }
 }

@@ -9,7 +9,7 @@ import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
 import { namedItemKinds } from './items.js';
-import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, unknownVerbBeforeTarget } from './intent.js';
+import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, unknownVerbBeforeTarget, weighClauses } from './intent.js';
 import { GUEST_WORDS, NODE_ID, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
 import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, separableVerbRule, verbRule, type VerbRule } from './verbs.js';
@@ -255,6 +255,7 @@ export function parseQuery(
     hinted = ACTING;
   const verbMethods = changesNewThing(tokens, opening.verb) ? CREATE_FIRST : opening.verb?.rule.methods;
   const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
+  weighClauses(tokens, concepts);
   const { guestMember, addedTo, joinsExisting } = weighRoles(tokens, stems, concepts, opening.verb);
   // "add vm 130 to the dev pool": joining a thing that exists changes it.
   const methods = (joinsExisting ? CHANGE_FIRST : verbMethods) ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);

@@ -28,7 +28,7 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['alias', 'network alias'], terms: { alias: 1 } },
   // A guest's MAC address is in its net0… options (its config), as its bridge is.
   { triggers: ['mac', 'mac address', 'mac addresses', 'hwaddr', 'macaddr', 'hardware address'], terms: { hwaddr: 1, macaddr: 1, net: 0.6, config: 0.3 } },
-  { triggers: ['dns', 'nameserver', 'resolver', 'resolv conf', 'search domain'], terms: { dns: 1 } },
+  { triggers: ['dns', 'nameserver', 'name server', 'name servers', 'resolver', 'resolv conf', 'search domain', 'resolve', 'resolves', 'name resolution', 'upstream dns'], terms: { dns: 1 } },
   { triggers: ['hosts file', 'etc hosts', '/etc/hosts'], terms: { host: 1, etc: 1 } },
   { triggers: ['sdn', 'software defined network', 'software defined networking'], terms: { sdn: 1 } },
   { triggers: ['vnet', 'virtual network'], terms: { vnet: 1, sdn: 0.3 } },
@@ -152,7 +152,7 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['hardware', 'device', 'devices'], terms: { hardware: 1, device: 0.6 } },
   { triggers: ['pci', 'passthrough', 'pci passthrough', 'gpu', 'graphics card', 'pcie'], terms: { pci: 1, hardware: 0.4 } },
   { triggers: ['usb', 'usb device', 'usb stick', 'usb passthrough', 'dongle'], terms: { usb: 1, hardware: 0.4 } },
-  { triggers: ['mapping', 'resource mapping', 'hardware mapping', 'directory mapping', 'virtiofs'], terms: { mapping: 1 } },
+  { triggers: ['mapping', 'resource mapping', 'hardware mapping', 'directory mapping'], terms: { mapping: 1 } },
 
   // Node administration
   { triggers: ['service', 'services', 'daemon', 'systemd', 'systemd unit'], terms: { service: 1 } },
@@ -172,8 +172,8 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['ceph manager', 'mgr'], terms: { mgr: 1, ceph: 0.3 } },
   { triggers: ['mds', 'metadata server', 'cephfs', 'ceph fs', 'ceph filesystem'], terms: { mds: 0.7, fs: 1, ceph: 0.3 } },
   { triggers: ['crush', 'crush map', 'placement'], terms: { crush: 1 } },
-  { triggers: ['flag', 'flags', 'noout', 'norebalance', 'nodown'], terms: { flag: 1 } },
-  { triggers: ['ha', 'high availability', 'highly available', 'ha manager', 'fencing', 'failover'], terms: { ha: 1 } },
+  { triggers: ['flag', 'flags', 'noout', 'norebalance', 'nodown', 'rebalance', 'rebalancing', 'backfill', 'backfilling', 'nobackfill'], terms: { flag: 1 } },
+  { triggers: ['ha', 'high availability', 'highly available', 'ha manager', 'fencing', 'failover', 'ha managed', 'managed by ha', 'under ha'], terms: { ha: 1 } },
   { triggers: ['replication', 'replicated', 'storage replication', 'zfs replication', 'sync job'], terms: { replication: 1 } },
   // Replicating is something set up: to replicate is to create the job, to stop is to remove it.
   { triggers: ['replicate', 'replicating'], terms: { replication: 1 }, methods: ['POST'] },
@@ -185,7 +185,7 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['sendmail'], terms: { sendmail: 1, endpoint: 0.4, notification: 0.4 } },
   { triggers: ['gotify'], terms: { gotify: 1, endpoint: 0.4, notification: 0.4 } },
   { triggers: ['webhook', 'web hook'], terms: { webhook: 1, endpoint: 0.4, notification: 0.4 } },
-  { triggers: ['matcher', 'notification matcher', 'notification rule', 'routing'], terms: { matcher: 1, notification: 0.4 } },
+  { triggers: ['matcher', 'notification matcher', 'notification rule', 'routing', 'notify only', 'only notify', 'filter notifications'], terms: { matcher: 1, notification: 0.4 } },
 
   // Access control
   { triggers: ['user', 'users', 'account', 'accounts', 'who', 'logged in', 'people', 'login name', 'username'], terms: { user: 1, access: 0.2 } },

@@ -8,6 +8,7 @@
  * Longer phrases win over their parts ("ip address" before "ip").
  */
 import type { HttpMethod } from '../schema/model.js';
+import { OPERATION_SYNONYM_RULES } from './synonyms-ops.js';
 import { SYSTEM_SYNONYM_RULES } from './synonyms-system.js';
 
 export interface SynonymRule {
@@ -157,7 +158,6 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
       'to node',
       'onto node',
       'over to node',
-      'relocate',
       'migrated',
       'migrating',
       'another node',
@@ -174,12 +174,12 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['resize', 'grow', 'extend', 'enlarge', 'expand', 'increase size', 'make bigger', 'bigger'], terms: { resize: 1, extend: 0.5, size: 0.4 }, methods: ['PUT'] },
   { triggers: ['move', 'transfer', 'relocate disk'], terms: { move: 1, migrate: 0.3 }, methods: ['POST'] },
   { triggers: ['snapshot', 'snap', 'checkpoint'], terms: { snapshot: 1, snap: 0.5 }, methods: ['POST'] },
-  { triggers: ['rollback', 'roll back', 'revert', 'revert to', 'go back', 'undo'], terms: { rollback: 1, revert: 0.4 }, methods: ['POST'] },
-  { triggers: ['restore', 'recover'], terms: { restore: 1, archive: 0.4, vzdump: 0.2 }, methods: ['POST'] },
+  { triggers: ['rollback', 'roll back', 'revert', 'revert to', 'go back', 'undo', 'throw away', 'discard changes'], terms: { rollback: 1, revert: 0.4 }, methods: ['POST'] },
+  { triggers: ['restore', 'recover', 'bring back'], terms: { restore: 1, archive: 0.4, vzdump: 0.2 }, methods: ['POST'] },
   { triggers: ['convert to template', 'make template', 'turn into template', 'templatize'], terms: { template: 1 }, methods: ['POST'] },
   { triggers: ['config', 'configuration', 'settings', 'setting', 'properties', 'conf'], terms: { config: 1, option: 0.6, setting: 0.3 } },
   { triggers: ['options', 'option'], terms: { option: 1, config: 0.7 } },
-  { triggers: ['pending', 'pending changes', 'unapplied'], terms: { pending: 1 } },
+  { triggers: ['pending', 'pending changes', 'unapplied', 'uncommitted', 'not applied', 'not yet applied', 'unsaved', 'staged'], terms: { pending: 1 } },
   { triggers: ['apply', 'reload', 'commit', 'apply changes'], terms: { reload: 1, apply: 1 }, methods: ['PUT'] },
   // What an apply would do, without doing it: the dry run's difference.
   { triggers: ['dry run', 'preview', 'what would change', 'what will change', 'would change', 'what if', 'diff', 'difference', 'simulate'], terms: { dry: 1, difference: 0.5 } },
@@ -216,16 +216,17 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['zfs', 'zpool', 'zfs pool'], terms: { zfs: 1, zpool: 0.6 } },
   { triggers: ['lvm', 'volume group', 'vg'], terms: { lvm: 1 } },
   { triggers: ['thin pool', 'lvm thin', 'lvmthin', 'thinpool'], terms: { lvmthin: 1, thin: 0.5 } },
-  { triggers: ['smart', 'disk health', 'smart status', 'smart values'], terms: { smart: 1, health: 0.5 } },
+  { triggers: ['smart', 'disk health', 'smart status', 'smart values', 'wearout', 'wear level', 'dying', 'bad sectors', 'reallocated sectors'], terms: { smart: 1, health: 0.5 } },
   { triggers: ['wipe', 'wipe disk', 'zap', 'erase disk'], terms: { wipe: 1, wipedisk: 1 }, methods: ['PUT'] },
   { triggers: ['gpt', 'partition table', 'initialize disk'], terms: { initgpt: 1, gpt: 1 } },
   { triggers: ['nfs'], terms: { nfs: 1, storage: 0.3 } },
   { triggers: ['cifs', 'smb', 'samba', 'windows share'], terms: { cifs: 1 } },
   { triggers: ['iscsi', 'san'], terms: { iscsi: 1 } },
   { triggers: ['pbs', 'proxmox backup server', 'backup server'], terms: { pbs: 1 } },
-  { triggers: ['scan', 'discover', 'probe'], terms: { scan: 1 } },
+  { triggers: ['scan', 'discover', 'probe', 'exports'], terms: { scan: 1 } },
   { triggers: ['file restore', 'single file restore', 'restore file', 'restore a file'], terms: { file: 1, restore: 1 } },
 
   // Networking, guest access, monitoring, node administration, access control: synonyms-system.ts.
   ...SYSTEM_SYNONYM_RULES,
+  ...OPERATION_SYNONYM_RULES,
 ];
