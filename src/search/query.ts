@@ -122,6 +122,7 @@ export function parseQuery(
   synonyms: ReadonlyMap<string, CompiledSynonym[]>,
   identifiers?: (term: string) => boolean,
   pathPair?: (first: string, second: string) => boolean,
+  itemValue?: (term: string) => boolean,
 ): ParsedQuery {
   const tokens = tokenize(NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text));
   const stems = tokens.map(stem);
@@ -207,7 +208,10 @@ export function parseQuery(
         const state = opening.questionMethods !== undefined && phrase.methods !== undefined && !plural;
         const things = plural ? phrase.pluralTerms : undefined;
         const weight = state ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.placement && oneGuest ? PLACEMENT_OF_ONE_GUEST_WEIGHT : phrase.weight;
-        const terms = things ?? (state ? (phrase.stateTerms ?? withStatus(phrase.terms)) : phrase.terms);
+        // "cron", "syslog", "spiceproxy": a word that names one object a path can hold (a service)
+        // keeps its own term beside what the vocabulary makes of it.
+        const own = phrase.span === 1 && itemValue?.(stemmed) ? new Map([[stemmed, 1]]) : undefined;
+        const terms = new Map([...(things ?? (state ? (phrase.stateTerms ?? withStatus(phrase.terms)) : phrase.terms)), ...(own ?? [])]);
         concepts.push({ terms, weight, source: tokens.slice(i, i + phrase.span).join(' '), verb: false });
         // "backups" are things to look at, not the act of backing up.
         if (i === opening.firstContent && !things) hinted = phrase.methods;

@@ -122,6 +122,7 @@ export class Ranker {
   private readonly guestArguments: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
   private readonly identifiers: ReadonlySet<string>;
+  private readonly itemValues: ReadonlySet<string>;
   private readonly pathPairs: ReadonlySet<string>;
 
   constructor(private readonly operations: readonly Operation[]) {
@@ -146,12 +147,18 @@ export class Ranker {
     this.isRead = operations.map((op) => op.method === 'GET');
     this.guestArguments = guestArgumentOps(operations);
     this.identifiers = identifierTerms(operations);
+    this.itemValues = new Set(operations.flatMap((op, id) => analyze(indexedOperation(op, id).items)));
     this.pathPairs = pathPairs(operations);
   }
 
   /** Whether two terms are adjacent literal segments of some path (`acme` `account` in `/cluster/acme/account`). */
   isPathPair(first: string, second: string): boolean {
     return this.pathPairs.has(`${first} ${second}`);
+  }
+
+  /** Whether a term is a value a path parameter enumerates (a service name, a Ceph flag). */
+  isItemValue(term: string): boolean {
+    return this.itemValues.has(term);
   }
 
   /** Whether a term is one of the schema's identifiers (path segment, handler, parameter or returned property name). */
