@@ -64,8 +64,10 @@ const JOB_FOR_ONE_OFF = 0.6;
 const GUEST_OP_FOR_MEMBER = 0.5;
 /** Factor for creating a thing of the kind the request adds something to ("add 10.0.0.5 to the blocklist ipset"): it exists. */
 const CREATE_FOR_RECEIVER = 0.6;
+/** Factor for an every-guest twin when the request names a node, no guest and not many things ("shut down the node"). */
+const EVERY_GUEST_FOR_NODE = 0.7;
 /** Factor for an operation on one guest (`{vmid}` in its path) when the request names a node and no guest. */
-const GUEST_OP_FOR_NODE = 0.6;
+const GUEST_OP_FOR_NODE = 0.4;
 /**
  * Each concept's scores are scaled to its best match (0..1) so a concept with many strong synonyms
  * cannot drown the others; the root compresses the gap between a good and the best match.
@@ -229,6 +231,7 @@ export class Ranker {
     if (query.guestMember && (this.oneGuestOps[id] || this.guestKindOps[id])) return GUEST_OP_FOR_MEMBER;
     if (query.oneGuest && this.everyGuestOps[id]) return EVERY_GUEST_FOR_ONE_GUEST;
     if (query.nodeNotGuest && this.oneGuestOps[id]) return GUEST_OP_FOR_NODE;
+    if (query.nodeNotGuest && !query.collection && this.everyGuestOps[id]) return EVERY_GUEST_FOR_NODE;
     if (query.oneGuest && this.guestKindOps[id] && this.isRead[id]) return KIND_READ_FOR_ONE_GUEST;
     if (query.guestExists && this.guestKindOps[id]) return KIND_WRITE_FOR_NAMED_GUEST;
     if (!query.timed && this.jobWrites[id]) return JOB_FOR_ONE_OFF;
