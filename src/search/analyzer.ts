@@ -136,6 +136,11 @@ const STOPWORDS = new Set([
   'tib',
   'percent',
   'extra',
+  // "a second network card", "the third disk": which one, not what.
+  'first',
+  'second',
+  'third',
+  'fourth',
   'additional',
   // "which storage holds the disks": a relation between the things named, not a thing of its own.
   'hold',

@@ -78,6 +78,8 @@ const CONCEPT_SCORE_EXPONENT = 0.35;
  * relevance is scaled by 1 + log(N/df)/log(N), where df counts the operations that cover it well.
  */
 const WELL_COVERED = 0.5;
+/** Weight factor of a concept no operation covers well: incidental to the request. */
+const INCIDENTAL_WEIGHT = 0.5;
 /** How much a concept's weaker synonyms add on top of its best one. */
 const SYNONYM_SPILL = 0.25;
 /** Exponent on the share of request concepts an operation covers: partial matches fall off fast. */
@@ -175,7 +177,11 @@ export class Ranker {
     const setting = asksToSet(query);
     for (const concept of query.concepts) {
       const matches = this.conceptMatches(concept, listing, setting);
-      if (matches.size > 0) perConcept.push({ concept, matches });
+      if (matches.size === 0) continue;
+      // A word no operation is about (only descriptions mention it: "browser", "consistently") is
+      // incidental to the request: it weighs less than the words that name operations.
+      const central = concept.verb || [...matches.values()].some((m) => m.coverage >= WELL_COVERED);
+      perConcept.push({ concept: central ? concept : { ...concept, weight: concept.weight * INCIDENTAL_WEIGHT }, matches });
     }
     const totalWeight = perConcept.reduce((sum, c) => sum + c.concept.weight, 0);
     const relevance = new Map<number, number>();

@@ -10,7 +10,7 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['ip', 'ip address', 'ip addresses', 'ipv4', 'ipv6', 'address', 'addresses'], terms: { interface: 1, ip: 0.6, network: 0.4, address: 0.4 } },
   {
     triggers: ['nic', 'network card', 'network interface', 'network interfaces', 'iface', 'interface', 'interfaces', 'network device', 'ethernet', 'network config'],
-    terms: { network: 1, iface: 0.7, interface: 0.5 },
+    terms: { network: 1, iface: 0.7, interface: 0.5, net: 0.5 },
   },
   { triggers: ['network', 'networking', 'net'], terms: { network: 1, net: 0.3 } },
   // A guest's bridge and VLAN tag are in its net0… options (its config).
