@@ -86,6 +86,8 @@ const SYNONYM_SPILL = 0.25;
 const COVERAGE_EXPONENT = 2;
 /** Factor for operations whose method contradicts the verb ("delete …" → a GET) or the question. */
 const METHOD_MISMATCH = 0.35;
+/** Factor for a write asked a question about many things ("which templates do we have"): the list answers, not an act. */
+const QUESTION_ABOUT_MANY_WRITE = 0.1;
 /**
  * Factor for the second method a verb accepts: "change" means PUT on most PVE paths but POST on a
  * few (`POST …/qemu/{vmid}/config`), and POST is also how things are created.
@@ -257,7 +259,9 @@ export class Ranker {
   private methodFactor(method: HttpMethod, query: ParsedQuery): number {
     if (query.methods) {
       const rank = query.methods.indexOf(method);
-      return rank === 0 ? 1 : rank > 0 ? SECONDARY_METHOD : METHOD_MISMATCH;
+      if (rank === 0) return 1;
+      if (rank > 0) return SECONDARY_METHOD;
+      return query.question && query.collection ? QUESTION_ABOUT_MANY_WRITE : METHOD_MISMATCH;
     }
     if (query.hintedMethods) return query.hintedMethods.includes(method) ? 1 : HINT_MISMATCH;
     if (method === 'GET') return 1;
