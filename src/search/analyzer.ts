@@ -95,6 +95,17 @@ const STOPWORDS = new Set([
   'certain',
   'specific',
   'given',
+  // Negations ("why did vm 130 not start", "won't boot") keep the question's object; phrases that
+  // need them ("not backed up") still match, as phrases see every word.
+  'not',
+  'won',
+  'didn',
+  'doesn',
+  'isn',
+  'aren',
+  'wasn',
+  'cannot',
+  't',
   'here',
   'particular',
   // How an action is done, not which: "stop vm 118 hard", "right away" ("hard disk" is a phrase).

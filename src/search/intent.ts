@@ -58,3 +58,11 @@ export function weighClauses(tokens: readonly string[], concepts: Concept[]): vo
     if (!c.verb && words.every((w) => after.has(w) && !before.has(w))) concepts[k] = { ...c, weight: c.weight * CLAUSE_WEIGHT };
   }
 }
+
+/** Nouns that name a listing of the things before them ("template list", "user overview"). */
+const LISTINGS = new Set(['list', 'listing', 'overview', 'inventory']);
+
+/** The request is a noun phrase naming a listing: "template list", "snapshot list of vm 101". */
+export function namesListing(tokens: readonly string[]): boolean {
+  return tokens.some((t, i) => i > 0 && LISTINGS.has(t) && (i === tokens.length - 1 || tokens[i + 1] === 'of'));
+}

@@ -9,7 +9,7 @@ import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
 import { namedItemKinds } from './items.js';
-import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, unknownVerbBeforeTarget, weighClauses } from './intent.js';
+import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, namesListing, unknownVerbBeforeTarget, weighClauses } from './intent.js';
 import { GUEST_WORDS, NODE_ID, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
 import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, separableVerbRule, verbRule, type VerbRule } from './verbs.js';
@@ -257,7 +257,10 @@ export function parseQuery(
     unknownVerbBeforeTarget(tokens, opening.firstContent, (i) => synonyms.has(stems[i] as string) || identifiers?.(stems[i] as string) === true)
   )
     hinted = ACTING;
-  const verbMethods = changesNewThing(tokens, opening.verb) ? CREATE_FIRST : opening.verb?.rule.methods;
+  // "template list", "snapshot list of vm 101": a noun phrase naming a listing asks to read it.
+  const listing = !opening.verb && !opening.questionMethods && namesListing(tokens);
+  if (listing) collection = true;
+  const verbMethods = changesNewThing(tokens, opening.verb) ? CREATE_FIRST : listing ? QUESTION_METHODS : opening.verb?.rule.methods;
   const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
   weighClauses(tokens, concepts);
   const { guestMember, addedTo, joinsExisting } = weighRoles(tokens, stems, concepts, opening.verb);

@@ -140,7 +140,7 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   },
   // What failed in PVE is a task: its status holds the error, its log the reason.
   { triggers: ['fail', 'failed', 'error', 'errors', 'errored', 'broken', 'crashed', 'unsuccessful'], terms: { error: 1, fail: 0.5, task: 0.4 } },
-  { triggers: ['why', 'reason', 'cause', 'what went wrong'], terms: { log: 1, error: 0.5 }, weight: 0.6 },
+  { triggers: ['why', 'reason', 'cause', 'what went wrong'], terms: { log: 1, error: 0.5, task: 0.5 }, weight: 0.6 },
   { triggers: ['version', 'release', 'pve version', 'proxmox version', 'which version'], terms: { version: 1 } },
   { triggers: ['report', 'diagnostics', 'system report', 'support report'], terms: { report: 1 } },
   // A guest named by its name, not its ID: only the resource list maps names to guests (pve.findGuest).
