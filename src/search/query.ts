@@ -9,10 +9,11 @@ import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
 import { namedItemKinds } from './items.js';
+import { acting, findOpening } from './opening.js';
 import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, namesListing, unknownVerbBeforeTarget, weighClauses } from './intent.js';
 import { GUEST_WORDS, NODE_ID, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
-import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, separableVerbRule, verbRule, type VerbRule } from './verbs.js';
+import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
 
 export interface Concept {
   /** Index terms (stemmed) and how well each stands for the concept. */
@@ -264,6 +265,8 @@ export function parseQuery(
   const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
   weighClauses(tokens, concepts);
   const { guestMember, addedTo, joinsExisting } = weighRoles(tokens, stems, concepts, opening.verb);
+  // "add a disk to a vm": adding to a thing that exists may be setting one of its options.
+  if (addedTo.size > 0) for (const [k, c] of concepts.entries()) if (c.verb) concepts[k] = { ...c, terms: new Map([...CHANGE_TERMS, ...c.terms]) };
   // "add vm 130 to the dev pool": joining a thing that exists changes it.
   const methods = (joinsExisting ? CHANGE_FIRST : verbMethods) ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
   const propertyOf = oneNamed && !methods && !hinted && opening.manner !== true;
@@ -285,6 +288,13 @@ export function parseQuery(
   return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
 }
 
+/** What a change verb searches, added to an add verb's terms when it adds to something that exists. */
+const CHANGE_TERMS: ReadonlyMap<string, number> = new Map([
+  ['update', 0.5],
+  ['set', 0.4],
+  ['config', 0.5],
+]);
+
 /** Prepositions that, last in a request, are particles ("back in"). */
 const PARTICLES = new Set(['in', 'on', 'up']);
 
@@ -302,56 +312,6 @@ function compoundAt(tokens: string[], i: number, verbPosition: number | undefine
   for (const t of [a, b]) if (!/^[a-z]+$/.test(t) || isNoise(t) || isStateQuestion(t) || isNeutralOpener(t)) return undefined;
   const joined = stem(a + b);
   return identifiers(joined) ? joined : undefined;
-}
-
-/** Modals that make a verb after a question hypothetical ("what would change", "what will happen if I delete"). */
-const HYPOTHETICAL = new Set(['would', 'will', 'might']);
-
-/** "how much …", "how many …", "how long …" ask for a figure: a read, like "which …". */
-const MEASURES = new Set(['much', 'many', 'long', 'full', 'big', 'large', 'old', 'often', 'fast', 'busy']);
-
-interface Opening {
-  verb?: { rule: VerbRule; position: number; length: number };
-  questionMethods?: readonly HttpMethod[];
-  /** Position of the first word that is neither noise nor an opener: where an action word hints a method. */
-  firstContent?: number;
-  /** The request asks how to act ("how do I …", "how can I …", "how to …"). */
-  manner?: boolean;
-}
-
-/** The request asks to act: a verb that writes, or an action word that opens it. */
-function acting(opening: Opening, hinted: readonly HttpMethod[] | undefined): boolean {
-  if (opening.questionMethods) return false;
-  return opening.verb ? opening.verb.rule.methods[0] !== 'GET' : hinted !== undefined && hinted[0] !== 'GET';
-}
-
-/**
- * How the request opens decides the method: an imperative verb ("delete …", "please list …",
- * "how do I create …") or a state question ("is …", "which …"). A verb later in the request is
- * usually a noun and does not count.
- */
-function findOpening(tokens: string[], stems: string[]): Opening {
-  let question = false;
-  let manner = false;
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i] as string;
-    const phrasal = phrasalVerbRule(token, tokens[i + 1]);
-    if (phrasal) return { verb: { rule: phrasal, position: i, length: 2 } };
-    const rule = verbRule(token, stems[i] as string);
-    // "what would change if I applied …" asks what an act would do: still a question.
-    if (rule && question && HYPOTHETICAL.has(tokens[i - 1] ?? '')) continue;
-    if (rule) return { verb: { rule: separableVerbRule(token, tokens.slice(i + 1)) ?? rule, position: i, length: 1 } };
-    if (tokens[i - 1] === 'how' && isMannerModal(token)) {
-      manner = true;
-      continue;
-    }
-    if (isStateQuestion(token) || (token === 'how' && MEASURES.has(tokens[i + 1] ?? ''))) {
-      question = true;
-      continue;
-    }
-    if (!isNoise(token) && !isNeutralOpener(token)) return question ? { questionMethods: QUESTION_METHODS } : { firstContent: i, manner };
-  }
-  return question ? { questionMethods: QUESTION_METHODS } : {};
 }
 
 /** An action word in a question names a state ("stopped"), which status reads report. */

@@ -8,7 +8,7 @@
  * requests, and the operation's own prior (shallow, not a directory index, not deprecated).
  */
 import MiniSearch from 'minisearch';
-import { splitPath, type HttpMethod, type Operation } from '../schema/model.js';
+import type { HttpMethod, Operation } from '../schema/model.js';
 import { analyze, indexTerm, tokenize } from './analyzer.js';
 import {
   FIELD_BOOST,
@@ -23,6 +23,8 @@ import {
   type IndexedOperation,
 } from './document.js';
 import type { Concept, ParsedQuery } from './query.js';
+import { verbRule } from './verbs.js';
+import { guestKindOps, identifierTerms, pathPairs } from './schema-terms.js';
 import { GUEST_ARGUMENT_COVERAGE, GUEST_ARGUMENT_SCORE, guestArgumentOps, isNamedGuest } from './arguments.js';
 
 /** A concept found only in parameter or return fields counts this much towards coverage. */
@@ -35,6 +37,8 @@ const WEAK_COVERAGE = 0.35;
 const RETURNED_PROPERTY_COVERAGE = 0.8;
 /** Each literal path segment the request does not mention costs this much (1 / (1 + k·n)). */
 const UNMENTIONED_SEGMENT_PENALTY = 0.25;
+/** Each word of a compound last segment the request does not mention counts as this much of an unmentioned segment. */
+const COMPOUND_WORD_UNMENTIONED = 1;
 /** Query terms weaker than this do not count as mentioning a path segment. */
 const MENTION_MIN_WEIGHT = 0.3;
 /** Factor for reading one item when the request asks for a list ("list ha resources"). */
@@ -66,6 +70,8 @@ const GUEST_OP_FOR_MEMBER = 0.5;
 const CREATE_FOR_RECEIVER = 0.6;
 /** Factor for an every-guest twin when the request names a node, no guest and not many things ("shut down the node"). */
 const EVERY_GUEST_FOR_NODE = 0.7;
+/** Factor for a guest's configuration write when the request adds something to a guest: its parts are options there. */
+const PART_OF_RECEIVER = 2;
 /** Factor for an operation on one guest (`{vmid}` in its path) when the request names a node and no guest. */
 const GUEST_OP_FOR_NODE = 0.4;
 /**
@@ -125,6 +131,7 @@ export class Ranker {
   private readonly jobWrites: boolean[];
   private readonly directoryIndexes: boolean[];
   private readonly isRead: boolean[];
+  private readonly guestConfigs: boolean[];
   private readonly guestArguments: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
   private readonly identifiers: ReadonlySet<string>;
@@ -151,6 +158,7 @@ export class Ranker {
     this.oneGuestOps = operations.map((op) => op.path.includes('{vmid}'));
     this.jobWrites = operations.map((op) => op.method !== 'GET' && op.params.some((p) => !p.inPath && p.name === 'schedule'));
     this.isRead = operations.map((op) => op.method === 'GET');
+    this.guestConfigs = operations.map((op) => op.path.endsWith('{vmid}/config'));
     this.guestArguments = guestArgumentOps(operations);
     this.identifiers = identifierTerms(operations);
     this.itemValues = new Set(operations.flatMap((op, id) => analyze(indexedOperation(op, id).items)));
@@ -212,9 +220,14 @@ export class Ranker {
       const op = this.operations[id] as Operation;
       const coverage = (covered.get(id) ?? 0) / totalWeight;
       const method = this.methodFactor(op.method, query);
-      const unmentioned = (this.segments[id] as string[][]).filter((seg) => !seg.some((t) => mentioned.has(t))).length;
+      const segments = this.segments[id] as string[][];
+      // The words of a compound last segment (`move_disk`, `suspend-disk`) each name part of the act;
+      // a generic verb among them (`get-osinfo`) names none.
+      const tail = segments.at(-1) ?? [];
+      const partly = tail.length > 1 && tail.some((t) => mentioned.has(t)) ? tail.filter((t) => !mentioned.has(t) && verbRule(t, t) === undefined).length * COMPOUND_WORD_UNMENTIONED : 0;
+      const unmentioned = segments.filter((seg) => !seg.some((t) => mentioned.has(t))).length + partly;
       const specificity = 1 / (1 + UNMENTIONED_SEGMENT_PENALTY * unmentioned);
-      const receiver = this.createsOneOf(id, query.addedTo) ? CREATE_FOR_RECEIVER : 1;
+      const receiver = this.createsOneOf(id, query.addedTo) ? CREATE_FOR_RECEIVER : this.partOfReceiver(id, query.addedTo) ? PART_OF_RECEIVER : 1;
       final.set(id, rel * coverage ** COVERAGE_EXPONENT * method * specificity * receiver * this.shapeFactor(id, query) * (this.priors[id] as number));
     }
     return final;
@@ -247,6 +260,12 @@ export class Ranker {
     if (!query.collection || !this.isRead[id]) return 1;
     if (this.endsWithParam[id]) return ITEM_FOR_COLLECTION;
     return (this.itemSegments[id] as string[]).some((t) => query.pluralTerms.has(t)) ? ITEM_FOR_COLLECTION : 1;
+  }
+
+  /** A guest's configuration write, the request adding something to that kind of guest ("add a disk to a vm"): a part of it. */
+  private partOfReceiver(id: number, kinds: ReadonlySet<string>): boolean {
+    if (kinds.size === 0 || this.isRead[id] || !this.guestConfigs[id]) return false;
+    return (this.segments[id] as string[][]).some((seg) => seg.some((t) => kinds.has(t)));
   }
 
   /** The operation creates a thing of a kind the request adds something to (`POST /cluster/firewall/ipset` for "add … to the ipset"). */
@@ -323,46 +342,6 @@ export class Ranker {
     this.termCache.set(term, scores);
     return scores;
   }
-}
-
-function identifierTerms(operations: readonly Operation[]): Set<string> {
-  const terms = new Set<string>();
-  const updates = shownByUpdates(operations);
-  operations.forEach((op, id) => {
-    const doc = indexedOperation(op, id, updates[id]);
-    for (const field of [doc.path, doc.name, doc.params, doc.returns]) for (const term of analyze(field)) terms.add(term);
-    if (doc.tail) terms.add(doc.tail);
-  });
-  return terms;
-}
-
-/** "a b" for every two adjacent literal one-word segments of a path (`acme account`, `ceph pool`). */
-function pathPairs(operations: readonly Operation[]): Set<string> {
-  const pairs = new Set<string>();
-  for (const op of operations) {
-    const segments = splitPath(op.path);
-    segments.forEach((s, i) => {
-      const next = segments[i + 1];
-      if (next === undefined || s.startsWith('{') || next.startsWith('{')) return;
-      const [a, b] = [analyze(s), analyze(next)];
-      if (a.length === 1 && b.length === 1) pairs.add(`${a[0]} ${b[0]}`);
-    });
-  }
-  return pairs;
-}
-
-function guestKindOps(operations: readonly Operation[]): boolean[] {
-  const kinds = new Set<string>();
-  for (const op of operations) {
-    const segments = splitPath(op.path);
-    segments.forEach((s, i) => {
-      if (segments[i + 1] === '{vmid}') kinds.add(s);
-    });
-  }
-  return operations.map((op) => {
-    const segments = splitPath(op.path);
-    return !segments.includes('{vmid}') && segments.some((s) => kinds.has(s));
-  });
 }
 
 interface TermMatch {

@@ -11,7 +11,7 @@ export const OPERATION_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['relocate', 'relocation'], terms: { relocate: 1, migrate: 0.6 }, methods: ['POST'] },
   // Which guests may share a node: HA's affinity rules ("keep them on different nodes").
   {
-    triggers: ['different nodes', 'separate nodes', 'same node', 'same host', 'apart', 'affinity', 'anti affinity', 'colocation', 'colocate', 'keep together'],
+    triggers: ['on different nodes', 'on separate nodes', 'same node', 'same host', 'apart', 'affinity', 'anti affinity', 'colocation', 'colocate', 'keep together'],
     terms: { affinity: 1, rule: 0.5, ha: 0.5 },
   },
   { triggers: ['totem', 'corosync settings', 'corosync config', 'corosync configuration', 'token timeout', 'corosync token', 'cipher'], terms: { totem: 1, corosync: 0.5 } },
@@ -30,6 +30,6 @@ export const OPERATION_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['included volumes', 'included disks', 'what is included', 'covered disks', 'which disks are backed up'], terms: { included: 1, volume: 0.5 } },
   { triggers: ['ceph conf', 'ceph config', 'ceph configuration', 'ceph config file'], terms: { cfg: 1, raw: 0.6, ceph: 0.5 } },
   { triggers: ['lock out', 'block user', 'disable user', 'deactivate user', 'disable the account', 'disable account'], terms: { enable: 1, user: 0.6 }, methods: ['PUT'] },
-  { triggers: ['unlock', 'locked out'], terms: { unlock: 1, tfa: 0.5 }, methods: ['PUT'] },
+  { triggers: ['unlock'], terms: { unlock: 1, tfa: 0.5 }, methods: ['PUT'] },
   { triggers: ['guest password', 'root password', 'administrator password', 'admin password', 'password inside'], terms: { password: 1, agent: 0.5, user: 0.3 } },
 ];
