@@ -21,6 +21,18 @@ async function demoModel(): Promise<ApiModel> {
   return sim.model;
 }
 
+type SetName = 'questionHoldout4' | 'questionHoldout5';
+/**
+ * Floors a few points under the figures measured at the end of round 6 (docs/search.md), so a
+ * regression fails. They are not the goal (r@1 0.75, r@5 0.95), which these sets do not reach:
+ * the fourth holdout was tuned on in round 6; the fifth was written before round 6 and never tuned
+ * on, so it is the honest figure.
+ */
+const FLOORS: Record<string, Record<SetName, { recall1: number; recall5: number }>> = {
+  'the official 9.1 schema': { questionHoldout4: { recall1: 0.58, recall5: 0.87 }, questionHoldout5: { recall1: 0.7, recall5: 0.85 } },
+  "the demo simulator's own schema": { questionHoldout4: { recall1: 0.6, recall5: 0.91 }, questionHoldout5: { recall1: 0.69, recall5: 0.89 } },
+};
+
 const schemas: Array<[string, boolean, () => Promise<ApiModel>]> = [
   ['the official 9.1 schema', hasOfficialSchema('9.1'), () => loadSchemaFromFile(officialSchemaFile('9.1'))],
   ["the demo simulator's own schema", true, demoModel],
@@ -41,6 +53,24 @@ for (const [name, available, load] of schemas) {
       const misses = result.cases.filter((c) => c.rank !== 1).map((c) => `${c.query} (${c.rank ?? '-'})`);
       expect(result.recall5, misses.join(' | ')).toBeGreaterThanOrEqual(0.95);
       expect(result.recall1, misses.join(' | ')).toBeGreaterThanOrEqual(0.75);
+    });
+
+    it('reach recall@1 >= 0.75 and recall@5 >= 0.95 on every held-out set of earlier rounds (tuned on since)', () => {
+      for (const set of ['questionHoldout', 'questionHoldout2', 'questionHoldout3'] as const) {
+        const result = recallAt(search, casesFor(keys, querySet[set]));
+        const misses = result.cases.filter((c) => c.rank !== 1).map((c) => `${c.query} (${c.rank ?? '-'})`);
+        expect(result.recall5, `${set}: ${misses.join(' | ')}`).toBeGreaterThanOrEqual(0.95);
+        expect(result.recall1, `${set}: ${misses.join(' | ')}`).toBeGreaterThanOrEqual(0.75);
+      }
+    });
+
+    it('hold the fourth and fifth holdouts above their floors (not the goal: see FLOORS)', () => {
+      for (const set of ['questionHoldout4', 'questionHoldout5'] as const) {
+        const floor = FLOORS[name]?.[set];
+        const result = recallAt(search, casesFor(keys, querySet[set]));
+        expect(result.recall1, `${set} recall@1`).toBeGreaterThanOrEqual(floor?.recall1 ?? 1);
+        expect(result.recall5, `${set} recall@5`).toBeGreaterThanOrEqual(floor?.recall5 ?? 1);
+      }
     });
 
     it('inventory questions lead with GET /cluster/resources', () => {
