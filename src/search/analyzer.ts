@@ -95,6 +95,9 @@ const STOPWORDS = new Set([
   'certain',
   'specific',
   'given',
+  // "show user bob's details": about the thing, not a thing of its own.
+  'details',
+  'detail',
   // Negations ("why did vm 130 not start", "won't boot") keep the question's object; phrases that
   // need them ("not backed up") still match, as phrases see every word.
   'not',

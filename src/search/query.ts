@@ -97,6 +97,8 @@ const TIMED_MIN = 0.4;
  * about the operation, the kind of thing they name does.
  */
 const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
+  // A task's UPID names the task; the node, type, guest and user written inside it say nothing more.
+  [/\bUPID:\S*/gi, ' task '],
   [/[\w.-]+@[a-z][\w.-]*![\w.-]+/gi, ' api token '],
   [/[\w.-]+@[a-z][\w.-]*/gi, ' user '],
   [NODE_ID, ' node '],
@@ -104,12 +106,20 @@ const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
   [/(?<![\w/])\/(?:vms|pool)(?:\/[\w.-]*)*/gi, ' acl path '],
   // PVE's default storage IDs (local-lvm, local-zfs): their words name the storage, not LVM or ZFS.
   [/\blocal-[a-z0-9]+\b/gi, ' storage '],
-  // "the vm named web01", "guests tagged prod": a name or tag value says the thing is looked up by
-  // it; the value's own words say nothing.
   // "box 330", "machine 105": a colloquial word for the guest an ID names.
   [/\b(?:machine|box)\s+(?=[0-9]+\b)/gi, ' guest '],
+  // "the vm named web01", "guests tagged prod": a name or tag value says the thing is looked up by
+  // it; the value's own words say nothing.
   [/\b(named|called|tagged|labelled|labeled)\s+["']?[\w.-]+["']?/gi, ' $1 '],
 ];
+/** The index term of the kind of thing each ID names: the request is about that one item (items.ts). */
+const ID_KINDS: ReadonlyArray<[RegExp, string]> = [
+  [/\bUPID:\S*/i, 'task'],
+  [/[\w.-]+@[a-z][\w.-]*![\w.-]+/i, 'token'],
+  [/[\w.-]+@[a-z][\w.-]*/i, 'user'],
+  [/\blocal-[a-z0-9]+\b/i, 'storage'],
+];
+
 /** Where one named guest lives is the request's point ("which node hosts vm 150"): its phrase weighs this much. */
 const PLACEMENT_OF_ONE_GUEST_WEIGHT = 1.4;
 
@@ -271,6 +281,7 @@ export function parseQuery(
   const methods = (joinsExisting ? CHANGE_FIRST : verbMethods) ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
   const propertyOf = oneNamed && !methods && !hinted && opening.manner !== true;
   const namedItems = opening.verb?.rule.methods[0] === 'POST' ? new Set<string>() : namedItemKinds(tokens, stems, synonyms, identifiers);
+  if (opening.verb?.rule.methods[0] !== 'POST') for (const [pattern, kind] of ID_KINDS) if (pattern.test(text)) namedItems.add(kind);
   const shape = {
     namedItems,
     collection,
