@@ -150,7 +150,7 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['guests in the cluster', 'vms in the cluster', 'across the cluster', 'cluster wide', 'whole cluster'], terms: { resource: 1, cluster: 0.6 }, collection: true },
   { triggers: ['next id', 'next free id', 'free vmid', 'free id', 'next vmid', 'available vmid', 'unused vmid', 'new vmid', 'nextid'], terms: { nextid: 1, vmid: 0.4 } },
   { triggers: ['hardware', 'device', 'devices'], terms: { hardware: 1, device: 0.6 } },
-  { triggers: ['pci', 'passthrough', 'pci passthrough', 'gpu', 'graphics card', 'pcie'], terms: { pci: 1, hardware: 0.4 } },
+  { triggers: ['pci', 'passthrough', 'pass through', 'pci passthrough', 'gpu', 'graphics card', 'pcie'], terms: { pci: 1, hardware: 0.4 } },
   { triggers: ['usb', 'usb device', 'usb stick', 'usb passthrough', 'dongle'], terms: { usb: 1, hardware: 0.4 } },
   { triggers: ['mapping', 'resource mapping', 'hardware mapping', 'directory mapping'], terms: { mapping: 1 } },
 
