@@ -4,6 +4,7 @@
  * in no vocabulary (an unknown word before a guest or node an ID names is a verb).
  */
 import type { HttpMethod } from '../schema/model.js';
+import { tokenize } from './analyzer.js';
 import { GUEST_WORDS, ONE_OF } from './roles.js';
 import type { Concept } from './query.js';
 import type { VerbRule } from './verbs.js';
@@ -46,17 +47,31 @@ const CLAUSE_WEIGHT = 0.5;
 
 /**
  * Weighs down (in place) the concepts named only in a clause after the request's object that says
- * why or when: "freeze vm 130's disks so I can snapshot" acts on the disks, not on a snapshot.
+ * why or when: "freeze vm 130's disks so I can snapshot" acts on the disks, not on a snapshot. The
+ * clause ends at the next punctuation (`ends`: token positions where a sentence part ends), so
+ * "…after too many attempts, unlock her" still asks to unlock.
  */
-export function weighClauses(tokens: readonly string[], concepts: Concept[]): void {
+export function weighClauses(tokens: readonly string[], concepts: Concept[], ends: readonly number[]): void {
   const at = tokens.findIndex((t, i) => i > 0 && SUBORDINATORS.has(t));
   if (at === -1) return;
-  const before = new Set(tokens.slice(0, at));
-  const after = new Set(tokens.slice(at + 1));
+  const end = ends.find((e) => e > at + 1) ?? tokens.length;
+  const before = new Set([...tokens.slice(0, at), ...tokens.slice(end)]);
+  const after = new Set(tokens.slice(at + 1, end));
   for (const [k, c] of concepts.entries()) {
     const words = c.source.split(' ');
     if (!c.verb && words.every((w) => after.has(w) && !before.has(w))) concepts[k] = { ...c, weight: c.weight * CLAUSE_WEIGHT };
   }
+}
+
+/** Token positions at which a part of the request ends (after a comma, semicolon, question mark or a sentence's period). */
+export function partEnds(text: string): number[] {
+  const ends: number[] = [];
+  let count = 0;
+  for (const part of text.split(/[,;!?]|\.(?:\s|$)/)) {
+    count += tokenize(part).length;
+    ends.push(count);
+  }
+  return ends;
 }
 
 /** Nouns that name a listing of the things before them ("template list", "user overview"). */

@@ -9,8 +9,8 @@ import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
 import { namedItemKinds } from './items.js';
-import { acting, findOpening } from './opening.js';
-import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, namesListing, unknownVerbBeforeTarget, weighClauses } from './intent.js';
+import { acting, findOpening, laterImperative } from './opening.js';
+import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, namesListing, partEnds, unknownVerbBeforeTarget, weighClauses } from './intent.js';
 import { GUEST_WORDS, NODE_ID, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
 import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
@@ -135,9 +135,11 @@ export function parseQuery(
   pathPair?: (first: string, second: string) => boolean,
   itemValue?: (term: string) => boolean,
 ): ParsedQuery {
-  const tokens = tokenize(NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text));
+  const referenced = NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text);
+  const tokens = tokenize(referenced);
+  const parts = partEnds(referenced);
   const stems = tokens.map(stem);
-  const opening = findOpening(tokens, stems);
+  const opening = laterImperative(findOpening(tokens, stems), tokens, stems, parts);
   const concepts: Concept[] = [];
   const seenRules = new Set<CompiledSynonym['terms']>();
   const seenWords = new Set<string>();
@@ -225,7 +227,8 @@ export function parseQuery(
         const terms = new Map([...(things ?? (state ? (phrase.stateTerms ?? withStatus(phrase.terms)) : phrase.terms)), ...(own ?? [])]);
         concepts.push({ terms, weight, source: tokens.slice(i, i + phrase.span).join(' '), verb: false });
         // "backups" are things to look at, not the act of backing up.
-        if (i === opening.firstContent && !things) hinted = phrase.methods;
+        // "…, unlock her": an action word opening a later part of the request is an imperative too.
+        if ((i === opening.firstContent || (hinted === undefined && !opening.verb && !opening.questionMethods && parts.includes(i))) && !things) hinted = phrase.methods;
       }
       if (plural) for (const [term, weight] of phrase.pluralTerms ?? phrase.terms) if (weight >= PLURAL_TERM_MIN) pluralTerms.add(term);
       // "each node", "every storage": the things named are many, so reading one of them is not the answer.
@@ -273,7 +276,7 @@ export function parseQuery(
   if (listing) collection = true;
   const verbMethods = changesNewThing(tokens, opening.verb) ? CREATE_FIRST : listing ? QUESTION_METHODS : opening.verb?.rule.methods;
   const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
-  weighClauses(tokens, concepts);
+  weighClauses(tokens, concepts, parts);
   const { guestMember, addedTo, joinsExisting } = weighRoles(tokens, stems, concepts, opening.verb);
   // "add a disk to a vm": adding to a thing that exists may be setting one of its options.
   if (addedTo.size > 0) for (const [k, c] of concepts.entries()) if (c.verb) concepts[k] = { ...c, terms: new Map([...CHANGE_TERMS, ...c.terms]) };

@@ -124,7 +124,15 @@ const byWord = new Map<string, VerbRule>();
 for (const rule of VERB_RULES) for (const word of rule.words) byWord.set(word, rule);
 
 /** Two-word verbs whose first word alone means something else: "set up" creates, "set" changes. */
-const PHRASAL_VERBS: Readonly<Record<string, string>> = { 'set up': 'create', 'clean up': 'remove', 'get rid': 'remove', 'look up': 'show', 'spin off': 'create' };
+const PHRASAL_VERBS: Readonly<Record<string, string>> = {
+  'set up': 'create',
+  'clean up': 'remove',
+  'get rid': 'remove',
+  'look up': 'show',
+  'spin off': 'create',
+  'make it': 'change',
+  'make them': 'change',
+};
 
 /** The verb rule a two-word verb ("set up a replication job") stands for, if `token next` is one. */
 export function phrasalVerbRule(token: string, next: string | undefined): VerbRule | undefined {
