@@ -49,6 +49,8 @@ export interface ParsedQuery {
   question: boolean;
   /** The request names a node ("shut down pve1", "the host") and no guest at all: an operation on a guest is not the answer. */
   nodeNotGuest: boolean;
+  /** The request asks about guests in the plural and names no node ("which guests are locked"): an inventory of the cluster. */
+  inventory: boolean;
   /**
    * The guest named is what is added to or taken from something else ("add vm 130 to the dev pool",
    * "put vm 120 under ha", "take vm 120 out of ha"): the pool or HA is changed, not the guest.
@@ -293,6 +295,7 @@ export function parseQuery(
     guestExists,
     timed,
     nodeNotGuest: namesNode && !anyGuest,
+    inventory: !namesNode && !oneGuest && tokens.some((t) => GUEST_PLURALS.has(t) || t === 'machines') && (methods ?? hinted ?? QUESTION_METHODS)[0] === 'GET',
     question: opening.questionMethods !== undefined,
     guestMember,
     propertyOf,

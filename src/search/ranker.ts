@@ -72,6 +72,8 @@ const CREATE_FOR_RECEIVER = 0.6;
 const EVERY_GUEST_FOR_NODE = 0.7;
 /** Factor for a guest's configuration write when the request adds something to a guest: its parts are options there. */
 const PART_OF_RECEIVER = 2;
+/** Factor for a cluster-wide listing of guests when the request is an inventory question ("which guests are stopped"). */
+const INVENTORY_LISTING = 1.5;
 /** Factor for an operation on one guest (`{vmid}` in its path) when the request names a node and no guest. */
 const GUEST_OP_FOR_NODE = 0.4;
 /**
@@ -131,6 +133,8 @@ export class Ranker {
   private readonly jobWrites: boolean[];
   private readonly directoryIndexes: boolean[];
   private readonly isRead: boolean[];
+  /** Cluster-wide listings whose items are guests (`GET /cluster/resources`): what an inventory question reads. */
+  private readonly clusterGuestLists: boolean[];
   private readonly guestConfigs: boolean[];
   private readonly guestArguments: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
@@ -158,6 +162,7 @@ export class Ranker {
     this.oneGuestOps = operations.map((op) => op.path.includes('{vmid}'));
     this.jobWrites = operations.map((op) => op.method !== 'GET' && op.params.some((p) => !p.inPath && p.name === 'schedule'));
     this.isRead = operations.map((op) => op.method === 'GET');
+    this.clusterGuestLists = operations.map((op) => op.method === 'GET' && !op.path.includes('{') && op.returns.items?.properties?.['vmid'] !== undefined);
     this.guestConfigs = operations.map((op) => op.path.endsWith('{vmid}/config'));
     this.guestArguments = guestArgumentOps(operations);
     this.identifiers = identifierTerms(operations);
@@ -251,6 +256,7 @@ export class Ranker {
     if ((query.question || query.collection) && this.directoryIndexes[id]) return DIRECTORY_INDEX_FOR_QUESTION;
     if (query.guestMember && (this.oneGuestOps[id] || this.guestKindOps[id])) return GUEST_OP_FOR_MEMBER;
     if (query.oneGuest && this.everyGuestOps[id]) return EVERY_GUEST_FOR_ONE_GUEST;
+    if (query.inventory && this.clusterGuestLists[id]) return INVENTORY_LISTING;
     if (query.nodeNotGuest && this.oneGuestOps[id]) return GUEST_OP_FOR_NODE;
     if (query.nodeNotGuest && !query.collection && this.everyGuestOps[id]) return EVERY_GUEST_FOR_NODE;
     if (query.oneGuest && this.guestKindOps[id] && this.isRead[id]) return KIND_READ_FOR_ONE_GUEST;

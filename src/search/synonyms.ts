@@ -53,11 +53,11 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['vm', 'virtual machine', 'kvm', 'qemu', 'virtual server', 'vps'], terms: { qemu: 1, vm: 0.4, virtual: 0.4, machine: 0.4, vmid: 0.4, guest: 0.3 } },
   { triggers: ['container', 'ct', 'lxc', 'lxd'], terms: { lxc: 1, container: 0.7, ct: 0.4 } },
   // Only the cluster's resource list holds guests of both kinds: per-node lists are per kind.
-  { triggers: ['guest', 'instance', 'workload', 'vm or container', 'vms and containers', 'vms or containers'], terms: { guest: 1, qemu: 0.6, lxc: 0.6, vm: 0.6, resource: 0.6 } },
+  { triggers: ['guest', 'instance', 'workload', 'machine', 'vm or container', 'vms and containers', 'vms or containers'], terms: { guest: 1, qemu: 0.6, lxc: 0.6, vm: 0.6, resource: 0.6 } },
   { triggers: ['template', 'golden image', 'base image'], terms: { template: 1 } },
 
   // Hosts and the cluster
-  { triggers: ['node', 'host', 'server', 'hypervisor', 'pve host', 'physical host', 'machine', 'box'], terms: { node: 1, host: 0.3 } },
+  { triggers: ['node', 'host', 'server', 'hypervisor', 'pve host', 'physical host', 'box'], terms: { node: 1, host: 0.3 } },
   { triggers: ['cluster', 'datacenter', 'data center', 'dc'], terms: { cluster: 1, datacenter: 0.4 } },
   // Cluster-wide questions: one view of every guest, node or storage answers them, not a per-node
   // list. The phrase keeps the object it names, so "all guests" still asks about guests.
