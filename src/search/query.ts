@@ -220,7 +220,9 @@ export function parseQuery(
         seenRules.add(phrase.terms);
         // In a question an action word is a state ("which vms are stopped"): it asks to see, not to
         // act; in the plural it is the things themselves ("what backups exist").
-        const state = opening.questionMethods !== undefined && phrase.methods !== undefined && !plural;
+        // So is a participle in a request to read ("list all stopped vms").
+        const reading = opening.questionMethods !== undefined || (opening.verb?.rule.methods[0] === 'GET' && /(?:ed|ing)$/.test(tokens[i + phrase.span - 1] as string));
+        const state = reading && phrase.methods !== undefined && !plural;
         const things = plural ? phrase.pluralTerms : undefined;
         const weight = state ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.placement && oneGuest ? PLACEMENT_OF_ONE_GUEST_WEIGHT : phrase.weight;
         // "cron", "syslog", "spiceproxy": a word that names one object a path can hold (a service)
