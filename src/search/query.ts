@@ -208,7 +208,8 @@ export function parseQuery(
       i += phrase.span;
       continue;
     }
-    if (phrase?.power && (anyGuest || namesNode)) {
+    // "turn off vm 101" powers the guest; "turn off protection for vm 101" changes a setting of it.
+    if (phrase?.power && (anyGuest || namesNode) && !namesSomethingElse(tokens, i + phrase.span)) {
       // "turn on vm 101": power, not a feature to enable.
       const power = { ...phrase, terms: phrase.power.terms, methods: phrase.power.methods, stateTerms: undefined, power: undefined };
       phrase = power;
@@ -331,6 +332,14 @@ function compoundAt(tokens: string[], i: number, verbPosition: number | undefine
   for (const t of [a, b]) if (!/^[a-z]+$/.test(t) || isNoise(t) || isStateQuestion(t) || isNeutralOpener(t)) return undefined;
   const joined = stem(a + b);
   return identifiers(joined) ? joined : undefined;
+}
+
+/** A word other than a guest or node word follows (articles skipped): what the phrase acts on is that, not the guest. */
+function namesSomethingElse(tokens: readonly string[], at: number): boolean {
+  let i = at;
+  while (ONE_OF.has(tokens[i] ?? '')) i += 1;
+  const next = tokens[i];
+  return next !== undefined && !GUEST_WORDS.has(next) && !GUEST_PLURALS.has(next) && !NODE_WORDS.has(next) && !isNoise(next);
 }
 
 /** An action word in a question names a state ("stopped"), which status reads report. */

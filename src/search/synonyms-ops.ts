@@ -30,6 +30,12 @@ export const OPERATION_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['included volumes', 'included disks', 'what is included', 'covered disks', 'which disks are backed up'], terms: { included: 1, volume: 0.5 } },
   { triggers: ['ceph conf', 'ceph config', 'ceph configuration', 'ceph config file'], terms: { cfg: 1, raw: 0.6, ceph: 0.5 } },
   { triggers: ['lock out', 'block user', 'disable user', 'deactivate user', 'disable the account', 'disable account'], terms: { enable: 1, user: 0.6 }, methods: ['PUT'] },
-  { triggers: ['unlock'], terms: { unlock: 1, tfa: 0.5 }, methods: ['PUT'] },
+  // A user is unlocked after failed second factors; a guest's lock (backup, migrate) is a config option.
+  { triggers: ['unlock'], terms: { unlock: 1, tfa: 0.5 }, methods: ['PUT'], power: { terms: { lock: 1, config: 0.6 }, methods: ['PUT', 'POST'] } },
+  // What a guest is restored from: a backup archive, which creating the guest takes.
+  {
+    triggers: ['from backup', 'from a backup', 'from the backup', 'from its backup', 'from backups', 'from a backup archive', 'from the backup archive', 'from backup archive'],
+    terms: { archive: 1, restore: 0.6 },
+  },
   { triggers: ['guest password', 'root password', 'administrator password', 'admin password', 'password inside'], terms: { password: 1, agent: 0.5, user: 0.3 } },
 ];
