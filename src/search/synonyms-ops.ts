@@ -14,6 +14,10 @@ export const OPERATION_SYNONYM_RULES: readonly SynonymRule[] = [
     triggers: ['on different nodes', 'on separate nodes', 'same node', 'same host', 'apart', 'affinity', 'anti affinity', 'colocation', 'colocate', 'keep together'],
     terms: { affinity: 1, rule: 0.5, ha: 0.5 },
   },
+  // The HA stack's elected master and each node's local resource manager are the manager's status.
+  { triggers: ['ha master', 'master node', 'master', 'crm', 'lrm', 'ha manager status'], terms: { manager: 1, status: 0.6, ha: 0.5 } },
+  // "what is running on pve2": the guests are the unnamed object.
+  { triggers: ['what is running', 'what runs', 'whats running', 'what s running', 'what is hosted'], terms: { resource: 1, guest: 0.6, qemu: 0.5, lxc: 0.5, status: 0.4 }, collection: true },
   { triggers: ['totem', 'corosync settings', 'corosync config', 'corosync configuration', 'token timeout', 'corosync token', 'cipher'], terms: { totem: 1, corosync: 0.5 } },
   {
     triggers: ['bandwidth limit', 'bandwidth limits', 'bwlimit', 'speed limit', 'throttle', 'migration bandwidth', 'limit bandwidth'],

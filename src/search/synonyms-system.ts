@@ -67,7 +67,10 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['mount point', 'mountpoint', 'mp', 'rootfs', 'root disk'], terms: { volume: 1, mp: 0.6, rootfs: 0.6 } },
 
   // Monitoring
-  { triggers: ['status', 'state', 'health', 'healthy', 'up', 'alive', 'online', 'uptime', 'finished', 'succeeded', 'successful', 'ok', 'completed'], terms: { status: 1, current: 0.5 } },
+  {
+    triggers: ['status', 'state', 'health', 'healthy', 'up', 'alive', 'online', 'uptime', 'finished', 'succeeded', 'successful', 'ok', 'completed', 'warning', 'warnings'],
+    terms: { status: 1, current: 0.5 },
+  },
   { triggers: ['running', 'active', 'run', 'runs'], terms: { status: 0.6, running: 0.5, current: 0.4 }, weight: 0.5 },
   { triggers: ['right now', 'currently', 'at the moment', 'current'], terms: { current: 1, status: 0.6 }, weight: 0.6, when: true },
   { triggers: ['cpu', 'cpus', 'processor', 'vcpu', 'vcpus', 'cores', 'core', 'sockets'], terms: { cpu: 1, core: 0.5, status: 0.3 }, weight: 0.6 },
