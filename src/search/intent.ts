@@ -41,7 +41,7 @@ export function unknownVerbBeforeTarget(tokens: readonly string[], at: number | 
 }
 
 /** Words that open a clause saying why or when ("so I can snapshot", "before the upgrade", "while it runs"). */
-const SUBORDINATORS = new Set(['so', 'before', 'after', 'while', 'because', 'since', 'until', 'once', 'otherwise']);
+const SUBORDINATORS = new Set(['so', 'before', 'after', 'while', 'because', 'since', 'until', 'once', 'otherwise', 'when', 'whenever']);
 /** Weight of what such a clause names: the context of the act, not its object. */
 const CLAUSE_WEIGHT = 0.5;
 

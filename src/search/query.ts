@@ -233,7 +233,9 @@ export function parseQuery(
         concepts.push({ terms, weight, source: tokens.slice(i, i + phrase.span).join(' '), verb: false });
         // "backups" are things to look at, not the act of backing up.
         // "…, unlock her": an action word opening a later part of the request is an imperative too.
-        if ((i === opening.firstContent || (hinted === undefined && !opening.verb && !opening.questionMethods && parts.includes(i))) && !things) hinted = phrase.methods;
+        // A power word acting on something other than a guest or node ("reset bob's password") hints nothing.
+        const otherObject = POWER_ACTS.has([...phrase.terms.keys()][0] ?? '') && namesSomethingElse(tokens, i + phrase.span, 2);
+        if ((i === opening.firstContent || (hinted === undefined && !opening.verb && !opening.questionMethods && parts.includes(i))) && !things && !otherObject) hinted = phrase.methods;
       }
       if (plural) for (const [term, weight] of phrase.pluralTerms ?? phrase.terms) if (weight >= PLURAL_TERM_MIN) pluralTerms.add(term);
       // "each node", "every storage": the things named are many, so reading one of them is not the answer.
@@ -334,12 +336,16 @@ function compoundAt(tokens: string[], i: number, verbPosition: number | undefine
   return identifiers(joined) ? joined : undefined;
 }
 
+/** The index terms that power actions search first: said of something else, they are that thing's act. */
+const POWER_ACTS = new Set(['start', 'stop', 'shutdown', 'reboot', 'reset', 'suspend', 'resume']);
+
 /** A word other than a guest or node word follows (articles skipped): what the phrase acts on is that, not the guest. */
-function namesSomethingElse(tokens: readonly string[], at: number): boolean {
+function namesSomethingElse(tokens: readonly string[], at: number, words = 1): boolean {
   let i = at;
   while (ONE_OF.has(tokens[i] ?? '')) i += 1;
-  const next = tokens[i];
-  return next !== undefined && !GUEST_WORDS.has(next) && !GUEST_PLURALS.has(next) && !NODE_WORDS.has(next) && !isNoise(next);
+  const next = tokens.slice(i, i + words);
+  const target = (t: string) => GUEST_WORDS.has(t) || GUEST_PLURALS.has(t) || NODE_WORDS.has(t);
+  return next.length > 0 && !next.some(target) && !isNoise(next[0] as string);
 }
 
 /** An action word in a question names a state ("stopped"), which status reads report. */

@@ -182,7 +182,7 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['replicate', 'replicating'], terms: { replication: 1 }, methods: ['POST'] },
   { triggers: ['stop replicating', 'stop replication', 'no longer replicate', 'stop the replication'], terms: { replication: 1 }, methods: ['DELETE'] },
   { triggers: ['join', 'join cluster', 'add node', 'join a cluster', 'cluster join'], terms: { join: 1, cluster: 0.3 }, methods: ['POST'] },
-  { triggers: ['notification', 'notifications', 'alert', 'alerts', 'email', 'mail'], terms: { notification: 1, endpoint: 0.3 } },
+  { triggers: ['notification', 'notifications', 'notify', 'notified', 'alert', 'alerts', 'email', 'mail'], terms: { notification: 1, endpoint: 0.3 } },
   // A kind of notification endpoint named keeps its own word: each kind has its own operations.
   { triggers: ['smtp', 'smtp server', 'mail server'], terms: { smtp: 1, endpoint: 0.4, notification: 0.4 } },
   { triggers: ['sendmail'], terms: { sendmail: 1, endpoint: 0.4, notification: 0.4 } },
