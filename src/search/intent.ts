@@ -4,8 +4,8 @@
  * in no vocabulary (an unknown word before a guest or node an ID names is a verb).
  */
 import type { HttpMethod } from '../schema/model.js';
-import { tokenize } from './analyzer.js';
-import { GUEST_WORDS, ONE_OF } from './roles.js';
+import { isNoise, tokenize } from './analyzer.js';
+import { GUEST_PLURALS, GUEST_WORDS, NODE_WORDS, ONE_OF } from './roles.js';
 import type { Concept } from './query.js';
 import type { VerbRule } from './verbs.js';
 
@@ -80,4 +80,16 @@ const LISTINGS = new Set(['list', 'listing', 'overview', 'inventory']);
 /** The request is a noun phrase naming a listing: "template list", "snapshot list of vm 101". */
 export function namesListing(tokens: readonly string[]): boolean {
   return tokens.some((t, i) => i > 0 && LISTINGS.has(t) && (i === tokens.length - 1 || tokens[i + 1] === 'of'));
+}
+
+/** The index terms that power actions search first: said of something else, they are that thing's act. */
+export const POWER_ACTS = new Set(['start', 'stop', 'shutdown', 'reboot', 'reset', 'suspend', 'resume']);
+
+/** A word other than a guest or node word follows (articles skipped): what the phrase acts on is that, not the guest. */
+export function namesSomethingElse(tokens: readonly string[], at: number, words = 1): boolean {
+  let i = at;
+  while (ONE_OF.has(tokens[i] ?? '')) i += 1;
+  const next = tokens.slice(i, i + words);
+  const target = (t: string) => GUEST_WORDS.has(t) || GUEST_PLURALS.has(t) || NODE_WORDS.has(t);
+  return next.length > 0 && !next.some(target) && !isNoise(next[0] as string);
 }

@@ -10,8 +10,8 @@ import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
 import { namedItemKinds } from './items.js';
 import { acting, findOpening, laterImperative } from './opening.js';
-import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, namesListing, partEnds, unknownVerbBeforeTarget, weighClauses } from './intent.js';
-import { GUEST_WORDS, NODE_ID, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
+import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, namesListing, namesSomethingElse, partEnds, POWER_ACTS, unknownVerbBeforeTarget, weighClauses } from './intent.js';
+import { GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
 import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
 
@@ -86,9 +86,6 @@ const STATE_STATUS_WEIGHT = 0.6;
 /** The verb's own word is searched too ("order" a certificate, "register" an account). */
 const VERB_OWN_TERM_WEIGHT = 0.5;
 
-/** Words that name guests in the plural (the singular ones, `GUEST_WORDS`, are in roles.ts). */
-const GUEST_PLURALS = new Set(['vms', 'containers', 'cts', 'guests', 'instances']);
-const NODE_WORDS = new Set(['node', 'host', 'hypervisor']);
 const NAMING = new Set(['named', 'called']);
 /** A concept standing this well for a schedule or a job says the request is about one. */
 const TIMED_MIN = 0.4;
@@ -334,18 +331,6 @@ function compoundAt(tokens: string[], i: number, verbPosition: number | undefine
   for (const t of [a, b]) if (!/^[a-z]+$/.test(t) || isNoise(t) || isStateQuestion(t) || isNeutralOpener(t)) return undefined;
   const joined = stem(a + b);
   return identifiers(joined) ? joined : undefined;
-}
-
-/** The index terms that power actions search first: said of something else, they are that thing's act. */
-const POWER_ACTS = new Set(['start', 'stop', 'shutdown', 'reboot', 'reset', 'suspend', 'resume']);
-
-/** A word other than a guest or node word follows (articles skipped): what the phrase acts on is that, not the guest. */
-function namesSomethingElse(tokens: readonly string[], at: number, words = 1): boolean {
-  let i = at;
-  while (ONE_OF.has(tokens[i] ?? '')) i += 1;
-  const next = tokens.slice(i, i + words);
-  const target = (t: string) => GUEST_WORDS.has(t) || GUEST_PLURALS.has(t) || NODE_WORDS.has(t);
-  return next.length > 0 && !next.some(target) && !isNoise(next[0] as string);
 }
 
 /** An action word in a question names a state ("stopped"), which status reads report. */

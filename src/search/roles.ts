@@ -12,6 +12,9 @@ import type { VerbRule } from './verbs.js';
  * "ct 200"), after an article one guest the operator has in mind ("is the vm running").
  */
 export const GUEST_WORDS = new Set(['vm', 'container', 'ct', 'guest', 'vmid', 'lxc', 'qemu', 'kvm', 'instance']);
+/** Words that name guests in the plural. */
+export const GUEST_PLURALS = new Set(['vms', 'containers', 'cts', 'guests', 'instances']);
+export const NODE_WORDS = new Set(['node', 'host', 'hypervisor']);
 export const ONE_OF = new Set(['the', 'this', 'that', 'a', 'an', 'my', 'one']);
 /** A guest after one of these is one that exists ("add a disk to a vm", "the config of the vm"). */
 export const PREPOSITIONS = new Set(['to', 'of', 'on', 'in', 'into', 'onto', 'for', 'from', 'inside', 'within']);
