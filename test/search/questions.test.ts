@@ -29,8 +29,8 @@ type SetName = 'questionHoldout4' | 'questionHoldout5';
  * on, so it is the honest figure.
  */
 const FLOORS: Record<string, Record<SetName, { recall1: number; recall5: number }>> = {
-  'the official 9.1 schema': { questionHoldout4: { recall1: 0.58, recall5: 0.87 }, questionHoldout5: { recall1: 0.7, recall5: 0.85 } },
-  "the demo simulator's own schema": { questionHoldout4: { recall1: 0.6, recall5: 0.91 }, questionHoldout5: { recall1: 0.69, recall5: 0.89 } },
+  'the official 9.1 schema': { questionHoldout4: { recall1: 0.59, recall5: 0.89 }, questionHoldout5: { recall1: 0.71, recall5: 0.87 } },
+  "the demo simulator's own schema": { questionHoldout4: { recall1: 0.63, recall5: 0.92 }, questionHoldout5: { recall1: 0.71, recall5: 0.91 } },
 };
 
 const schemas: Array<[string, boolean, () => Promise<ApiModel>]> = [
