@@ -93,3 +93,49 @@ export function namesSomethingElse(tokens: readonly string[], at: number, words 
   const target = (t: string) => GUEST_WORDS.has(t) || GUEST_PLURALS.has(t) || NODE_WORDS.has(t);
   return next.length > 0 && !next.some(target) && !isNoise(next[0] as string);
 }
+
+/** Words an agent uses for the API itself ("the endpoint that …", "api to …"): they name no operation. */
+const META = new Set(['api', 'apis', 'endpoint', 'endpoints', 'call', 'calls', 'route', 'routes', 'method', 'operation', 'operations']);
+/** Before a meta word: how it is introduced ("which endpoint", "via the api"). */
+const META_BEFORE = new Set(['what', 'which', 'the', 'a', 'an', 'via', 'using', 'through', 'with', 'by', 's', 'right', 'correct']);
+/** After a meta word: what ties it to the act ("api to list vms", "the call that starts …"). */
+const META_CONNECTORS = new Set(['to', 'for', 'that', 'which', 'i', 'should', 'can', 'do', 'does', 'will']);
+/** Verbs that say what a call reports, not what it does ("which call returns the node list"). */
+const REPORTING = new Set(['returns', 'gives', 'shows', 'provides', 'reports', 'tells', 'fetches', 'gets', 'lists', 'exposes']);
+
+/**
+ * Drops an agent's words for the API itself: "what endpoint deletes a snapshot" asks to delete a
+ * snapshot, "api to list vms" to list VMs, "endpoint for creating a container" to create one (the
+ * gerund becomes the verb `isVerb` knows), "read the syslog via api" to read the syslog. A meta
+ * word stays where it names a thing ("notification endpoints", "api token").
+ */
+export function dropMetaWords(tokens: readonly string[], isVerb: (word: string) => boolean): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i] as string;
+    const before = i === 0 || META_BEFORE.has(tokens[i - 1] as string);
+    const next = tokens[i + 1];
+    const tied = next === undefined || META_CONNECTORS.has(next) || REPORTING.has(next) || isVerb(next) || gerund(next, isVerb) !== undefined;
+    if (!META.has(t) || !before || !tied) {
+      out.push(t);
+      continue;
+    }
+    let j = i + 1;
+    while (META_CONNECTORS.has(tokens[j] ?? '') || REPORTING.has(tokens[j] ?? '')) j += 1;
+    const base = gerund(tokens[j], isVerb);
+    if (base !== undefined) {
+      out.push(base);
+      j += 1;
+    }
+    i = j - 1;
+  }
+  return out;
+}
+
+/** The verb a gerund is made of ("creating" → create, "stopping" → stop), when `isVerb` knows it. */
+function gerund(word: string | undefined, isVerb: (word: string) => boolean): string | undefined {
+  if (word === undefined || !word.endsWith('ing') || word.length < 6) return undefined;
+  const stemmed = word.slice(0, -3);
+  for (const base of [stemmed, `${stemmed}e`, stemmed.slice(0, -1)]) if (isVerb(base)) return base;
+  return undefined;
+}

@@ -10,7 +10,7 @@ import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
 import { namedItemKinds } from './items.js';
 import { acting, findOpening, laterImperative } from './opening.js';
-import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, namesListing, namesSomethingElse, partEnds, POWER_ACTS, unknownVerbBeforeTarget, weighClauses } from './intent.js';
+import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, namesListing, namesSomethingElse, partEnds, POWER_ACTS, unknownVerbBeforeTarget, weighClauses } from './intent.js';
 import { GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
 import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
@@ -135,7 +135,10 @@ export function parseQuery(
   itemValue?: (term: string) => boolean,
 ): ParsedQuery {
   const referenced = NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text);
-  const tokens = tokenize(referenced);
+  const tokens = dropMetaWords(
+    tokenize(referenced),
+    (word) => verbRule(word, stem(word)) !== undefined || synonyms.get(stem(word))?.some((r) => r.methods !== undefined && r.tokens.length === 1) === true,
+  );
   const parts = partEnds(referenced);
   const stems = tokens.map(stem);
   const opening = laterImperative(findOpening(tokens, stems), tokens, stems, parts);
