@@ -73,6 +73,25 @@ for (const [name, available, load] of schemas) {
       }
     });
 
+    it("drops an agent's words for the API itself and keeps the act they introduce", () => {
+      const snapshot = search.search('what endpoint deletes a snapshot', { limit: 1 })[0];
+      expect(snapshot?.method).toBe('DELETE');
+      expect(snapshot?.path.endsWith('/snapshot/{snapname}')).toBe(true);
+      expect(search.search('api to list vms', { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/qemu');
+      expect(search.search('notification endpoints', { limit: 3 }).every((h) => h.path.startsWith('/cluster/notifications'))).toBe(true);
+    });
+
+    it('reads a participle in a request to read as a state, and a guest named by ID as an argument', () => {
+      expect(search.search('list all stopped vms', { limit: 1 })[0]?.method).toBe('GET');
+      expect(search.search('what backups exist for vm 101', { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/storage/{storage}/content');
+      expect(['PUT /pools', 'PUT /pools/{poolid}']).toContain(search.search('add vm 130 to the dev pool', { limit: 1 })[0]?.key);
+    });
+
+    it.skipIf(name !== 'the official 9.1 schema')('reads a later part of a request and a UPID as the task it names', () => {
+      expect(search.search('eve@pve is locked out after too many 2fa attempts, unlock her', { limit: 1 })[0]?.key).toBe('PUT /access/users/{userid}/unlock-tfa');
+      expect(search.search('stop task UPID:pve1:00001234:0000ABCD:65000000:vzdump:101:root@pam:', { limit: 1 })[0]?.key).toBe('DELETE /nodes/{node}/tasks/{upid}');
+    });
+
     it('inventory questions lead with GET /cluster/resources', () => {
       for (const q of INVENTORY) expect(search.search(q, { limit: 1 })[0]?.key, q).toBe('GET /cluster/resources');
     });
