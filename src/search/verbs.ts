@@ -94,6 +94,7 @@ export const VERB_RULES: readonly VerbRule[] = [
       'lower',
       'reduce',
       'decrease',
+      'exclude',
     ],
     methods: ['PUT', 'POST'],
     terms: { update: 0.5, set: 0.4, config: 0.5, option: 0.4, modify: 0.3 },
