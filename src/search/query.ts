@@ -119,6 +119,8 @@ const ID_KINDS: ReadonlyArray<[RegExp, string]> = [
   [/[\w.-]+@[a-z][\w.-]*![\w.-]+/i, 'token'],
   [/[\w.-]+@[a-z][\w.-]*/i, 'user'],
   [/\blocal-[a-z0-9]+\b/i, 'storage'],
+  // An HA resource's ID ("vm:101", "ct:200").
+  [/\b(?:vm|ct):[0-9]+\b/i, 'resource'],
 ];
 
 /** Where one named guest lives is the request's point ("which node hosts vm 150"): its phrase weighs this much. */
