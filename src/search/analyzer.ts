@@ -122,6 +122,21 @@ const STOPWORDS = new Set([
   'wasn',
   'cannot',
   't',
+  // When something happened ("last night's archive", "this morning"): the request's object says what.
+  'night',
+  'tonight',
+  'yesterday',
+  'today',
+  'morning',
+  'evening',
+  'afternoon',
+  // What is left of a possessive or a contraction ("vm 101's", "what's", "it'll", "we're").
+  's',
+  'd',
+  'll',
+  're',
+  've',
+  'm',
   'here',
   'particular',
   // How an action is done, not which: "stop vm 118 hard", "right away" ("hard disk" is a phrase).
