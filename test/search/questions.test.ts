@@ -24,13 +24,13 @@ async function demoModel(): Promise<ApiModel> {
 type SetName = 'questionHoldout4' | 'questionHoldout5';
 /**
  * Floors a few points under the figures measured at the end of round 6 (docs/search.md), so a
- * regression fails. They are not the goal (r@1 0.75, r@5 0.95), which these sets do not reach:
- * the fourth holdout was tuned on in round 6; the fifth was written before round 6 and never tuned
- * on, so it is the honest figure.
+ * regression fails. They are not the goal (r@1 0.75, r@5 0.95): the fourth holdout (tuned on in
+ * round 6) does not reach it, the fifth (written before round 6, never tuned on: the honest figure)
+ * does not on 9.1 and reaches it on the demo's schema with no margin.
  */
 const FLOORS: Record<string, Record<SetName, { recall1: number; recall5: number }>> = {
   'the official 9.1 schema': { questionHoldout4: { recall1: 0.59, recall5: 0.89 }, questionHoldout5: { recall1: 0.71, recall5: 0.87 } },
-  "the demo simulator's own schema": { questionHoldout4: { recall1: 0.63, recall5: 0.92 }, questionHoldout5: { recall1: 0.71, recall5: 0.91 } },
+  "the demo simulator's own schema": { questionHoldout4: { recall1: 0.64, recall5: 0.92 }, questionHoldout5: { recall1: 0.72, recall5: 0.92 } },
 };
 
 const schemas: Array<[string, boolean, () => Promise<ApiModel>]> = [
