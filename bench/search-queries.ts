@@ -33,6 +33,8 @@ const QuerySetSchema = z.object({
   questionHoldout3: z.array(QueryCaseSchema).default([]),
   /** A fourth held-out set, written in round 5 before that round's ranking changes and never tuned on: the honest figure. */
   questionHoldout4: z.array(QueryCaseSchema).default([]),
+  /** A fifth held-out set, written in round 6 before that round's ranking changes and never tuned on: the honest figure. */
+  questionHoldout5: z.array(QueryCaseSchema).default([]),
 });
 
 export type QueryCase = z.output<typeof QueryCaseSchema>;

@@ -95,6 +95,49 @@ const STOPWORDS = new Set([
   'certain',
   'specific',
   'given',
+  // Pronouns and clause openers ("unlock her", "after too many attempts") name nothing to search.
+  'he',
+  'she',
+  'her',
+  'him',
+  'his',
+  'they',
+  'too',
+  'after',
+  'before',
+  'while',
+  'until',
+  'because',
+  // "show user bob's details": about the thing, not a thing of its own.
+  'details',
+  'detail',
+  // Negations ("why did vm 130 not start", "won't boot") keep the question's object; phrases that
+  // need them ("not backed up") still match, as phrases see every word.
+  'not',
+  'won',
+  'didn',
+  'doesn',
+  'isn',
+  'aren',
+  'wasn',
+  'cannot',
+  't',
+  // When something happened ("last night's archive", "this morning"): the request's object says what.
+  'night',
+  'tonight',
+  'yesterday',
+  'today',
+  'morning',
+  'evening',
+  'afternoon',
+  // What is left of a possessive or a contraction ("vm 101's", "what's", "it'll", "we're").
+  's',
+  'd',
+  'll',
+  're',
+  've',
+  'm',
+  'here',
   'particular',
   // How an action is done, not which: "stop vm 118 hard", "right away" ("hard disk" is a phrase).
   // Node names (pve1, proxmox2) split into the product's name and a number; neither says what to do.
@@ -123,7 +166,23 @@ const STOPWORDS = new Set([
   // "add more memory", "an extra disk": how much, which the parameters say, not which operation.
   'more',
   'less',
+  'than',
+  // Units of the figures in a request ("more than 8 gb of ram"): the figure's noun says what is asked.
+  'kb',
+  'mb',
+  'gb',
+  'tb',
+  'kib',
+  'mib',
+  'gib',
+  'tib',
+  'percent',
   'extra',
+  // "a second network card", "the third disk": which one, not what.
+  'first',
+  'second',
+  'third',
+  'fourth',
   'additional',
   // "which storage holds the disks": a relation between the things named, not a thing of its own.
   'hold',

@@ -80,6 +80,7 @@ export class ApiSearch {
       SYNONYMS,
       (term) => this.ranker.isIdentifier(term),
       (a, b) => this.ranker.isPathPair(a, b),
+      (term) => this.ranker.isItemValue(term),
     );
     if (parsed.concepts.length === 0 && explicit.length === 0) {
       if (options.pathPrefix !== undefined || options.where !== undefined) return this.browse(keep, limit);

@@ -100,7 +100,9 @@ describe('parseQuery', () => {
   it('reads a state question as a GET, and a later verb as a plain word', () => {
     expect(parse('which vms are running').methods).toEqual(['GET']);
     expect(parse('available updates').methods).toBeUndefined();
-    expect(parse('vm list').methods).toBeUndefined();
+    // A trailing "list" names a listing: the request reads it.
+    expect(parse('vm list').methods).toEqual(['GET']);
+    expect(parse('list backup jobs').methods).toEqual(['GET']);
   });
 
   it('lets an opening action word hint its method, but not the same word later', () => {

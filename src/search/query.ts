@@ -8,9 +8,12 @@
 import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
-import { GUEST_WORDS, NODE_ID, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
+import { namedItemKinds } from './items.js';
+import { acting, findOpening, laterImperative } from './opening.js';
+import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, namesListing, namesSomethingElse, partEnds, POWER_ACTS, unknownVerbBeforeTarget, weighClauses } from './intent.js';
+import { GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
-import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, separableVerbRule, verbRule, type VerbRule } from './verbs.js';
+import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
 
 export interface Concept {
   /** Index terms (stemmed) and how well each stands for the concept. */
@@ -46,6 +49,8 @@ export interface ParsedQuery {
   question: boolean;
   /** The request names a node ("shut down pve1", "the host") and no guest at all: an operation on a guest is not the answer. */
   nodeNotGuest: boolean;
+  /** The request asks about guests in the plural and names no node ("which guests are locked"): an inventory of the cluster. */
+  inventory: boolean;
   /**
    * The guest named is what is added to or taken from something else ("add vm 130 to the dev pool",
    * "put vm 120 under ha", "take vm 120 out of ha"): the pool or HA is changed, not the guest.
@@ -56,6 +61,8 @@ export interface ParsedQuery {
    * exists, so creating one is not the answer.
    */
   addedTo: ReadonlySet<string>;
+  /** Index terms of the kinds of thing the request names one item of ("the PVEAuditor role" → role), items.ts. */
+  namedItems: ReadonlySet<string>;
   /**
    * A verbless request that names one guest or node ("vm 101 disk size", "pve2 uptime"): it asks
    * for that thing's properties, which its reads return.
@@ -79,9 +86,6 @@ const STATE_STATUS_WEIGHT = 0.6;
 /** The verb's own word is searched too ("order" a certificate, "register" an account). */
 const VERB_OWN_TERM_WEIGHT = 0.5;
 
-/** Words that name guests in the plural (the singular ones, `GUEST_WORDS`, are in roles.ts). */
-const GUEST_PLURALS = new Set(['vms', 'containers', 'cts', 'guests', 'instances']);
-const NODE_WORDS = new Set(['node', 'host', 'hypervisor']);
 const NAMING = new Set(['named', 'called']);
 /** A concept standing this well for a schedule or a job says the request is about one. */
 const TIMED_MIN = 0.4;
@@ -92,6 +96,8 @@ const TIMED_MIN = 0.4;
  * about the operation, the kind of thing they name does.
  */
 const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
+  // A task's UPID names the task; the node, type, guest and user written inside it say nothing more.
+  [/\bUPID:\S*/gi, ' task '],
   [/[\w.-]+@[a-z][\w.-]*![\w.-]+/gi, ' api token '],
   [/[\w.-]+@[a-z][\w.-]*/gi, ' user '],
   [NODE_ID, ' node '],
@@ -99,10 +105,24 @@ const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
   [/(?<![\w/])\/(?:vms|pool)(?:\/[\w.-]*)*/gi, ' acl path '],
   // PVE's default storage IDs (local-lvm, local-zfs): their words name the storage, not LVM or ZFS.
   [/\blocal-[a-z0-9]+\b/gi, ' storage '],
+  // So is PVE's default directory storage, plain "local", unless a noun follows ("local disks").
+  [/\blocal\b(?![ -]?(?:disk|disks|storage|storages|user|users|account|accounts|time|network|repo|repository)\b)/gi, ' storage '],
+  // "box 330", "machine 105": a colloquial word for the guest an ID names.
+  [/\b(?:machine|box)\s+(?=[0-9]+\b)/gi, ' guest '],
   // "the vm named web01", "guests tagged prod": a name or tag value says the thing is looked up by
   // it; the value's own words say nothing.
   [/\b(named|called|tagged|labelled|labeled)\s+["']?[\w.-]+["']?/gi, ' $1 '],
 ];
+/** The index term of the kind of thing each ID names: the request is about that one item (items.ts). */
+const ID_KINDS: ReadonlyArray<[RegExp, string]> = [
+  [/\bUPID:\S*/i, 'task'],
+  [/[\w.-]+@[a-z][\w.-]*![\w.-]+/i, 'token'],
+  [/[\w.-]+@[a-z][\w.-]*/i, 'user'],
+  [/\blocal-[a-z0-9]+\b/i, 'storage'],
+  // An HA resource's ID ("vm:101", "ct:200").
+  [/\b(?:vm|ct):[0-9]+\b/i, 'resource'],
+];
+
 /** Where one named guest lives is the request's point ("which node hosts vm 150"): its phrase weighs this much. */
 const PLACEMENT_OF_ONE_GUEST_WEIGHT = 1.4;
 
@@ -116,10 +136,16 @@ export function parseQuery(
   synonyms: ReadonlyMap<string, CompiledSynonym[]>,
   identifiers?: (term: string) => boolean,
   pathPair?: (first: string, second: string) => boolean,
+  itemValue?: (term: string) => boolean,
 ): ParsedQuery {
-  const tokens = tokenize(NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text));
+  const referenced = NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text);
+  const tokens = dropMetaWords(
+    tokenize(referenced),
+    (word) => verbRule(word, stem(word)) !== undefined || synonyms.get(stem(word))?.some((r) => r.methods !== undefined && r.tokens.length === 1) === true,
+  );
+  const parts = partEnds(referenced);
   const stems = tokens.map(stem);
-  const opening = findOpening(tokens, stems);
+  const opening = laterImperative(findOpening(tokens, stems), tokens, stems, parts);
   const concepts: Concept[] = [];
   const seenRules = new Set<CompiledSynonym['terms']>();
   const seenWords = new Set<string>();
@@ -186,7 +212,8 @@ export function parseQuery(
       i += phrase.span;
       continue;
     }
-    if (phrase?.power && (anyGuest || namesNode)) {
+    // "turn off vm 101" powers the guest; "turn off protection for vm 101" changes a setting of it.
+    if (phrase?.power && (anyGuest || namesNode) && !namesSomethingElse(tokens, i + phrase.span)) {
       // "turn on vm 101": power, not a feature to enable.
       const power = { ...phrase, terms: phrase.power.terms, methods: phrase.power.methods, stateTerms: undefined, power: undefined };
       phrase = power;
@@ -198,13 +225,21 @@ export function parseQuery(
         seenRules.add(phrase.terms);
         // In a question an action word is a state ("which vms are stopped"): it asks to see, not to
         // act; in the plural it is the things themselves ("what backups exist").
-        const state = opening.questionMethods !== undefined && phrase.methods !== undefined && !plural;
+        // So is a participle in a request to read ("list all stopped vms").
+        const reading = opening.questionMethods !== undefined || (opening.verb?.rule.methods[0] === 'GET' && /(?:ed|ing)$/.test(tokens[i + phrase.span - 1] as string));
+        const state = reading && phrase.methods !== undefined && !plural;
         const things = plural ? phrase.pluralTerms : undefined;
         const weight = state ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.placement && oneGuest ? PLACEMENT_OF_ONE_GUEST_WEIGHT : phrase.weight;
-        const terms = things ?? (state ? (phrase.stateTerms ?? withStatus(phrase.terms)) : phrase.terms);
+        // "cron", "syslog", "spiceproxy": a word that names one object a path can hold (a service)
+        // keeps its own term beside what the vocabulary makes of it.
+        const own = phrase.span === 1 && itemValue?.(stemmed) ? new Map([[stemmed, 1]]) : undefined;
+        const terms = new Map([...(things ?? (state ? (phrase.stateTerms ?? withStatus(phrase.terms)) : phrase.terms)), ...(own ?? [])]);
         concepts.push({ terms, weight, source: tokens.slice(i, i + phrase.span).join(' '), verb: false });
         // "backups" are things to look at, not the act of backing up.
-        if (i === opening.firstContent && !things) hinted = phrase.methods;
+        // "…, unlock her": an action word opening a later part of the request is an imperative too.
+        // A power word acting on something other than a guest or node ("reset bob's password") hints nothing.
+        const otherObject = POWER_ACTS.has([...phrase.terms.keys()][0] ?? '') && namesSomethingElse(tokens, i + phrase.span, 2);
+        if ((i === opening.firstContent || (hinted === undefined && !opening.verb && !opening.questionMethods && parts.includes(i))) && !things && !otherObject) hinted = phrase.methods;
       }
       if (plural) for (const [term, weight] of phrase.pluralTerms ?? phrase.terms) if (weight >= PLURAL_TERM_MIN) pluralTerms.add(term);
       // "each node", "every storage": the things named are many, so reading one of them is not the answer.
@@ -240,14 +275,51 @@ export function parseQuery(
     concepts.push({ terms: new Map([[stemmed, 1]]), weight: 1, source: token, verb: false });
   }
   // "how do I back up vm 101": asking how to act decides the method an action word hints.
-  const methods = opening.verb?.rule.methods ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
+  if (
+    !opening.verb &&
+    !opening.questionMethods &&
+    !hinted &&
+    unknownVerbBeforeTarget(tokens, opening.firstContent, (i) => synonyms.has(stems[i] as string) || identifiers?.(stems[i] as string) === true)
+  )
+    hinted = ACTING;
+  // "template list", "snapshot list of vm 101": a noun phrase naming a listing asks to read it.
+  const listing = !opening.verb && !opening.questionMethods && namesListing(tokens);
+  if (listing) collection = true;
+  const verbMethods = changesNewThing(tokens, opening.verb) ? CREATE_FIRST : listing ? QUESTION_METHODS : opening.verb?.rule.methods;
   const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
-  const { guestMember, addedTo } = weighRoles(tokens, stems, concepts, opening.verb);
+  weighClauses(tokens, concepts, parts);
+  const { guestMember, addedTo, joinsExisting } = weighRoles(tokens, stems, concepts, opening.verb);
+  // "add a disk to a vm": adding to a thing that exists may be setting one of its options.
+  if (addedTo.size > 0) for (const [k, c] of concepts.entries()) if (c.verb) concepts[k] = { ...c, terms: new Map([...CHANGE_TERMS, ...c.terms]) };
+  // "add vm 130 to the dev pool": joining a thing that exists changes it.
+  const methods = (joinsExisting ? CHANGE_FIRST : verbMethods) ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
   const propertyOf = oneNamed && !methods && !hinted && opening.manner !== true;
-  const shape = { collection, pluralTerms, oneGuest, guestExists, timed, nodeNotGuest: namesNode && !anyGuest, question: opening.questionMethods !== undefined, guestMember, propertyOf, addedTo };
+  const namedItems = opening.verb?.rule.methods[0] === 'POST' ? new Set<string>() : namedItemKinds(tokens, stems, synonyms, identifiers);
+  if (opening.verb?.rule.methods[0] !== 'POST') for (const [pattern, kind] of ID_KINDS) if (pattern.test(text)) namedItems.add(kind);
+  const shape = {
+    namedItems,
+    collection,
+    pluralTerms,
+    oneGuest,
+    guestExists,
+    timed,
+    nodeNotGuest: namesNode && !anyGuest,
+    inventory: !namesNode && !oneGuest && tokens.some((t) => GUEST_PLURALS.has(t) || t === 'machines') && (methods ?? hinted ?? QUESTION_METHODS)[0] === 'GET',
+    question: opening.questionMethods !== undefined,
+    guestMember,
+    propertyOf,
+    addedTo,
+  };
   if (methods) return { concepts, methods, ...shape };
   return hinted ? { concepts, hintedMethods: hinted, ...shape } : { concepts, ...shape };
 }
+
+/** What a change verb searches, added to an add verb's terms when it adds to something that exists. */
+const CHANGE_TERMS: ReadonlyMap<string, number> = new Map([
+  ['update', 0.5],
+  ['set', 0.4],
+  ['config', 0.5],
+]);
 
 /** Prepositions that, last in a request, are particles ("back in"). */
 const PARTICLES = new Set(['in', 'on', 'up']);
@@ -266,56 +338,6 @@ function compoundAt(tokens: string[], i: number, verbPosition: number | undefine
   for (const t of [a, b]) if (!/^[a-z]+$/.test(t) || isNoise(t) || isStateQuestion(t) || isNeutralOpener(t)) return undefined;
   const joined = stem(a + b);
   return identifiers(joined) ? joined : undefined;
-}
-
-/** Modals that make a verb after a question hypothetical ("what would change", "what will happen if I delete"). */
-const HYPOTHETICAL = new Set(['would', 'will', 'might']);
-
-/** "how much …", "how many …", "how long …" ask for a figure: a read, like "which …". */
-const MEASURES = new Set(['much', 'many', 'long', 'full', 'big', 'large', 'old', 'often', 'fast', 'busy']);
-
-interface Opening {
-  verb?: { rule: VerbRule; position: number; length: number };
-  questionMethods?: readonly HttpMethod[];
-  /** Position of the first word that is neither noise nor an opener: where an action word hints a method. */
-  firstContent?: number;
-  /** The request asks how to act ("how do I …", "how can I …", "how to …"). */
-  manner?: boolean;
-}
-
-/** The request asks to act: a verb that writes, or an action word that opens it. */
-function acting(opening: Opening, hinted: readonly HttpMethod[] | undefined): boolean {
-  if (opening.questionMethods) return false;
-  return opening.verb ? opening.verb.rule.methods[0] !== 'GET' : hinted !== undefined && hinted[0] !== 'GET';
-}
-
-/**
- * How the request opens decides the method: an imperative verb ("delete …", "please list …",
- * "how do I create …") or a state question ("is …", "which …"). A verb later in the request is
- * usually a noun and does not count.
- */
-function findOpening(tokens: string[], stems: string[]): Opening {
-  let question = false;
-  let manner = false;
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i] as string;
-    const phrasal = phrasalVerbRule(token, tokens[i + 1]);
-    if (phrasal) return { verb: { rule: phrasal, position: i, length: 2 } };
-    const rule = verbRule(token, stems[i] as string);
-    // "what would change if I applied …" asks what an act would do: still a question.
-    if (rule && question && HYPOTHETICAL.has(tokens[i - 1] ?? '')) continue;
-    if (rule) return { verb: { rule: separableVerbRule(token, tokens.slice(i + 1)) ?? rule, position: i, length: 1 } };
-    if (tokens[i - 1] === 'how' && isMannerModal(token)) {
-      manner = true;
-      continue;
-    }
-    if (isStateQuestion(token) || (token === 'how' && MEASURES.has(tokens[i + 1] ?? ''))) {
-      question = true;
-      continue;
-    }
-    if (!isNoise(token) && !isNeutralOpener(token)) return question ? { questionMethods: QUESTION_METHODS } : { firstContent: i, manner };
-  }
-  return question ? { questionMethods: QUESTION_METHODS } : {};
 }
 
 /** An action word in a question names a state ("stopped"), which status reads report. */

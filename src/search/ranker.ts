@@ -8,7 +8,7 @@
  * requests, and the operation's own prior (shallow, not a directory index, not deprecated).
  */
 import MiniSearch from 'minisearch';
-import { splitPath, type HttpMethod, type Operation } from '../schema/model.js';
+import type { HttpMethod, Operation } from '../schema/model.js';
 import { analyze, indexTerm, tokenize } from './analyzer.js';
 import {
   FIELD_BOOST,
@@ -23,6 +23,9 @@ import {
   type IndexedOperation,
 } from './document.js';
 import type { Concept, ParsedQuery } from './query.js';
+import { verbRule } from './verbs.js';
+import { guestKindOps, identifierTerms, pathPairs } from './schema-terms.js';
+import { GUEST_ARGUMENT_COVERAGE, GUEST_ARGUMENT_SCORE, guestArgumentOps, isNamedGuest } from './arguments.js';
 
 /** A concept found only in parameter or return fields counts this much towards coverage. */
 const WEAK_COVERAGE = 0.35;
@@ -34,10 +37,14 @@ const WEAK_COVERAGE = 0.35;
 const RETURNED_PROPERTY_COVERAGE = 0.8;
 /** Each literal path segment the request does not mention costs this much (1 / (1 + k·n)). */
 const UNMENTIONED_SEGMENT_PENALTY = 0.25;
+/** Each word of a compound last segment the request does not mention counts as this much of an unmentioned segment. */
+const COMPOUND_WORD_UNMENTIONED = 1;
 /** Query terms weaker than this do not count as mentioning a path segment. */
 const MENTION_MIN_WEIGHT = 0.3;
 /** Factor for reading one item when the request asks for a list ("list ha resources"). */
 const ITEM_FOR_COLLECTION = 0.7;
+/** Factor for the collection of a kind when the request names one item of it ("the PVEAuditor role", "group admins"). */
+const COLLECTION_FOR_ITEM = 0.7;
 /** Factor for a directory index (child links only) asked a question: it holds no answer ("what disks does pve1 have"). */
 const DIRECTORY_INDEX_FOR_QUESTION = 0.6;
 /**
@@ -61,8 +68,14 @@ const JOB_FOR_ONE_OFF = 0.6;
 const GUEST_OP_FOR_MEMBER = 0.5;
 /** Factor for creating a thing of the kind the request adds something to ("add 10.0.0.5 to the blocklist ipset"): it exists. */
 const CREATE_FOR_RECEIVER = 0.6;
+/** Factor for an every-guest twin when the request names a node, no guest and not many things ("shut down the node"). */
+const EVERY_GUEST_FOR_NODE = 0.7;
+/** Factor for a guest's configuration write when the request adds something to a guest: its parts are options there. */
+const PART_OF_RECEIVER = 2;
+/** Factor for a cluster-wide listing of guests when the request is an inventory question ("which guests are stopped"). */
+const INVENTORY_LISTING = 1.5;
 /** Factor for an operation on one guest (`{vmid}` in its path) when the request names a node and no guest. */
-const GUEST_OP_FOR_NODE = 0.6;
+const GUEST_OP_FOR_NODE = 0.4;
 /**
  * Each concept's scores are scaled to its best match (0..1) so a concept with many strong synonyms
  * cannot drown the others; the root compresses the gap between a good and the best match.
@@ -73,12 +86,16 @@ const CONCEPT_SCORE_EXPONENT = 0.35;
  * relevance is scaled by 1 + log(N/df)/log(N), where df counts the operations that cover it well.
  */
 const WELL_COVERED = 0.5;
+/** Weight factor of a concept no operation covers well: incidental to the request. */
+const INCIDENTAL_WEIGHT = 0.5;
 /** How much a concept's weaker synonyms add on top of its best one. */
 const SYNONYM_SPILL = 0.25;
 /** Exponent on the share of request concepts an operation covers: partial matches fall off fast. */
 const COVERAGE_EXPONENT = 2;
 /** Factor for operations whose method contradicts the verb ("delete …" → a GET) or the question. */
 const METHOD_MISMATCH = 0.35;
+/** Factor for a write asked a question about many things ("which templates do we have"): the list answers, not an act. */
+const QUESTION_ABOUT_MANY_WRITE = 0.1;
 /**
  * Factor for the second method a verb accepts: "change" means PUT on most PVE paths but POST on a
  * few (`POST …/qemu/{vmid}/config`), and POST is also how things are created.
@@ -116,8 +133,13 @@ export class Ranker {
   private readonly jobWrites: boolean[];
   private readonly directoryIndexes: boolean[];
   private readonly isRead: boolean[];
+  /** Cluster-wide listings whose items are guests (`GET /cluster/resources`): what an inventory question reads. */
+  private readonly clusterGuestLists: boolean[];
+  private readonly guestConfigs: boolean[];
+  private readonly guestArguments: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
   private readonly identifiers: ReadonlySet<string>;
+  private readonly itemValues: ReadonlySet<string>;
   private readonly pathPairs: ReadonlySet<string>;
 
   constructor(private readonly operations: readonly Operation[]) {
@@ -140,13 +162,22 @@ export class Ranker {
     this.oneGuestOps = operations.map((op) => op.path.includes('{vmid}'));
     this.jobWrites = operations.map((op) => op.method !== 'GET' && op.params.some((p) => !p.inPath && p.name === 'schedule'));
     this.isRead = operations.map((op) => op.method === 'GET');
+    this.clusterGuestLists = operations.map((op) => op.method === 'GET' && !op.path.includes('{') && op.returns.items?.properties?.['vmid'] !== undefined);
+    this.guestConfigs = operations.map((op) => op.path.endsWith('{vmid}/config'));
+    this.guestArguments = guestArgumentOps(operations);
     this.identifiers = identifierTerms(operations);
+    this.itemValues = new Set(operations.flatMap((op, id) => analyze(indexedOperation(op, id).items)));
     this.pathPairs = pathPairs(operations);
   }
 
   /** Whether two terms are adjacent literal segments of some path (`acme` `account` in `/cluster/acme/account`). */
   isPathPair(first: string, second: string): boolean {
     return this.pathPairs.has(`${first} ${second}`);
+  }
+
+  /** Whether a term is a value a path parameter enumerates (a service name, a Ceph flag). */
+  isItemValue(term: string): boolean {
+    return this.itemValues.has(term);
   }
 
   /** Whether a term is one of the schema's identifiers (path segment, handler, parameter or returned property name). */
@@ -161,7 +192,11 @@ export class Ranker {
     const setting = asksToSet(query);
     for (const concept of query.concepts) {
       const matches = this.conceptMatches(concept, listing, setting);
-      if (matches.size > 0) perConcept.push({ concept, matches });
+      if (matches.size === 0) continue;
+      // A word no operation is about (only descriptions mention it: "browser", "consistently") is
+      // incidental to the request: it weighs less than the words that name operations.
+      const central = concept.verb || [...matches.values()].some((m) => m.coverage >= WELL_COVERED);
+      perConcept.push({ concept: central ? concept : { ...concept, weight: concept.weight * INCIDENTAL_WEIGHT }, matches });
     }
     const totalWeight = perConcept.reduce((sum, c) => sum + c.concept.weight, 0);
     const relevance = new Map<number, number>();
@@ -179,6 +214,7 @@ export class Ranker {
         relevance.set(id, (relevance.get(id) ?? 0) + info * concept.weight * (match.score / top) ** CONCEPT_SCORE_EXPONENT);
         covered.set(id, (covered.get(id) ?? 0) + concept.weight * match.coverage);
       }
+      if (isNamedGuest(concept, query)) this.creditGuestArguments(matches, info * concept.weight, concept.weight, relevance, covered);
     }
     const mentioned = new Set<string>();
     for (const { concept } of perConcept) {
@@ -189,12 +225,27 @@ export class Ranker {
       const op = this.operations[id] as Operation;
       const coverage = (covered.get(id) ?? 0) / totalWeight;
       const method = this.methodFactor(op.method, query);
-      const unmentioned = (this.segments[id] as string[][]).filter((seg) => !seg.some((t) => mentioned.has(t))).length;
+      const segments = this.segments[id] as string[][];
+      // The words of a compound last segment (`move_disk`, `suspend-disk`) each name part of the act;
+      // a generic verb among them (`get-osinfo`) names none.
+      const tail = segments.at(-1) ?? [];
+      const partly = tail.length > 1 && tail.some((t) => mentioned.has(t)) ? tail.filter((t) => !mentioned.has(t) && verbRule(t, t) === undefined).length * COMPOUND_WORD_UNMENTIONED : 0;
+      const unmentioned = segments.filter((seg) => !seg.some((t) => mentioned.has(t))).length + partly;
       const specificity = 1 / (1 + UNMENTIONED_SEGMENT_PENALTY * unmentioned);
-      const receiver = this.createsOneOf(id, query.addedTo) ? CREATE_FOR_RECEIVER : 1;
+      const receiver = this.createsOneOf(id, query.addedTo) ? CREATE_FOR_RECEIVER : this.partOfReceiver(id, query.addedTo) ? PART_OF_RECEIVER : 1;
       final.set(id, rel * coverage ** COVERAGE_EXPONENT * method * specificity * receiver * this.shapeFactor(id, query) * (this.priors[id] as number));
     }
     return final;
+  }
+
+  /** Operations that take the guest named as a parameter cover it (arguments.ts). */
+  private creditGuestArguments(matches: ReadonlyMap<number, ConceptMatch>, relevanceWeight: number, weight: number, relevance: Map<number, number>, covered: Map<number, number>): void {
+    for (const [id, takesGuest] of this.guestArguments.entries()) {
+      const coverage = matches.get(id)?.coverage ?? 0;
+      if (!takesGuest || coverage >= GUEST_ARGUMENT_COVERAGE) continue;
+      covered.set(id, (covered.get(id) ?? 0) + weight * (GUEST_ARGUMENT_COVERAGE - coverage));
+      if (!matches.has(id)) relevance.set(id, (relevance.get(id) ?? 0) + relevanceWeight * GUEST_ARGUMENT_SCORE ** CONCEPT_SCORE_EXPONENT);
+    }
   }
 
   /**
@@ -205,13 +256,22 @@ export class Ranker {
     if ((query.question || query.collection) && this.directoryIndexes[id]) return DIRECTORY_INDEX_FOR_QUESTION;
     if (query.guestMember && (this.oneGuestOps[id] || this.guestKindOps[id])) return GUEST_OP_FOR_MEMBER;
     if (query.oneGuest && this.everyGuestOps[id]) return EVERY_GUEST_FOR_ONE_GUEST;
+    if (query.inventory && this.clusterGuestLists[id]) return INVENTORY_LISTING;
     if (query.nodeNotGuest && this.oneGuestOps[id]) return GUEST_OP_FOR_NODE;
+    if (query.nodeNotGuest && !query.collection && this.everyGuestOps[id]) return EVERY_GUEST_FOR_NODE;
     if (query.oneGuest && this.guestKindOps[id] && this.isRead[id]) return KIND_READ_FOR_ONE_GUEST;
     if (query.guestExists && this.guestKindOps[id]) return KIND_WRITE_FOR_NAMED_GUEST;
     if (!query.timed && this.jobWrites[id]) return JOB_FOR_ONE_OFF;
+    if (!this.endsWithParam[id] && (this.segments[id] as string[][]).at(-1)?.some((t) => query.namedItems.has(t))) return COLLECTION_FOR_ITEM;
     if (!query.collection || !this.isRead[id]) return 1;
     if (this.endsWithParam[id]) return ITEM_FOR_COLLECTION;
     return (this.itemSegments[id] as string[]).some((t) => query.pluralTerms.has(t)) ? ITEM_FOR_COLLECTION : 1;
+  }
+
+  /** A guest's configuration write, the request adding something to that kind of guest ("add a disk to a vm"): a part of it. */
+  private partOfReceiver(id: number, kinds: ReadonlySet<string>): boolean {
+    if (kinds.size === 0 || this.isRead[id] || !this.guestConfigs[id]) return false;
+    return (this.segments[id] as string[][]).some((seg) => seg.some((t) => kinds.has(t)));
   }
 
   /** The operation creates a thing of a kind the request adds something to (`POST /cluster/firewall/ipset` for "add … to the ipset"). */
@@ -224,7 +284,9 @@ export class Ranker {
   private methodFactor(method: HttpMethod, query: ParsedQuery): number {
     if (query.methods) {
       const rank = query.methods.indexOf(method);
-      return rank === 0 ? 1 : rank > 0 ? SECONDARY_METHOD : METHOD_MISMATCH;
+      if (rank === 0) return 1;
+      if (rank > 0) return SECONDARY_METHOD;
+      return query.question && query.collection ? QUESTION_ABOUT_MANY_WRITE : METHOD_MISMATCH;
     }
     if (query.hintedMethods) return query.hintedMethods.includes(method) ? 1 : HINT_MISMATCH;
     if (method === 'GET') return 1;
@@ -286,46 +348,6 @@ export class Ranker {
     this.termCache.set(term, scores);
     return scores;
   }
-}
-
-function identifierTerms(operations: readonly Operation[]): Set<string> {
-  const terms = new Set<string>();
-  const updates = shownByUpdates(operations);
-  operations.forEach((op, id) => {
-    const doc = indexedOperation(op, id, updates[id]);
-    for (const field of [doc.path, doc.name, doc.params, doc.returns]) for (const term of analyze(field)) terms.add(term);
-    if (doc.tail) terms.add(doc.tail);
-  });
-  return terms;
-}
-
-/** "a b" for every two adjacent literal one-word segments of a path (`acme account`, `ceph pool`). */
-function pathPairs(operations: readonly Operation[]): Set<string> {
-  const pairs = new Set<string>();
-  for (const op of operations) {
-    const segments = splitPath(op.path);
-    segments.forEach((s, i) => {
-      const next = segments[i + 1];
-      if (next === undefined || s.startsWith('{') || next.startsWith('{')) return;
-      const [a, b] = [analyze(s), analyze(next)];
-      if (a.length === 1 && b.length === 1) pairs.add(`${a[0]} ${b[0]}`);
-    });
-  }
-  return pairs;
-}
-
-function guestKindOps(operations: readonly Operation[]): boolean[] {
-  const kinds = new Set<string>();
-  for (const op of operations) {
-    const segments = splitPath(op.path);
-    segments.forEach((s, i) => {
-      if (segments[i + 1] === '{vmid}') kinds.add(s);
-    });
-  }
-  return operations.map((op) => {
-    const segments = splitPath(op.path);
-    return !segments.includes('{vmid}') && segments.some((s) => kinds.has(s));
-  });
 }
 
 interface TermMatch {

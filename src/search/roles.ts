@@ -12,6 +12,9 @@ import type { VerbRule } from './verbs.js';
  * "ct 200"), after an article one guest the operator has in mind ("is the vm running").
  */
 export const GUEST_WORDS = new Set(['vm', 'container', 'ct', 'guest', 'vmid', 'lxc', 'qemu', 'kvm', 'instance']);
+/** Words that name guests in the plural. */
+export const GUEST_PLURALS = new Set(['vms', 'containers', 'cts', 'guests', 'instances']);
+export const NODE_WORDS = new Set(['node', 'host', 'hypervisor']);
 export const ONE_OF = new Set(['the', 'this', 'that', 'a', 'an', 'my', 'one']);
 /** A guest after one of these is one that exists ("add a disk to a vm", "the config of the vm"). */
 export const PREPOSITIONS = new Set(['to', 'of', 'on', 'in', 'into', 'onto', 'for', 'from', 'inside', 'within']);
@@ -25,6 +28,11 @@ export interface Roles {
   guestMember: boolean;
   /** Index terms of what an add request adds to ("… to the blocklist ipset" → ipset). */
   addedTo: Set<string>;
+  /**
+   * What the guest joins is one that exists, named or pointed at ("to the dev pool", "into pool
+   * staging"), not a facility ("under ha"): joining it changes it rather than creating an entry.
+   */
+  joinsExisting: boolean;
 }
 
 /**
@@ -32,7 +40,7 @@ export interface Roles {
  * create request what follows the object is context; a guest that joins or leaves weighs less.
  */
 export function weighRoles(tokens: string[], stems: string[], concepts: Concept[], verb: { rule: VerbRule; position: number; length: number } | undefined): Roles {
-  if (!verb) return { guestMember: false, addedTo: new Set() };
+  if (!verb) return { guestMember: false, addedTo: new Set(), joinsExisting: false };
   const creates = verb.rule.words[0] === 'create';
   if (creates) {
     const after = firstPrepositionAfter(tokens, verb.position + verb.length);
@@ -41,11 +49,12 @@ export function weighRoles(tokens: string[], stems: string[], concepts: Concept[
       for (const [k, c] of concepts.entries()) if (!c.verb && !c.source.split(' ').some((w) => objectWords.has(w))) concepts[k] = { ...c, weight: c.weight * CONTEXT_WEIGHT };
     }
   }
-  const guestMember = movesGuest(tokens, verb.position, verb.rule);
+  const receiver = movesGuest(tokens, verb.position, verb.rule);
+  const guestMember = receiver !== undefined;
   if (guestMember) {
     for (const [k, c] of concepts.entries()) if (!c.verb && GUEST_WORDS.has(c.source)) concepts[k] = { ...c, weight: c.weight * MEMBER_GUEST_WEIGHT };
   }
-  return { guestMember, addedTo: creates ? targetTerms(tokens, stems, concepts) : new Set() };
+  return { guestMember, addedTo: creates ? targetTerms(tokens, stems, concepts) : new Set(), joinsExisting: creates && receiver === 'existing' };
 }
 
 /** Weight of what a create request names after its object ("in the pve realm"): where the new thing goes. */
@@ -92,15 +101,16 @@ const PLACES = new Set(['cluster', 'datacenter', 'node', 'host', 'storage', 'dis
  * pool", "take vm 120 out of ha"): verb, guest word, ID, then a preposition and a thing that is
  * not a place.
  */
-function movesGuest(tokens: string[], verbAt: number, rule: VerbRule): boolean {
-  if (!MEMBERSHIP_VERBS.has(rule.words[0] as string)) return false;
+function movesGuest(tokens: string[], verbAt: number, rule: VerbRule): 'existing' | 'facility' | undefined {
+  if (!MEMBERSHIP_VERBS.has(rule.words[0] as string)) return undefined;
   let i = verbAt + 1;
   if (ONE_OF.has(tokens[i] ?? '')) i += 1;
-  if (!GUEST_WORDS.has(tokens[i] ?? '') || !/^[0-9]+$/.test(tokens[i + 1] ?? '')) return false;
+  if (!GUEST_WORDS.has(tokens[i] ?? '') || !/^[0-9]+$/.test(tokens[i + 1] ?? '')) return undefined;
   i += 2;
   while (tokens[i] === 'and' || /^[0-9]+$/.test(tokens[i] ?? '') || GUEST_WORDS.has(tokens[i] ?? '')) i += 1;
-  if (!MEMBERSHIP_PREPOSITIONS.has(tokens[i] ?? '')) return false;
+  if (!MEMBERSHIP_PREPOSITIONS.has(tokens[i] ?? '')) return undefined;
   const rest = tokens.slice(i + 1).filter((t) => !ONE_OF.has(t) && t !== 'of');
   const target = rest[0];
-  return target !== undefined && !PLACES.has(target) && target.match(NODE_ID) === null && !/^[0-9]+$/.test(target);
+  if (target === undefined || PLACES.has(target) || target.match(NODE_ID) !== null || /^[0-9]+$/.test(target)) return undefined;
+  return ONE_OF.has(tokens[i + 1] ?? '') || rest.length > 1 ? 'existing' : 'facility';
 }

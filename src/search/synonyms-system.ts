@@ -10,7 +10,7 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['ip', 'ip address', 'ip addresses', 'ipv4', 'ipv6', 'address', 'addresses'], terms: { interface: 1, ip: 0.6, network: 0.4, address: 0.4 } },
   {
     triggers: ['nic', 'network card', 'network interface', 'network interfaces', 'iface', 'interface', 'interfaces', 'network device', 'ethernet', 'network config'],
-    terms: { network: 1, iface: 0.7, interface: 0.5 },
+    terms: { network: 1, iface: 0.7, interface: 0.5, net: 0.5 },
   },
   { triggers: ['network', 'networking', 'net'], terms: { network: 1, net: 0.3 } },
   // A guest's bridge and VLAN tag are in its net0… options (its config).
@@ -28,7 +28,7 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['alias', 'network alias'], terms: { alias: 1 } },
   // A guest's MAC address is in its net0… options (its config), as its bridge is.
   { triggers: ['mac', 'mac address', 'mac addresses', 'hwaddr', 'macaddr', 'hardware address'], terms: { hwaddr: 1, macaddr: 1, net: 0.6, config: 0.3 } },
-  { triggers: ['dns', 'nameserver', 'resolver', 'resolv conf', 'search domain'], terms: { dns: 1 } },
+  { triggers: ['dns', 'nameserver', 'name server', 'name servers', 'resolver', 'resolv conf', 'search domain', 'resolve', 'resolves', 'name resolution', 'upstream dns'], terms: { dns: 1 } },
   { triggers: ['hosts file', 'etc hosts', '/etc/hosts'], terms: { host: 1, etc: 1 } },
   { triggers: ['sdn', 'software defined network', 'software defined networking'], terms: { sdn: 1 } },
   { triggers: ['vnet', 'virtual network'], terms: { vnet: 1, sdn: 0.3 } },
@@ -67,7 +67,10 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['mount point', 'mountpoint', 'mp', 'rootfs', 'root disk'], terms: { volume: 1, mp: 0.6, rootfs: 0.6 } },
 
   // Monitoring
-  { triggers: ['status', 'state', 'health', 'healthy', 'up', 'alive', 'online', 'uptime'], terms: { status: 1, current: 0.5 } },
+  {
+    triggers: ['status', 'state', 'health', 'healthy', 'up', 'alive', 'online', 'uptime', 'finished', 'succeeded', 'successful', 'ok', 'completed', 'warning', 'warnings'],
+    terms: { status: 1, current: 0.5 },
+  },
   { triggers: ['running', 'active', 'run', 'runs'], terms: { status: 0.6, running: 0.5, current: 0.4 }, weight: 0.5 },
   { triggers: ['right now', 'currently', 'at the moment', 'current'], terms: { current: 1, status: 0.6 }, weight: 0.6, when: true },
   { triggers: ['cpu', 'cpus', 'processor', 'vcpu', 'vcpus', 'cores', 'core', 'sockets'], terms: { cpu: 1, core: 0.5, status: 0.3 }, weight: 0.6 },
@@ -140,7 +143,7 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   },
   // What failed in PVE is a task: its status holds the error, its log the reason.
   { triggers: ['fail', 'failed', 'error', 'errors', 'errored', 'broken', 'crashed', 'unsuccessful'], terms: { error: 1, fail: 0.5, task: 0.4 } },
-  { triggers: ['why', 'reason', 'cause', 'what went wrong'], terms: { log: 1, error: 0.5 }, weight: 0.6 },
+  { triggers: ['why', 'reason', 'cause', 'what went wrong'], terms: { log: 1, error: 0.5, task: 0.5 }, weight: 0.6 },
   { triggers: ['version', 'release', 'pve version', 'proxmox version', 'which version'], terms: { version: 1 } },
   { triggers: ['report', 'diagnostics', 'system report', 'support report'], terms: { report: 1 } },
   // A guest named by its name, not its ID: only the resource list maps names to guests (pve.findGuest).
@@ -150,9 +153,9 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['guests in the cluster', 'vms in the cluster', 'across the cluster', 'cluster wide', 'whole cluster'], terms: { resource: 1, cluster: 0.6 }, collection: true },
   { triggers: ['next id', 'next free id', 'free vmid', 'free id', 'next vmid', 'available vmid', 'unused vmid', 'new vmid', 'nextid'], terms: { nextid: 1, vmid: 0.4 } },
   { triggers: ['hardware', 'device', 'devices'], terms: { hardware: 1, device: 0.6 } },
-  { triggers: ['pci', 'passthrough', 'pci passthrough', 'gpu', 'graphics card', 'pcie'], terms: { pci: 1, hardware: 0.4 } },
+  { triggers: ['pci', 'passthrough', 'pass through', 'pci passthrough', 'gpu', 'graphics card', 'pcie'], terms: { pci: 1, hardware: 0.4 } },
   { triggers: ['usb', 'usb device', 'usb stick', 'usb passthrough', 'dongle'], terms: { usb: 1, hardware: 0.4 } },
-  { triggers: ['mapping', 'resource mapping', 'hardware mapping', 'directory mapping', 'virtiofs'], terms: { mapping: 1 } },
+  { triggers: ['mapping', 'resource mapping', 'hardware mapping', 'directory mapping'], terms: { mapping: 1 } },
 
   // Node administration
   { triggers: ['service', 'services', 'daemon', 'systemd', 'systemd unit'], terms: { service: 1 } },
@@ -172,20 +175,20 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['ceph manager', 'mgr'], terms: { mgr: 1, ceph: 0.3 } },
   { triggers: ['mds', 'metadata server', 'cephfs', 'ceph fs', 'ceph filesystem'], terms: { mds: 0.7, fs: 1, ceph: 0.3 } },
   { triggers: ['crush', 'crush map', 'placement'], terms: { crush: 1 } },
-  { triggers: ['flag', 'flags', 'noout', 'norebalance', 'nodown'], terms: { flag: 1 } },
-  { triggers: ['ha', 'high availability', 'highly available', 'ha manager', 'fencing', 'failover'], terms: { ha: 1 } },
+  { triggers: ['flag', 'flags', 'noout', 'norebalance', 'nodown', 'rebalance', 'rebalancing', 'backfill', 'backfilling', 'nobackfill'], terms: { flag: 1 } },
+  { triggers: ['ha', 'high availability', 'highly available', 'ha manager', 'fencing', 'failover', 'ha managed', 'managed by ha', 'under ha'], terms: { ha: 1 } },
   { triggers: ['replication', 'replicated', 'storage replication', 'zfs replication', 'sync job'], terms: { replication: 1 } },
   // Replicating is something set up: to replicate is to create the job, to stop is to remove it.
   { triggers: ['replicate', 'replicating'], terms: { replication: 1 }, methods: ['POST'] },
   { triggers: ['stop replicating', 'stop replication', 'no longer replicate', 'stop the replication'], terms: { replication: 1 }, methods: ['DELETE'] },
   { triggers: ['join', 'join cluster', 'add node', 'join a cluster', 'cluster join'], terms: { join: 1, cluster: 0.3 }, methods: ['POST'] },
-  { triggers: ['notification', 'notifications', 'alert', 'alerts', 'email', 'mail'], terms: { notification: 1, endpoint: 0.3 } },
+  { triggers: ['notification', 'notifications', 'notify', 'notified', 'alert', 'alerts', 'email', 'mail'], terms: { notification: 1, endpoint: 0.3 } },
   // A kind of notification endpoint named keeps its own word: each kind has its own operations.
   { triggers: ['smtp', 'smtp server', 'mail server'], terms: { smtp: 1, endpoint: 0.4, notification: 0.4 } },
   { triggers: ['sendmail'], terms: { sendmail: 1, endpoint: 0.4, notification: 0.4 } },
   { triggers: ['gotify'], terms: { gotify: 1, endpoint: 0.4, notification: 0.4 } },
   { triggers: ['webhook', 'web hook'], terms: { webhook: 1, endpoint: 0.4, notification: 0.4 } },
-  { triggers: ['matcher', 'notification matcher', 'notification rule', 'routing'], terms: { matcher: 1, notification: 0.4 } },
+  { triggers: ['matcher', 'notification matcher', 'notification rule', 'routing', 'notify only', 'only notify', 'filter notifications'], terms: { matcher: 1, notification: 0.4 } },
 
   // Access control
   { triggers: ['user', 'users', 'account', 'accounts', 'who', 'logged in', 'people', 'login name', 'username'], terms: { user: 1, access: 0.2 } },
@@ -196,6 +199,8 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   // "what permissions does bob have" asks what a user may do, wherever it was granted.
   { triggers: ['effective permissions', 'my permissions', 'what can i do', 'allowed to', 'what permissions', 'which permissions', 'what rights', 'which rights'], terms: { permission: 1, acl: 0.3 } },
   { triggers: ['grant', 'give access', 'allow access'], terms: { acl: 1, permission: 0.6 }, methods: ['PUT'] },
+  // A role held on a path ("the auditor role on /", "admin rights on a pool") is an ACL entry.
+  { triggers: ['role on', 'roles on', 'rights on', 'admin rights', 'permission on', 'permissions on', 'access to', 'access on'], terms: { acl: 1, permission: 0.5 } },
   { triggers: ['revoke'], terms: { revoke: 1, delete: 0.3 }, methods: ['DELETE'] },
   { triggers: ['role', 'roles'], terms: { role: 1 } },
   { triggers: ['who has', 'who can', 'role assignment', 'role assignments', 'assigned roles', 'their roles'], terms: { acl: 1, permission: 0.5, role: 0.3 } },

@@ -8,6 +8,7 @@
  * Longer phrases win over their parts ("ip address" before "ip").
  */
 import type { HttpMethod } from '../schema/model.js';
+import { OPERATION_SYNONYM_RULES } from './synonyms-ops.js';
 import { SYSTEM_SYNONYM_RULES } from './synonyms-system.js';
 
 export interface SynonymRule {
@@ -52,11 +53,11 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['vm', 'virtual machine', 'kvm', 'qemu', 'virtual server', 'vps'], terms: { qemu: 1, vm: 0.4, virtual: 0.4, machine: 0.4, vmid: 0.4, guest: 0.3 } },
   { triggers: ['container', 'ct', 'lxc', 'lxd'], terms: { lxc: 1, container: 0.7, ct: 0.4 } },
   // Only the cluster's resource list holds guests of both kinds: per-node lists are per kind.
-  { triggers: ['guest', 'instance', 'workload', 'vm or container', 'vms and containers', 'vms or containers'], terms: { guest: 1, qemu: 0.6, lxc: 0.6, vm: 0.6, resource: 0.6 } },
+  { triggers: ['guest', 'instance', 'workload', 'machine', 'vm or container', 'vms and containers', 'vms or containers'], terms: { guest: 1, qemu: 0.6, lxc: 0.6, vm: 0.6, resource: 0.6 } },
   { triggers: ['template', 'golden image', 'base image'], terms: { template: 1 } },
 
   // Hosts and the cluster
-  { triggers: ['node', 'host', 'server', 'hypervisor', 'pve host', 'physical host', 'machine', 'box'], terms: { node: 1, host: 0.3 } },
+  { triggers: ['node', 'host', 'server', 'hypervisor', 'pve host', 'physical host', 'box'], terms: { node: 1, host: 0.3 } },
   { triggers: ['cluster', 'datacenter', 'data center', 'dc'], terms: { cluster: 1, datacenter: 0.4 } },
   // Cluster-wide questions: one view of every guest, node or storage answers them, not a per-node
   // list. The phrase keeps the object it names, so "all guests" still asks about guests.
@@ -100,7 +101,30 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   },
   // Rankings and totals compare every object of a kind: the cluster-wide views hold the figures.
   {
-    triggers: ['most', 'least', 'top', 'highest', 'lowest', 'biggest', 'largest', 'smallest', 'busiest', 'heaviest', 'how many', 'in total', 'total', 'overall', 'rank', 'ranked', 'sorted by'],
+    triggers: [
+      'most',
+      'least',
+      'top',
+      'highest',
+      'lowest',
+      'biggest',
+      'largest',
+      'smallest',
+      'busiest',
+      'heaviest',
+      'how many',
+      'in total',
+      'total',
+      'overall',
+      'rank',
+      'ranked',
+      'sorted by',
+      'eating',
+      'hogging',
+      'using all',
+      'using up',
+      'consuming',
+    ],
     terms: { resource: 1, cluster: 0.6 },
     weight: 0.8,
     collection: true,
@@ -157,7 +181,6 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
       'to node',
       'onto node',
       'over to node',
-      'relocate',
       'migrated',
       'migrating',
       'another node',
@@ -174,12 +197,12 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['resize', 'grow', 'extend', 'enlarge', 'expand', 'increase size', 'make bigger', 'bigger'], terms: { resize: 1, extend: 0.5, size: 0.4 }, methods: ['PUT'] },
   { triggers: ['move', 'transfer', 'relocate disk'], terms: { move: 1, migrate: 0.3 }, methods: ['POST'] },
   { triggers: ['snapshot', 'snap', 'checkpoint'], terms: { snapshot: 1, snap: 0.5 }, methods: ['POST'] },
-  { triggers: ['rollback', 'roll back', 'revert', 'revert to', 'go back', 'undo'], terms: { rollback: 1, revert: 0.4 }, methods: ['POST'] },
-  { triggers: ['restore', 'recover'], terms: { restore: 1, archive: 0.4, vzdump: 0.2 }, methods: ['POST'] },
+  { triggers: ['rollback', 'roll back', 'revert', 'revert to', 'go back', 'undo', 'throw away', 'discard changes'], terms: { rollback: 1, revert: 0.4 }, methods: ['POST'] },
+  { triggers: ['restore', 'recover', 'bring back'], terms: { restore: 1, archive: 0.4, vzdump: 0.2 }, methods: ['POST'] },
   { triggers: ['convert to template', 'make template', 'turn into template', 'templatize'], terms: { template: 1 }, methods: ['POST'] },
   { triggers: ['config', 'configuration', 'settings', 'setting', 'properties', 'conf'], terms: { config: 1, option: 0.6, setting: 0.3 } },
   { triggers: ['options', 'option'], terms: { option: 1, config: 0.7 } },
-  { triggers: ['pending', 'pending changes', 'unapplied'], terms: { pending: 1 } },
+  { triggers: ['pending', 'pending changes', 'unapplied', 'uncommitted', 'not applied', 'not yet applied', 'unsaved', 'staged'], terms: { pending: 1 } },
   { triggers: ['apply', 'reload', 'commit', 'apply changes'], terms: { reload: 1, apply: 1 }, methods: ['PUT'] },
   // What an apply would do, without doing it: the dry run's difference.
   { triggers: ['dry run', 'preview', 'what would change', 'what will change', 'would change', 'what if', 'diff', 'difference', 'simulate'], terms: { dry: 1, difference: 0.5 } },
@@ -216,16 +239,17 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['zfs', 'zpool', 'zfs pool'], terms: { zfs: 1, zpool: 0.6 } },
   { triggers: ['lvm', 'volume group', 'vg'], terms: { lvm: 1 } },
   { triggers: ['thin pool', 'lvm thin', 'lvmthin', 'thinpool'], terms: { lvmthin: 1, thin: 0.5 } },
-  { triggers: ['smart', 'disk health', 'smart status', 'smart values'], terms: { smart: 1, health: 0.5 } },
+  { triggers: ['smart', 'disk health', 'smart status', 'smart values', 'wearout', 'wear level', 'dying', 'bad sectors', 'reallocated sectors'], terms: { smart: 1, health: 0.5 } },
   { triggers: ['wipe', 'wipe disk', 'zap', 'erase disk'], terms: { wipe: 1, wipedisk: 1 }, methods: ['PUT'] },
   { triggers: ['gpt', 'partition table', 'initialize disk'], terms: { initgpt: 1, gpt: 1 } },
   { triggers: ['nfs'], terms: { nfs: 1, storage: 0.3 } },
   { triggers: ['cifs', 'smb', 'samba', 'windows share'], terms: { cifs: 1 } },
   { triggers: ['iscsi', 'san'], terms: { iscsi: 1 } },
   { triggers: ['pbs', 'proxmox backup server', 'backup server'], terms: { pbs: 1 } },
-  { triggers: ['scan', 'discover', 'probe'], terms: { scan: 1 } },
+  { triggers: ['scan', 'discover', 'probe', 'exports'], terms: { scan: 1 } },
   { triggers: ['file restore', 'single file restore', 'restore file', 'restore a file'], terms: { file: 1, restore: 1 } },
 
   // Networking, guest access, monitoring, node administration, access control: synonyms-system.ts.
   ...SYSTEM_SYNONYM_RULES,
+  ...OPERATION_SYNONYM_RULES,
 ];

@@ -63,7 +63,39 @@ export const VERB_RULES: readonly VerbRule[] = [
     terms: { create: 0.5, add: 0.4, new: 0.3 },
   },
   {
-    words: ['change', 'set', 'update', 'edit', 'modify', 'configure', 'rename', 'adjust', 'alter', 'tweak', 'toggle', 'assign', 'mark', 'replace', 'write', 'give', 'attach'],
+    words: [
+      'change',
+      'set',
+      'update',
+      'edit',
+      'modify',
+      'configure',
+      'rename',
+      'adjust',
+      'alter',
+      'tweak',
+      'toggle',
+      'assign',
+      'mark',
+      'replace',
+      'write',
+      'give',
+      'attach',
+      'mount',
+      'insert',
+      'eject',
+      'plug',
+      'limit',
+      'throttle',
+      'cap',
+      'restrict',
+      'bump',
+      'raise',
+      'lower',
+      'reduce',
+      'decrease',
+      'exclude',
+    ],
     methods: ['PUT', 'POST'],
     terms: { update: 0.5, set: 0.4, config: 0.5, option: 0.4, modify: 0.3 },
   },
@@ -98,7 +130,15 @@ const byWord = new Map<string, VerbRule>();
 for (const rule of VERB_RULES) for (const word of rule.words) byWord.set(word, rule);
 
 /** Two-word verbs whose first word alone means something else: "set up" creates, "set" changes. */
-const PHRASAL_VERBS: Readonly<Record<string, string>> = { 'set up': 'create', 'clean up': 'remove', 'get rid': 'remove', 'look up': 'show', 'spin off': 'create' };
+const PHRASAL_VERBS: Readonly<Record<string, string>> = {
+  'set up': 'create',
+  'clean up': 'remove',
+  'get rid': 'remove',
+  'look up': 'show',
+  'spin off': 'create',
+  'make it': 'change',
+  'make them': 'change',
+};
 
 /** The verb rule a two-word verb ("set up a replication job") stands for, if `token next` is one. */
 export function phrasalVerbRule(token: string, next: string | undefined): VerbRule | undefined {

@@ -21,6 +21,18 @@ async function demoModel(): Promise<ApiModel> {
   return sim.model;
 }
 
+type SetName = 'questionHoldout4' | 'questionHoldout5';
+/**
+ * Floors a few points under the figures measured at the end of round 6 (docs/search.md), so a
+ * regression fails. They are not the goal (r@1 0.75, r@5 0.95): the fourth holdout (tuned on in
+ * round 6) does not reach it, the fifth (written before round 6, never tuned on: the honest figure)
+ * does not on 9.1 and reaches it on the demo's schema with no margin.
+ */
+const FLOORS: Record<string, Record<SetName, { recall1: number; recall5: number }>> = {
+  'the official 9.1 schema': { questionHoldout4: { recall1: 0.59, recall5: 0.89 }, questionHoldout5: { recall1: 0.71, recall5: 0.87 } },
+  "the demo simulator's own schema": { questionHoldout4: { recall1: 0.64, recall5: 0.92 }, questionHoldout5: { recall1: 0.72, recall5: 0.92 } },
+};
+
 const schemas: Array<[string, boolean, () => Promise<ApiModel>]> = [
   ['the official 9.1 schema', hasOfficialSchema('9.1'), () => loadSchemaFromFile(officialSchemaFile('9.1'))],
   ["the demo simulator's own schema", true, demoModel],
@@ -41,6 +53,43 @@ for (const [name, available, load] of schemas) {
       const misses = result.cases.filter((c) => c.rank !== 1).map((c) => `${c.query} (${c.rank ?? '-'})`);
       expect(result.recall5, misses.join(' | ')).toBeGreaterThanOrEqual(0.95);
       expect(result.recall1, misses.join(' | ')).toBeGreaterThanOrEqual(0.75);
+    });
+
+    it('reach recall@1 >= 0.75 and recall@5 >= 0.95 on every held-out set of earlier rounds (tuned on since)', () => {
+      for (const set of ['questionHoldout', 'questionHoldout2', 'questionHoldout3'] as const) {
+        const result = recallAt(search, casesFor(keys, querySet[set]));
+        const misses = result.cases.filter((c) => c.rank !== 1).map((c) => `${c.query} (${c.rank ?? '-'})`);
+        expect(result.recall5, `${set}: ${misses.join(' | ')}`).toBeGreaterThanOrEqual(0.95);
+        expect(result.recall1, `${set}: ${misses.join(' | ')}`).toBeGreaterThanOrEqual(0.75);
+      }
+    });
+
+    it('hold the fourth and fifth holdouts above their floors (not the goal: see FLOORS)', () => {
+      for (const set of ['questionHoldout4', 'questionHoldout5'] as const) {
+        const floor = FLOORS[name]?.[set];
+        const result = recallAt(search, casesFor(keys, querySet[set]));
+        expect(result.recall1, `${set} recall@1`).toBeGreaterThanOrEqual(floor?.recall1 ?? 1);
+        expect(result.recall5, `${set} recall@5`).toBeGreaterThanOrEqual(floor?.recall5 ?? 1);
+      }
+    });
+
+    it("drops an agent's words for the API itself and keeps the act they introduce", () => {
+      const snapshot = search.search('what endpoint deletes a snapshot', { limit: 1 })[0];
+      expect(snapshot?.method).toBe('DELETE');
+      expect(snapshot?.path.endsWith('/snapshot/{snapname}')).toBe(true);
+      expect(search.search('api to list vms', { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/qemu');
+      expect(search.search('notification endpoints', { limit: 3 }).every((h) => h.path.startsWith('/cluster/notifications'))).toBe(true);
+    });
+
+    it('reads a participle in a request to read as a state, and a guest named by ID as an argument', () => {
+      expect(search.search('list all stopped vms', { limit: 1 })[0]?.method).toBe('GET');
+      expect(search.search('what backups exist for vm 101', { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/storage/{storage}/content');
+      expect(['PUT /pools', 'PUT /pools/{poolid}']).toContain(search.search('add vm 130 to the dev pool', { limit: 1 })[0]?.key);
+    });
+
+    it.skipIf(name !== 'the official 9.1 schema')('reads a later part of a request and a UPID as the task it names', () => {
+      expect(search.search('eve@pve is locked out after too many 2fa attempts, unlock her', { limit: 1 })[0]?.key).toBe('PUT /access/users/{userid}/unlock-tfa');
+      expect(search.search('stop task UPID:pve1:00001234:0000ABCD:65000000:vzdump:101:root@pam:', { limit: 1 })[0]?.key).toBe('DELETE /nodes/{node}/tasks/{upid}');
     });
 
     it('inventory questions lead with GET /cluster/resources', () => {

@@ -1,0 +1,44 @@
+/**
+ * One thing named by its name or number: "the PVEAuditor role", "group admins", "rule 3", "the dev
+ * pool". The request is about that item, so the listing of its kind (`GET /access/roles`) answers
+ * it less well than the operations on one item (`GET /access/roles/{roleid}`).
+ */
+import { isNoise } from './analyzer.js';
+import { GUEST_WORDS, ONE_OF } from './roles.js';
+import type { CompiledSynonym } from './synonym-compile.js';
+import { verbRule } from './verbs.js';
+
+/** Index terms of a kind of thing, from the word itself and the rule it triggers (terms this strong stand for it). */
+const KIND_TERM_MIN = 0.6;
+
+/**
+ * Terms of the kinds the request names one item of: a known noun right before a word neither the
+ * vocabulary nor the schema knows (or a number), or right after one that follows an article.
+ */
+export function namedItemKinds(
+  tokens: readonly string[],
+  stems: readonly string[],
+  synonyms: ReadonlyMap<string, CompiledSynonym[]>,
+  identifiers: ((term: string) => boolean) | undefined,
+): Set<string> {
+  const known = (i: number) => synonyms.has(stems[i] as string) || identifiers?.(stems[i] as string) === true;
+  const word = (i: number) => {
+    const t = tokens[i];
+    return t !== undefined && !isNoise(t) && verbRule(t, stems[i] as string) === undefined && /^[a-z0-9][\w.-]*$/.test(t);
+  };
+  // An unknown word is a name where names go: last, or spelled like one (digits, dashes, dots).
+  const spelledAsName = (i: number) => /[0-9_.-]/.test(tokens[i] as string) || i === tokens.length - 1;
+  const name = (i: number) => word(i) && ((!known(i) && spelledAsName(i)) || /^[0-9][\w.-]*$/.test(tokens[i] as string));
+  const nameAfterArticle = (i: number) => word(i) && !known(i) && ONE_OF.has(tokens[i - 1] ?? '');
+  const kinds = new Set<string>();
+  tokens.forEach((token, i) => {
+    if (!word(i) || !known(i) || /^[0-9]/.test(token) || GUEST_WORDS.has(token)) return;
+    if (!name(i + 1) && !nameAfterArticle(i - 1)) return;
+    kinds.add(stems[i] as string);
+    for (const rule of synonyms.get(stems[i] as string) ?? []) {
+      if (rule.tokens.length !== 1) continue;
+      for (const [term, weight] of rule.terms) if (weight >= KIND_TERM_MIN) kinds.add(term);
+    }
+  });
+  return kinds;
+}

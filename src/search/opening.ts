@@ -1,0 +1,68 @@
+/**
+ * How a request opens decides what it asks: an imperative verb ("delete …", "please list …"), a
+ * state question ("is …", "which …", "how many …") or a way to act ("how do I …").
+ */
+import type { HttpMethod } from '../schema/model.js';
+import { isNoise } from './analyzer.js';
+import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, separableVerbRule, verbRule, type VerbRule } from './verbs.js';
+
+/** Modals that make a verb after a question hypothetical ("what would change", "what will happen if I delete"). */
+const HYPOTHETICAL = new Set(['would', 'will', 'might']);
+
+/** "how much …", "how many …", "how long …" ask for a figure: a read, like "which …". */
+const MEASURES = new Set(['much', 'many', 'long', 'full', 'big', 'large', 'old', 'often', 'fast', 'busy']);
+
+export interface Opening {
+  verb?: { rule: VerbRule; position: number; length: number };
+  questionMethods?: readonly HttpMethod[];
+  /** Position of the first word that is neither noise nor an opener: where an action word hints a method. */
+  firstContent?: number;
+  /** The request asks how to act ("how do I …", "how can I …", "how to …"). */
+  manner?: boolean;
+}
+
+/** The request asks to act: a verb that writes, or an action word that opens it. */
+export function acting(opening: Opening, hinted: readonly HttpMethod[] | undefined): boolean {
+  if (opening.questionMethods) return false;
+  return opening.verb ? opening.verb.rule.methods[0] !== 'GET' : hinted !== undefined && hinted[0] !== 'GET';
+}
+
+/**
+ * How the request opens decides the method: an imperative verb ("delete …", "please list …",
+ * "how do I create …") or a state question ("is …", "which …"). A verb later in the request is
+ * usually a noun and does not count.
+ */
+export function findOpening(tokens: string[], stems: string[]): Opening {
+  let question = false;
+  let manner = false;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i] as string;
+    const phrasal = phrasalVerbRule(token, tokens[i + 1]);
+    if (phrasal) return { verb: { rule: phrasal, position: i, length: 2 } };
+    const rule = verbRule(token, stems[i] as string);
+    // "what would change if I applied …" asks what an act would do: still a question.
+    if (rule && question && HYPOTHETICAL.has(tokens[i - 1] ?? '')) continue;
+    if (rule) return { verb: { rule: separableVerbRule(token, tokens.slice(i + 1)) ?? rule, position: i, length: 1 } };
+    if (tokens[i - 1] === 'how' && isMannerModal(token)) {
+      manner = true;
+      continue;
+    }
+    if (isStateQuestion(token) || (token === 'how' && MEASURES.has(tokens[i + 1] ?? ''))) {
+      question = true;
+      continue;
+    }
+    if (!isNoise(token) && !isNeutralOpener(token)) return question ? { questionMethods: QUESTION_METHODS } : { firstContent: i, manner };
+  }
+  return question ? { questionMethods: QUESTION_METHODS } : {};
+}
+
+/** "the backup failed, show me the log": with no verb or question first, a later part opening with a verb decides. */
+export function laterImperative(opening: Opening, tokens: string[], stems: string[], parts: readonly number[]): Opening {
+  if (opening.verb || opening.questionMethods) return opening;
+  for (const start of parts) {
+    if (start >= tokens.length) break;
+    const later = findOpening(tokens.slice(start), stems.slice(start));
+    if (later.verb) return { ...opening, verb: { ...later.verb, position: later.verb.position + start } };
+  }
+  return opening;
+}
