@@ -18,7 +18,7 @@ import { PveClient } from '../src/client/index.js';
 import { resolveBudgetLimits } from '../src/policy/budget-limits.js';
 import { Policy } from '../src/policy/policy.js';
 import { Budgets } from '../src/safety/budget.js';
-import { RunClusters } from '../src/policy/clusters.js';
+import { RunClusters, classClients } from '../src/policy/clusters.js';
 import { startSimulator } from '../src/simulator/index.js';
 import type { SuiteContext } from './lib/suite.js';
 import { ms, ratio, withinTarget, type Table } from './lib/table.js';
@@ -42,7 +42,7 @@ export async function safetySuite({ quick }: SuiteContext): Promise<Table[]> {
     const handlerWith = (audit?: AuditLog): BridgeHandler =>
       createBridgeHandler({
         runId: 'bench',
-        clusters: new RunClusters({ name: 'sim', model: sim.model, policy, client: () => client }),
+        clusters: new RunClusters({ name: 'sim', model: sim.model, policy, client, byClass: classClients(client) }),
         budgets: new Budgets('sim', () => resolveBudgetLimits(policy.budgetLimits)),
         mode: 'live',
         ...(audit ? { audit } : {}),

@@ -20,14 +20,11 @@ export async function measureChannelFloor(trips: number, reps: number): Promise<
   const child = spawn(process.execPath, [echo, 'echo'], { stdio: ['ignore', 'inherit', 'inherit', 'pipe'] });
   const channel = child.stdio[CHANNEL_FD] as Socket;
   let answered: () => void = () => undefined;
-  const reader = new FrameReader(
-    LIMITS,
-    () => answered(),
-    (err) => {
-      throw err;
-    },
-  );
-  channel.on('data', (chunk: Buffer) => reader.push(chunk));
+  const reader = new FrameReader(LIMITS);
+  channel.on('data', (chunk: Buffer) => {
+    for (const _ of reader.push(chunk)) answered();
+    if (reader.failure) throw reader.failure;
+  });
   const message = { type: 'reply', jobId: 1, callId: 1, ok: true, json: '{"release":"9.1","repoid":"0123456789abcdef","version":"9.1.2"}' };
   const roundTrip = () =>
     new Promise<void>((resolve) => {
@@ -50,11 +47,10 @@ export async function measureChannelFloor(trips: number, reps: number): Promise<
 
 if (process.argv[2] === 'echo') {
   const channel = new Socket({ fd: CHANNEL_FD, readable: true, writable: true });
-  const reader = new FrameReader(
-    LIMITS,
-    (message) => channel.write(encodeFrame(message as { type: string })),
-    () => process.exit(1),
-  );
-  channel.on('data', (chunk: Buffer) => reader.push(chunk));
+  const reader = new FrameReader(LIMITS);
+  channel.on('data', (chunk: Buffer) => {
+    for (const message of reader.push(chunk)) channel.write(encodeFrame(message as { type: string }));
+    if (reader.failure) process.exit(1);
+  });
   channel.on('close', () => process.exit(0));
 }

@@ -7,6 +7,7 @@ import { createClassClients, createClients, type ClusterConfig } from '../client
 import { loadClusterSchema, type LoadedSchema } from '../client/schema-source.js';
 import { Secret } from '../client/secret.js';
 import { ApiSearch } from '../search/index.js';
+import { classClients } from '../policy/clusters.js';
 import type { Policy } from '../policy/policy.js';
 import type { SecretScrubber } from '../safety/redact.js';
 import type { ApiModel, RiskClass } from '../schema/model.js';
@@ -18,8 +19,8 @@ export interface ClusterRuntime {
   readonly name: string;
   /** The cluster's main credentials: schema loading, and every class without a token of its own. */
   readonly client: PveClient;
-  /** The client a call of this class goes out with (`tokens` of the cluster config). */
-  clientFor(risk?: RiskClass): PveClient;
+  /** The client a call of each class goes out with (`tokens` of the cluster config; `client` for a class without one). */
+  readonly byClass: Readonly<Record<RiskClass, PveClient>>;
   /** Every client of the cluster, each once (the main one and the per-class ones). */
   readonly clients: readonly PveClient[];
   readonly schema: LoadedSchema;
@@ -93,7 +94,7 @@ function clusterRuntime(name: string, client: PveClient, byClass: Partial<Record
   return {
     name,
     client,
-    clientFor: (risk) => (risk ? byClass[risk] : undefined) ?? client,
+    byClass: classClients(client, byClass),
     clients,
     get schema() {
       return schema;

@@ -432,5 +432,5 @@ function fourEyes(plan: Plan, policyOf: (cluster: string) => Policy): ApproverRe
 function runHandle(runtime: ClusterRuntime, principal: RunPrincipal | undefined, taintedBy: readonly string[]): ClusterHandle {
   const configured = runtime.policy;
   const policy = (principal?.policyFor ? principal.policyFor(runtime.name, configured) : configured).afterTaint(taintedBy);
-  return { name: runtime.name, model: runtime.model, policy, client: runtime.clientFor };
+  return { name: runtime.name, model: runtime.model, policy, client: runtime.client, byClass: runtime.byClass };
 }

@@ -3,8 +3,9 @@
  * is enforced with the concrete parameters of that call (its envelope read by src/bridge/contract.ts,
  * its path and params checked once, by request resolution, src/policy/request.ts):
  *
- *   budget (attempt) → resolve path to an operation → risk class → budget (risk)
- *   → policy (deny wins, privileged one by one) → scopes → for writes: guest budget, approval or
+ *   resolve path to an operation → risk class → budget (the attempt and its class, one step; a
+ *   call refused before it resolves is charged where it is refused) → the cluster's knowledge of
+ *   its targets → policy (deny wins, privileged one by one) → scopes → for writes: guest budget, approval or
  *   plan binding, guest identity (+ `digest`) → intent in the audit (durable) → send, or record
  *   in dry-run → redact → audit the outcome.
  *
@@ -20,7 +21,7 @@ import { capValue } from '../safety/caps.js';
 import type { Budget, BudgetRefusal, Budgets } from '../safety/budget.js';
 import type { ClusterHandle, RunClusters } from '../policy/clusters.js';
 import { decideCall, type Decision } from '../policy/decide.js';
-import { resolveFacts, touchedGuests, type CallFacts } from '../policy/facts.js';
+import { describeFor, lookUpFacts, resolveFacts, touchedGuests, type CallFacts } from '../policy/facts.js';
 import { GuestDirectory } from '../policy/guests.js';
 import { IdentityGuard, takesGuestDigest, type GuestIdentity } from '../safety/identity.js';
 import { previewChange, type PlannedChange } from '../safety/change-preview.js';
@@ -127,11 +128,11 @@ export function createBridgeHandler(deps: BridgeDeps): BridgeHandler {
   if (deps.mode === 'approved' && !deps.binding) throw new Error('approved mode needs a PlanBinding (deps.binding)');
   // The policy's own lookups (guest directory, identity) see what the main credentials see: a read
   // token that cannot see a protected guest must not make it look absent to a target rule.
-  const guests = deps.guests ?? new GuestDirectory((c) => deps.clusters.get(c).client());
+  const guests = deps.guests ?? new GuestDirectory((c) => deps.clusters.get(c).client);
   const rt: Runtime = {
     ...deps,
     guests,
-    identity: deps.identity ?? new IdentityGuard((c) => deps.clusters.get(c).client(), guests),
+    identity: deps.identity ?? new IdentityGuard((c) => deps.clusters.get(c).client, guests),
     taskClass: new Map(),
     snapshotted: new Set(),
     counts: deps.counts ?? emptyCounts(),
@@ -185,8 +186,9 @@ async function handle(rt: Runtime, call: BridgeCall, ctx: BridgeContext): Promis
   try {
     // The cluster is resolved once per call; an attempt on one this run cannot reach counts against the run's own.
     const reached = reachOf(rt, call);
-    const attempt = rt.budgets.for('handle' in reached ? reached.handle.name : rt.clusters.home.name).chargeAttempt();
-    if (attempt) throw budgetRefusal(attempt);
+    // A request on a cluster it reaches is charged once resolved, attempt and class in one step
+    // (handleRequest); every other call, and a request refused before, is charged here.
+    if (call.kind !== 'request' || !('handle' in reached) || ctx.signal.aborted) chargeAttempt(rt, reached);
     if (call.kind === 'rejected') {
       if (call.error.kind === 'invalid') rt.counts.invalid++;
       record.channel = 'refused before parsing';
@@ -246,6 +248,7 @@ async function handleRequest(rt: Runtime, call: RequestCall, reached: Reached, c
     req = resolveRequest(target.model, call.method, call.path, call.params);
   } catch (err) {
     if (err instanceof InvalidCallError) {
+      chargeAttempt(rt, reached);
       rt.counts.invalid++;
       throw new Refusal({ kind: 'invalid', message: err.message, method: call.method, path: call.path });
     }
@@ -254,18 +257,20 @@ async function handleRequest(rt: Runtime, call: RequestCall, reached: Reached, c
   const op = req.operation;
   const policy = target.policy;
   record.policy = policy.name;
-  const facts = await resolveFacts({ cluster, operation: op, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath }, policy, rt.guests, ctx.signal);
-  const risk = facts.risk;
+  const described = describeFor({ cluster, operation: op, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath }, policy);
+  const risk = described.facts.risk;
+  // Charged before anything is looked up: a call over its budget costs the cluster nothing.
+  const budget = rt.budgets.for(cluster);
+  const charged = budget.chargeCall(risk);
+  if (charged?.limit === 'calls') throw budgetRefusal(charged);
   Object.assign(record, { path: req.concretePath, template: op.path, risk });
   // Redacted and capped for the audit after the answer left, off the call's path.
   auditedParams.set(record, req);
-  if (facts.escalations.length > 0) record.escalations = facts.escalations.map((e) => `${e.param} (${e.rule})`);
+  if (described.facts.escalations.length > 0) record.escalations = described.facts.escalations.map((e) => `${e.param} (${e.rule})`);
   const where = { method: req.method, path: req.concretePath, risk };
   rt.counts.byRisk[risk]++;
-
-  const budget = rt.budgets.for(cluster);
-  const riskBudget = budget.chargeRisk(risk);
-  if (riskBudget) throw budgetRefusal(riskBudget, where);
+  if (charged) throw budgetRefusal(charged, where);
+  const facts = described.lookup ? await lookUpFacts(described.facts, rt.guests, ctx.signal) : described.facts;
 
   const decision = decideCall(facts, policy);
   record.rule = decision.rule;
@@ -284,7 +289,7 @@ async function read(rt: Runtime, target: ClusterHandle, req: ResolvedRequest, ct
     record.planned = true;
     return planned;
   }
-  const data = await target.client('read').send(req, { signal: ctx.signal });
+  const data = await target.byClass.read.send(req, { signal: ctx.signal });
   rt.identity.observe(target.name, req.operation.path, req.pathValues, data);
   // The client parsed this body for this call alone: redact it where it is rather than copy it.
   return markTainted(rt, req, redactInPlace(data, req.concretePath, rt.secrets), record);
@@ -397,7 +402,7 @@ async function write(
     }
 
     let params = withGuestDigest(req, verdict.current);
-    const client = target.client(risk);
+    const client = target.byClass[risk];
     record.change = { cluster, method: req.method, path: req.concretePath } satisfies ChangeAttempt;
     const halt = rt.halted?.();
     if (halt !== undefined) throw new Refusal({ kind: 'halted', message: `${req.method} ${req.concretePath}: ${halt}`, ...where });
@@ -469,14 +474,10 @@ async function prepareUndo(
     taken = await safetySnapshot({
       runId: rt.runId,
       guest,
-      get: (path, params) => rt.clusters.get(cluster).client().request('GET', path, params, { signal }),
+      get: (path, params) => rt.clusters.get(cluster).client.request('GET', path, params, { signal }),
       intend: (data) => audit.intend({ runId: rt.runId, mode: rt.mode, cluster, ...data }).seq,
-      post: (path, params) => rt.clusters.get(cluster).client('write').request('POST', path, params, { signal }),
-      waitTask: (upid) =>
-        rt.clusters
-          .get(cluster)
-          .client('write')
-          .waitTask(upid, { timeoutMs: rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, signal }),
+      post: (path, params) => rt.clusters.get(cluster).byClass.write.request('POST', path, params, { signal }),
+      waitTask: (upid) => rt.clusters.get(cluster).byClass.write.waitTask(upid, { timeoutMs: rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, signal }),
       outcome: (data) => audit.append('call', { runId: rt.runId, mode: rt.mode, cluster, risk: 'write', ...data }),
     });
   } catch (err) {
@@ -513,7 +514,7 @@ async function digestAfterSnapshot(
         .filter(([k]) => k !== 'digest' && k !== 'parent')
         .sort(([a], [b]) => (a < b ? -1 : 1)),
     );
-  const now = await rt.clusters.get(cluster).client().request('GET', configPath, {}, { signal });
+  const now = await rt.clusters.get(cluster).client.request('GET', configPath, {}, { signal });
   if (isPlainObject(now) && typeof now.digest === 'string' && settings(now) === settings(before)) return now.digest;
   throw new Refusal({ kind: 'identity', message: `${where.method} ${where.path} was not sent: the guest's config changed while the safety snapshot was taken; read it again and re-plan`, ...where });
 }
@@ -528,7 +529,7 @@ async function readBeforeUpdate(rt: Runtime, cluster: string, req: ResolvedReque
   if (req.method !== 'PUT' || !rt.clusters.get(cluster).policy.config.undo.readBeforeUpdate || !rt.clusters.get(cluster).model.get('GET', req.operation.path)) return undefined;
   let current: unknown;
   try {
-    current = await rt.clusters.get(cluster).client().request('GET', req.urlPath, {}, { signal });
+    current = await rt.clusters.get(cluster).client.request('GET', req.urlPath, {}, { signal });
   } catch {
     return undefined;
   }
@@ -552,7 +553,7 @@ async function planSafetySnapshot(rt: Runtime, plan: PlanRecorder, cluster: stri
   const key = guest ? `${cluster}\u0000${guest.vmid}` : '';
   if (!guest || rt.snapshotted.has(key) || !wantsSafetySnapshot(rt.clusters.get(cluster).policy, facts.risk, req.operation.path, req.method)) return;
   rt.snapshotted.add(key);
-  const can = await canSnapshot(guest, (path, params) => rt.clusters.get(cluster).client().request('GET', path, params, { signal }));
+  const can = await canSnapshot(guest, (path, params) => rt.clusters.get(cluster).client.request('GET', path, params, { signal }));
   plan.note(snapshotNote(guest, plan.size + 1, can));
 }
 
@@ -582,7 +583,7 @@ async function handleUndo(rt: Runtime, call: UndoCall, ctx: BridgeContext, recor
   const plan = await planUndo(
     call.runId,
     changes,
-    undoReadsVia((cluster, path) => rt.clusters.get(cluster).client().request('GET', path, {}, { signal: ctx.signal })),
+    undoReadsVia((cluster, path) => rt.clusters.get(cluster).client.request('GET', path, {}, { signal: ctx.signal })),
   );
   for (const text of plan.cannot) rt.plan?.note(`not undone: ${text}`);
   record.undoSteps = plan.steps.length;
@@ -618,9 +619,9 @@ function previewInput(rt: Runtime, target: ClusterHandle, req: ResolvedRequest, 
     params: redactData(req.params, req.concretePath, rt.secrets) as Record<string, unknown>,
     ...(guest ? { target: guest } : {}),
     ...(raw ? { config: redactData(raw, configPath, rt.secrets) as Record<string, unknown> } : {}),
-    read: (path: string) => target.client().request('GET', path, {}, { signal }),
+    read: (path: string) => target.client.request('GET', path, {}, { signal }),
     // Every credential this server uses on the cluster (main and per class): deleting one cuts it off.
-    ownAuthIds: [...new Set([undefined, ...RISK_CLASSES].map((c) => target.client(c).authId).filter((id): id is string => id !== undefined))],
+    ownAuthIds: [...new Set([target.client, ...RISK_CLASSES.map((c) => target.byClass[c])].map((c) => c.authId).filter((id): id is string => id !== undefined))],
   };
 }
 
@@ -775,7 +776,7 @@ async function handleWait(rt: Runtime, call: WaitTaskCall, reached: Reached, ctx
   const timeoutMs = Math.min(call.timeoutMs ?? rt.defaultTaskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS, remaining);
   const started = performance.now();
   try {
-    const result = await target.client(rt.taskClass.get(call.upid) ?? 'read').waitTask(call.upid, {
+    const result = await target.byClass[rt.taskClass.get(call.upid) ?? 'read'].waitTask(call.upid, {
       timeoutMs,
       signal: ctx.signal,
       onProgress: (lines, status) => rt.onProgress?.({ cluster, upid: call.upid, status: status.status, lines: lines.map((l) => redactText(l, rt.secrets)) }),
@@ -847,6 +848,12 @@ function reach(rt: Runtime, reached: Reached): ClusterHandle {
   if ('handle' in reached) return reached.handle;
   rt.counts.invalid++;
   throw new Refusal({ kind: 'invalid', message: reached.error });
+}
+
+/** Counts an attempt against the budget of the cluster it reaches (the run's own when it reaches none). */
+function chargeAttempt(rt: Runtime, reached: Reached): void {
+  const refusal = rt.budgets.for('handle' in reached ? reached.handle.name : rt.clusters.home.name).chargeAttempt();
+  if (refusal) throw budgetRefusal(refusal);
 }
 
 function budgetRefusal(refusal: BudgetRefusal, where?: { method: HttpMethod; path: string; risk: RiskClass }): Refusal {

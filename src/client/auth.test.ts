@@ -37,10 +37,10 @@ describe('tickets are never sent expired', () => {
     let t = 0;
     const server = fakeServer(DEFAULT_TICKET_LIFETIME_MS, () => t);
     const auth = new TicketAuthenticator({ kind: 'ticket', username: 'root', password: 'pw' }, server.endpoint, () => t);
-    expect(server.valid((await auth.credentials('GET')).headers.cookie as string)).toBe(true);
+    expect(server.valid((await auth.credentials()).read.cookie as string)).toBe(true);
     t += DEFAULT_TICKET_LIFETIME_MS + 60_000;
-    const cred = await auth.credentials('GET');
-    expect(server.valid(cred.headers.cookie as string)).toBe(true);
+    const cred = await auth.credentials();
+    expect(server.valid(cred.read.cookie as string)).toBe(true);
     expect(server.calls.map((c) => c.kind)).toEqual(['password', 'password']);
   });
 
@@ -49,7 +49,7 @@ describe('tickets are never sent expired', () => {
     const server = fakeServer(DEFAULT_TICKET_LIFETIME_MS, () => t);
     const auth = new TicketAuthenticator({ kind: 'ticket', username: 'root', password: 'pw', renewAfterMs: 3 * 3_600_000 }, server.endpoint, () => t);
     for (let i = 0; i < 40; i++) {
-      expect(server.valid((await auth.credentials('POST')).headers.cookie as string), `at ${t / 60_000} min`).toBe(true);
+      expect(server.valid((await auth.credentials()).change.cookie as string), `at ${t / 60_000} min`).toBe(true);
       t += 20 * 60_000;
     }
     expect(server.calls.filter((c) => c.kind === 'expired-renew')).toEqual([]);
@@ -61,20 +61,21 @@ describe('tickets are never sent expired', () => {
     const lifetime = 10_000;
     const server = fakeServer(lifetime, () => t);
     const auth = new TicketAuthenticator({ kind: 'ticket', username: 'root', password: 'pw' }, server.endpoint, () => t);
-    const first = await auth.credentials('GET');
+    const first = await auth.credentials();
     t += 12_000;
-    const stale = await auth.credentials('GET');
-    expect(server.valid(stale.headers.cookie as string)).toBe(false); // the one request PVE's 2 h default cannot foresee
+    const stale = await auth.credentials();
+    const sentAt = t;
+    expect(server.valid(stale.read.cookie as string)).toBe(false); // the one request PVE's 2 h default cannot foresee
     t += 3_000; // PVE delays the 401
-    expect(await auth.recover(stale.generation)).toBe(true);
+    expect(await auth.recover(stale, sentAt)).toBe(true);
     expect(first.generation).toBe(stale.generation);
     expect(auth.ticketLifetimeMs).toBe(12_000);
     for (let i = 0; i < 60; i++) {
       t += 1_700;
-      expect(server.valid((await auth.credentials('GET')).headers.cookie as string), `step ${i}`).toBe(true);
+      expect(server.valid((await auth.credentials()).read.cookie as string), `step ${i}`).toBe(true);
     }
     t += 30_000; // idle past it
-    expect(server.valid((await auth.credentials('GET')).headers.cookie as string)).toBe(true);
+    expect(server.valid((await auth.credentials()).read.cookie as string)).toBe(true);
     expect(server.calls.filter((c) => c.kind === 'expired-renew')).toEqual([]);
   });
 });

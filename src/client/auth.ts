@@ -11,7 +11,6 @@
  *   at most A (a cluster configured with shorter tickets): later tickets are renewed before that.
  */
 import { z } from 'zod';
-import type { HttpMethod } from '../schema/model.js';
 import { isPveError, PveAuthError, PveConfigError } from './errors.js';
 import { Secret } from './secret.js';
 
@@ -48,22 +47,38 @@ export const DEFAULT_TICKET_LIFETIME_MS = 7_200_000;
 /** A 401 never teaches a lifetime shorter than this (a revoked ticket can be young). */
 const MIN_LEARNED_LIFETIME_MS = 1_000;
 
+/**
+ * What goes on the wire, resolved once per login (a token: once): the client keeps it and sends it
+ * until `freshUntil`, and asks again only then, so a call reads a field rather than revealing a
+ * secret and building headers each time. The client holds it in a private field (printing the
+ * client shows none of it).
+ */
 export interface Credentials {
-  headers: Record<string, string>;
+  /** The headers of a GET. */
+  read: Readonly<Record<string, string>>;
+  /** The headers of a change (POST, PUT, DELETE): a ticket's CSRF token too. */
+  change: Readonly<Record<string, string>>;
   /** Which login these headers come from; `recover` uses it to avoid re-logging in twice. */
   generation: number;
+  /** Until when, on the authenticator's clock (`now`), they may be sent without asking again: a token's never end. */
+  freshUntil: number;
+  /** When the ticket was obtained (`now`): the age it was sent at tells what a 401 for it shows. */
+  obtainedAt: number;
 }
 
 export interface Authenticator {
   readonly kind: 'token' | 'ticket';
   /** `root@pam!mcp` for tokens, `root@pam` for users. Never a secret. */
   readonly authId: string;
-  credentials(method: HttpMethod, signal?: AbortSignal): Promise<Credentials>;
+  /** The clock `freshUntil` and `obtainedAt` are on. */
+  readonly now: () => number;
+  /** Credentials to send now: logs in, or renews a ticket past its renewal age, first. */
+  credentials(signal?: AbortSignal): Promise<Credentials>;
   /**
-   * After a 401 on a call made with `generation`: get fresh credentials if possible.
+   * After a 401 on a call made with `sent` at `sentAt` (`now`): get fresh credentials if possible.
    * True when the call may be repeated (once).
    */
-  recover(generation: number, signal?: AbortSignal): Promise<boolean>;
+  recover(sent: Credentials, sentAt: number, signal?: AbortSignal): Promise<boolean>;
   /** Force a fresh login (ticket) — a no-op for tokens. */
   login(signal?: AbortSignal): Promise<void>;
 }
@@ -77,7 +92,8 @@ export const TOKEN_ID_PATTERN = /^[^\s@!]+@[^\s@!]+![A-Za-z][A-Za-z0-9._-]*$/;
 export class TokenAuthenticator implements Authenticator {
   readonly kind = 'token' as const;
   readonly authId: string;
-  readonly #header: Secret;
+  readonly now = Date.now;
+  readonly #credentials: Credentials;
 
   constructor(options: TokenAuthOptions, clusterName: string) {
     if (!TOKEN_ID_PATTERN.test(options.tokenId)) {
@@ -90,11 +106,12 @@ export class TokenAuthenticator implements Authenticator {
     }
     this.authId = options.tokenId;
     // PVE splits at the last '=', so the ID/secret separator must be '=' (':' is Proxmox Backup Server's).
-    this.#header = new Secret(`PVEAPIToken=${options.tokenId}=${Secret.from(options.secret).reveal()}`);
+    const headers = { authorization: `PVEAPIToken=${options.tokenId}=${Secret.from(options.secret).reveal()}` };
+    this.#credentials = { read: headers, change: headers, generation: 0, freshUntil: Number.POSITIVE_INFINITY, obtainedAt: 0 };
   }
 
   async credentials(): Promise<Credentials> {
-    return { headers: { authorization: this.#header.reveal() }, generation: 0 };
+    return this.#credentials;
   }
 
   async recover(): Promise<boolean> {
@@ -113,8 +130,9 @@ const loginResponse = z.looseObject({
 
 interface TicketState {
   ticket: Secret;
-  csrf: Secret;
   obtainedAt: number;
+  /** The wire form of this ticket, built when it was accepted. */
+  credentials: Credentials;
 }
 
 export class TicketAuthenticator implements Authenticator {
@@ -125,12 +143,10 @@ export class TicketAuthenticator implements Authenticator {
   readonly #renewAfterMs: number;
   #lifetimeMs: number;
   readonly #endpoint: TicketEndpoint;
-  readonly #now: () => number;
+  readonly now: () => number;
   #state: TicketState | undefined;
   #generation = 0;
   #pending: Promise<void> | undefined;
-  /** Age of the ticket when it was last handed out: what a 401 for it shows about the lifetime. */
-  #sentAgeMs = 0;
 
   constructor(options: TicketAuthOptions, endpoint: TicketEndpoint, now: () => number = Date.now) {
     this.authId = options.username.includes('@') ? options.username : `${options.username}@${options.realm ?? 'pam'}`;
@@ -139,12 +155,12 @@ export class TicketAuthenticator implements Authenticator {
     this.#renewAfterMs = options.renewAfterMs ?? DEFAULT_RENEW_AFTER_MS;
     this.#lifetimeMs = options.ticketLifetimeMs ?? DEFAULT_TICKET_LIFETIME_MS;
     this.#endpoint = endpoint;
-    this.#now = now;
+    this.now = now;
   }
 
   /** Age of the current ticket in ms, undefined before the first login. */
   get ticketAgeMs(): number | undefined {
-    return this.#state ? this.#now() - this.#state.obtainedAt : undefined;
+    return this.#state ? this.now() - this.#state.obtainedAt : undefined;
   }
 
   /** The lifetime the server's tickets are taken to have (PVE's, or lower after a 401 showed it). */
@@ -165,28 +181,23 @@ export class TicketAuthenticator implements Authenticator {
     return this.#lifetimeMs - Math.min(300_000, Math.max(this.#lifetimeMs / 10, Math.min(1_000, this.#lifetimeMs / 3)));
   }
 
-  async credentials(method: HttpMethod, signal?: AbortSignal): Promise<Credentials> {
+  async credentials(signal?: AbortSignal): Promise<Credentials> {
     const age = this.ticketAgeMs;
     if (age === undefined || age >= this.#expiredAtMs) {
       // No ticket, or one that expired (a server idle past the lifetime): the password, never the dead ticket.
-      await this.#once(() => (this.#state && this.#now() - this.#state.obtainedAt < this.#expiredAtMs ? Promise.resolve() : this.#passwordLogin(signal)));
+      await this.#once(() => (this.#state && this.now() - this.#state.obtainedAt < this.#expiredAtMs ? Promise.resolve() : this.#passwordLogin(signal)));
     } else if (age >= this.#renewAtMs) {
-      await this.#once(() => (this.#state && this.#now() - this.#state.obtainedAt < this.#renewAtMs ? Promise.resolve() : this.#renew(signal)));
+      await this.#once(() => (this.#state && this.now() - this.#state.obtainedAt < this.#renewAtMs ? Promise.resolve() : this.#renew(signal)));
     }
     // #once only resolves after #accept stored a ticket (it throws otherwise).
-    const state = this.#state as TicketState;
-    this.#sentAgeMs = this.#now() - state.obtainedAt;
-    const headers: Record<string, string> = { cookie: `PVEAuthCookie=${state.ticket.reveal()}` };
-    // PVE checks the CSRF token on every non-GET ticket request, DELETE included.
-    if (method !== 'GET') headers.csrfpreventiontoken = state.csrf.reveal();
-    return { headers, generation: this.#generation };
+    return (this.#state as TicketState).credentials;
   }
 
-  async recover(generation: number, signal?: AbortSignal): Promise<boolean> {
+  async recover(sent: Credentials, sentAt: number, signal?: AbortSignal): Promise<boolean> {
     // Another call already logged in again after this one was sent: just repeat with the new ticket.
-    if (generation !== this.#generation) return true;
+    if (sent.generation !== this.#generation) return true;
     // The server refused a ticket sent at this age (not counting PVE's delayed answer): its tickets live no longer.
-    this.#lifetimeMs = Math.min(this.#lifetimeMs, Math.max(MIN_LEARNED_LIFETIME_MS, this.#sentAgeMs));
+    this.#lifetimeMs = Math.min(this.#lifetimeMs, Math.max(MIN_LEARNED_LIFETIME_MS, sentAt - sent.obtainedAt));
     await this.#once(() => this.#passwordLogin(signal));
     return true;
   }
@@ -205,7 +216,7 @@ export class TicketAuthenticator implements Authenticator {
 
   async #renew(signal?: AbortSignal): Promise<void> {
     const state = this.#state;
-    if (!state || this.#now() - state.obtainedAt >= this.#expiredAtMs) return this.#passwordLogin(signal);
+    if (!state || this.now() - state.obtainedAt >= this.#expiredAtMs) return this.#passwordLogin(signal);
     try {
       const data = await this.#endpoint({ username: this.authId, password: state.ticket.reveal() }, signal);
       this.#accept(this.#parse(data));
@@ -256,7 +267,12 @@ export class TicketAuthenticator implements Authenticator {
         'The server returned a ticket without CSRFPreventionToken: is the URL a Proxmox VE node?',
       );
     }
-    this.#state = { ticket: new Secret(login.ticket), csrf: new Secret(login.CSRFPreventionToken), obtainedAt: this.#now() };
+    const obtainedAt = this.now();
     this.#generation++;
+    const read = { cookie: `PVEAuthCookie=${login.ticket}` };
+    // PVE checks the CSRF token on every non-GET ticket request, DELETE included.
+    const change = { ...read, csrfpreventiontoken: login.CSRFPreventionToken };
+    const credentials = { read, change, generation: this.#generation, freshUntil: obtainedAt + this.#renewAtMs, obtainedAt };
+    this.#state = { ticket: new Secret(login.ticket), obtainedAt, credentials };
   }
 }

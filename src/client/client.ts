@@ -7,7 +7,7 @@ import { inspect } from 'node:util';
 import { z } from 'zod';
 import type { ApiModel, HttpMethod } from '../schema/model.js';
 import type { ResolvedCall } from './client-like.js';
-import { type AuthOptions, type Authenticator, TicketAuthenticator, TokenAuthenticator } from './auth.js';
+import { type AuthOptions, type Authenticator, type Credentials, TicketAuthenticator, TokenAuthenticator } from './auth.js';
 import { normalizeApiPath, encodeParams, encodeRequest, type EncodedRequest } from './encoding.js';
 import { isPveError, PveAbortedError, PveConfigError, PveHttpError, PveTimeoutError } from './errors.js';
 import { type PveLogger, stderrLogger } from './logger.js';
@@ -65,6 +65,8 @@ export class PveClient {
   readonly baseUrl: string;
   readonly #prefix: string;
   readonly #auth: Authenticator;
+  /** What goes on the wire until its `freshUntil` (auth.ts): read by each call, asked for again after. */
+  #credentials: Credentials | undefined;
   readonly #transport: HttpTransport;
   readonly #retry: RetryOptions;
   readonly #requestTimeoutMs: number;
@@ -146,16 +148,25 @@ export class PveClient {
       this.#tries(method, encoded.path, signal, async () => {
         // One repeat after a 401, with fresh credentials (ticket expired, CSRF token stale…).
         for (let attempt = 0; ; attempt++) {
-          const cred = await this.#auth.credentials(method, signal);
+          let cred = this.#credentials;
+          let sentAt = this.#auth.now();
+          if (cred === undefined || sentAt >= cred.freshUntil) {
+            cred = this.#credentials = await this.#auth.credentials(signal);
+            sentAt = this.#auth.now();
+          }
           const raw = await this.#transport.exchange({
             method,
             target,
             apiPath: encoded.path,
-            headers: { ...headers, ...cred.headers },
+            headers: { ...headers, ...(method === 'GET' ? cred.read : cred.change) },
             body: encoded.body,
             signal,
           });
-          if (raw.status === 401 && attempt === 0 && (await this.#auth.recover(cred.generation, signal))) continue;
+          if (raw.status === 401 && attempt === 0 && (await this.#auth.recover(cred, sentAt, signal))) {
+            // Logged in again (or another call did): the next try asks for the new credentials.
+            this.#credentials = undefined;
+            continue;
+          }
           return readEnvelope<T>(raw, method, encoded.path, this.#caller());
         }
       }),
@@ -186,6 +197,7 @@ export class PveClient {
   /** Log in now (ticket auth; renews the session). A no-op for API tokens, which need no login. */
   async login(opts: RequestOptions = {}): Promise<void> {
     await this.#auth.login(opts.signal);
+    this.#credentials = undefined;
   }
 
   /**

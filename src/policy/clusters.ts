@@ -12,11 +12,19 @@ export interface ClusterHandle {
   readonly model: ApiModel;
   /** What this run's calls on the cluster are decided by (the principal's policy, after taint). */
   readonly policy: Policy;
+  /** The main credentials: the policy's own lookups (guests, identity, previews). */
+  readonly client: PveClientLike;
   /**
-   * The client a call of this class goes out with (per-class tokens: a bug in the policy cannot
-   * turn a read into a write); the main credentials without a class, for the policy's own lookups.
+   * The client a call of each class goes out with (per-class tokens: a bug in the policy cannot
+   * turn a read into a write), the main one for a class without a token of its own. Resolved when
+   * the handle is made, so a call reads a field.
    */
-  client(risk?: RiskClass): PveClientLike;
+  readonly byClass: Readonly<Record<RiskClass, PveClientLike>>;
+}
+
+/** Every class's client: its own token's where it has one, else `main`. */
+export function classClients<C>(main: C, own: Partial<Record<RiskClass, C>> = {}): Record<RiskClass, C> {
+  return { read: own.read ?? main, write: own.write ?? main, destructive: own.destructive ?? main, privileged: own.privileged ?? main };
 }
 
 export class RunClusters {

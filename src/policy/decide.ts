@@ -15,8 +15,13 @@
  *      'approval'` (the policy's `taintedBy`, taint.ts).
  */
 import type { CallFacts, GuestFact } from './facts.js';
+import { matchesOp } from './glob.js';
 import type { OperationRef, Policy, TargetRule } from './policy.js';
+import type { PresetName } from './presets.js';
 import type { RiskClass } from '../schema/model.js';
+
+/** What the path rules alone say of an operation. */
+export type PolicyDecision = { allowed: true; rule: string } | { allowed: false; rule: string; message: string };
 
 export type Decision =
   | { outcome: 'allow'; risk: RiskClass; rule: string }
@@ -31,7 +36,7 @@ export function decideCall(facts: CallFacts, policy: Policy): Decision {
   const why = escalationNote(facts);
 
   // 1 + 4 (and 3 for privileged operations): the path rules at the operation's own class.
-  const byPath = policy.decide(op);
+  const byPath = pathDecision(policy, op);
   if (!byPath.allowed && byPath.rule.startsWith('deny[')) return deny(byPath.rule, byPath.message);
 
   // 2. Target rules that refuse.
@@ -44,7 +49,7 @@ export function decideCall(facts: CallFacts, policy: Policy): Decision {
   // 3. Escalations to privileged are enabled per parameter.
   for (const e of facts.escalations) {
     if (e.risk !== 'privileged') continue;
-    if (policy.enablesEscalation(op, [e.param, familyOf(e.param), e.rule])) continue;
+    if (enabledEscalation(policy, op, [e.param, familyOf(e.param), e.rule])) continue;
     return deny(
       'privileged',
       `${shown} is privileged with parameter '${e.param}' (${e.reason}) and policy '${policy.name}' has not enabled it; ` +
@@ -59,7 +64,7 @@ export function decideCall(facts: CallFacts, policy: Policy): Decision {
 
   // 6. Approval.
   if (risk !== 'read') {
-    if (policy.needsApproval(risk)) {
+    if (policy.approvalClasses.has(risk)) {
       return { outcome: 'approval', risk, rule: byPath.rule, reason: `${risk}${why} and policy '${policy.name}' requires human approval for ${risk} operations` };
     }
     for (const rule of policy.targetRules) {
@@ -85,6 +90,79 @@ export function decideCall(facts: CallFacts, policy: Policy): Decision {
     }
   }
   return { outcome: 'allow', risk, rule: byPath.rule };
+}
+
+/**
+ * The path rules of `policy` for one operation, in their order (deny wins):
+ *   1. explicit `deny` rules;
+ *   2. privileged operations: refused unless enabled one by one in `privileged`;
+ *   3. explicit `allow` rules;
+ *   4. the preset (its risk classes, then its operation patterns);
+ *   5. otherwise refused.
+ */
+export function pathDecision(policy: Policy, op: OperationRef): PolicyDecision {
+  const paths = pathsOf(op);
+  const shown = `${op.method} ${op.concretePath ?? op.template}`;
+  const denyIndex = policy.deny.findIndex((p) => matchesOp(p, op.method, paths));
+  if (denyIndex >= 0) {
+    const rule = `deny[${denyIndex}] '${policy.deny[denyIndex]?.source}'`;
+    return { allowed: false, rule, message: `${shown} is refused by policy '${policy.name}' rule ${rule}` };
+  }
+  if (op.risk === 'privileged') {
+    const enabled = policy.privileged.findIndex((p) => matchesOp(p.pattern, op.method, paths));
+    if (enabled >= 0) return { allowed: true, rule: `privileged[${enabled}] '${policy.privileged[enabled]?.pattern.source}'` };
+    return {
+      allowed: false,
+      rule: 'privileged',
+      message:
+        `${shown} is a privileged operation and policy '${policy.name}' has not enabled it; privileged operations ` +
+        `are enabled one by one by the operator (policy.privileged: ['${op.method} ${op.template}'])`,
+    };
+  }
+  const allowIndex = policy.allow.findIndex((p) => matchesOp(p, op.method, paths));
+  if (allowIndex >= 0) return { allowed: true, rule: `allow[${allowIndex}] '${policy.allow[allowIndex]?.source}'` };
+  if (policy.presetClasses.has(op.risk)) return { allowed: true, rule: `preset '${policy.preset}' (${op.risk})` };
+  const presetOp = policy.presetOps.find((p) => matchesOp(p, op.method, paths));
+  if (presetOp) return { allowed: true, rule: `preset '${policy.preset}' '${presetOp.source}'` };
+  return {
+    allowed: false,
+    rule: `preset '${policy.preset}'`,
+    message:
+      `${shown} (${op.risk}) is not allowed by policy '${policy.name}' (preset '${policy.preset}' ${describePreset(policy.preset)}); ` +
+      `the operator can choose another preset or add an allow rule such as '${op.method} ${op.template}'`,
+  };
+}
+
+/**
+ * The `privileged` entry that enables this escalating parameter (concrete name such as `scsi1`,
+ * its family `scsi[n]`, or the escalation rule's id) on this operation.
+ */
+function enabledEscalation(policy: Policy, op: OperationRef, names: readonly string[]): string | undefined {
+  const paths = pathsOf(op);
+  const i = policy.privileged.findIndex((p) => matchesOp(p.pattern, op.method, paths) && names.some((n) => p.params.has(n)));
+  return i >= 0 ? `privileged[${i}] '${policy.privileged[i]?.pattern.source}'` : undefined;
+}
+
+/** An explicit allow rule names this operation (used to permit untargeted writes under a guest scope). */
+function explicitlyAllowed(policy: Policy, op: OperationRef): boolean {
+  const paths = pathsOf(op);
+  return policy.allow.some((p) => matchesOp(p, op.method, paths)) || policy.privileged.some((p) => matchesOp(p.pattern, op.method, paths));
+}
+
+/** Rules match the concrete path and the template (see glob.ts). */
+function pathsOf(op: OperationRef): string[] {
+  return op.concretePath && op.concretePath !== op.template ? [op.concretePath, op.template] : [op.template];
+}
+
+function describePreset(preset: PresetName): string {
+  switch (preset) {
+    case 'read-only':
+      return 'allows reads only';
+    case 'operator':
+      return 'allows reads, guest power, snapshots, backups and guest config';
+    case 'admin':
+      return 'allows everything except privileged operations';
+  }
 }
 
 /** `, raised from write by 'forceStop': …` — the part of a message that says why the class is what it is. */
@@ -155,7 +233,7 @@ function scopeRefusal(facts: CallFacts, policy: Policy, op: OperationRef, shown:
     if (outside.length > 0) {
       return { rule: 'scopes.nodes', message: `${shown} targets node ${outside.join(', ')}, outside policy '${policy.name}' scopes.nodes [${nodes}]` };
     }
-    if (changes && facts.nodes.length === 0 && !facts.template.startsWith('/nodes/') && !policy.explicitlyAllowed(op)) {
+    if (changes && facts.nodes.length === 0 && !facts.template.startsWith('/nodes/') && !explicitlyAllowed(policy, op)) {
       return {
         rule: 'scopes.nodes',
         message: `${shown} names no node, so it can reach nodes outside policy '${policy.name}' scopes.nodes [${nodes}]; the operator can add an allow rule for it ('${facts.method} ${facts.template}')`,
@@ -173,7 +251,7 @@ function scopeRefusal(facts: CallFacts, policy: Policy, op: OperationRef, shown:
         message: `${shown} addresses every guest${facts.targets.allGuests === 'nodes' ? ' of the node' : ''}, but policy '${policy.name}' limits guests by scope; list the VMIDs instead`,
       };
     }
-    if (!facts.everyGuest && facts.guests.length === 0 && !policy.explicitlyAllowed(op)) {
+    if (!facts.everyGuest && facts.guests.length === 0 && !explicitlyAllowed(policy, op)) {
       return { rule: 'scopes', message: `${shown} names no guest, so it cannot be checked against policy '${policy.name}' guest scopes; the operator can add an allow rule for it` };
     }
   }

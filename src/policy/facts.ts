@@ -127,10 +127,20 @@ export async function lookUpFacts(facts: CallFacts, directory: GuestDirectory, s
   return out;
 }
 
+/**
+ * What is known from the call alone, and whether deciding it under `policy` needs the cluster's
+ * knowledge too (`lookUpFacts`): one entry for the bridge, which charges the budget between the
+ * two, so a call over its budget looks nothing up.
+ */
+export function describeFor(input: FactsInput, policy: Policy): { facts: CallFacts; lookup: boolean } {
+  const facts = describeCall(input);
+  return { facts, lookup: needsLookup(facts, policy) };
+}
+
 /** Build the facts of a call, looking up what the policy needs. */
 export async function resolveFacts(input: FactsInput, policy: Policy, directory: GuestDirectory | undefined, signal?: AbortSignal): Promise<CallFacts> {
-  const facts = describeCall(input);
-  if (!directory || !needsLookup(facts, policy)) return facts;
+  const { facts, lookup } = describeFor(input, policy);
+  if (!directory || !lookup) return facts;
   return lookUpFacts(facts, directory, signal);
 }
 

@@ -28,6 +28,7 @@
 import type { ApiModel, HttpMethod, Operation, RiskClass } from '../schema/model.js';
 import { closestMatch, editDistance } from '../script/suggest.js';
 import { ESCALATION_RULES } from './escalations.js';
+import { pathDecision } from './decide.js';
 import { compileOpPattern, compileSegment } from './glob.js';
 import { describePin, describeProtection, formatTargetRule, readPathRule, type PinKind } from './path-rule-targets.js';
 import { parseVmidRanges, splitPrivilegedEntry, type PolicyConfig } from './policy-config.js';
@@ -419,7 +420,7 @@ function allowedRiskClasses(policy: Policy, model: ApiModel): Set<RiskClass> {
   const out = new Set<RiskClass>();
   for (const op of model.operations) {
     if (out.has(op.risk)) continue;
-    if (policy.decide({ method: op.method, template: op.path, risk: op.risk }).allowed) out.add(op.risk);
+    if (pathDecision(policy, { method: op.method, template: op.path, risk: op.risk }).allowed) out.add(op.risk);
   }
   if (policy.config.privileged.some((e) => splitPrivilegedEntry(e).params.length > 0)) out.add('privileged');
   // Escalations to destructive come with operations the policy allows at write.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileOpPattern, matchesOp, PatternError } from './glob.js';
+import { pathDecision } from './decide.js';
 import { Policy } from './policy.js';
 import { PolicyConfigError } from './policy-config.js';
 
@@ -43,34 +44,34 @@ describe('Policy', () => {
   it('defaults to read-only: reads pass, writes are refused naming the preset', () => {
     const p = Policy.fromConfig(undefined);
     expect(p.name).toBe('read-only');
-    expect(p.decide(read)).toMatchObject({ allowed: true });
-    const d = p.decide(start);
+    expect(pathDecision(p, read)).toMatchObject({ allowed: true });
+    const d = pathDecision(p, start);
     expect(d.allowed).toBe(false);
     if (!d.allowed) expect(d.message).toMatch(/preset 'read-only'.*allows reads only/);
   });
 
   it('operator allows guest power and config but not other writes', () => {
     const p = Policy.fromConfig({ preset: 'operator' });
-    expect(p.decide(start).allowed).toBe(true);
-    expect(p.decide(stop).allowed).toBe(true);
-    expect(p.decide({ method: 'PUT', template: '/nodes/{node}/lxc/{vmid}/config', risk: 'write' }).allowed).toBe(true);
-    expect(p.decide(storageCreate).allowed).toBe(false);
-    expect(p.needsApproval('destructive')).toBe(true);
-    expect(p.needsApproval('write')).toBe(false);
+    expect(pathDecision(p, start).allowed).toBe(true);
+    expect(pathDecision(p, stop).allowed).toBe(true);
+    expect(pathDecision(p, { method: 'PUT', template: '/nodes/{node}/lxc/{vmid}/config', risk: 'write' }).allowed).toBe(true);
+    expect(pathDecision(p, storageCreate).allowed).toBe(false);
+    expect(p.approvalClasses.has('destructive')).toBe(true);
+    expect(p.approvalClasses.has('write')).toBe(false);
   });
 
   it('admin allows everything except privileged operations', () => {
     const p = Policy.fromConfig({ preset: 'admin' });
-    expect(p.decide(storageCreate).allowed).toBe(true);
-    const d = p.decide(exec);
+    expect(pathDecision(p, storageCreate).allowed).toBe(true);
+    const d = pathDecision(p, exec);
     expect(d).toMatchObject({ allowed: false, rule: 'privileged' });
     if (!d.allowed) expect(d.message).toContain("policy.privileged: ['POST /nodes/{node}/qemu/{vmid}/agent/exec']");
   });
 
   it('enables privileged operations one by one, and an allow rule does not enable them', () => {
-    expect(Policy.fromConfig({ preset: 'admin', allow: ['* /**'] }).decide(exec).allowed).toBe(false);
+    expect(pathDecision(Policy.fromConfig({ preset: 'admin', allow: ['* /**'] }), exec).allowed).toBe(false);
     const p = Policy.fromConfig({ preset: 'read-only', privileged: ['POST /nodes/{node}/qemu/{vmid}/agent/exec'] });
-    expect(p.decide(exec)).toMatchObject({ allowed: true, rule: "privileged[0] 'POST /nodes/{node}/qemu/{vmid}/agent/exec'" });
+    expect(pathDecision(p, exec)).toMatchObject({ allowed: true, rule: "privileged[0] 'POST /nodes/{node}/qemu/{vmid}/agent/exec'" });
     expect(() => Policy.fromConfig({ privileged: ['POST /nodes/**'] })).toThrow(/one by one/);
   });
 
@@ -84,19 +85,19 @@ describe('Policy', () => {
       targets: [{ action: 'approval', vmids: [101] }],
     });
     for (const op of [start, stop, exec]) {
-      const d = p.decide(op);
+      const d = pathDecision(p, op);
       expect(d).toMatchObject({ allowed: false, rule: "deny[0] 'POST /nodes/*/qemu/101/**'" });
     }
-    expect(p.decide({ ...start, concretePath: '/nodes/pve1/qemu/102/status/start' }).allowed).toBe(true);
+    expect(pathDecision(p, { ...start, concretePath: '/nodes/pve1/qemu/102/status/start' }).allowed).toBe(true);
   });
 
   it('explicit allow rules extend a preset', () => {
     const p = Policy.fromConfig({ allow: ['POST /storage'] });
-    expect(p.decide(storageCreate)).toMatchObject({ allowed: true, rule: "allow[0] 'POST /storage'" });
+    expect(pathDecision(p, storageCreate)).toMatchObject({ allowed: true, rule: "allow[0] 'POST /storage'" });
   });
 
   it('approval classes can be configured, reads cannot need approval', () => {
-    expect(Policy.fromConfig({ preset: 'admin', approval: { require: ['write'] } }).needsApproval('destructive')).toBe(false);
+    expect(Policy.fromConfig({ preset: 'admin', approval: { require: ['write'] } }).approvalClasses.has('destructive')).toBe(false);
     expect(() => Policy.fromConfig({ approval: { require: ['read'] } })).toThrow(/reads never need approval/);
   });
 

@@ -1,16 +1,12 @@
 /**
- * The compiled policy: which operations a run may call, which need approval, the scopes and the
- * budget limits. Evaluation order (deny wins):
- *   1. explicit `deny` rules;
- *   2. privileged operations: refused unless enabled one by one in `privileged`;
- *   3. explicit `allow` rules;
- *   4. the preset (its risk classes, then its operation patterns);
- *   5. otherwise refused.
- * Scopes (nodes, VMIDs, pools, tags) are checked separately with the call's targets (scope.ts).
+ * The compiled policy, as data: the path rules (deny, privileged, allow, the preset's classes and
+ * operations) as compiled patterns, the target rules, the scopes, which classes need approval and
+ * the budget limits. It decides nothing: decide.ts reads these fields, once per call, in its order
+ * (deny wins; the path rules' own order is `pathDecision` there).
  */
 import type { HttpMethod, RiskClass } from '../schema/model.js';
 import { resolveBudgetLimits, type BudgetLimits } from './budget-limits.js';
-import { compileOpPattern, matchesOp, type OpPattern } from './glob.js';
+import { compileOpPattern, type OpPattern } from './glob.js';
 import { readPathRule } from './path-rule-targets.js';
 import { parsePolicyConfig, parseVmidRanges, splitPrivilegedEntry, type PolicyConfig, type TargetRuleConfig } from './policy-config.js';
 import { PRESETS, type PresetName } from './presets.js';
@@ -23,8 +19,6 @@ export interface OperationRef {
   concretePath?: string;
   risk: RiskClass;
 }
-
-export type PolicyDecision = { allowed: true; rule: string } | { allowed: false; rule: string; message: string };
 
 export interface ScopeSpec {
   nodes?: ReadonlySet<string>;
@@ -52,7 +46,7 @@ export interface TargetRule {
   label: string;
 }
 
-interface PrivilegedEntry {
+export interface PrivilegedEntry {
   pattern: OpPattern;
   /** Escalating parameters (or escalation rule ids) this entry enables; empty: the operation only. */
   params: ReadonlySet<string>;
@@ -74,10 +68,13 @@ export class Policy {
   /** Four eyes: whether the asker's own answer counts, and the group another approver must be in. */
   readonly approver: ApproverRule;
   readonly budgetLimits: BudgetLimits;
-  private readonly deny: OpPattern[];
-  private readonly allow: OpPattern[];
-  private readonly privileged: PrivilegedEntry[];
-  private readonly presetOps: OpPattern[];
+  /** The path rules, compiled: data decide.ts reads (this module decides nothing). */
+  readonly deny: readonly OpPattern[];
+  readonly allow: readonly OpPattern[];
+  readonly privileged: readonly PrivilegedEntry[];
+  /** The preset's classes granted wholesale, and its operation patterns. */
+  readonly presetClasses: ReadonlySet<RiskClass>;
+  readonly presetOps: readonly OpPattern[];
   readonly targetRules: readonly TargetRule[];
   /** True when guest scopes restrict which VMIDs writes may target (read for every call: set once). */
   readonly hasGuestScope: boolean;
@@ -99,6 +96,7 @@ export class Policy {
       return { pattern: { ...compileOpPattern(pattern), source: entry }, params: new Set(params) };
     });
     this.targetRules = [...config.targets.map((rule, i) => compileTargetRule(rule, 'targets', i)), ...compilePathRules(config.deny)];
+    this.presetClasses = new Set(PRESETS[config.preset].riskClasses);
     this.presetOps = PRESETS[config.preset].operations.map(compileOpPattern);
     this.approvalClasses = new Set(config.approval?.require ?? PRESETS[config.preset].approval);
     const group = config.approval?.approvers?.group;
@@ -127,65 +125,6 @@ export class Policy {
     if (sources.length === 0 || this.config.taint.writes !== 'approval') return this;
     return new Policy(this.config, sources);
   }
-
-  decide(op: OperationRef): PolicyDecision {
-    const paths = pathsOf(op);
-    const shown = `${op.method} ${op.concretePath ?? op.template}`;
-    const denyIndex = this.deny.findIndex((p) => matchesOp(p, op.method, paths));
-    if (denyIndex >= 0) {
-      const rule = `deny[${denyIndex}] '${this.deny[denyIndex]?.source}'`;
-      return { allowed: false, rule, message: `${shown} is refused by policy '${this.name}' rule ${rule}` };
-    }
-    if (op.risk === 'privileged') {
-      const enabled = this.privileged.findIndex((p) => matchesOp(p.pattern, op.method, paths));
-      if (enabled >= 0) return { allowed: true, rule: `privileged[${enabled}] '${this.privileged[enabled]?.pattern.source}'` };
-      return {
-        allowed: false,
-        rule: 'privileged',
-        message:
-          `${shown} is a privileged operation and policy '${this.name}' has not enabled it; privileged operations ` +
-          `are enabled one by one by the operator (policy.privileged: ['${op.method} ${op.template}'])`,
-      };
-    }
-    const allowIndex = this.allow.findIndex((p) => matchesOp(p, op.method, paths));
-    if (allowIndex >= 0) return { allowed: true, rule: `allow[${allowIndex}] '${this.allow[allowIndex]?.source}'` };
-    const preset = PRESETS[this.preset];
-    if (preset.riskClasses.includes(op.risk)) return { allowed: true, rule: `preset '${this.preset}' (${op.risk})` };
-    const presetOp = this.presetOps.find((p) => matchesOp(p, op.method, paths));
-    if (presetOp) return { allowed: true, rule: `preset '${this.preset}' '${presetOp.source}'` };
-    return {
-      allowed: false,
-      rule: `preset '${this.preset}'`,
-      message:
-        `${shown} (${op.risk}) is not allowed by policy '${this.name}' (preset '${this.preset}' ${describePreset(this.preset)}); ` +
-        `the operator can choose another preset or add an allow rule such as '${op.method} ${op.template}'`,
-    };
-  }
-
-  /**
-   * The `privileged` entry that enables this escalating parameter (concrete name such as `scsi1`,
-   * its family `scsi[n]`, or the escalation rule's id) on this operation.
-   */
-  enablesEscalation(op: OperationRef, names: readonly string[]): string | undefined {
-    const paths = pathsOf(op);
-    const i = this.privileged.findIndex((p) => matchesOp(p.pattern, op.method, paths) && names.some((n) => p.params.has(n)));
-    return i >= 0 ? `privileged[${i}] '${this.privileged[i]?.pattern.source}'` : undefined;
-  }
-
-  needsApproval(risk: RiskClass): boolean {
-    return this.approvalClasses.has(risk);
-  }
-
-  /** An explicit allow rule names this operation (used to permit untargeted writes under a guest scope). */
-  explicitlyAllowed(op: OperationRef): boolean {
-    const paths = pathsOf(op);
-    return this.allow.some((p) => matchesOp(p, op.method, paths)) || this.privileged.some((p) => matchesOp(p.pattern, op.method, paths));
-  }
-}
-
-/** Rules match the concrete path and the template (see glob.ts). */
-function pathsOf(op: OperationRef): string[] {
-  return op.concretePath && op.concretePath !== op.template ? [op.concretePath, op.template] : [op.template];
 }
 
 const CHANGING: readonly RiskClass[] = ['write', 'destructive', 'privileged'];
@@ -225,15 +164,4 @@ function compileTargetRule(rule: TargetRuleConfig, from: 'targets' | 'deny', ind
     ...(rule.comment !== undefined ? { comment: rule.comment } : {}),
     label: from === 'targets' ? `targets[${index}] (${described})` : `deny[${index}] '${source}' (as target rule: ${described})`,
   };
-}
-
-function describePreset(preset: PresetName): string {
-  switch (preset) {
-    case 'read-only':
-      return 'allows reads only';
-    case 'operator':
-      return 'allows reads, guest power, snapshots, backups and guest config';
-    case 'admin':
-      return 'allows everything except privileged operations';
-  }
 }

@@ -202,7 +202,7 @@ export function getMayNeedApproval(model: ApiModel, policy: Policy): boolean {
     // A privileged call passes only through an entry of `privileged` (the operation, or the
     // parameter that raises it); without any, every privileged GET is refused, never asked for.
     if (risk === 'privileged' && policy.config.privileged.length === 0) continue;
-    if (policy.needsApproval(risk)) return true;
+    if (policy.approvalClasses.has(risk)) return true;
     if (policy.targetRules.some((r) => r.action === 'approval' && r.risk.has(risk))) return true;
     if ((policy.taintedBy?.length ?? 0) > 0) return true;
   }

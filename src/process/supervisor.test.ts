@@ -20,22 +20,22 @@ type Message = z.infer<typeof messageSchema>;
 
 /** A line-per-message framing for the socket channel: enough to test the channel, not the sandbox's. */
 class Lines implements ChannelDecoder {
+  failure: Error | undefined;
   private rest = '';
-  constructor(
-    private readonly deliver: (raw: unknown) => void,
-    private readonly fail: (err: Error) => void,
-  ) {}
-  push(chunk: Buffer): void {
+  push(chunk: Buffer): unknown[] {
+    const out: unknown[] = [];
+    if (this.failure) return out;
     const lines = (this.rest + chunk.toString('utf8')).split('\n');
     this.rest = lines.pop() ?? '';
     for (const line of lines) {
       try {
-        this.deliver(JSON.parse(line));
+        out.push(JSON.parse(line));
       } catch {
-        this.fail(new Error('not a JSON line'));
-        return;
+        this.failure = new Error('not a JSON line');
+        break;
       }
     }
+    return out;
   }
 }
 
@@ -93,7 +93,7 @@ describe('SupervisedChild', () => {
         name: 'test child',
         entry: file,
         execArgv: [],
-        channel: options.channel === 'socket' ? { kind: 'socket', encode: (m) => Buffer.from(`${JSON.stringify(m)}\n`), decoder: (deliver, fail) => new Lines(deliver, fail) } : { kind: 'ipc' },
+        channel: options.channel === 'socket' ? { kind: 'socket', encode: (m) => Buffer.from(`${JSON.stringify(m)}\n`), decoder: () => new Lines() } : { kind: 'ipc' },
         schema: messageSchema,
         readyTimeoutMs: options.readyTimeoutMs ?? 10_000,
         handshake: options.handshake ?? ((m) => m.type === 'ready'),

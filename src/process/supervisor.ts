@@ -21,9 +21,12 @@
  * isolated-vm makes graceful exits unreliable, and a type-check process has nothing to save.
  *
  * The channel is either Node's IPC (`fork`, JSON serialisation) or a socket pair on the child's
- * fd 3 carrying the owner's own framing (the sandbox worker's frames, see src/sandbox/frames.ts).
- * Messages go straight from the channel through the schema to the owner's callback, with no
- * promise or queue in between: the sandbox worker's channel carries ~1,000 messages a second.
+ * fd 3 carrying the owner's own framing (the sandbox worker's frames, see src/sandbox/frames.ts):
+ * the supervisor pulls the messages each chunk completes from the owner's decoder.
+ * Messages go straight from the channel through the schema to their receiver, with no promise or
+ * queue in between: the sandbox worker's channel carries ~1,000 messages a second. The receiver
+ * is the owner's `message` hook, or whoever the owner hands the child to for a while
+ * (`receiver`: a sandbox run while it holds its worker gets its messages without a relay).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
@@ -62,7 +65,10 @@ export class ChildProcessError extends Error {
 
 /** Turns the bytes of a socket channel into messages (still to be checked against the schema). */
 export interface ChannelDecoder {
-  push(chunk: Buffer): void;
+  /** The messages this chunk completed. */
+  push(chunk: Buffer): readonly unknown[];
+  /** Set when the framing is broken: the child is then killed. */
+  readonly failure: Error | undefined;
 }
 
 export type ChannelSpec<In, D extends ChannelDecoder> =
@@ -72,8 +78,8 @@ export type ChannelSpec<In, D extends ChannelDecoder> =
   | {
       kind: 'socket';
       encode(message: In): Buffer;
-      /** Built once per child; `fail` kills it (the framing is broken). */
-      decoder(deliver: (raw: unknown) => void, fail: (error: Error) => void): D;
+      /** Built once per child. */
+      decoder(): D;
     };
 
 export interface ChildSpec<Out extends { type: string }, In, D extends ChannelDecoder = ChannelDecoder> {
@@ -108,9 +114,12 @@ export interface ChildExit {
   reason: ChildProcessError;
 }
 
-export interface ChildHooks<Out> {
-  /** Every checked message after the ready one. */
+/** Who gets a child's checked messages after the ready one. */
+export interface ChildReceiver<Out> {
   message(message: Out): void;
+}
+
+export interface ChildHooks<Out> extends ChildReceiver<Out> {
   /** At once, when the child stops serving: killed, or found gone (before the OS reports its exit). */
   ended?(reason: ChildProcessError): void;
   /** The OS reported that the process is gone. */
@@ -127,6 +136,11 @@ export class SupervisedChild<Out extends { type: string }, In, D extends Channel
   readyMessage: Out | undefined;
   /** How often its owner used it (runs, checks), for recycling. */
   uses = 0;
+  /**
+   * Where its messages go instead of the `message` hook while set: the owner hands the child to
+   * one user for a while (a sandbox run), and takes it back by clearing it.
+   */
+  receiver: ChildReceiver<Out> | undefined;
   private readonly child: ChildProcess;
   private readonly socket: Socket | undefined;
   /** The socket channel's writes, one per event-loop turn (turn-writer.ts). */
@@ -148,15 +162,16 @@ export class SupervisedChild<Out extends { type: string }, In, D extends Channel
     } else {
       this.child = spawn(process.execPath, [...spec.execArgv, spec.entry, ...(spec.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
       this.encode = spec.channel.encode;
-      const decoder = spec.channel.decoder(
-        (raw) => this.receive(raw),
-        (err) => this.kill(new ChildProcessError(`the ${spec.name} broke its channel (${err.message}); it was killed`, 'breach')),
-      );
+      const decoder = spec.channel.decoder();
       this.decoder = decoder;
       const socket = this.child.stdio[3] as Socket;
       this.socket = socket;
       this.writer = new TurnWriter(socket, (err) => this.kill(new ChildProcessError(`cannot send to the ${spec.name}: ${err.message}`, 'exit')));
-      socket.on('data', (chunk: Buffer) => decoder.push(chunk));
+      socket.on('data', (chunk: Buffer) => {
+        for (const raw of decoder.push(chunk)) this.receive(raw);
+        const broken = decoder.failure;
+        if (broken) this.kill(new ChildProcessError(`the ${spec.name} broke its channel (${broken.message}); it was killed`, 'breach'));
+      });
       socket.on('error', (err) => this.kill(new ChildProcessError(`the ${spec.name}'s channel failed: ${err.message}`, 'exit')));
     }
     const forward = (chunk: Buffer) => process.stderr.write(`[${spec.name} ${this.child.pid ?? '?'}] ${chunk.toString('utf8')}`);
@@ -250,7 +265,7 @@ export class SupervisedChild<Out extends { type: string }, In, D extends Channel
       }
       return;
     }
-    this.hooks.message(message);
+    (this.receiver ?? this.hooks).message(message);
   }
 }
 

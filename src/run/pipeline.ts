@@ -259,7 +259,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
           preflight(compiled.calls, {
             defaultCluster: clusters.home.name,
             model: (name) => clusters.get(name).model,
-            client: (name, risk) => clusters.get(name).client(risk),
+            client: (name, risk) => (risk ? clusters.get(name).byClass[risk] : clusters.get(name).client),
             policy,
             ...(clusters.reachesOthers ? { policyFor: (name: string) => clusters.get(name).policy } : {}),
             permissions: this.permissions,
@@ -550,7 +550,7 @@ export class RunPipeline<S, O extends OutcomeLike> {
   }
 
   private freshGuests(): GuestDirectory {
-    return new GuestDirectory((c) => this.deps.clusters.get(c).client());
+    return new GuestDirectory((c) => this.deps.clusters.get(c).client);
   }
 }
 

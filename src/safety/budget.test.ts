@@ -20,6 +20,15 @@ describe('Budget', () => {
     expect(b.chargeAttempt()?.limit).toBe('calls');
   });
 
+  it('charges a resolved call as an attempt and a call of its class, and nothing of the class past the attempts', () => {
+    const b = new Budget(resolveBudgetLimits({ calls: 2, write: 1 }));
+    expect(b.chargeCall('write')).toBeUndefined();
+    expect(b.chargeCall('write')?.limit).toBe('write');
+    expect(b.chargeCall('write')?.limit).toBe('calls');
+    expect(b.usage().calls).toEqual({ used: 3, limit: 2 });
+    expect(b.usage().write).toEqual({ used: 2, limit: 1 });
+  });
+
   it('counts distinct guests and refuses without recording when over', () => {
     const b = new Budget(resolveBudgetLimits({ guests: 2 }));
     expect(b.touchGuests([101, 101])).toBeUndefined();

@@ -36,6 +36,14 @@ export class Budget {
     return undefined;
   }
 
+  /**
+   * Count one resolved call: an attempt, then a call of its class (`chargeAttempt` then
+   * `chargeRisk`, in one step); a refusal by `calls` counts nothing of the class.
+   */
+  chargeCall(risk: RiskClass): BudgetRefusal | undefined {
+    return this.chargeAttempt() ?? this.chargeRisk(risk);
+  }
+
   /** Count one call of a risk class (denied calls count too). */
   chargeRisk(risk: RiskClass): BudgetRefusal | undefined {
     this.used[risk]++;

@@ -412,16 +412,17 @@ export class SandboxEngine {
         queueMs,
         ...(typecheckMs !== undefined ? { typecheckMs } : {}),
       },
-      {
-        send: (msg) => worker.send(msg),
-        killWorker: () => worker.kill(),
-      },
+      // The worker's own methods: a reply goes onto the channel with no relay here.
+      { send: worker.send.bind(worker), killWorker: () => worker.kill() },
     );
     slot.session = session;
     slot.jobId = jobId;
+    // The worker's messages go to the run without a relay here until it is released.
+    worker.receiver = session;
     const onAbort = () => session.cancel();
     request.signal?.addEventListener('abort', onAbort, { once: true });
     void session.released.then((r) => {
+      worker.receiver = undefined;
       request.signal?.removeEventListener('abort', onAbort);
       const recycle = r.recycle || slot.workers.due(worker);
       this.release(slot, { recycle });
@@ -583,11 +584,7 @@ export class SandboxEngine {
       // Nothing else is expected while compiling; the deadline or the fatal ends it.
       return;
     }
-    if (msg.type === 'fatal' && msg.jobId === undefined) {
-      slot.session?.onMessage(msg);
-      worker.kill();
-      return;
-    }
-    if (slot.session && msg.jobId === slot.jobId) slot.session.onMessage(msg);
+    // A run's messages go to the run itself (`receiver`); one of no job ends the worker.
+    if (msg.type === 'fatal' && msg.jobId === undefined) worker.kill();
   }
 }

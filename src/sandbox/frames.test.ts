@@ -6,11 +6,13 @@ const LIMITS = { maxHeaderBytes: 4096, maxPayloadBytes: 1 << 20 };
 function collect(limits = LIMITS) {
   const messages: unknown[] = [];
   const errors: FrameError[] = [];
-  const reader = new FrameReader(
-    limits,
-    (m) => messages.push(m),
-    (e) => errors.push(e),
-  );
+  const frames = new FrameReader(limits);
+  const reader = {
+    push(chunk: Buffer): void {
+      messages.push(...frames.push(chunk));
+      if (frames.failure && !errors.includes(frames.failure)) errors.push(frames.failure);
+    },
+  };
   return { reader, messages, errors };
 }
 

@@ -66,6 +66,20 @@ export function encodeFrame(message: { type: string }): Buffer {
   return frame;
 }
 
+/** Where frames go: the channel's turn writer (src/process/turn-writer.ts). */
+export interface FrameChannel {
+  write(frame: Buffer): boolean;
+}
+
+/** Posts messages on a channel as frames: what a run in the worker sends its calls and logs with. */
+export class FramePoster {
+  constructor(private readonly channel: FrameChannel) {}
+
+  post(message: { type: string }): void {
+    this.channel.write(encodeFrame(message));
+  }
+}
+
 export interface FrameLimits {
   /** Largest header accepted. */
   maxHeaderBytes: number;
@@ -74,43 +88,43 @@ export interface FrameLimits {
 }
 
 /**
- * Reassembles frames from socket chunks. Hands each message on as plain data (still to be
- * validated by the receiver's schema); a frame over the limits or a header that is not JSON is
- * reported once through `onError` and nothing more is read — the channel is broken.
+ * Reassembles frames from socket chunks: `push` returns the messages a chunk completed, as plain
+ * data still to be validated by the receiver's schema (pulled, so the receiver hands each one on
+ * itself rather than being called back). A frame over the limits or a header that is not JSON
+ * sets `failure` and nothing more is read — the channel is broken; the messages before it in the
+ * same chunk are still returned.
  */
 export class FrameReader {
+  /** Why the channel is broken; set once, and nothing more is read. */
+  failure: FrameError | undefined;
   private chunks: Buffer[] = [];
   private buffered = 0;
-  private broken = false;
 
-  constructor(
-    public limits: FrameLimits,
-    private readonly onMessage: (message: unknown) => void,
-    private readonly onError: (error: FrameError) => void,
-  ) {}
+  constructor(public limits: FrameLimits) {}
 
-  push(chunk: Buffer): void {
-    if (this.broken) return;
+  push(chunk: Buffer): unknown[] {
+    const out: unknown[] = [];
+    if (this.failure) return out;
     this.chunks.push(chunk);
     this.buffered += chunk.length;
-    while (!this.broken && this.buffered >= PREFIX_BYTES) {
+    while (!this.failure && this.buffered >= PREFIX_BYTES) {
       const head = this.peek(PREFIX_BYTES);
       const headerBytes = head.readUInt32BE(0);
       const rawPayload = head.readUInt32BE(4);
       const payloadBytes = rawPayload === NO_PAYLOAD ? 0 : rawPayload;
       if (headerBytes > this.limits.maxHeaderBytes || payloadBytes > this.limits.maxPayloadBytes) {
         this.fail(`a frame of ${headerBytes} + ${payloadBytes} bytes is over the limit (${this.limits.maxHeaderBytes} + ${this.limits.maxPayloadBytes})`);
-        return;
+        break;
       }
       const total = PREFIX_BYTES + headerBytes + payloadBytes;
-      if (this.buffered < total) return;
+      if (this.buffered < total) break;
       const frame = this.take(total);
       let header: unknown;
       try {
         header = JSON.parse(frame.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerBytes));
       } catch {
         this.fail('a frame header is not JSON');
-        return;
+        break;
       }
       if (rawPayload !== NO_PAYLOAD) {
         let payload: string;
@@ -119,19 +133,19 @@ export class FrameReader {
         } catch {
           // Past V8's longest string (~512 M characters): a limit can allow more bytes than that.
           this.fail(`a frame payload of ${payloadBytes} bytes cannot be decoded as one string`);
-          return;
+          break;
         }
         attachPayload(header, payload);
       }
-      this.onMessage(header);
+      out.push(header);
     }
+    return out;
   }
 
   private fail(message: string): void {
-    this.broken = true;
+    this.failure = new FrameError(message);
     this.chunks = [];
     this.buffered = 0;
-    this.onError(new FrameError(message));
   }
 
   /** The first `n` buffered bytes without consuming them (n ≤ buffered). */

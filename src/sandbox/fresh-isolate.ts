@@ -7,11 +7,14 @@
 import type { WorkerLimits } from './worker-protocol.js';
 import type { IsolatedVm, IvmContext, IvmIsolate, IvmReference } from './ivm.js';
 
-/** What the prelude calls on the host; owned by the run the isolate is handed to. */
+/**
+ * What the prelude calls on the host: the run the isolate is handed to (isolate-run.ts,
+ * `IsolateSeat`). Functions that need no `this`: isolated-vm calls them as they are given.
+ */
 export interface IsolateListener {
-  onSend(id: unknown, json: unknown): void;
-  onLog(line: unknown): void;
-  onDone(ok: unknown, payload: unknown, dropped: unknown): void;
+  readonly onSend: (id: unknown, json: unknown) => void;
+  readonly onLog: (line: unknown) => void;
+  readonly onDone: (ok: unknown, payload: unknown, dropped: unknown) => void;
 }
 
 /** The parts of a run's limits baked into an isolate when it is built. */
@@ -35,30 +38,33 @@ export function isolateSettings(limits: WorkerLimits): IsolateSettings {
   };
 }
 
-export class FreshIsolate {
+export class FreshIsolate<L extends IsolateListener = IsolateListener> {
   readonly isolate: IvmIsolate;
   readonly context: IvmContext;
   /** The prelude's `resolve(id, ok, json)`, held by the host only. */
   readonly resolveRef: IvmReference;
-  /** Calls from the prelude before a run owns the isolate are dropped. */
-  listener: IsolateListener | undefined;
 
-  /** Builds synchronously; throws (with the isolate disposed) when any step fails. */
+  /**
+   * Builds synchronously; throws (with the isolate disposed) when any step fails. The prelude
+   * calls `listener`'s functions themselves: its calls go to the listener's module with no relay
+   * here.
+   */
   constructor(
     ivmModule: IsolatedVm,
     preludeSource: string,
     readonly settings: IsolateSettings,
     timeoutMs: number,
     onCatastrophicError: (message: string) => void,
+    readonly listener: L,
   ) {
     this.isolate = new ivmModule.Isolate({ memoryLimit: settings.memoryMb, onCatastrophicError });
     try {
       this.context = this.isolate.createContextSync();
       const { Callback } = ivmModule;
       // Synchronous, so a call leaves for the server while the slice that made it is still running.
-      const send = new Callback((id: unknown, json: unknown) => this.listener?.onSend(id, json));
-      const log = new Callback((line: unknown) => this.listener?.onLog(line), { ignored: true });
-      const done = new Callback((ok: unknown, payload: unknown, dropped: unknown) => this.listener?.onDone(ok, payload, dropped), { ignored: true });
+      const send = new Callback(listener.onSend);
+      const log = new Callback(listener.onLog, { ignored: true });
+      const done = new Callback(listener.onDone, { ignored: true });
       this.resolveRef = this.context.evalClosureSync(`return (${preludeSource})($0, $1, $2, $3);`, [send, log, done, settings.preludeConfig], {
         filename: 'pve:prelude',
         timeout: timeoutMs,

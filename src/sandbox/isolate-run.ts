@@ -13,15 +13,28 @@
  * (WorkerRun) kills the whole process.
  */
 import type { FreshIsolate, IsolateListener } from './fresh-isolate.js';
-import type { KillReason, RunEndStatus, WorkerLimits, WorkerRunStats } from './worker-protocol.js';
+import type { KillReason, RunEndStatus, WorkerLimits, WorkerRunStats, WorkerToHost } from './worker-protocol.js';
 import type { IvmIsolate, IvmReference, IvmScript } from './ivm.js';
 import { thrownSchema } from './worker-protocol.js';
 import { SCRIPT_URL } from '../script/names.js';
 
 export interface RunPorts {
-  call(callId: number, json: string): void;
-  log(line: string): void;
+  /** A message to the server (a call, a log line): it goes on the channel as a frame (frames.ts). */
+  post(message: WorkerToHost): void;
   end(end: RunEndStatus, stats: WorkerRunStats): void;
+}
+
+/**
+ * Where the prelude of one isolate calls the host: the run that owns the isolate, none while it
+ * waits as the worker's spare (its calls are then dropped). Built with the isolate (fresh-isolate.ts
+ * binds these methods into the prelude), so a call from the script enters this module directly.
+ */
+export class IsolateSeat implements IsolateListener {
+  run: IsolateRun | undefined;
+  // Arrow functions, handed to isolated-vm as they are (it takes no bound functions).
+  readonly onSend = (id: unknown, json: unknown): void => this.run?.onSend(id, json);
+  readonly onLog = (line: unknown): void => this.run?.onLog(line);
+  readonly onDone = (ok: unknown, payload: unknown, dropped: unknown): void => this.run?.onDone(ok, payload, dropped);
 }
 
 /** Quiet time after the last entry before a script with nothing pending is declared stuck for good. */
@@ -35,7 +48,7 @@ interface Slice {
   reason: KillReason;
 }
 
-export class IsolateRun implements IsolateListener {
+export class IsolateRun {
   private isolate: IvmIsolate | undefined;
   private resolveRef: IvmReference | undefined;
   private finished = false;
@@ -54,22 +67,23 @@ export class IsolateRun implements IsolateListener {
   private activity = 0;
 
   constructor(
+    private readonly jobId: number,
     private readonly js: string,
     private readonly limits: WorkerLimits,
     private readonly ports: RunPorts,
   ) {}
 
   /** `obtain` hands over the run's isolate: built ahead of time by the worker, or now. */
-  start(obtain: () => FreshIsolate): void {
+  start(obtain: () => FreshIsolate<IsolateSeat>): void {
     this.wallTimer = setTimeout(() => this.kill('wall'), this.limits.wallMs);
-    let fresh: FreshIsolate;
+    let fresh: FreshIsolate<IsolateSeat>;
     try {
       fresh = obtain();
     } catch (err) {
       this.entryFailed(err, 'entry-timeout');
       return;
     }
-    fresh.listener = this;
+    fresh.listener.run = this;
     this.isolate = fresh.isolate;
     this.resolveRef = fresh.resolveRef;
     let script: IvmScript;
@@ -167,7 +181,7 @@ export class IsolateRun implements IsolateListener {
       const next = this.queue.shift() as { callId: number; json: string };
       this.inFlight++;
       this.outstanding.add(next.callId);
-      this.ports.call(next.callId, next.json);
+      this.ports.post({ type: 'call', jobId: this.jobId, callId: next.callId, json: next.json });
     }
   }
 
@@ -199,7 +213,7 @@ export class IsolateRun implements IsolateListener {
     const max = Math.min(room, this.limits.maxLogLineBytes);
     const kept = line.length > max ? `${line.slice(0, max)}…[cut]` : line;
     this.logBytes += kept.length;
-    this.ports.log(kept);
+    this.ports.post({ type: 'log', jobId: this.jobId, line: kept });
   }
 
   onDone(ok: unknown, payload: unknown, dropped: unknown): void {

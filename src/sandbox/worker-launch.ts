@@ -152,7 +152,7 @@ export function startWorker(launch: WorkerLaunch, hooks: ChildHooks<WorkerToHost
       name: 'sandbox worker',
       entry: launch.args.at(-1) as string,
       execArgv: [...WORKER_V8_FLAGS, ...launch.args.slice(0, -1)],
-      channel: { kind: 'socket', encode: encodeFrame, decoder: (deliver, fail) => new FrameReader(IDLE_FRAME_LIMITS, deliver, fail) },
+      channel: { kind: 'socket', encode: encodeFrame, decoder: () => new FrameReader(IDLE_FRAME_LIMITS) },
       schema: workerToHostSchema,
       readyTimeoutMs: READY_TIMEOUT_MS,
       handshake: (msg) => {

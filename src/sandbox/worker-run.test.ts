@@ -27,7 +27,7 @@ function session(limits: Partial<SandboxLimits> = {}) {
     },
     { send: (msg) => sent.push(msg), killWorker: () => undefined },
   );
-  const call = (i: number) => run.onMessage({ type: 'call', jobId: 1, callId: i + 1, json: JSON.stringify({ kind: 'request', method: 'GET', path: '/echo', params: { i } }) });
+  const call = (i: number) => run.message({ type: 'call', jobId: 1, callId: i + 1, json: JSON.stringify({ kind: 'request', method: 'GET', path: '/echo', params: { i } }) });
   const answer = async (i: number) => {
     answers.get(i)?.({ ok: true, data: i });
     // The session's own awaits (the handler, the reply's bookkeeping) settle on microtasks.
@@ -87,5 +87,18 @@ describe('WorkerRun replies to a batch of parallel calls', () => {
     s.run.cancel();
     vi.advanceTimersByTime(REPLY_HOLD_MS);
     expect(s.replies()).toEqual([]);
+  });
+});
+
+describe('WorkerRun takes its worker messages itself', () => {
+  it("passes over another job's messages (a compile's, an earlier run's late report) and ends on a fatal report of no job", async () => {
+    const s = session();
+    s.run.message({ type: 'end', jobId: 2, end: { status: 'ok', resultJson: '1' }, stats: { wallMs: 1, cpuMs: 1, logsDropped: 0, rssMb: 50 } });
+    s.run.message({ type: 'fatal', jobId: 2, message: 'not this run' });
+    s.run.message({ type: 'log', jobId: 1, line: 'mine' });
+    s.run.message({ type: 'fatal', message: 'the worker is gone' });
+    const outcome = await s.run.outcome;
+    expect(outcome.logs).toEqual(['mine']);
+    expect(outcome.error?.message).toMatch(/the worker is gone/);
   });
 });

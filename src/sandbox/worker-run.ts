@@ -9,6 +9,7 @@ import { truncateJson, type TruncationReport } from '../safety/truncate.js';
 import type { Diagnostic } from '../script/diagnostics.js';
 import type { TranspiledScript } from '../script/transpile.js';
 import { parseBridgeCall } from '../bridge/contract.js';
+import type { ChildReceiver } from '../process/supervisor.js';
 import type { RunEndStatus, WorkerLimits, WorkerRunStats, WorkerToHost } from './worker-protocol.js';
 import type { SandboxLimits } from './limits.js';
 import type { RunError, RunErrorKind, RunOutcome, RunStats } from './outcome.js';
@@ -59,7 +60,7 @@ export interface SessionInput {
   queueMs?: number;
 }
 
-export class WorkerRun {
+export class WorkerRun implements ChildReceiver<WorkerToHost> {
   readonly outcome: Promise<RunOutcome>;
   /** Settles when the worker is free again (its end report arrived or it was killed). */
   readonly released: Promise<SessionRelease>;
@@ -130,7 +131,14 @@ export class WorkerRun {
     this.ports.killWorker();
   }
 
-  onMessage(msg: WorkerToHost): void {
+  /**
+   * A checked message of the worker: the supervisor hands them straight to the run while it holds
+   * the worker (`SupervisedChild.receiver`). Those of another job (a compile's, a cancelled run's
+   * late report) are not this run's; a fatal report of no job ends it too.
+   */
+  message(msg: WorkerToHost): void {
+    const job = 'jobId' in msg ? msg.jobId : undefined;
+    if (job === undefined ? msg.type !== 'fatal' : job !== this.input.jobId) return;
     this.lastHeard = performance.now();
     if (msg.type === 'call') void this.handleCall(msg.callId, msg.json);
     else if (msg.type === 'log') this.addLog(msg.line);

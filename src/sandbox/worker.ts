@@ -7,10 +7,10 @@
 import { fstatSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
-import { encodeFrame, FrameReader } from './frames.js';
+import { FramePoster, FrameReader } from './frames.js';
 import { FreshIsolate, isolateSettings } from './fresh-isolate.js';
 import { CHANNEL_FD, hostToWorkerSchema, NO_SNAPSHOT_FLAG, SERVER_FRAME_LIMITS, type WorkerLimits, type WorkerToHost } from './worker-protocol.js';
-import { IsolateRun } from './isolate-run.js';
+import { IsolateRun, IsolateSeat } from './isolate-run.js';
 import { loadIsolatedVm, type LoadedIsolatedVm } from './ivm.js';
 import { TurnWriter } from '../process/turn-writer.js';
 import { locatePrelude } from './locate.js';
@@ -44,8 +44,9 @@ function main(): void {
   const channel = openChannel();
   // The calls a slice starts, and the messages of one turn, leave in one write (turn-writer.ts).
   const writer = new TurnWriter(channel, () => process.kill(process.pid, 'SIGKILL'));
+  const frames = new FramePoster(writer);
   const post = (message: WorkerToHost): void => {
-    writer.write(encodeFrame(message));
+    frames.post(message);
     // The process may be killed before the turn ends: a fatal report leaves at once.
     if (message.type === 'fatal') writer.flush();
   };
@@ -61,15 +62,15 @@ function main(): void {
   const prelude = readFileSync(locatePrelude(), 'utf8');
   const runs = new Map<number, IsolateRun>();
   /** The next run's isolate, built while idle with the last run's settings. */
-  let spare: FreshIsolate | undefined;
+  let spare: FreshIsolate<IsolateSeat> | undefined;
 
   const catastrophic = (message: string): void => {
     post({ type: 'fatal', message: message.slice(0, 2_000) });
     // The server kills us on that message; if it cannot, V8's advice is to abort.
     setTimeout(() => process.abort(), 2_000).unref();
   };
-  const build = (limits: WorkerLimits): FreshIsolate => new FreshIsolate(ivm, prelude, isolateSettings(limits), limits.entryTimeoutMs, catastrophic);
-  const obtain = (limits: WorkerLimits): FreshIsolate => {
+  const build = (limits: WorkerLimits): FreshIsolate<IsolateSeat> => new FreshIsolate(ivm, prelude, isolateSettings(limits), limits.entryTimeoutMs, catastrophic, new IsolateSeat());
+  const obtain = (limits: WorkerLimits): FreshIsolate<IsolateSeat> => {
     const ready = spare;
     spare = undefined;
     if (ready?.matches(isolateSettings(limits))) return ready;
@@ -108,6 +109,7 @@ function main(): void {
     );
   };
 
+  let reported = false;
   const onMessage = (raw: unknown): void => {
     const parsed = hostToWorkerSchema.safeParse(raw);
     if (!parsed.success) {
@@ -121,9 +123,9 @@ function main(): void {
       if (runs.has(msg.jobId)) return;
       const { jobId } = msg;
       const { limits } = msg;
-      const run = new IsolateRun(msg.js, limits, {
-        call: (callId, json) => post({ type: 'call', jobId, callId, json }),
-        log: (line) => post({ type: 'log', jobId, line }),
+      // A run's calls and log lines go straight onto the channel as frames, with no relay here.
+      const run = new IsolateRun(jobId, msg.js, limits, {
+        post: frames.post.bind(frames),
         end: (end, stats) => {
           runs.delete(jobId);
           post({ type: 'end', jobId, end, stats });
@@ -138,10 +140,15 @@ function main(): void {
       runs.get(msg.jobId)?.cancel();
     }
   };
-  const reader = new FrameReader(SERVER_FRAME_LIMITS, onMessage, (err) => {
-    post({ type: 'fatal', message: err.message });
+  const reader = new FrameReader(SERVER_FRAME_LIMITS);
+  channel.on('data', (chunk: Buffer) => {
+    for (const message of reader.push(chunk)) onMessage(message);
+    // Broken framing: reported once (the server kills us on it); nothing more is read.
+    if (reader.failure && !reported) {
+      reported = true;
+      post({ type: 'fatal', message: reader.failure.message });
+    }
   });
-  channel.on('data', (chunk: Buffer) => reader.push(chunk));
   // Orphaned (server gone, channel closed or broken): nothing left to serve.
   const orphaned = (): void => {
     process.kill(process.pid, 'SIGKILL');

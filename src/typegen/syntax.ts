@@ -2,12 +2,12 @@
  * The type constructs the generated declarations are made of. Each transform from a schema concept
  * to a type (param-type, return-type, params-type, api-map) is written once against this interface,
  * and two back-ends implement it:
- * - node-syntax: TypeScript factory nodes for the TS printer: the reference, used by the tests only.
+ * - test/typegen/node-syntax.ts: TypeScript factory nodes for the TS printer, the reference (tests only).
  * - text-syntax: the text the TS printer would write for those nodes, built directly: get_schema's
  *   one-line types and the declarations of a whole API (~430 KB for PVE 9.1, built when the
  *   type-check process first needs them), where building and printing a node tree costs about
  *   ten times as much and would load TypeScript into the server.
- * typegen.test.ts holds both back-ends to the same output.
+ * test/typegen/typegen.test.ts holds both back-ends to the same output.
  */
 export type KeywordType = 'any' | 'boolean' | 'never' | 'number' | 'string';
 

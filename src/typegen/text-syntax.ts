@@ -5,7 +5,7 @@ import type { DeclarationSyntax } from './syntax.js';
 
 /**
  * The declaration constructs as text, laid out exactly as the TypeScript printer lays out the nodes
- * of node-syntax (LF line ends, four-space indentation, single-quoted strings with non-ASCII escaped),
+ * of the reference back-end, test/typegen/node-syntax.ts (LF line ends, four-space indentation, single-quoted strings with non-ASCII escaped),
  * without building nodes. Multi-line text is kept relative to its own indentation and indented
  * when it is nested; no literal it writes holds a raw line break, so that is safe.
  */

@@ -130,8 +130,7 @@ describe('the request leg of a live pve.get', () => {
     const leg = recorder.hops.slice(0, recorder.hops.indexOf('⇄ PVE') + 1);
     const drawn = drawnLeg();
     expect(drawn.count, 'the count drawn is the hops listed').toBe(drawn.hops);
-    // In production the handle's `client(risk)` is the cluster runtime's lookup (app/cluster-runtime.ts); here the test's own.
-    expect(leg).toEqual(drawn.server.filter((h) => h !== 'app/cluster-runtime.ts'));
+    expect(leg).toEqual(drawn.server);
   });
 
   it('leaves no file that runs during the call out of the trace', async () => {

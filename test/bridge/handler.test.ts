@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClient } from '../safety/helpers/fake-client.js';
 import { testModel } from '../safety/helpers/model.js';
 import { Budgets } from '../../src/safety/budget.js';
-import { RunClusters } from '../../src/policy/clusters.js';
+import { RunClusters, classClients } from '../../src/policy/clusters.js';
 import { PlanBinding, PlanRecorder } from '../../src/safety/plan.js';
 import { Policy } from '../../src/policy/policy.js';
 import { REDACTED, SecretScrubber } from '../../src/safety/redact.js';
@@ -23,7 +23,7 @@ function setup(policyConfig: unknown, mode: RunMode = 'live', { policyFor, ...ex
   const intents: Array<Record<string, unknown>> = [];
   const plan = mode === 'dry-run' ? new PlanRecorder() : undefined;
   // Other clusters are reachable only when the test gives them policies.
-  const handle = (name: string) => ({ name, model, policy: policyFor?.(name) ?? policy, client: () => client });
+  const handle = (name: string) => ({ name, model, policy: policyFor?.(name) ?? policy, client: client, byClass: classClients(client) });
   const clusters = new RunClusters(handle('default'), policyFor ? handle : undefined);
   const deps: BridgeDeps = {
     runId: 'run-1',
@@ -114,6 +114,14 @@ describe('bridge handler: policy', () => {
     expect(e.kind).toBe('budget');
     expect(e.message).toMatch(/call budget used up \(3 calls per run\)/);
     expect(t.deps.budgets.usage().calls).toEqual({ used: 4, limit: 3 });
+  });
+
+  it('looks nothing up on the cluster for a call over the budget', async () => {
+    // A write's guests are looked up (`GET /cluster/resources`) before it is decided: not once the budget refused it.
+    const t = setup({ preset: 'operator', budget: { calls: 1 } });
+    expect((await t.req('GET', '/version')).ok).toBe(true);
+    expect(errorOf(await t.req('POST', '/nodes/pve1/qemu/101/status/start')).kind).toBe('budget');
+    expect(t.client.requests.map((r) => r.path)).toEqual(['/version']);
   });
 });
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClient } from '../safety/helpers/fake-client.js';
 import { testModel } from '../safety/helpers/model.js';
 import { Budgets } from '../../src/safety/budget.js';
-import { RunClusters } from '../../src/policy/clusters.js';
+import { RunClusters, classClients } from '../../src/policy/clusters.js';
 import { PlanRecorder } from '../../src/safety/plan.js';
 import { Policy } from '../../src/policy/policy.js';
 import { createBridgeHandler, type RunMode } from '../../src/bridge/handler.js';
@@ -26,7 +26,7 @@ function setup(policy: Policy, mode: RunMode = 'live') {
   const counts = emptyCounts();
   const handler = createBridgeHandler({
     runId: 'run-1',
-    clusters: new RunClusters({ name: 'default', model, policy, client: () => client }),
+    clusters: new RunClusters({ name: 'default', model, policy, client: client, byClass: classClients(client) }),
     budgets: new Budgets('default', () => policy.budgetLimits),
     mode,
     counts,

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClient } from '../safety/helpers/fake-client.js';
 import { testModel } from '../safety/helpers/model.js';
 import { Budgets } from '../../src/safety/budget.js';
-import { RunClusters } from '../../src/policy/clusters.js';
+import { RunClusters, classClients } from '../../src/policy/clusters.js';
 import { PlanRecorder } from '../../src/safety/plan.js';
 import { Policy } from '../../src/policy/policy.js';
 import { createBridgeHandler, type BridgeDeps, type RunMode } from '../../src/bridge/handler.js';
@@ -36,7 +36,7 @@ function setup(policyConfig: unknown, mode: RunMode = 'live', extra: Partial<Bri
   const plan = mode === 'dry-run' ? new PlanRecorder() : undefined;
   const handler = createBridgeHandler({
     runId: 'run-2',
-    clusters: new RunClusters({ name: 'default', model: testModel(), policy, client: () => client }),
+    clusters: new RunClusters({ name: 'default', model: testModel(), policy, client: client, byClass: classClients(client) }),
     budgets: new Budgets('default', () => policy.budgetLimits),
     mode,
     ...(plan ? { plan } : {}),

@@ -23,7 +23,7 @@ describe("the product's clients encode parameters by the cluster's schema", () =
     const runtime = env.product.cluster();
     // The model is parsed on first use (a cached schema is not parsed before the first tools/list): use it first.
     const model = runtime.model;
-    for (const risk of RISK_CLASSES) expect(runtime.clientFor(risk).apiModel).toBe(model);
+    for (const risk of RISK_CLASSES) expect(runtime.byClass[risk].apiModel).toBe(model);
     expect(runtime.client.apiModel).toBe(model);
   });
 });

@@ -11,7 +11,7 @@ import { sdkCallsOf, type SdkCall } from '../../src/script/calls.js';
 import { lineCount, parseProgram } from '../../src/script/program.js';
 import type { Executor } from '../../src/run/executor.js';
 import { RunPipeline, type ExecutePhase, type PipelineDeps } from '../../src/run/pipeline.js';
-import { RunClusters } from '../../src/policy/clusters.js';
+import { RunClusters, classClients } from '../../src/policy/clusters.js';
 import { withSecretGet as secretGetModel } from '../support/secret-get.js';
 
 /** The SDK calls of a source, read as the compile reads them. */
@@ -76,7 +76,7 @@ function setup(answer?: ElicitationAnswer) {
   };
   const deps: PipelineDeps<string, Outcome> = {
     executor,
-    clusters: new RunClusters({ name: 'default', model, policy: Policy.fromConfig({ preset: 'operator' }), client: () => client }),
+    clusters: new RunClusters({ name: 'default', model, policy: Policy.fromConfig({ preset: 'operator' }), client: client, byClass: classClients(client) }),
     approvals: new ApprovalStore(dir),
     audit: {
       append: (type, data) => {
@@ -218,7 +218,7 @@ describe('run pipeline: a GET whose path is known only at run time', () => {
   it('a privileged GET reached through a run-time path is asked for, never sent without approval', async () => {
     const t = setup('decline');
     const policy = Policy.fromConfig({ preset: 'operator', privileged: ['GET /nodes/{node}/keys'], approval: { require: ['privileged'] } });
-    const clusters = new RunClusters({ name: 'default', model: withSecretGet, policy, client: () => t.client });
+    const clusters = new RunClusters({ name: 'default', model: withSecretGet, policy, client: t.client, byClass: classClients(t.client) });
     const r = await new RunPipeline({ ...t.deps, clusters, executor: getting('/nodes/pve1/keys') }).run({ code });
     expect(t.asked).toHaveLength(1);
     expect(t.asked[0]?.summary).toContain('GET /nodes/pve1/keys');

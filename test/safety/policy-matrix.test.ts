@@ -11,7 +11,7 @@ import type { BridgeHandler } from '../../src/bridge/protocol.js';
 import { SandboxEngine } from '../../src/sandbox/engine.js';
 import type { HttpMethod, RiskClass } from '../../src/schema/model.js';
 import { Budgets } from '../../src/safety/budget.js';
-import { RunClusters } from '../../src/policy/clusters.js';
+import { RunClusters, classClients } from '../../src/policy/clusters.js';
 import { parseResource, type GuestInfo } from '../../src/policy/guests.js';
 import { Policy } from '../../src/policy/policy.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
@@ -149,7 +149,7 @@ function handlerFor(row: Row, scope: Scope): BridgeHandler {
   const policy = Policy.fromConfig({ preset: row.preset, privileged: row.privileged ?? [], approval: { require: row.approval }, scopes: scope.config });
   return createBridgeHandler({
     runId: `${row.name}/${scope.name}`,
-    clusters: new RunClusters({ name: 'sim', model: sim.model, policy, client: () => client }),
+    clusters: new RunClusters({ name: 'sim', model: sim.model, policy, client: client, byClass: classClients(client) }),
     budgets: new Budgets('sim', () => policy.budgetLimits),
     mode: 'live',
   });

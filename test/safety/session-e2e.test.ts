@@ -17,7 +17,7 @@ import { ApprovalStore, type Approver, type ElicitationAnswer } from '../../src/
 import { Policy } from '../../src/policy/policy.js';
 import { REDACTED, SecretScrubber } from '../../src/safety/redact.js';
 import { RunPipeline, type PipelineDeps, type RunResult } from '../../src/run/pipeline.js';
-import { RunClusters } from '../../src/policy/clusters.js';
+import { RunClusters, classClients } from '../../src/policy/clusters.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { clientFor, sandboxUnavailable, startSim, writesSince } from './helpers/sim.js';
 
@@ -54,7 +54,7 @@ describe.skipIf(noSandbox !== undefined)(`safety sessions end to end${noSandbox 
     const approver: Approver | undefined = answer ? { elicit: async (req) => (everything.push(req), answer) } : undefined;
     return {
       executor: engine,
-      clusters: new RunClusters({ name: 'sim', model: sim.model, policy: Policy.fromConfig(policy), client: () => client }),
+      clusters: new RunClusters({ name: 'sim', model: sim.model, policy: Policy.fromConfig(policy), client: client, byClass: classClients(client) }),
       approvals: new ApprovalStore(join(dir, 'state')),
       audit,
       secrets: new SecretScrubber([sim.token.secret]),

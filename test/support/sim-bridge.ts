@@ -7,7 +7,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { createBridgeHandler } from '../../src/bridge/handler.js';
 import type { BridgeHandler } from '../../src/bridge/protocol.js';
 import { PveClient } from '../../src/client/client.js';
-import { RunClusters } from '../../src/policy/clusters.js';
+import { RunClusters, classClients } from '../../src/policy/clusters.js';
 import { Policy } from '../../src/policy/policy.js';
 import { Budgets } from '../../src/safety/budget.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
@@ -26,7 +26,7 @@ export function useSimBridge(): SimBridge {
       const policy = Policy.fromConfig({ preset: 'operator' });
       return createBridgeHandler({
         runId,
-        clusters: new RunClusters({ name: 'sim', model: fixture.sim.model, policy, client: () => fixture.client }),
+        clusters: new RunClusters({ name: 'sim', model: fixture.sim.model, policy, client: fixture.client, byClass: classClients(fixture.client) }),
         budgets: new Budgets('sim', () => policy.budgetLimits),
         mode: 'live',
       });

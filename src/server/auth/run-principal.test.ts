@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { pathDecision } from '../../policy/decide.js';
 import { Policy } from '../../policy/policy.js';
 import type { Principal } from './principal.js';
 import { principalResolver, unmatchedRefusal } from './run-principal.js';
@@ -21,8 +22,9 @@ describe('principal policies fail closed', () => {
     const refused = principalResolver(rules, { kind: 'refuse' })(who('eve')).policyFor?.('a', admin);
     expect(refused?.name).toBe('unmatched-refused');
     // Reads too: a refused principal gets nothing from the cluster.
-    expect(refused?.decide({ method: 'GET', template: '/version', concretePath: '/version', risk: 'read' }).allowed).toBe(false);
-    expect(refused?.decide({ method: 'GET', template: '/nodes/{node}/qemu', concretePath: '/nodes/pve1/qemu', risk: 'read' }).allowed).toBe(false);
+    if (!refused) throw new Error('no policy');
+    expect(pathDecision(refused, { method: 'GET', template: '/version', concretePath: '/version', risk: 'read' }).allowed).toBe(false);
+    expect(pathDecision(refused, { method: 'GET', template: '/nodes/{node}/qemu', concretePath: '/nodes/pve1/qemu', risk: 'read' }).allowed).toBe(false);
   });
 
   it('refuses a session only to an OAuth principal no rule matches on any cluster', () => {

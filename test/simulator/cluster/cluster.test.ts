@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createCluster, UnknownPresetError } from './index.js';
-import { fakeClock } from '../../../test/simulator/direct.js';
+import { createCluster, UnknownPresetError } from '../../../src/simulator/cluster/index.js';
+import { fakeClock } from '../direct.js';
 
 const snapshotOf = (seed: number) => {
   const c = createCluster({ preset: 'demo', seed, clock: fakeClock() });

@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { encode } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
-import { loadSchemaFromFile, loadSchemaFromString } from '../schema/loader.js';
-import { OFFICIAL_SCHEMA_SKIP_MESSAGE, hasOfficialSchema, officialSchemaFile } from '../schema/official-schemas.js';
-import { sdkDeclarationFiles } from '../typegen/index.js';
-import { strictCheck } from '../../test/typegen/strict-check.js';
-import { exampleCall } from './example.js';
-import { describeOperations } from './index.js';
-import { MAX_PARAM_LINES } from './param-lines.js';
+import { loadSchemaFromFile, loadSchemaFromString } from '../../src/schema/loader.js';
+import { OFFICIAL_SCHEMA_SKIP_MESSAGE, hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
+import { sdkDeclarationFiles } from '../../src/typegen/index.js';
+import { strictCheck } from '../typegen/strict-check.js';
+import { exampleCall } from '../../src/describe/example.js';
+import { describeOperations } from '../../src/describe/index.js';
+import { MAX_PARAM_LINES } from '../../src/describe/param-lines.js';
 
-const fixture = readFileSync(new URL('../schema/fixtures/mini-apidoc.js', import.meta.url), 'utf8');
+const fixture = readFileSync(new URL('../../src/schema/fixtures/mini-apidoc.js', import.meta.url), 'utf8');
 const model = loadSchemaFromString(fixture);
 
 describe('describeOperations on the fixture', () => {

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { strictCheck } from '../../test/typegen/strict-check.js';
-import { loadSchemaFromFile, loadSchemaFromString } from '../schema/loader.js';
-import { hasOfficialSchema, OFFICIAL_SCHEMA_SKIP_MESSAGE, officialSchemaFile } from '../schema/official-schemas.js';
-import { generateApiDeclarations, sdkDeclarationFiles } from './index.js';
+import { strictCheck } from './strict-check.js';
+import { loadSchemaFromFile, loadSchemaFromString } from '../../src/schema/loader.js';
+import { hasOfficialSchema, OFFICIAL_SCHEMA_SKIP_MESSAGE, officialSchemaFile } from '../../src/schema/official-schemas.js';
+import { generateApiDeclarations, sdkDeclarationFiles } from '../../src/typegen/index.js';
 
-const model = loadSchemaFromString(readFileSync(new URL('../schema/fixtures/mini-apidoc.js', import.meta.url), 'utf8'));
+const model = loadSchemaFromString(readFileSync(new URL('../../src/schema/fixtures/mini-apidoc.js', import.meta.url), 'utf8'));
 const files = sdkDeclarationFiles(model);
 
 /** What an operator's inventory script does with `/cluster/resources`, which must check without a word. */

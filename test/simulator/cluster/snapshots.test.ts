@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createCluster } from './index.js';
-import { callEndpoint, fakeClock } from '../../../test/simulator/direct.js';
+import { createCluster } from '../../../src/simulator/cluster/index.js';
+import { callEndpoint, fakeClock } from '../direct.js';
 
 describe('snapshots', () => {
   const clock = fakeClock();

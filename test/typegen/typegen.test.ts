@@ -1,19 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadSchemaFromFile, loadSchemaFromString } from '../schema/loader.js';
-import { ApiModel, templateParams, type Operation, type ParamSpec } from '../schema/model.js';
-import { OFFICIAL_SCHEMA_SKIP_MESSAGE, OFFICIAL_VERSIONS, hasOfficialSchema, officialSchemaFile } from '../schema/official-schemas.js';
-import { apiMapDeclarations } from './api-map.js';
-import { API_DECLARATIONS_FILE, SDK_SURFACE_FILE, generateApiDeclarations, sdkDeclarationFiles } from './index.js';
-import { paramType } from './param-type.js';
+import { loadSchemaFromFile, loadSchemaFromString } from '../../src/schema/loader.js';
+import { ApiModel, templateParams, type Operation, type ParamSpec } from '../../src/schema/model.js';
+import { OFFICIAL_SCHEMA_SKIP_MESSAGE, OFFICIAL_VERSIONS, hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
+import { apiMapDeclarations } from '../../src/typegen/api-map.js';
+import { API_DECLARATIONS_FILE, SDK_SURFACE_FILE, generateApiDeclarations, sdkDeclarationFiles } from '../../src/typegen/index.js';
+import { paramType } from '../../src/typegen/param-type.js';
 import { nodeSyntax } from './node-syntax.js';
-import { printNode, typeText } from '../../test/typegen/print.js';
-import { returnType } from './return-type.js';
-import { strictCheck } from '../../test/typegen/strict-check.js';
-import type { TypeSyntax } from './syntax.js';
-import { oneLine, textSyntax } from './text-syntax.js';
+import { printNode, typeText } from './print.js';
+import { returnType } from '../../src/typegen/return-type.js';
+import { strictCheck } from './strict-check.js';
+import type { TypeSyntax } from '../../src/typegen/syntax.js';
+import { oneLine, textSyntax } from '../../src/typegen/text-syntax.js';
 
-const fixture = readFileSync(new URL('../schema/fixtures/mini-apidoc.js', import.meta.url), 'utf8');
+const fixture = readFileSync(new URL('../../src/schema/fixtures/mini-apidoc.js', import.meta.url), 'utf8');
 const model = loadSchemaFromString(fixture);
 const files = sdkDeclarationFiles(model);
 

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadSchemaFromString } from '../schema/loader.js';
-import { sdkDeclarationFiles } from './index.js';
-import { strictCheck } from '../../test/typegen/strict-check.js';
+import { loadSchemaFromString } from '../../src/schema/loader.js';
+import { sdkDeclarationFiles } from '../../src/typegen/index.js';
+import { strictCheck } from './strict-check.js';
 
-const model = loadSchemaFromString(readFileSync(new URL('../schema/fixtures/mini-apidoc.js', import.meta.url), 'utf8'));
+const model = loadSchemaFromString(readFileSync(new URL('../../src/schema/fixtures/mini-apidoc.js', import.meta.url), 'utf8'));
 const files = sdkDeclarationFiles(model);
 
 describe('the hand-written pve surface', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createCluster, type SimCluster } from './index.js';
-import { callEndpoint, fakeClock } from '../../../test/simulator/direct.js';
+import { createCluster, type SimCluster } from '../../../src/simulator/cluster/index.js';
+import { callEndpoint, fakeClock } from '../direct.js';
 
 function setup() {
   const clock = fakeClock();

@@ -1,12 +1,12 @@
 /**
  * The TypeScript-factory back-end of the declaration syntax: the reference the text back-end is
- * tested against (typegen.test.ts). Nothing in the server imports it: TypeScript holds ~70 MB in
+ * tested against (typegen.test.ts beside it). Nothing in the server imports it: TypeScript holds ~70 MB in
  * a process, and get_schema prints its one-line types with the text back-end.
  */
 import ts from 'typescript';
-import { jsDocBody } from './jsdoc.js';
-import { isBareName } from './names.js';
-import type { DeclarationSyntax, KeywordType } from './syntax.js';
+import { jsDocBody } from '../../src/typegen/jsdoc.js';
+import { isBareName } from '../../src/typegen/names.js';
+import type { DeclarationSyntax, KeywordType } from '../../src/typegen/syntax.js';
 
 const f = ts.factory;
 

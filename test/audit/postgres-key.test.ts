@@ -1,0 +1,84 @@
+/**
+ * Replicas sharing one audit chain must sign with one HMAC key: a replica whose key (or lack of
+ * one) did not sign the chain's end refuses to start while another writer lives, and writes
+ * nothing; once every writer is gone, a new key is a deliberate change that starts with an alert.
+ * Each replica has its own connection, as replicas on other hosts would.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresAuditLog } from '../../src/audit/postgres-log.js';
+import { verifyPostgresAudit } from '../../src/audit/postgres-verify.js';
+import { AuditError } from '../../src/files/errors.js';
+import { openPostgres } from '../../src/state/postgres/open.js';
+import type { PostgresState } from '../../src/state/postgres/sql.js';
+import { postgresUnavailable, queryOnce, startPostgres, type TestPostgres } from '../support/postgres.js';
+
+const KEY_A = 'a'.repeat(32);
+const KEY_B = 'b'.repeat(32);
+const why = postgresUnavailable();
+
+describe.skipIf(why !== undefined)(`one audit key for every replica${why ? ` (skipped: ${why})` : ''}`, () => {
+  let server: TestPostgres;
+  let url: string;
+  const stores: PostgresState[] = [];
+
+  const store = (): PostgresState => {
+    const db = openPostgres({ url });
+    stores.push(db);
+    return db;
+  };
+  const open = (hmacKey: string | undefined): PostgresAuditLog => PostgresAuditLog.open({ db: store(), ...(hmacKey ? { hmacKey } : {}), stderr: () => {} });
+  const refusal = (hmacKey: string | undefined): AuditError => {
+    try {
+      open(hmacKey).close();
+    } catch (err) {
+      return err as AuditError;
+    }
+    throw new Error('the replica joined the chain');
+  };
+  const lines = async (): Promise<Array<{ type: string; line: string }>> => queryOnce(url, "SELECT type, line FROM audit_entries WHERE chain = 'audit' ORDER BY seq");
+
+  beforeAll(async () => {
+    server = await startPostgres();
+    url = await server.createDatabase();
+  }, 120_000);
+  afterAll(async () => {
+    for (const s of stores) s.close();
+    await server?.stop();
+  });
+
+  it('a replica with another key, or none, does not join while a writer lives, and writes nothing', async () => {
+    const a = open(KEY_A);
+    a.append('run-start', { runId: 'r1' });
+    const before = await lines();
+
+    const other = refusal(KEY_B);
+    expect(other).toBeInstanceOf(AuditError);
+    expect(other.code).toBe('audit-key');
+    expect(other.message).toContain(`process ${process.pid}`);
+    expect(other.message).toContain('give this replica the audit.hmacKey the others use');
+    expect(refusal(undefined).code).toBe('audit-key');
+
+    expect(await lines()).toEqual(before);
+    const same = open(KEY_A);
+    same.append('run-start', { runId: 'r2' });
+    same.close();
+    a.close();
+    expect(verifyPostgresAudit(store(), { hmacKey: KEY_A }).problems).toEqual([]);
+  });
+
+  it('with every writer gone, a new key starts after an alert, and then binds the replicas that join', async () => {
+    const before = await lines();
+    const b = open(KEY_B);
+    b.append('run-start', { runId: 'r3' });
+    const added = (await lines()).slice(before.length);
+    expect(added.map((e) => e.type)).toEqual(['alert', 'run-start']);
+    expect(JSON.parse(added[0]!.line).data.message).toContain('the audit key changed');
+
+    expect(refusal(KEY_A).code).toBe('audit-key');
+    const c = open(KEY_B);
+    c.append('run-start', { runId: 'r4' });
+    expect((await lines()).filter((e) => e.line.includes('the audit key changed'))).toHaveLength(1);
+    c.close();
+    b.close();
+  });
+});
