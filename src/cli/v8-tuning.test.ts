@@ -30,5 +30,6 @@ describe('tuneV8ForCommand', () => {
 
   it('leaves the compiler to an operator who chose one', () => {
     expect(tuneV8ForCommand(['serve'], ['--liftoff_only'])).toEqual(['--semi-space-growth-factor=1']);
+    expect(tuneV8ForCommand(['serve'], ['--no-liftoff-only'])).toEqual(['--semi-space-growth-factor=1']);
   });
 });

@@ -69,7 +69,7 @@ export function tuneV8ForServer(given: readonly string[] = [...process.execArgv,
   return applied;
 }
 
-/** `--heap_growing_percent=5` and `--heap-growing-percent 5` name the same V8 flag. */
+/** `--heap_growing_percent=5` and `--heap-growing-percent 5` name the same V8 flag, and `--no-liftoff-only` names `--liftoff-only`. */
 function flagName(arg: string): string {
-  return (arg.split('=')[0] as string).replaceAll('_', '-');
+  return (arg.split('=')[0] as string).replaceAll('_', '-').replace(/^--no-/, '--');
 }
