@@ -10,6 +10,7 @@
  * anchor sidecar (anchor.ts) and, where one is configured, the witness (witness.ts).
  */
 import { canonicalJson, hmacSha256Hex, sha256Hex } from '../safety/canonical.js';
+import { plainCanonicalJson } from './canonical-data.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -97,9 +98,20 @@ export interface RecoveredData {
  */
 export type AlertCause = 'audit-unavailable' | 'torn-tail';
 
-export function entryHash(entry: Omit<AuditEntry, 'hash'>, key?: string | Buffer): string {
-  const text = canonicalJson({ v: entry.v, seq: entry.seq, ts: entry.ts, type: entry.type, prev: entry.prev, data: entry.data });
+/**
+ * `dataJson`: the canonical JSON of `entry.data` when the caller has it already (`auditData`);
+ * undefined when the data is not plain JSON data, which is then written the general way.
+ */
+export function entryHash(entry: Omit<AuditEntry, 'hash'>, key?: string | Buffer, dataJson: string | undefined = plainCanonicalJson(entry.data)): string {
+  const text = signedText(entry, dataJson);
   return key !== undefined ? hmacSha256Hex(key, text) : sha256Hex(text);
+}
+
+/** canonicalJson of the entry without its hash: its keys sorted (data, prev, seq, ts, type, v) around the data's own canonical JSON. */
+function signedText(e: Omit<AuditEntry, 'hash'>, dataJson: string | undefined): string {
+  const typed = typeof e.v === 'number' && typeof e.seq === 'number' && typeof e.ts === 'string' && typeof e.type === 'string' && typeof e.prev === 'string';
+  if (dataJson === undefined || !typed) return canonicalJson({ v: e.v, seq: e.seq, ts: e.ts, type: e.type, prev: e.prev, data: e.data });
+  return `{"data":${dataJson},"prev":${JSON.stringify(e.prev)},"seq":${JSON.stringify(e.seq)},"ts":${JSON.stringify(e.ts)},"type":${JSON.stringify(e.type)},"v":${JSON.stringify(e.v)}}`;
 }
 
 export function rotatedName(file: string, index: number): string {

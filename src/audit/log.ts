@@ -41,6 +41,7 @@ import { AuditError, LockError } from '../files/errors.js';
 import { FileLease, withFileLock, type FileLockOptions } from '../files/lock.js';
 import type { SecretScrubber } from '../safety/redact.js';
 import { ANCHOR_DELAY_MS, readAnchor, writeAnchor } from './anchor.js';
+import { auditData } from './canonical-data.js';
 import type { RecordedChange } from '../safety/undo.js';
 import {
   anchorName,
@@ -388,14 +389,14 @@ export class AuditLog implements AuditSink {
   }
 
   private write(type: AuditEntryType, data: Record<string, unknown>): AuditEntry {
-    const clean = this.opts.scrubber ? this.opts.scrubber.scrubDeep(data) : data;
+    const clean = auditData(data, this.opts.scrubber);
     return this.lease.run((fresh) => {
       if (fresh || this.size < 0) this.sync();
-      let line = this.render(type, clean);
+      let line = this.render(type, clean.data, clean.json);
       const max = this.opts.maxBytes ?? DEFAULT_AUDIT_MAX_BYTES;
       if (type !== 'head' && !this.onlyHead && this.size + Buffer.byteLength(line.text) > max && this.state.seq >= 0 && this.size > 0) {
         this.rotate();
-        line = this.render(type, clean);
+        line = this.render(type, clean.data, clean.json);
       }
       this.appendWhole(line.text);
       this.state = { index: this.state.index, seq: line.entry.seq, hash: line.entry.hash };
@@ -515,10 +516,11 @@ export class AuditLog implements AuditSink {
     }
   }
 
-  private render(type: AuditEntryType, data: Record<string, unknown>): { entry: AuditEntry; text: string } {
+  /** `dataJson`: the data's canonical JSON, from `auditData`. */
+  private render(type: AuditEntryType, data: Record<string, unknown>, dataJson: string | undefined): { entry: AuditEntry; text: string } {
     const now = (this.opts.now ?? (() => new Date()))();
     const base = { v: 1 as const, seq: this.state.seq + 1, ts: now.toISOString(), type, prev: this.state.hash, data };
-    const entry: AuditEntry = { ...base, hash: entryHash(base, this.opts.hmacKey) };
+    const entry: AuditEntry = { ...base, hash: entryHash(base, this.opts.hmacKey, dataJson) };
     return { entry, text: JSON.stringify(entry) + '\n' };
   }
 

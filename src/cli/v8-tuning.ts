@@ -36,14 +36,27 @@ export const SERVER_V8_FLAGS: readonly string[] = [
  */
 export const SERVER_YOUNG_GENERATION_FLAGS: readonly string[] = ['--semi-space-growth-factor=1'];
 
+/**
+ * Compiler flags that must be set before the modules load. undici parses HTTP with llhttp compiled
+ * to WebAssembly, and V8 compiles that module with TurboFan too: 35 MB of compiler zones at peak
+ * (`getHeapStatistics().peak_malloced_memory`: 37 MB, 3 MB with the flag), which glibc keeps
+ * resident — 8–10 MB of the server's RSS after start. Liftoff, the baseline compiler, is all the
+ * parser of a few answers a second needs (its CPU per call was within the sweep's noise).
+ * Measured in docs/benchmarks.md, "session 11".
+ */
+export const SERVER_STARTUP_FLAGS: readonly string[] = ['--liftoff-only'];
+
 /** The commands that run a long-lived server: `serve`, and `demo` (which serves when not interactive). */
 const SERVING_COMMANDS = new Set(['serve', 'demo']);
 
-/** Before any module of a serving command loads: its young-generation flags, except those the operator set. */
+/** Before any module of a serving command loads: its young-generation and compiler flags, except those the operator set. */
 export function tuneV8ForCommand(argv: readonly string[], given: readonly string[] = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]): string[] {
   if (!SERVING_COMMANDS.has(argv[0] ?? '')) return [];
   const named = new Set(given.filter((a) => a.startsWith('--')).map(flagName));
-  const applied = SERVER_YOUNG_GENERATION_FLAGS.filter((flag) => !named.has(flagName(flag)) && !named.has('--max-semi-space-size'));
+  const applied = [
+    ...SERVER_YOUNG_GENERATION_FLAGS.filter((flag) => !named.has(flagName(flag)) && !named.has('--max-semi-space-size')),
+    ...SERVER_STARTUP_FLAGS.filter((flag) => !named.has(flagName(flag))),
+  ];
   for (const flag of applied) setFlagsFromString(flag);
   return applied;
 }
@@ -56,7 +69,7 @@ export function tuneV8ForServer(given: readonly string[] = [...process.execArgv,
   return applied;
 }
 
-/** `--heap_growing_percent=5` and `--heap-growing-percent 5` name the same V8 flag. */
+/** `--heap_growing_percent=5` and `--heap-growing-percent 5` name the same V8 flag, and `--no-liftoff-only` names `--liftoff-only`. */
 function flagName(arg: string): string {
-  return (arg.split('=')[0] as string).replaceAll('_', '-');
+  return (arg.split('=')[0] as string).replaceAll('_', '-').replace(/^--no-/, '--');
 }

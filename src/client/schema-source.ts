@@ -114,7 +114,7 @@ async function fetchClusterSchema(client: PveClient, cacheDir: string, options: 
   const model = same ? undefined : loadSchemaFromString(text, { kind: 'cluster', location: client.baseUrl + APIDOC_PATH });
   let cachePath: string | undefined;
   try {
-    cachePath = await writeCache(client, cacheDir, text, contentHash, version);
+    cachePath = await writeCache(client, cacheDir, text, contentHash, version, same ? known.cachePath : undefined);
   } catch (err) {
     // A read-only home must not stop the server; it only loses the offline fallback.
     logger.warn(`cannot cache the schema of cluster '${client.name}' in ${cacheDir}: ${(err as Error).message}`);
@@ -196,13 +196,21 @@ async function readCached(client: PveClient, cacheDir: string): Promise<LoadedSc
   };
 }
 
-async function writeCache(client: PveClient, cacheDir: string, text: string, contentHash: string, version: PveVersion): Promise<string> {
+/**
+ * `verified`: the cached file this start read and checked against the same hash. It is not read
+ * and hashed again: 4 MB for PVE 9.1, a string and a buffer that glibc kept as ~6 MB of the
+ * server's RSS after the background check (docs/benchmarks.md, "session 11"). Should it have
+ * been altered since, the next start's check finds that and fetches the cluster's copy.
+ */
+async function writeCache(client: PveClient, cacheDir: string, text: string, contentHash: string, version: PveVersion, verified?: string): Promise<string> {
   const file = `apidoc-${safeName(version.version)}-${contentHash.slice(0, 16)}.js`;
   const schemaPath = join(cacheDir, 'schemas', file);
   await mkdir(join(cacheDir, 'schemas'), { recursive: true });
   await mkdir(join(cacheDir, 'clusters'), { recursive: true });
-  const existing = await readFile(schemaPath, 'utf8').catch(() => undefined);
-  if (existing === undefined || sha256(existing) !== contentHash) await writeAtomic(schemaPath, text);
+  if (verified !== schemaPath) {
+    const existing = await readFile(schemaPath, 'utf8').catch(() => undefined);
+    if (existing === undefined || sha256(existing) !== contentHash) await writeAtomic(schemaPath, text);
+  }
   const entry: CacheEntry = { url: client.baseUrl, file, contentHash, version, fetchedAt: new Date().toISOString() };
   await writeAtomic(indexPath(client, cacheDir), JSON.stringify(entry, null, 2) + '\n');
   return schemaPath;

@@ -33,7 +33,8 @@ export function isSensitiveKey(key: string, apiPath?: string): boolean {
   return PATH_SCOPED_SECRETS.some((rule) => rule.key === lower && rule.path.test(apiPath));
 }
 
-const MAX_DEPTH = 256;
+/** Objects nested this deep (or deeper) are replaced by `REDACTED` rather than walked. */
+export const MAX_REDACT_DEPTH = 256;
 
 /**
  * Deep copy of JSON data with secret fields replaced by `REDACTED` and known secret strings
@@ -93,7 +94,7 @@ interface WalkOptions {
 function walk(value: unknown, opts: WalkOptions, depth: number): unknown {
   if (typeof value === 'string') return scrubString(value, opts, depth);
   if (value === null || typeof value !== 'object') return value;
-  if (depth >= MAX_DEPTH) return REDACTED;
+  if (depth >= MAX_REDACT_DEPTH) return REDACTED;
   if (Array.isArray(value)) return value.map((v) => walk(v, opts, depth + 1));
   const src = value as Record<string, unknown>;
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
@@ -109,7 +110,7 @@ function walk(value: unknown, opts: WalkOptions, depth: number): unknown {
 function rewrite(value: unknown, opts: WalkOptions, depth: number): unknown {
   if (typeof value === 'string') return scrubString(value, opts, depth);
   if (value === null || typeof value !== 'object') return value;
-  if (depth >= MAX_DEPTH) return REDACTED;
+  if (depth >= MAX_REDACT_DEPTH) return REDACTED;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const v: unknown = value[i];

@@ -125,6 +125,14 @@ export function workerLaunch(workerPath: string, confine: boolean): WorkerLaunch
   };
 }
 
+/**
+ * V8 flags of every sandbox worker, before the launch's own. The worker's Node heap holds frames
+ * and answers in passing (the script's objects live in the isolate's own heap), so the default
+ * young generation, which grows to 16 MB semi-spaces as soon as a run allocates, is headroom it
+ * never needs: 61 → 55–56 MB of RSS after a first run (docs/benchmarks.md, "session 11").
+ */
+export const WORKER_V8_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+
 /** The server's handle of one sandbox worker; `decoder.limits` bounds what it may send. */
 export type SandboxWorker = SupervisedChild<WorkerToHost, HostToWorker, FrameReader>;
 
@@ -143,7 +151,7 @@ export function startWorker(launch: WorkerLaunch, hooks: ChildHooks<WorkerToHost
     {
       name: 'sandbox worker',
       entry: launch.args.at(-1) as string,
-      execArgv: launch.args.slice(0, -1),
+      execArgv: [...WORKER_V8_FLAGS, ...launch.args.slice(0, -1)],
       channel: { kind: 'socket', encode: encodeFrame, decoder: () => new FrameReader(IDLE_FRAME_LIMITS) },
       schema: workerToHostSchema,
       readyTimeoutMs: READY_TIMEOUT_MS,

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { SandboxEngine } from '../../src/sandbox/engine.js';
 import { ISOLATED_VM_PACKAGES } from '../../src/sandbox/ivm.js';
 import { locateWorker } from '../../src/sandbox/locate.js';
-import { WORKER_PACKAGES, workerLaunch } from '../../src/sandbox/worker-launch.js';
+import { startWorker, WORKER_PACKAGES, WORKER_V8_FLAGS, workerLaunch } from '../../src/sandbox/worker-launch.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixture = (name: string) => path.join(root, 'test/sandbox/fixtures', name);
@@ -58,6 +58,19 @@ describe('the worker launch', () => {
 
   it('loads no package from node_modules that it is not allowed to read', () => {
     for (const name of workerBareImports()) expect(WORKER_PACKAGES).toContain(name);
+  });
+
+  it.skipIf(process.platform !== 'linux')('starts every worker with its V8 flags before the launch', async () => {
+    expect(WORKER_V8_FLAGS).toEqual(['--max-semi-space-size=1']);
+    const launch = workerLaunch(locateWorker(), true);
+    const worker = startWorker(launch, { message: () => undefined });
+    try {
+      await worker.ready;
+      const argv = readFileSync(`/proc/${worker.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      expect(argv.slice(1, 1 + launch.args.length + WORKER_V8_FLAGS.length)).toEqual([...WORKER_V8_FLAGS, ...launch.args]);
+    } finally {
+      worker.kill();
+    }
   });
 
   it('starts the worker with Node flags only when confinement is off', () => {
