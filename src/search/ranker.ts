@@ -90,6 +90,12 @@ const WELL_COVERED = 0.5;
 const INCIDENTAL_WEIGHT = 0.5;
 /** How much a concept's weaker synonyms add on top of its best one. */
 const SYNONYM_SPILL = 0.25;
+/**
+ * Factor for an operation whose last literal segment (`…/disks/lvmthin`) the request's nouns name:
+ * it is about what was asked, not merely near it. Not for one-segment paths (`/nodes`: any request
+ * about a node names it) nor for operations the request's shape already ranks down.
+ */
+const NAMED_HEAD = 1.15;
 /** Exponent on the share of request concepts an operation covers: partial matches fall off fast. */
 const COVERAGE_EXPONENT = 2;
 /** Factor for operations whose method contradicts the verb ("delete …" → a GET) or the question. */
@@ -220,6 +226,8 @@ export class Ranker {
     for (const { concept } of perConcept) {
       for (const [term, weight] of concept.terms) if (weight >= MENTION_MIN_WEIGHT) mentioned.add(term);
     }
+    const nouns = new Set<string>();
+    for (const { concept } of perConcept) if (!concept.verb) for (const [term, weight] of concept.terms) if (weight >= MENTION_MIN_WEIGHT) nouns.add(term);
     const final = new Map<number, number>();
     for (const [id, rel] of relevance) {
       const op = this.operations[id] as Operation;
@@ -233,7 +241,9 @@ export class Ranker {
       const unmentioned = segments.filter((seg) => !seg.some((t) => mentioned.has(t))).length + partly;
       const specificity = 1 / (1 + UNMENTIONED_SEGMENT_PENALTY * unmentioned);
       const receiver = this.createsOneOf(id, query.addedTo) ? CREATE_FOR_RECEIVER : this.partOfReceiver(id, query.addedTo) ? PART_OF_RECEIVER : 1;
-      final.set(id, rel * coverage ** COVERAGE_EXPONENT * method * specificity * receiver * this.shapeFactor(id, query) * (this.priors[id] as number));
+      const shape = this.shapeFactor(id, query);
+      const head = shape >= 1 && segments.length > 1 && namesHead(tail, nouns) ? NAMED_HEAD : 1;
+      final.set(id, head * rel * coverage ** COVERAGE_EXPONENT * method * specificity * receiver * shape * (this.priors[id] as number));
     }
     return final;
   }
@@ -359,6 +369,9 @@ interface TermMatch {
   /** Matched a parameter's name: what a write sets. */
   param: boolean;
 }
+
+/** Every word of a last segment is a noun of the request or a generic verb (`get-osinfo`), and one is a noun. */
+const namesHead = (tail: readonly string[], nouns: ReadonlySet<string>) => tail.some((t) => nouns.has(t)) && tail.every((t) => nouns.has(t) || verbRule(t, t) !== undefined);
 
 /**
  * The request asks to set or add something ("add a network card to vm 101", "change the cpu type"):

@@ -160,6 +160,11 @@ for (const [name, available, load] of schemas) {
       expect(search.search('restart pveproxy on pve2', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/services/{service}/restart');
     });
 
+    it.skipIf(name !== 'the official 9.1 schema')('ranks the operation whose own last path segment the request names over its neighbours', () => {
+      expect(search.search('two factor authentication entries', { limit: 1 })[0]?.key).toBe('GET /access/tfa');
+      expect(['GET /storage', 'GET /nodes/{node}/storage']).toContain(search.search('which storages can hold backups', { limit: 1 })[0]?.key);
+    });
+
     it('points at pve.guests() and pve.findGuest() where the resource list is found', () => {
       const hits = search.search('which guests are locked', { limit: 5 });
       const line = helperLine(hits.map((h) => h.key));
