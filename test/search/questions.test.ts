@@ -165,6 +165,14 @@ for (const [name, available, load] of schemas) {
       expect(['GET /storage', 'GET /nodes/{node}/storage']).toContain(search.search('which storages can hold backups', { limit: 1 })[0]?.key);
     });
 
+    it('reads a name spelled with dashes next to its noun as one item, not as words to search', () => {
+      for (const q of ['disable storage backup-nas', 'disable the nfs-backup storage'])
+        expect(
+          search.search(q, { limit: 3 }).map((h) => h.key),
+          q,
+        ).toContain('PUT /storage/{storage}');
+    });
+
     it('points at pve.guests() and pve.findGuest() where the resource list is found', () => {
       const hits = search.search('which guests are locked', { limit: 5 });
       const line = helperLine(hits.map((h) => h.key));
