@@ -173,6 +173,11 @@ for (const [name, available, load] of schemas) {
         ).toContain('PUT /storage/{storage}');
     });
 
+    it('puts a two-word action split around its object back together', () => {
+      expect(search.search('shut the host pve3 down', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/status');
+      expect(search.search('wake vm 200 up from pause', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/qemu/{vmid}/status/resume');
+    });
+
     it('points at pve.guests() and pve.findGuest() where the resource list is found', () => {
       const hits = search.search('which guests are locked', { limit: 5 });
       const line = helperLine(hits.map((h) => h.key));
