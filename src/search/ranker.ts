@@ -45,6 +45,8 @@ const MENTION_MIN_WEIGHT = 0.3;
 const ITEM_FOR_COLLECTION = 0.7;
 /** Factor for the collection of a kind when the request names one item of it ("the PVEAuditor role", "group admins"). */
 const COLLECTION_FOR_ITEM = 0.7;
+/** Factor for an operation on one item of the kind the request names an item of ("the 2fa entries of user bob@pve" → `…/tfa/{userid}`). */
+const NAMED_ITEM_ARGUMENT = 1.15;
 /** Factor for a directory index (child links only) asked a question: it holds no answer ("what disks does pve1 have"). */
 const DIRECTORY_INDEX_FOR_QUESTION = 0.6;
 /**
@@ -91,9 +93,8 @@ const INCIDENTAL_WEIGHT = 0.5;
 /** How much a concept's weaker synonyms add on top of its best one. */
 const SYNONYM_SPILL = 0.25;
 /**
- * Factor for an operation whose last literal segment (`…/disks/lvmthin`) the request's nouns name:
- * it is about what was asked, not merely near it. Not for one-segment paths (`/nodes`: any request
- * about a node names it) nor for operations the request's shape already ranks down.
+ * Factor for an operation whose last literal segment (`…/disks/lvmthin`) the request's nouns name: it is about what was
+ * asked. Not for one-segment paths (`/nodes`: any request about a node names it) nor ones the request's shape ranks down.
  */
 const NAMED_HEAD = 1.15;
 /** Exponent on the share of request concepts an operation covers: partial matches fall off fast. */
@@ -223,11 +224,10 @@ export class Ranker {
       if (isNamedGuest(concept, query)) this.creditGuestArguments(matches, info * concept.weight, concept.weight, relevance, covered);
     }
     const mentioned = new Set<string>();
-    for (const { concept } of perConcept) {
-      for (const [term, weight] of concept.terms) if (weight >= MENTION_MIN_WEIGHT) mentioned.add(term);
-    }
     const nouns = new Set<string>();
-    for (const { concept } of perConcept) if (!concept.verb) for (const [term, weight] of concept.terms) if (weight >= MENTION_MIN_WEIGHT) nouns.add(term);
+    for (const { concept } of perConcept) {
+      for (const [term, weight] of concept.terms) if (weight >= MENTION_MIN_WEIGHT) for (const set of concept.verb ? [mentioned] : [mentioned, nouns]) set.add(term);
+    }
     const final = new Map<number, number>();
     for (const [id, rel] of relevance) {
       const op = this.operations[id] as Operation;
@@ -241,7 +241,7 @@ export class Ranker {
       const unmentioned = segments.filter((seg) => !seg.some((t) => mentioned.has(t))).length + partly;
       const specificity = 1 / (1 + UNMENTIONED_SEGMENT_PENALTY * unmentioned);
       const receiver = this.createsOneOf(id, query.addedTo) ? CREATE_FOR_RECEIVER : this.partOfReceiver(id, query.addedTo) ? PART_OF_RECEIVER : 1;
-      const shape = this.shapeFactor(id, query);
+      const shape = this.shapeFactor(id, query) * ((this.itemSegments[id] as string[]).some((t) => query.namedItems.has(t)) ? NAMED_ITEM_ARGUMENT : 1);
       const head = shape >= 1 && segments.length > 1 && namesHead(tail, nouns) ? NAMED_HEAD : 1;
       final.set(id, head * rel * coverage ** COVERAGE_EXPONENT * method * specificity * receiver * shape * (this.priors[id] as number));
     }

@@ -178,6 +178,12 @@ for (const [name, available, load] of schemas) {
       expect(search.search('wake vm 200 up from pause', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/qemu/{vmid}/status/resume');
     });
 
+    it('answers a question about one named item with the operation that takes it as a path argument', () => {
+      // Each question is one that reached rank 1 on its schema only through this rule.
+      const q = name === 'the official 9.1 schema' ? 'what is allowed by the PVEDatastoreUser role' : 'what privileges does the PVEVMAdmin role grant';
+      expect(search.search(q, { limit: 1 })[0]?.key, q).toBe('GET /access/roles/{roleid}');
+    });
+
     it('points at pve.guests() and pve.findGuest() where the resource list is found', () => {
       const hits = search.search('which guests are locked', { limit: 5 });
       const line = helperLine(hits.map((h) => h.key));
