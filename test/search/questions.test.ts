@@ -21,16 +21,26 @@ async function demoModel(): Promise<ApiModel> {
   return sim.model;
 }
 
-type SetName = 'questionHoldout4' | 'questionHoldout5';
+type SetName = 'questionHoldout4' | 'questionHoldout5' | 'questionHoldout6';
 /**
  * Floors a few points under the figures measured at the end of round 6 (docs/search.md), so a
  * regression fails. They are not the goal (r@1 0.75, r@5 0.95): the fourth holdout (tuned on in
  * round 6) does not reach it, the fifth (written before round 6, never tuned on: the honest figure)
- * does not on 9.1 and reaches it on the demo's schema with no margin.
+ * does not on 9.1 and reaches it on the demo's schema with no margin. The sixth (written before
+ * round 7 in styles unlike the earlier sets, never tuned on) is far under it on both: 53.7/81.1 on
+ * 9.1 and 54.7/82.1 on the demo at the end of round 7.
  */
 const FLOORS: Record<string, Record<SetName, { recall1: number; recall5: number }>> = {
-  'the official 9.1 schema': { questionHoldout4: { recall1: 0.59, recall5: 0.89 }, questionHoldout5: { recall1: 0.71, recall5: 0.87 } },
-  "the demo simulator's own schema": { questionHoldout4: { recall1: 0.64, recall5: 0.92 }, questionHoldout5: { recall1: 0.72, recall5: 0.92 } },
+  'the official 9.1 schema': {
+    questionHoldout4: { recall1: 0.59, recall5: 0.89 },
+    questionHoldout5: { recall1: 0.71, recall5: 0.87 },
+    questionHoldout6: { recall1: 0.5, recall5: 0.78 },
+  },
+  "the demo simulator's own schema": {
+    questionHoldout4: { recall1: 0.64, recall5: 0.92 },
+    questionHoldout5: { recall1: 0.72, recall5: 0.92 },
+    questionHoldout6: { recall1: 0.51, recall5: 0.79 },
+  },
 };
 
 const schemas: Array<[string, boolean, () => Promise<ApiModel>]> = [
@@ -64,8 +74,8 @@ for (const [name, available, load] of schemas) {
       }
     });
 
-    it('hold the fourth and fifth holdouts above their floors (not the goal: see FLOORS)', () => {
-      for (const set of ['questionHoldout4', 'questionHoldout5'] as const) {
+    it('hold the fourth, fifth and sixth holdouts above their floors (not the goal: see FLOORS)', () => {
+      for (const set of ['questionHoldout4', 'questionHoldout5', 'questionHoldout6'] as const) {
         const floor = FLOORS[name]?.[set];
         const result = recallAt(search, casesFor(keys, querySet[set]));
         expect(result.recall1, `${set} recall@1`).toBeGreaterThanOrEqual(floor?.recall1 ?? 1);
