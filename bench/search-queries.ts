@@ -35,6 +35,8 @@ const QuerySetSchema = z.object({
   questionHoldout4: z.array(QueryCaseSchema).default([]),
   /** A fifth held-out set, written in round 6 before that round's ranking changes and never tuned on: the honest figure. */
   questionHoldout5: z.array(QueryCaseSchema).default([]),
+  /** A sixth held-out set, written in round 7 before that round's ranking changes in styles unlike the earlier sets, never tuned on: the honest figure. */
+  questionHoldout6: z.array(QueryCaseSchema).default([]),
 });
 
 export type QueryCase = z.output<typeof QueryCaseSchema>;

@@ -3,7 +3,7 @@
  * pool". The request is about that item, so the listing of its kind (`GET /access/roles`) answers
  * it less well than the operations on one item (`GET /access/roles/{roleid}`).
  */
-import { isNoise } from './analyzer.js';
+import { isNoise, stem } from './analyzer.js';
 import { GUEST_WORDS, ONE_OF } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
 import { verbRule } from './verbs.js';
@@ -41,4 +41,27 @@ export function namedItemKinds(
     }
   });
   return kinds;
+}
+
+/** A word spelled as a name (`backup-nas`, `pre-upgrade`, `daily-1`), not inside a path, address or file name. */
+const SPELLED_NAME = /(?<![\w/@.:-])[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+(?![\w/@:-]|\.[a-z0-9])/gi;
+/** What stands in for such a name: a number, which names an item (namedItemKinds) and is no search term. */
+const NAME_STAND_IN = ' 1 ';
+
+/**
+ * "disable storage backup-nas", "roll back to snapshot pre-upgrade": a name spelled with dashes or
+ * dots after a known noun, or before one in a definite phrase ("the nfs-backup storage"), names one
+ * item of that kind, and its parts ("backup", "upgrade") are not what the request is about. The
+ * name gives way to a stand-in; the noun stays.
+ */
+export function nameSpelledItems(text: string, synonyms: ReadonlyMap<string, unknown>, identifiers: ((term: string) => boolean) | undefined): string {
+  const knownNoun = (w: string) => synonyms.has(stem(w)) || identifiers?.(stem(w)) === true;
+  return text.replace(SPELLED_NAME, (name, at: number) => {
+    const before = /([a-z]+)\s+$/i.exec(text.slice(0, at))?.[1];
+    const after = /^\s+([a-z]+)/i.exec(text.slice(at + name.length))?.[1];
+    const noun = (w: string | undefined) =>
+      w !== undefined && !isNoise(w.toLowerCase()) && !GUEST_WORDS.has(w.toLowerCase()) && verbRule(w.toLowerCase(), stem(w.toLowerCase())) === undefined && knownNoun(w.toLowerCase());
+    // Before its noun without an article it is an adjective ("datacenter-wide default").
+    return noun(before) || (ONE_OF.has(before?.toLowerCase() ?? '') && noun(after)) ? NAME_STAND_IN : name;
+  });
 }

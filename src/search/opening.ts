@@ -3,7 +3,7 @@
  * state question ("is …", "which …", "how many …") or a way to act ("how do I …").
  */
 import type { HttpMethod } from '../schema/model.js';
-import { isNoise } from './analyzer.js';
+import { isNoise, stem } from './analyzer.js';
 import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, separableVerbRule, verbRule, type VerbRule } from './verbs.js';
 
 /** Modals that make a verb after a question hypothetical ("what would change", "what will happen if I delete"). */
@@ -65,4 +65,31 @@ export function laterImperative(opening: Opening, tokens: string[], stems: strin
     if (later.verb) return { ...opening, verb: { ...later.verb, position: later.verb.position + start } };
   }
   return opening;
+}
+
+/** Particles a two-word action splits around its object ("shut the host down", "roll vm 300 back"). */
+const SPLIT_PARTICLES = new Set(['down', 'up', 'off', 'back', 'out']);
+const COORDINATORS = new Set(['and', 'or']);
+/** How many words may stand between an action word and its particle. */
+const MAX_SPLIT = 3;
+
+/**
+ * "shut the host pve3 down", "wake vm 200 up from pause": a two-word action the vocabulary knows,
+ * split around its object, is put back together before its words are read, so the action is found.
+ * The particle must end the request or its clause, or come before a preposition.
+ */
+export function rejoinSplitActions(tokens: string[], synonyms: ReadonlyMap<string, ReadonlyArray<{ tokens: readonly string[] }>>): string[] {
+  for (let i = 0; i < tokens.length; i++) {
+    const rules = synonyms.get(stem(tokens[i] as string)) ?? [];
+    for (let j = i + 2; j <= i + 1 + MAX_SPLIT && j < tokens.length; j++) {
+      const particle = tokens[j] as string;
+      // "power guests on and off": particles joined by a conjunction belong to no one action.
+      if (COORDINATORS.has(tokens[j - 1] as string)) break;
+      if (!SPLIT_PARTICLES.has(particle) || !rules.some((r) => r.tokens.length === 2 && r.tokens[1] === stem(particle))) continue;
+      const next = tokens[j + 1];
+      if (next !== undefined && !isNoise(next)) break;
+      return [...tokens.slice(0, i + 1), particle, ...tokens.slice(i + 1, j), ...tokens.slice(j + 1)];
+    }
+  }
+  return tokens;
 }

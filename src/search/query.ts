@@ -8,8 +8,8 @@
 import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
-import { namedItemKinds } from './items.js';
-import { acting, findOpening, laterImperative } from './opening.js';
+import { namedItemKinds, nameSpelledItems } from './items.js';
+import { acting, findOpening, laterImperative, rejoinSplitActions } from './opening.js';
 import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, namesListing, namesSomethingElse, partEnds, POWER_ACTS, unknownVerbBeforeTarget, weighClauses } from './intent.js';
 import { GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
@@ -138,9 +138,10 @@ export function parseQuery(
   pathPair?: (first: string, second: string) => boolean,
   itemValue?: (term: string) => boolean,
 ): ParsedQuery {
-  const referenced = NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text);
+  const withIds = NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text);
+  const referenced = nameSpelledItems(withIds, synonyms, identifiers);
   const tokens = dropMetaWords(
-    tokenize(referenced),
+    rejoinSplitActions(tokenize(referenced), synonyms),
     (word) => verbRule(word, stem(word)) !== undefined || synonyms.get(stem(word))?.some((r) => r.methods !== undefined && r.tokens.length === 1) === true,
   );
   const parts = partEnds(referenced);

@@ -45,6 +45,8 @@ const MENTION_MIN_WEIGHT = 0.3;
 const ITEM_FOR_COLLECTION = 0.7;
 /** Factor for the collection of a kind when the request names one item of it ("the PVEAuditor role", "group admins"). */
 const COLLECTION_FOR_ITEM = 0.7;
+/** Factor for an operation on one item of the kind the request names an item of ("the 2fa entries of user bob@pve" → `…/tfa/{userid}`). */
+const NAMED_ITEM_ARGUMENT = 1.15;
 /** Factor for a directory index (child links only) asked a question: it holds no answer ("what disks does pve1 have"). */
 const DIRECTORY_INDEX_FOR_QUESTION = 0.6;
 /**
@@ -90,6 +92,11 @@ const WELL_COVERED = 0.5;
 const INCIDENTAL_WEIGHT = 0.5;
 /** How much a concept's weaker synonyms add on top of its best one. */
 const SYNONYM_SPILL = 0.25;
+/**
+ * Factor for an operation whose last literal segment (`…/disks/lvmthin`) the request's nouns name: it is about what was
+ * asked. Not for one-segment paths (`/nodes`: any request about a node names it) nor ones the request's shape ranks down.
+ */
+const NAMED_HEAD = 1.15;
 /** Exponent on the share of request concepts an operation covers: partial matches fall off fast. */
 const COVERAGE_EXPONENT = 2;
 /** Factor for operations whose method contradicts the verb ("delete …" → a GET) or the question. */
@@ -217,8 +224,9 @@ export class Ranker {
       if (isNamedGuest(concept, query)) this.creditGuestArguments(matches, info * concept.weight, concept.weight, relevance, covered);
     }
     const mentioned = new Set<string>();
+    const nouns = new Set<string>();
     for (const { concept } of perConcept) {
-      for (const [term, weight] of concept.terms) if (weight >= MENTION_MIN_WEIGHT) mentioned.add(term);
+      for (const [term, weight] of concept.terms) if (weight >= MENTION_MIN_WEIGHT) for (const set of concept.verb ? [mentioned] : [mentioned, nouns]) set.add(term);
     }
     const final = new Map<number, number>();
     for (const [id, rel] of relevance) {
@@ -233,7 +241,9 @@ export class Ranker {
       const unmentioned = segments.filter((seg) => !seg.some((t) => mentioned.has(t))).length + partly;
       const specificity = 1 / (1 + UNMENTIONED_SEGMENT_PENALTY * unmentioned);
       const receiver = this.createsOneOf(id, query.addedTo) ? CREATE_FOR_RECEIVER : this.partOfReceiver(id, query.addedTo) ? PART_OF_RECEIVER : 1;
-      final.set(id, rel * coverage ** COVERAGE_EXPONENT * method * specificity * receiver * this.shapeFactor(id, query) * (this.priors[id] as number));
+      const shape = this.shapeFactor(id, query) * ((this.itemSegments[id] as string[]).some((t) => query.namedItems.has(t)) ? NAMED_ITEM_ARGUMENT : 1);
+      const head = shape >= 1 && segments.length > 1 && namesHead(tail, nouns) ? NAMED_HEAD : 1;
+      final.set(id, head * rel * coverage ** COVERAGE_EXPONENT * method * specificity * receiver * shape * (this.priors[id] as number));
     }
     return final;
   }
@@ -359,6 +369,9 @@ interface TermMatch {
   /** Matched a parameter's name: what a write sets. */
   param: boolean;
 }
+
+/** Every word of a last segment is a noun of the request or a generic verb (`get-osinfo`), and one is a noun. */
+const namesHead = (tail: readonly string[], nouns: ReadonlySet<string>) => tail.some((t) => nouns.has(t)) && tail.every((t) => nouns.has(t) || verbRule(t, t) !== undefined);
 
 /**
  * The request asks to set or add something ("add a network card to vm 101", "change the cpu type"):

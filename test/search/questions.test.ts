@@ -21,16 +21,26 @@ async function demoModel(): Promise<ApiModel> {
   return sim.model;
 }
 
-type SetName = 'questionHoldout4' | 'questionHoldout5';
+type SetName = 'questionHoldout4' | 'questionHoldout5' | 'questionHoldout6';
 /**
  * Floors a few points under the figures measured at the end of round 6 (docs/search.md), so a
  * regression fails. They are not the goal (r@1 0.75, r@5 0.95): the fourth holdout (tuned on in
  * round 6) does not reach it, the fifth (written before round 6, never tuned on: the honest figure)
- * does not on 9.1 and reaches it on the demo's schema with no margin.
+ * does not on 9.1 and reaches it on the demo's schema with no margin. The sixth (written before
+ * round 7 in styles unlike the earlier sets, never tuned on) is far under it on both: 53.7/81.1 on
+ * 9.1 and 54.7/82.1 on the demo at the end of round 7.
  */
 const FLOORS: Record<string, Record<SetName, { recall1: number; recall5: number }>> = {
-  'the official 9.1 schema': { questionHoldout4: { recall1: 0.59, recall5: 0.89 }, questionHoldout5: { recall1: 0.71, recall5: 0.87 } },
-  "the demo simulator's own schema": { questionHoldout4: { recall1: 0.64, recall5: 0.92 }, questionHoldout5: { recall1: 0.72, recall5: 0.92 } },
+  'the official 9.1 schema': {
+    questionHoldout4: { recall1: 0.59, recall5: 0.89 },
+    questionHoldout5: { recall1: 0.71, recall5: 0.87 },
+    questionHoldout6: { recall1: 0.5, recall5: 0.78 },
+  },
+  "the demo simulator's own schema": {
+    questionHoldout4: { recall1: 0.64, recall5: 0.92 },
+    questionHoldout5: { recall1: 0.72, recall5: 0.92 },
+    questionHoldout6: { recall1: 0.51, recall5: 0.79 },
+  },
 };
 
 const schemas: Array<[string, boolean, () => Promise<ApiModel>]> = [
@@ -64,8 +74,8 @@ for (const [name, available, load] of schemas) {
       }
     });
 
-    it('hold the fourth and fifth holdouts above their floors (not the goal: see FLOORS)', () => {
-      for (const set of ['questionHoldout4', 'questionHoldout5'] as const) {
+    it('hold the fourth, fifth and sixth holdouts above their floors (not the goal: see FLOORS)', () => {
+      for (const set of ['questionHoldout4', 'questionHoldout5', 'questionHoldout6'] as const) {
         const floor = FLOORS[name]?.[set];
         const result = recallAt(search, casesFor(keys, querySet[set]));
         expect(result.recall1, `${set} recall@1`).toBeGreaterThanOrEqual(floor?.recall1 ?? 1);
@@ -158,6 +168,30 @@ for (const [name, available, load] of schemas) {
 
     it.skipIf(name !== 'the official 9.1 schema')('finds the path a named service or flag belongs to', () => {
       expect(search.search('restart pveproxy on pve2', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/services/{service}/restart');
+    });
+
+    it.skipIf(name !== 'the official 9.1 schema')('ranks the operation whose own last path segment the request names over its neighbours', () => {
+      expect(search.search('two factor authentication entries', { limit: 1 })[0]?.key).toBe('GET /access/tfa');
+      expect(['GET /storage', 'GET /nodes/{node}/storage']).toContain(search.search('which storages can hold backups', { limit: 1 })[0]?.key);
+    });
+
+    it('reads a name spelled with dashes next to its noun as one item, not as words to search', () => {
+      for (const q of ['disable storage backup-nas', 'disable the nfs-backup storage'])
+        expect(
+          search.search(q, { limit: 3 }).map((h) => h.key),
+          q,
+        ).toContain('PUT /storage/{storage}');
+    });
+
+    it('puts a two-word action split around its object back together', () => {
+      expect(search.search('shut the host pve3 down', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/status');
+      expect(search.search('wake vm 200 up from pause', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/qemu/{vmid}/status/resume');
+    });
+
+    it('answers a question about one named item with the operation that takes it as a path argument', () => {
+      // Each question is one that reached rank 1 on its schema only through this rule.
+      const q = name === 'the official 9.1 schema' ? 'what is allowed by the PVEDatastoreUser role' : 'what privileges does the PVEVMAdmin role grant';
+      expect(search.search(q, { limit: 1 })[0]?.key, q).toBe('GET /access/roles/{roleid}');
     });
 
     it('points at pve.guests() and pve.findGuest() where the resource list is found', () => {

@@ -27,6 +27,7 @@ describe.skipIf(!hasOfficialSchema('9.1'))('search_api on the official PVE 9.1 s
     expect(querySet.questionHoldout3.length).toBeGreaterThanOrEqual(60);
     expect(querySet.questionHoldout4.length).toBeGreaterThanOrEqual(80);
     expect(querySet.questionHoldout5.length).toBeGreaterThanOrEqual(150);
+    expect(querySet.questionHoldout6.length).toBeGreaterThanOrEqual(150);
     const everySet = [
       querySet.queries,
       querySet.holdout,
@@ -36,6 +37,7 @@ describe.skipIf(!hasOfficialSchema('9.1'))('search_api on the official PVE 9.1 s
       querySet.questionHoldout3,
       querySet.questionHoldout4,
       querySet.questionHoldout5,
+      querySet.questionHoldout6,
     ];
     const unknown = everySet.flat().flatMap((q: QueryCase) => q.expect.filter((key) => !model.operations.some((op) => op.key === key)));
     expect(unknown).toEqual([]);
@@ -55,6 +57,15 @@ describe.skipIf(!hasOfficialSchema('9.1'))('search_api on the official PVE 9.1 s
         .map((q) => q.query.toLowerCase()),
     );
     expect(querySet.questionHoldout5.filter((q) => others.has(q.query.toLowerCase())).map((q) => q.query)).toEqual([]);
+  });
+
+  it('the sixth holdout repeats no question of the other sets', () => {
+    const others = new Set(
+      [querySet.queries, querySet.holdout, querySet.questions, querySet.questionHoldout, querySet.questionHoldout2, querySet.questionHoldout3, querySet.questionHoldout4, querySet.questionHoldout5]
+        .flat()
+        .map((q) => q.query.toLowerCase()),
+    );
+    expect(querySet.questionHoldout6.filter((q) => others.has(q.query.toLowerCase())).map((q) => q.query)).toEqual([]);
   });
 
   it(`reaches recall@5 >= ${RECALL_AT_5} and recall@1 >= ${RECALL_AT_1} on the query set`, () => {
