@@ -49,10 +49,18 @@ async function killDuringWrites(code: string, prefix: string, after: number): Pr
   await new Promise((r) => setTimeout(r, 1_500));
 }
 
+/** Intents that no `call` entry settles and no `recovered` entry has settled yet. */
+function unsettledIntents(): number[] {
+  const entries = auditEntries(env.stateDir);
+  const settled = new Set(entries.filter((e) => (e.type === 'call' || e.type === 'recovered') && typeof e.data.intent === 'number').map((e) => e.data.intent as number));
+  return entries.filter((e) => e.type === 'intent' && !settled.has(e.seq)).map((e) => e.seq);
+}
+
 async function restartAndRecover(): Promise<void> {
   const server = await startHttpServe(env, TOKEN);
   servers.push(server);
-  await waitFor('recovered entries', () => auditEntries(env.stateDir).some((e) => e.type === 'recovered'), 30_000);
+  // Recovery looks each orphan up on PVE in turn: wait for all of them, not the first.
+  await waitFor('every orphan recovered', () => auditEntries(env.stateDir).some((e) => e.type === 'recovered') && unsettledIntents().length === 0, 30_000);
   await server.close();
 }
 
