@@ -61,8 +61,9 @@ export class ChainAppender {
     return this.tx.query('SELECT 1 FROM audit_entries WHERE chain = $1 AND settles = $2 LIMIT 1', [this.chain, seq]).length > 0;
   }
 
-  append(type: AuditEntryType, data: Record<string, unknown>, cols: EntryColumns = {}): AuditEntry {
-    const entry = renderEntry(this.head, type, data, this.ctx);
+  /** `dataJson`: the data's canonical JSON when the caller has it (`auditData`). */
+  append(type: AuditEntryType, data: Record<string, unknown>, cols: EntryColumns = {}, dataJson?: string): AuditEntry {
+    const entry = renderEntry(this.head, type, data, this.ctx, dataJson);
     // One round trip: the row and the head move together (a data-modifying WITH runs exactly once).
     this.tx.query('WITH e AS (INSERT INTO audit_entries (chain, seq, type, line, writer, settles) VALUES ($1, $2, $3, $4, $5, $6)) UPDATE audit_chain SET seq = $2, hash = $7 WHERE chain = $1', [
       this.chain,
@@ -79,9 +80,9 @@ export class ChainAppender {
 }
 
 /** The entry that follows `head`: the same line and hash as the file log would write (entry.ts). */
-function renderEntry(head: { seq: number; hash: string }, type: AuditEntryType, data: Record<string, unknown>, ctx: EntryContext): AuditEntry {
+function renderEntry(head: { seq: number; hash: string }, type: AuditEntryType, data: Record<string, unknown>, ctx: EntryContext, dataJson?: string): AuditEntry {
   const base = { v: 1 as const, seq: head.seq + 1, ts: ctx.now().toISOString(), type, prev: head.hash, data };
-  return { ...base, hash: entryHash(base, ctx.hmacKey) };
+  return { ...base, hash: entryHash(base, ctx.hmacKey, dataJson) };
 }
 
 /**
@@ -114,8 +115,9 @@ export function appendAtHead(
   type: AuditEntryType,
   data: Record<string, unknown>,
   cols: EntryColumns = {},
+  dataJson?: string,
 ): AuditEntry | undefined {
-  const entry = renderEntry(expected, type, data, ctx);
+  const entry = renderEntry(expected, type, data, ctx, dataJson);
   const rows = sql.query(APPEND_AT_HEAD, [chain, entry.seq, type, JSON.stringify(entry), cols.writer ?? null, cols.settles ?? null, entry.hash, expected.hash, alg]);
   return rows.length === 1 ? entry : undefined;
 }

@@ -26,6 +26,7 @@ import type { RecordedChange } from '../safety/undo.js';
 import type { SecretScrubber } from '../safety/redact.js';
 import type { PostgresState } from '../state/postgres/sql.js';
 import { ANCHOR_DELAY_MS } from './anchor.js';
+import { auditData } from './canonical-data.js';
 import { parseEntryLine, type AlertCause, type AuditAlgorithm, type AuditEntry, type AuditEntryType, type RecoveredData } from './entry.js';
 import type { IntentSource } from './intents.js';
 import { appendAtHead, DEFAULT_AUDIT_CHAIN, headOf, readHead, withChain, type ChainHead, type EntryColumns } from './postgres-chain.js';
@@ -184,13 +185,13 @@ export class PostgresAuditLog implements AuditSink {
    */
   private record(type: AuditEntryType, data: Record<string, unknown>, cols: EntryColumns, unlessSettled?: number): AuditEntry | undefined {
     if (this.closed) throw new AuditError('audit-closed', `the audit writer ${this.writer} of ${this.where} is closed`);
-    const clean = this.opts.scrubber ? this.opts.scrubber.scrubDeep(data) : data;
+    const { data: clean, json } = auditData(data, this.opts.scrubber);
     const outage = this.outage;
     let gapSeq: number | undefined;
     let entry: AuditEntry | undefined;
     try {
       const seen = outage === undefined && unlessSettled === undefined ? this.head : undefined;
-      const fast = seen ? appendAtHead(this.db, this.chain, seen, this.alg, this.context(), type, clean, cols) : undefined;
+      const fast = seen ? appendAtHead(this.db, this.chain, seen, this.alg, this.context(), type, clean, cols, json) : undefined;
       if (seen && fast) {
         entry = fast;
         this.head = { ...seen, seq: fast.seq, hash: fast.hash };
@@ -200,7 +201,7 @@ export class PostgresAuditLog implements AuditSink {
           try {
             if (outage) gapSeq = chain.append('alert', gapAlert(outage)).seq;
             if (unlessSettled !== undefined && chain.settled(unlessSettled)) return undefined;
-            return chain.append(type, clean, cols);
+            return chain.append(type, clean, cols, json);
           } finally {
             end = chain.end;
           }

@@ -2,27 +2,30 @@
  * Replicas sharing one audit chain must sign with one HMAC key: a replica whose key (or lack of
  * one) did not sign the chain's end refuses to start while another writer lives, and writes
  * nothing; once every writer is gone, a new key is a deliberate change that starts with an alert.
- * Each replica has its own connection, as replicas on other hosts would.
+ * What a replica signs is what it stored, known secrets scrubbed first. Each replica has its own
+ * connection, as replicas on other hosts would.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { entryHash, parseEntryLine } from '../../src/audit/entry.js';
 import { PostgresAuditLog } from '../../src/audit/postgres-log.js';
 import { verifyPostgresAudit } from '../../src/audit/postgres-verify.js';
 import { AuditError } from '../../src/files/errors.js';
+import { SecretScrubber } from '../../src/safety/redact.js';
 import { openPostgres } from '../../src/state/postgres/open.js';
 import type { PostgresState } from '../../src/state/postgres/sql.js';
-import { postgresUnavailable, queryOnce, startPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresUnavailable, queryOnce, usePostgresStore } from '../support/postgres.js';
 
 const KEY_A = 'a'.repeat(32);
 const KEY_B = 'b'.repeat(32);
 const why = postgresUnavailable();
 
 describe.skipIf(why !== undefined)(`one audit key for every replica${why ? ` (skipped: ${why})` : ''}`, () => {
-  let server: TestPostgres;
-  let url: string;
+  const fixture = usePostgresStore();
   const stores: PostgresState[] = [];
 
+  /** A replica's own connection. */
   const store = (): PostgresState => {
-    const db = openPostgres({ url });
+    const db = openPostgres({ url: fixture.url });
     stores.push(db);
     return db;
   };
@@ -35,15 +38,10 @@ describe.skipIf(why !== undefined)(`one audit key for every replica${why ? ` (sk
     }
     throw new Error('the replica joined the chain');
   };
-  const lines = async (): Promise<Array<{ type: string; line: string }>> => queryOnce(url, "SELECT type, line FROM audit_entries WHERE chain = 'audit' ORDER BY seq");
+  const lines = async (): Promise<Array<{ type: string; line: string }>> => queryOnce(fixture.url, "SELECT type, line FROM audit_entries WHERE chain = 'audit' ORDER BY seq");
 
-  beforeAll(async () => {
-    server = await startPostgres();
-    url = await server.createDatabase();
-  }, 120_000);
-  afterAll(async () => {
+  afterAll(() => {
     for (const s of stores) s.close();
-    await server?.stop();
   });
 
   it('a replica with another key, or none, does not join while a writer lives, and writes nothing', async () => {
@@ -63,7 +61,7 @@ describe.skipIf(why !== undefined)(`one audit key for every replica${why ? ` (sk
     same.append('run-start', { runId: 'r2' });
     same.close();
     a.close();
-    expect(verifyPostgresAudit(store(), { hmacKey: KEY_A }).problems).toEqual([]);
+    expect(verifyPostgresAudit(fixture.pg, { hmacKey: KEY_A }).problems).toEqual([]);
   });
 
   it('with every writer gone, a new key starts after an alert, and then binds the replicas that join', async () => {
@@ -80,5 +78,21 @@ describe.skipIf(why !== undefined)(`one audit key for every replica${why ? ` (sk
     expect((await lines()).filter((e) => e.line.includes('the audit key changed'))).toHaveLength(1);
     c.close();
     b.close();
+  });
+
+  it('scrubs a known secret before it is signed and stored, and signs what it stored', async () => {
+    const secret = 'tok-0123456789abcdef-secret';
+    const log = PostgresAuditLog.open({ db: store(), hmacKey: KEY_B, scrubber: new SecretScrubber([secret]), stderr: () => {} });
+    log.append('call', { path: '/access/users', params: { note: `set by ${secret}` }, ok: true });
+    log.append('call', { path: '/version', params: {}, ok: true });
+    log.close();
+    const stored = (await lines()).slice(-2).map((e) => e.line);
+    expect(stored[0]).toContain('set by ');
+    expect(stored.join('\n')).not.toContain(secret);
+    // Each signed over what was stored (the chain before it changed keys once, above).
+    for (const line of stored) {
+      const { hash, ...base } = parseEntryLine(line)!;
+      expect(entryHash(base, KEY_B)).toBe(hash);
+    }
   });
 });
