@@ -12,6 +12,7 @@ import { helperOperations } from './helpers.js';
 import type { SearchHit } from './hit.js';
 import { parseQuery } from './query.js';
 import { Ranker } from './ranker.js';
+import { Speller, searchVocabulary } from './spelling.js';
 import { compileSynonyms, type CompiledSynonym } from './synonym-compile.js';
 
 export const DEFAULT_LIMIT = 10;
@@ -53,12 +54,14 @@ export class ApiSearch {
   private readonly ranker: Ranker;
   private readonly ids = new Map<Operation, number>();
   private readonly depths: number[];
+  private readonly speller: Speller;
 
   constructor(private readonly model: ApiModel) {
     this.operations = model.operations;
     this.operations.forEach((op, id) => this.ids.set(op, id));
     this.depths = this.operations.map((op) => splitPath(op.path).length);
     this.ranker = new Ranker(this.operations);
+    this.speller = new Speller(searchVocabulary(this.operations));
   }
 
   /**
@@ -76,7 +79,7 @@ export class ApiSearch {
 
     const explicit = this.explicitOperations(query).filter((id) => keep(id));
     const parsed = parseQuery(
-      query,
+      this.speller.correct(query),
       SYNONYMS,
       (term) => this.ranker.isIdentifier(term),
       (a, b) => this.ranker.isPathPair(a, b),
