@@ -130,8 +130,18 @@ export function workerLaunch(workerPath: string, confine: boolean): WorkerLaunch
  * and answers in passing (the script's objects live in the isolate's own heap), so the default
  * young generation, which grows to 16 MB semi-spaces as soon as a run allocates, is headroom it
  * never needs: 61 → 55–56 MB of RSS after a first run (docs/benchmarks.md, "session 11").
+ *
+ * A run's isolate is fresh, so whatever TurboFan optimizes in it (the prelude's call path, the
+ * script's callbacks) is compiled again by the next run, on a background thread that competes with
+ * the server and the nodes' answers for the machine's cores: in a 300-call `Promise.all` sweep a
+ * third of the worker's CPU was those compiles. Eight times V8's default interrupt budget (66 KB
+ * of bytecode run per profiler tick, a few ticks before a function is considered for
+ * optimization) lets only code that stays hot get there: the worker's CPU per call in the sweep
+ * 256–311 → 167–189 µs, and a script that computes for 0.4 s (200,000 objects sorted and walked
+ * 20 times) runs as fast as before
+ * (docs/benchmarks.md, "session 12").
  */
-export const WORKER_V8_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+export const WORKER_V8_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--interrupt-budget=524288'];
 
 /** The server's handle of one sandbox worker; `decoder.limits` bounds what it may send. */
 export type SandboxWorker = SupervisedChild<WorkerToHost, HostToWorker, FrameReader>;

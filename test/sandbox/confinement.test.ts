@@ -61,7 +61,7 @@ describe('the worker launch', () => {
   });
 
   it.skipIf(process.platform !== 'linux')('starts every worker with its V8 flags before the launch', async () => {
-    expect(WORKER_V8_FLAGS).toEqual(['--max-semi-space-size=1']);
+    expect(WORKER_V8_FLAGS).toEqual(['--max-semi-space-size=1', '--interrupt-budget=524288']);
     const launch = workerLaunch(locateWorker(), true);
     const worker = startWorker(launch, { message: () => undefined });
     try {
