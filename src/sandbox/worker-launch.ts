@@ -138,10 +138,20 @@ export function workerLaunch(workerPath: string, confine: boolean): WorkerLaunch
  * of bytecode run per profiler tick, a few ticks before a function is considered for
  * optimization) lets only code that stays hot get there: the worker's CPU per call in the sweep
  * 256–311 → 167–189 µs, and a script that computes for 0.4 s (200,000 objects sorted and walked
- * 20 times) runs as fast as before
- * (docs/benchmarks.md, "session 12").
+ * 20 times) runs as fast as before (docs/benchmarks.md, "session 12"). Node 20 only: see
+ * `workerV8Flags`.
  */
-export const WORKER_V8_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--interrupt-budget=524288'];
+export const WORKER_V8_FLAGS: readonly string[] = workerV8Flags(process.versions.node);
+
+/**
+ * The flags for a Node version: `--interrupt-budget` is V8 11's (Node 20); V8 12 and later (Node
+ * 22, 24) replaced it with per-tier invocation counts and refuse the flag at start ("bad option"),
+ * so there the worker keeps V8's own tiering, which also has Maglev in between.
+ */
+export function workerV8Flags(nodeVersion: string): string[] {
+  const major = Number(nodeVersion.split('.')[0]);
+  return ['--max-semi-space-size=1', ...(major < 22 ? ['--interrupt-budget=524288'] : [])];
+}
 
 /** The server's handle of one sandbox worker; `decoder.limits` bounds what it may send. */
 export type SandboxWorker = SupervisedChild<WorkerToHost, HostToWorker, FrameReader>;

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { SandboxEngine } from '../../src/sandbox/engine.js';
 import { ISOLATED_VM_PACKAGES } from '../../src/sandbox/ivm.js';
 import { locateWorker } from '../../src/sandbox/locate.js';
-import { startWorker, WORKER_PACKAGES, WORKER_V8_FLAGS, workerLaunch } from '../../src/sandbox/worker-launch.js';
+import { startWorker, WORKER_PACKAGES, WORKER_V8_FLAGS, workerLaunch, workerV8Flags } from '../../src/sandbox/worker-launch.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixture = (name: string) => path.join(root, 'test/sandbox/fixtures', name);
@@ -61,7 +61,7 @@ describe('the worker launch', () => {
   });
 
   it.skipIf(process.platform !== 'linux')('starts every worker with its V8 flags before the launch', async () => {
-    expect(WORKER_V8_FLAGS).toEqual(['--max-semi-space-size=1', '--interrupt-budget=524288']);
+    expect(WORKER_V8_FLAGS).toEqual(workerV8Flags(process.versions.node));
     const launch = workerLaunch(locateWorker(), true);
     const worker = startWorker(launch, { message: () => undefined });
     try {
@@ -71,6 +71,12 @@ describe('the worker launch', () => {
     } finally {
       worker.kill();
     }
+  });
+
+  it('keeps the interrupt budget to Node 20, whose V8 knows the flag', () => {
+    expect(workerV8Flags('20.19.0')).toEqual(['--max-semi-space-size=1', '--interrupt-budget=524288']);
+    expect(workerV8Flags('22.23.5')).toEqual(['--max-semi-space-size=1']);
+    expect(workerV8Flags('24.22.3')).toEqual(['--max-semi-space-size=1']);
   });
 
   it('starts the worker with Node flags only when confinement is off', () => {
