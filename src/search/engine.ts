@@ -10,6 +10,7 @@ import { HTTP_METHODS, RISK_CLASSES, splitPath, type ApiModel, type HttpMethod, 
 import { SearchQueryError } from './errors.js';
 import { helperOperations } from './helpers.js';
 import type { SearchHit } from './hit.js';
+import { NeighbourSynonyms } from './neighbours.js';
 import { parseQuery } from './query.js';
 import { Ranker } from './ranker.js';
 import { compileSynonyms, type CompiledSynonym } from './synonym-compile.js';
@@ -53,12 +54,15 @@ export class ApiSearch {
   private readonly ranker: Ranker;
   private readonly ids = new Map<Operation, number>();
   private readonly depths: number[];
+  /** The vocabulary, extended per schema to words it does not know (neighbours.ts). */
+  private readonly synonyms: NeighbourSynonyms;
 
   constructor(private readonly model: ApiModel) {
     this.operations = model.operations;
     this.operations.forEach((op, id) => this.ids.set(op, id));
     this.depths = this.operations.map((op) => splitPath(op.path).length);
     this.ranker = new Ranker(this.operations);
+    this.synonyms = new NeighbourSynonyms(SYNONYMS, (term) => this.ranker.isIdentifier(term));
   }
 
   /**
@@ -77,7 +81,7 @@ export class ApiSearch {
     const explicit = this.explicitOperations(query).filter((id) => keep(id));
     const parsed = parseQuery(
       query,
-      SYNONYMS,
+      this.synonyms,
       (term) => this.ranker.isIdentifier(term),
       (a, b) => this.ranker.isPathPair(a, b),
       (term) => this.ranker.isItemValue(term),
