@@ -219,10 +219,17 @@ const PVESH_METHODS: Readonly<Record<string, HttpMethod>> = { get: 'GET', ls: 'G
 /** An argument `#` stands for: a guest ID or an option (`vzdump 101`, `vzdump --all`). */
 const ARGUMENT = /^(?:[0-9]+|--?[a-z][\w-]*)$/;
 
-/** Commands as word lists, longest first, so `qm guest exec-status` wins over `qm guest exec`. */
-const PATTERNS: ReadonlyArray<{ words: string[]; keys: OperationKey[] }> = NODE_COMMANDS.flatMap(([aliases, keys]) => aliases.split('|').map((alias) => ({ words: alias.split(' '), keys }))).sort(
-  (a, b) => b.words.length - a.words.length,
-);
+/** Commands as word lists by their first word, longest first, so `qm guest exec-status` wins over `qm guest exec`. */
+const PATTERNS = new Map<string, Array<{ words: string[]; keys: OperationKey[] }>>();
+for (const [aliases, keys] of NODE_COMMANDS) {
+  for (const alias of aliases.split('|')) {
+    const words = alias.split(' ');
+    const list = PATTERNS.get(words[0] as string) ?? [];
+    list.push({ words, keys });
+    PATTERNS.set(words[0] as string, list);
+  }
+}
+for (const list of PATTERNS.values()) list.sort((a, b) => b.words.length - a.words.length);
 
 /** The request's words as a shell would split them, quotes and backticks dropped. */
 function shellWords(query: string): string[] {
@@ -251,7 +258,7 @@ export function namedCommands(query: string): NamedCommand[] {
       found.push({ keys: [], pvesh: { method, path } });
       continue;
     }
-    const match = PATTERNS.find((p) => p.words.every((w, k) => (w === '#' ? ARGUMENT.test(words[i + k] ?? '') : words[i + k] === w)));
+    const match = PATTERNS.get(words[i] as string)?.find((p) => p.words.every((w, k) => (w === '#' ? ARGUMENT.test(words[i + k] ?? '') : words[i + k] === w)));
     if (match) {
       found.push({ keys: match.keys });
       i += match.words.length - 1;
