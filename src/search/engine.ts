@@ -8,8 +8,10 @@
 import { z } from 'zod';
 import { HTTP_METHODS, RISK_CLASSES, splitPath, type ApiModel, type HttpMethod, type Operation, type RiskClass } from '../schema/model.js';
 import { SearchQueryError } from './errors.js';
+import { namedCommands } from './cli-commands.js';
 import { helperOperations } from './helpers.js';
 import type { SearchHit } from './hit.js';
+import { NeighbourSynonyms } from './neighbours.js';
 import { parseQuery } from './query.js';
 import { Ranker } from './ranker.js';
 import { Speller, searchVocabulary } from './spelling.js';
@@ -55,6 +57,8 @@ export class ApiSearch {
   private readonly ids = new Map<Operation, number>();
   private readonly depths: number[];
   private readonly speller: Speller;
+  /** The vocabulary, extended per schema to words it does not know (neighbours.ts). */
+  private readonly synonyms: NeighbourSynonyms;
 
   constructor(private readonly model: ApiModel) {
     this.operations = model.operations;
@@ -62,6 +66,7 @@ export class ApiSearch {
     this.depths = this.operations.map((op) => splitPath(op.path).length);
     this.ranker = new Ranker(this.operations);
     this.speller = new Speller(searchVocabulary(this.operations));
+    this.synonyms = new NeighbourSynonyms(SYNONYMS, (term) => this.ranker.isIdentifier(term));
   }
 
   /**
@@ -80,7 +85,7 @@ export class ApiSearch {
     const explicit = this.explicitOperations(query).filter((id) => keep(id));
     const parsed = parseQuery(
       this.speller.correct(query),
-      SYNONYMS,
+      this.synonyms,
       (term) => this.ranker.isIdentifier(term),
       (a, b) => this.ranker.isPathPair(a, b),
       (term) => this.ranker.isItemValue(term),
@@ -101,9 +106,13 @@ export class ApiSearch {
     return hits.slice(0, limit).map(([id, score]) => this.hit(id, score));
   }
 
-  /** Operations named outright by key or path (concrete paths resolve through the model), or by an SDK helper that reads them. */
+  /**
+   * Operations named outright by key or path (concrete paths resolve through the model), by an SDK
+   * helper that reads them, or by a node command that calls them (`qm set`, `pvesh get /…`).
+   */
   private explicitOperations(query: string): number[] {
-    const helped = helperOperations(query).flatMap((key) => {
+    const commanded = namedCommands(query).flatMap(({ keys, pvesh }) => (pvesh ? [this.model.matchPath(pvesh.method, pvesh.path)?.operation?.key] : keys));
+    const helped = [...new Set([...commanded, ...helperOperations(query)])].flatMap((key) => {
       const id = this.operations.findIndex((op) => op.key === key);
       return id === -1 ? [] : [id];
     });
