@@ -56,17 +56,6 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
   return question ? { questionMethods: QUESTION_METHODS } : {};
 }
 
-/** "the backup failed, show me the log": with no verb or question first, a later part opening with a verb decides. */
-export function laterImperative(opening: Opening, tokens: string[], stems: string[], parts: readonly number[]): Opening {
-  if (opening.verb || opening.questionMethods) return opening;
-  for (const start of parts) {
-    if (start >= tokens.length) break;
-    const later = findOpening(tokens.slice(start), stems.slice(start));
-    if (later.verb) return { ...opening, verb: { ...later.verb, position: later.verb.position + start } };
-  }
-  return opening;
-}
-
 /** Particles a two-word action splits around its object ("shut the host down", "roll vm 300 back"). */
 const SPLIT_PARTICLES = new Set(['down', 'up', 'off', 'back', 'out']);
 const COORDINATORS = new Set(['and', 'or']);

@@ -9,8 +9,9 @@ import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
 import { namedItemKinds, nameSpelledItems } from './items.js';
-import { acting, findOpening, laterImperative, rejoinSplitActions } from './opening.js';
-import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, namesListing, namesSomethingElse, partEnds, POWER_ACTS, unknownVerbBeforeTarget, weighClauses } from './intent.js';
+import { acting, rejoinSplitActions } from './opening.js';
+import { findAsk, splitParts, weighContext } from './ask.js';
+import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, namesListing, namesSomethingElse, POWER_ACTS, unknownVerbBeforeTarget } from './intent.js';
 import { GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
 import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
@@ -140,13 +141,17 @@ export function parseQuery(
 ): ParsedQuery {
   const withIds = NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text);
   const referenced = nameSpelledItems(withIds, synonyms, identifiers);
-  const tokens = dropMetaWords(
-    rejoinSplitActions(tokenize(referenced), synonyms),
-    (word) => verbRule(word, stem(word)) !== undefined || synonyms.get(stem(word))?.some((r) => r.methods !== undefined && r.tokens.length === 1) === true,
-  );
-  const parts = partEnds(referenced);
+  const isVerb = (word: string) => verbRule(word, stem(word)) !== undefined || synonyms.get(stem(word))?.some((r) => r.methods !== undefined && r.tokens.length === 1) === true;
+  // Each punctuated part is read on its own: a split action or a meta word does not reach across a comma.
+  const tokens: string[] = [];
+  const parts: number[] = [];
+  for (const part of splitParts(referenced)) {
+    tokens.push(...dropMetaWords(rejoinSplitActions(tokenize(part), synonyms), isVerb));
+    parts.push(tokens.length);
+  }
   const stems = tokens.map(stem);
-  const opening = laterImperative(findOpening(tokens, stems), tokens, stems, parts);
+  const ask = findAsk(tokens, stems, parts);
+  const opening = ask.opening;
   const concepts: Concept[] = [];
   const seenRules = new Set<CompiledSynonym['terms']>();
   const seenWords = new Set<string>();
@@ -288,7 +293,7 @@ export function parseQuery(
   if (listing) collection = true;
   const verbMethods = changesNewThing(tokens, opening.verb) ? CREATE_FIRST : listing ? QUESTION_METHODS : opening.verb?.rule.methods;
   const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
-  weighClauses(tokens, concepts, parts);
+  weighContext(tokens, stems, concepts, ask);
   const { guestMember, addedTo, joinsExisting } = weighRoles(tokens, stems, concepts, opening.verb);
   // "add a disk to a vm": adding to a thing that exists may be setting one of its options.
   if (addedTo.size > 0) for (const [k, c] of concepts.entries()) if (c.verb) concepts[k] = { ...c, terms: new Map([...CHANGE_TERMS, ...c.terms]) };

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { stem, tokenize } from './analyzer.js';
+import { findAsk, splitParts } from './ask.js';
+import { dropMetaWords } from './intent.js';
+import { verbRule } from './verbs.js';
+
+/** The ask of a request tokenized per punctuated part, its words for the API dropped, as parseQuery does. */
+function ask(text: string) {
+  const tokens: string[] = [];
+  const ends: number[] = [];
+  for (const part of splitParts(text)) {
+    tokens.push(...dropMetaWords(tokenize(part), (w) => verbRule(w, stem(w)) !== undefined));
+    ends.push(tokens.length);
+  }
+  const found = findAsk(tokens, tokens.map(stem), ends);
+  const words = (positions: Iterable<number>) => [...positions].map((i) => tokens[i]);
+  return { ...found, tokens, contextWords: words(found.context), verb: found.opening.verb ? tokens[found.opening.verb.position] : undefined };
+}
+
+describe('the ask of a request', () => {
+  it('cuts parts at punctuation, a colon or a dash between words, but not inside an ID or a time', () => {
+    expect(splitParts('snapshots of 101 — delete')).toEqual(['snapshots of 101', 'delete']);
+    expect(splitParts('acme: sign up, now')).toEqual(['acme', 'sign up', 'now']);
+    expect(splitParts('osd.12 on vm:101 at 02:30')).toEqual(['osd.12 on vm:101 at 02:30']);
+  });
+
+  it('reads what a statement tells as context, and the clause after it as the ask', () => {
+    const found = ask('vm 171 is wedged, yank the power');
+    expect(found.contextWords).toEqual(['vm', '171', 'is', 'wedged']);
+    expect(found.tokens[found.start]).toBe('yank');
+  });
+
+  it('reads a later question as the ask, and a wish before it as its purpose', () => {
+    const found = ask('we are running out of space on local-zfs, which volumes are the biggest');
+    expect(found.opening.questionMethods).toEqual(['GET']);
+    expect(found.contextWords).toContain('space');
+    const wish = ask('I need to take pve2 down for maintenance, how do I move the guests off first');
+    expect(wish.opening.manner).toBe(true);
+    expect(wish.contextWords).toContain('maintenance');
+  });
+
+  it('keeps the context when the ask points back at it with a pronoun', () => {
+    expect(ask('the gitlab token leaked, kill it').context.size).toBe(0);
+  });
+
+  it('keeps a wish as the ask when the question after it names nothing', () => {
+    const found = ask("I need to give vm 310 two more gigs of ram, what's the call?");
+    expect(found.verb).toBe('give');
+    expect(found.context.size).toBe(0);
+  });
+
+  it('reads a clause that says why or when as context', () => {
+    expect(ask('quiesce vm 160 filesystem before a storage snapshot').contextWords).toEqual(['before', 'a', 'storage', 'snapshot']);
+  });
+
+  it('finds a generic verb after the object in a keyword request, not in prose', () => {
+    expect(ask('sdn vnet create').verb).toBe('create');
+    expect(ask('vm cpu type change 103').verb).toBe('change');
+    expect(ask('show the vnet list').verb).toBe('show');
+    expect(ask('the vnet list').verb).toBeUndefined();
+  });
+});

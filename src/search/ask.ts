@@ -1,0 +1,220 @@
+/**
+ * What a request asks, apart from what it tells: "the gitlab token leaked, kill it" asks to kill the
+ * token; "I need to take pve2 down tomorrow, how do I move everything off it first" asks how to move
+ * the guests; "quiesce vm 160's filesystem before a storage snapshot" asks to freeze, not to
+ * snapshot. The request is cut into clauses (at punctuation, at words that open a clause saying why
+ * or when, at a new subject or question), each clause is read as an ask (an imperative, a question,
+ * a wish), as context (a statement of what happened, a reason, a time) or as plain words (a keyword
+ * bag, a list), and the ask's clause decides the method. What only the context names is weighed
+ * down, not dropped: it may scope the ask (the node or guest a pronoun stands for).
+ */
+import { isNoise } from './analyzer.js';
+import type { Concept } from './query.js';
+import { GUEST_PLURALS, GUEST_WORDS, NODE_WORDS } from './roles.js';
+import { findOpening, type Opening } from './opening.js';
+import { isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule } from './verbs.js';
+
+/** Punctuation that ends a part of the request: , ; ! ? ( ) a sentence's period, a colon or a dash between words. */
+const PART_BREAK = /[,;!?()[\]]|\.(?:\s|$)|:(?:\s|$)|\s[-–—]+\s|[–—]/;
+
+/** Splits a request into its punctuated parts (empty parts dropped). */
+export function splitParts(text: string): string[] {
+  return text
+    .split(new RegExp(PART_BREAK, 'g'))
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+}
+
+/** Words that open a clause saying why or when ("so I can snapshot", "before the upgrade", "while it runs"). */
+const SUBORDINATORS = new Set(['so', 'before', 'after', 'while', 'because', 'since', 'until', 'once', 'otherwise', 'when', 'whenever', 'unless']);
+/** Words that join two clauses ("…, and I want …", "… but not …", "… then delete it"). */
+const JOINERS = new Set(['and', 'but', 'then']);
+/** Subjects that open a clause of their own ("… and we want …", "someone deleted …"). */
+const SUBJECTS = new Set(['i', 'we', 'someone', 'somebody', 'they', 'it', 'he', 'she', 'nobody']);
+/** Words of wanting: "I need to …", "we want …", "I'd like …" ask for what follows. */
+const WANTS = new Set(['need', 'want', 'wanna', 'like', 'must', 'have', 'would', 'd']);
+/** Words that tell a state or an event rather than ask for anything ("… is wedged", "… keeps failing", "… doesn't boot"). */
+const FINITE = new Set([
+  'is',
+  'are',
+  'was',
+  'were',
+  'has',
+  'had',
+  'keeps',
+  'kept',
+  'got',
+  'gets',
+  'seems',
+  'looks',
+  'won',
+  'doesn',
+  'don',
+  'didn',
+  'isn',
+  'aren',
+  'wasn',
+  'hasn',
+  'can',
+  'cannot',
+  'hangs',
+  'fails',
+  'shows',
+  'says',
+  'gives',
+]);
+/** Pronouns that point back at a thing the request named before. */
+const ANAPHORS = new Set(['it', 'its', 'them', 'their', 'her', 'him', 'his', 'one', 'ones', 'that', 'those', 'these', 'this']);
+/** Weight of what only the context names: it scopes the ask, it is not what is asked. */
+export const CONTEXT_WEIGHT = 0.5;
+
+export type ClauseRole = 'ask' | 'context' | 'plain';
+
+export interface Clause {
+  /** Token positions [start, end). */
+  start: number;
+  end: number;
+  /** Where the clause's own words start, after a joining "and", "but", "then" or a "please". */
+  from: number;
+  role: ClauseRole;
+  /** The clause voices a wish ("I need to …", "we want …"): when another ask follows, it is the purpose. */
+  wish: boolean;
+  /** The clause says why or when ("so I can …", "before the upgrade"). */
+  reason: boolean;
+}
+
+export interface Ask {
+  /** How the ask's clause opens (positions in the whole request). */
+  opening: Opening;
+  /** Token positions of the clauses that only give context. */
+  context: ReadonlySet<number>;
+  /** Of those, the positions of clauses that say why or when ("so …", "before …"), not what happened. */
+  reasons: ReadonlySet<number>;
+  /** Where the ask's clause starts: an action word there hints its method. */
+  start: number;
+  clauses: readonly Clause[];
+}
+
+/**
+ * The ask of a request, from its tokens and the token positions where its punctuated parts end.
+ * A request of one plain clause is its own ask, read as before.
+ */
+export function findAsk(tokens: readonly string[], stems: readonly string[], ends: readonly number[]): Ask {
+  const clauses = splitClauses(tokens, ends).map((c) => classify(c, tokens, stems));
+  const asks = clauses.filter((c) => c.role === 'ask');
+  // "I need to take pve2 down, how do I move everything off it": the wish is why; the later ask is what.
+  for (const [k, c] of clauses.entries()) if (c.wish && c.role === 'ask' && clauses.slice(k + 1).some((d) => d.role === 'ask')) c.role = 'context';
+  const asking = clauses.filter((c) => c.role !== 'context');
+  const chosen = clauses.filter((c) => c.role === 'ask').at(-1) ?? (asks.length === 0 && asking.length < clauses.length ? asking[0] : undefined);
+  // "the gitlab token leaked, kill it": a pronoun in the ask stands for what the context told of.
+  const referred = chosen !== undefined && tokens.slice(chosen.from, chosen.end).some((t) => ANAPHORS.has(t));
+  const context = new Set<number>();
+  const reasons = new Set<number>();
+  if (asking.length > 0 && !referred)
+    for (const c of clauses) {
+      if (c.role !== 'context') continue;
+      for (let i = c.start; i < c.end; i++) context.add(i);
+      if (c.reason) for (let i = c.start; i < c.end; i++) reasons.add(i);
+    }
+  if (!chosen) return { opening: lateVerb(findOpening([...tokens], [...stems]), tokens, 0, tokens.length), context, reasons, start: 0, clauses };
+  const opening = shift(findOpening(tokens.slice(chosen.from, chosen.end), stems.slice(chosen.from, chosen.end)), chosen.from);
+  return { opening: lateVerb(opening, tokens, chosen.from, chosen.end), context, reasons, start: chosen.from, clauses };
+}
+
+/** Cuts the request into clauses at its part ends and at words that open a clause inside a part. */
+function splitClauses(tokens: readonly string[], ends: readonly number[]): Array<{ start: number; end: number }> {
+  const cuts = new Set<number>([0, ...ends.filter((e) => e < tokens.length)]);
+  for (let i = 1; i < tokens.length; i++) if (opensClause(tokens, i)) cuts.add(i);
+  const starts = [...cuts].sort((a, b) => a - b);
+  return starts.map((s, k) => ({ start: s, end: starts[k + 1] ?? tokens.length })).filter((c) => c.end > c.start);
+}
+
+/** A clause starts at `i` inside a part: a reason or time, a joined new subject, or a question or wish. */
+function opensClause(tokens: readonly string[], i: number): boolean {
+  const t = tokens[i] as string;
+  const next = tokens[i + 1] ?? '';
+  if (SUBORDINATORS.has(t)) return true;
+  if (JOINERS.has(t)) return SUBJECTS.has(next) || next === 'then' || next === 'please' || next === 'how' || opensQuestion(tokens, i + 1);
+  return t === 'how' && isMannerModal(next);
+}
+
+/** "can I …", "could you …", "is there a way …": a question opening inside a part. */
+function opensQuestion(tokens: readonly string[], i: number): boolean {
+  const t = tokens[i];
+  const next = tokens[i + 1] ?? '';
+  return ((t === 'can' || t === 'could') && (next === 'i' || next === 'we' || next === 'you')) || (t === 'is' && next === 'there');
+}
+
+function classify(span: { start: number; end: number }, tokens: readonly string[], stems: readonly string[]): Clause {
+  let from = span.start;
+  while (from < span.end - 1 && (JOINERS.has(tokens[from] as string) || tokens[from] === 'please')) from += 1;
+  const words = tokens.slice(from, span.end);
+  const first = words[0] ?? '';
+  const clause = { ...span, from, wish: false, reason: false };
+  if (span.start > 0 && SUBORDINATORS.has(first)) return { ...clause, role: 'context', reason: true };
+  const wish = SUBJECTS.has(first) && WANTS.has(words[1] ?? '');
+  // "we are running out of space": a subject and a finite verb state; "are" does not ask here.
+  if (SUBJECTS.has(first) && FINITE.has(words[1] ?? '')) return { ...clause, role: 'context' };
+  const opening = findOpening(words, stems.slice(from, span.end));
+  // "…, what's the call?": a question that names nothing asks nothing of its own.
+  const names = words.some((w) => !isNoise(w) && !isStateQuestion(w) && !isNeutralOpener(w));
+  if (names && (wish || opening.verb || opening.questionMethods || opening.manner)) return { ...clause, role: 'ask', wish };
+  const telling = (SUBJECTS.has(first) && first !== 'it') || words.some((w, j) => j > 0 && (FINITE.has(w) || pastTense(w, words[j + 1])));
+  return { ...clause, role: telling ? 'context' : 'plain' };
+}
+
+/** "leaked", "deleted", "changed": a past tense tells what happened (a generic verb's participle is left to the opening). */
+function pastTense(word: string, next: string | undefined): boolean {
+  return word.endsWith('ed') && word.length > 4 && !isNoise(word) && verbRule(word, word) === undefined && phrasalVerbRule(word, next) === undefined;
+}
+
+/**
+ * Weighs down (in place) the concepts named only in the context: "freeze vm 130's disks so I can
+ * snapshot" acts on the disks, not on a snapshot; "the backup failed, show me the log" reads a log.
+ */
+export function weighContext(tokens: readonly string[], stems: readonly string[], concepts: Concept[], ask: Pick<Ask, 'context' | 'reasons'>): void {
+  if (ask.context.size === 0) return;
+  const inContext = new Set<string>();
+  const inAsk = new Set<string>();
+  const inReasons = new Set<string>();
+  for (const [i, t] of tokens.entries())
+    for (const w of [t, stems[i] as string]) {
+      (ask.context.has(i) ? inContext : inAsk).add(w);
+      if (ask.reasons.has(i)) inReasons.add(w);
+    }
+  for (const [k, c] of concepts.entries()) {
+    const words = c.source.split(' ');
+    if (words.every((w) => inContext.has(w) && !inAsk.has(w)) && !words.every((w) => scopes(w) && !inReasons.has(w))) concepts[k] = { ...c, weight: c.weight * CONTEXT_WEIGHT };
+  }
+}
+
+/** Words of a sentence: a clause holding one is written in prose, not as keywords. */
+const PROSE = new Set(['the', 'a', 'an', 'my', 'our', 'its', 'their', 'this', 'that', 'these', 'those', 'i', 'we', 'you', 'it', 'is', 'are', 'of', 'to', 'for', 'from', 'with', 'in', 'on', 'at']);
+
+/**
+ * "sdn vnet create", "vm cpu type change 103", "ceph mon add pve3": in a clause of bare keywords a
+ * generic verb after the object is the act, as if written first. In prose a verb word after the
+ * object is usually a noun ("the update list"), so only keyword clauses are read so.
+ */
+function lateVerb(opening: Opening, tokens: readonly string[], from: number, end: number): Opening {
+  if (opening.verb || opening.questionMethods || opening.manner || opening.firstContent === undefined) return opening;
+  const words = tokens.slice(from, end);
+  if (words.some((w) => PROSE.has(w))) return opening;
+  for (let i = opening.firstContent + 1; i < end; i++) {
+    const rule = verbRule(tokens[i] as string, tokens[i] as string);
+    if (rule) return { ...opening, verb: { rule, position: i, length: 1 } };
+  }
+  return opening;
+}
+
+/** A guest or node a statement names is where the ask acts ("the vm won't boot …, can I see what is pending"). */
+function scopes(word: string): boolean {
+  return GUEST_WORDS.has(word) || GUEST_PLURALS.has(word) || NODE_WORDS.has(word);
+}
+
+function shift(opening: Opening, by: number): Opening {
+  const out: Opening = { ...opening };
+  if (opening.verb) out.verb = { ...opening.verb, position: opening.verb.position + by };
+  if (opening.firstContent !== undefined) out.firstContent = opening.firstContent + by;
+  return out;
+}
