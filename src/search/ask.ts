@@ -12,7 +12,7 @@ import { isNoise } from './analyzer.js';
 import type { Concept } from './query.js';
 import { GUEST_PLURALS, GUEST_WORDS, NODE_WORDS } from './roles.js';
 import { findOpening, type Opening } from './opening.js';
-import { isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule } from './verbs.js';
+import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule, type VerbRule } from './verbs.js';
 
 /** Punctuation that ends a part of the request: , ; ! ? ( ) a sentence's period, a colon or a dash between words. */
 const PART_BREAK = /[,;!?()[\]]|\.(?:\s|$)|:(?:\s|$)|\s[-–—]+\s|[–—]/;
@@ -107,7 +107,8 @@ export function findAsk(tokens: readonly string[], stems: readonly string[], end
   const asking = clauses.filter((c) => c.role !== 'context');
   const chosen = clauses.filter((c) => c.role === 'ask').at(-1) ?? (asks.length === 0 && asking.length < clauses.length ? asking[0] : undefined);
   // "the gitlab token leaked, kill it": a pronoun in the ask stands for what the context told of.
-  const referred = chosen !== undefined && tokens.slice(chosen.from, chosen.end).some((t) => ANAPHORS.has(t));
+  // Not a pronoun that is a subject ("who it was", "whether it is safe"): that one points at nothing told.
+  const referred = chosen !== undefined && tokens.slice(chosen.from, chosen.end).some((t, k, words) => ANAPHORS.has(t) && !FINITE.has(words[k + 1] ?? ''));
   const context = new Set<number>();
   const reasons = new Set<number>();
   if (asking.length > 0 && !referred)
@@ -116,9 +117,9 @@ export function findAsk(tokens: readonly string[], stems: readonly string[], end
       for (let i = c.start; i < c.end; i++) context.add(i);
       if (c.reason) for (let i = c.start; i < c.end; i++) reasons.add(i);
     }
-  if (!chosen) return { opening: lateVerb(findOpening([...tokens], [...stems]), tokens, 0, tokens.length), context, reasons, start: 0, clauses };
+  if (!chosen) return { opening: wantedState(lateVerb(findOpening([...tokens], [...stems]), tokens, 0, tokens.length), tokens, 0, tokens.length), context, reasons, start: 0, clauses };
   const opening = shift(findOpening(tokens.slice(chosen.from, chosen.end), stems.slice(chosen.from, chosen.end)), chosen.from);
-  return { opening: lateVerb(opening, tokens, chosen.from, chosen.end), context, reasons, start: chosen.from, clauses };
+  return { opening: wantedState(lateVerb(opening, tokens, chosen.from, chosen.end), tokens, chosen.from, chosen.end), context, reasons, start: chosen.from, clauses };
 }
 
 /** Cuts the request into clauses at its part ends and at words that open a clause inside a part. */
@@ -207,9 +208,82 @@ function lateVerb(opening: Opening, tokens: readonly string[], from: number, end
   return opening;
 }
 
+/** Modals that say how something ought to be ("pve2 should resolve via 1.1.1.1"). */
+const OUGHT = new Set(['should', 'must', 'shall']);
+/** Words between such a modal and its verb. */
+const OUGHT_FILLERS = new Set(['not', 'never', 'be', 'always', 'now', 'also', 'only']);
+
+/**
+ * "pve2 should resolve via 1.1.1.1", "nightly vzdump should run at 02:30", "ct 400 should no
+ * longer be ha managed" (read as "should remove …" by `readCessation`): a thing and how it ought to
+ * be asks to change it. The generic verb after the modal is the act; any other verb there is the
+ * new state, so the act is a change.
+ */
+function wantedState(opening: Opening, tokens: readonly string[], from: number, end: number): Opening {
+  if (opening.verb || opening.questionMethods || opening.manner || opening.firstContent === undefined) return opening;
+  // After the thing it is said of: "should I …" asks instead.
+  for (let i = from + 1; i < end; i++) {
+    if (!OUGHT.has(tokens[i] as string)) continue;
+    let j = i + 1;
+    while (OUGHT_FILLERS.has(tokens[j] ?? '')) j += 1;
+    const rule = verbRule(tokens[j] ?? '', tokens[j] ?? '');
+    return rule ? { ...opening, verb: { rule, position: j, length: 1 } } : { ...opening, verb: { rule: CHANGE, position: i, length: 1 } };
+  }
+  return opening;
+}
+
+const CHANGE = verbRule('change', 'change') as VerbRule;
+/** Verbs that end an activity ("stop replicating …"). */
+const CEASING = new Set(['stop', 'quit', 'cease']);
+
+/**
+ * "stop replicating vm 140", "no longer replicate vm 333", "stop managing ct:210 with ha": ending
+ * an activity removes what keeps it going (the replication job, the HA resource), so the words are
+ * read as "remove" and the activity's verb (its gerund made plain when `base` knows it); a guest
+ * named is what the activity applies to, not what is removed (`ceases`). "stop
+ * running vms" stops guests: a state word after "stop" is not an activity.
+ */
+export function readCessation(tokens: readonly string[], base: (gerund: string) => string | undefined): { tokens: string[]; ceases: boolean } {
+  const out: string[] = [];
+  let ceases = false;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i] as string;
+    const next = tokens[i + 1] ?? '';
+    if (CEASING.has(t) && next.endsWith('ing') && next.length > 5 && next !== 'running') {
+      out.push('remove', base(next) ?? next);
+      i += 1;
+      ceases = true;
+    } else if (t === 'no' && next === 'longer') {
+      out.push('remove');
+      i += 1;
+      ceases = true;
+    } else out.push(t);
+  }
+  return { tokens: out, ceases };
+}
+
 /** A guest or node a statement names is where the ask acts ("the vm won't boot …, can I see what is pending"). */
 function scopes(word: string): boolean {
   return GUEST_WORDS.has(word) || GUEST_PLURALS.has(word) || NODE_WORDS.has(word);
+}
+
+/** Words that open an object right after a verb ("obtain the …", "terminate all …", "persist its …"). */
+const OBJECT_OPENERS = new Set(['the', 'a', 'an', 'all', 'every', 'each', 'any', 'some', 'its', 'their', 'our', 'your', 'my', 'this', 'these', 'those']);
+/** Words that open a question embedded after a verb ("determine which node …", "figure out whether …"). */
+const EMBEDDED = new Set(['which', 'what', 'who', 'whether', 'if', 'where', 'how']);
+
+/**
+ * "Obtain the current status of ct 200", "terminate vm 105", "determine which node hosts vm 150":
+ * the ask opens with a word that neither the vocabulary nor the schema knows, right before its
+ * object or an embedded question. It is a verb whose meaning the rest carries: it is searched as
+ * lightly as a verb (`unknownVerb`), and before an embedded question the request asks to read.
+ */
+export function unknownImperative(opening: Opening, tokens: readonly string[], known: (i: number) => boolean): Opening {
+  const at = opening.firstContent;
+  if (opening.verb || opening.questionMethods || at === undefined || known(at) || !/^[a-z]{3,}$/.test(tokens[at] as string)) return opening;
+  const next = tokens[at + 1] ?? '';
+  if (EMBEDDED.has(next)) return { ...opening, unknownVerb: at, questionMethods: QUESTION_METHODS };
+  return OBJECT_OPENERS.has(next) || scopes(next) ? { ...opening, unknownVerb: at } : opening;
 }
 
 function shift(opening: Opening, by: number): Opening {

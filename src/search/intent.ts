@@ -98,7 +98,7 @@ export function dropMetaWords(tokens: readonly string[], isVerb: (word: string) 
 }
 
 /** The verb a gerund is made of ("creating" → create, "stopping" → stop), when `isVerb` knows it. */
-function gerund(word: string | undefined, isVerb: (word: string) => boolean): string | undefined {
+export function gerund(word: string | undefined, isVerb: (word: string) => boolean): string | undefined {
   if (word === undefined || !word.endsWith('ing') || word.length < 6) return undefined;
   const stemmed = word.slice(0, -3);
   for (const base of [stemmed, `${stemmed}e`, stemmed.slice(0, -1)]) if (isVerb(base)) return base;

@@ -19,6 +19,8 @@ export interface Opening {
   firstContent?: number;
   /** The request asks how to act ("how do I …", "how can I …", "how to …"). */
   manner?: boolean;
+  /** Position of an opening word read as a verb whose meaning the rest of the request carries (ask.ts `unknownImperative`). */
+  unknownVerb?: number;
 }
 
 /** The request asks to act: a verb that writes, or an action word that opens it. */

@@ -10,8 +10,8 @@ import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
 import { namedItemKinds, nameSpelledItems } from './items.js';
 import { acting, rejoinSplitActions } from './opening.js';
-import { findAsk, splitParts, weighContext } from './ask.js';
-import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, namesListing, namesSomethingElse, POWER_ACTS, unknownVerbBeforeTarget } from './intent.js';
+import { findAsk, readCessation, splitParts, unknownImperative, weighContext } from './ask.js';
+import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, gerund, namesListing, namesSomethingElse, POWER_ACTS, unknownVerbBeforeTarget } from './intent.js';
 import { GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
 import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
@@ -145,13 +145,17 @@ export function parseQuery(
   // Each punctuated part is read on its own: a split action or a meta word does not reach across a comma.
   const tokens: string[] = [];
   const parts: number[] = [];
+  let ceases = false;
   for (const part of splitParts(referenced)) {
-    tokens.push(...dropMetaWords(rejoinSplitActions(tokenize(part), synonyms), isVerb));
+    const cessation = readCessation(tokenize(part), (word) => gerund(word, isVerb));
+    ceases ||= cessation.ceases;
+    tokens.push(...dropMetaWords(rejoinSplitActions(cessation.tokens, synonyms), isVerb));
     parts.push(tokens.length);
   }
   const stems = tokens.map(stem);
   const ask = findAsk(tokens, stems, parts);
-  const opening = ask.opening;
+  const known = (i: number) => synonyms.has(stems[i] as string) || identifiers?.(stems[i] as string) === true;
+  const opening = unknownImperative(ask.opening, tokens, known);
   const concepts: Concept[] = [];
   const seenRules = new Set<CompiledSynonym['terms']>();
   const seenWords = new Set<string>();
@@ -177,6 +181,12 @@ export function parseQuery(
     if (i === opening.verb?.position) {
       concepts.push(verbConcept(opening.verb.rule, stemmed));
       i += opening.verb.length;
+      continue;
+    }
+    if (i === opening.unknownVerb) {
+      // "obtain the status …": a verb of unknown meaning, searched as lightly as a known one.
+      concepts.push({ terms: new Map([[stemmed, 1]]), weight: VERB_WEIGHT, source: token, verb: false });
+      i += 1;
       continue;
     }
     let phrase = matchPhrase(stems, i, synonyms, opening.verb?.position);
@@ -281,13 +291,7 @@ export function parseQuery(
     concepts.push({ terms: new Map([[stemmed, 1]]), weight: 1, source: token, verb: false });
   }
   // "how do I back up vm 101": asking how to act decides the method an action word hints.
-  if (
-    !opening.verb &&
-    !opening.questionMethods &&
-    !hinted &&
-    unknownVerbBeforeTarget(tokens, opening.firstContent, (i) => synonyms.has(stems[i] as string) || identifiers?.(stems[i] as string) === true)
-  )
-    hinted = ACTING;
+  if (!opening.verb && !opening.questionMethods && !hinted && unknownVerbBeforeTarget(tokens, opening.firstContent, known)) hinted = ACTING;
   // "template list", "snapshot list of vm 101": a noun phrase naming a listing asks to read it.
   const listing = !opening.verb && !opening.questionMethods && namesListing(tokens);
   if (listing) collection = true;
@@ -312,7 +316,7 @@ export function parseQuery(
     nodeNotGuest: namesNode && !anyGuest,
     inventory: !namesNode && !oneGuest && tokens.some((t) => GUEST_PLURALS.has(t) || t === 'machines') && (methods ?? hinted ?? QUESTION_METHODS)[0] === 'GET',
     question: opening.questionMethods !== undefined,
-    guestMember,
+    guestMember: guestMember || ceases,
     propertyOf,
     addedTo,
   };
