@@ -39,8 +39,21 @@ describe('the ask of a request', () => {
     expect(wish.contextWords).toContain('maintenance');
   });
 
-  it('keeps the context when the ask points back at it with a pronoun', () => {
-    expect(ask('the gitlab token leaked, kill it').context.size).toBe(0);
+  it('keeps the subject of the last statement when the ask points back at it with a pronoun', () => {
+    expect(ask('the gitlab token leaked, kill it').contextWords).toEqual(['leaked']);
+    expect(ask('the gitlab token leaked, kill the session').contextWords).toEqual(['the', 'gitlab', 'token', 'leaked']);
+  });
+
+  it('reads a reason that opens the request, and a "so" that leads to a wish, and a subject that has something', () => {
+    expect(ask('after the kernel update pve3 hangs, show the syslog').contextWords).toContain('kernel');
+    expect(ask('after the kernel update show the syslog').context.size).toBe(0);
+    expect(ask("we move to a new nas, so first I'd like to see the vms").contextWords).not.toContain('see');
+    expect(ask('I have a container 210 for ci, what is its cpu usage').contextWords).toContain('ci');
+  });
+
+  it('says when the ask is written as bare keywords', () => {
+    expect(ask('user token revoke bob').keywords).toBe(true);
+    expect(ask('revoke the token of bob').keywords).toBe(false);
   });
 
   it('does not take a pronoun that is a subject for one that points back', () => {

@@ -35,6 +35,10 @@ const SUBJECTS = new Set(['i', 'we', 'someone', 'somebody', 'they', 'it', 'he', 
 const WANTS = new Set(['need', 'want', 'wanna', 'like', 'must', 'have', 'would', 'd']);
 /** Words that tell a state or an event rather than ask for anything ("… is wedged", "… keeps failing", "… doesn't boot"). */
 const FINITE = new Set([
+  'am',
+  'm',
+  've',
+  'have',
   'is',
   'are',
   'was',
@@ -92,6 +96,8 @@ export interface Ask {
   reasons: ReadonlySet<number>;
   /** Where the ask's clause starts: an action word there hints its method. */
   start: number;
+  /** The ask is written as bare keywords ("user token revoke bob@pve"): an action word anywhere in it is the act. */
+  keywords: boolean;
   clauses: readonly Clause[];
 }
 
@@ -100,7 +106,7 @@ export interface Ask {
  * A request of one plain clause is its own ask, read as before.
  */
 export function findAsk(tokens: readonly string[], stems: readonly string[], ends: readonly number[]): Ask {
-  const clauses = splitClauses(tokens, ends).map((c) => classify(c, tokens, stems));
+  const clauses = splitClauses(tokens, ends).map((c) => classify(c, tokens, stems, ends.includes(c.end) && c.end < tokens.length));
   const asks = clauses.filter((c) => c.role === 'ask');
   // "I need to take pve2 down, how do I move everything off it": the wish is why; the later ask is what.
   for (const [k, c] of clauses.entries()) if (c.wish && c.role === 'ask' && clauses.slice(k + 1).some((d) => d.role === 'ask')) c.role = 'context';
@@ -109,17 +115,28 @@ export function findAsk(tokens: readonly string[], stems: readonly string[], end
   // "the gitlab token leaked, kill it": a pronoun in the ask stands for what the context told of.
   // Not a pronoun that is a subject ("who it was", "whether it is safe"): that one points at nothing told.
   const referred = chosen !== undefined && tokens.slice(chosen.from, chosen.end).some((t, k, words) => ANAPHORS.has(t) && !FINITE.has(words[k + 1] ?? ''));
+  const referent = referred ? subjectOf(clauses.filter((c) => c.role === 'context' && !c.reason).at(-1), tokens) : undefined;
   const context = new Set<number>();
   const reasons = new Set<number>();
-  if (asking.length > 0 && !referred)
+  if (asking.length > 0)
     for (const c of clauses) {
       if (c.role !== 'context') continue;
-      for (let i = c.start; i < c.end; i++) context.add(i);
+      for (let i = c.start; i < c.end; i++) if (!referent?.has(i)) context.add(i);
       if (c.reason) for (let i = c.start; i < c.end; i++) reasons.add(i);
     }
-  if (!chosen) return { opening: wantedState(lateVerb(findOpening([...tokens], [...stems]), tokens, 0, tokens.length), tokens, 0, tokens.length), context, reasons, start: 0, clauses };
+  if (!chosen) {
+    const opening = wantedState(lateVerb(findOpening([...tokens], [...stems]), tokens, 0, tokens.length), tokens, 0, tokens.length);
+    return { opening, context, reasons, start: 0, keywords: keywordsOnly(tokens, 0, tokens.length), clauses };
+  }
   const opening = shift(findOpening(tokens.slice(chosen.from, chosen.end), stems.slice(chosen.from, chosen.end)), chosen.from);
-  return { opening: wantedState(lateVerb(opening, tokens, chosen.from, chosen.end), tokens, chosen.from, chosen.end), context, reasons, start: chosen.from, clauses };
+  return {
+    opening: wantedState(lateVerb(opening, tokens, chosen.from, chosen.end), tokens, chosen.from, chosen.end),
+    context,
+    reasons,
+    start: chosen.from,
+    keywords: keywordsOnly(tokens, chosen.from, chosen.end),
+    clauses,
+  };
 }
 
 /** Cuts the request into clauses at its part ends and at words that open a clause inside a part. */
@@ -146,14 +163,24 @@ function opensQuestion(tokens: readonly string[], i: number): boolean {
   return ((t === 'can' || t === 'could') && (next === 'i' || next === 'we' || next === 'you')) || (t === 'is' && next === 'there');
 }
 
-function classify(span: { start: number; end: number }, tokens: readonly string[], stems: readonly string[]): Clause {
+/**
+ * What a clause does. `punctuated`: a comma or a period ends it and more follows, so a reason or
+ * time that opens the request ("after the kernel update pve3 hangs, …") is one too.
+ */
+function classify(span: { start: number; end: number }, tokens: readonly string[], stems: readonly string[], punctuated: boolean): Clause {
   let from = span.start;
   while (from < span.end - 1 && (JOINERS.has(tokens[from] as string) || tokens[from] === 'please')) from += 1;
+  // "…, so first I'd like to see …": a "so" that leads to a wish or a question is no reason.
+  if (tokens[from] === 'so') {
+    let k = from + 1;
+    while (SO_FILLERS.has(tokens[k] ?? '')) k += 1;
+    if (wishes(tokens, k) || ASK_OPENERS.has(tokens[k] ?? '')) from = k;
+  }
   const words = tokens.slice(from, span.end);
   const first = words[0] ?? '';
   const clause = { ...span, from, wish: false, reason: false };
-  if (span.start > 0 && SUBORDINATORS.has(first)) return { ...clause, role: 'context', reason: true };
-  const wish = SUBJECTS.has(first) && WANTS.has(words[1] ?? '');
+  if ((span.start > 0 || punctuated) && SUBORDINATORS.has(first)) return { ...clause, role: 'context', reason: true };
+  const wish = wishes(tokens, from);
   // "we are running out of space": a subject and a finite verb state; "are" does not ask here.
   if (SUBJECTS.has(first) && FINITE.has(words[1] ?? '')) return { ...clause, role: 'context' };
   const opening = findOpening(words, stems.slice(from, span.end));
@@ -164,28 +191,54 @@ function classify(span: { start: number; end: number }, tokens: readonly string[
   return { ...clause, role: telling ? 'context' : 'plain' };
 }
 
+/**
+ * "the gitlab token leaked, kill it": what a pronoun in the ask points at is the subject of the
+ * last statement, the words before its verb; they are the ask's object, not context.
+ */
+function subjectOf(clause: Clause | undefined, tokens: readonly string[]): Set<number> | undefined {
+  if (!clause) return undefined;
+  const subject = new Set<number>();
+  for (let i = clause.from; i < clause.end; i++) {
+    const t = tokens[i] as string;
+    if (FINITE.has(t) || pastTense(t, tokens[i + 1]) || SUBJECTS.has(t)) break;
+    subject.add(i);
+  }
+  return subject;
+}
+
+/** "I need …", "we want …", "I'd like …", "we have to …" (not "I have a container …"). */
+function wishes(tokens: readonly string[], at: number): boolean {
+  const want = tokens[at + 1] ?? '';
+  return SUBJECTS.has(tokens[at] ?? '') && WANTS.has(want) && (want !== 'have' || tokens[at + 2] === 'to');
+}
+
+/** Words between "so" and what it leads to ("so first …", "so now …"). */
+const SO_FILLERS = new Set(['first', 'now', 'then', 'next']);
+/** Words that open a request of the operator's own ("please …", "can you …", "how do I …"). */
+const ASK_OPENERS = new Set(['please', 'can', 'could', 'how']);
+
 /** "leaked", "deleted", "changed": a past tense tells what happened (a generic verb's participle is left to the opening). */
 function pastTense(word: string, next: string | undefined): boolean {
   return word.endsWith('ed') && word.length > 4 && !isNoise(word) && verbRule(word, word) === undefined && phrasalVerbRule(word, next) === undefined;
 }
 
 /**
- * Weighs down (in place) the concepts named only in the context: "freeze vm 130's disks so I can
- * snapshot" acts on the disks, not on a snapshot; "the backup failed, show me the log" reads a log.
+ * Weighs down (in place) the concepts named only in the context (`spans`: the token spans each
+ * concept was read from): "freeze vm 130's disks so I can snapshot" acts on the disks, not on a
+ * snapshot; "the backup failed, show me the log" reads a log. A guest or node a statement names
+ * stays: it is where the ask acts.
  */
-export function weighContext(tokens: readonly string[], stems: readonly string[], concepts: Concept[], ask: Pick<Ask, 'context' | 'reasons'>): void {
+export function weighContext(concepts: Concept[], spans: ReadonlyArray<ReadonlyArray<readonly [number, number]>>, ask: Pick<Ask, 'context' | 'reasons'>): void {
   if (ask.context.size === 0) return;
-  const inContext = new Set<string>();
-  const inAsk = new Set<string>();
-  const inReasons = new Set<string>();
-  for (const [i, t] of tokens.entries())
-    for (const w of [t, stems[i] as string]) {
-      (ask.context.has(i) ? inContext : inAsk).add(w);
-      if (ask.reasons.has(i)) inReasons.add(w);
-    }
+  const within = (set: ReadonlySet<number>, [from, to]: readonly [number, number]) => {
+    for (let i = from; i < to; i++) if (!set.has(i)) return false;
+    return true;
+  };
   for (const [k, c] of concepts.entries()) {
-    const words = c.source.split(' ');
-    if (words.every((w) => inContext.has(w) && !inAsk.has(w)) && !words.every((w) => scopes(w) && !inReasons.has(w))) concepts[k] = { ...c, weight: c.weight * CONTEXT_WEIGHT };
+    const read = spans[k] ?? [];
+    if (read.length === 0 || !read.every((span) => within(ask.context, span))) continue;
+    if (c.source.split(' ').every(scopes) && !read.some((span) => within(ask.reasons, span))) continue;
+    concepts[k] = { ...c, weight: c.weight * CONTEXT_WEIGHT };
   }
 }
 
@@ -197,10 +250,14 @@ const PROSE = new Set(['the', 'a', 'an', 'my', 'our', 'its', 'their', 'this', 't
  * generic verb after the object is the act, as if written first. In prose a verb word after the
  * object is usually a noun ("the update list"), so only keyword clauses are read so.
  */
+function keywordsOnly(tokens: readonly string[], from: number, end: number): boolean {
+  for (let i = from; i < end; i++) if (PROSE.has(tokens[i] as string)) return false;
+  return true;
+}
+
 function lateVerb(opening: Opening, tokens: readonly string[], from: number, end: number): Opening {
   if (opening.verb || opening.questionMethods || opening.manner || opening.firstContent === undefined) return opening;
-  const words = tokens.slice(from, end);
-  if (words.some((w) => PROSE.has(w))) return opening;
+  if (!keywordsOnly(tokens, from, end)) return opening;
   for (let i = opening.firstContent + 1; i < end; i++) {
     const rule = verbRule(tokens[i] as string, tokens[i] as string);
     if (rule) return { ...opening, verb: { rule, position: i, length: 1 } };
