@@ -98,4 +98,18 @@ describe('the ask of a request', () => {
     expect(unknownImperative({ firstContent: 0 }, tokens('replication status'), known).unknownVerb).toBeUndefined();
     expect(unknownImperative({ firstContent: 0 }, tokens('obtain the status'), () => true).unknownVerb).toBeUndefined();
   });
+
+  it('reads a question about a way to act as asking how to act', () => {
+    for (const q of ['is there a way to clone ct 200', "what's the best way to delete vm 120", 'is it possible to resize the disk']) {
+      const found = ask(q);
+      expect(found.opening.manner, q).toBe(true);
+      expect(found.opening.questionMethods, q).toBeUndefined();
+    }
+    expect(ask('is it safe to delete vm 101').opening.questionMethods).toEqual(['GET']);
+  });
+
+  it("reads the operator's effort as a wish, not as the act", () => {
+    expect(ask("I'm trying to add a user to the admins group").verb).toBe('add');
+    expect(ask('help me create a backup job').verb).toBe('create');
+  });
 });

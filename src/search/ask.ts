@@ -32,7 +32,7 @@ const JOINERS = new Set(['and', 'but', 'then']);
 /** Subjects that open a clause of their own ("… and we want …", "someone deleted …"). */
 const SUBJECTS = new Set(['i', 'we', 'someone', 'somebody', 'they', 'it', 'he', 'she', 'nobody']);
 /** Words of wanting: "I need to …", "we want …", "I'd like …" ask for what follows. */
-const WANTS = new Set(['need', 'want', 'wanna', 'like', 'must', 'have', 'would', 'd']);
+const WANTS = new Set(['need', 'want', 'wanna', 'like', 'must', 'have', 'would', 'd', 'trying', 'looking', 'hoping', 'planning', 'going']);
 /** Words that tell a state or an event rather than ask for anything ("… is wedged", "… keeps failing", "… doesn't boot"). */
 const FINITE = new Set([
   'am',
@@ -125,10 +125,10 @@ export function findAsk(tokens: readonly string[], stems: readonly string[], end
       if (c.reason) for (let i = c.start; i < c.end; i++) reasons.add(i);
     }
   if (!chosen) {
-    const opening = wantedState(lateVerb(findOpening([...tokens], [...stems]), tokens, 0, tokens.length), tokens, 0, tokens.length);
+    const opening = wantedState(lateVerb(mannerFrame(findOpening([...tokens], [...stems]), tokens, stems, 0, tokens.length), tokens, 0, tokens.length), tokens, 0, tokens.length);
     return { opening, context, reasons, start: 0, keywords: keywordsOnly(tokens, 0, tokens.length), clauses };
   }
-  const opening = shift(findOpening(tokens.slice(chosen.from, chosen.end), stems.slice(chosen.from, chosen.end)), chosen.from);
+  const opening = mannerFrame(shift(findOpening(tokens.slice(chosen.from, chosen.end), stems.slice(chosen.from, chosen.end)), chosen.from), tokens, stems, chosen.from, chosen.end);
   return {
     opening: wantedState(lateVerb(opening, tokens, chosen.from, chosen.end), tokens, chosen.from, chosen.end),
     context,
@@ -208,9 +208,13 @@ function subjectOf(clause: Clause | undefined, tokens: readonly string[]): Set<n
 
 /** "I need …", "we want …", "I'd like …", "we have to …" (not "I have a container …"). */
 function wishes(tokens: readonly string[], at: number): boolean {
-  const want = tokens[at + 1] ?? '';
-  return SUBJECTS.has(tokens[at] ?? '') && WANTS.has(want) && (want !== 'have' || tokens[at + 2] === 'to');
+  // "I'm trying to …", "we are planning to …".
+  const be = BE.has(tokens[at + 1] ?? '') ? 1 : 0;
+  const want = tokens[at + 1 + be] ?? '';
+  return SUBJECTS.has(tokens[at] ?? '') && WANTS.has(want) && (want !== 'have' || tokens[at + 2 + be] === 'to');
 }
+
+const BE = new Set(['m', 'am', 're', 'are']);
 
 /** Words between "so" and what it leads to ("so first …", "so now …"). */
 const SO_FILLERS = new Set(['first', 'now', 'then', 'next']);
@@ -341,6 +345,50 @@ export function unknownImperative(opening: Opening, tokens: readonly string[], k
   const next = tokens[at + 1] ?? '';
   if (EMBEDDED.has(next)) return { ...opening, unknownVerb: at, questionMethods: QUESTION_METHODS };
   return OBJECT_OPENERS.has(next) || scopes(next) ? { ...opening, unknownVerb: at } : opening;
+}
+
+/** Words of a question that asks for a way to act ("is there a way to …", "what's the best way to …", "is it possible to …"). */
+const FRAMES = new Set([
+  'possible',
+  'way',
+  'ways',
+  'best',
+  'easiest',
+  'right',
+  'correct',
+  'proper',
+  'recommended',
+  'call',
+  'able',
+  'allowed',
+  'supposed',
+  'method',
+  'option',
+  'command',
+  'there',
+  'any',
+]);
+/** How far into its clause such a question's "to" may stand. */
+const FRAME_REACH = 8;
+
+/**
+ * "is there a way to clone ct 200", "what's the best way to migrate vm 120", "is it possible to
+ * resize a disk": a question about a way to act asks how to act, like "how do I": the clause after
+ * "to" decides, not the question word.
+ */
+function mannerFrame(opening: Opening, tokens: readonly string[], stems: readonly string[], from: number, end: number): Opening {
+  if (!opening.questionMethods) return opening;
+  let framed = false;
+  for (let k = from; k < Math.min(end, from + FRAME_REACH); k++) {
+    const t = tokens[k] as string;
+    if (t === 'to' && framed) {
+      const act = shift(findOpening(tokens.slice(k + 1, end), stems.slice(k + 1, end)), k + 1);
+      return act.verb || act.firstContent !== undefined ? { ...act, manner: true } : opening;
+    }
+    if (FRAMES.has(t)) framed = true;
+    else if (!isNoise(t) && !isStateQuestion(t) && !isNeutralOpener(t)) return opening;
+  }
+  return opening;
 }
 
 function shift(opening: Opening, by: number): Opening {
