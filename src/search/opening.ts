@@ -19,6 +19,8 @@ export interface Opening {
   firstContent?: number;
   /** The request asks how to act ("how do I …", "how can I …", "how to …"). */
   manner?: boolean;
+  /** Position of an opening word read as a verb whose meaning the rest of the request carries (ask.ts `unknownImperative`). */
+  unknownVerb?: number;
 }
 
 /** The request asks to act: a verb that writes, or an action word that opens it. */
@@ -54,17 +56,6 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
     if (!isNoise(token) && !isNeutralOpener(token)) return question ? { questionMethods: QUESTION_METHODS } : { firstContent: i, manner };
   }
   return question ? { questionMethods: QUESTION_METHODS } : {};
-}
-
-/** "the backup failed, show me the log": with no verb or question first, a later part opening with a verb decides. */
-export function laterImperative(opening: Opening, tokens: string[], stems: string[], parts: readonly number[]): Opening {
-  if (opening.verb || opening.questionMethods) return opening;
-  for (const start of parts) {
-    if (start >= tokens.length) break;
-    const later = findOpening(tokens.slice(start), stems.slice(start));
-    if (later.verb) return { ...opening, verb: { ...later.verb, position: later.verb.position + start } };
-  }
-  return opening;
 }
 
 /** Particles a two-word action splits around its object ("shut the host down", "roll vm 300 back"). */

@@ -121,7 +121,30 @@ export const VERB_RULES: readonly VerbRule[] = [
 /** Question words that ask about state ("which vms are running?", "is the node up?") and so imply a read. */
 const STATE_QUESTIONS = new Set(['what', 'which', 'who', 'whom', 'is', 'are', 'was', 'were', 'does', 'did', 'where', 'when', 'why', 'can', 'could', 'has', 'have']);
 /** Words that open a request without deciding it ("how do I …", "please …"). */
-const NEUTRAL_OPENERS = new Set(['how', 'do', 'i', 'to', 'please', 'we', 'you', 'want', 'need', 'should', 'would', 'like', 'let', 'me', 'quickly']);
+const NEUTRAL_OPENERS = new Set([
+  'how',
+  'do',
+  'i',
+  'to',
+  'please',
+  'kindly',
+  'we',
+  'you',
+  'want',
+  'need',
+  'should',
+  'would',
+  'like',
+  'let',
+  'me',
+  'quickly',
+  // "I'm trying to …", "help me …", "looking to …": the operator's effort, not the act.
+  'trying',
+  'looking',
+  'hoping',
+  'planning',
+  'help',
+]);
 
 /** Methods a state question asks for. */
 export const QUESTION_METHODS: readonly HttpMethod[] = ['GET'];
