@@ -38,4 +38,10 @@ describe.skipIf(!hasOfficialSchema('9.1'))('node commands on the official 9.1 sc
     expect(search.search('pvesh get /nodes/pve1/storage/local/content')[0]?.key).toBe('GET /nodes/{node}/storage/{storage}/content');
     expect(search.search('run lsusb on pve2')[0]?.key).toBe('GET /nodes/{node}/hardware/usb');
   });
+
+  it('reads a tool the table has no subcommand of as its area (synonyms: qm, pvesm, pvecm, pveam…)', () => {
+    const search = new ApiSearch(model as NonNullable<typeof model>);
+    expect(search.search('qm showcmd 101', { limit: 1 })[0]?.path).toMatch(/\/qemu/);
+    expect(search.search('pveam update', { limit: 1 })[0]?.path).toMatch(/\/aplinfo$/);
+  });
 });
