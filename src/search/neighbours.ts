@@ -65,8 +65,6 @@ export class NeighbourSynonyms extends Map<string, CompiledSynonym[]> {
   }
 
   private neighbourRule(key: string): CompiledSynonym[] | undefined {
-    // Only the table's words are remembered, so arbitrary request words cannot grow the cache.
-    if (neighboursOf(key).length === 0) return undefined;
     if (this.derived.has(key)) return this.derived.get(key);
     const rule = this.identifier(key) || verbRule(key, key) ? undefined : this.fromNeighbours(key);
     this.derived.set(key, rule);
