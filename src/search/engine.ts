@@ -11,7 +11,6 @@ import { SearchQueryError } from './errors.js';
 import { namedCommands } from './cli-commands.js';
 import { helperOperations } from './helpers.js';
 import type { SearchHit } from './hit.js';
-import { NeighbourSynonyms } from './neighbours.js';
 import { parseQuery } from './query.js';
 import { Ranker } from './ranker.js';
 import { Speller, searchVocabulary } from './spelling.js';
@@ -57,8 +56,6 @@ export class ApiSearch {
   private readonly ids = new Map<Operation, number>();
   private readonly depths: number[];
   private readonly speller: Speller;
-  /** The vocabulary, extended per schema to words it does not know (neighbours.ts). */
-  private readonly synonyms: NeighbourSynonyms;
 
   constructor(private readonly model: ApiModel) {
     this.operations = model.operations;
@@ -66,7 +63,6 @@ export class ApiSearch {
     this.depths = this.operations.map((op) => splitPath(op.path).length);
     this.ranker = new Ranker(this.operations);
     this.speller = new Speller(searchVocabulary(this.operations));
-    this.synonyms = new NeighbourSynonyms(SYNONYMS, (term) => this.ranker.isIdentifier(term));
   }
 
   /**
@@ -85,7 +81,7 @@ export class ApiSearch {
     const explicit = this.explicitOperations(query).filter((id) => keep(id));
     const parsed = parseQuery(
       this.speller.correct(query),
-      this.synonyms,
+      SYNONYMS,
       (term) => this.ranker.isIdentifier(term),
       (a, b) => this.ranker.isPathPair(a, b),
       (term) => this.ranker.isItemValue(term),
