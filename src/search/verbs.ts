@@ -161,6 +161,10 @@ const PHRASAL_VERBS: Readonly<Record<string, string>> = {
   'spin off': 'create',
   'make it': 'change',
   'make them': 'change',
+  // "give me the ram usage of every node": what is given to the asker is shown, not granted.
+  'give me': 'show',
+  'get me': 'show',
+  'send me': 'show',
 };
 
 /** The verb rule a two-word verb ("set up a replication job") stands for, if `token next` is one. */

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { stem, tokenize } from './analyzer.js';
+import { findOpening } from './opening.js';
+
+const opening = (text: string) => {
+  const tokens = tokenize(text);
+  return findOpening(tokens, tokens.map(stem));
+};
+
+describe('findOpening', () => {
+  it('reads "can you …", "could you …", "would you …" as a request to act, not a question', () => {
+    for (const text of ['can you start vm 150', 'could you reboot vm 112', 'would you stop ct 204', 'will you migrate vm 7 to pve2']) {
+      expect(opening(text).questionMethods, text).toBeUndefined();
+    }
+    expect(opening('could you delete snapshot pre').verb?.rule.methods[0]).toBe('DELETE');
+  });
+
+  it('keeps "can vm 150 …", "how can I …" and "what can you …" as they were', () => {
+    expect(opening('can vm 150 be migrated online').questionMethods).toEqual(['GET']);
+    expect(opening('how can you start vm 150').manner).toBe(true);
+    const what = opening('what can you tell about vm 7');
+    expect(what.questionMethods ?? what.verb?.rule.methods).toEqual(['GET']);
+  });
+
+  it('reads "give me …", "get me …", "send me …" as a read', () => {
+    for (const text of ['give me the ram usage of every node', 'get me the syslog of pve2', 'send me the task log']) {
+      expect(opening(text).verb?.rule.methods, text).toEqual(['GET']);
+    }
+  });
+});
