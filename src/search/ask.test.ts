@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stem, tokenize } from './analyzer.js';
-import { findAsk, readCessation, splitParts, unknownImperative } from './ask.js';
+import { findAsk, splitParts } from './ask.js';
 import { dropMetaWords } from './intent.js';
 import { verbRule } from './verbs.js';
 
@@ -81,22 +81,6 @@ describe('the ask of a request', () => {
     const found = ask('pve2 should resolve via 1.1.1.1');
     expect(found.opening.verb?.rule.methods).toEqual(['PUT', 'POST']);
     expect(ask('ct 400 should remove be ha managed').verb).toBe('remove');
-  });
-
-  it('reads ending an activity as removing it, but not stopping guests in a state', () => {
-    const base = (w: string) => (w === 'replicating' ? 'replicate' : undefined);
-    expect(readCessation(['stop', 'replicating', 'vm', '140'], base)).toEqual({ tokens: ['remove', 'replicate', 'vm', '140'], ceases: true });
-    expect(readCessation(['no', 'longer', 'replicate', 'vm', '333'], base)).toEqual({ tokens: ['remove', 'replicate', 'vm', '333'], ceases: true });
-    expect(readCessation(['stop', 'running', 'vms'], base)).toEqual({ tokens: ['stop', 'running', 'vms'], ceases: false });
-  });
-
-  it('reads an unknown word before an object or an embedded question as a verb', () => {
-    const tokens = (text: string) => tokenize(text);
-    const known = () => false;
-    expect(unknownImperative({ firstContent: 0 }, tokens('obtain the status of ct 200'), known).unknownVerb).toBe(0);
-    expect(unknownImperative({ firstContent: 0 }, tokens('determine which node hosts vm 150'), known).questionMethods).toEqual(['GET']);
-    expect(unknownImperative({ firstContent: 0 }, tokens('replication status'), known).unknownVerb).toBeUndefined();
-    expect(unknownImperative({ firstContent: 0 }, tokens('obtain the status'), () => true).unknownVerb).toBeUndefined();
   });
 
   it('reads a question about a way to act as asking how to act', () => {

@@ -10,10 +10,12 @@ import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
 import { namedItemKinds, nameSpelledItems } from './items.js';
 import { acting, rejoinSplitActions } from './opening.js';
-import { findAsk, readCessation, splitParts, unknownImperative, weighContext } from './ask.js';
+import { readCessation, unknownImperative } from './acts.js';
+import { findAsk, splitParts, weighContext } from './ask.js';
 import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, gerund, namesListing, namesSomethingElse, POWER_ACTS, unknownVerbBeforeTarget } from './intent.js';
 import { GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
+import { matchPhrase, opensLongerPhrase } from './phrases.js';
 import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
 
 export interface Concept {
@@ -386,40 +388,3 @@ function verbConcept(rule: VerbRule, stemmed: string): Concept {
   terms.set(stemmed, Math.max(terms.get(stemmed) ?? 0, VERB_OWN_TERM_WEIGHT));
   return { terms, weight: VERB_WEIGHT, source: stemmed, verb: true };
 }
-
-function opensLongerPhrase(stems: string[], i: number, synonyms: ReadonlyMap<string, CompiledSynonym[]>): boolean {
-  const phrase = matchPhrase(stems, i, synonyms, undefined);
-  return phrase !== undefined && phrase.span > 1;
-}
-
-function matchPhrase(stems: string[], start: number, synonyms: ReadonlyMap<string, CompiledSynonym[]>, verbPosition: number | undefined): Phrase | undefined {
-  const candidates = synonyms.get(stems[start] as string);
-  if (!candidates) return undefined;
-  for (const candidate of candidates) {
-    const span = phraseSpan(stems, start, candidate.tokens);
-    if (span === undefined) continue;
-    if (verbPosition !== undefined && verbPosition >= start && verbPosition < start + span) continue;
-    return { ...candidate, span };
-  }
-  return undefined;
-}
-
-/**
- * Articles and possessives between a phrase's words do not break it: "freeze the filesystems" is
- * "freeze filesystem", "restore the file" is "restore file". The number of query words the phrase
- * covers, or undefined when it does not match at `start`.
- */
-function phraseSpan(stems: string[], start: number, words: readonly string[]): number | undefined {
-  let j = start;
-  for (let k = 0; k < words.length; k++) {
-    while (k > 0 && stems[j] !== words[k] && INSIDE_PHRASE.has(stems[j] as string)) j += 1;
-    if (stems[j] !== words[k]) return undefined;
-    j += 1;
-  }
-  return j - start;
-}
-
-/** Words that may sit between a phrase's words without changing it. */
-const INSIDE_PHRASE = new Set(['the', 'a', 'an', 'its', 'their', 'my', 'our', 'your', 'his', 'her', 'this', 'that', 'these', 'those']);
-
-type Phrase = CompiledSynonym & { span: number };

@@ -1,0 +1,163 @@
+/**
+ * The act an ask's words name when no verb opens it: a generic verb after the object in a keyword
+ * request ("sdn vnet create"), a thing and how it ought to be ("pve2 should resolve via …"), the
+ * end of an activity ("stop replicating vm 140"), an unknown word in a verb's place ("obtain the
+ * …"), a question about a way to act ("is there a way to clone …"). ask.ts finds the ask's clause;
+ * this reads its act.
+ */
+import { isNoise } from './analyzer.js';
+import { findOpening, type Opening } from './opening.js';
+import { GUEST_PLURALS, GUEST_WORDS, NODE_WORDS } from './roles.js';
+import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
+
+/** Words of a sentence: a clause holding one is written in prose, not as keywords. */
+const PROSE = new Set(['the', 'a', 'an', 'my', 'our', 'its', 'their', 'this', 'that', 'these', 'those', 'i', 'we', 'you', 'it', 'is', 'are', 'of', 'to', 'for', 'from', 'with', 'in', 'on', 'at']);
+
+/**
+ * "sdn vnet create", "vm cpu type change 103", "ceph mon add pve3": in a clause of bare keywords a
+ * generic verb after the object is the act, as if written first. In prose a verb word after the
+ * object is usually a noun ("the update list"), so only keyword clauses are read so.
+ */
+export function keywordsOnly(tokens: readonly string[], from: number, end: number): boolean {
+  for (let i = from; i < end; i++) if (PROSE.has(tokens[i] as string)) return false;
+  return true;
+}
+
+export function lateVerb(opening: Opening, tokens: readonly string[], from: number, end: number): Opening {
+  if (opening.verb || opening.questionMethods || opening.manner || opening.firstContent === undefined) return opening;
+  if (!keywordsOnly(tokens, from, end)) return opening;
+  for (let i = opening.firstContent + 1; i < end; i++) {
+    const rule = verbRule(tokens[i] as string, tokens[i] as string);
+    if (rule) return { ...opening, verb: { rule, position: i, length: 1 } };
+  }
+  return opening;
+}
+
+/** Modals that say how something ought to be ("pve2 should resolve via 1.1.1.1"). */
+const OUGHT = new Set(['should', 'must', 'shall']);
+/** Words between such a modal and its verb. */
+const OUGHT_FILLERS = new Set(['not', 'never', 'be', 'always', 'now', 'also', 'only']);
+
+/**
+ * "pve2 should resolve via 1.1.1.1", "nightly vzdump should run at 02:30", "ct 400 should no
+ * longer be ha managed" (read as "should remove …" by `readCessation`): a thing and how it ought to
+ * be asks to change it. The generic verb after the modal is the act; any other verb there is the
+ * new state, so the act is a change.
+ */
+export function wantedState(opening: Opening, tokens: readonly string[], from: number, end: number): Opening {
+  if (opening.verb || opening.questionMethods || opening.manner || opening.firstContent === undefined) return opening;
+  // After the thing it is said of: "should I …" asks instead.
+  for (let i = from + 1; i < end; i++) {
+    if (!OUGHT.has(tokens[i] as string)) continue;
+    let j = i + 1;
+    while (OUGHT_FILLERS.has(tokens[j] ?? '')) j += 1;
+    const rule = verbRule(tokens[j] ?? '', tokens[j] ?? '');
+    return rule ? { ...opening, verb: { rule, position: j, length: 1 } } : { ...opening, verb: { rule: CHANGE, position: i, length: 1 } };
+  }
+  return opening;
+}
+
+const CHANGE = verbRule('change', 'change') as VerbRule;
+/** Verbs that end an activity ("stop replicating …"). */
+const CEASING = new Set(['stop', 'quit', 'cease']);
+
+/**
+ * "stop replicating vm 140", "no longer replicate vm 333", "stop managing ct:210 with ha": ending
+ * an activity removes what keeps it going (the replication job, the HA resource), so the words are
+ * read as "remove" and the activity's verb (its gerund made plain when `base` knows it); a guest
+ * named is what the activity applies to, not what is removed (`ceases`). "stop
+ * running vms" stops guests: a state word after "stop" is not an activity.
+ */
+export function readCessation(tokens: readonly string[], base: (gerund: string) => string | undefined): { tokens: string[]; ceases: boolean } {
+  const out: string[] = [];
+  let ceases = false;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i] as string;
+    const next = tokens[i + 1] ?? '';
+    if (CEASING.has(t) && next.endsWith('ing') && next.length > 5 && next !== 'running') {
+      out.push('remove', base(next) ?? next);
+      i += 1;
+      ceases = true;
+    } else if (t === 'no' && next === 'longer') {
+      out.push('remove');
+      i += 1;
+      ceases = true;
+    } else out.push(t);
+  }
+  return { tokens: out, ceases };
+}
+
+/** A guest or node a statement names is where the ask acts ("the vm won't boot …, can I see what is pending"). */
+export function scopes(word: string): boolean {
+  return GUEST_WORDS.has(word) || GUEST_PLURALS.has(word) || NODE_WORDS.has(word);
+}
+
+/** Words that open an object right after a verb ("obtain the …", "terminate all …", "persist its …"). */
+const OBJECT_OPENERS = new Set(['the', 'a', 'an', 'all', 'every', 'each', 'any', 'some', 'its', 'their', 'our', 'your', 'my', 'this', 'these', 'those']);
+/** Words that open a question embedded after a verb ("determine which node …", "figure out whether …"). */
+const EMBEDDED = new Set(['which', 'what', 'who', 'whether', 'if', 'where', 'how']);
+
+/**
+ * "Obtain the current status of ct 200", "terminate vm 105", "determine which node hosts vm 150":
+ * the ask opens with a word that neither the vocabulary nor the schema knows, right before its
+ * object or an embedded question. It is a verb whose meaning the rest carries: it is searched as
+ * lightly as a verb (`unknownVerb`), and before an embedded question the request asks to read.
+ */
+export function unknownImperative(opening: Opening, tokens: readonly string[], known: (i: number) => boolean): Opening {
+  const at = opening.firstContent;
+  if (opening.verb || opening.questionMethods || at === undefined || known(at) || !/^[a-z]{3,}$/.test(tokens[at] as string)) return opening;
+  const next = tokens[at + 1] ?? '';
+  if (EMBEDDED.has(next)) return { ...opening, unknownVerb: at, questionMethods: QUESTION_METHODS };
+  return OBJECT_OPENERS.has(next) || scopes(next) ? { ...opening, unknownVerb: at } : opening;
+}
+
+/** Words of a question that asks for a way to act ("is there a way to …", "what's the best way to …", "is it possible to …"). */
+const FRAMES = new Set([
+  'possible',
+  'way',
+  'ways',
+  'best',
+  'easiest',
+  'right',
+  'correct',
+  'proper',
+  'recommended',
+  'call',
+  'able',
+  'allowed',
+  'supposed',
+  'method',
+  'option',
+  'command',
+  'there',
+  'any',
+]);
+/** How far into its clause such a question's "to" may stand. */
+const FRAME_REACH = 8;
+
+/**
+ * "is there a way to clone ct 200", "what's the best way to migrate vm 120", "is it possible to
+ * resize a disk": a question about a way to act asks how to act, like "how do I": the clause after
+ * "to" decides, not the question word.
+ */
+export function mannerFrame(opening: Opening, tokens: readonly string[], stems: readonly string[], from: number, end: number): Opening {
+  if (!opening.questionMethods) return opening;
+  let framed = false;
+  for (let k = from; k < Math.min(end, from + FRAME_REACH); k++) {
+    const t = tokens[k] as string;
+    if (t === 'to' && framed) {
+      const act = shift(findOpening(tokens.slice(k + 1, end), stems.slice(k + 1, end)), k + 1);
+      return act.verb || act.firstContent !== undefined ? { ...act, manner: true } : opening;
+    }
+    if (FRAMES.has(t)) framed = true;
+    else if (!isNoise(t) && !isStateQuestion(t) && !isNeutralOpener(t)) return opening;
+  }
+  return opening;
+}
+
+export function shift(opening: Opening, by: number): Opening {
+  const out: Opening = { ...opening };
+  if (opening.verb) out.verb = { ...opening.verb, position: opening.verb.position + by };
+  if (opening.firstContent !== undefined) out.firstContent = opening.firstContent + by;
+  return out;
+}
