@@ -105,6 +105,12 @@ describe('parseQuery', () => {
     expect(parse('list backup jobs').methods).toEqual(['GET']);
   });
 
+  it("reads an agent's function-style name as its words, and leaves other capitals whole", () => {
+    expect(parse('listSnapshots vmid=101').methods).toEqual(['GET']);
+    expect(sources('deleteUser bob')).toEqual(['delete', 'user', 'bob']);
+    expect(sources('iSCSI target')).toEqual(['iscsi', 'target']);
+  });
+
   it('lets an opening action word hint its method, but not the same word later', () => {
     expect(parse('upload an iso')).toMatchObject({ hintedMethods: ['POST'] });
     expect(parse('snapshot vm 100')).toMatchObject({ hintedMethods: ['POST'] });

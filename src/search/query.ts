@@ -116,6 +116,12 @@ const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
   // it; the value's own words say nothing.
   [/\b(named|called|tagged|labelled|labeled)\s+["']?[\w.-]+["']?/gi, ' $1 '],
 ];
+/**
+ * An agent's function-style name ("listSnapshots", "getClusterStatus", "deleteUser") is its words:
+ * a lowercase start and capitalised words after it. "iSCSI", "VM.PowerMgmt" or "PVEAuditor" are
+ * not written so and stay whole.
+ */
+const CAMEL_CASE = /\b[a-z]+(?:[A-Z][a-z]+)+\b/g;
 /** The index term of the kind of thing each ID names: the request is about that one item (items.ts). */
 const ID_KINDS: ReadonlyArray<[RegExp, string]> = [
   [/\bUPID:\S*/i, 'task'],
@@ -141,7 +147,10 @@ export function parseQuery(
   pathPair?: (first: string, second: string) => boolean,
   itemValue?: (term: string) => boolean,
 ): ParsedQuery {
-  const withIds = NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text);
+  const withIds = NAMED_IDS.reduce(
+    (t, [pattern, kind]) => t.replace(pattern, kind),
+    text.replace(CAMEL_CASE, (word) => word.replace(/(?<=[a-z])(?=[A-Z])/g, ' ')),
+  );
   const referenced = nameSpelledItems(withIds, synonyms, identifiers);
   const isVerb = (word: string) => verbRule(word, stem(word)) !== undefined || synonyms.get(stem(word))?.some((r) => r.methods !== undefined && r.tokens.length === 1) === true;
   // Each punctuated part is read on its own: a split action or a meta word does not reach across a comma.
