@@ -105,6 +105,11 @@ describe('parseQuery', () => {
     expect(parse('list backup jobs').methods).toEqual(['GET']);
   });
 
+  it('reads an unknown word after a kind in a keyword request as the name of one item', () => {
+    expect(parse('pool staging delete').namedItems.has('pool')).toBe(true);
+    expect(parse('delete the pool for staging work').namedItems.has('pool')).toBe(false);
+  });
+
   it("reads an agent's function-style name as its words, and leaves other capitals whole", () => {
     expect(parse('listSnapshots vmid=101').methods).toEqual(['GET']);
     expect(sources('deleteUser bob')).toEqual(['delete', 'user', 'bob']);

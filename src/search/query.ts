@@ -332,7 +332,7 @@ export function parseQuery(
   // "add vm 130 to the dev pool": joining a thing that exists changes it.
   const methods = (joinsExisting ? CHANGE_FIRST : verbMethods) ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
   const propertyOf = oneNamed && !methods && !hinted && opening.manner !== true;
-  const namedItems = opening.verb?.rule.methods[0] === 'POST' ? new Set<string>() : namedItemKinds(tokens, stems, synonyms, identifiers);
+  const namedItems = opening.verb?.rule.methods[0] === 'POST' ? new Set<string>() : namedItemKinds(tokens, stems, synonyms, identifiers, ask.keywords);
   if (opening.verb?.rule.methods[0] !== 'POST') for (const [pattern, kind] of ID_KINDS) if (pattern.test(text)) namedItems.add(kind);
   const shape = {
     namedItems,
