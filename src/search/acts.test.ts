@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tokenize } from './analyzer.js';
-import { readCessation, unknownImperative } from './acts.js';
+import { readCessation, readPassive, unknownImperative, wantedState } from './acts.js';
 
 describe('the act of an ask', () => {
   it('reads ending an activity as removing it, but not stopping guests in a state', () => {
@@ -17,5 +17,22 @@ describe('the act of an ask', () => {
     expect(unknownImperative({ firstContent: 0 }, tokens('determine which node hosts vm 150'), known).questionMethods).toEqual(['GET']);
     expect(unknownImperative({ firstContent: 0 }, tokens('replication status'), known).unknownVerb).toBeUndefined();
     expect(unknownImperative({ firstContent: 0 }, tokens('obtain the status'), () => true).unknownVerb).toBeUndefined();
+  });
+
+  it('reads a passive after a modal of obligation as the act its participle names', () => {
+    const isAct = (w: string) => ['delete', 'stop', 'restart'].includes(w);
+    expect(readPassive(tokenize('the snapshot should be deleted'), isAct)).toEqual(['the', 'snapshot', 'should', 'delete']);
+    expect(readPassive(tokenize('vm 101 needs to be stopped'), isAct)).toEqual(['vm', '101', 'should', 'stop']);
+    expect(readPassive(tokenize('ct 200 has to be restarted now'), isAct)).toEqual(['ct', '200', 'should', 'restart', 'now']);
+    expect(readPassive(tokenize('the vm has to boot'), isAct)).toEqual(['the', 'vm', 'has', 'to', 'boot']);
+    expect(readPassive(tokenize('it should be faster'), isAct)).toEqual(['it', 'should', 'be', 'faster']);
+  });
+
+  it('reads a thing and how it ought to be as its act: a generic verb, an action word, or else a change', () => {
+    const isAct = (w: string) => w === 'stop';
+    const at = (text: string) => wantedState({ firstContent: 0 }, tokenize(text), 0, tokenize(text).length, isAct);
+    expect(at('snapshot should delete').verb?.rule.methods).toEqual(['DELETE']);
+    expect(at('vm should stop')).toEqual({ firstContent: 2 });
+    expect(at('node should resolve via dns').verb?.rule.methods).toEqual(['PUT', 'POST']);
   });
 });

@@ -44,7 +44,7 @@ const OUGHT_FILLERS = new Set(['not', 'never', 'be', 'always', 'now', 'also', 'o
  * be asks to change it. The generic verb after the modal is the act; any other verb there is the
  * new state, so the act is a change.
  */
-export function wantedState(opening: Opening, tokens: readonly string[], from: number, end: number): Opening {
+export function wantedState(opening: Opening, tokens: readonly string[], from: number, end: number, isAct: (word: string) => boolean): Opening {
   if (opening.verb || opening.questionMethods || opening.manner || opening.firstContent === undefined) return opening;
   // After the thing it is said of: "should I …" asks instead.
   for (let i = from + 1; i < end; i++) {
@@ -52,9 +52,52 @@ export function wantedState(opening: Opening, tokens: readonly string[], from: n
     let j = i + 1;
     while (OUGHT_FILLERS.has(tokens[j] ?? '')) j += 1;
     const rule = verbRule(tokens[j] ?? '', tokens[j] ?? '');
-    return rule ? { ...opening, verb: { rule, position: j, length: 1 } } : { ...opening, verb: { rule: CHANGE, position: i, length: 1 } };
+    if (rule) return { ...opening, verb: { rule, position: j, length: 1 } };
+    // "vm 101 needs to be stopped" (read as "should stop" by `readPassive`): an action word of the vocabulary hints its own method.
+    if (isAct(tokens[j] ?? '')) return { ...opening, firstContent: j };
+    return { ...opening, verb: { rule: CHANGE, position: i, length: 1 } };
   }
   return opening;
+}
+
+/** "needs to", "has to": a modal of obligation in two words. */
+const OBLIGED = new Set(['need', 'needs', 'has', 'have']);
+/** Participles not made with -ed. */
+const IRREGULAR_PARTICIPLES: Readonly<Record<string, string>> = { kept: 'keep', set: 'set', shut: 'shut', taken: 'take', made: 'make', given: 'give', put: 'put', run: 'run' };
+
+/**
+ * "the snapshot should be deleted", "vm 101 needs to be stopped", "ct 200 has to be restarted": a
+ * passive after a modal of obligation asks for the act its participle names, read as "should
+ * <verb>" when `isAct` knows the verb.
+ */
+export function readPassive(tokens: readonly string[], isAct: (word: string) => boolean): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i] as string;
+    const obliged = OBLIGED.has(t) && tokens[i + 1] === 'to';
+    if (!OUGHT.has(t) && !obliged) {
+      out.push(t);
+      continue;
+    }
+    let k = obliged ? i + 2 : i + 1;
+    const fillers: string[] = [];
+    while (OUGHT_FILLERS.has(tokens[k] ?? '')) fillers.push(tokens[k++] as string);
+    const base = fillers.includes('be') ? participleBase(tokens[k] ?? '', isAct) : undefined;
+    if (base === undefined) {
+      out.push(t);
+      continue;
+    }
+    out.push('should', ...fillers.filter((f) => f !== 'be'), base);
+    i = k;
+  }
+  return out;
+}
+
+function participleBase(word: string, isAct: (word: string) => boolean): string | undefined {
+  const irregular = IRREGULAR_PARTICIPLES[word];
+  if (irregular !== undefined) return irregular;
+  if (!word.endsWith('ed')) return undefined;
+  return [word.slice(0, -1), word.slice(0, -2), word.slice(0, -3)].find(isAct);
 }
 
 const CHANGE = verbRule('change', 'change') as VerbRule;

@@ -103,9 +103,10 @@ export interface Ask {
 
 /**
  * The ask of a request, from its tokens and the token positions where its punctuated parts end.
- * A request of one plain clause is its own ask, read as before.
+ * A request of one plain clause is its own ask, read as before. `isAct`: the vocabulary knows the
+ * word as an action.
  */
-export function findAsk(tokens: readonly string[], stems: readonly string[], ends: readonly number[]): Ask {
+export function findAsk(tokens: readonly string[], stems: readonly string[], ends: readonly number[], isAct: (word: string) => boolean = () => false): Ask {
   const clauses = splitClauses(tokens, ends).map((c) => classify(c, tokens, stems, ends.includes(c.end) && c.end < tokens.length));
   const asks = clauses.filter((c) => c.role === 'ask');
   // "I need to take pve2 down, how do I move everything off it": the wish is why; the later ask is what.
@@ -125,12 +126,12 @@ export function findAsk(tokens: readonly string[], stems: readonly string[], end
       if (c.reason) for (let i = c.start; i < c.end; i++) reasons.add(i);
     }
   if (!chosen) {
-    const opening = wantedState(lateVerb(mannerFrame(findOpening([...tokens], [...stems]), tokens, stems, 0, tokens.length), tokens, 0, tokens.length), tokens, 0, tokens.length);
+    const opening = wantedState(lateVerb(mannerFrame(findOpening([...tokens], [...stems]), tokens, stems, 0, tokens.length), tokens, 0, tokens.length), tokens, 0, tokens.length, isAct);
     return { opening, context, reasons, start: 0, keywords: keywordsOnly(tokens, 0, tokens.length), clauses };
   }
   const opening = mannerFrame(shift(findOpening(tokens.slice(chosen.from, chosen.end), stems.slice(chosen.from, chosen.end)), chosen.from), tokens, stems, chosen.from, chosen.end);
   return {
-    opening: wantedState(lateVerb(opening, tokens, chosen.from, chosen.end), tokens, chosen.from, chosen.end),
+    opening: wantedState(lateVerb(opening, tokens, chosen.from, chosen.end), tokens, chosen.from, chosen.end, isAct),
     context,
     reasons,
     start: chosen.from,

@@ -10,7 +10,7 @@ import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
 import { namedItemKinds, nameSpelledItems } from './items.js';
 import { acting, rejoinSplitActions } from './opening.js';
-import { readCessation, unknownImperative } from './acts.js';
+import { readCessation, readPassive, unknownImperative } from './acts.js';
 import { findAsk, splitParts, weighContext } from './ask.js';
 import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, gerund, namesListing, namesSomethingElse, POWER_ACTS, unknownVerbBeforeTarget } from './intent.js';
 import { GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
@@ -158,13 +158,13 @@ export function parseQuery(
   const parts: number[] = [];
   let ceases = false;
   for (const part of splitParts(referenced)) {
-    const cessation = readCessation(tokenize(part), (word) => gerund(word, isVerb));
+    const cessation = readCessation(readPassive(tokenize(part), isVerb), (word) => gerund(word, isVerb));
     ceases ||= cessation.ceases;
     tokens.push(...dropMetaWords(rejoinSplitActions(cessation.tokens, synonyms), isVerb));
     parts.push(tokens.length);
   }
   const stems = tokens.map(stem);
-  const ask = findAsk(tokens, stems, parts);
+  const ask = findAsk(tokens, stems, parts, isVerb);
   const known = (i: number) => synonyms.has(stems[i] as string) || identifiers?.(stems[i] as string) === true;
   const opening = unknownImperative(ask.opening, tokens, known);
   const concepts: Concept[] = [];
