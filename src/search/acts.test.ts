@@ -21,9 +21,9 @@ describe('the act of an ask', () => {
 
   it('reads a passive after a modal of obligation as the act its participle names', () => {
     const isAct = (w: string) => ['delete', 'stop', 'restart'].includes(w);
-    expect(readPassive(tokenize('the snapshot should be deleted'), isAct)).toEqual(['the', 'snapshot', 'should', 'delete']);
-    expect(readPassive(tokenize('vm 101 needs to be stopped'), isAct)).toEqual(['vm', '101', 'should', 'stop']);
-    expect(readPassive(tokenize('ct 200 has to be restarted now'), isAct)).toEqual(['ct', '200', 'should', 'restart', 'now']);
+    expect(readPassive(tokenize('the snapshot should be deleted'), isAct)).toEqual(['the', 'snapshot', 'should', 'be', 'delete']);
+    expect(readPassive(tokenize('vm 101 needs to be stopped'), isAct)).toEqual(['vm', '101', 'should', 'be', 'stop']);
+    expect(readPassive(tokenize('ct 200 has to be restarted now'), isAct)).toEqual(['ct', '200', 'should', 'be', 'restart', 'now']);
     expect(readPassive(tokenize('the vm has to boot'), isAct)).toEqual(['the', 'vm', 'has', 'to', 'boot']);
     expect(readPassive(tokenize('it should be faster'), isAct)).toEqual(['it', 'should', 'be', 'faster']);
   });
@@ -32,7 +32,8 @@ describe('the act of an ask', () => {
     const isAct = (w: string) => w === 'stop';
     const at = (text: string) => wantedState({ firstContent: 0 }, tokenize(text), 0, tokenize(text).length, isAct);
     expect(at('snapshot should delete').verb?.rule.methods).toEqual(['DELETE']);
-    expect(at('vm should stop')).toEqual({ firstContent: 2 });
+    expect(at('vm should be stop')).toEqual({ firstContent: 3 });
+    expect(at('vm should stop').verb?.rule.methods).toEqual(['PUT', 'POST']);
     expect(at('node should resolve via dns').verb?.rule.methods).toEqual(['PUT', 'POST']);
   });
 });

@@ -53,8 +53,9 @@ export function wantedState(opening: Opening, tokens: readonly string[], from: n
     while (OUGHT_FILLERS.has(tokens[j] ?? '')) j += 1;
     const rule = verbRule(tokens[j] ?? '', tokens[j] ?? '');
     if (rule) return { ...opening, verb: { rule, position: j, length: 1 } };
-    // "vm 101 needs to be stopped" (read as "should stop" by `readPassive`): an action word of the vocabulary hints its own method.
-    if (isAct(tokens[j] ?? '')) return { ...opening, firstContent: j };
+    // "vm 101 needs to be stopped" (read as "should be stop" by `readPassive`): the act, whose
+    // word hints its own method. Said actively it is a state to keep ("vm 150 should boot when …").
+    if (tokens[j - 1] === 'be' && isAct(tokens[j] ?? '')) return { ...opening, firstContent: j };
     return { ...opening, verb: { rule: CHANGE, position: i, length: 1 } };
   }
   return opening;
@@ -68,7 +69,7 @@ const IRREGULAR_PARTICIPLES: Readonly<Record<string, string>> = { kept: 'keep', 
 /**
  * "the snapshot should be deleted", "vm 101 needs to be stopped", "ct 200 has to be restarted": a
  * passive after a modal of obligation asks for the act its participle names, read as "should
- * <verb>" when `isAct` knows the verb.
+ * be <verb>" when `isAct` knows the verb.
  */
 export function readPassive(tokens: readonly string[], isAct: (word: string) => boolean): string[] {
   const out: string[] = [];
@@ -87,7 +88,7 @@ export function readPassive(tokens: readonly string[], isAct: (word: string) => 
       out.push(t);
       continue;
     }
-    out.push('should', ...fillers.filter((f) => f !== 'be'), base);
+    out.push('should', ...fillers.filter((f) => f !== 'be'), 'be', base);
     i = k;
   }
   return out;

@@ -96,4 +96,10 @@ describe('the ask of a request', () => {
     expect(ask("I'm trying to add a user to the admins group").verb).toBe('add');
     expect(ask('help me create a backup job').verb).toBe('create');
   });
+
+  it('reads greetings and fillers as nothing, and a wish after "so basically I just"', () => {
+    const found = ask('hey there! pls delete the snapshot, cheers');
+    expect(found.verb).toBe('delete');
+    expect(ask('ok so basically I just want to see the storage').contextWords).toEqual([]);
+  });
 });

@@ -209,16 +209,19 @@ function subjectOf(clause: Clause | undefined, tokens: readonly string[]): Set<n
 
 /** "I need …", "we want …", "I'd like …", "we have to …" (not "I have a container …"). */
 function wishes(tokens: readonly string[], at: number): boolean {
-  // "I'm trying to …", "we are planning to …".
-  const be = BE.has(tokens[at + 1] ?? '') ? 1 : 0;
-  const want = tokens[at + 1 + be] ?? '';
-  return SUBJECTS.has(tokens[at] ?? '') && WANTS.has(want) && (want !== 'have' || tokens[at + 2 + be] === 'to');
+  let k = at + 1;
+  // "I'm trying to …", "I just want …", "we really need …".
+  while (BE.has(tokens[k] ?? '') || ADVERBS.has(tokens[k] ?? '')) k += 1;
+  const want = tokens[k] ?? '';
+  return SUBJECTS.has(tokens[at] ?? '') && WANTS.has(want) && (want !== 'have' || tokens[k + 1] === 'to');
 }
+
+const ADVERBS = new Set(['just', 'really', 'also', 'only', 'still', 'actually', 'basically', 'now']);
 
 const BE = new Set(['m', 'am', 're', 'are']);
 
-/** Words between "so" and what it leads to ("so first …", "so now …"). */
-const SO_FILLERS = new Set(['first', 'now', 'then', 'next']);
+/** Words between "so" and what it leads to ("so first …", "so basically …"). */
+const SO_FILLERS = new Set(['first', 'now', 'then', 'next', 'basically', 'just', 'actually', 'really', 'anyway', 'yeah']);
 /** Words that open a request of the operator's own ("please …", "can you …", "how do I …"). */
 const ASK_OPENERS = new Set(['please', 'can', 'could', 'how']);
 
