@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tokenize } from './analyzer.js';
-import { readCessation, readPassive, unknownImperative, wantedState } from './acts.js';
+import { readCessation, readPassive, readResult, unknownImperative, wantedState, wishedResult } from './acts.js';
 
 describe('the act of an ask', () => {
   it('reads ending an activity as removing it, but not stopping guests in a state', () => {
@@ -35,5 +35,16 @@ describe('the act of an ask', () => {
     expect(at('vm should be stop')).toEqual({ firstContent: 3 });
     expect(at('vm should stop').verb?.rule.methods).toEqual(['PUT', 'POST']);
     expect(at('node should resolve via dns').verb?.rule.methods).toEqual(['PUT', 'POST']);
+  });
+
+  it('reads a wish whose object ends with a participle as asking for its act', () => {
+    const isAct = (w: string) => ['delete', 'restart'].includes(w);
+    expect(readResult(tokenize('I need these snapshots deleted'), isAct)).toEqual(['i', 'need', 'these', 'snapshots', 'delete']);
+    expect(readResult(tokenize('we want ct 200 restarted before noon'), isAct)).toEqual(['we', 'want', 'ct', '200', 'restart', 'before', 'noon']);
+    expect(readResult(tokenize('show what changed'), isAct)).toEqual(['show', 'what', 'changed']);
+    const wish = tokenize('i need these snapshots delete');
+    expect(wishedResult({ firstContent: 3 }, wish, 0, wish.length, isAct).verb?.rule.methods).toEqual(['DELETE']);
+    const restart = tokenize('we want ct 200 restart');
+    expect(wishedResult({ firstContent: 2 }, restart, 0, restart.length, isAct)).toEqual({ firstContent: 4 });
   });
 });

@@ -64,7 +64,7 @@ export function wantedState(opening: Opening, tokens: readonly string[], from: n
 /** "needs to", "has to": a modal of obligation in two words. */
 const OBLIGED = new Set(['need', 'needs', 'has', 'have']);
 /** Participles not made with -ed. */
-const IRREGULAR_PARTICIPLES: Readonly<Record<string, string>> = { kept: 'keep', set: 'set', shut: 'shut', taken: 'take', made: 'make', given: 'give', put: 'put', run: 'run' };
+const IRREGULAR_PARTICIPLES: Readonly<Record<string, string>> = { kept: 'keep', set: 'set', shut: 'shut', taken: 'take', made: 'make', given: 'give', put: 'put', run: 'run', gone: 'remove' };
 
 /**
  * "the snapshot should be deleted", "vm 101 needs to be stopped", "ct 200 has to be restarted": a
@@ -92,6 +92,37 @@ export function readPassive(tokens: readonly string[], isAct: (word: string) => 
     i = k;
   }
   return out;
+}
+
+/** Words of a wish ("I want vm 101 stopped", "we need these snapshots deleted"). */
+const WISHING = new Set(['want', 'need', 'like', 'wanna']);
+
+/**
+ * "I want vm 101 stopped", "we need these snapshots deleted", "I want ct 200 restarted before
+ * noon": a wish whose object ends its part with a participle asks for the participle's act; the
+ * participle is read as its verb (`isAct` knows it), which ends the clause (`wishedResult`).
+ */
+export function readResult(tokens: readonly string[], isAct: (word: string) => boolean): string[] {
+  const wished = tokens.findIndex((t) => WISHING.has(t));
+  if (wished === -1) return [...tokens];
+  let last = tokens.length - 1;
+  for (let i = wished + 2; i < tokens.length; i++) if (ENDS_RESULT.has(tokens[i] as string)) last = Math.min(last, i - 1);
+  const base = last > wished + 1 ? participleBase(tokens[last] as string, isAct) : undefined;
+  return base === undefined ? [...tokens] : [...tokens.slice(0, last), base, ...tokens.slice(last + 1)];
+}
+
+/** Words after which a result participle's clause is over ("… restarted before noon"). */
+const ENDS_RESULT = new Set(['before', 'after', 'by', 'until', 'when', 'because', 'so', 'asap', 'now', 'today', 'tonight', 'please']);
+
+/** In a wish with no verb first, a verb or action word ending the clause is the act (read so by `readResult`). */
+export function wishedResult(opening: Opening, tokens: readonly string[], from: number, end: number, isAct: (word: string) => boolean): Opening {
+  if (opening.verb || opening.questionMethods || opening.manner) return opening;
+  if (!tokens.slice(from, end).some((t) => WISHING.has(t))) return opening;
+  const at = end - 1;
+  const word = tokens[at] as string;
+  const rule = verbRule(word, word);
+  if (rule) return { ...opening, verb: { rule, position: at, length: 1 } };
+  return isAct(word) ? { ...opening, firstContent: at } : opening;
 }
 
 function participleBase(word: string, isAct: (word: string) => boolean): string | undefined {

@@ -10,7 +10,7 @@
  */
 import { isNoise } from './analyzer.js';
 import type { Concept } from './query.js';
-import { keywordsOnly, lateVerb, mannerFrame, scopes, shift, wantedState } from './acts.js';
+import { keywordsOnly, lateVerb, mannerFrame, scopes, shift, wantedState, wishedResult } from './acts.js';
 import { findOpening, type Opening } from './opening.js';
 import { isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule } from './verbs.js';
 
@@ -131,7 +131,7 @@ export function findAsk(tokens: readonly string[], stems: readonly string[], end
   }
   const opening = mannerFrame(shift(findOpening(tokens.slice(chosen.from, chosen.end), stems.slice(chosen.from, chosen.end)), chosen.from), tokens, stems, chosen.from, chosen.end);
   return {
-    opening: wantedState(lateVerb(opening, tokens, chosen.from, chosen.end), tokens, chosen.from, chosen.end, isAct),
+    opening: wishedResult(wantedState(lateVerb(opening, tokens, chosen.from, chosen.end), tokens, chosen.from, chosen.end, isAct), tokens, chosen.from, chosen.end, isAct),
     context,
     reasons,
     start: chosen.from,

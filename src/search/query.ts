@@ -10,7 +10,7 @@ import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
 import { namedItemKinds, nameSpelledItems } from './items.js';
 import { acting, rejoinSplitActions } from './opening.js';
-import { readCessation, readPassive, unknownImperative } from './acts.js';
+import { readCessation, readPassive, readResult, unknownImperative } from './acts.js';
 import { findAsk, splitParts, weighContext } from './ask.js';
 import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, gerund, namesListing, namesSomethingElse, POWER_ACTS, unknownVerbBeforeTarget } from './intent.js';
 import { GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
@@ -158,7 +158,7 @@ export function parseQuery(
   const parts: number[] = [];
   let ceases = false;
   for (const part of splitParts(referenced)) {
-    const cessation = readCessation(readPassive(tokenize(part), isVerb), (word) => gerund(word, isVerb));
+    const cessation = readCessation(readResult(readPassive(tokenize(part), isVerb), isVerb), (word) => gerund(word, isVerb));
     ceases ||= cessation.ceases;
     tokens.push(...dropMetaWords(rejoinSplitActions(cessation.tokens, synonyms), isVerb));
     parts.push(tokens.length);
