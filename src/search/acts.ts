@@ -216,7 +216,8 @@ const FRAME_REACH = 8;
  * "to" decides, not the question word.
  */
 export function mannerFrame(opening: Opening, tokens: readonly string[], stems: readonly string[], from: number, end: number): Opening {
-  if (!opening.questionMethods) return opening;
+  // "would it be possible to …" opens with no question word: its frame word comes first.
+  if (!opening.questionMethods && !FRAMES.has(tokens[opening.firstContent ?? -1] ?? '')) return opening;
   let framed = false;
   for (let k = from; k < Math.min(end, from + FRAME_REACH); k++) {
     const t = tokens[k] as string;

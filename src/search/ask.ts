@@ -32,7 +32,7 @@ const JOINERS = new Set(['and', 'but', 'then']);
 /** Subjects that open a clause of their own ("… and we want …", "someone deleted …"). */
 const SUBJECTS = new Set(['i', 'we', 'someone', 'somebody', 'they', 'it', 'he', 'she', 'nobody']);
 /** Words of wanting: "I need to …", "we want …", "I'd like …" ask for what follows. */
-const WANTS = new Set(['need', 'want', 'wanna', 'like', 'must', 'have', 'would', 'd', 'trying', 'looking', 'hoping', 'planning', 'going']);
+const WANTS = new Set(['need', 'want', 'wanna', 'like', 'must', 'have', 'would', 'd', 'trying', 'looking', 'hoping', 'planning', 'going', 'wondering']);
 /** Words that tell a state or an event rather than ask for anything ("… is wedged", "… keeps failing", "… doesn't boot"). */
 const FINITE = new Set([
   'am',
@@ -183,7 +183,7 @@ function classify(span: { start: number; end: number }, tokens: readonly string[
   if ((span.start > 0 || punctuated) && SUBORDINATORS.has(first)) return { ...clause, role: 'context', reason: true };
   const wish = wishes(tokens, from);
   // "we are running out of space": a subject and a finite verb state; "are" does not ask here.
-  if (SUBJECTS.has(first) && FINITE.has(words[1] ?? '')) return { ...clause, role: 'context' };
+  if (SUBJECTS.has(first) && FINITE.has(words[1] ?? '') && !wish) return { ...clause, role: 'context' };
   const opening = findOpening(words, stems.slice(from, span.end));
   // "…, what's the call?": a question that names nothing asks nothing of its own.
   const names = words.some((w) => !isNoise(w) && !isStateQuestion(w) && !isNeutralOpener(w));
@@ -218,7 +218,7 @@ function wishes(tokens: readonly string[], at: number): boolean {
 
 const ADVERBS = new Set(['just', 'really', 'also', 'only', 'still', 'actually', 'basically', 'now']);
 
-const BE = new Set(['m', 'am', 're', 'are']);
+const BE = new Set(['m', 'am', 're', 'are', 'was', 'were']);
 
 /** Words between "so" and what it leads to ("so first …", "so basically …"). */
 const SO_FILLERS = new Set(['first', 'now', 'then', 'next', 'basically', 'just', 'actually', 'really', 'anyway', 'yeah']);

@@ -110,6 +110,17 @@ describe('parseQuery', () => {
     expect(parse('delete the pool for staging work').namedItems.has('pool')).toBe(false);
   });
 
+  it('reads a modal asked of "you" as a polite imperative, and a question word after a subject as a plain verb', () => {
+    expect(parse('can you restart vm 101')).toMatchObject({ hintedMethods: ['POST'] });
+    expect(parse('can you restart vm 101').methods).toBeUndefined();
+    expect(parse('I was wondering if you could delete vm 101').methods).toEqual(['DELETE']);
+    expect(parse('can vm 101 be restarted').methods).toEqual(['GET']);
+  });
+
+  it('reads a frame that opens without a question word ("would it be possible to …") as asking how to act', () => {
+    expect(parse('would it be possible to clone ct 200')).toMatchObject({ methods: ['POST'] });
+  });
+
   it("reads an agent's function-style name as its words, and leaves other capitals whole", () => {
     expect(parse('listSnapshots vmid=101').methods).toEqual(['GET']);
     expect(sources('deleteUser bob')).toEqual(['delete', 'user', 'bob']);

@@ -154,7 +154,10 @@ const NEUTRAL_OPENERS = new Set([
   'btw',
   'lol',
   'asap',
-  // "I'm trying to …", "help me …", "looking to …": the operator's effort, not the act.
+  // "I'm trying to …", "help me …", "looking to …", "I was wondering if you could …", "do you
+  // think you could …": the operator's effort or politeness, not the act.
+  'wondering',
+  'think',
   'trying',
   'looking',
   'hoping',
