@@ -42,6 +42,8 @@ describe('the act of an ask', () => {
     expect(readResult(tokenize('I need these snapshots deleted'), isAct)).toEqual(['i', 'need', 'these', 'snapshots', 'delete']);
     expect(readResult(tokenize('we want ct 200 restarted before noon'), isAct)).toEqual(['we', 'want', 'ct', '200', 'restart', 'before', 'noon']);
     expect(readResult(tokenize('show what changed'), isAct)).toEqual(['show', 'what', 'changed']);
+    expect(readResult(tokenize('I want to know which vms are deleted'), isAct)).toEqual(['i', 'want', 'to', 'know', 'which', 'vms', 'are', 'deleted']);
+    expect(readResult(tokenize('I want these isos deleted from local'), isAct)).toEqual(['i', 'want', 'these', 'isos', 'delete', 'from', 'local']);
     const wish = tokenize('i need these snapshots delete');
     expect(wishedResult({ firstContent: 3 }, wish, 0, wish.length, isAct).verb?.rule.methods).toEqual(['DELETE']);
     const restart = tokenize('we want ct 200 restart');

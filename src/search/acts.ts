@@ -107,12 +107,36 @@ export function readResult(tokens: readonly string[], isAct: (word: string) => b
   if (wished === -1) return [...tokens];
   let last = tokens.length - 1;
   for (let i = wished + 2; i < tokens.length; i++) if (ENDS_RESULT.has(tokens[i] as string)) last = Math.min(last, i - 1);
-  const base = last > wished + 1 ? participleBase(tokens[last] as string, isAct) : undefined;
+  // "I want to know which vms are stopped": a participle after a question word or a copula is a state.
+  const stated = tokens.slice(wished + 1, last).some((t) => EMBEDDED.has(t) || COPULAS.has(t));
+  const base = last > wished + 1 && !stated ? participleBase(tokens[last] as string, isAct) : undefined;
   return base === undefined ? [...tokens] : [...tokens.slice(0, last), base, ...tokens.slice(last + 1)];
 }
 
-/** Words after which a result participle's clause is over ("… restarted before noon"). */
-const ENDS_RESULT = new Set(['before', 'after', 'by', 'until', 'when', 'because', 'so', 'asap', 'now', 'today', 'tonight', 'please']);
+const COPULAS = new Set(['is', 'are', 'was', 'were', 'be', 'been', 'being']);
+/** Words after which a result participle's clause is over ("… restarted before noon", "… gone from local"). */
+const ENDS_RESULT = new Set([
+  'before',
+  'after',
+  'by',
+  'until',
+  'when',
+  'because',
+  'so',
+  'asap',
+  'now',
+  'today',
+  'tonight',
+  'please',
+  // "… gone from local", "… stopped on pve2": where, not what.
+  'from',
+  'on',
+  'in',
+  'at',
+  'to',
+  'within',
+  'during',
+]);
 
 /** In a wish with no verb first, a verb or action word ending the clause is the act (read so by `readResult`). */
 export function wishedResult(opening: Opening, tokens: readonly string[], from: number, end: number, isAct: (word: string) => boolean): Opening {
