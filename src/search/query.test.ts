@@ -121,6 +121,11 @@ describe('parseQuery', () => {
     expect(parse('would it be possible to clone ct 200')).toMatchObject({ methods: ['POST'] });
   });
 
+  it('reads "make sure" and "ensure" as a state to hold, set in a configuration', () => {
+    expect(parse('make sure vm 101 starts at boot').methods).toEqual(['PUT', 'POST']);
+    expect(parse('ensure ct 200 is protected').methods).toEqual(['PUT', 'POST']);
+  });
+
   it("reads an agent's function-style name as its words, and leaves other capitals whole", () => {
     expect(parse('listSnapshots vmid=101').methods).toEqual(['GET']);
     expect(sources('deleteUser bob')).toEqual(['delete', 'user', 'bob']);

@@ -95,6 +95,7 @@ export const VERB_RULES: readonly VerbRule[] = [
       'reduce',
       'decrease',
       'exclude',
+      'ensure',
     ],
     methods: ['PUT', 'POST'],
     terms: { update: 0.5, set: 0.4, config: 0.5, option: 0.4, modify: 0.3 },
@@ -179,6 +180,8 @@ const PHRASAL_VERBS: Readonly<Record<string, string>> = {
   'look up': 'show',
   'spin off': 'create',
   'make it': 'change',
+  // "make sure vm 101 starts at boot": a state to hold, set in a configuration.
+  'make sure': 'change',
   'make them': 'change',
 };
 
