@@ -102,4 +102,16 @@ describe('the ask of a request', () => {
     expect(found.verb).toBe('delete');
     expect(ask('ok so basically I just want to see the storage').contextWords).toEqual([]);
   });
+
+  it('reads an action word opening a clause that tells nothing as the ask, and a condition before a comma as context', () => {
+    const isAct = (w: string) => w === 'start';
+    const tokens = ['is', 'vm', '101', 'running', 'if', 'not', 'start', 'it'];
+    const found = findAsk(tokens, tokens.map(stem), [4, 6, 8], isAct);
+    expect(found.start).toBe(6);
+    expect(found.opening.firstContent).toBe(6);
+    const told = ['restart', 'mode', 'is', 'fine'];
+    expect(findAsk(told, told.map(stem), [4], isAct).clauses[0]?.role).toBe('context');
+    const condition = ['if', 'vm', '101', 'is', 'stopped', 'start', 'it'];
+    expect(findAsk(condition, condition.map(stem), [5, 7], isAct).clauses[0]).toMatchObject({ role: 'context', reason: true });
+  });
 });

@@ -107,7 +107,7 @@ export interface Ask {
  * word as an action.
  */
 export function findAsk(tokens: readonly string[], stems: readonly string[], ends: readonly number[], isAct: (word: string) => boolean = () => false): Ask {
-  const clauses = splitClauses(tokens, ends).map((c) => classify(c, tokens, stems, ends.includes(c.end) && c.end < tokens.length));
+  const clauses = splitClauses(tokens, ends).map((c) => classify(c, tokens, stems, ends.includes(c.end) && c.end < tokens.length, isAct));
   const asks = clauses.filter((c) => c.role === 'ask');
   // "I need to take pve2 down, how do I move everything off it": the wish is why; the later ask is what.
   for (const [k, c] of clauses.entries()) if (c.wish && c.role === 'ask' && clauses.slice(k + 1).some((d) => d.role === 'ask')) c.role = 'context';
@@ -168,7 +168,7 @@ function opensQuestion(tokens: readonly string[], i: number): boolean {
  * What a clause does. `punctuated`: a comma or a period ends it and more follows, so a reason or
  * time that opens the request ("after the kernel update pve3 hangs, …") is one too.
  */
-function classify(span: { start: number; end: number }, tokens: readonly string[], stems: readonly string[], punctuated: boolean): Clause {
+function classify(span: { start: number; end: number }, tokens: readonly string[], stems: readonly string[], punctuated: boolean, isAct: (word: string) => boolean): Clause {
   let from = span.start;
   while (from < span.end - 1 && (JOINERS.has(tokens[from] as string) || tokens[from] === 'please')) from += 1;
   // "…, so first I'd like to see …": a "so" that leads to a wish or a question is no reason.
@@ -180,15 +180,18 @@ function classify(span: { start: number; end: number }, tokens: readonly string[
   const words = tokens.slice(from, span.end);
   const first = words[0] ?? '';
   const clause = { ...span, from, wish: false, reason: false };
-  if ((span.start > 0 || punctuated) && SUBORDINATORS.has(first)) return { ...clause, role: 'context', reason: true };
+  // "if vm 101 is stopped, start it": a condition before a comma is context too.
+  if (((span.start > 0 || punctuated) && SUBORDINATORS.has(first)) || (punctuated && first === 'if')) return { ...clause, role: 'context', reason: true };
   const wish = wishes(tokens, from);
   // "we are running out of space": a subject and a finite verb state; "are" does not ask here.
   if (SUBJECTS.has(first) && FINITE.has(words[1] ?? '') && !wish) return { ...clause, role: 'context' };
   const opening = findOpening(words, stems.slice(from, span.end));
   // "…, what's the call?": a question that names nothing asks nothing of its own.
   const names = words.some((w) => !isNoise(w) && !isStateQuestion(w) && !isNeutralOpener(w));
-  if (names && (wish || opening.verb || opening.questionMethods || opening.manner)) return { ...clause, role: 'ask', wish };
   const telling = (SUBJECTS.has(first) && first !== 'it') || words.some((w, j) => j > 0 && (FINITE.has(w) || pastTense(w, words[j + 1])));
+  // "…, start it": an action word of the vocabulary opening a clause that tells nothing is an imperative too.
+  const acting = opening.firstContent !== undefined && isAct(words[opening.firstContent] as string) && !(words[opening.firstContent] as string).endsWith('s') && !telling;
+  if (names && (wish || acting || opening.verb || opening.questionMethods || opening.manner)) return { ...clause, role: 'ask', wish };
   return { ...clause, role: telling ? 'context' : 'plain' };
 }
 
