@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tokenize } from './analyzer.js';
-import { readCessation, readPassive, readResult, unknownImperative, wantedState, wishedResult } from './acts.js';
+import { negatedImperative, readCessation, readPassive, readResult, unknownImperative, wantedState, wishedResult } from './acts.js';
 
 describe('the act of an ask', () => {
   it('reads ending an activity as removing it, but not stopping guests in a state', () => {
@@ -48,5 +48,12 @@ describe('the act of an ask', () => {
     expect(wishedResult({ firstContent: 3 }, wish, 0, wish.length, isAct).verb?.rule.methods).toEqual(['DELETE']);
     const restart = tokenize('we want ct 200 restart');
     expect(wishedResult({ firstContent: 2 }, restart, 0, restart.length, isAct)).toEqual({ firstContent: 4 });
+  });
+
+  it('reads a negated imperative as a change, whatever verb follows', () => {
+    const methods = (text: string) => negatedImperative({ firstContent: 2 }, tokenize(text), 0).verb?.rule.methods;
+    expect(methods("don't let vm 101 start on boot")).toEqual(['PUT', 'POST']);
+    expect(methods('never start ct 200 automatically')).toEqual(['PUT', 'POST']);
+    expect(methods('start ct 200')).toBeUndefined();
   });
 });

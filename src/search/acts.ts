@@ -61,6 +61,16 @@ export function wantedState(opening: Opening, tokens: readonly string[], from: n
   return opening;
 }
 
+/**
+ * "don't let vm 101 start on boot", "never start ct 200 automatically", "do not delete its
+ * backups": the API has no act of not acting; a negated imperative asks to configure the thing so
+ * that it does not happen, a change.
+ */
+export function negatedImperative(opening: Opening, tokens: readonly string[], from: number): Opening {
+  const negated = (tokens[from] === 'don' && tokens[from + 1] === 't') || (tokens[from] === 'do' && tokens[from + 1] === 'not') || tokens[from] === 'never';
+  return negated ? { firstContent: opening.firstContent, verb: { rule: CHANGE, position: from, length: 1 } } : opening;
+}
+
 /** "needs to", "has to": a modal of obligation in two words. */
 const OBLIGED = new Set(['need', 'needs', 'has', 'have']);
 /** Participles not made with -ed. */

@@ -114,4 +114,9 @@ describe('the ask of a request', () => {
     const condition = ['if', 'vm', '101', 'is', 'stopped', 'start', 'it'];
     expect(findAsk(condition, condition.map(stem), [5, 7], isAct).clauses[0]).toMatchObject({ role: 'context', reason: true });
   });
+
+  it('reads a question before another ask as its context', () => {
+    const tokens = ['is', 'vm', '101', 'running', 'start', 'it'];
+    expect(findAsk(tokens, tokens.map(stem), [4, 6], (w) => w === 'start').clauses[0]?.role).toBe('context');
+  });
 });

@@ -10,7 +10,7 @@
  */
 import { isNoise } from './analyzer.js';
 import type { Concept } from './query.js';
-import { keywordsOnly, lateVerb, mannerFrame, scopes, shift, wantedState, wishedResult } from './acts.js';
+import { keywordsOnly, lateVerb, mannerFrame, negatedImperative, scopes, shift, wantedState, wishedResult } from './acts.js';
 import { findOpening, type Opening } from './opening.js';
 import { isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule } from './verbs.js';
 
@@ -85,6 +85,8 @@ export interface Clause {
   wish: boolean;
   /** The clause says why or when ("so I can …", "before the upgrade"). */
   reason: boolean;
+  /** The clause is a question about state ("is vm 101 running?"). */
+  question: boolean;
 }
 
 export interface Ask {
@@ -109,8 +111,9 @@ export interface Ask {
 export function findAsk(tokens: readonly string[], stems: readonly string[], ends: readonly number[], isAct: (word: string) => boolean = () => false): Ask {
   const clauses = splitClauses(tokens, ends).map((c) => classify(c, tokens, stems, ends.includes(c.end) && c.end < tokens.length, isAct));
   const asks = clauses.filter((c) => c.role === 'ask');
-  // "I need to take pve2 down, how do I move everything off it": the wish is why; the later ask is what.
-  for (const [k, c] of clauses.entries()) if (c.wish && c.role === 'ask' && clauses.slice(k + 1).some((d) => d.role === 'ask')) c.role = 'context';
+  // "I need to take pve2 down, how do I move everything off it": the wish is why; the later ask is
+  // what. So is a question before another ask ("what's wrong with vm 101? show me its tasks").
+  for (const [k, c] of clauses.entries()) if ((c.wish || c.question) && c.role === 'ask' && clauses.slice(k + 1).some((d) => d.role === 'ask')) c.role = 'context';
   const asking = clauses.filter((c) => c.role !== 'context');
   const chosen = clauses.filter((c) => c.role === 'ask').at(-1) ?? (asks.length === 0 && asking.length < clauses.length ? asking[0] : undefined);
   // "the gitlab token leaked, kill it": a pronoun in the ask stands for what the context told of.
@@ -126,12 +129,20 @@ export function findAsk(tokens: readonly string[], stems: readonly string[], end
       if (c.reason) for (let i = c.start; i < c.end; i++) reasons.add(i);
     }
   if (!chosen) {
-    const opening = wantedState(lateVerb(mannerFrame(findOpening([...tokens], [...stems]), tokens, stems, 0, tokens.length), tokens, 0, tokens.length), tokens, 0, tokens.length, isAct);
+    const opening = negatedImperative(
+      wantedState(lateVerb(mannerFrame(findOpening([...tokens], [...stems]), tokens, stems, 0, tokens.length), tokens, 0, tokens.length), tokens, 0, tokens.length, isAct),
+      tokens,
+      0,
+    );
     return { opening, context, reasons, start: 0, keywords: keywordsOnly(tokens, 0, tokens.length), clauses };
   }
   const opening = mannerFrame(shift(findOpening(tokens.slice(chosen.from, chosen.end), stems.slice(chosen.from, chosen.end)), chosen.from), tokens, stems, chosen.from, chosen.end);
   return {
-    opening: wishedResult(wantedState(lateVerb(opening, tokens, chosen.from, chosen.end), tokens, chosen.from, chosen.end, isAct), tokens, chosen.from, chosen.end, isAct),
+    opening: negatedImperative(
+      wishedResult(wantedState(lateVerb(opening, tokens, chosen.from, chosen.end), tokens, chosen.from, chosen.end, isAct), tokens, chosen.from, chosen.end, isAct),
+      tokens,
+      chosen.from,
+    ),
     context,
     reasons,
     start: chosen.from,
@@ -179,7 +190,7 @@ function classify(span: { start: number; end: number }, tokens: readonly string[
   }
   const words = tokens.slice(from, span.end);
   const first = words[0] ?? '';
-  const clause = { ...span, from, wish: false, reason: false };
+  const clause = { ...span, from, wish: false, reason: false, question: false };
   // "if vm 101 is stopped, start it": a condition before a comma is context too.
   if (((span.start > 0 || punctuated) && SUBORDINATORS.has(first)) || (punctuated && first === 'if')) return { ...clause, role: 'context', reason: true };
   const wish = wishes(tokens, from);
@@ -191,7 +202,7 @@ function classify(span: { start: number; end: number }, tokens: readonly string[
   const telling = (SUBJECTS.has(first) && first !== 'it') || words.some((w, j) => j > 0 && (FINITE.has(w) || pastTense(w, words[j + 1])));
   // "…, start it": an action word of the vocabulary opening a clause that tells nothing is an imperative too.
   const acting = opening.firstContent !== undefined && isAct(words[opening.firstContent] as string) && !(words[opening.firstContent] as string).endsWith('s') && !telling;
-  if (names && (wish || acting || opening.verb || opening.questionMethods || opening.manner)) return { ...clause, role: 'ask', wish };
+  if (names && (wish || acting || opening.verb || opening.questionMethods || opening.manner)) return { ...clause, role: 'ask', wish, question: opening.questionMethods !== undefined };
   return { ...clause, role: telling ? 'context' : 'plain' };
 }
 

@@ -139,6 +139,17 @@ const NEUTRAL_OPENERS = new Set([
   'let',
   'me',
   'quickly',
+  // What is left of a negative contraction ("don't", "doesn't", "won't"): the negation is read
+  // from the clause (ask.ts, acts.ts), the fragment itself names nothing.
+  'don',
+  'doesn',
+  'didn',
+  'isn',
+  'aren',
+  'wasn',
+  'won',
+  'hasn',
+  'haven',
   // Greetings, courtesy and fillers ("hey, pls …", "ok so basically …", "… asap, thanks"): no act, no thing.
   'pls',
   'plz',
