@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stem, tokenize } from './analyzer.js';
-import { findAsk, readCessation, splitParts, unknownImperative } from './ask.js';
+import { findAsk, splitParts } from './ask.js';
 import { dropMetaWords } from './intent.js';
 import { verbRule } from './verbs.js';
 
@@ -83,22 +83,6 @@ describe('the ask of a request', () => {
     expect(ask('ct 400 should remove be ha managed').verb).toBe('remove');
   });
 
-  it('reads ending an activity as removing it, but not stopping guests in a state', () => {
-    const base = (w: string) => (w === 'replicating' ? 'replicate' : undefined);
-    expect(readCessation(['stop', 'replicating', 'vm', '140'], base)).toEqual({ tokens: ['remove', 'replicate', 'vm', '140'], ceases: true });
-    expect(readCessation(['no', 'longer', 'replicate', 'vm', '333'], base)).toEqual({ tokens: ['remove', 'replicate', 'vm', '333'], ceases: true });
-    expect(readCessation(['stop', 'running', 'vms'], base)).toEqual({ tokens: ['stop', 'running', 'vms'], ceases: false });
-  });
-
-  it('reads an unknown word before an object or an embedded question as a verb', () => {
-    const tokens = (text: string) => tokenize(text);
-    const known = () => false;
-    expect(unknownImperative({ firstContent: 0 }, tokens('obtain the status of ct 200'), known).unknownVerb).toBe(0);
-    expect(unknownImperative({ firstContent: 0 }, tokens('determine which node hosts vm 150'), known).questionMethods).toEqual(['GET']);
-    expect(unknownImperative({ firstContent: 0 }, tokens('replication status'), known).unknownVerb).toBeUndefined();
-    expect(unknownImperative({ firstContent: 0 }, tokens('obtain the status'), () => true).unknownVerb).toBeUndefined();
-  });
-
   it('reads a question about a way to act as asking how to act', () => {
     for (const q of ['is there a way to clone ct 200', "what's the best way to delete vm 120", 'is it possible to resize the disk']) {
       const found = ask(q);
@@ -111,5 +95,28 @@ describe('the ask of a request', () => {
   it("reads the operator's effort as a wish, not as the act", () => {
     expect(ask("I'm trying to add a user to the admins group").verb).toBe('add');
     expect(ask('help me create a backup job').verb).toBe('create');
+  });
+
+  it('reads greetings and fillers as nothing, and a wish after "so basically I just"', () => {
+    const found = ask('hey there! pls delete the snapshot, cheers');
+    expect(found.verb).toBe('delete');
+    expect(ask('ok so basically I just want to see the storage').contextWords).toEqual([]);
+  });
+
+  it('reads an action word opening a clause that tells nothing as the ask, and a condition before a comma as context', () => {
+    const isAct = (w: string) => w === 'start';
+    const tokens = ['is', 'vm', '101', 'running', 'if', 'not', 'start', 'it'];
+    const found = findAsk(tokens, tokens.map(stem), [4, 6, 8], isAct);
+    expect(found.start).toBe(6);
+    expect(found.opening.firstContent).toBe(6);
+    const told = ['restart', 'mode', 'is', 'fine'];
+    expect(findAsk(told, told.map(stem), [4], isAct).clauses[0]?.role).toBe('context');
+    const condition = ['if', 'vm', '101', 'is', 'stopped', 'start', 'it'];
+    expect(findAsk(condition, condition.map(stem), [5, 7], isAct).clauses[0]).toMatchObject({ role: 'context', reason: true });
+  });
+
+  it('reads a question before another ask as its context', () => {
+    const tokens = ['is', 'vm', '101', 'running', 'start', 'it'];
+    expect(findAsk(tokens, tokens.map(stem), [4, 6], (w) => w === 'start').clauses[0]?.role).toBe('context');
   });
 });

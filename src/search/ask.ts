@@ -10,17 +10,17 @@
  */
 import { isNoise } from './analyzer.js';
 import type { Concept } from './query.js';
-import { GUEST_PLURALS, GUEST_WORDS, NODE_WORDS } from './roles.js';
+import { keywordsOnly, lateVerb, mannerFrame, negatedImperative, scopes, shift, wantedState, wishedResult } from './acts.js';
 import { findOpening, type Opening } from './opening.js';
-import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule, type VerbRule } from './verbs.js';
+import { isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule } from './verbs.js';
 
 /** Punctuation that ends a part of the request: , ; ! ? ( ) a sentence's period, a colon or a dash between words. */
-const PART_BREAK = /[,;!?()[\]]|\.(?:\s|$)|:(?:\s|$)|\s[-–—]+\s|[–—]/;
+const PART_BREAK = /[,;!?()[\]]|\.(?:\s|$)|:(?:\s|$)|\s[-–—]+\s|[–—]/g;
 
 /** Splits a request into its punctuated parts (empty parts dropped). */
 export function splitParts(text: string): string[] {
   return text
-    .split(new RegExp(PART_BREAK, 'g'))
+    .split(PART_BREAK)
     .map((p) => p.trim())
     .filter((p) => p !== '');
 }
@@ -32,7 +32,7 @@ const JOINERS = new Set(['and', 'but', 'then']);
 /** Subjects that open a clause of their own ("… and we want …", "someone deleted …"). */
 const SUBJECTS = new Set(['i', 'we', 'someone', 'somebody', 'they', 'it', 'he', 'she', 'nobody']);
 /** Words of wanting: "I need to …", "we want …", "I'd like …" ask for what follows. */
-const WANTS = new Set(['need', 'want', 'wanna', 'like', 'must', 'have', 'would', 'd', 'trying', 'looking', 'hoping', 'planning', 'going']);
+const WANTS = new Set(['need', 'want', 'wanna', 'like', 'must', 'have', 'would', 'd', 'trying', 'looking', 'hoping', 'planning', 'going', 'wondering']);
 /** Words that tell a state or an event rather than ask for anything ("… is wedged", "… keeps failing", "… doesn't boot"). */
 const FINITE = new Set([
   'am',
@@ -85,6 +85,8 @@ export interface Clause {
   wish: boolean;
   /** The clause says why or when ("so I can …", "before the upgrade"). */
   reason: boolean;
+  /** The clause is a question about state ("is vm 101 running?"). */
+  question: boolean;
 }
 
 export interface Ask {
@@ -103,13 +105,15 @@ export interface Ask {
 
 /**
  * The ask of a request, from its tokens and the token positions where its punctuated parts end.
- * A request of one plain clause is its own ask, read as before.
+ * A request of one plain clause is its own ask, read as before. `isAct`: the vocabulary knows the
+ * word as an action.
  */
-export function findAsk(tokens: readonly string[], stems: readonly string[], ends: readonly number[]): Ask {
-  const clauses = splitClauses(tokens, ends).map((c) => classify(c, tokens, stems, ends.includes(c.end) && c.end < tokens.length));
+export function findAsk(tokens: readonly string[], stems: readonly string[], ends: readonly number[], isAct: (word: string) => boolean = () => false): Ask {
+  const clauses = splitClauses(tokens, ends).map((c) => classify(c, tokens, stems, ends.includes(c.end) && c.end < tokens.length, isAct));
   const asks = clauses.filter((c) => c.role === 'ask');
-  // "I need to take pve2 down, how do I move everything off it": the wish is why; the later ask is what.
-  for (const [k, c] of clauses.entries()) if (c.wish && c.role === 'ask' && clauses.slice(k + 1).some((d) => d.role === 'ask')) c.role = 'context';
+  // "I need to take pve2 down, how do I move everything off it": the wish is why; the later ask is
+  // what. So is a question before another ask ("what's wrong with vm 101? show me its tasks").
+  for (const [k, c] of clauses.entries()) if ((c.wish || c.question) && c.role === 'ask' && clauses.slice(k + 1).some((d) => d.role === 'ask')) c.role = 'context';
   const asking = clauses.filter((c) => c.role !== 'context');
   const chosen = clauses.filter((c) => c.role === 'ask').at(-1) ?? (asks.length === 0 && asking.length < clauses.length ? asking[0] : undefined);
   // "the gitlab token leaked, kill it": a pronoun in the ask stands for what the context told of.
@@ -125,12 +129,20 @@ export function findAsk(tokens: readonly string[], stems: readonly string[], end
       if (c.reason) for (let i = c.start; i < c.end; i++) reasons.add(i);
     }
   if (!chosen) {
-    const opening = wantedState(lateVerb(mannerFrame(findOpening([...tokens], [...stems]), tokens, stems, 0, tokens.length), tokens, 0, tokens.length), tokens, 0, tokens.length);
+    const opening = negatedImperative(
+      wantedState(lateVerb(mannerFrame(findOpening([...tokens], [...stems]), tokens, stems, 0, tokens.length), tokens, 0, tokens.length), tokens, 0, tokens.length, isAct),
+      tokens,
+      0,
+    );
     return { opening, context, reasons, start: 0, keywords: keywordsOnly(tokens, 0, tokens.length), clauses };
   }
   const opening = mannerFrame(shift(findOpening(tokens.slice(chosen.from, chosen.end), stems.slice(chosen.from, chosen.end)), chosen.from), tokens, stems, chosen.from, chosen.end);
   return {
-    opening: wantedState(lateVerb(opening, tokens, chosen.from, chosen.end), tokens, chosen.from, chosen.end),
+    opening: negatedImperative(
+      wishedResult(wantedState(lateVerb(opening, tokens, chosen.from, chosen.end), tokens, chosen.from, chosen.end, isAct), tokens, chosen.from, chosen.end, isAct),
+      tokens,
+      chosen.from,
+    ),
     context,
     reasons,
     start: chosen.from,
@@ -167,7 +179,7 @@ function opensQuestion(tokens: readonly string[], i: number): boolean {
  * What a clause does. `punctuated`: a comma or a period ends it and more follows, so a reason or
  * time that opens the request ("after the kernel update pve3 hangs, …") is one too.
  */
-function classify(span: { start: number; end: number }, tokens: readonly string[], stems: readonly string[], punctuated: boolean): Clause {
+function classify(span: { start: number; end: number }, tokens: readonly string[], stems: readonly string[], punctuated: boolean, isAct: (word: string) => boolean): Clause {
   let from = span.start;
   while (from < span.end - 1 && (JOINERS.has(tokens[from] as string) || tokens[from] === 'please')) from += 1;
   // "…, so first I'd like to see …": a "so" that leads to a wish or a question is no reason.
@@ -178,16 +190,19 @@ function classify(span: { start: number; end: number }, tokens: readonly string[
   }
   const words = tokens.slice(from, span.end);
   const first = words[0] ?? '';
-  const clause = { ...span, from, wish: false, reason: false };
-  if ((span.start > 0 || punctuated) && SUBORDINATORS.has(first)) return { ...clause, role: 'context', reason: true };
+  const clause = { ...span, from, wish: false, reason: false, question: false };
+  // "if vm 101 is stopped, start it": a condition before a comma is context too.
+  if (((span.start > 0 || punctuated) && SUBORDINATORS.has(first)) || (punctuated && first === 'if')) return { ...clause, role: 'context', reason: true };
   const wish = wishes(tokens, from);
   // "we are running out of space": a subject and a finite verb state; "are" does not ask here.
-  if (SUBJECTS.has(first) && FINITE.has(words[1] ?? '')) return { ...clause, role: 'context' };
+  if (SUBJECTS.has(first) && FINITE.has(words[1] ?? '') && !wish) return { ...clause, role: 'context' };
   const opening = findOpening(words, stems.slice(from, span.end));
   // "…, what's the call?": a question that names nothing asks nothing of its own.
   const names = words.some((w) => !isNoise(w) && !isStateQuestion(w) && !isNeutralOpener(w));
-  if (names && (wish || opening.verb || opening.questionMethods || opening.manner)) return { ...clause, role: 'ask', wish };
   const telling = (SUBJECTS.has(first) && first !== 'it') || words.some((w, j) => j > 0 && (FINITE.has(w) || pastTense(w, words[j + 1])));
+  // "…, start it": an action word of the vocabulary opening a clause that tells nothing is an imperative too.
+  const acting = opening.firstContent !== undefined && isAct(words[opening.firstContent] as string) && !(words[opening.firstContent] as string).endsWith('s') && !telling;
+  if (names && (wish || acting || opening.verb || opening.questionMethods || opening.manner)) return { ...clause, role: 'ask', wish, question: opening.questionMethods !== undefined };
   return { ...clause, role: telling ? 'context' : 'plain' };
 }
 
@@ -208,16 +223,19 @@ function subjectOf(clause: Clause | undefined, tokens: readonly string[]): Set<n
 
 /** "I need …", "we want …", "I'd like …", "we have to …" (not "I have a container …"). */
 function wishes(tokens: readonly string[], at: number): boolean {
-  // "I'm trying to …", "we are planning to …".
-  const be = BE.has(tokens[at + 1] ?? '') ? 1 : 0;
-  const want = tokens[at + 1 + be] ?? '';
-  return SUBJECTS.has(tokens[at] ?? '') && WANTS.has(want) && (want !== 'have' || tokens[at + 2 + be] === 'to');
+  let k = at + 1;
+  // "I'm trying to …", "I just want …", "we really need …".
+  while (BE.has(tokens[k] ?? '') || ADVERBS.has(tokens[k] ?? '')) k += 1;
+  const want = tokens[k] ?? '';
+  return SUBJECTS.has(tokens[at] ?? '') && WANTS.has(want) && (want !== 'have' || tokens[k + 1] === 'to');
 }
 
-const BE = new Set(['m', 'am', 're', 'are']);
+const ADVERBS = new Set(['just', 'really', 'also', 'only', 'still', 'actually', 'basically', 'now']);
 
-/** Words between "so" and what it leads to ("so first …", "so now …"). */
-const SO_FILLERS = new Set(['first', 'now', 'then', 'next']);
+const BE = new Set(['m', 'am', 're', 'are', 'was', 'were']);
+
+/** Words between "so" and what it leads to ("so first …", "so basically …"). */
+const SO_FILLERS = new Set(['first', 'now', 'then', 'next', 'basically', 'just', 'actually', 'really', 'anyway', 'yeah']);
 /** Words that open a request of the operator's own ("please …", "can you …", "how do I …"). */
 const ASK_OPENERS = new Set(['please', 'can', 'could', 'how']);
 
@@ -244,156 +262,4 @@ export function weighContext(concepts: Concept[], spans: ReadonlyArray<ReadonlyA
     if (c.source.split(' ').every(scopes) && !read.some((span) => within(ask.reasons, span))) continue;
     concepts[k] = { ...c, weight: c.weight * CONTEXT_WEIGHT };
   }
-}
-
-/** Words of a sentence: a clause holding one is written in prose, not as keywords. */
-const PROSE = new Set(['the', 'a', 'an', 'my', 'our', 'its', 'their', 'this', 'that', 'these', 'those', 'i', 'we', 'you', 'it', 'is', 'are', 'of', 'to', 'for', 'from', 'with', 'in', 'on', 'at']);
-
-/**
- * "sdn vnet create", "vm cpu type change 103", "ceph mon add pve3": in a clause of bare keywords a
- * generic verb after the object is the act, as if written first. In prose a verb word after the
- * object is usually a noun ("the update list"), so only keyword clauses are read so.
- */
-function keywordsOnly(tokens: readonly string[], from: number, end: number): boolean {
-  for (let i = from; i < end; i++) if (PROSE.has(tokens[i] as string)) return false;
-  return true;
-}
-
-function lateVerb(opening: Opening, tokens: readonly string[], from: number, end: number): Opening {
-  if (opening.verb || opening.questionMethods || opening.manner || opening.firstContent === undefined) return opening;
-  if (!keywordsOnly(tokens, from, end)) return opening;
-  for (let i = opening.firstContent + 1; i < end; i++) {
-    const rule = verbRule(tokens[i] as string, tokens[i] as string);
-    if (rule) return { ...opening, verb: { rule, position: i, length: 1 } };
-  }
-  return opening;
-}
-
-/** Modals that say how something ought to be ("pve2 should resolve via 1.1.1.1"). */
-const OUGHT = new Set(['should', 'must', 'shall']);
-/** Words between such a modal and its verb. */
-const OUGHT_FILLERS = new Set(['not', 'never', 'be', 'always', 'now', 'also', 'only']);
-
-/**
- * "pve2 should resolve via 1.1.1.1", "nightly vzdump should run at 02:30", "ct 400 should no
- * longer be ha managed" (read as "should remove …" by `readCessation`): a thing and how it ought to
- * be asks to change it. The generic verb after the modal is the act; any other verb there is the
- * new state, so the act is a change.
- */
-function wantedState(opening: Opening, tokens: readonly string[], from: number, end: number): Opening {
-  if (opening.verb || opening.questionMethods || opening.manner || opening.firstContent === undefined) return opening;
-  // After the thing it is said of: "should I …" asks instead.
-  for (let i = from + 1; i < end; i++) {
-    if (!OUGHT.has(tokens[i] as string)) continue;
-    let j = i + 1;
-    while (OUGHT_FILLERS.has(tokens[j] ?? '')) j += 1;
-    const rule = verbRule(tokens[j] ?? '', tokens[j] ?? '');
-    return rule ? { ...opening, verb: { rule, position: j, length: 1 } } : { ...opening, verb: { rule: CHANGE, position: i, length: 1 } };
-  }
-  return opening;
-}
-
-const CHANGE = verbRule('change', 'change') as VerbRule;
-/** Verbs that end an activity ("stop replicating …"). */
-const CEASING = new Set(['stop', 'quit', 'cease']);
-
-/**
- * "stop replicating vm 140", "no longer replicate vm 333", "stop managing ct:210 with ha": ending
- * an activity removes what keeps it going (the replication job, the HA resource), so the words are
- * read as "remove" and the activity's verb (its gerund made plain when `base` knows it); a guest
- * named is what the activity applies to, not what is removed (`ceases`). "stop
- * running vms" stops guests: a state word after "stop" is not an activity.
- */
-export function readCessation(tokens: readonly string[], base: (gerund: string) => string | undefined): { tokens: string[]; ceases: boolean } {
-  const out: string[] = [];
-  let ceases = false;
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i] as string;
-    const next = tokens[i + 1] ?? '';
-    if (CEASING.has(t) && next.endsWith('ing') && next.length > 5 && next !== 'running') {
-      out.push('remove', base(next) ?? next);
-      i += 1;
-      ceases = true;
-    } else if (t === 'no' && next === 'longer') {
-      out.push('remove');
-      i += 1;
-      ceases = true;
-    } else out.push(t);
-  }
-  return { tokens: out, ceases };
-}
-
-/** A guest or node a statement names is where the ask acts ("the vm won't boot …, can I see what is pending"). */
-function scopes(word: string): boolean {
-  return GUEST_WORDS.has(word) || GUEST_PLURALS.has(word) || NODE_WORDS.has(word);
-}
-
-/** Words that open an object right after a verb ("obtain the …", "terminate all …", "persist its …"). */
-const OBJECT_OPENERS = new Set(['the', 'a', 'an', 'all', 'every', 'each', 'any', 'some', 'its', 'their', 'our', 'your', 'my', 'this', 'these', 'those']);
-/** Words that open a question embedded after a verb ("determine which node …", "figure out whether …"). */
-const EMBEDDED = new Set(['which', 'what', 'who', 'whether', 'if', 'where', 'how']);
-
-/**
- * "Obtain the current status of ct 200", "terminate vm 105", "determine which node hosts vm 150":
- * the ask opens with a word that neither the vocabulary nor the schema knows, right before its
- * object or an embedded question. It is a verb whose meaning the rest carries: it is searched as
- * lightly as a verb (`unknownVerb`), and before an embedded question the request asks to read.
- */
-export function unknownImperative(opening: Opening, tokens: readonly string[], known: (i: number) => boolean): Opening {
-  const at = opening.firstContent;
-  if (opening.verb || opening.questionMethods || at === undefined || known(at) || !/^[a-z]{3,}$/.test(tokens[at] as string)) return opening;
-  const next = tokens[at + 1] ?? '';
-  if (EMBEDDED.has(next)) return { ...opening, unknownVerb: at, questionMethods: QUESTION_METHODS };
-  return OBJECT_OPENERS.has(next) || scopes(next) ? { ...opening, unknownVerb: at } : opening;
-}
-
-/** Words of a question that asks for a way to act ("is there a way to …", "what's the best way to …", "is it possible to …"). */
-const FRAMES = new Set([
-  'possible',
-  'way',
-  'ways',
-  'best',
-  'easiest',
-  'right',
-  'correct',
-  'proper',
-  'recommended',
-  'call',
-  'able',
-  'allowed',
-  'supposed',
-  'method',
-  'option',
-  'command',
-  'there',
-  'any',
-]);
-/** How far into its clause such a question's "to" may stand. */
-const FRAME_REACH = 8;
-
-/**
- * "is there a way to clone ct 200", "what's the best way to migrate vm 120", "is it possible to
- * resize a disk": a question about a way to act asks how to act, like "how do I": the clause after
- * "to" decides, not the question word.
- */
-function mannerFrame(opening: Opening, tokens: readonly string[], stems: readonly string[], from: number, end: number): Opening {
-  if (!opening.questionMethods) return opening;
-  let framed = false;
-  for (let k = from; k < Math.min(end, from + FRAME_REACH); k++) {
-    const t = tokens[k] as string;
-    if (t === 'to' && framed) {
-      const act = shift(findOpening(tokens.slice(k + 1, end), stems.slice(k + 1, end)), k + 1);
-      return act.verb || act.firstContent !== undefined ? { ...act, manner: true } : opening;
-    }
-    if (FRAMES.has(t)) framed = true;
-    else if (!isNoise(t) && !isStateQuestion(t) && !isNeutralOpener(t)) return opening;
-  }
-  return opening;
-}
-
-function shift(opening: Opening, by: number): Opening {
-  const out: Opening = { ...opening };
-  if (opening.verb) out.verb = { ...opening.verb, position: opening.verb.position + by };
-  if (opening.firstContent !== undefined) out.firstContent = opening.firstContent + by;
-  return out;
 }

@@ -9,10 +9,9 @@ import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phra
 /** Modals that make a verb after a question hypothetical ("what would change", "what will happen if I delete"). */
 const HYPOTHETICAL = new Set(['would', 'will', 'might']);
 
-/**
- * "can you start vm 150", "could you please reboot it", "would you delete …": a request put
- * politely, an imperative — not a question about whether the guest can start.
- */
+/** Subjects after which a question word is a plain verb. */
+const PRONOUNS = new Set(['i', 'we', 'you', 'they', 'it', 'he', 'she']);
+/** Modals that, asked of "you", request an act. */
 const POLITE_MODALS = new Set(['can', 'could', 'would', 'will']);
 
 /** "how much …", "how many …", "how long …" ask for a figure: a read, like "which …". */
@@ -51,10 +50,11 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
     // "what would change if I applied …" asks what an act would do: still a question.
     if (rule && question && HYPOTHETICAL.has(tokens[i - 1] ?? '')) continue;
     if (rule) return { verb: { rule: separableVerbRule(token, tokens.slice(i + 1)) ?? rule, position: i, length: 1 } };
-    if (POLITE_MODALS.has(token) && tokens[i + 1] === 'you' && !question && tokens[i - 1] !== 'how') {
-      i += 1;
-      continue;
-    }
+    // "can you restart vm 101", "could you please …", "I was wondering if you could …": asked of
+    // the one who acts, a modal is a polite imperative, not a question about state.
+    if (POLITE_MODALS.has(token) && (tokens[i + 1] === 'you' || tokens[i - 1] === 'you')) continue;
+    // "I was wondering …", "we are trying …": after its subject a form of "be" or "have" states.
+    if (isStateQuestion(token) && PRONOUNS.has(tokens[i - 1] ?? '')) continue;
     if (tokens[i - 1] === 'how' && isMannerModal(token)) {
       manner = true;
       continue;

@@ -10,10 +10,12 @@ import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
 import { namedItemKinds, nameSpelledItems } from './items.js';
 import { acting, rejoinSplitActions } from './opening.js';
-import { findAsk, readCessation, splitParts, unknownImperative, weighContext } from './ask.js';
+import { readCessation, readPassive, readResult, unknownImperative } from './acts.js';
+import { findAsk, splitParts, weighContext } from './ask.js';
 import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, gerund, namesListing, namesSomethingElse, POWER_ACTS, unknownVerbBeforeTarget } from './intent.js';
 import { GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
+import { matchPhrase, opensLongerPhrase } from './phrases.js';
 import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
 
 export interface Concept {
@@ -114,6 +116,12 @@ const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
   // it; the value's own words say nothing.
   [/\b(named|called|tagged|labelled|labeled)\s+["']?[\w.-]+["']?/gi, ' $1 '],
 ];
+/**
+ * An agent's function-style name ("listSnapshots", "getClusterStatus", "deleteUser") is its words:
+ * a lowercase start and capitalised words after it. "iSCSI", "VM.PowerMgmt" or "PVEAuditor" are
+ * not written so and stay whole.
+ */
+const CAMEL_CASE = /\b[a-z]+(?:[A-Z][a-z]+)+\b/g;
 /** The index term of the kind of thing each ID names: the request is about that one item (items.ts). */
 const ID_KINDS: ReadonlyArray<[RegExp, string]> = [
   [/\bUPID:\S*/i, 'task'],
@@ -139,7 +147,10 @@ export function parseQuery(
   pathPair?: (first: string, second: string) => boolean,
   itemValue?: (term: string) => boolean,
 ): ParsedQuery {
-  const withIds = NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text);
+  const withIds = NAMED_IDS.reduce(
+    (t, [pattern, kind]) => t.replace(pattern, kind),
+    text.replace(CAMEL_CASE, (word) => word.replace(/(?<=[a-z])(?=[A-Z])/g, ' ')),
+  );
   const referenced = nameSpelledItems(withIds, synonyms, identifiers);
   const isVerb = (word: string) => verbRule(word, stem(word)) !== undefined || synonyms.get(stem(word))?.some((r) => r.methods !== undefined && r.tokens.length === 1) === true;
   // Each punctuated part is read on its own: a split action or a meta word does not reach across a comma.
@@ -147,13 +158,13 @@ export function parseQuery(
   const parts: number[] = [];
   let ceases = false;
   for (const part of splitParts(referenced)) {
-    const cessation = readCessation(tokenize(part), (word) => gerund(word, isVerb));
+    const cessation = readCessation(readResult(readPassive(tokenize(part), isVerb), isVerb), (word) => gerund(word, isVerb));
     ceases ||= cessation.ceases;
     tokens.push(...dropMetaWords(rejoinSplitActions(cessation.tokens, synonyms), isVerb));
     parts.push(tokens.length);
   }
   const stems = tokens.map(stem);
-  const ask = findAsk(tokens, stems, parts);
+  const ask = findAsk(tokens, stems, parts, isVerb);
   const known = (i: number) => synonyms.has(stems[i] as string) || identifiers?.(stems[i] as string) === true;
   const opening = unknownImperative(ask.opening, tokens, known);
   const concepts: Concept[] = [];
@@ -321,7 +332,7 @@ export function parseQuery(
   // "add vm 130 to the dev pool": joining a thing that exists changes it.
   const methods = (joinsExisting ? CHANGE_FIRST : verbMethods) ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
   const propertyOf = oneNamed && !methods && !hinted && opening.manner !== true;
-  const namedItems = opening.verb?.rule.methods[0] === 'POST' ? new Set<string>() : namedItemKinds(tokens, stems, synonyms, identifiers);
+  const namedItems = opening.verb?.rule.methods[0] === 'POST' ? new Set<string>() : namedItemKinds(tokens, stems, synonyms, identifiers, ask.keywords);
   if (opening.verb?.rule.methods[0] !== 'POST') for (const [pattern, kind] of ID_KINDS) if (pattern.test(text)) namedItems.add(kind);
   const shape = {
     namedItems,
@@ -386,40 +397,3 @@ function verbConcept(rule: VerbRule, stemmed: string): Concept {
   terms.set(stemmed, Math.max(terms.get(stemmed) ?? 0, VERB_OWN_TERM_WEIGHT));
   return { terms, weight: VERB_WEIGHT, source: stemmed, verb: true };
 }
-
-function opensLongerPhrase(stems: string[], i: number, synonyms: ReadonlyMap<string, CompiledSynonym[]>): boolean {
-  const phrase = matchPhrase(stems, i, synonyms, undefined);
-  return phrase !== undefined && phrase.span > 1;
-}
-
-function matchPhrase(stems: string[], start: number, synonyms: ReadonlyMap<string, CompiledSynonym[]>, verbPosition: number | undefined): Phrase | undefined {
-  const candidates = synonyms.get(stems[start] as string);
-  if (!candidates) return undefined;
-  for (const candidate of candidates) {
-    const span = phraseSpan(stems, start, candidate.tokens);
-    if (span === undefined) continue;
-    if (verbPosition !== undefined && verbPosition >= start && verbPosition < start + span) continue;
-    return { ...candidate, span };
-  }
-  return undefined;
-}
-
-/**
- * Articles and possessives between a phrase's words do not break it: "freeze the filesystems" is
- * "freeze filesystem", "restore the file" is "restore file". The number of query words the phrase
- * covers, or undefined when it does not match at `start`.
- */
-function phraseSpan(stems: string[], start: number, words: readonly string[]): number | undefined {
-  let j = start;
-  for (let k = 0; k < words.length; k++) {
-    while (k > 0 && stems[j] !== words[k] && INSIDE_PHRASE.has(stems[j] as string)) j += 1;
-    if (stems[j] !== words[k]) return undefined;
-    j += 1;
-  }
-  return j - start;
-}
-
-/** Words that may sit between a phrase's words without changing it. */
-const INSIDE_PHRASE = new Set(['the', 'a', 'an', 'its', 'their', 'my', 'our', 'your', 'his', 'her', 'this', 'that', 'these', 'those']);
-
-type Phrase = CompiledSynonym & { span: number };

@@ -95,6 +95,7 @@ export const VERB_RULES: readonly VerbRule[] = [
       'reduce',
       'decrease',
       'exclude',
+      'ensure',
     ],
     methods: ['PUT', 'POST'],
     terms: { update: 0.5, set: 0.4, config: 0.5, option: 0.4, modify: 0.3 },
@@ -138,7 +139,37 @@ const NEUTRAL_OPENERS = new Set([
   'let',
   'me',
   'quickly',
-  // "I'm trying to …", "help me …", "looking to …": the operator's effort, not the act.
+  // What is left of a negative contraction ("don't", "doesn't", "won't"): the negation is read
+  // from the clause (ask.ts, acts.ts), the fragment itself names nothing.
+  'don',
+  'doesn',
+  'didn',
+  'isn',
+  'aren',
+  'wasn',
+  'won',
+  'hasn',
+  'haven',
+  // Greetings, courtesy and fillers ("hey, pls …", "ok so basically …", "… asap, thanks"): no act, no thing.
+  'pls',
+  'plz',
+  'hi',
+  'hello',
+  'hey',
+  'thanks',
+  'thank',
+  'thx',
+  'cheers',
+  'ok',
+  'okay',
+  'basically',
+  'btw',
+  'lol',
+  'asap',
+  // "I'm trying to …", "help me …", "looking to …", "I was wondering if you could …", "do you
+  // think you could …": the operator's effort or politeness, not the act.
+  'wondering',
+  'think',
   'trying',
   'looking',
   'hoping',
@@ -160,6 +191,8 @@ const PHRASAL_VERBS: Readonly<Record<string, string>> = {
   'look up': 'show',
   'spin off': 'create',
   'make it': 'change',
+  // "make sure vm 101 starts at boot": a state to hold, set in a configuration.
+  'make sure': 'change',
   'make them': 'change',
   // "give me the ram usage of every node": what is given to the asker is shown, not granted.
   'give me': 'show',
