@@ -30,6 +30,15 @@ describe('the ask of a request', () => {
     expect(found.tokens[found.start]).toBe('yank');
   });
 
+  it('reads a "so" that leads to an imperative as the ask, and one that leads to a statement as a reason', () => {
+    const found = ask('we just had a scare with a failed disk, so set up a nightly backup of all guests');
+    expect(found.opening.verb?.rule.methods[0]).toBe('POST');
+    expect(found.contextWords).toContain('scare');
+    expect(found.contextWords).not.toContain('backup');
+    const reason = ask('freeze the disks of vm 130, so I can snapshot it');
+    expect(reason.contextWords).toContain('snapshot');
+  });
+
   it('reads a later question as the ask, and a wish before it as its purpose', () => {
     const found = ask('we are running out of space on local-zfs, which volumes are the biggest');
     expect(found.opening.questionMethods).toEqual(['GET']);

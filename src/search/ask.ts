@@ -182,11 +182,14 @@ function opensQuestion(tokens: readonly string[], i: number): boolean {
 function classify(span: { start: number; end: number }, tokens: readonly string[], stems: readonly string[], punctuated: boolean, isAct: (word: string) => boolean): Clause {
   let from = span.start;
   while (from < span.end - 1 && (JOINERS.has(tokens[from] as string) || tokens[from] === 'please')) from += 1;
-  // "…, so first I'd like to see …": a "so" that leads to a wish or a question is no reason.
+  // "…, so first I'd like to see …", "we had a scare, so set up a nightly backup": a "so" that
+  // leads to a wish, a question or an imperative is no reason.
   if (tokens[from] === 'so') {
     let k = from + 1;
     while (SO_FILLERS.has(tokens[k] ?? '')) k += 1;
-    if (wishes(tokens, k) || ASK_OPENERS.has(tokens[k] ?? '')) from = k;
+    const next = tokens[k] ?? '';
+    const imperative = verbRule(next, stems[k] ?? next) !== undefined || phrasalVerbRule(next, tokens[k + 1]) !== undefined || isAct(next);
+    if (wishes(tokens, k) || ASK_OPENERS.has(next) || imperative) from = k;
   }
   const words = tokens.slice(from, span.end);
   const first = words[0] ?? '';

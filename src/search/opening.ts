@@ -52,7 +52,8 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
     if (rule) return { verb: { rule: separableVerbRule(token, tokens.slice(i + 1)) ?? rule, position: i, length: 1 } };
     // "can you restart vm 101", "could you please …", "I was wondering if you could …": asked of
     // the one who acts, a modal is a polite imperative, not a question about state.
-    if (POLITE_MODALS.has(token) && (tokens[i + 1] === 'you' || tokens[i - 1] === 'you')) continue;
+    // After "how" it asks for a way to act ("how can you stop …"), read below.
+    if (POLITE_MODALS.has(token) && tokens[i - 1] !== 'how' && (tokens[i + 1] === 'you' || tokens[i - 1] === 'you')) continue;
     // "I was wondering …", "we are trying …": after its subject a form of "be" or "have" states.
     if (isStateQuestion(token) && PRONOUNS.has(tokens[i - 1] ?? '')) continue;
     if (tokens[i - 1] === 'how' && isMannerModal(token)) {
@@ -69,7 +70,7 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
 }
 
 /** Particles a two-word action splits around its object ("shut the host down", "roll vm 300 back"). */
-const SPLIT_PARTICLES = new Set(['down', 'up', 'off', 'back', 'out']);
+const SPLIT_PARTICLES = new Set(['down', 'up', 'off', 'on', 'back', 'out']);
 const COORDINATORS = new Set(['and', 'or']);
 /** How many words may stand between an action word and its particle. */
 const MAX_SPLIT = 3;
@@ -85,7 +86,7 @@ export function rejoinSplitActions(tokens: string[], synonyms: ReadonlyMap<strin
     for (let j = i + 2; j <= i + 1 + MAX_SPLIT && j < tokens.length; j++) {
       const particle = tokens[j] as string;
       // "power guests on and off": particles joined by a conjunction belong to no one action.
-      if (COORDINATORS.has(tokens[j - 1] as string)) break;
+      if (COORDINATORS.has(tokens[j - 1] as string) || COORDINATORS.has(tokens[j + 1] ?? '')) break;
       if (!SPLIT_PARTICLES.has(particle) || !rules.some((r) => r.tokens.length === 2 && r.tokens[1] === stem(particle))) continue;
       const next = tokens[j + 1];
       if (next !== undefined && !isNoise(next)) break;
