@@ -37,6 +37,10 @@ const QuerySetSchema = z.object({
   questionHoldout5: z.array(QueryCaseSchema).default([]),
   /** A sixth held-out set, written in round 7 before that round's ranking changes in styles unlike the earlier sets, never tuned on: the honest figure. */
   questionHoldout6: z.array(QueryCaseSchema).default([]),
+  /** A seventh, written blind by someone who never read the search code (session 12); tuned on after round 8 merged. */
+  questionHoldout7: z.array(QueryCaseSchema).default([]),
+  /** An eighth, written blind the same way during round 8 and never tuned on: the honest figure. */
+  questionHoldout8: z.array(QueryCaseSchema).default([]),
 });
 
 export type QueryCase = z.output<typeof QueryCaseSchema>;

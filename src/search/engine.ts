@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { HTTP_METHODS, RISK_CLASSES, splitPath, type ApiModel, type HttpMethod, type Operation, type RiskClass } from '../schema/model.js';
 import { SearchQueryError } from './errors.js';
+import { namedCommands } from './cli-commands.js';
 import { helperOperations } from './helpers.js';
 import type { SearchHit } from './hit.js';
 import { parseQuery } from './query.js';
@@ -101,9 +102,13 @@ export class ApiSearch {
     return hits.slice(0, limit).map(([id, score]) => this.hit(id, score));
   }
 
-  /** Operations named outright by key or path (concrete paths resolve through the model), or by an SDK helper that reads them. */
+  /**
+   * Operations named outright by key or path (concrete paths resolve through the model), by an SDK
+   * helper that reads them, or by a node command that calls them (`qm set`, `pvesh get /…`).
+   */
   private explicitOperations(query: string): number[] {
-    const helped = helperOperations(query).flatMap((key) => {
+    const commanded = namedCommands(query).flatMap(({ keys, pvesh }) => (pvesh ? [this.model.matchPath(pvesh.method, pvesh.path)?.operation?.key] : keys));
+    const helped = [...new Set([...commanded, ...helperOperations(query)])].flatMap((key) => {
       const id = this.operations.findIndex((op) => op.key === key);
       return id === -1 ? [] : [id];
     });

@@ -4,9 +4,8 @@
  * in no vocabulary (an unknown word before a guest or node an ID names is a verb).
  */
 import type { HttpMethod } from '../schema/model.js';
-import { isNoise, tokenize } from './analyzer.js';
+import { isNoise } from './analyzer.js';
 import { GUEST_PLURALS, GUEST_WORDS, NODE_WORDS, ONE_OF } from './roles.js';
-import type { Concept } from './query.js';
 import type { VerbRule } from './verbs.js';
 
 /** Words that introduce the verb's object as a thing that does not exist yet. */
@@ -38,40 +37,6 @@ export function unknownVerbBeforeTarget(tokens: readonly string[], at: number | 
   if (ONE_OF.has(tokens[i] ?? '')) i += 1;
   if (tokens[i] === 'node') return true;
   return GUEST_WORDS.has(tokens[i] ?? '') && /^[0-9]+$/.test(tokens[i + 1] ?? '');
-}
-
-/** Words that open a clause saying why or when ("so I can snapshot", "before the upgrade", "while it runs"). */
-const SUBORDINATORS = new Set(['so', 'before', 'after', 'while', 'because', 'since', 'until', 'once', 'otherwise', 'when', 'whenever']);
-/** Weight of what such a clause names: the context of the act, not its object. */
-const CLAUSE_WEIGHT = 0.5;
-
-/**
- * Weighs down (in place) the concepts named only in a clause after the request's object that says
- * why or when: "freeze vm 130's disks so I can snapshot" acts on the disks, not on a snapshot. The
- * clause ends at the next punctuation (`ends`: token positions where a sentence part ends), so
- * "…after too many attempts, unlock her" still asks to unlock.
- */
-export function weighClauses(tokens: readonly string[], concepts: Concept[], ends: readonly number[]): void {
-  const at = tokens.findIndex((t, i) => i > 0 && SUBORDINATORS.has(t));
-  if (at === -1) return;
-  const end = ends.find((e) => e > at + 1) ?? tokens.length;
-  const before = new Set([...tokens.slice(0, at), ...tokens.slice(end)]);
-  const after = new Set(tokens.slice(at + 1, end));
-  for (const [k, c] of concepts.entries()) {
-    const words = c.source.split(' ');
-    if (!c.verb && words.every((w) => after.has(w) && !before.has(w))) concepts[k] = { ...c, weight: c.weight * CLAUSE_WEIGHT };
-  }
-}
-
-/** Token positions at which a part of the request ends (after a comma, semicolon, question mark or a sentence's period). */
-export function partEnds(text: string): number[] {
-  const ends: number[] = [];
-  let count = 0;
-  for (const part of text.split(/[,;!?]|\.(?:\s|$)/)) {
-    count += tokenize(part).length;
-    ends.push(count);
-  }
-  return ends;
 }
 
 /** Nouns that name a listing of the things before them ("template list", "user overview"). */
@@ -133,7 +98,7 @@ export function dropMetaWords(tokens: readonly string[], isVerb: (word: string) 
 }
 
 /** The verb a gerund is made of ("creating" → create, "stopping" → stop), when `isVerb` knows it. */
-function gerund(word: string | undefined, isVerb: (word: string) => boolean): string | undefined {
+export function gerund(word: string | undefined, isVerb: (word: string) => boolean): string | undefined {
   if (word === undefined || !word.endsWith('ing') || word.length < 6) return undefined;
   const stemmed = word.slice(0, -3);
   for (const base of [stemmed, `${stemmed}e`, stemmed.slice(0, -1)]) if (isVerb(base)) return base;

@@ -14,20 +14,23 @@ const KIND_TERM_MIN = 0.6;
 /**
  * Terms of the kinds the request names one item of: a known noun right before a word neither the
  * vocabulary nor the schema knows (or a number), or right after one that follows an article.
+ * `keywords`: the request is bare keywords (ask.ts), where a name needs no spelling of its own.
  */
 export function namedItemKinds(
   tokens: readonly string[],
   stems: readonly string[],
   synonyms: ReadonlyMap<string, CompiledSynonym[]>,
   identifiers: ((term: string) => boolean) | undefined,
+  keywords = false,
 ): Set<string> {
   const known = (i: number) => synonyms.has(stems[i] as string) || identifiers?.(stems[i] as string) === true;
   const word = (i: number) => {
     const t = tokens[i];
     return t !== undefined && !isNoise(t) && verbRule(t, stems[i] as string) === undefined && /^[a-z0-9][\w.-]*$/.test(t);
   };
-  // An unknown word is a name where names go: last, or spelled like one (digits, dashes, dots).
-  const spelledAsName = (i: number) => /[0-9_.-]/.test(tokens[i] as string) || i === tokens.length - 1;
+  // An unknown word is a name where names go: last, or spelled like one (digits, dashes, dots); in
+  // a request of bare keywords ("pool staging delete") anywhere after its kind.
+  const spelledAsName = (i: number) => keywords || /[0-9_.-]/.test(tokens[i] as string) || i === tokens.length - 1;
   const name = (i: number) => word(i) && ((!known(i) && spelledAsName(i)) || /^[0-9][\w.-]*$/.test(tokens[i] as string));
   const nameAfterArticle = (i: number) => word(i) && !known(i) && ONE_OF.has(tokens[i - 1] ?? '');
   const kinds = new Set<string>();

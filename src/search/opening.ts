@@ -9,6 +9,11 @@ import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phra
 /** Modals that make a verb after a question hypothetical ("what would change", "what will happen if I delete"). */
 const HYPOTHETICAL = new Set(['would', 'will', 'might']);
 
+/** Subjects after which a question word is a plain verb. */
+const PRONOUNS = new Set(['i', 'we', 'you', 'they', 'it', 'he', 'she']);
+/** Modals that, asked of "you", request an act. */
+const POLITE_MODALS = new Set(['can', 'could', 'would', 'will']);
+
 /** "how much …", "how many …", "how long …" ask for a figure: a read, like "which …". */
 const MEASURES = new Set(['much', 'many', 'long', 'full', 'big', 'large', 'old', 'often', 'fast', 'busy']);
 
@@ -19,6 +24,8 @@ export interface Opening {
   firstContent?: number;
   /** The request asks how to act ("how do I …", "how can I …", "how to …"). */
   manner?: boolean;
+  /** Position of an opening word read as a verb whose meaning the rest of the request carries (ask.ts `unknownImperative`). */
+  unknownVerb?: number;
 }
 
 /** The request asks to act: a verb that writes, or an action word that opens it. */
@@ -43,6 +50,12 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
     // "what would change if I applied …" asks what an act would do: still a question.
     if (rule && question && HYPOTHETICAL.has(tokens[i - 1] ?? '')) continue;
     if (rule) return { verb: { rule: separableVerbRule(token, tokens.slice(i + 1)) ?? rule, position: i, length: 1 } };
+    // "can you restart vm 101", "could you please …", "I was wondering if you could …": asked of
+    // the one who acts, a modal is a polite imperative, not a question about state.
+    // After "how" it asks for a way to act ("how can you stop …"), read below.
+    if (POLITE_MODALS.has(token) && tokens[i - 1] !== 'how' && (tokens[i + 1] === 'you' || tokens[i - 1] === 'you')) continue;
+    // "I was wondering …", "we are trying …": after its subject a form of "be" or "have" states.
+    if (isStateQuestion(token) && PRONOUNS.has(tokens[i - 1] ?? '')) continue;
     if (tokens[i - 1] === 'how' && isMannerModal(token)) {
       manner = true;
       continue;
@@ -56,19 +69,8 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
   return question ? { questionMethods: QUESTION_METHODS } : {};
 }
 
-/** "the backup failed, show me the log": with no verb or question first, a later part opening with a verb decides. */
-export function laterImperative(opening: Opening, tokens: string[], stems: string[], parts: readonly number[]): Opening {
-  if (opening.verb || opening.questionMethods) return opening;
-  for (const start of parts) {
-    if (start >= tokens.length) break;
-    const later = findOpening(tokens.slice(start), stems.slice(start));
-    if (later.verb) return { ...opening, verb: { ...later.verb, position: later.verb.position + start } };
-  }
-  return opening;
-}
-
 /** Particles a two-word action splits around its object ("shut the host down", "roll vm 300 back"). */
-const SPLIT_PARTICLES = new Set(['down', 'up', 'off', 'back', 'out']);
+const SPLIT_PARTICLES = new Set(['down', 'up', 'off', 'on', 'back', 'out']);
 const COORDINATORS = new Set(['and', 'or']);
 /** How many words may stand between an action word and its particle. */
 const MAX_SPLIT = 3;
@@ -84,7 +86,7 @@ export function rejoinSplitActions(tokens: string[], synonyms: ReadonlyMap<strin
     for (let j = i + 2; j <= i + 1 + MAX_SPLIT && j < tokens.length; j++) {
       const particle = tokens[j] as string;
       // "power guests on and off": particles joined by a conjunction belong to no one action.
-      if (COORDINATORS.has(tokens[j - 1] as string)) break;
+      if (COORDINATORS.has(tokens[j - 1] as string) || COORDINATORS.has(tokens[j + 1] ?? '')) break;
       if (!SPLIT_PARTICLES.has(particle) || !rules.some((r) => r.tokens.length === 2 && r.tokens[1] === stem(particle))) continue;
       const next = tokens[j + 1];
       if (next !== undefined && !isNoise(next)) break;

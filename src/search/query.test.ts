@@ -105,6 +105,33 @@ describe('parseQuery', () => {
     expect(parse('list backup jobs').methods).toEqual(['GET']);
   });
 
+  it('reads an unknown word after a kind in a keyword request as the name of one item', () => {
+    expect(parse('pool staging delete').namedItems.has('pool')).toBe(true);
+    expect(parse('delete the pool for staging work').namedItems.has('pool')).toBe(false);
+  });
+
+  it('reads a modal asked of "you" as a polite imperative, and a question word after a subject as a plain verb', () => {
+    expect(parse('can you restart vm 101')).toMatchObject({ hintedMethods: ['POST'] });
+    expect(parse('can you restart vm 101').methods).toBeUndefined();
+    expect(parse('I was wondering if you could delete vm 101').methods).toEqual(['DELETE']);
+    expect(parse('can vm 101 be restarted').methods).toEqual(['GET']);
+  });
+
+  it('reads a frame that opens without a question word ("would it be possible to …") as asking how to act', () => {
+    expect(parse('would it be possible to clone ct 200')).toMatchObject({ methods: ['POST'] });
+  });
+
+  it('reads "make sure" and "ensure" as a state to hold, set in a configuration', () => {
+    expect(parse('make sure vm 101 starts at boot').methods).toEqual(['PUT', 'POST']);
+    expect(parse('ensure ct 200 is protected').methods).toEqual(['PUT', 'POST']);
+  });
+
+  it("reads an agent's function-style name as its words, and leaves other capitals whole", () => {
+    expect(parse('listSnapshots vmid=101').methods).toEqual(['GET']);
+    expect(sources('deleteUser bob')).toEqual(['delete', 'user', 'bob']);
+    expect(sources('iSCSI target')).toEqual(['iscsi', 'target']);
+  });
+
   it('lets an opening action word hint its method, but not the same word later', () => {
     expect(parse('upload an iso')).toMatchObject({ hintedMethods: ['POST'] });
     expect(parse('snapshot vm 100')).toMatchObject({ hintedMethods: ['POST'] });

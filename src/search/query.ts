@@ -9,10 +9,13 @@ import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
 import { namedItemKinds, nameSpelledItems } from './items.js';
-import { acting, findOpening, laterImperative, rejoinSplitActions } from './opening.js';
-import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, namesListing, namesSomethingElse, partEnds, POWER_ACTS, unknownVerbBeforeTarget, weighClauses } from './intent.js';
+import { acting, rejoinSplitActions } from './opening.js';
+import { readCessation, readPassive, readResult, unknownImperative } from './acts.js';
+import { findAsk, splitParts, weighContext } from './ask.js';
+import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, gerund, namesListing, namesSomethingElse, POWER_ACTS, unknownVerbBeforeTarget } from './intent.js';
 import { GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
+import { matchPhrase, opensLongerPhrase } from './phrases.js';
 import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
 
 export interface Concept {
@@ -113,6 +116,12 @@ const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
   // it; the value's own words say nothing.
   [/\b(named|called|tagged|labelled|labeled)\s+["']?[\w.-]+["']?/gi, ' $1 '],
 ];
+/**
+ * An agent's function-style name ("listSnapshots", "getClusterStatus", "deleteUser") is its words:
+ * a lowercase start and capitalised words after it. "iSCSI", "VM.PowerMgmt" or "PVEAuditor" are
+ * not written so and stay whole.
+ */
+const CAMEL_CASE = /\b[a-z]+(?:[A-Z][a-z]+)+\b/g;
 /** The index term of the kind of thing each ID names: the request is about that one item (items.ts). */
 const ID_KINDS: ReadonlyArray<[RegExp, string]> = [
   [/\bUPID:\S*/i, 'task'],
@@ -138,18 +147,35 @@ export function parseQuery(
   pathPair?: (first: string, second: string) => boolean,
   itemValue?: (term: string) => boolean,
 ): ParsedQuery {
-  const withIds = NAMED_IDS.reduce((t, [pattern, kind]) => t.replace(pattern, kind), text);
-  const referenced = nameSpelledItems(withIds, synonyms, identifiers);
-  const tokens = dropMetaWords(
-    rejoinSplitActions(tokenize(referenced), synonyms),
-    (word) => verbRule(word, stem(word)) !== undefined || synonyms.get(stem(word))?.some((r) => r.methods !== undefined && r.tokens.length === 1) === true,
+  const withIds = NAMED_IDS.reduce(
+    (t, [pattern, kind]) => t.replace(pattern, kind),
+    text.replace(CAMEL_CASE, (word) => word.replace(/(?<=[a-z])(?=[A-Z])/g, ' ')),
   );
-  const parts = partEnds(referenced);
+  const referenced = nameSpelledItems(withIds, synonyms, identifiers);
+  const isVerb = (word: string) => verbRule(word, stem(word)) !== undefined || synonyms.get(stem(word))?.some((r) => r.methods !== undefined && r.tokens.length === 1) === true;
+  // Each punctuated part is read on its own: a split action or a meta word does not reach across a comma.
+  const tokens: string[] = [];
+  const parts: number[] = [];
+  let ceases = false;
+  for (const part of splitParts(referenced)) {
+    const cessation = readCessation(readResult(readPassive(tokenize(part), isVerb), isVerb), (word) => gerund(word, isVerb));
+    ceases ||= cessation.ceases;
+    tokens.push(...dropMetaWords(rejoinSplitActions(cessation.tokens, synonyms), isVerb));
+    parts.push(tokens.length);
+  }
   const stems = tokens.map(stem);
-  const opening = laterImperative(findOpening(tokens, stems), tokens, stems, parts);
+  const ask = findAsk(tokens, stems, parts, isVerb);
+  const known = (i: number) => synonyms.has(stems[i] as string) || identifiers?.(stems[i] as string) === true;
+  const opening = unknownImperative(ask.opening, tokens, known);
   const concepts: Concept[] = [];
-  const seenRules = new Set<CompiledSynonym['terms']>();
-  const seenWords = new Set<string>();
+  // Which concept each rule or word became, and the token spans each concept was read from.
+  const seenRules = new Map<CompiledSynonym['terms'], number>();
+  const seenWords = new Map<string, number>();
+  const spans: Array<Array<[number, number]>> = [];
+  const push = (concept: Concept, at: number, span = 1) => {
+    spans.push([[at, at + span]]);
+    concepts.push(concept);
+  };
   const pluralTerms = new Set<string>();
   const guestById = tokens.some((t, i) => GUEST_WORDS.has(t) && /^[0-9]+$/.test(tokens[i + 1] ?? ''));
   // "the guest agent" names an agent, not a guest: a guest word opening a longer phrase modifies it.
@@ -170,8 +196,14 @@ export function parseQuery(
     const token = tokens[i] as string;
     const stemmed = stems[i] as string;
     if (i === opening.verb?.position) {
-      concepts.push(verbConcept(opening.verb.rule, stemmed));
+      push(verbConcept(opening.verb.rule, stemmed), i, opening.verb.length);
       i += opening.verb.length;
+      continue;
+    }
+    if (i === opening.unknownVerb) {
+      // "obtain the status …": a verb of unknown meaning, searched as lightly as a known one.
+      push({ terms: new Map([[stemmed, 1]]), weight: VERB_WEIGHT, source: token, verb: false }, i);
+      i += 1;
       continue;
     }
     let phrase = matchPhrase(stems, i, synonyms, opening.verb?.position);
@@ -182,16 +214,20 @@ export function parseQuery(
     }
     const compound = identifiers && (phrase?.span ?? 1) === 1 ? compoundAt(tokens, i, opening.verb?.position, identifiers) : undefined;
     if (compound) {
-      concepts.push({
-        terms: new Map([
-          [compound, 1],
-          [stems[i] as string, COMPOUND_PART_WEIGHT],
-          [stems[i + 1] as string, COMPOUND_PART_WEIGHT],
-        ]),
-        weight: 1,
-        source: `${token} ${tokens[i + 1]}`,
-        verb: false,
-      });
+      push(
+        {
+          terms: new Map([
+            [compound, 1],
+            [stems[i] as string, COMPOUND_PART_WEIGHT],
+            [stems[i + 1] as string, COMPOUND_PART_WEIGHT],
+          ]),
+          weight: 1,
+          source: `${token} ${tokens[i + 1]}`,
+          verb: false,
+        },
+        i,
+        2,
+      );
       // "stop all guests": the action word keeps hinting its method.
       if (i === opening.firstContent && phrase?.methods) hinted = phrase.methods;
       if (isPlural(tokens[i + 1] as string, stems[i + 1] as string)) collection = true;
@@ -222,8 +258,10 @@ export function parseQuery(
     if (phrase) {
       const last = i + phrase.span - 1;
       const plural = isPlural(tokens[last] as string, stems[last] as string);
-      if (!seenRules.has(phrase.terms)) {
-        seenRules.add(phrase.terms);
+      const seen = seenRules.get(phrase.terms);
+      if (seen !== undefined) spans[seen]?.push([i, i + phrase.span]);
+      else {
+        seenRules.set(phrase.terms, concepts.length);
         // In a question an action word is a state ("which vms are stopped"): it asks to see, not to
         // act; in the plural it is the things themselves ("what backups exist").
         // So is a participle in a request to read ("list all stopped vms").
@@ -235,12 +273,13 @@ export function parseQuery(
         // keeps its own term beside what the vocabulary makes of it.
         const own = phrase.span === 1 && itemValue?.(stemmed) ? new Map([[stemmed, 1]]) : undefined;
         const terms = new Map([...(things ?? (state ? (phrase.stateTerms ?? withStatus(phrase.terms)) : phrase.terms)), ...(own ?? [])]);
-        concepts.push({ terms, weight, source: tokens.slice(i, i + phrase.span).join(' '), verb: false });
+        push({ terms, weight, source: tokens.slice(i, i + phrase.span).join(' '), verb: false }, i, phrase.span);
         // "backups" are things to look at, not the act of backing up.
         // "…, unlock her": an action word opening a later part of the request is an imperative too.
         // A power word acting on something other than a guest or node ("reset bob's password") hints nothing.
         const otherObject = POWER_ACTS.has([...phrase.terms.keys()][0] ?? '') && namesSomethingElse(tokens, i + phrase.span, 2);
-        if ((i === opening.firstContent || (hinted === undefined && !opening.verb && !opening.questionMethods && parts.includes(i))) && !things && !otherObject) hinted = phrase.methods;
+        if ((i === opening.firstContent || (hinted === undefined && !opening.verb && !opening.questionMethods && (parts.includes(i) || (ask.keywords && !plural)))) && !things && !otherObject)
+          hinted = phrase.methods;
       }
       if (plural) for (const [term, weight] of phrase.pluralTerms ?? phrase.terms) if (weight >= PLURAL_TERM_MIN) pluralTerms.add(term);
       // "each node", "every storage": the things named are many, so reading one of them is not the answer.
@@ -253,7 +292,7 @@ export function parseQuery(
     if (i === tokens.length && PARTICLES.has(token) && concepts.length > 0 && identifiers?.(particleTerm(token))) {
       // "bring osd 3 back in": a preposition with nothing after it is a particle, and the word that
       // sets the operation apart (`…/osd/{osdid}/in`, indexed as a particle term).
-      concepts.push({ terms: new Map([[particleTerm(token), 1]]), weight: 1, source: token, verb: false });
+      push({ terms: new Map([[particleTerm(token), 1]]), weight: 1, source: token, verb: false }, i - 1);
       continue;
     }
     if (isNoise(token) || isStateQuestion(token) || isNeutralOpener(token)) continue;
@@ -268,34 +307,32 @@ export function parseQuery(
     }
     const verb = verbRule(token, stemmed);
     if (verb) {
-      concepts.push(verbConcept(verb, stemmed));
+      push(verbConcept(verb, stemmed), i - 1);
       continue;
     }
-    if (seenWords.has(stemmed)) continue;
-    seenWords.add(stemmed);
-    concepts.push({ terms: new Map([[stemmed, 1]]), weight: 1, source: token, verb: false });
+    const seen = seenWords.get(stemmed);
+    if (seen !== undefined) {
+      spans[seen]?.push([i - 1, i]);
+      continue;
+    }
+    seenWords.set(stemmed, concepts.length);
+    push({ terms: new Map([[stemmed, 1]]), weight: 1, source: token, verb: false }, i - 1);
   }
   // "how do I back up vm 101": asking how to act decides the method an action word hints.
-  if (
-    !opening.verb &&
-    !opening.questionMethods &&
-    !hinted &&
-    unknownVerbBeforeTarget(tokens, opening.firstContent, (i) => synonyms.has(stems[i] as string) || identifiers?.(stems[i] as string) === true)
-  )
-    hinted = ACTING;
+  if (!opening.verb && !opening.questionMethods && !hinted && unknownVerbBeforeTarget(tokens, opening.firstContent, known)) hinted = ACTING;
   // "template list", "snapshot list of vm 101": a noun phrase naming a listing asks to read it.
   const listing = !opening.verb && !opening.questionMethods && namesListing(tokens);
   if (listing) collection = true;
   const verbMethods = changesNewThing(tokens, opening.verb) ? CREATE_FIRST : listing ? QUESTION_METHODS : opening.verb?.rule.methods;
   const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
-  weighClauses(tokens, concepts, parts);
+  weighContext(concepts, spans, ask);
   const { guestMember, addedTo, joinsExisting } = weighRoles(tokens, stems, concepts, opening.verb);
   // "add a disk to a vm": adding to a thing that exists may be setting one of its options.
   if (addedTo.size > 0) for (const [k, c] of concepts.entries()) if (c.verb) concepts[k] = { ...c, terms: new Map([...CHANGE_TERMS, ...c.terms]) };
   // "add vm 130 to the dev pool": joining a thing that exists changes it.
   const methods = (joinsExisting ? CHANGE_FIRST : verbMethods) ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
   const propertyOf = oneNamed && !methods && !hinted && opening.manner !== true;
-  const namedItems = opening.verb?.rule.methods[0] === 'POST' ? new Set<string>() : namedItemKinds(tokens, stems, synonyms, identifiers);
+  const namedItems = opening.verb?.rule.methods[0] === 'POST' ? new Set<string>() : namedItemKinds(tokens, stems, synonyms, identifiers, ask.keywords);
   if (opening.verb?.rule.methods[0] !== 'POST') for (const [pattern, kind] of ID_KINDS) if (pattern.test(text)) namedItems.add(kind);
   const shape = {
     namedItems,
@@ -307,7 +344,7 @@ export function parseQuery(
     nodeNotGuest: namesNode && !anyGuest,
     inventory: !namesNode && !oneGuest && tokens.some((t) => GUEST_PLURALS.has(t) || t === 'machines') && (methods ?? hinted ?? QUESTION_METHODS)[0] === 'GET',
     question: opening.questionMethods !== undefined,
-    guestMember,
+    guestMember: guestMember || ceases,
     propertyOf,
     addedTo,
   };
@@ -360,40 +397,3 @@ function verbConcept(rule: VerbRule, stemmed: string): Concept {
   terms.set(stemmed, Math.max(terms.get(stemmed) ?? 0, VERB_OWN_TERM_WEIGHT));
   return { terms, weight: VERB_WEIGHT, source: stemmed, verb: true };
 }
-
-function opensLongerPhrase(stems: string[], i: number, synonyms: ReadonlyMap<string, CompiledSynonym[]>): boolean {
-  const phrase = matchPhrase(stems, i, synonyms, undefined);
-  return phrase !== undefined && phrase.span > 1;
-}
-
-function matchPhrase(stems: string[], start: number, synonyms: ReadonlyMap<string, CompiledSynonym[]>, verbPosition: number | undefined): Phrase | undefined {
-  const candidates = synonyms.get(stems[start] as string);
-  if (!candidates) return undefined;
-  for (const candidate of candidates) {
-    const span = phraseSpan(stems, start, candidate.tokens);
-    if (span === undefined) continue;
-    if (verbPosition !== undefined && verbPosition >= start && verbPosition < start + span) continue;
-    return { ...candidate, span };
-  }
-  return undefined;
-}
-
-/**
- * Articles and possessives between a phrase's words do not break it: "freeze the filesystems" is
- * "freeze filesystem", "restore the file" is "restore file". The number of query words the phrase
- * covers, or undefined when it does not match at `start`.
- */
-function phraseSpan(stems: string[], start: number, words: readonly string[]): number | undefined {
-  let j = start;
-  for (let k = 0; k < words.length; k++) {
-    while (k > 0 && stems[j] !== words[k] && INSIDE_PHRASE.has(stems[j] as string)) j += 1;
-    if (stems[j] !== words[k]) return undefined;
-    j += 1;
-  }
-  return j - start;
-}
-
-/** Words that may sit between a phrase's words without changing it. */
-const INSIDE_PHRASE = new Set(['the', 'a', 'an', 'its', 'their', 'my', 'our', 'your', 'his', 'her', 'this', 'that', 'these', 'those']);
-
-type Phrase = CompiledSynonym & { span: number };

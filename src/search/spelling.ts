@@ -16,6 +16,7 @@
  */
 import type { Operation } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
+import { NODE_COMMANDS } from './cli-commands.js';
 import { INDEXED_FIELDS, indexedOperation } from './document.js';
 import { ENGLISH_WORDS } from './english-words.js';
 import { SYNONYM_RULES } from './synonyms.js';
@@ -106,6 +107,8 @@ export function searchVocabulary(operations: readonly Operation[]): Map<string, 
     for (const phrase of [...rule.triggers, ...Object.keys(rule.terms)]) for (const word of tokenize(phrase)) add(word, VOCABULARY_WORD_COUNT);
   }
   for (const rule of VERB_RULES) for (const phrase of rule.words) for (const word of tokenize(phrase)) add(word, VOCABULARY_WORD_COUNT);
+  // Node commands ("pvesm status", "pct enter") are names, not typos of index words.
+  for (const [command] of NODE_COMMANDS) for (const word of tokenize(command)) add(word, VOCABULARY_WORD_COUNT);
   return known;
 }
 

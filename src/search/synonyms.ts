@@ -50,15 +50,15 @@ export interface SynonymRule {
 
 export const SYNONYM_RULES: readonly SynonymRule[] = [
   // Guests
-  { triggers: ['vm', 'virtual machine', 'kvm', 'qemu', 'virtual server', 'vps'], terms: { qemu: 1, vm: 0.4, virtual: 0.4, machine: 0.4, vmid: 0.4, guest: 0.3 } },
+  { triggers: ['vm', 'virtual machine', 'kvm', 'qemu', 'virtual server', 'vps', 'qm'], terms: { qemu: 1, vm: 0.4, virtual: 0.4, machine: 0.4, vmid: 0.4, guest: 0.3 } },
   { triggers: ['container', 'ct', 'lxc', 'lxd'], terms: { lxc: 1, container: 0.7, ct: 0.4 } },
   // Only the cluster's resource list holds guests of both kinds: per-node lists are per kind.
   { triggers: ['guest', 'instance', 'workload', 'machine', 'vm or container', 'vms and containers', 'vms or containers'], terms: { guest: 1, qemu: 0.6, lxc: 0.6, vm: 0.6, resource: 0.6 } },
   { triggers: ['template', 'golden image', 'base image'], terms: { template: 1 } },
 
   // Hosts and the cluster
-  { triggers: ['node', 'host', 'server', 'hypervisor', 'pve host', 'physical host', 'box'], terms: { node: 1, host: 0.3 } },
-  { triggers: ['cluster', 'datacenter', 'data center', 'dc'], terms: { cluster: 1, datacenter: 0.4 } },
+  { triggers: ['node', 'host', 'server', 'hypervisor', 'pve host', 'physical host', 'box', 'pvenode'], terms: { node: 1, host: 0.3 } },
+  { triggers: ['cluster', 'datacenter', 'data center', 'dc', 'pvecm'], terms: { cluster: 1, datacenter: 0.4 } },
   // Cluster-wide questions: one view of every guest, node or storage answers them, not a per-node
   // list. The phrase keeps the object it names, so "all guests" still asks about guests.
   {
@@ -215,11 +215,11 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['disk', 'drive', 'hard disk', 'virtual disk', 'vdisk', 'hdd'], terms: { disk: 1, volume: 0.7, drive: 0.3, scsi: 0.3, virtio: 0.3, sata: 0.3, ide: 0.3 } },
   { triggers: ['volume', 'disk image', 'volid', 'volume id'], terms: { volume: 1, disk: 0.7, image: 0.3 } },
   { triggers: ['physical disk', 'physical disks', 'local disk', 'local disks', 'block device', 'ssd', 'nvme'], terms: { disk: 1, list: 0.5, local: 0.5, dev: 0.3 } },
-  { triggers: ['storage', 'datastore', 'data store', 'storages', 'store'], terms: { storage: 1, datastore: 0.5 } },
+  { triggers: ['storage', 'datastore', 'data store', 'storages', 'store', 'pvesm'], terms: { storage: 1, datastore: 0.5 } },
   { triggers: ['iso', 'iso image', 'installer', 'install media', 'cd image', 'cdrom'], terms: { iso: 1, content: 0.6, image: 0.4 } },
   { triggers: ['image', 'images', 'ova', 'appliance image'], terms: { image: 1, content: 0.5, iso: 0.3 } },
   { triggers: ['storage content', 'content', 'files on storage', 'contents'], terms: { content: 1, volume: 0.3 } },
-  { triggers: ['container template', 'ct template', 'lxc template', 'appliance', 'turnkey', 'aplinfo'], terms: { aplinfo: 1, appliance: 0.8, template: 0.5 } },
+  { triggers: ['container template', 'ct template', 'lxc template', 'appliance', 'turnkey', 'aplinfo', 'pveam'], terms: { aplinfo: 1, appliance: 0.8, template: 0.5 } },
   { triggers: ['backup', 'vzdump', 'dump'], terms: { vzdump: 1, backup: 1 }, methods: ['POST'], plural: { content: 1, backup: 0.8, vzdump: 0.4 } },
   { triggers: ['back up', 'backup now', 'run backup', 'run a backup', 'start backup', 'start a backup'], terms: { vzdump: 1, backup: 1 }, methods: ['POST'] },
   {

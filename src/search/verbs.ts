@@ -95,6 +95,7 @@ export const VERB_RULES: readonly VerbRule[] = [
       'reduce',
       'decrease',
       'exclude',
+      'ensure',
     ],
     methods: ['PUT', 'POST'],
     terms: { update: 0.5, set: 0.4, config: 0.5, option: 0.4, modify: 0.3 },
@@ -121,7 +122,60 @@ export const VERB_RULES: readonly VerbRule[] = [
 /** Question words that ask about state ("which vms are running?", "is the node up?") and so imply a read. */
 const STATE_QUESTIONS = new Set(['what', 'which', 'who', 'whom', 'is', 'are', 'was', 'were', 'does', 'did', 'where', 'when', 'why', 'can', 'could', 'has', 'have']);
 /** Words that open a request without deciding it ("how do I …", "please …"). */
-const NEUTRAL_OPENERS = new Set(['how', 'do', 'i', 'to', 'please', 'we', 'you', 'want', 'need', 'should', 'would', 'like', 'let', 'me', 'quickly']);
+const NEUTRAL_OPENERS = new Set([
+  'how',
+  'do',
+  'i',
+  'to',
+  'please',
+  'kindly',
+  'we',
+  'you',
+  'want',
+  'need',
+  'should',
+  'would',
+  'like',
+  'let',
+  'me',
+  'quickly',
+  // What is left of a negative contraction ("don't", "doesn't", "won't"): the negation is read
+  // from the clause (ask.ts, acts.ts), the fragment itself names nothing.
+  'don',
+  'doesn',
+  'didn',
+  'isn',
+  'aren',
+  'wasn',
+  'won',
+  'hasn',
+  'haven',
+  // Greetings, courtesy and fillers ("hey, pls …", "ok so basically …", "… asap, thanks"): no act, no thing.
+  'pls',
+  'plz',
+  'hi',
+  'hello',
+  'hey',
+  'thanks',
+  'thank',
+  'thx',
+  'cheers',
+  'ok',
+  'okay',
+  'basically',
+  'btw',
+  'lol',
+  'asap',
+  // "I'm trying to …", "help me …", "looking to …", "I was wondering if you could …", "do you
+  // think you could …": the operator's effort or politeness, not the act.
+  'wondering',
+  'think',
+  'trying',
+  'looking',
+  'hoping',
+  'planning',
+  'help',
+]);
 
 /** Methods a state question asks for. */
 export const QUESTION_METHODS: readonly HttpMethod[] = ['GET'];
@@ -137,7 +191,13 @@ const PHRASAL_VERBS: Readonly<Record<string, string>> = {
   'look up': 'show',
   'spin off': 'create',
   'make it': 'change',
+  // "make sure vm 101 starts at boot": a state to hold, set in a configuration.
+  'make sure': 'change',
   'make them': 'change',
+  // "give me the ram usage of every node": what is given to the asker is shown, not granted.
+  'give me': 'show',
+  'get me': 'show',
+  'send me': 'show',
 };
 
 /** The verb rule a two-word verb ("set up a replication job") stands for, if `token next` is one. */

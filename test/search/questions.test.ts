@@ -21,25 +21,31 @@ async function demoModel(): Promise<ApiModel> {
   return sim.model;
 }
 
-type SetName = 'questionHoldout4' | 'questionHoldout5' | 'questionHoldout6';
+type SetName = 'questionHoldout4' | 'questionHoldout5' | 'questionHoldout6' | 'questionHoldout7' | 'questionHoldout8';
 /**
- * Floors a few points under the figures measured at the end of round 6 (docs/search.md), so a
- * regression fails. They are not the goal (r@1 0.75, r@5 0.95): the fourth holdout (tuned on in
- * round 6) does not reach it, the fifth (written before round 6, never tuned on: the honest figure)
- * does not on 9.1 and reaches it on the demo's schema with no margin. The sixth (written before
- * round 7 in styles unlike the earlier sets, never tuned on) is far under it on both: 53.7/81.1 on
- * 9.1 and 54.7/82.1 on the demo at the end of round 7.
+ * Floors a few points under the figures measured at the end of round 8 (docs/search.md), so a
+ * regression fails. They are not the goal (r@1 0.75, r@5 0.95): the fourth holdout (tuned on since
+ * round 6) does not reach it, the fifth (written before round 6) does not on 9.1 and reaches it on
+ * the demo's schema with no margin. The sixth (written before round 7 in styles unlike the earlier
+ * sets) is far under it on both. The seventh and eighth were written blind this session by helpers
+ * who never read the search code: the seventh was tuned on after round 8 merged (78.2/92.4 on 9.1,
+ * 77.6/93.1 on the demo), the eighth never (75.1/91.0 and 73.4/92.5): r@1 at the goal on 9.1, r@5
+ * four points under it.
  */
 const FLOORS: Record<string, Record<SetName, { recall1: number; recall5: number }>> = {
   'the official 9.1 schema': {
-    questionHoldout4: { recall1: 0.59, recall5: 0.89 },
+    questionHoldout4: { recall1: 0.61, recall5: 0.89 },
     questionHoldout5: { recall1: 0.71, recall5: 0.87 },
-    questionHoldout6: { recall1: 0.5, recall5: 0.78 },
+    questionHoldout6: { recall1: 0.54, recall5: 0.79 },
+    questionHoldout7: { recall1: 0.74, recall5: 0.89 },
+    questionHoldout8: { recall1: 0.72, recall5: 0.88 },
   },
   "the demo simulator's own schema": {
-    questionHoldout4: { recall1: 0.64, recall5: 0.92 },
-    questionHoldout5: { recall1: 0.72, recall5: 0.92 },
-    questionHoldout6: { recall1: 0.51, recall5: 0.79 },
+    questionHoldout4: { recall1: 0.66, recall5: 0.93 },
+    questionHoldout5: { recall1: 0.75, recall5: 0.92 },
+    questionHoldout6: { recall1: 0.54, recall5: 0.83 },
+    questionHoldout7: { recall1: 0.74, recall5: 0.9 },
+    questionHoldout8: { recall1: 0.7, recall5: 0.89 },
   },
 };
 
@@ -74,8 +80,8 @@ for (const [name, available, load] of schemas) {
       }
     });
 
-    it('hold the fourth, fifth and sixth holdouts above their floors (not the goal: see FLOORS)', () => {
-      for (const set of ['questionHoldout4', 'questionHoldout5', 'questionHoldout6'] as const) {
+    it('hold the fourth to eighth holdouts above their floors (not the goal: see FLOORS)', () => {
+      for (const set of ['questionHoldout4', 'questionHoldout5', 'questionHoldout6', 'questionHoldout7', 'questionHoldout8'] as const) {
         const floor = FLOORS[name]?.[set];
         const result = recallAt(search, casesFor(keys, querySet[set]));
         expect(result.recall1, `${set} recall@1`).toBeGreaterThanOrEqual(floor?.recall1 ?? 1);
@@ -100,6 +106,12 @@ for (const [name, available, load] of schemas) {
     it.skipIf(name !== 'the official 9.1 schema')('reads a later part of a request and a UPID as the task it names', () => {
       expect(search.search('eve@pve is locked out after too many 2fa attempts, unlock her', { limit: 1 })[0]?.key).toBe('PUT /access/users/{userid}/unlock-tfa');
       expect(search.search('stop task UPID:pve1:00001234:0000ABCD:65000000:vzdump:101:root@pam:', { limit: 1 })[0]?.key).toBe('DELETE /nodes/{node}/tasks/{upid}');
+    });
+
+    it('reads the ask of a request: a keyword verb placed last, a question after context, a question about a way to act', () => {
+      expect(search.search('backup job delete backup-daily', { limit: 1 })[0]?.key).toBe('DELETE /cluster/backup/{id}');
+      expect(search.search('The backup of vm 105 keeps failing at night. Where can I find the task log?', { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/tasks/{upid}/log');
+      expect(search.search('Is there a way to clone container 200 to another node?', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/lxc/{vmid}/clone');
     });
 
     it('inventory questions lead with GET /cluster/resources', () => {

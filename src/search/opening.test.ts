@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { stem, tokenize } from './analyzer.js';
+import { findOpening, rejoinSplitActions } from './opening.js';
+import { compileSynonyms } from './synonym-compile.js';
+
+const opening = (text: string) => {
+  const tokens = tokenize(text);
+  return findOpening(tokens, tokens.map(stem));
+};
+
+describe('findOpening', () => {
+  it('reads "can you …", "could you …", "would you …" as a request to act, not a question', () => {
+    for (const text of ['can you start vm 150', 'could you reboot vm 112', 'would you stop ct 204', 'will you migrate vm 7 to pve2']) {
+      expect(opening(text).questionMethods, text).toBeUndefined();
+    }
+    expect(opening('could you delete snapshot pre').verb?.rule.methods[0]).toBe('DELETE');
+  });
+
+  it('keeps "can vm 150 …", "how can you …" and "what can you …" as they were', () => {
+    expect(opening('can vm 150 be migrated online').questionMethods).toEqual(['GET']);
+    expect(opening('how can you start vm 150').manner).toBe(true);
+    const what = opening('what can you tell about vm 7');
+    expect(what.questionMethods ?? what.verb?.rule.methods).toEqual(['GET']);
+  });
+
+  it('reads "give me …", "get me …", "send me …" as a read', () => {
+    for (const text of ['give me the ram usage of every node', 'get me the syslog of pve2', 'send me the task log']) {
+      expect(opening(text).verb?.rule.methods, text).toEqual(['GET']);
+    }
+  });
+});
+
+describe('rejoinSplitActions', () => {
+  const synonyms = compileSynonyms();
+  const rejoin = (text: string) => rejoinSplitActions(tokenize(text), synonyms).join(' ');
+
+  it('puts a two-word action split around its object back together, "on" included', () => {
+    expect(rejoin('switch the firewall on for the datacenter')).toBe('switch on the firewall for the datacenter');
+    expect(rejoin('shut the host down')).toBe('shut down the host');
+  });
+
+  it('leaves particles joined by a conjunction to no one action', () => {
+    expect(rejoin('a role that can only power guests on and off')).toBe('a role that can only power guests on and off');
+  });
+});
