@@ -7,6 +7,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { entryHash, parseEntryLine } from '../../src/audit/entry.js';
+import { withChain } from '../../src/audit/postgres-chain.js';
+import { auditKeyId } from '../../src/audit/postgres-key.js';
 import { PostgresAuditLog } from '../../src/audit/postgres-log.js';
 import { verifyPostgresAudit } from '../../src/audit/postgres-verify.js';
 import { AuditError } from '../../src/files/errors.js';
@@ -53,6 +55,7 @@ describe.skipIf(why !== undefined)(`one audit key for every replica${why ? ` (sk
     expect(other).toBeInstanceOf(AuditError);
     expect(other.code).toBe('audit-key');
     expect(other.message).toContain(`process ${process.pid}`);
+    expect(other.message).toContain(`key id ${auditKeyId(KEY_A).slice(0, 12)}`);
     expect(other.message).toContain('give this replica the audit.hmacKey the others use');
     expect(refusal(undefined).code).toBe('audit-key');
 
@@ -78,6 +81,19 @@ describe.skipIf(why !== undefined)(`one audit key for every replica${why ? ` (sk
     expect((await lines()).filter((e) => e.line.includes('the audit key changed'))).toHaveLength(1);
     c.close();
     b.close();
+  });
+
+  it("binds to a live writer's key even when the chain's last entry verifies with the newcomer's", async () => {
+    // C (key A) joins after a key change; then an entry signed with key B lands at the end (a B
+    // writer judged gone that still wrote, or one of a build without the join lock).
+    const c = open(KEY_A);
+    const before = await lines();
+    withChain(fixture.pg, 'audit', 'hmac-sha256', { hmacKey: KEY_B, now: () => new Date() }, (chain) => void chain.append('run-start', { runId: 'stray' }));
+    const refused = refusal(KEY_B);
+    expect(refused.code).toBe('audit-key');
+    expect(refused.message).toContain(`key id ${auditKeyId(KEY_A).slice(0, 12)}`);
+    expect((await lines()).length).toBe(before.length + 1);
+    c.close();
   });
 
   it('scrubs a known secret before it is signed and stored, and signs what it stored', async () => {
