@@ -5,8 +5,8 @@
  * `registerPostgresWriter`): without it, two replicas with different keys both checked an empty
  * chain (nothing to compare), both joined, and their entries interleaved so that `audit verify`
  * with either key reported the other's as edited. A barrier in the fixture holds every replica
- * right before its first write, after its check, for up to 3 s: without the lock all replicas meet
- * there, having checked before any wrote; with it the second waits for the first's transaction.
+ * right before its first write, after its check: without the lock all replicas meet there, having
+ * checked before any wrote; with it the first is let go once the second waits for the lock.
  * Needs the built code (`npx tsc -p tsconfig.json`).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
