@@ -16,7 +16,8 @@
 import { createHmac } from 'node:crypto';
 import { AuditError } from '../files/errors.js';
 import type { Sql } from '../state/postgres/sql.js';
-import { entryHash, parseEntryLine } from './entry.js';
+import { parseEntryLine } from './entry.js';
+import { signedWith } from './postgres-chain.js';
 import type { LiveWriter } from './postgres-writers.js';
 
 /** The chain's last entry was signed with another key or algorithm: its seq. */
@@ -39,11 +40,22 @@ function shown(keyId: string): string {
 
 /** The chain's last entry, when it does not verify with `key` (undefined: an empty chain or this key's). */
 export function foreignKeyAtEnd(sql: Sql, chain: string, key: string | Buffer | undefined): ForeignKey | undefined {
-  const row = sql.query<{ line: string }>('SELECT e.line FROM audit_chain c JOIN audit_entries e ON e.chain = c.chain AND e.seq = c.seq WHERE c.chain = $1', [chain])[0];
-  const entry = row ? parseEntryLine(row.line) : undefined;
-  if (!entry) return undefined;
-  const { hash, ...base } = entry;
-  return entryHash(base, key) === hash ? undefined : { seq: entry.seq };
+  const row = sql.query<{ seq: string; line: string }>('SELECT e.seq, e.line FROM audit_chain c JOIN audit_entries e ON e.chain = c.chain AND e.seq = c.seq WHERE c.chain = $1', [chain])[0];
+  if (!row || !parseEntryLine(row.line)) return undefined;
+  return signedWith(row.line, key) ? undefined : { seq: Number(row.seq) };
+}
+
+/**
+ * A joined writer found the chain ending in an entry its key did not sign: a writer with another
+ * key wrote after it joined (one judged gone at the join, say its lock's connection was being
+ * retaken, and another replica started with a new key). It writes nothing more: failing closed
+ * beats two keys interleaved in one chain.
+ */
+export function foreignEndError(where: string, key: string | Buffer | undefined, seq: number): AuditError {
+  return new AuditError(
+    'audit-key',
+    `the audit chain in ${where} now ends (seq ${seq}) in an entry signed with another HMAC key than this replica's (${shown(auditKeyId(key))}): a replica with another key joined while this one was judged gone; this replica writes no more entries, so nothing that needs one is done: stop the replicas whose key is wrong and restart them with the audit.hmacKey every replica must share`,
+  );
 }
 
 /**

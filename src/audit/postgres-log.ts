@@ -33,7 +33,7 @@ import { parseEntryLine, type AlertCause, type AuditAlgorithm, type AuditEntry, 
 import type { IntentSource } from './intents.js';
 import { appendAtHead, DEFAULT_AUDIT_CHAIN, headOf, readHead, withChain, type ChainHead, type EntryColumns } from './postgres-chain.js';
 import { postgresIntentSource } from './postgres-intents.js';
-import { auditKeyId, checkChainKey, keyChangeAlert } from './postgres-key.js';
+import { auditKeyId, checkChainKey, foreignEndError, keyChangeAlert } from './postgres-key.js';
 import { registerPostgresWriter, type PostgresRegistration } from './postgres-writers.js';
 import { runChangesOf } from './run-changes.js';
 import type { AppendType, AuditSink } from './sink.js';
@@ -201,15 +201,22 @@ export class PostgresAuditLog implements AuditSink {
         this.head = { ...seen, seq: fast.seq, hash: fast.hash };
       } else {
         let end: ChainHead | undefined;
-        entry = withChain(this.db, this.chain, this.alg, this.context(), (chain) => {
-          try {
-            if (outage) gapSeq = chain.append('alert', gapAlert(outage)).seq;
-            if (unlessSettled !== undefined && chain.settled(unlessSettled)) return undefined;
-            return chain.append(type, clean, cols, json);
-          } finally {
-            end = chain.end;
-          }
-        });
+        entry = withChain(
+          this.db,
+          this.chain,
+          this.alg,
+          this.context(),
+          (chain) => {
+            try {
+              if (outage) gapSeq = chain.append('alert', gapAlert(outage)).seq;
+              if (unlessSettled !== undefined && chain.settled(unlessSettled)) return undefined;
+              return chain.append(type, clean, cols, json);
+            } finally {
+              end = chain.end;
+            }
+          },
+          { refuseForeignEnd: (seq) => foreignEndError(this.where, this.opts.hmacKey, seq) },
+        );
         this.head = end;
       }
     } catch (err) {

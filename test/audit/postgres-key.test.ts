@@ -19,6 +19,7 @@ import { postgresUnavailable, queryOnce, usePostgresStore } from '../support/pos
 
 const KEY_A = 'a'.repeat(32);
 const KEY_B = 'b'.repeat(32);
+const KEY_C = 'c'.repeat(32);
 const why = postgresUnavailable();
 
 describe.skipIf(why !== undefined)(`one audit key for every replica${why ? ` (skipped: ${why})` : ''}`, () => {
@@ -94,6 +95,31 @@ describe.skipIf(why !== undefined)(`one audit key for every replica${why ? ` (sk
     expect(refused.message).toContain(`key id ${auditKeyId(KEY_A).slice(0, 12)}`);
     expect((await lines()).length).toBe(before.length + 1);
     c.close();
+  });
+
+  it('a writer judged gone while a replica with a new key joined writes nothing more after that key (audit-key)', async () => {
+    const db = store();
+    const a = PostgresAuditLog.open({ db, hmacKey: KEY_A, stderr: () => {} });
+    a.append('run-start', { runId: 'a1' });
+    // A loses its lock (as when its lock's connection broke and is being retaken): judged gone.
+    const [row] = await queryOnce<{ lock_key: string }>(fixture.url, 'SELECT lock_key FROM audit_writers WHERE writer = $1', [a.writer]);
+    db.holdLock(BigInt(row!.lock_key)).release();
+    const c = open(KEY_C);
+    const before = await lines();
+    expect(before.at(-1)?.line).toContain('the audit key changed');
+
+    let refused: unknown;
+    try {
+      a.append('run-start', { runId: 'a2' });
+    } catch (err) {
+      refused = err;
+    }
+    expect((refused as AuditError).code).toBe('audit-key');
+    expect((refused as AuditError).message).toContain('a replica with another key joined while this one was judged gone');
+    expect(await lines()).toEqual(before);
+    c.append('run-start', { runId: 'c1' });
+    c.close();
+    a.close();
   });
 
   it('scrubs a known secret before it is signed and stored, and signs what it stored', async () => {
