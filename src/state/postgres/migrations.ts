@@ -46,8 +46,8 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     name: 'audit writers record their key id',
     statements: [
-      // Which audit key a writer signs with (an HMAC of a fixed label, never the key: src/audit/postgres-key.ts),
-      // so a replica with another key sees it even on an empty chain. Null: a writer of an older build.
+      // Which audit key a writer signs with (an HMAC of a fixed label, never the key: src/audit/postgres-key.ts):
+      // a replica with another key is refused while that writer lives, whatever the chain ends in. Null: an older build.
       'ALTER TABLE audit_writers ADD COLUMN key_id text',
     ],
   },
