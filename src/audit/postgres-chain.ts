@@ -122,15 +122,33 @@ export function appendAtHead(
   return rows.length === 1 ? entry : undefined;
 }
 
+export interface ChainOptions {
+  /**
+   * The error to throw, nothing written, when the chain's last entry does not verify with this
+   * writer's key (another writer with another key, or none, wrote it): a joined writer never links
+   * its entries to another key's, whatever the liveness checks at join judged (postgres-key.ts).
+   */
+  refuseForeignEnd?: (seq: number) => Error;
+}
+
+/** Whether an entry line verifies with `key` (HMAC-SHA256 with it, plain SHA-256 without): false for a line that is not an entry. */
+export function signedWith(line: string | null, key: string | Buffer | undefined): boolean {
+  const entry = line === null ? undefined : parseEntryLine(line);
+  if (!entry) return false;
+  const { hash, ...base } = entry;
+  return entryHash(base, key) === hash;
+}
+
 /**
  * `fn` in one transaction holding the chain's head row. A chain that does not exist yet is created
  * with its `head` entry (seq 0, a random chain id that witness records name); a chain written
  * with another algorithm than `alg` continues after a new `head` entry with `alg` (like a file log
  * rotating when keyed mode is turned on), so each part of the chain has one algorithm.
  */
-export function withChain<T>(sql: Sql, chain: string, alg: AuditAlgorithm, ctx: EntryContext, fn: (a: ChainAppender) => T): T {
+export function withChain<T>(sql: Sql, chain: string, alg: AuditAlgorithm, ctx: EntryContext, fn: (a: ChainAppender) => T, opts: ChainOptions = {}): T {
   return sql.transaction((tx) => {
     let row = lockHead(tx, chain);
+    if (row && opts.refuseForeignEnd && row.seq >= 0 && !signedWith(lineAt(tx, chain, row.seq), ctx.hmacKey)) throw opts.refuseForeignEnd(row.seq);
     if (!row) {
       tx.query('INSERT INTO audit_chain (chain, seq, hash, alg) VALUES ($1, -1, $2, $3) ON CONFLICT (chain) DO NOTHING', [chain, GENESIS_HASH, alg]);
       row = lockHead(tx, chain) as ChainHead;
@@ -151,6 +169,15 @@ function lockHead(tx: Sql, chain: string): ChainHead | undefined {
   // set_config(…, true) is SET LOCAL: this transaction commits synchronously whatever the default.
   const row = tx.query<{ seq: string; hash: string; alg: string }>("SELECT seq, hash, alg, set_config('synchronous_commit', 'on', true) FROM audit_chain WHERE chain = $1 FOR UPDATE", [chain])[0];
   return row ? { seq: Number(row.seq), hash: row.hash, alg: row.alg === 'hmac-sha256' ? 'hmac-sha256' : 'sha256' } : undefined;
+}
+
+/**
+ * The line of the entry at the locked head. A statement of its own: had it been joined into
+ * `lockHead`'s, a head moved by a transaction that committed while that one waited for the row
+ * lock would be re-read with the statement's older snapshot, where the new entry does not exist.
+ */
+function lineAt(tx: Sql, chain: string, seq: number): string | null {
+  return tx.query<{ line: string }>('SELECT line FROM audit_entries WHERE chain = $1 AND seq = $2', [chain, seq])[0]?.line ?? null;
 }
 
 /** The newest `head` entry of the chain: the index of the part being written and the chain id. */

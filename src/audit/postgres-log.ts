@@ -15,7 +15,9 @@
  *    whose lock is free are what a recovery settles (postgres-intents.ts), exactly once.
  *  - The HMAC key and the witness work as with the file log: the witness records the chain's end
  *    (read from its head row, whichever replica wrote it) shortly after each append and on close.
- *    A replica whose key did not sign the chain's end does not join while another writer lives
+ *    A replica with another key than a live writer's, or whose key did not sign the chain's end
+ *    while another writer lives, does not join; the check and the registration are one
+ *    transaction under one lock, so replicas starting together are checked one after the other
  *    (postgres-key.ts).
  *
  * The database has no anchor file: the head row is where the chain must end, and the witness is
@@ -31,7 +33,7 @@ import { parseEntryLine, type AlertCause, type AuditAlgorithm, type AuditEntry, 
 import type { IntentSource } from './intents.js';
 import { appendAtHead, DEFAULT_AUDIT_CHAIN, headOf, readHead, withChain, type ChainHead, type EntryColumns } from './postgres-chain.js';
 import { postgresIntentSource } from './postgres-intents.js';
-import { checkChainKey, keyChangeAlert } from './postgres-key.js';
+import { auditKeyId, checkChainKey, foreignEndError, keyChangeAlert } from './postgres-key.js';
 import { registerPostgresWriter, type PostgresRegistration } from './postgres-writers.js';
 import { runChangesOf } from './run-changes.js';
 import type { AppendType, AuditSink } from './sink.js';
@@ -94,15 +96,17 @@ export class PostgresAuditLog implements AuditSink {
     const log = new PostgresAuditLog(opts);
     log.witness = opts.witness ? openWitness(opts.witness, { onFailure: (message) => log.witnessFailed(message) }) : undefined;
     try {
-      const foreign = checkChainKey(log.db, log.chain, opts.hmacKey, log.where);
-      withChain(log.db, log.chain, log.alg, log.context(), (chain) => {
-        if (foreign) chain.append('alert', keyChangeAlert(foreign));
-        log.head = chain.end;
+      // The key check, the chain's first entries and the registration are one transaction under the join lock.
+      log.registration = registerPostgresWriter(log.db, log.writer, log.now(), auditKeyId(opts.hmacKey), (tx, live) => {
+        const foreign = checkChainKey(tx, live, log.chain, opts.hmacKey, log.where);
+        withChain(tx, log.chain, log.alg, log.context(), (chain) => {
+          if (foreign) chain.append('alert', keyChangeAlert(foreign));
+          log.head = chain.end;
+        });
+        const head = headOf(tx, log.chain);
+        log.index = head.index;
+        log.chainId = head.chain;
       });
-      const head = headOf(log.db, log.chain);
-      log.index = head.index;
-      log.chainId = head.chain;
-      log.registration = registerPostgresWriter(log.db, log.writer, log.now());
     } catch (err) {
       log.witness?.close();
       throw unavailable(err, log.where);
@@ -197,15 +201,22 @@ export class PostgresAuditLog implements AuditSink {
         this.head = { ...seen, seq: fast.seq, hash: fast.hash };
       } else {
         let end: ChainHead | undefined;
-        entry = withChain(this.db, this.chain, this.alg, this.context(), (chain) => {
-          try {
-            if (outage) gapSeq = chain.append('alert', gapAlert(outage)).seq;
-            if (unlessSettled !== undefined && chain.settled(unlessSettled)) return undefined;
-            return chain.append(type, clean, cols, json);
-          } finally {
-            end = chain.end;
-          }
-        });
+        entry = withChain(
+          this.db,
+          this.chain,
+          this.alg,
+          this.context(),
+          (chain) => {
+            try {
+              if (outage) gapSeq = chain.append('alert', gapAlert(outage)).seq;
+              if (unlessSettled !== undefined && chain.settled(unlessSettled)) return undefined;
+              return chain.append(type, clean, cols, json);
+            } finally {
+              end = chain.end;
+            }
+          },
+          { refuseForeignEnd: (seq) => foreignEndError(this.where, this.opts.hmacKey, seq) },
+        );
         this.head = end;
       }
     } catch (err) {

@@ -41,12 +41,39 @@ export interface PostgresRegistration {
   remove(chain: string): void;
 }
 
-/** Take writer `id`'s lock, then register it (in that order: a registered live writer holds its lock). */
-export function registerPostgresWriter(db: PostgresState, id: string, now: Date): PostgresRegistration {
+/** A writer that is alive now, as the join transaction reads it (`liveWritersIn`). */
+export interface LiveWriter {
+  id: string;
+  host: string;
+  pid: number;
+  /** Its audit key's id (postgres-key.ts `auditKeyId`); null for a writer registered by a build before migration 3. */
+  keyId: string | null;
+}
+
+/**
+ * Fixed advisory-lock key for joining the chain (any 64-bit number no other lock of the product
+ * uses): the key check, the first entries and the registration of one writer happen while its
+ * transaction holds it, so no other writer checks in between.
+ */
+const JOIN_LOCK = '7305946253316551938';
+
+/**
+ * Take writer `id`'s session lock, then, in one transaction holding the join lock, run `join`
+ * (which checks the key against the live writers it is given and writes the first entries) and
+ * register the writer with `keyId`. A second writer starting at the same instant waits for the
+ * join lock and then sees this one registered, alive, with its key id: "check the key" and
+ * "become a live writer" are one step. The session lock is taken first, so a registered live
+ * writer always holds it.
+ */
+export function registerPostgresWriter(db: PostgresState, id: string, now: Date, keyId: string, join: (tx: Sql, live: LiveWriter[]) => void): PostgresRegistration {
   const key = randomLockKey();
   const lock = db.holdLock(key);
   try {
-    db.query('INSERT INTO audit_writers (writer, host, pid, started_at, lock_key) VALUES ($1, $2, $3, $4, $5)', [id, hostname(), process.pid, now.toISOString(), key.toString()]);
+    db.transaction((tx) => {
+      tx.query('SELECT pg_advisory_xact_lock($1::bigint)', [JOIN_LOCK]);
+      join(tx, liveWritersIn(tx));
+      tx.query('INSERT INTO audit_writers (writer, host, pid, started_at, lock_key, key_id) VALUES ($1, $2, $3, $4, $5, $6)', [id, hostname(), process.pid, now.toISOString(), key.toString(), keyId]);
+    });
   } catch (err) {
     lock.release();
     throw err;
@@ -61,6 +88,25 @@ export function registerPostgresWriter(db: PostgresState, id: string, now: Date)
       }
     },
   };
+}
+
+/**
+ * Registered writers whose session lock is held now, read on `sql`'s own connection from
+ * `pg_locks` (a bigint advisory key shows as classid = high 32 bits, objid = low 32 bits,
+ * objsubid 1). Not `lockHeld`: that takes another pooled connection, which a transaction holding
+ * the only one (poolMax 1) would wait for forever.
+ */
+export function liveWritersIn(sql: Sql): LiveWriter[] {
+  const rows = sql.query<{ writer: string; host: string; pid: number; key_id: string | null }>(
+    `SELECT w.writer, w.host, w.pid, w.key_id FROM audit_writers w
+      WHERE w.retired_at IS NULL AND EXISTS (
+        SELECT 1 FROM pg_locks l
+         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+           AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+           AND l.classid = (w.lock_key >> 32)::oid AND l.objid = (w.lock_key & 4294967295)::oid)
+      ORDER BY w.started_at`,
+  );
+  return rows.map((r) => ({ id: r.writer, host: r.host, pid: Number(r.pid), keyId: r.key_id }));
 }
 
 /** Registered (not retired) writers with their liveness: alive while someone holds their lock. */

@@ -7,6 +7,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { entryHash, parseEntryLine } from '../../src/audit/entry.js';
+import { withChain } from '../../src/audit/postgres-chain.js';
+import { auditKeyId } from '../../src/audit/postgres-key.js';
 import { PostgresAuditLog } from '../../src/audit/postgres-log.js';
 import { verifyPostgresAudit } from '../../src/audit/postgres-verify.js';
 import { AuditError } from '../../src/files/errors.js';
@@ -17,6 +19,7 @@ import { postgresUnavailable, queryOnce, usePostgresStore } from '../support/pos
 
 const KEY_A = 'a'.repeat(32);
 const KEY_B = 'b'.repeat(32);
+const KEY_C = 'c'.repeat(32);
 const why = postgresUnavailable();
 
 describe.skipIf(why !== undefined)(`one audit key for every replica${why ? ` (skipped: ${why})` : ''}`, () => {
@@ -53,6 +56,7 @@ describe.skipIf(why !== undefined)(`one audit key for every replica${why ? ` (sk
     expect(other).toBeInstanceOf(AuditError);
     expect(other.code).toBe('audit-key');
     expect(other.message).toContain(`process ${process.pid}`);
+    expect(other.message).toContain(`key id ${auditKeyId(KEY_A).slice(0, 12)}`);
     expect(other.message).toContain('give this replica the audit.hmacKey the others use');
     expect(refusal(undefined).code).toBe('audit-key');
 
@@ -78,6 +82,44 @@ describe.skipIf(why !== undefined)(`one audit key for every replica${why ? ` (sk
     expect((await lines()).filter((e) => e.line.includes('the audit key changed'))).toHaveLength(1);
     c.close();
     b.close();
+  });
+
+  it("binds to a live writer's key even when the chain's last entry verifies with the newcomer's", async () => {
+    // C (key A) joins after a key change; then an entry signed with key B lands at the end (a B
+    // writer judged gone that still wrote, or one of a build without the join lock).
+    const c = open(KEY_A);
+    const before = await lines();
+    withChain(fixture.pg, 'audit', 'hmac-sha256', { hmacKey: KEY_B, now: () => new Date() }, (chain) => void chain.append('run-start', { runId: 'stray' }));
+    const refused = refusal(KEY_B);
+    expect(refused.code).toBe('audit-key');
+    expect(refused.message).toContain(`key id ${auditKeyId(KEY_A).slice(0, 12)}`);
+    expect((await lines()).length).toBe(before.length + 1);
+    c.close();
+  });
+
+  it('a writer judged gone while a replica with a new key joined writes nothing more after that key (audit-key)', async () => {
+    const db = store();
+    const a = PostgresAuditLog.open({ db, hmacKey: KEY_A, stderr: () => {} });
+    a.append('run-start', { runId: 'a1' });
+    // A loses its lock (as when its lock's connection broke and is being retaken): judged gone.
+    const [row] = await queryOnce<{ lock_key: string }>(fixture.url, 'SELECT lock_key FROM audit_writers WHERE writer = $1', [a.writer]);
+    db.holdLock(BigInt(row!.lock_key)).release();
+    const c = open(KEY_C);
+    const before = await lines();
+    expect(before.at(-1)?.line).toContain('the audit key changed');
+
+    let refused: unknown;
+    try {
+      a.append('run-start', { runId: 'a2' });
+    } catch (err) {
+      refused = err;
+    }
+    expect((refused as AuditError).code).toBe('audit-key');
+    expect((refused as AuditError).message).toContain('a replica with another key joined while this one was judged gone');
+    expect(await lines()).toEqual(before);
+    c.append('run-start', { runId: 'c1' });
+    c.close();
+    a.close();
   });
 
   it('scrubs a known secret before it is signed and stored, and signs what it stored', async () => {

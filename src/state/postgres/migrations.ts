@@ -42,6 +42,15 @@ export const MIGRATIONS: readonly Migration[] = [
       "CREATE INDEX approval_records_code ON approval_records ((record->>'codeHash')) WHERE record->>'type' = 'approve'",
     ],
   },
+  {
+    version: 3,
+    name: 'audit writers record their key id',
+    statements: [
+      // Which audit key a writer signs with (an HMAC of a fixed label, never the key: src/audit/postgres-key.ts):
+      // a replica with another key is refused while that writer lives, whatever the chain ends in. Null: an older build.
+      'ALTER TABLE audit_writers ADD COLUMN key_id text',
+    ],
+  },
 ];
 
 /** A fixed advisory-lock key for migrating (any 64-bit number no other lock of the product uses). */
