@@ -23,8 +23,8 @@ export interface Serving {
   calls: ToolCallDrain;
   signals: StopSignals;
   stop(cause: string): Promise<number>;
-  /** Starts the kept sandbox workers once the server answers. */
-  warm(): void;
+  /** Once the server answers: starts the kept sandbox workers and what runs beside the start. */
+  started(): void;
 }
 
 /** Serves over Streamable HTTP until a signal or the listener closing; then the graceful stop. */
@@ -105,7 +105,7 @@ export async function serveHttp(product: Product, args: ParsedArgs, io: CliIo, s
     ? `Console: ${new URL('/console/', http.url).href} (sign in with ${oauth?.issuer ?? '?'})`
     : `Console: pve-code-mcp console on this host${oauth ? ' (or set http.console.clientId to serve it here, signed in with the identity provider)' : ''}`;
   io.err(`MCP over Streamable HTTP: ${http.url}\n${auth}\n${consoleLine}\nAccepted Host headers: ${http.allowedHosts.join(', ')}\n(Ctrl-C to stop)`);
-  serving.warm();
+  serving.started();
   const cause = await Promise.race([signals.first.then((s) => `${s} received`), http.listenerClosed]);
   // The listener stays open meanwhile: a client that calls now is told the server is stopping.
   const code = await stop(cause);

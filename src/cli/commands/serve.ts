@@ -60,10 +60,20 @@ export const serveCommand: Command = {
         io,
       );
     const product = await openProduct(config, io, { retry: retryFromEnv(), onClusterReady: lint });
-    for (const name of product.clusterNames) lint(product.cluster(name));
-    return serveProduct(product, args, io);
+    const atStart = product.clusterNames.map((name) => product.cluster(name));
+    // The lint reads the inventory and parses the cached schema's model: it starts once the server
+    // answers, after the client's first tools/list, not on the way to it.
+    const lintAfterStart = (): void => {
+      setTimeout(() => {
+        if (!product.isStopping) for (const runtime of atStart) lint(runtime);
+      }, LINT_DELAY_MS).unref();
+    };
+    return serveProduct(product, args, io, lintAfterStart);
   },
 };
+
+/** How long after the server answers the lint of the clusters serving at start begins: past a client's initialize and tools/list. */
+const LINT_DELAY_MS = 1_000;
 
 /**
  * The policy lint at start: every finding is a warning here (`config check` fails on errors). It
@@ -112,13 +122,18 @@ function retryFromEnv(): RetrySchedule {
  * closed. Exit 0 after a clean drain; 1 when calls had to be answered "outcome unknown". A second
  * signal exits at once (1).
  */
-export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo): Promise<number> {
+export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo, onServing?: () => void): Promise<number> {
   const signals = new StopSignals();
   signals.onAgain((signal) => {
     io.err(`pve-code-mcp: ${signal} again: exiting now; tool calls still pending get no answer`);
     process.exit(EXIT.failed);
   });
   const calls = new ToolCallDrain();
+  /** Once the server answers: the kept sandbox workers start, then what the caller runs beside (the lint). */
+  const started = (): void => {
+    warmInBackground(product, io);
+    onServing?.();
+  };
   const drainMs = product.config.shutdown.drainMs;
   const stop = async (cause: string): Promise<number> => {
     io.err(
@@ -137,7 +152,7 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
       // Loaded only here: the HTTP host, its OAuth verifier (jose), the web console and its OIDC
       // login are a stdio start's largest modules, none of which it needs before tools/list.
       const { serveHttp } = await import('./serve-http.js');
-      return await serveHttp(product, args, io, { calls, signals, stop, warm: () => warmInBackground(product, io) });
+      return await serveHttp(product, args, io, { calls, signals, stop, started });
     }
     const server = createMcpServer(product);
     const transport = new LineStdioTransport();
@@ -148,7 +163,7 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
     await server.connect(transport);
     calls.attach(transport);
     io.err('pve-code-mcp: serving MCP on stdio');
-    warmInBackground(product, io);
+    started();
     const code = await stop(await Promise.race([closed, signals.first.then((s) => `${s} received`)]));
     await server.close();
     return code;
