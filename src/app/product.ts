@@ -264,12 +264,12 @@ export class Product {
    * cluster's own without one) at default parameters and the parameters that
    * raise them; an operation the server behind the cluster does not answer says so in its verdict.
    */
-  search(query: string, options: SearchOptions & { cluster?: string; principal?: RunPrincipal } = {}): SearchHit[] {
+  async search(query: string, options: SearchOptions & { cluster?: string; principal?: RunPrincipal } = {}): Promise<SearchHit[]> {
     const { cluster, principal, ...rest } = options;
     const runtime = this.cluster(cluster);
     const unserved = this.unserved[runtime.name];
     const policy = this.policyFor(runtime.name, principal);
-    return runtime.search.search(query, rest).map((hit): SearchHit => {
+    return (await runtime.search()).search(query, rest).map((hit): SearchHit => {
       const op = runtime.model.get(hit.method, hit.path);
       if (!op) return hit;
       const v = operationVerdict(op, { cluster: runtime.name, policy });
