@@ -125,7 +125,7 @@ async function toolTable(sim: RunningSimulator, reps: number, checkReps: number)
     for (let r = 0; r < reps; r++) {
       for (const query of queries) {
         const t0 = performance.now();
-        product.search(query);
+        await product.search(query);
         samples.search.push(performance.now() - t0);
         samples.searchMcp.push(await time(() => mcp.client.callTool({ name: 'search_api', arguments: { query } })));
       }

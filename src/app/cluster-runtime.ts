@@ -6,7 +6,7 @@ import { PveClient } from '../client/client.js';
 import { createClassClients, createClients, type ClusterConfig } from '../client/config.js';
 import { loadClusterSchema, type LoadedSchema } from '../client/schema-source.js';
 import { Secret } from '../client/secret.js';
-import { ApiSearch } from '../search/index.js';
+import type { ApiSearch } from '../search/index.js';
 import { classClients } from '../policy/clusters.js';
 import type { Policy } from '../policy/policy.js';
 import type { SecretScrubber } from '../safety/redact.js';
@@ -26,7 +26,8 @@ export interface ClusterRuntime {
   readonly schema: LoadedSchema;
   readonly model: ApiModel;
   readonly policy: Policy;
-  readonly search: ApiSearch;
+  /** The search index, built by the first search_api; the search engine's modules load with it. */
+  search(): Promise<ApiSearch>;
   declarations(): DeclarationFile[];
   /** What runs use: this cluster's SDK, checked in the shared type-check process (registered on first call). */
   typeChecker(): RemoteScriptChecker;
@@ -103,7 +104,8 @@ function clusterRuntime(name: string, client: PveClient, byClass: Partial<Record
       return model();
     },
     policy,
-    get search() {
+    async search() {
+      const { ApiSearch } = await import('../search/index.js');
       return (search ??= new ApiSearch(model()));
     },
     declarations,

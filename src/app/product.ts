@@ -15,7 +15,7 @@ import { describeOperations, type DescribeResult } from '../describe/index.js';
 import type { Unserved } from '../describe/unserved.js';
 import { operationVerdict, VERDICT_TEXT } from '../describe/verdict.js';
 import type { SearchHit, SearchOptions } from '../search/index.js';
-import { SandboxEngine } from '../sandbox/engine.js';
+import type { SandboxEngine } from '../sandbox/engine.js';
 import { describeConfinement } from '../sandbox/worker-launch.js';
 import type { RunOutcome } from '../sandbox/outcome.js';
 import { ApprovalStore, type Approver, type ApproverRequirement } from '../safety/approval.js';
@@ -30,7 +30,7 @@ import { readRunbook, RunbookError, runbookNames, runbookSummary } from '../runb
 import { describeArgs, type ArgSpecs } from '../script/args.js';
 import { userInfo } from 'node:os';
 import type { CallDeadline } from '../run/deadline.js';
-import { RunPipeline, type RunResult } from '../run/pipeline.js';
+import type { RunResult } from '../run/pipeline.js';
 import { TypeCheckService } from '../script/typecheck-service.js';
 import type { AppConfig } from './config/app-config.js';
 import { ServerStoppingError, UnknownClusterError } from './errors.js';
@@ -101,7 +101,9 @@ export interface ProductOptions {
 const WITNESS_FLUSH_MS = 2_000;
 
 export class Product {
-  private readonly engine: SandboxEngine;
+  /** Loaded with the first use (see engine()); set once it is. */
+  private engineLoad: Promise<SandboxEngine> | undefined;
+  private loadedEngine: SandboxEngine | undefined;
   private readonly approvals: ApprovalStore;
   /** Runbook arguments as listed, by content hash. */
   private readonly runbookArgs = new Map<string, string>();
@@ -126,15 +128,27 @@ export class Product {
   ) {
     this.approvals = state.approvals;
     this.halt = state.killSwitch;
-    const { workers, warmWorkers, idleMs, perPrincipal } = config.sandbox;
-    this.engine = new SandboxEngine({
-      ...(workers !== undefined ? { workers } : {}),
-      warmWorkers,
-      idleMs: idleMs === 0 ? Number.POSITIVE_INFINITY : idleMs,
-      ...(perPrincipal !== undefined ? { perPrincipal } : {}),
-      confineWorker: config.sandbox.confineWorker,
-      ...(config.sandbox.limits ? { limits: config.sandbox.limits } : {}),
+  }
+
+  /**
+   * The sandbox engine. Its modules and the run path's (pipeline, bridge, the policy's checks) load
+   * with its first use, after the server answers (warmSandbox) or with a first run, not on the way
+   * to a desktop client's first tools/list.
+   */
+  private engine(): Promise<SandboxEngine> {
+    this.engineLoad ??= import('../sandbox/engine.js').then(({ SandboxEngine }) => {
+      const { workers, warmWorkers, idleMs, perPrincipal, confineWorker, limits } = this.config.sandbox;
+      this.loadedEngine = new SandboxEngine({
+        ...(workers !== undefined ? { workers } : {}),
+        warmWorkers,
+        idleMs: idleMs === 0 ? Number.POSITIVE_INFINITY : idleMs,
+        ...(perPrincipal !== undefined ? { perPrincipal } : {}),
+        confineWorker,
+        ...(limits ? { limits } : {}),
+      });
+      return this.loadedEngine;
     });
+    return this.engineLoad;
   }
 
   /** Connect every configured cluster and load its schema (from the cluster, an override or the cache). */
@@ -230,17 +244,18 @@ export class Product {
    */
   async warm(): Promise<void> {
     for (const runtime of this.clusters.runtimes()) runtime.typeChecker();
-    await Promise.all([this.engine.warm(), this.checkers.warm()]);
+    await Promise.all([this.engine().then((e) => e.warm()), this.checkers.warm()]);
   }
 
   /** Starts the kept sandbox workers (`sandbox.warmWorkers`); rejects when a worker cannot start. */
-  warmSandbox(): Promise<void> {
-    return this.engine.warm();
+  async warmSandbox(): Promise<void> {
+    return (await this.engine()).warm();
   }
 
   /** One line for the server's log: how scripts will run (workers, isolated-vm, confinement). */
   sandboxSummary(): string {
-    const { workers, warmWorkers, workerRuntime, workerConfined } = this.engine.stats;
+    if (!this.loadedEngine) return 'sandbox: not loaded yet (it loads with the first run)';
+    const { workers, warmWorkers, workerRuntime, workerConfined } = this.loadedEngine.stats;
     return `sandbox: up to ${workers} worker${workers === 1 ? '' : 's'} (${warmWorkers} kept warm), ${workerRuntime ?? 'isolated-vm (not started)'}, ${describeConfinement(workerConfined)}`;
   }
 
@@ -249,12 +264,12 @@ export class Product {
    * cluster's own without one) at default parameters and the parameters that
    * raise them; an operation the server behind the cluster does not answer says so in its verdict.
    */
-  search(query: string, options: SearchOptions & { cluster?: string; principal?: RunPrincipal } = {}): SearchHit[] {
+  async search(query: string, options: SearchOptions & { cluster?: string; principal?: RunPrincipal } = {}): Promise<SearchHit[]> {
     const { cluster, principal, ...rest } = options;
     const runtime = this.cluster(cluster);
     const unserved = this.unserved[runtime.name];
     const policy = this.policyFor(runtime.name, principal);
-    return runtime.search.search(query, rest).map((hit): SearchHit => {
+    return (await runtime.search()).search(query, rest).map((hit): SearchHit => {
       const op = runtime.model.get(hit.method, hit.path);
       if (!op) return hit;
       const v = operationVerdict(op, { cluster: runtime.name, policy });
@@ -323,7 +338,7 @@ export class Product {
       const book = readRunbook(dir, name);
       let args = this.runbookArgs.get(book.contentHash);
       if (args === undefined) {
-        const compiled = await this.engine.compile({ code: book.code, typecheck: false });
+        const compiled = await (await this.engine()).compile({ code: book.code, typecheck: false });
         args = compiled.ok ? describeArgs(compiled.args ?? ({} as ArgSpecs)) : 'does not compile: run it to see why';
         this.runbookArgs.set(book.contentHash, args);
       }
@@ -346,8 +361,9 @@ export class Product {
     const clusters = new RunClusters(runHandle(runtime, principal, taintedBy), (name) => runHandle(this.cluster(name), principal, taintedBy));
     const audit = this.audit;
     const checker = input.typecheck === false ? undefined : runtime.typeChecker();
+    const [{ RunPipeline }, executor] = await Promise.all([import('../run/pipeline.js'), this.engine()]);
     const pipeline = new RunPipeline({
-      executor: this.engine,
+      executor,
       clusters,
       ...(principal ? { principal: principal.id } : {}),
       ...(checker ? { checker } : {}),
@@ -385,7 +401,8 @@ export class Product {
     this.stopping = true;
     this.recoveryStop.abort();
     await Promise.all([this.recovery, this.clusters.stop()]);
-    await Promise.all([this.engine.close(), this.checkers.close()]);
+    // An engine still loading is closed once it has loaded.
+    await Promise.all([this.engineLoad?.then((e) => e.close()), this.checkers.close()]);
     await this.clusters.closeRuntimes();
     await this.audit.flushWitness(WITNESS_FLUSH_MS).catch(() => undefined);
     this.state.close();

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { TLSSocket } from 'node:tls';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
 import { PveConfigError, PveTlsError, TlsPinMismatchError } from './errors.js';
 import type { PveLogger } from './logger.js';
 
@@ -40,7 +40,12 @@ export interface ConnectorSettings {
 
 type Verdict = Error | undefined;
 
-export function createTlsConnector(settings: ConnectorSettings): buildConnector.connector {
+/**
+ * Checks the TLS settings now (a bad pin or an unreadable CA file is a configuration error at
+ * start) and returns what builds the connector from undici's `buildConnector` once undici is
+ * loaded: the transport loads it with its first request (transport.ts).
+ */
+export function createTlsConnector(settings: ConnectorSettings): (build: typeof buildConnector) => buildConnector.connector {
   const { tls, clusterName, logger } = settings;
   const pin = resolvePin(tls, clusterName);
   const ca = tls.caFile ? readCaFile(tls.caFile, clusterName) : undefined;
@@ -69,29 +74,31 @@ export function createTlsConnector(settings: ConnectorSettings): buildConnector.
     return new PveTlsError(host, String(socket.authorizationError ?? 'UNKNOWN'), actual);
   };
 
-  const base = buildConnector({
-    // The verdict is ours (see above); Node still computes `authorized` with the CA and hostname.
-    rejectUnauthorized: false,
-    ...(ca ? { ca } : {}),
-    timeout: settings.connectTimeoutMs,
-    // A resumed session skips the certificate exchange; always see the certificate.
-    maxCachedSessions: 0,
-  });
-
-  return (options, callback) => {
-    base(options, (err, socket) => {
-      if (err || !socket) {
-        callback(err ?? new Error('connector returned no socket'), null);
-        return;
-      }
-      const verdict = verify(socket as TLSSocket, `${options.hostname}:${options.port || 443}`);
-      if (verdict) {
-        socket.destroy();
-        callback(verdict, null);
-        return;
-      }
-      callback(null, socket);
+  return (build) => {
+    const base = build({
+      // The verdict is ours (see above); Node still computes `authorized` with the CA and hostname.
+      rejectUnauthorized: false,
+      ...(ca ? { ca } : {}),
+      timeout: settings.connectTimeoutMs,
+      // A resumed session skips the certificate exchange; always see the certificate.
+      maxCachedSessions: 0,
     });
+
+    return (options, callback) => {
+      base(options, (err, socket) => {
+        if (err || !socket) {
+          callback(err ?? new Error('connector returned no socket'), null);
+          return;
+        }
+        const verdict = verify(socket as TLSSocket, `${options.hostname}:${options.port || 443}`);
+        if (verdict) {
+          socket.destroy();
+          callback(verdict, null);
+          return;
+        }
+        callback(null, socket);
+      });
+    };
   };
 }
 

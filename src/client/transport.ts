@@ -3,7 +3,7 @@
  * concurrency cap, the response-size cap, and the connect/headers/body timeouts. Every failure leaves here as a
  * typed client error; nothing above this layer sees undici or Node error codes.
  */
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import type { HttpMethod } from '../schema/model.js';
 import {
   type AnyPveError,
@@ -92,7 +92,10 @@ const TIMEOUT_CODES: Record<string, 'connect' | 'headers' | 'body'> = {
 const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
 
 export class HttpTransport {
-  readonly #pool: Pool;
+  /** Set once the first request has loaded undici (see #openPool). */
+  #pool: Pool | undefined;
+  #opening: Promise<Pool> | undefined;
+  readonly #connector: ReturnType<typeof createTlsConnector>;
   readonly #limiter: ConcurrencyLimiter;
   readonly #options: TransportOptions;
   #closed = false;
@@ -100,17 +103,34 @@ export class HttpTransport {
   constructor(options: TransportOptions) {
     this.#options = options;
     this.#limiter = new ConcurrencyLimiter(options.maxConcurrency);
-    this.#pool = new Pool(options.origin, {
-      connections: options.maxConcurrency,
-      connect: createTlsConnector({
-        clusterName: options.clusterName,
-        tls: options.tls,
-        connectTimeoutMs: options.timeouts.connectMs,
-        logger: options.logger,
-      }),
-      headersTimeout: options.timeouts.headersMs,
-      bodyTimeout: options.timeouts.bodyMs,
+    // The TLS settings are checked here, at start; the connector is built with the pool.
+    this.#connector = createTlsConnector({
+      clusterName: options.clusterName,
+      tls: options.tls,
+      connectTimeoutMs: options.timeouts.connectMs,
+      logger: options.logger,
     });
+  }
+
+  /**
+   * undici (~100 ms to load cold) and the pool's TLS connector come with the first request, not
+   * with the client: a server starting from a cached schema answers its first tools/list before
+   * it talks to any cluster. A pool opened after close() is closed at once, so the request fails
+   * as on a closed client.
+   */
+  #openPool(): Promise<Pool> {
+    this.#opening ??= import('undici').then(async ({ Pool, buildConnector }) => {
+      const pool = new Pool(this.#options.origin, {
+        connections: this.#options.maxConcurrency,
+        connect: this.#connector(buildConnector),
+        headersTimeout: this.#options.timeouts.headersMs,
+        bodyTimeout: this.#options.timeouts.bodyMs,
+      });
+      this.#pool = pool;
+      if (this.#closed) await pool.close();
+      return pool;
+    });
+    return this.#opening;
   }
 
   /** Requests in flight and waiting for a slot (for diagnostics and tests). */
@@ -125,7 +145,7 @@ export class HttpTransport {
     try {
       await this.#limiter.acquire(signal);
       try {
-        return await this.#dispatch(x, progress);
+        return await this.#dispatch(this.#pool ?? (await this.#openPool()), x, progress);
       } finally {
         this.#limiter.release();
       }
@@ -149,7 +169,7 @@ export class HttpTransport {
    * the write when the request is aborted there): it marks the request sent, conservatively, as
    * no later callback says when the bytes actually left.
    */
-  #dispatch(x: Exchange, progress: { sent: boolean }): Promise<RawResponse> {
+  #dispatch(pool: Pool, x: Exchange, progress: { sent: boolean }): Promise<RawResponse> {
     const signal = x.signal;
     const maxBytes = this.#options.maxResponseBytes;
     const bodyTotalMs = this.#options.timeouts.bodyTotalMs;
@@ -204,14 +224,15 @@ export class HttpTransport {
           reject(error);
         },
       };
-      this.#pool.dispatch({ path: x.target, method: x.method, headers: x.headers, body: x.body ?? null }, handler);
+      pool.dispatch({ path: x.target, method: x.method, headers: x.headers, body: x.body ?? null }, handler);
     });
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#pool.close();
+    // A pool still loading is closed as it opens (#openPool).
+    await this.#pool?.close();
   }
 
   #mapError(err: unknown, x: Exchange, sent: boolean): AnyPveError {

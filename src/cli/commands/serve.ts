@@ -1,22 +1,12 @@
 /** `pve-code-mcp serve`: the MCP server over stdio (default) or Streamable HTTP. */
-import type { ClusterRuntime, Product, RunPrincipal } from '../../app/product.js';
+import type { ClusterRuntime, Product } from '../../app/product.js';
 import { DEFAULT_CLUSTER_RETRY, type RetrySchedule } from '../../app/cluster-status.js';
-import { describeUnmatched } from '../../app/config/http-settings.js';
 import type { ClusterConfig } from '../../client/config.js';
-import { lintCluster } from '../lint.js';
-import { ApprovalStore } from '../../safety/approval.js';
-import { HttpConfigError } from '../../server/auth/errors.js';
-import { auditIdentity } from '../../server/auth/principal.js';
-import { principalOf, principalResolver, unmatchedRefusal } from '../../server/auth/run-principal.js';
-import type { HttpServerOptions } from '../../server/http.js';
 import { createMcpServer } from '../../server/mcp.js';
 import { ToolCallDrain } from '../../server/drain.js';
 import { drainToolCalls } from '../../server/shutdown.js';
 import { LineStdioTransport } from '../../server/stdio.js';
-import { createWebConsole } from '../../server/console/setup.js';
-import { UrlApprovals } from '../../server/console/url-approvals.js';
-import { productExplorer } from '../../server/console/explorer.js';
-import { boolOpt, EXIT, intOpt, parseCommandArgs, stringOpt, UsageError, type CliIo, type ParsedArgs } from '../args.js';
+import { boolOpt, EXIT, parseCommandArgs, type CliIo, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { appConfigFrom, CONFIG_OPTIONS, CONFIG_USAGE, openProduct, StopSignals } from '../context.js';
 import { tuneV8ForServer } from '../v8-tuning.js';
@@ -49,16 +39,6 @@ export const HTTP_OPTIONS = {
   'tls-key': { type: 'string' },
 } as const;
 
-/** A repeatable option, each value also split on commas. */
-function listOpt(args: ParsedArgs, name: string): string[] {
-  const v = args.values[name];
-  const values = Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
-  return values
-    .flatMap((x) => x.split(','))
-    .map((x) => x.trim())
-    .filter((x) => x !== '');
-}
-
 export const serveCommand: Command = {
   name: 'serve',
   usage,
@@ -80,10 +60,20 @@ export const serveCommand: Command = {
         io,
       );
     const product = await openProduct(config, io, { retry: retryFromEnv(), onClusterReady: lint });
-    for (const name of product.clusterNames) lint(product.cluster(name));
-    return serveProduct(product, args, io);
+    const atStart = product.clusterNames.map((name) => product.cluster(name));
+    // The lint reads the inventory and parses the cached schema's model: it starts once the server
+    // answers, after the client's first tools/list, not on the way to it.
+    const lintAfterStart = (): void => {
+      setTimeout(() => {
+        if (!product.isStopping) for (const runtime of atStart) lint(runtime);
+      }, LINT_DELAY_MS).unref();
+    };
+    return serveProduct(product, args, io, lintAfterStart);
   },
 };
+
+/** How long after the server answers the lint of the clusters serving at start begins: past a client's initialize and tools/list. */
+const LINT_DELAY_MS = 1_000;
 
 /**
  * The policy lint at start: every finding is a warning here (`config check` fails on errors). It
@@ -91,6 +81,8 @@ export const serveCommand: Command = {
  */
 async function lintAtStart(runtime: ClusterRuntime, cluster: ClusterConfig | undefined, io: CliIo): Promise<void> {
   try {
+    // Loaded here, beside the start: the policy lint is not on the way to the first tools/list.
+    const { lintCluster } = await import('../lint.js');
     const { findings, inventoryError } = await lintCluster({ name: runtime.name, ...(cluster?.tokens ? { tokens: cluster.tokens } : {}) }, runtime.policy, () => runtime.model, runtime.client);
     for (const f of findings) io.err(`pve-code-mcp: warning: cluster '${runtime.name}' policy lint${f.severity === 'error' ? ' (matches nothing)' : ''}: ${f.key}: ${f.message}`);
     if (inventoryError !== undefined && runtime.policy.config.targets.length + Object.keys(runtime.policy.config.scopes).length > 0) {
@@ -100,42 +92,6 @@ async function lintAtStart(runtime: ClusterRuntime, cluster: ClusterConfig | und
   } catch (err) {
     io.err(`pve-code-mcp: warning: cluster '${runtime.name}' policy lint failed: ${err instanceof Error ? err.message : String(err)}`);
   }
-}
-
-/** The HTTP listener's settings: command-line flags over the config's "http" section over PVE_MCP_TOKEN. */
-function httpOptions(product: Product, args: ParsedArgs, io: CliIo): HttpServerOptions {
-  const cfg = product.config.http;
-  const oauth = cfg.oauth;
-  const flagToken = stringOpt(args, 'token');
-  if (oauth && flagToken) throw new UsageError('--token is the single-user mode; this config has "http": {"oauth": …}, so clients bring access tokens from the identity provider instead');
-  const token = flagToken ?? cfg.token ?? process.env.PVE_MCP_TOKEN;
-  const host = stringOpt(args, 'host') ?? cfg.host;
-  const publicUrl = stringOpt(args, 'public-url') ?? cfg.publicUrl;
-  const certFile = stringOpt(args, 'tls-cert');
-  const keyFile = stringOpt(args, 'tls-key');
-  if ((certFile === undefined) !== (keyFile === undefined)) throw new UsageError('--tls-cert and --tls-key go together: give both files (PEM)');
-  const tls = certFile && keyFile ? { certFile, keyFile } : cfg.tls;
-  const auditLog = product.audit;
-  const options: HttpServerOptions = {
-    ...(host ? { host } : {}),
-    port: intOpt(args, 'port') ?? cfg.port ?? 8765,
-    ...(oauth ? { oauth } : token ? { token } : {}),
-    allowedHosts: [...cfg.allowedHosts, ...listOpt(args, 'allowed-host')],
-    allowedOrigins: [...cfg.allowedOrigins, ...listOpt(args, 'allowed-origin')],
-    ...(publicUrl ? { publicUrl } : {}),
-    ...(tls ? { tls } : {}),
-    maxSessions: cfg.maxSessions,
-    maxSessionsPerPrincipal: cfg.sessionsPerPrincipal,
-    ...(oauth ? { approvals: product.state.approvals } : {}),
-    onApproved: (e) => {
-      auditLog.append('approval', { via: 'http', planId: e.planId, approvedBy: e.approver.id, ...(e.for ? { for: e.for } : {}), expiresAt: e.expiresAt, principal: auditIdentity(e.approver) });
-    },
-    log: (line) => io.err(line),
-  };
-  if (host && host !== '127.0.0.1' && host !== 'localhost' && host !== '::1' && !tls) {
-    io.err(`pve-code-mcp: warning: serving HTTP without TLS on ${host}: tokens travel in clear text; use --tls-cert/--tls-key or a TLS-terminating reverse proxy`);
-  }
-  return options;
 }
 
 /**
@@ -153,15 +109,6 @@ function warmInBackground(product: Product, io: CliIo): void {
   );
 }
 
-/** Whether the stored plan can be read (a plan the store could not keep, or that was edited, is not shown). */
-function shownPlan(store: ApprovalStore, planId: string): boolean {
-  try {
-    return store.loadPlan(planId) !== undefined;
-  } catch {
-    return false;
-  }
-}
-
 /** `PVE_CLUSTER_RETRY_MS`: the first retry delay of an unavailable cluster (then doubling, at most 5 min). */
 function retryFromEnv(): RetrySchedule {
   const v = Number(process.env.PVE_CLUSTER_RETRY_MS);
@@ -175,13 +122,18 @@ function retryFromEnv(): RetrySchedule {
  * closed. Exit 0 after a clean drain; 1 when calls had to be answered "outcome unknown". A second
  * signal exits at once (1).
  */
-export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo): Promise<number> {
+export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo, onServing?: () => void): Promise<number> {
   const signals = new StopSignals();
   signals.onAgain((signal) => {
     io.err(`pve-code-mcp: ${signal} again: exiting now; tool calls still pending get no answer`);
     process.exit(EXIT.failed);
   });
   const calls = new ToolCallDrain();
+  /** Once the server answers: the kept sandbox workers start, then what the caller runs beside (the lint). */
+  const started = (): void => {
+    warmInBackground(product, io);
+    onServing?.();
+  };
   const drainMs = product.config.shutdown.drainMs;
   const stop = async (cause: string): Promise<number> => {
     io.err(
@@ -197,89 +149,10 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
   };
   try {
     if (boolOpt(args, 'http')) {
-      // The web console, with URL-mode approvals, where people can log in to it: OAuth mode with a console client.
-      const cfg = product.config;
-      const oauth = cfg.http.oauth;
-      const plans = product.state.approvals;
-      const urls = oauth && cfg.http.console.clientId ? new UrlApprovals((planId) => shownPlan(plans, planId)) : undefined;
-      const webConsole =
-        urls &&
-        createWebConsole({
-          stateDir: cfg.stateDir,
-          store: plans,
-          audit: { file: cfg.audit.file, ...(cfg.audit.hmacKey ? { hmacKey: cfg.audit.hmacKey } : {}), ...(product.state.postgres ? { postgres: product.state.postgres } : {}) },
-          appendApproval: (data) => product.audit.append('approval', data),
-          sessionMinutes: cfg.http.console.sessionMinutes,
-          ...(oauth && cfg.http.console.clientId
-            ? {
-                oidc: {
-                  issuer: oauth.issuer,
-                  clientId: cfg.http.console.clientId,
-                  ...(cfg.http.console.clientSecret ? { clientSecret: cfg.http.console.clientSecret } : {}),
-                  scopes: [oauth.scopes.read, oauth.scopes.write, oauth.scopes.approve],
-                  algorithms: oauth.algorithms,
-                  clockToleranceSec: oauth.clockToleranceSec,
-                },
-              }
-            : {}),
-          ...(urls ? { urls } : {}),
-          // The explorer applies the signed-in person's policy, as the MCP endpoint would to its token.
-          explorer: productExplorer(product, (user) => (user.principal ? withConsole(resolve(user.principal)) : undefined)),
-        });
-      const options = {
-        ...httpOptions(product, args, io),
-        calls,
-        // A balancer takes a stopping replica out at once, and one whose shared state does not answer.
-        health: () => (calls.isStopping ? { ok: false as const, reason: 'stopping' } : product.state.health()),
-        ...(webConsole ? { console: webConsole } : {}),
-      };
-      // Hints name the console's page of a plan once it has an address.
-      const withConsole = (p: RunPrincipal): RunPrincipal => (urls?.available ? { ...p, consolePage: (planId: string) => urls.planUrl(planId) } : p);
-      const { principals, unmatched } = product.config.http;
-      const resolve = principalResolver(principals, unmatched);
-      options.admit = unmatchedRefusal(
-        principals,
-        unmatched,
-        product.config.pve.clusters.map((c) => c.name),
-      );
-      // Loaded only here: the HTTP host and its OAuth verifier (jose) are ~50 ms of CPU a stdio start does not need.
-      const { startHttpServer } = await import('../../server/http.js');
-      let http: Awaited<ReturnType<typeof startHttpServer>>;
-      try {
-        http = await startHttpServer(
-          // The session's principal (its views: instructions, hints, policies) and each request's (its runs).
-          // The run_script view links a plan's console page only where this server serves the console.
-          (opener) =>
-            createMcpServer(product, {
-              session: withConsole(resolve(opener)),
-              ...(urls ? { urls, consoleUrl: () => (urls.available ? new URL('/console', http.url).href : undefined) } : {}),
-              principal: (extra) => {
-                const p = principalOf(extra.authInfo);
-                return p ? withConsole(resolve(p)) : undefined;
-              },
-            }),
-          options,
-        );
-      } catch (err) {
-        if (!(err instanceof HttpConfigError)) throw err;
-        io.err(`pve-code-mcp serve: ${err.message}`);
-        return EXIT.config;
-      }
-      const auth =
-        http.mode === 'oauth'
-          ? `OAuth: access tokens from ${product.config.http.oauth?.issuer ?? '?'} for resource ${http.url}\nProtected-resource metadata: ${http.metadataUrl ?? '?'}`
-          : `Authorization: Bearer ${http.token}`;
-      if (http.mode === 'oauth') io.err(`pve-code-mcp: principals no http.principals rule matches get ${describeUnmatched(unmatched)}`);
-      const consoleLine = urls
-        ? `Console: ${new URL('/console/', http.url).href} (sign in with ${oauth?.issuer ?? '?'})`
-        : `Console: pve-code-mcp console on this host${oauth ? ' (or set http.console.clientId to serve it here, signed in with the identity provider)' : ''}`;
-      io.err(`MCP over Streamable HTTP: ${http.url}\n${auth}\n${consoleLine}\nAccepted Host headers: ${http.allowedHosts.join(', ')}\n(Ctrl-C to stop)`);
-      warmInBackground(product, io);
-      const cause = await Promise.race([signals.first.then((s) => `${s} received`), http.listenerClosed]);
-      // The listener stays open meanwhile: a client that calls now is told the server is stopping.
-      const code = await stop(cause);
-      await http.close();
-      return code;
+      // Loaded only here: the HTTP host, its OAuth verifier (jose), the web console and its OIDC
+      // login are a stdio start's largest modules, none of which it needs before tools/list.
+      const { serveHttp } = await import('./serve-http.js');
+      return await serveHttp(product, args, io, { calls, signals, stop, started });
     }
     const server = createMcpServer(product);
     const transport = new LineStdioTransport();
@@ -290,7 +163,7 @@ export async function serveProduct(product: Product, args: ParsedArgs, io: CliIo
     await server.connect(transport);
     calls.attach(transport);
     io.err('pve-code-mcp: serving MCP on stdio');
-    warmInBackground(product, io);
+    started();
     const code = await stop(await Promise.race([closed, signals.first.then((s) => `${s} received`)]));
     await server.close();
     return code;

@@ -168,8 +168,8 @@ export class WebConsole {
     );
   }
 
-  private explore(res: ServerResponse, session: ConsoleSession, query: string): void {
-    const hits = query.trim() === '' ? [] : (this.options.explorer?.search(query, session.user) ?? []);
+  private async explore(res: ServerResponse, session: ConsoleSession, query: string): Promise<void> {
+    const hits = query.trim() === '' ? [] : ((await this.options.explorer?.search(query, session.user)) ?? []);
     sendHtml(res, 200, page({ title: 'Explorer', ...this.chrome(session) }, exploreView(query, hits)));
   }
 

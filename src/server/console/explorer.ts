@@ -11,7 +11,7 @@ import { runScriptAnswer, type RunScriptOutput } from '../tools/run-script.js';
 import type { ConsoleUser } from './sessions.js';
 
 export interface ExplorerBackend {
-  search(query: string, user: ConsoleUser): SearchHit[];
+  search(query: string, user: ConsoleUser): Promise<SearchHit[]>;
   describe(spec: string, user: ConsoleUser): DescribeResult;
   /** The script as a dry-run of the user's principal: its answer as run_script gives it. */
   tryScript(code: string, user: ConsoleUser): Promise<RunScriptOutput>;
@@ -24,7 +24,7 @@ export function productExplorer(product: Product, principalOf: (user: ConsoleUse
     return principal ? { principal } : {};
   };
   return {
-    search: (query, user) => product.search(query, { limit: 15, ...of(user) }),
+    search: async (query, user) => product.search(query, { limit: 15, ...of(user) }),
     describe: (spec, user) => product.describe([spec], of(user)),
     tryScript: async (code, user) =>
       runScriptAnswer(await product.runScript({ code, dryRun: true }, { ...of(user), deadline: { startedAt: performance.now(), limitMs: product.config.sandbox.callDeadlineMs } })),

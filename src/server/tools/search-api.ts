@@ -8,7 +8,11 @@ import { z } from 'zod';
 import type { Product, RunPrincipal } from '../../app/product.js';
 import { operationVerdict, type Verdict } from '../../describe/verdict.js';
 import { HTTP_METHODS, RISK_CLASSES, type Operation } from '../../schema/model.js';
-import { formatHit, helperLine, MAX_LIMIT, SearchQueryError, type SearchHit, type SearchOptions } from '../../search/index.js';
+// The engine (MAX_LIMIT's module) loads with the first search, not on the way to tools/list.
+import type { SearchHit, SearchOptions } from '../../search/index.js';
+import { SearchQueryError } from '../../search/errors.js';
+import { helperLine } from '../../search/helpers.js';
+import { formatHit } from '../../search/hit.js';
 import { guard, registration, type Extra, type ToolDefinition } from './tool.js';
 
 const MAX_QUERY = 500;
@@ -46,7 +50,8 @@ type SearchArgs = { [K in keyof typeof SEARCH_API.input]: z.output<(typeof SEARC
 /** `viewer`: whose effective policy the verdicts are (over HTTP, the principal asking). */
 export function registerSearchApi(server: McpServer, product: Product, viewer: (extra: Extra) => RunPrincipal | undefined = () => undefined): ToolDefinition {
   server.registerTool(SEARCH_API.name, registration(SEARCH_API), async (args, extra) =>
-    guard(() => {
+    guard(async () => {
+      const { MAX_LIMIT } = await import('../../search/index.js');
       const principal = viewer(extra);
       const { query = '', verdict, limit: asked, cluster } = args as SearchArgs;
       const limit = asked === undefined ? undefined : Math.min(asked, MAX_LIMIT);
@@ -59,7 +64,7 @@ export function registerSearchApi(server: McpServer, product: Product, viewer: (
         ...(principal ? { principal } : {}),
         ...(verdict !== undefined ? { where: verdictFilter(product, cluster, verdict, principal) } : {}),
       };
-      const hits = product.search(query, options);
+      const hits = await product.search(query, options);
       const results = hits.map((h) => ({ method: h.method, path: h.path, summary: h.summary, risk: h.risk, verdict: h.verdict ?? 'unknown' }));
       const notes = [
         ...(asked !== undefined && asked > MAX_LIMIT ? [`(limit ${asked} is over the maximum: showing at most ${MAX_LIMIT})`] : []),
