@@ -206,6 +206,18 @@ for (const [name, available, load] of schemas) {
       expect(search.search(q, { limit: 1 })[0]?.key, q).toBe('GET /access/roles/{roleid}');
     });
 
+    it("answers a question about a part of one guest's property strings with its configuration", () => {
+      // `bridge` and `tag` are keys inside `net0`, not property names; the node's own network read
+      // is not about the guest the question names.
+      expect(search.search('what disks does vm 101 have', { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/qemu/{vmid}/config');
+      for (const q of ['which vlan tag does vm 110 use', 'which network bridge is ct 204 attached to?']) {
+        expect(
+          search.search(q, { limit: 3 }).map((h) => h.key.replace('/lxc/', '/qemu/')),
+          q,
+        ).toContain('GET /nodes/{node}/qemu/{vmid}/config');
+      }
+    });
+
     it('points at pve.guests() and pve.findGuest() where the resource list is found', () => {
       const hits = search.search('which guests are locked', { limit: 5 });
       const line = helperLine(hits.map((h) => h.key));
