@@ -91,7 +91,9 @@ export function indexedOperation(op: Operation, id: number, update?: Operation):
     paramDocs: [...paramDocs].join(' \n '),
     returns: (update ? [...paramNamesOf(update), ...new Set(update.params.flatMap(formatKeys))] : returnedPropertyNames(op.returns)).join(' '),
     items: [...new Set(op.params.flatMap((p) => (p.inPath ? (p.enum ?? []) : [])))].filter((v) => /^[a-z0-9]+$/i.test(v)).join(' '),
-    values: [...new Set([...ownParams, ...(update?.params.filter((p) => !p.inPath) ?? [])].flatMap((p) => (p.family && p.family.index > 0 ? [] : (p.enum ?? []))))].join(' '),
+    values: [
+      ...new Set([...ownParams, ...(update?.params.filter((p) => !p.inPath) ?? [])].flatMap((p) => (p.family && p.family.index > 0 ? [] : (p.enum ?? []))).concat(returnedKinds(op.returns))),
+    ].join(' '),
   };
 }
 
@@ -120,6 +122,15 @@ export function literalSegmentTerms(op: Operation): string[][] {
 export function itemSegmentTerms(op: Operation): string[] {
   const segments = splitPath(op.path);
   return segments.flatMap((s, i) => (!s.startsWith('{') && segments[i + 1]?.startsWith('{') ? analyze(s) : []));
+}
+
+/**
+ * The kinds of item a read lists, by their `type` (`qemu`, `lxc`, `storage` in the cluster's
+ * resource list): "how many containers do we run" asks a list that holds containers.
+ */
+function returnedKinds(returns: SchemaNode): string[] {
+  const type = (returns.items ?? returns).properties?.['type'];
+  return (type?.enum ?? []).filter((v): v is string => typeof v === 'string' && /^[a-z]+$/.test(v));
 }
 
 /**

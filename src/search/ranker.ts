@@ -76,6 +76,8 @@ const EVERY_GUEST_FOR_NODE = 0.7;
 const PART_OF_RECEIVER = 2;
 /** Factor for a cluster-wide listing of guests when the request is an inventory question ("which guests are stopped"). */
 const INVENTORY_LISTING = 1.5;
+/** Factor for such a listing when the request asks about the guests of a node it names ("how many containers are on this node"). */
+const CLUSTER_LIST_FOR_NODE_GUESTS = 0.7;
 /** Factor for an operation on one guest (`{vmid}` in its path) when the request names a node and no guest. */
 const GUEST_OP_FOR_NODE = 0.4;
 /**
@@ -266,6 +268,7 @@ export class Ranker {
     if (query.guestMember && (this.oneGuestOps[id] || this.guestKindOps[id])) return GUEST_OP_FOR_MEMBER;
     if (query.oneGuest && this.everyGuestOps[id]) return EVERY_GUEST_FOR_ONE_GUEST;
     if (query.inventory && this.clusterGuestLists[id]) return INVENTORY_LISTING;
+    if (query.nodeGuests && this.clusterGuestLists[id]) return CLUSTER_LIST_FOR_NODE_GUESTS;
     if (query.nodeNotGuest && this.oneGuestOps[id]) return GUEST_OP_FOR_NODE;
     if (query.nodeNotGuest && !query.collection && this.everyGuestOps[id]) return EVERY_GUEST_FOR_NODE;
     if (query.oneGuest && this.guestKindOps[id] && this.isRead[id]) return KIND_READ_FOR_ONE_GUEST;

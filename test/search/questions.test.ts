@@ -118,6 +118,13 @@ for (const [name, available, load] of schemas) {
       for (const q of INVENTORY) expect(search.search(q, { limit: 1 })[0]?.key, q).toBe('GET /cluster/resources');
     });
 
+    it("counts guests across the cluster in the resource list, whose items' type names both kinds, and a named node's guests in its own list", () => {
+      for (const q of ['how many containers do we have', 'show me every vm or container that is locked']) {
+        expect(search.search(q, { limit: 1 })[0]?.key, q).toBe('GET /cluster/resources');
+      }
+      expect(search.search('how many containers are on this node', { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/lxc');
+    });
+
     it('a single-guest verb outranks its every-guest twin, and the twin answers for every guest', () => {
       expect(search.search('force stop vm 118 now', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/qemu/{vmid}/status/stop');
       expect(search.search('stop vm 118 hard', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/qemu/{vmid}/status/stop');
