@@ -203,6 +203,24 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['config', 'configuration', 'settings', 'setting', 'properties', 'conf'], terms: { config: 1, option: 0.6, setting: 0.3 } },
   { triggers: ['options', 'option'], terms: { option: 1, config: 0.7 } },
   { triggers: ['pending', 'pending changes', 'unapplied', 'uncommitted', 'not applied', 'not yet applied', 'unsaved', 'staged'], terms: { pending: 1 } },
+  // A guest's change that waits for its next start is pending: "what only applies after a reboot".
+  {
+    triggers: [
+      'apply after a reboot',
+      'apply after reboot',
+      'applies after a reboot',
+      'after the next reboot',
+      'on next boot',
+      'take effect',
+      'takes effect',
+      'need a reboot',
+      'needs a reboot',
+      'require a reboot',
+      'requires a reboot',
+      'reboot required',
+    ],
+    terms: { pending: 1 },
+  },
   { triggers: ['apply', 'reload', 'commit', 'apply changes'], terms: { reload: 1, apply: 1 }, methods: ['PUT'] },
   // What an apply would do, without doing it: the dry run's difference.
   { triggers: ['dry run', 'preview', 'what would change', 'what will change', 'would change', 'what if', 'diff', 'difference', 'simulate'], terms: { dry: 1, difference: 0.5 } },

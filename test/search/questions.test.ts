@@ -223,6 +223,10 @@ for (const [name, available, load] of schemas) {
       expect(bridge).toContain('GET /nodes/{node}/lxc/{vmid}/config');
     });
 
+    it('reads a change that waits for the next boot as pending', () => {
+      expect(search.search('what on ct 200 only takes effect after the next reboot', { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/lxc/{vmid}/pending');
+    });
+
     it('points at pve.guests() and pve.findGuest() where the resource list is found', () => {
       const hits = search.search('which guests are locked', { limit: 5 });
       const line = helperLine(hits.map((h) => h.key));
