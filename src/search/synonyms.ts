@@ -237,6 +237,8 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['iso', 'iso image', 'installer', 'install media', 'cd image', 'cdrom'], terms: { iso: 1, content: 0.6, image: 0.4 } },
   { triggers: ['image', 'images', 'ova', 'appliance image'], terms: { image: 1, content: 0.5, iso: 0.3 } },
   { triggers: ['storage content', 'content', 'files on storage', 'contents'], terms: { content: 1, volume: 0.3 } },
+  // "what's on the local storage", "what is stored in nas": what a place holds is its content.
+  { triggers: ['what s on', 'what is on', 'what is stored', 'what s stored', 'stored on'], terms: { content: 0.7, volume: 0.3 } },
   { triggers: ['container template', 'ct template', 'lxc template', 'appliance', 'turnkey', 'aplinfo', 'pveam'], terms: { aplinfo: 1, appliance: 0.8, template: 0.5 } },
   { triggers: ['backup', 'vzdump', 'dump'], terms: { vzdump: 1, backup: 1 }, methods: ['POST'], plural: { content: 1, backup: 0.8, vzdump: 0.4 } },
   { triggers: ['back up', 'backup now', 'run backup', 'run a backup', 'start backup', 'start a backup'], terms: { vzdump: 1, backup: 1 }, methods: ['POST'] },

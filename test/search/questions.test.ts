@@ -227,6 +227,10 @@ for (const [name, available, load] of schemas) {
       expect(search.search('what on ct 200 only takes effect after the next reboot', { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/lxc/{vmid}/pending');
     });
 
+    it('reads what is on a storage as its content', () => {
+      expect(search.search("what's on the local-lvm storage of pve3", { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/storage/{storage}/content');
+    });
+
     it('points at pve.guests() and pve.findGuest() where the resource list is found', () => {
       const hits = search.search('which guests are locked', { limit: 5 });
       const line = helperLine(hits.map((h) => h.key));
