@@ -231,6 +231,10 @@ for (const [name, available, load] of schemas) {
       expect(search.search("what's on the local-lvm storage of pve3", { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/storage/{storage}/content');
     });
 
+    it('reads a demonstrative as one item the operator has in mind ("that task")', () => {
+      expect(search.search('is this task still running', { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/tasks/{upid}/status');
+    });
+
     it('points at pve.guests() and pve.findGuest() where the resource list is found', () => {
       const hits = search.search('which guests are locked', { limit: 5 });
       const line = helperLine(hits.map((h) => h.key));
