@@ -24,3 +24,15 @@ export const GUEST_ARGUMENT_SCORE = 0.3;
 export function isNamedGuest(concept: Concept, query: ParsedQuery): boolean {
   return query.oneGuest && query.guestExists && !concept.verb && GUEST_WORDS.has(concept.source);
 }
+
+/**
+ * Factor for a node's read that has nothing to do with guests (`GET /nodes/{node}/network`) when a
+ * question names one guest by ID ("which network bridge is ct 204 attached to"): the guest is what
+ * it asks about, and the node's own reads are not.
+ */
+export const NODE_READ_FOR_ONE_GUEST = 0.6;
+
+/** Per operation: a read under a node with no `{vmid}`, about no kind of guest and taking no guest as a parameter. */
+export function nodeOwnReadOps(operations: readonly Operation[], guestKind: readonly boolean[], guestArgument: readonly boolean[]): boolean[] {
+  return operations.map((op, id) => op.method === 'GET' && op.path.startsWith('/nodes/{node}/') && !op.path.includes('{vmid}') && !guestKind[id] && !guestArgument[id]);
+}

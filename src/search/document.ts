@@ -89,9 +89,11 @@ export function indexedOperation(op: Operation, id: number, update?: Operation):
     description: op.description,
     params: [...paramNames].join(' '),
     paramDocs: [...paramDocs].join(' \n '),
-    returns: update ? [...paramNamesOf(update)].join(' ') : returnedPropertyNames(op.returns).join(' '),
+    returns: (update ? [...paramNamesOf(update), ...new Set(update.params.flatMap(formatKeys))] : returnedPropertyNames(op.returns)).join(' '),
     items: [...new Set(op.params.flatMap((p) => (p.inPath ? (p.enum ?? []) : [])))].filter((v) => /^[a-z0-9]+$/i.test(v)).join(' '),
-    values: [...new Set([...ownParams, ...(update?.params.filter((p) => !p.inPath) ?? [])].flatMap((p) => (p.family && p.family.index > 0 ? [] : (p.enum ?? []))))].join(' '),
+    values: [
+      ...new Set([...ownParams, ...(update?.params.filter((p) => !p.inPath) ?? [])].flatMap((p) => (p.family && p.family.index > 0 ? [] : (p.enum ?? []))).concat(returnedKinds(op.returns))),
+    ].join(' '),
   };
 }
 
@@ -122,9 +124,29 @@ export function itemSegmentTerms(op: Operation): string[] {
   return segments.flatMap((s, i) => (!s.startsWith('{') && segments[i + 1]?.startsWith('{') ? analyze(s) : []));
 }
 
+/**
+ * The kinds of item a read lists, by their `type` (`qemu`, `lxc`, `storage` in the cluster's
+ * resource list): "how many containers do we run" asks a list that holds containers.
+ */
+function returnedKinds(returns: SchemaNode): string[] {
+  const type = (returns.items ?? returns).properties?.['type'];
+  return (type?.enum ?? []).filter((v): v is string => typeof v === 'string' && /^[a-z]+$/.test(v));
+}
+
+/**
+ * The names of what a read returns, and the keys of its property strings: a guest's `net0` is
+ * `virtio=…,bridge=vmbr0,tag=20`, so "which bridge is vm 101 connected to" and "which vlan tag does
+ * vm 110 use" ask for a part of what its configuration read returns.
+ */
 function returnedPropertyNames(returns: SchemaNode): string[] {
   const node = returns.items ?? returns;
-  return node.properties ? Object.keys(node.properties) : [];
+  if (!node.properties) return [];
+  return [...Object.keys(node.properties), ...new Set(Object.values(node.properties).flatMap(formatKeys))];
+}
+
+/** The keys of an inline property-string format (`bridge`, `tag`, `firewall` of `net[n]`), once each: a key many disk kinds share (`discard`) is one part, not many. */
+function formatKeys(node: { format?: string | Record<string, SchemaNode> }): string[] {
+  return typeof node.format === 'object' ? Object.keys(node.format).filter((k) => /^[a-z][a-z_]*$/.test(k)) : [];
 }
 
 /**

@@ -8,6 +8,8 @@ import { GUEST_WORDS, ONE_OF } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
 import { verbRule } from './verbs.js';
 
+const DEMONSTRATIVES = new Set(['this', 'that']);
+
 /** Index terms of a kind of thing, from the word itself and the rule it triggers (terms this strong stand for it). */
 const KIND_TERM_MIN = 0.6;
 
@@ -33,10 +35,16 @@ export function namedItemKinds(
   const spelledAsName = (i: number) => keywords || /[0-9_.-]/.test(tokens[i] as string) || i === tokens.length - 1;
   const name = (i: number) => word(i) && ((!known(i) && spelledAsName(i)) || /^[0-9][\w.-]*$/.test(tokens[i] as string));
   const nameAfterArticle = (i: number) => word(i) && !known(i) && ONE_OF.has(tokens[i - 1] ?? '');
+  // "that task", "this snapshot": a demonstrative points at one item the operator has in mind, of
+  // a kind one of the (at most two) known words after it names.
+  const pointedAt = (i: number) => {
+    const start = tokens.findLastIndex((t, j) => j < i && DEMONSTRATIVES.has(t));
+    return start !== -1 && i - start <= 2 && tokens.slice(start + 1, i + 1).every((_, k) => word(start + 1 + k) && known(start + 1 + k));
+  };
   const kinds = new Set<string>();
   tokens.forEach((token, i) => {
     if (!word(i) || !known(i) || /^[0-9]/.test(token) || GUEST_WORDS.has(token)) return;
-    if (!name(i + 1) && !nameAfterArticle(i - 1)) return;
+    if (!name(i + 1) && !nameAfterArticle(i - 1) && !pointedAt(i)) return;
     kinds.add(stems[i] as string);
     for (const rule of synonyms.get(stems[i] as string) ?? []) {
       if (rule.tokens.length !== 1) continue;

@@ -23,6 +23,13 @@ describe('findOpening', () => {
     expect(what.questionMethods ?? what.verb?.rule.methods).toEqual(['GET']);
   });
 
+  it('reads what a question says exists as a thing, not an act ("are there updates", "is there any change")', () => {
+    for (const text of ['are there updates for pve1', 'is there any change pending on vm 118', 'are there any backups of ct 200']) {
+      expect(opening(text).questionMethods, text).toEqual(['GET']);
+    }
+    expect(opening('update pve1').verb?.rule.methods[0]).not.toBe('GET');
+  });
+
   it('reads "give me …", "get me …", "send me …" as a read', () => {
     for (const text of ['give me the ram usage of every node', 'get me the syslog of pve2', 'send me the task log']) {
       expect(opening(text).verb?.rule.methods, text).toEqual(['GET']);

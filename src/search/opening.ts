@@ -8,6 +8,7 @@ import { QUESTION_METHODS, isMannerModal, isNeutralOpener, isStateQuestion, phra
 
 /** Modals that make a verb after a question hypothetical ("what would change", "what will happen if I delete"). */
 const HYPOTHETICAL = new Set(['would', 'will', 'might']);
+const EXISTENTIAL = new Set(['there', 'any']);
 
 /** Subjects after which a question word is a plain verb. */
 const PRONOUNS = new Set(['i', 'we', 'you', 'they', 'it', 'he', 'she']);
@@ -49,6 +50,8 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
     const rule = verbRule(token, stems[i] as string);
     // "what would change if I applied …" asks what an act would do: still a question.
     if (rule && question && HYPOTHETICAL.has(tokens[i - 1] ?? '')) continue;
+    // "are there updates for pve1", "is there any change pending": what exists is a thing, not an act.
+    if (rule && question && EXISTENTIAL.has(tokens[i - 1] ?? '')) continue;
     if (rule) return { verb: { rule: separableVerbRule(token, tokens.slice(i + 1)) ?? rule, position: i, length: 1 } };
     // "can you restart vm 101", "could you please …", "I was wondering if you could …": asked of
     // the one who acts, a modal is a polite imperative, not a question about state.

@@ -13,7 +13,7 @@ import { acting, rejoinSplitActions } from './opening.js';
 import { readCessation, readPassive, readResult, unknownImperative } from './acts.js';
 import { findAsk, splitParts, weighContext } from './ask.js';
 import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, gerund, namesListing, namesSomethingElse, POWER_ACTS, unknownVerbBeforeTarget } from './intent.js';
-import { GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
+import { asksForNodeGuests, bothGuestKinds, GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
 import { matchPhrase, opensLongerPhrase } from './phrases.js';
 import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
@@ -54,15 +54,14 @@ export interface ParsedQuery {
   nodeNotGuest: boolean;
   /** The request asks about guests in the plural and names no node ("which guests are locked"): an inventory of the cluster. */
   inventory: boolean;
+  /** The request asks about guests in the plural on a node it names ("how many containers are on this node"): that node's lists. */
+  nodeGuests: boolean;
   /**
    * The guest named is what is added to or taken from something else ("add vm 130 to the dev pool",
    * "put vm 120 under ha", "take vm 120 out of ha"): the pool or HA is changed, not the guest.
    */
   guestMember: boolean;
-  /**
-   * Index terms of what something is added to ("add 10.0.0.5 to the blocklist ipset" → ipset): it
-   * exists, so creating one is not the answer.
-   */
+  /** Index terms of what something is added to ("add 10.0.0.5 to the blocklist ipset" → ipset): it exists, so creating one is not the answer. */
   addedTo: ReadonlySet<string>;
   /** Index terms of the kinds of thing the request names one item of ("the PVEAuditor role" → role), items.ts. */
   namedItems: ReadonlySet<string>;
@@ -342,7 +341,8 @@ export function parseQuery(
     guestExists,
     timed,
     nodeNotGuest: namesNode && !anyGuest,
-    inventory: !namesNode && !oneGuest && tokens.some((t) => GUEST_PLURALS.has(t) || t === 'machines') && (methods ?? hinted ?? QUESTION_METHODS)[0] === 'GET',
+    inventory: !namesNode && !oneGuest && (tokens.some((t) => GUEST_PLURALS.has(t) || t === 'machines') || bothGuestKinds(tokens)) && (methods ?? hinted ?? QUESTION_METHODS)[0] === 'GET',
+    nodeGuests: !oneGuest && asksForNodeGuests(text, tokens),
     question: opening.questionMethods !== undefined,
     guestMember: guestMember || ceases,
     propertyOf,

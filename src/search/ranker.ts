@@ -25,7 +25,7 @@ import {
 import type { Concept, ParsedQuery } from './query.js';
 import { verbRule } from './verbs.js';
 import { guestKindOps, identifierTerms, pathPairs } from './schema-terms.js';
-import { GUEST_ARGUMENT_COVERAGE, GUEST_ARGUMENT_SCORE, guestArgumentOps, isNamedGuest } from './arguments.js';
+import { GUEST_ARGUMENT_COVERAGE, GUEST_ARGUMENT_SCORE, guestArgumentOps, isNamedGuest, NODE_READ_FOR_ONE_GUEST, nodeOwnReadOps } from './arguments.js';
 
 /** A concept found only in parameter or return fields counts this much towards coverage. */
 const WEAK_COVERAGE = 0.35;
@@ -76,6 +76,8 @@ const EVERY_GUEST_FOR_NODE = 0.7;
 const PART_OF_RECEIVER = 2;
 /** Factor for a cluster-wide listing of guests when the request is an inventory question ("which guests are stopped"). */
 const INVENTORY_LISTING = 1.5;
+/** Factor for such a listing when the request asks about the guests of a node it names ("how many containers are on this node"). */
+const CLUSTER_LIST_FOR_NODE_GUESTS = 0.7;
 /** Factor for an operation on one guest (`{vmid}` in its path) when the request names a node and no guest. */
 const GUEST_OP_FOR_NODE = 0.4;
 /**
@@ -112,10 +114,7 @@ const SECONDARY_METHOD = 0.8;
 const HINT_MISMATCH = 0.7;
 /** Without a verb most requests are questions: writes rank lower. */
 const NO_INTENT_WRITE = 0.6;
-/**
- * Without a verb, a request for many things ("two factor authentication entries") asks to see
- * them: writes rank lower still.
- */
+/** Without a verb, a request for many things ("two factor authentication entries") asks to see them: writes rank lower still. */
 const NO_INTENT_COLLECTION_WRITE = 0.45;
 /** Terms this long also match as prefixes ("snap" → snapshot). */
 const PREFIX_MIN_LENGTH = 4;
@@ -144,6 +143,7 @@ export class Ranker {
   private readonly clusterGuestLists: boolean[];
   private readonly guestConfigs: boolean[];
   private readonly guestArguments: boolean[];
+  private readonly nodeOwnReads: boolean[];
   private readonly termCache = new Map<string, ReadonlyMap<number, TermMatch>>();
   private readonly identifiers: ReadonlySet<string>;
   private readonly itemValues: ReadonlySet<string>;
@@ -172,6 +172,7 @@ export class Ranker {
     this.clusterGuestLists = operations.map((op) => op.method === 'GET' && !op.path.includes('{') && op.returns.items?.properties?.['vmid'] !== undefined);
     this.guestConfigs = operations.map((op) => op.path.endsWith('{vmid}/config'));
     this.guestArguments = guestArgumentOps(operations);
+    this.nodeOwnReads = nodeOwnReadOps(operations, this.guestKindOps, this.guestArguments);
     this.identifiers = identifierTerms(operations);
     this.itemValues = new Set(operations.flatMap((op, id) => analyze(indexedOperation(op, id).items)));
     this.pathPairs = pathPairs(operations);
@@ -267,9 +268,11 @@ export class Ranker {
     if (query.guestMember && (this.oneGuestOps[id] || this.guestKindOps[id])) return GUEST_OP_FOR_MEMBER;
     if (query.oneGuest && this.everyGuestOps[id]) return EVERY_GUEST_FOR_ONE_GUEST;
     if (query.inventory && this.clusterGuestLists[id]) return INVENTORY_LISTING;
+    if (query.nodeGuests && this.clusterGuestLists[id]) return CLUSTER_LIST_FOR_NODE_GUESTS;
     if (query.nodeNotGuest && this.oneGuestOps[id]) return GUEST_OP_FOR_NODE;
     if (query.nodeNotGuest && !query.collection && this.everyGuestOps[id]) return EVERY_GUEST_FOR_NODE;
     if (query.oneGuest && this.guestKindOps[id] && this.isRead[id]) return KIND_READ_FOR_ONE_GUEST;
+    if (query.question && query.oneGuest && query.guestExists && this.nodeOwnReads[id]) return NODE_READ_FOR_ONE_GUEST;
     if (query.guestExists && this.guestKindOps[id]) return KIND_WRITE_FOR_NAMED_GUEST;
     if (!query.timed && this.jobWrites[id]) return JOB_FOR_ONE_OFF;
     if (!this.endsWithParam[id] && (this.segments[id] as string[][]).at(-1)?.some((t) => query.namedItems.has(t))) return COLLECTION_FOR_ITEM;
@@ -373,10 +376,7 @@ interface TermMatch {
 /** Every word of a last segment is a noun of the request or a generic verb (`get-osinfo`), and one is a noun. */
 const namesHead = (tail: readonly string[], nouns: ReadonlySet<string>) => tail.some((t) => nouns.has(t)) && tail.every((t) => nouns.has(t) || verbRule(t, t) !== undefined);
 
-/**
- * The request asks to set or add something ("add a network card to vm 101", "change the cpu type"):
- * a write that takes it as a parameter does that, as a read returning a property answers a question.
- */
+/** The request asks to set or add something ("change the cpu type"): a write taking it as a parameter does that. */
 function asksToSet(query: ParsedQuery): boolean {
   const methods = query.methods ?? query.hintedMethods;
   return methods !== undefined && methods[0] !== 'GET' && methods[0] !== 'DELETE';

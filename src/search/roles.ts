@@ -20,6 +20,18 @@ export const ONE_OF = new Set(['the', 'this', 'that', 'a', 'an', 'my', 'one']);
 export const PREPOSITIONS = new Set(['to', 'of', 'on', 'in', 'into', 'onto', 'for', 'from', 'inside', 'within']);
 /** PVE's default host names (pve2, proxmox-3). */
 export const NODE_ID = /\b(?:pve|proxmox)-?[0-9]+\b/gi;
+
+const VM_WORDS = new Set(['vm', 'vms', 'qemu', 'kvm']);
+const CT_WORDS = new Set(['container', 'containers', 'ct', 'cts', 'lxc']);
+/** "every vm or container": both kinds of guest at once, which only the cluster's resource list holds. */
+export const bothGuestKinds = (tokens: readonly string[]) => tokens.some((t) => VM_WORDS.has(t)) && tokens.some((t) => CT_WORDS.has(t));
+
+/** Guests in the plural on a node named by its name or as one node ("how many containers are on this node"), not "each node". */
+export function asksForNodeGuests(text: string, tokens: readonly string[]): boolean {
+  if (!tokens.some((t) => GUEST_PLURALS.has(t))) return false;
+  return text.match(NODE_ID) !== null || tokens.some((t, i) => NODE_WORDS.has(t) && ONE_OF.has(tokens[i - 1] ?? ''));
+}
+
 /** A plural names things when its rule's term stands for them this well ("guests" → qemu, lxc). */
 export const PLURAL_TERM_MIN = 0.6;
 

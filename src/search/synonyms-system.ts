@@ -58,7 +58,8 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['guest os', 'operating system', 'os info', 'os version', 'distribution', 'distro', 'os'], terms: { osinfo: 1, os: 0.5 } },
   { triggers: ['guest hostname', 'host name', 'hostname'], terms: { hostname: 1, name: 0.3 } },
   { triggers: ['filesystem', 'filesystems', 'file system', 'mounted filesystems', 'fsinfo'], terms: { fsinfo: 1, filesystem: 0.5 } },
-  { triggers: ['trim', 'fstrim'], terms: { fstrim: 1 } },
+  // Trimming is an act the agent runs (a POST), not a property to read.
+  { triggers: ['trim', 'fstrim'], terms: { fstrim: 1 }, methods: ['POST'] },
   { triggers: ['fsfreeze', 'freeze filesystem', 'quiesce'], terms: { fsfreeze: 1 } },
   { triggers: ['keyboard layout', 'keymap', 'keyboard language'], terms: { keyboard: 1 } },
   { triggers: ['send key', 'sendkey', 'keypress', 'key press', 'ctrl alt del', 'keyboard'], terms: { sendkey: 1, key: 0.5 }, methods: ['PUT'] },

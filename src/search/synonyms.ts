@@ -203,6 +203,24 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['config', 'configuration', 'settings', 'setting', 'properties', 'conf'], terms: { config: 1, option: 0.6, setting: 0.3 } },
   { triggers: ['options', 'option'], terms: { option: 1, config: 0.7 } },
   { triggers: ['pending', 'pending changes', 'unapplied', 'uncommitted', 'not applied', 'not yet applied', 'unsaved', 'staged'], terms: { pending: 1 } },
+  // A guest's change that waits for its next start is pending: "what only applies after a reboot".
+  {
+    triggers: [
+      'apply after a reboot',
+      'apply after reboot',
+      'applies after a reboot',
+      'after the next reboot',
+      'on next boot',
+      'take effect',
+      'takes effect',
+      'need a reboot',
+      'needs a reboot',
+      'require a reboot',
+      'requires a reboot',
+      'reboot required',
+    ],
+    terms: { pending: 1 },
+  },
   { triggers: ['apply', 'reload', 'commit', 'apply changes'], terms: { reload: 1, apply: 1 }, methods: ['PUT'] },
   // What an apply would do, without doing it: the dry run's difference.
   { triggers: ['dry run', 'preview', 'what would change', 'what will change', 'would change', 'what if', 'diff', 'difference', 'simulate'], terms: { dry: 1, difference: 0.5 } },
@@ -219,6 +237,8 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['iso', 'iso image', 'installer', 'install media', 'cd image', 'cdrom'], terms: { iso: 1, content: 0.6, image: 0.4 } },
   { triggers: ['image', 'images', 'ova', 'appliance image'], terms: { image: 1, content: 0.5, iso: 0.3 } },
   { triggers: ['storage content', 'content', 'files on storage', 'contents'], terms: { content: 1, volume: 0.3 } },
+  // "what's on the local storage", "what is stored in nas": what a place holds is its content.
+  { triggers: ['what s on', 'what is on', 'what is stored', 'what s stored', 'stored on'], terms: { content: 0.7, volume: 0.3 } },
   { triggers: ['container template', 'ct template', 'lxc template', 'appliance', 'turnkey', 'aplinfo', 'pveam'], terms: { aplinfo: 1, appliance: 0.8, template: 0.5 } },
   { triggers: ['backup', 'vzdump', 'dump'], terms: { vzdump: 1, backup: 1 }, methods: ['POST'], plural: { content: 1, backup: 0.8, vzdump: 0.4 } },
   { triggers: ['back up', 'backup now', 'run backup', 'run a backup', 'start backup', 'start a backup'], terms: { vzdump: 1, backup: 1 }, methods: ['POST'] },
