@@ -62,7 +62,7 @@ export class ApiSearch {
     this.operations.forEach((op, id) => this.ids.set(op, id));
     this.depths = this.operations.map((op) => splitPath(op.path).length);
     this.ranker = new Ranker(this.operations);
-    this.speller = new Speller(searchVocabulary(this.operations));
+    this.speller = new Speller(searchVocabulary(this.ranker.indexedWords));
   }
 
   /**

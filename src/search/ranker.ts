@@ -148,17 +148,29 @@ export class Ranker {
   private readonly identifiers: ReadonlySet<string>;
   private readonly itemValues: ReadonlySet<string>;
   private readonly pathPairs: ReadonlySet<string>;
+  /** The words of the indexed text (tokens without digits), with how often it uses each. */
+  readonly indexedWords: ReadonlyMap<string, number>;
 
   constructor(private readonly operations: readonly Operation[]) {
+    // The speller's vocabulary is the indexed text's words: gathered as the index tokenizes it,
+    // so the schema's text is tokenized once.
+    const words = new Map<string, number>();
+    let gathering = true;
     this.index = new MiniSearch<IndexedOperation>({
       idField: 'id',
       fields: INDEXED_FIELDS,
       storeFields: [],
-      tokenize: (text) => tokenize(text),
+      tokenize: (text) => {
+        const tokens = tokenize(text);
+        if (gathering) for (const token of tokens) if (!/[0-9]/.test(token)) words.set(token, (words.get(token) ?? 0) + 1);
+        return tokens;
+      },
       processTerm: indexTerm,
     });
     const updates = shownByUpdates(operations);
     this.index.addAll(operations.map((op, id) => indexedOperation(op, id, updates[id])));
+    gathering = false;
+    this.indexedWords = words;
     this.directoryIndexes = directoryIndexes(operations);
     this.priors = operations.map((op, id) => operationPrior(op, this.directoryIndexes[id] as boolean));
     this.segments = operations.map(literalSegmentTerms);

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiModel } from '../schema/model.js';
 import { startSimulator } from '../simulator/index.js';
 import { ApiSearch } from './engine.js';
+import { Ranker } from './ranker.js';
 import { editDistance, Speller, searchVocabulary } from './spelling.js';
 
 describe('editDistance', () => {
@@ -90,7 +91,7 @@ describe('typos on the demo cluster', () => {
   });
 
   it('knows the words of the schema, the phrase rules and the verb table', () => {
-    const known = searchVocabulary(model.operations);
+    const known = searchVocabulary(new Ranker(model.operations).indexedWords);
     for (const word of ['snapshot', 'qemu', 'vm', 'list', 'shutdown']) expect(known.has(word), word).toBe(true);
   });
 });

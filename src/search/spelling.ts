@@ -14,10 +14,8 @@
  * turned into known ones that look alike. Among several close words the one most of the schema's
  * text uses wins; a tie between equally frequent words is left uncorrected.
  */
-import type { Operation } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import { NODE_COMMANDS } from './cli-commands.js';
-import { INDEXED_FIELDS, indexedOperation } from './document.js';
 import { ENGLISH_WORDS } from './english-words.js';
 import { SYNONYM_RULES } from './synonyms.js';
 import { VERB_RULES } from './verbs.js';
@@ -31,6 +29,8 @@ const WORD = /(?<![\w.@/-])[A-Za-z]+(?![\w.@/-])/g;
 const MIN_LENGTH = 4;
 /** Words at least this long may be two edits away from the known word. */
 const TWO_EDITS_FROM = 8;
+/** Corrections remembered, at most: a long-running server meets ever new words. */
+const CORRECTION_CACHE_LIMIT = 4096;
 
 export class Speller {
   /** Known words by first letter, with how often the schema's text uses them (phrase and verb words count as common). */
@@ -56,6 +56,7 @@ export class Speller {
     let found = this.corrections.get(word);
     if (found === undefined) {
       found = this.closest(word);
+      if (this.corrections.size >= CORRECTION_CACHE_LIMIT) this.corrections.clear();
       this.corrections.set(word, found);
     }
     return found ?? undefined;
@@ -93,16 +94,16 @@ export class Speller {
 /** Phrase and verb words are what requests are made of: they outrank words only the schema's text uses. */
 const VOCABULARY_WORD_COUNT = 1_000_000;
 
-/** The words a request may use that the search understands, with their weight for choosing among close ones. */
-export function searchVocabulary(operations: readonly Operation[]): Map<string, number> {
-  const known = new Map<string, number>();
+/**
+ * The words a request may use that the search understands, with their weight for choosing among
+ * close ones: the indexed text's words (the ranker's `indexedWords`) and the phrase, verb and
+ * command words.
+ */
+export function searchVocabulary(indexedWords: ReadonlyMap<string, number>): Map<string, number> {
+  const known = new Map(indexedWords);
   const add = (word: string, count: number): void => {
     known.set(word, (known.get(word) ?? 0) + count);
   };
-  for (const [id, op] of operations.entries()) {
-    const doc = indexedOperation(op, id);
-    for (const field of INDEXED_FIELDS) for (const word of tokenize(doc[field])) if (/^[a-z]+$/.test(word)) add(word, 1);
-  }
   for (const rule of SYNONYM_RULES) {
     for (const phrase of [...rule.triggers, ...Object.keys(rule.terms)]) for (const word of tokenize(phrase)) add(word, VOCABULARY_WORD_COUNT);
   }
