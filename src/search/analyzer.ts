@@ -254,6 +254,26 @@ export function tokenize(text: string): string[] {
   return text.toLowerCase().match(/[a-z]+|[0-9]+/g) ?? [];
 }
 
+/**
+ * `tokenize` that also counts the words (tokens without digits) it meets until `done()`: the index
+ * tokenizes the schema's text once, and the speller's vocabulary is gathered from that same pass.
+ */
+export function wordCountingTokenizer(): { tokenize: (text: string) => string[]; done: () => ReadonlyMap<string, number> } {
+  let words: Map<string, number> | undefined = new Map();
+  return {
+    tokenize(text) {
+      const tokens = tokenize(text);
+      if (words) for (const token of tokens) if (!/[0-9]/.test(token)) words.set(token, (words.get(token) ?? 0) + 1);
+      return tokens;
+    },
+    done() {
+      const counted = words ?? new Map<string, number>();
+      words = undefined;
+      return counted;
+    },
+  };
+}
+
 /** A light suffix stemmer: enough to fold plurals and a few verb forms; never produces an empty term. */
 export function stem(word: string): string {
   const irregular = IRREGULAR[word];

@@ -9,7 +9,7 @@
  */
 import MiniSearch from 'minisearch';
 import type { HttpMethod, Operation } from '../schema/model.js';
-import { analyze, indexTerm, tokenize } from './analyzer.js';
+import { analyze, indexTerm, wordCountingTokenizer } from './analyzer.js';
 import {
   FIELD_BOOST,
   INDEXED_FIELDS,
@@ -148,29 +148,15 @@ export class Ranker {
   private readonly identifiers: ReadonlySet<string>;
   private readonly itemValues: ReadonlySet<string>;
   private readonly pathPairs: ReadonlySet<string>;
-  /** The words of the indexed text (tokens without digits), with how often it uses each. */
+  /** The words of the indexed text with how often it uses each: the speller's vocabulary (spelling.ts). */
   readonly indexedWords: ReadonlyMap<string, number>;
 
   constructor(private readonly operations: readonly Operation[]) {
-    // The speller's vocabulary is the indexed text's words: gathered as the index tokenizes it,
-    // so the schema's text is tokenized once.
-    const words = new Map<string, number>();
-    let gathering = true;
-    this.index = new MiniSearch<IndexedOperation>({
-      idField: 'id',
-      fields: INDEXED_FIELDS,
-      storeFields: [],
-      tokenize: (text) => {
-        const tokens = tokenize(text);
-        if (gathering) for (const token of tokens) if (!/[0-9]/.test(token)) words.set(token, (words.get(token) ?? 0) + 1);
-        return tokens;
-      },
-      processTerm: indexTerm,
-    });
+    const words = wordCountingTokenizer();
+    this.index = new MiniSearch<IndexedOperation>({ idField: 'id', fields: INDEXED_FIELDS, storeFields: [], tokenize: words.tokenize, processTerm: indexTerm });
     const updates = shownByUpdates(operations);
     this.index.addAll(operations.map((op, id) => indexedOperation(op, id, updates[id])));
-    gathering = false;
-    this.indexedWords = words;
+    this.indexedWords = words.done();
     this.directoryIndexes = directoryIndexes(operations);
     this.priors = operations.map((op, id) => operationPrior(op, this.directoryIndexes[id] as boolean));
     this.segments = operations.map(literalSegmentTerms);
