@@ -6,7 +6,7 @@ import type { Operation, SchemaNode } from '../schema/model.js';
 import { splitPath } from '../schema/model.js';
 import { firstSentence } from '../schema/normalize.js';
 import { analyze, isNoise } from './analyzer.js';
-import { operatorWords } from './operator-words/index.js';
+import { commonNames } from './common-names/index.js';
 
 export interface IndexedOperation {
   id: number;
@@ -36,8 +36,8 @@ export interface IndexedOperation {
    * (firewall, cluster, ha) name whole areas of the API.
    */
   items: string;
-  /** What operators call the operation, in our words (operator-words/): the vocabulary the schema's own text lacks. */
-  operatorWords: string;
+  /** What operators call the operation, in our words (common-names/): the vocabulary the schema's own text lacks. */
+  commonNames: string;
 }
 
 /** Fields whose match means the operation is about the term, not merely mentions it. */
@@ -55,7 +55,7 @@ export const FIELD_BOOST: Readonly<Record<Exclude<keyof IndexedOperation, 'id'>,
   returns: 0.4,
   values: 0.3,
   items: 1,
-  operatorWords: 1,
+  commonNames: 1,
 };
 
 export const INDEXED_FIELDS = Object.keys(FIELD_BOOST) as Array<keyof typeof FIELD_BOOST>;
@@ -98,7 +98,7 @@ export function indexedOperation(op: Operation, id: number, update?: Operation):
     values: [
       ...new Set([...ownParams, ...(update?.params.filter((p) => !p.inPath) ?? [])].flatMap((p) => (p.family && p.family.index > 0 ? [] : (p.enum ?? []))).concat(returnedKinds(op.returns))),
     ].join(' '),
-    operatorWords: operatorWords(op.key),
+    commonNames: commonNames(op.key),
   };
 }
 

@@ -292,7 +292,7 @@ describe('ApiSearch bad input', () => {
 
   it('survives punctuation, unicode and path-like noise', () => {
     expect(() => search.search('¿vm? → «start» /// {{}}')).not.toThrow();
-    // A path of words no operation is known by finds nothing ("path" itself is an operator word).
+    // A path of words no operation is known by finds nothing ("path" is among the common names).
     expect(search.search('/zzq/qqx/xxv')).toEqual([]);
   });
 });

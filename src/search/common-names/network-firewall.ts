@@ -1,9 +1,9 @@
 /**
- * Operator words for network and firewall (SDN, datacenter/host/guest firewall, node network): what
+ * Common names for network and firewall (SDN, datacenter/host/guest firewall, node network): what
  * operators call these operations, in our own words; indexed beside the schema's text
  * (src/search/document.ts).
  */
-export const NETWORK_FIREWALL_WORDS: Readonly<Record<string, string>> = {
+export const NETWORK_FIREWALL_NAMES: Readonly<Record<string, string>> = {
   'GET /cluster/firewall': '',
   'GET /cluster/firewall/groups':
     'security groups; firewall groups; which security groups exist; how many sg are defined; reusable named rule sets for VMs, CTs and hosts; group names and comments; Datacenter > Firewall > Security Group panel',

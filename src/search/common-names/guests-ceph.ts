@@ -1,9 +1,9 @@
 /**
- * Operator words for guests (QEMU VMs and LXC containers, firewall excluded), Ceph, resource pools,
+ * Common names for guests (QEMU VMs and LXC containers, firewall excluded), Ceph, resource pools,
  * datacenter storage definitions and version: what operators call these operations, in our own words;
  * indexed beside the schema's text (src/search/document.ts).
  */
-export const GUESTS_CEPH_WORDS: Readonly<Record<string, string>> = {
+export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
   'GET /cluster/ceph': '',
   'GET /cluster/ceph/metadata':
     'ceph daemon versions; ceph versions; which ceph version runs on each host; mixed ceph versions after upgrade; which ceph daemons still run the old release; where each mon/mgr/osd/mds lives; ceph services per node; ceph daemon inventory',

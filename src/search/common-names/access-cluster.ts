@@ -1,8 +1,8 @@
 /**
- * Operator words for /access and /cluster (without /cluster/sdn, /cluster/firewall, /cluster/ceph): what operators
+ * Common names for /access and /cluster (without /cluster/sdn, /cluster/firewall, /cluster/ceph): what operators
  * call these operations, in our own words; indexed beside the schema's text (src/search/document.ts).
  */
-export const ACCESS_CLUSTER_WORDS: Readonly<Record<string, string>> = {
+export const ACCESS_CLUSTER_NAMES: Readonly<Record<string, string>> = {
   'GET /cluster': '',
   'GET /cluster/replication':
     'storage replication jobs; ZFS replication schedules; pvesr list; Datacenter > Replication panel; which guests replicate to which node; how many replication jobs exist; target node and rate limit of every job',

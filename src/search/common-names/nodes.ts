@@ -1,9 +1,9 @@
 /**
- * Operator words for nodes (everything under /nodes except the qemu, lxc, ceph, firewall, sdn and
+ * Common names for nodes (everything under /nodes except the qemu, lxc, ceph, firewall, sdn and
  * network subtrees): what operators call these operations, in our own words; indexed beside
  * the schema's text (src/search/document.ts).
  */
-export const NODE_WORDS: Readonly<Record<string, string>> = {
+export const NODE_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes':
     'all cluster members at once; which nodes are online or offline; which host is down; how many servers are in the cluster; cpu and ram usage of every node; uptime of each host; subscription level per node; ssl fingerprint of each node; pvesh get /nodes',
   'GET /nodes/{node}': '',

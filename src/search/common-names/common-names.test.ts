@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { loadSchemaFromFile } from '../../schema/loader.js';
 import { hasOfficialSchema, OFFICIAL_VERSIONS, officialSchemaFile } from '../../schema/official-schemas.js';
-import { OPERATOR_WORD_TABLES, operatorWords } from './index.js';
+import { COMMON_NAME_TABLES, commonNames } from './index.js';
 
 /** Runs of this many words shared with the schema's text would be its text, not ours. */
 const COPIED_RUN = 5;
 
-/** Runs within one phrase (operator words are phrases separated by ';'), or within the schema's whole text. */
+/** Runs within one phrase (common names are phrases separated by ';'), or within the schema's whole text. */
 function wordRuns(text: string): Set<string> {
   const runs = new Set<string>();
   for (const phrase of text.split(';')) {
@@ -16,12 +16,12 @@ function wordRuns(text: string): Set<string> {
   return runs;
 }
 
-describe('operator words', () => {
+describe('common names', () => {
   it('name each operation once, across every area', () => {
     const seen = new Map<string, number>();
-    for (const table of OPERATOR_WORD_TABLES) for (const key of Object.keys(table)) seen.set(key, (seen.get(key) ?? 0) + 1);
+    for (const table of COMMON_NAME_TABLES) for (const key of Object.keys(table)) seen.set(key, (seen.get(key) ?? 0) + 1);
     expect([...seen].filter(([, n]) => n > 1).map(([key]) => key)).toEqual([]);
-    expect(operatorWords('GET /no/such/operation')).toBe('');
+    expect(commonNames('GET /no/such/operation')).toBe('');
   });
 
   describe.skipIf(!hasOfficialSchema('9.1'))('against the official 9.1 schema', async () => {
@@ -29,7 +29,7 @@ describe('operator words', () => {
     const keys = new Set(model?.operations.map((op) => op.key));
 
     it('cover every operation and name no other', () => {
-      const written = new Set(OPERATOR_WORD_TABLES.flatMap((table) => Object.keys(table)));
+      const written = new Set(COMMON_NAME_TABLES.flatMap((table) => Object.keys(table)));
       expect([...written].filter((key) => !keys.has(key))).toEqual([]);
       expect([...keys].filter((key) => !written.has(key))).toEqual([]);
     });
@@ -41,7 +41,7 @@ describe('operator words', () => {
       const model = await loadSchemaFromFile(officialSchemaFile(version));
       const copied = model.operations.flatMap((op) => {
         const schemaRuns = wordRuns(`${op.summary} ${op.description} ${op.params.map((p) => p.description ?? '').join(' ')}`);
-        return [...wordRuns(operatorWords(op.key))].filter((run) => schemaRuns.has(run)).map((run) => `${op.key}: "${run}"`);
+        return [...wordRuns(commonNames(op.key))].filter((run) => schemaRuns.has(run)).map((run) => `${op.key}: "${run}"`);
       });
       expect(copied).toEqual([]);
     });
