@@ -121,6 +121,8 @@ describe('transpileScript', () => {
       ['a parameter property', 'class P { constructor(public v: number) {} }\nreturn new P(5).v;', 5],
       ['a class field', 'class F { v = 6 }\nreturn new F().v;', 6],
       ['a decorator', 'const d = (c) => c;\n@d class D { static m() { return 7; } }\nreturn D.m();', 7],
+      // V8 would read `<!--b) …` as a comment (and fail on `if (a`); TypeScript reads `a < !--b`.
+      ['an HTML-like comment', "let a = 1, b = 2;\nif (a <!--b) { return 'compared'; }\nreturn 'not';", 'not'],
       ['syntax newer than ES2022', 'const r = { [Symbol.dispose]() {} };\n{ using x = r; }\nreturn 8;', 8],
     ];
     for (const [what, source, expected] of transformed) {

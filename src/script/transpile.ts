@@ -84,10 +84,24 @@ function emitFlags(): number | undefined {
   return flags;
 }
 
+/**
+ * V8 reads `<!--` and `-->` as comments in a classic script (ECMAScript Annex B) where TypeScript
+ * reads operators (`a <!--b` is `a < !--b`): the emit prints them apart, so V8 runs what the
+ * parse saw. A script holding either takes the emit.
+ */
+const HTML_COMMENT = /<!--|-->/;
+
 /** Whether TypeScript's emit would be this parse's own text: no syntax error, nothing to transform. */
 function runsAsWritten(wrapped: ts.SourceFile): boolean {
   const { transformFlags, parseDiagnostics } = wrapped as unknown as { transformFlags?: unknown; parseDiagnostics?: unknown };
-  return EMIT_FLAGS !== undefined && typeof transformFlags === 'number' && (transformFlags & EMIT_FLAGS) === 0 && Array.isArray(parseDiagnostics) && parseDiagnostics.length === 0;
+  return (
+    EMIT_FLAGS !== undefined &&
+    typeof transformFlags === 'number' &&
+    (transformFlags & EMIT_FLAGS) === 0 &&
+    Array.isArray(parseDiagnostics) &&
+    parseDiagnostics.length === 0 &&
+    !HTML_COMMENT.test(wrapped.text)
+  );
 }
 
 /** Mistakes the parser accepts but the program form cannot run. */
