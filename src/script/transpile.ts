@@ -5,8 +5,8 @@
  *
  * A script with nothing for TypeScript to change runs as written: when the parse has no syntax
  * error and holds no type syntax, syntax newer than ES2022, decorators or class fields (the
- * compiler's own summary of what its transforms for ES2022 would touch), the JavaScript is the
- * wrapped source itself and positions map one line down, column for column. That skips the
+ * compiler's own summary of what its transforms for ES2022 would touch), nor an HTML-like comment,
+ * the JavaScript is the wrapped source itself and positions map one line down, column for column. That skips the
  * compiler's emit and its source map, ~70 % of a compile: most of a run's fixed cost in the
  * sandbox worker when the check is off (docs/benchmarks.md, "session 13").
  */
