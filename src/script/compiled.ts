@@ -23,8 +23,11 @@ export interface TranspiledScript {
 
 export type TranspileResult = { ok: true; script: TranspiledScript } | { ok: false; diagnostics: Diagnostic[] };
 
-/** The same result as it crosses a process boundary. */
-export type PortableTranspile = { ok: true; js: string; sourceMapText: string; lines: number; calls: SdkCall[]; form?: 'file'; args?: ArgSpecs } | { ok: false; diagnostics: Diagnostic[] };
+/**
+ * The same result as it crosses a process boundary. Without `sourceMapText` the JavaScript is the
+ * wrapped source as written (transpile.ts): positions map one line down, column for column.
+ */
+export type PortableTranspile = { ok: true; js: string; sourceMapText?: string; lines: number; calls: SdkCall[]; form?: 'file'; args?: ArgSpecs } | { ok: false; diagnostics: Diagnostic[] };
 
 /**
  * Secret literals written in the source (script-secrets in src/safety says which): their values,

@@ -18,27 +18,32 @@ export interface MappedStack {
 }
 
 export class ScriptSourceMap {
-  private readonly map: SourceMap;
+  /** Undefined when the JavaScript is the wrapped source as written (transpile.ts). */
+  private readonly map: SourceMap | undefined;
 
   constructor(
-    sourceMapText: string,
+    sourceMapText: string | undefined,
     private readonly userLineCount: number,
   ) {
-    this.map = new SourceMap(JSON.parse(sourceMapText) as SourceMapPayload);
+    this.map = sourceMapText === undefined ? undefined : new SourceMap(JSON.parse(sourceMapText) as SourceMapPayload);
   }
 
   /** A 1-based position in the sandbox's JavaScript → the user's line:col, or undefined for wrapper code. */
   toUser(jsLine: number, jsCol: number): UserPosition | undefined {
+    // The program wrapper occupies line 0 of the wrapped file; user line N is wrapped line N.
+    if (!this.map) return this.userLine(jsLine - 1) ? { line: jsLine - 1, col: jsCol } : undefined;
     const entry = this.map.findEntry(jsLine - 1, Math.max(0, jsCol - 1)) as Partial<{
       originalSource: string;
       originalLine: number;
       originalColumn: number;
     }>;
     if (entry.originalLine === undefined || entry.originalColumn === undefined) return undefined;
-    // The program wrapper occupies line 0 of the transpiled file; user line N is wrapped line N.
     const line = entry.originalLine;
-    if (line < 1 || line > this.userLineCount) return undefined;
-    return { line, col: entry.originalColumn + 1 };
+    return this.userLine(line) ? { line, col: entry.originalColumn + 1 } : undefined;
+  }
+
+  private userLine(line: number): boolean {
+    return line >= 1 && line <= this.userLineCount;
   }
 
   mapStack(stack: string): MappedStack {

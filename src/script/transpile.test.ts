@@ -1,7 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import vm from 'node:vm';
 import { SCRIPT_URL, START_FUNCTION } from './names.js';
-import { transpileScript, type TranspiledScript } from './transpile.js';
+import { wrapProgram } from './program.js';
+import { transpileScript, transpileToText, type TranspiledScript } from './transpile.js';
 
 function compile(source: string): TranspiledScript {
   const out = transpileScript(source);
@@ -87,5 +88,49 @@ describe('transpileScript', () => {
     const mapped = script.sourceMap.mapStack(stack);
     expect(mapped.stack).not.toMatch(/secret|isolated-vm|prelude/);
     expect(mapped.position?.line).toBe(2);
+  });
+
+  describe('a script with nothing for TypeScript to change', () => {
+    it('runs as written, with positions mapped one line down and column for column', async () => {
+      const source = "const paths = ['/a', '/b'];\nif (paths.length > 1)   throw new Error('two');\nreturn paths;";
+      const portable = transpileToText(source);
+      expect(portable).toMatchObject({ ok: true, js: `${wrapProgram(source)}${START_FUNCTION}(__pveProgram__);\n` });
+      expect(portable.ok && portable.sourceMapText).toBeUndefined();
+      const script = compile(source);
+      const { ok, value } = await runInVm(script, { Error });
+      expect(ok).toBe(false);
+      const mapped = script.sourceMap.mapStack((value as Error).stack ?? '');
+      expect(mapped.position).toEqual({ line: 2, col: 31 });
+      expect(mapped.stack).toContain('at <script> (agent.ts:2:31)');
+      // The wrapper's lines are not the agent's.
+      expect(script.sourceMap.toUser(1, 1)).toBeUndefined();
+      expect(script.sourceMap.toUser(5, 1)).toBeUndefined();
+    });
+
+    it('still reports syntax errors as diagnostics, not as code to run', () => {
+      const out = transpileToText('const a = [1, 2;\nreturn a;');
+      expect(out.ok).toBe(false);
+    });
+
+    // Each of these is emitted by TypeScript: run as written, V8 would refuse it or run it otherwise.
+    const transformed: Array<[string, string, unknown]> = [
+      ['a type annotation', 'const x: number = 41;\nreturn x + 1;', 42],
+      ['an assertion', 'const x = [1, 2] as const;\nreturn x.length;', 2],
+      ['a non-null assertion', 'const x = [3];\nreturn x[0]!;', 3],
+      ['an enum', 'enum E { A = 4 }\nreturn E.A;', 4],
+      ['a parameter property', 'class P { constructor(public v: number) {} }\nreturn new P(5).v;', 5],
+      ['a class field', 'class F { v = 6 }\nreturn new F().v;', 6],
+      ['a decorator', 'const d = (c) => c;\n@d class D { static m() { return 7; } }\nreturn D.m();', 7],
+      // V8 would read `<!--b) …` as a comment (and fail on `if (a`); TypeScript reads `a < !--b`.
+      ['an HTML-like comment', "let a = 1, b = 2;\nif (a <!--b) { return 'compared'; }\nreturn 'not';", 'not'],
+      ['syntax newer than ES2022', 'const r = { [Symbol.dispose]() {} };\n{ using x = r; }\nreturn 8;', 8],
+    ];
+    for (const [what, source, expected] of transformed) {
+      it(`goes through the emit with ${what}`, async () => {
+        const portable = transpileToText(source);
+        expect(portable.ok && portable.sourceMapText).toEqual(expect.any(String));
+        await expect(runInVm(compile(source), { Symbol })).resolves.toEqual({ ok: true, value: expected });
+      });
+    }
   });
 });

@@ -2,6 +2,13 @@
  * Turns the agent's TypeScript program (the body of an async function) into the JavaScript the
  * sandbox runs, with a source map back to the agent's lines. Syntax errors come back as
  * diagnostics; such a script is not executed.
+ *
+ * A script with nothing for TypeScript to change runs as written: when the parse has no syntax
+ * error and holds no type syntax, syntax newer than ES2022, decorators or class fields (the
+ * compiler's own summary of what its transforms for ES2022 would touch), nor an HTML-like comment,
+ * the JavaScript is the wrapped source itself and positions map one line down, column for column. That skips the
+ * compiler's emit and its source map, ~70 % of a compile: most of a run's fixed cost in the
+ * sandbox worker when the check is off (docs/benchmarks.md, "session 13").
  */
 import ts from 'typescript';
 import { sdkCallsOf } from './calls.js';
@@ -32,6 +39,13 @@ export function transpileParsed(source: string, wrapped: ts.SourceFile): Portabl
   const lines = lineCount(source);
   const at = (offset: number) => userPositionOf(wrapped, offset, lines);
 
+  if (runsAsWritten(wrapped)) {
+    const diagnostics = structuralErrors(wrapped, at);
+    if (diagnostics.length > 0) return { ok: false, diagnostics };
+    // No source map: the JavaScript is the wrapped source (ScriptSourceMap maps it one line down).
+    return { ok: true, js: `${wrapped.text}${startLine()}`, lines, calls: sdkCallsOf(wrapped, lines) };
+  }
+
   const out = ts.transpileModule(wrapProgram(source), {
     fileName: PROGRAM_FILE,
     reportDiagnostics: true,
@@ -48,6 +62,46 @@ export function transpileParsed(source: string, wrapped: ts.SourceFile): Portabl
 
   const js = out.outputText.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n');
   return { ok: true, js: `${js}${startLine()}`, sourceMapText: out.sourceMapText ?? '{}', lines, calls: sdkCallsOf(wrapped, lines) };
+}
+
+/**
+ * The compiler's summary of a subtree (`Node.transformFlags`, from the parse) and the flags of
+ * what its ES2022 transforms rewrite. Both are internal to TypeScript: read by name, and when any
+ * is missing (another compiler version) every script takes the full emit.
+ */
+// JSX is not among them: a `.ts` program is parsed without it.
+const EMIT_FLAG_NAMES = ['ContainsTypeScript', 'ContainsESNext', 'ContainsTypeScriptClassSyntax', 'ContainsClassFields', 'ContainsDecorators'] as const;
+const EMIT_FLAGS = emitFlags();
+
+function emitFlags(): number | undefined {
+  const named = (ts as unknown as { TransformFlags?: Record<string, unknown> }).TransformFlags;
+  let flags = 0;
+  for (const name of EMIT_FLAG_NAMES) {
+    const flag = named?.[name];
+    if (typeof flag !== 'number' || flag <= 0) return undefined;
+    flags |= flag;
+  }
+  return flags;
+}
+
+/**
+ * V8 reads `<!--` and `-->` as comments in a classic script (ECMAScript Annex B) where TypeScript
+ * reads operators (`a <!--b` is `a < !--b`): the emit prints them apart, so V8 runs what the
+ * parse saw. A script holding either takes the emit.
+ */
+const HTML_COMMENT = /<!--|-->/;
+
+/** Whether TypeScript's emit would be this parse's own text: no syntax error, nothing to transform. */
+function runsAsWritten(wrapped: ts.SourceFile): boolean {
+  const { transformFlags, parseDiagnostics } = wrapped as unknown as { transformFlags?: unknown; parseDiagnostics?: unknown };
+  return (
+    EMIT_FLAGS !== undefined &&
+    typeof transformFlags === 'number' &&
+    (transformFlags & EMIT_FLAGS) === 0 &&
+    Array.isArray(parseDiagnostics) &&
+    parseDiagnostics.length === 0 &&
+    !HTML_COMMENT.test(wrapped.text)
+  );
 }
 
 /** Mistakes the parser accepts but the program form cannot run. */

@@ -80,7 +80,7 @@ export const transpiledSchema = z.discriminatedUnion('ok', [
     .object({
       ok: z.literal(true),
       js: text(64 * 1024 * 1024),
-      sourceMapText: text(64 * 1024 * 1024),
+      sourceMapText: text(64 * 1024 * 1024).optional(),
       lines: z.number().int().nonnegative(),
       calls: z.array(sdkCallSchema).max(100_000),
       form: z.literal('file').optional(),

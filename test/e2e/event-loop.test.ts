@@ -19,10 +19,13 @@ const ANSWER_BOUND_MS = 500;
 /** The tool's own cap on `code`. */
 const CODE_LIMIT = 100_000;
 
-/** Statements of 990-term chains: legal, and seconds of compiler work (quadratic in a chain). */
+/**
+ * Statements of 990-term chains: legal, and seconds of compiler work (quadratic in a chain). Typed,
+ * so TypeScript emits it: a script it has nothing to change in runs as written, only parsed.
+ */
 function slowScript(): string {
   const chain = Array.from({ length: 990 }, () => 'a').join('+');
-  const lines = ['const a = 1;', "const password = 'hunter2-not-stored';"];
+  const lines = ['const a: number = 1;', "const password = 'hunter2-not-stored';"];
   for (let i = 0; JSON.stringify(lines).length < CODE_LIMIT - 2_000; i++) lines.push(`const key${i} = ${chain};`);
   return `${lines.join('\n')}\nreturn typeof key0;`;
 }

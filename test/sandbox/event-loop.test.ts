@@ -13,8 +13,8 @@ import { fakeBridge } from './fake-bridge.js';
 
 const deep = `const token = 'x';\nreturn ${'['.repeat(2_000)}${']'.repeat(2_000)};`;
 const longExpression = `const key = 1;\nreturn ${Array.from({ length: 24_000 }, () => 'key').join('+')};`;
-/** Legal (within the shape limits) but seconds of compiler work. */
-const slow = ['const a = 1;', ...Array.from({ length: 48 }, (_, i) => `const key${i} = ${Array.from({ length: 990 }, () => 'a').join('+')};`)].join('\n');
+/** Legal (within the shape limits) but seconds of compiler work: typed, so TypeScript emits it (untyped it runs as written, only parsed). */
+const slow = ['const a: number = 1;', ...Array.from({ length: 48 }, (_, i) => `const key${i} = ${Array.from({ length: 990 }, () => 'a').join('+')};`)].join('\n');
 
 describe('compiles leave the server thread', () => {
   let engine: SandboxEngine;
