@@ -85,6 +85,8 @@ const STOPWORDS = new Set([
   'use',
   'want',
   'need',
+  'wants',
+  'needs',
   'way',
   'just',
   'also',

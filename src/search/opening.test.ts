@@ -9,6 +9,12 @@ const opening = (text: string) => {
 };
 
 describe('findOpening', () => {
+  it("reads a verb's -s form opening a request as a noun, and after a question word as a verb", () => {
+    expect(opening('mounts and network').verb).toBeUndefined();
+    expect(opening('updates for pve1').verb).toBeUndefined();
+    expect(opening('what endpoint deletes a snapshot').verb?.rule.methods[0]).toBe('DELETE');
+  });
+
   it('reads "can you …", "could you …", "would you …" as a request to act, not a question', () => {
     for (const text of ['can you start vm 150', 'could you reboot vm 112', 'would you stop ct 204', 'will you migrate vm 7 to pve2']) {
       expect(opening(text).questionMethods, text).toBeUndefined();

@@ -47,7 +47,9 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
     const token = tokens[i] as string;
     const phrasal = phrasalVerbRule(token, tokens[i + 1]);
     if (phrasal) return { verb: { rule: phrasal, position: i, length: 2 } };
-    const rule = verbRule(token, stems[i] as string);
+    // "mounts and network", "updates for pve1": an imperative is never a word's -s form, so that is
+    // a noun; after a question word it is a verb ("what endpoint deletes a snapshot").
+    const rule = verbRule(token, token.endsWith('s') && !question ? token : (stems[i] as string));
     // "what would change if I applied …" asks what an act would do: still a question.
     if (rule && question && HYPOTHETICAL.has(tokens[i - 1] ?? '')) continue;
     // "are there updates for pve1", "is there any change pending": what exists is a thing, not an act.

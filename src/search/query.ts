@@ -109,6 +109,8 @@ const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
   [/\blocal-[a-z0-9]+\b/gi, ' storage '],
   // So is PVE's default directory storage, plain "local", unless a noun follows ("local disks").
   [/\blocal\b(?![ -]?(?:disk|disks|storage|storages|user|users|account|accounts|time|network|repo|repository)\b)/gi, ' storage '],
+  // "read-only access" names a kind of access, not the act of reading.
+  [/\bread[- ]only\b/gi, ' readonly '],
   // "box 330", "machine 105": a colloquial word for the guest an ID names.
   [/\b(?:machine|box)\s+(?=[0-9]+\b)/gi, ' guest '],
   // "the vm named web01", "guests tagged prod": a name or tag value says the thing is looked up by
