@@ -12,7 +12,7 @@ describe('findOpening', () => {
   it("reads a verb's -s form opening a request as a noun, and after a question word as a verb", () => {
     expect(opening('mounts and network').verb).toBeUndefined();
     expect(opening('updates for pve1').verb).toBeUndefined();
-    expect(opening('what endpoint deletes a snapshot').verb?.rule.methods[0]).toBe('DELETE');
+    expect(opening('what deletes a snapshot').verb?.rule.methods[0]).toBe('DELETE');
   });
 
   it('reads "can you …", "could you …", "would you …" as a request to act, not a question', () => {
