@@ -332,3 +332,22 @@ describe('parseQuery: questions', () => {
     expect(parse('what is the cpu load of node pve1').pluralTerms.size).toBe(0);
   });
 });
+
+describe('restoring and references', () => {
+  it('reads a restore as recreating the guest it names, and the backup it names as the archive', () => {
+    const restore = parse("restore vm 118 from last night's backup");
+    expect(restore.guestExists).toBe(false);
+    expect(restore.concepts.find((c) => c.source === 'backup')?.terms.get('content')).toBe(1);
+    // Taking a backup is the act; deleting one acts on the archive.
+    expect(parse('take a backup of vm 118').concepts.find((c) => c.source === 'backup')?.terms.get('content')).toBeUndefined();
+    expect(parse('delete the backup of vm 118').concepts.find((c) => c.source === 'backup')?.terms.get('content')).toBe(1);
+    expect(parse('stop vm 118').guestExists).toBe(true);
+  });
+
+  it('reads a quoted value of several words as nothing, a quoted name as itself', () => {
+    expect(sources("run 'systemctl restart nginx' inside vm 305 via the agent")).not.toContain('restart');
+    expect(sources("when does the calendar event 'mon..fri 02:30' fire next")).not.toContain('mon');
+    expect(sources("clutter on 'local'")).toContain('storage');
+  });
+});
+

@@ -9,6 +9,7 @@ import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
 import { namedItemKinds, nameSpelledItems } from './items.js';
+import { ID_KINDS, readReferences } from './references.js';
 import { acting, rejoinSplitActions } from './opening.js';
 import { readCessation, readPassive, readResult, unknownImperative } from './acts.js';
 import { findAsk, splitParts, weighContext } from './ask.js';
@@ -92,47 +93,6 @@ const NAMING = new Set(['named', 'called']);
 /** A concept standing this well for a schedule or a job says the request is about one. */
 const TIMED_MIN = 0.4;
 
-/**
- * Operators name things by their IDs: `root@pam!ci` is an API token, `alice@pve` a user, `pve2` or
- * `proxmox-3` a node (PVE's default host names). The IDs' own words (pam, root, pve) say nothing
- * about the operation, the kind of thing they name does.
- */
-const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
-  // A task's UPID names the task; the node, type, guest and user written inside it say nothing more.
-  [/\bUPID:\S*/gi, ' task '],
-  [/[\w.-]+@[a-z][\w.-]*![\w.-]+/gi, ' api token '],
-  [/[\w.-]+@[a-z][\w.-]*/gi, ' user '],
-  [NODE_ID, ' node '],
-  // A permission path ("/vms", "/vms/100", "/pool/dev"): ACLs are set on it; no API path starts so.
-  [/(?<![\w/])\/(?:vms|pool)(?:\/[\w.-]*)*/gi, ' acl path '],
-  // PVE's default storage IDs (local-lvm, local-zfs): their words name the storage, not LVM or ZFS.
-  [/\blocal-[a-z0-9]+\b/gi, ' storage '],
-  // So is PVE's default directory storage, plain "local", unless a noun follows ("local disks").
-  [/\blocal\b(?![ -]?(?:disk|disks|storage|storages|user|users|account|accounts|time|network|repo|repository)\b)/gi, ' storage '],
-  // "read-only access" names a kind of access, not the act of reading.
-  [/\bread[- ]only\b/gi, ' readonly '],
-  // "box 330", "machine 105": a colloquial word for the guest an ID names.
-  [/\b(?:machine|box)\s+(?=[0-9]+\b)/gi, ' guest '],
-  // "the vm named web01", "guests tagged prod": a name or tag value says the thing is looked up by
-  // it; the value's own words say nothing.
-  [/\b(named|called|tagged|labelled|labeled)\s+["']?[\w.-]+["']?/gi, ' $1 '],
-];
-/**
- * An agent's function-style name ("listSnapshots", "getClusterStatus", "deleteUser") is its words:
- * a lowercase start and capitalised words after it. "iSCSI", "VM.PowerMgmt" or "PVEAuditor" are
- * not written so and stay whole.
- */
-const CAMEL_CASE = /\b[a-z]+(?:[A-Z][a-z]+)+\b/g;
-/** The index term of the kind of thing each ID names: the request is about that one item (items.ts). */
-const ID_KINDS: ReadonlyArray<[RegExp, string]> = [
-  [/\bUPID:\S*/i, 'task'],
-  [/[\w.-]+@[a-z][\w.-]*![\w.-]+/i, 'token'],
-  [/[\w.-]+@[a-z][\w.-]*/i, 'user'],
-  [/\blocal-[a-z0-9]+\b/i, 'storage'],
-  // An HA resource's ID ("vm:101", "ct:200").
-  [/\b(?:vm|ct):[0-9]+\b/i, 'resource'],
-];
-
 /** Where one named guest lives is the request's point ("which node hosts vm 150"): its phrase weighs this much. */
 const PLACEMENT_OF_ONE_GUEST_WEIGHT = 1.4;
 
@@ -148,10 +108,7 @@ export function parseQuery(
   pathPair?: (first: string, second: string) => boolean,
   itemValue?: (term: string) => boolean,
 ): ParsedQuery {
-  const withIds = NAMED_IDS.reduce(
-    (t, [pattern, kind]) => t.replace(pattern, kind),
-    text.replace(CAMEL_CASE, (word) => word.replace(/(?<=[a-z])(?=[A-Z])/g, ' ')),
-  );
+  const withIds = readReferences(text);
   const referenced = nameSpelledItems(withIds, synonyms, identifiers);
   const isVerb = (word: string) => verbRule(word, stem(word)) !== undefined || synonyms.get(stem(word))?.some((r) => r.methods !== undefined && r.tokens.length === 1) === true;
   // Each punctuated part is read on its own: a split action or a meta word does not reach across a comma.
@@ -191,6 +148,8 @@ export function parseQuery(
   const namedNode = text.match(NODE_ID) !== null;
   const oneNamed = oneGuest || namedNode;
   let hinted: readonly HttpMethod[] | undefined;
+  // "restore vm 118 from last night's backup": the ask recreates the guest it names.
+  let recreating = false;
   let collection = opening.verb?.rule.collection === true;
 
   for (let i = 0; i < tokens.length; ) {
@@ -268,7 +227,10 @@ export function parseQuery(
         // So is a participle in a request to read ("list all stopped vms").
         const reading = opening.questionMethods !== undefined || (opening.verb?.rule.methods[0] === 'GET' && /(?:ed|ing)$/.test(tokens[i + phrase.span - 1] as string));
         const state = reading && phrase.methods !== undefined && !plural;
-        const things = plural ? phrase.pluralTerms : undefined;
+        // "restore vm 118 from its backup", "delete the backup of vm 101": an action word after an
+        // act that does not make one ("take a backup") names what the action left, the archive.
+        const resultOf = recreating || (opening.verb !== undefined && opening.verb.position < i && opening.verb.rule.methods[0] !== 'POST');
+        const things = plural || resultOf ? phrase.pluralTerms : undefined;
         const weight = state ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.placement && oneGuest ? PLACEMENT_OF_ONE_GUEST_WEIGHT : phrase.weight;
         // "cron", "syslog", "spiceproxy": a word that names one object a path can hold (a service)
         // keeps its own term beside what the vocabulary makes of it.
@@ -279,6 +241,7 @@ export function parseQuery(
         // "…, unlock her": an action word opening a later part of the request is an imperative too.
         // A power word acting on something other than a guest or node ("reset bob's password") hints nothing.
         const otherObject = POWER_ACTS.has([...phrase.terms.keys()][0] ?? '') && namesSomethingElse(tokens, i + phrase.span, 2);
+        if (i === opening.firstContent && phrase.recreates) recreating = true;
         if ((i === opening.firstContent || (hinted === undefined && !opening.verb && !opening.questionMethods && (parts.includes(i) || (ask.keywords && !plural)))) && !things && !otherObject)
           hinted = phrase.methods;
       }
@@ -340,7 +303,7 @@ export function parseQuery(
     collection,
     pluralTerms,
     oneGuest,
-    guestExists,
+    guestExists: guestExists && !recreating,
     timed,
     nodeNotGuest: namesNode && !anyGuest,
     inventory: !namesNode && !oneGuest && (tokens.some((t) => GUEST_PLURALS.has(t) || t === 'machines') || bothGuestKinds(tokens)) && (methods ?? hinted ?? QUESTION_METHODS)[0] === 'GET',
