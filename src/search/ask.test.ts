@@ -151,4 +151,13 @@ describe('the ask of a request', () => {
     expect(found.opening.questionMethods).toBeUndefined();
     expect(found.contextWords).toEqual(['is', 'on', 'storage', 'nas']);
   });
+
+  it('reads the guests a statement names as context when the ask names its own node', () => {
+    const found = ask('power down pve2 cleanly (guests already migrated)');
+    expect(found.scoped).toBe(false);
+    const named = ask('power down node cleanly (guests already migrated)');
+    expect(named.scoped).toBe(true);
+    expect(named.contextWords).toContain('guests');
+  });
 });
+

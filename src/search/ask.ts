@@ -102,6 +102,11 @@ export interface Ask {
   start: number;
   /** The ask is written as bare keywords ("user token revoke bob@pve"): an action word anywhere in it is the act. */
   keywords: boolean;
+  /**
+   * The ask names a guest or node of its own ("…, power down pve2 (guests already migrated)"): a
+   * guest or node the context names is then not where it acts, only context.
+   */
+  scoped: boolean;
   clauses: readonly Clause[];
 }
 
@@ -136,7 +141,7 @@ export function findAsk(tokens: readonly string[], stems: readonly string[], end
       tokens,
       0,
     );
-    return { opening, context, reasons, start: 0, keywords: keywordsOnly(tokens, 0, tokens.length), clauses };
+    return { opening, context, reasons, start: 0, keywords: keywordsOnly(tokens, 0, tokens.length), clauses, scoped: false };
   }
   const opening = given(
     mannerFrame(shift(findOpening(tokens.slice(chosen.from, chosen.end), stems.slice(chosen.from, chosen.end)), chosen.from), tokens, stems, chosen.from, chosen.end),
@@ -155,6 +160,7 @@ export function findAsk(tokens: readonly string[], stems: readonly string[], end
     start: chosen.from,
     keywords: keywordsOnly(tokens, chosen.from, chosen.end),
     clauses,
+    scoped: tokens.slice(chosen.from, chosen.end).some(scopes),
   };
 }
 
@@ -319,7 +325,7 @@ function pastTense(word: string, next: string | undefined): boolean {
  * snapshot; "the backup failed, show me the log" reads a log. A guest or node a statement names
  * stays: it is where the ask acts.
  */
-export function weighContext(concepts: Concept[], spans: ReadonlyArray<ReadonlyArray<readonly [number, number]>>, ask: Pick<Ask, 'context' | 'reasons'>): void {
+export function weighContext(concepts: Concept[], spans: ReadonlyArray<ReadonlyArray<readonly [number, number]>>, ask: Pick<Ask, 'context' | 'reasons' | 'scoped'>): void {
   if (ask.context.size === 0) return;
   const within = (set: ReadonlySet<number>, [from, to]: readonly [number, number]) => {
     for (let i = from; i < to; i++) if (!set.has(i)) return false;
@@ -328,7 +334,7 @@ export function weighContext(concepts: Concept[], spans: ReadonlyArray<ReadonlyA
   for (const [k, c] of concepts.entries()) {
     const read = spans[k] ?? [];
     if (read.length === 0 || !read.every((span) => within(ask.context, span))) continue;
-    if (c.source.split(' ').every(scopes) && !read.some((span) => within(ask.reasons, span))) continue;
+    if (!ask.scoped && c.source.split(' ').every(scopes) && !read.some((span) => within(ask.reasons, span))) continue;
     concepts[k] = { ...c, weight: c.weight * CONTEXT_WEIGHT };
   }
 }

@@ -138,7 +138,9 @@ export function parseQuery(
   const guestById = tokens.some((t, i) => GUEST_WORDS.has(t) && /^[0-9]+$/.test(tokens[i + 1] ?? ''));
   // "the guest agent" names an agent, not a guest: a guest word opening a longer phrase modifies it.
   const guestNoun = (i: number) => GUEST_WORDS.has(tokens[i] as string) && !opensLongerPhrase(stems, i, synonyms);
-  const anyGuest = tokens.some((t, i) => guestNoun(i) || GUEST_PLURALS.has(t));
+  // Guests a statement names when the ask names its own guest or node are context, not the request's shape.
+  const told = (i: number) => ask.scoped && ask.context.has(i);
+  const anyGuest = tokens.some((t, i) => !told(i) && (guestNoun(i) || GUEST_PLURALS.has(t)));
   // "which vm is called db01": a guest named by its name is one guest too.
   const byName = tokens.some((t, i) => NAMING.has(t) || (t === 'name' && (tokens[i - 1] === 'the' || tokens[i - 1] === 'by')));
   const oneGuest = guestById || tokens.some((_, i) => guestNoun(i) && ONE_OF.has(tokens[i - 1] ?? '')) || (byName && tokens.some((_, i) => guestNoun(i)));
@@ -307,7 +309,7 @@ export function parseQuery(
     timed,
     nodeNotGuest: namesNode && !anyGuest,
     inventory: !namesNode && !oneGuest && (tokens.some((t) => GUEST_PLURALS.has(t) || t === 'machines') || bothGuestKinds(tokens)) && (methods ?? hinted ?? QUESTION_METHODS)[0] === 'GET',
-    nodeGuests: !oneGuest && asksForNodeGuests(text, tokens),
+    nodeGuests: !oneGuest && asksForNodeGuests(text, tokens.filter((_, i) => !told(i))),
     question: opening.questionMethods !== undefined,
     guestMember: guestMember || ceases,
     propertyOf,

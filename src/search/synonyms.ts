@@ -269,7 +269,11 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['iscsi', 'san'], terms: { iscsi: 1 } },
   { triggers: ['pbs', 'proxmox backup server', 'backup server'], terms: { pbs: 1 } },
   { triggers: ['scan', 'discover', 'probe', 'exports'], terms: { scan: 1 } },
-  { triggers: ['file restore', 'single file restore', 'restore file', 'restore a file'], terms: { file: 1, restore: 1 } },
+  // One file out of a backup, browsed before it is restored: the file restore reads the archive's tree.
+  {
+    triggers: ['file restore', 'single file restore', 'restore file', 'restore a file', 'restore one file', 'restore a single file', 'one file', 'single file', 'browse inside', 'browse the backup', 'inside the backup', 'inside a backup', 'files inside the backup', 'files in the backup'],
+    terms: { file: 1, restore: 1 },
+  },
 
   // Networking, guest access, monitoring, node administration, access control: synonyms-system.ts.
   ...SYSTEM_SYNONYM_RULES,
