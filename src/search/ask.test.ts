@@ -159,5 +159,12 @@ describe('the ask of a request', () => {
     expect(named.scoped).toBe(true);
     expect(named.contextWords).toContain('guests');
   });
+
+  it('reads irregular pasts, a third person\'s present and a fragment between statements as context', () => {
+    const found = ask('the apt upgrade inside container 204 broke everything, show the task log');
+    expect(found.contextWords).toContain('upgrade');
+    const story = ask('vm 140 is frozen, console black, acpi does nothing. force it off');
+    expect(story.contextWords).toEqual(expect.arrayContaining(['console', 'black', 'acpi']));
+  });
 });
 

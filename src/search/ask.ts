@@ -66,6 +66,43 @@ const FINITE = new Set([
   'shows',
   'says',
   'gives',
+  'does',
+  'did',
+  // A third person's present ("the rest stays up", "ct 200 crashes nightly").
+  'stays',
+  'works',
+  'runs',
+  'crashes',
+  'freezes',
+  'dies',
+  'breaks',
+  'complains',
+  'belongs',
+  'sits',
+  'lives',
+  'uses',
+  // Irregular pasts ("the upgrade broke everything", "I took a snapshot").
+  'broke',
+  'took',
+  'went',
+  'gave',
+  'ran',
+  'lost',
+  'came',
+  'saw',
+  'forgot',
+  'brought',
+  'built',
+  'began',
+  'fell',
+  'found',
+  'sent',
+  'told',
+  'thought',
+  'wrote',
+  'froze',
+  'hung',
+  'became',
 ]);
 /** Pronouns that point back at a thing the request named before. */
 const ANAPHORS = new Set(['it', 'its', 'them', 'their', 'her', 'him', 'his', 'one', 'ones', 'that', 'those', 'these', 'this']);
@@ -117,6 +154,9 @@ export interface Ask {
  */
 export function findAsk(tokens: readonly string[], stems: readonly string[], ends: readonly number[], isAct: (word: string) => boolean = () => false): Ask {
   const clauses = splitClauses(tokens, ends).map((c) => classify(c, tokens, stems, ends.includes(c.end) && c.end < tokens.length, isAct));
+  // "vm 140 is frozen, console black, acpi does nothing. force it off": a fragment between two
+  // statements goes on telling.
+  for (const [k, c] of clauses.entries()) if (c.role === 'plain' && clauses[k - 1]?.role === 'context' && clauses[k + 1]?.role === 'context') c.role = 'context';
   const asks = clauses.filter((c) => c.role === 'ask');
   // "I need to take pve2 down, how do I move everything off it": the wish is why; the later ask is
   // what. So is a question before another ask ("what's wrong with vm 101? show me its tasks").

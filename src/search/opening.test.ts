@@ -50,6 +50,8 @@ describe('rejoinSplitActions', () => {
   it('puts a two-word action split around its object back together, "on" included', () => {
     expect(rejoin('switch the firewall on for the datacenter')).toBe('switch on the firewall for the datacenter');
     expect(rejoin('shut the host down')).toBe('shut down the host');
+    // How it is done may follow the particle.
+    expect(rejoin('shut it down gracefully')).toBe('shut down it gracefully');
   });
 
   it('leaves particles joined by a conjunction to no one action', () => {

@@ -77,6 +77,8 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
 /** Particles a two-word action splits around its object ("shut the host down", "roll vm 300 back"). */
 const SPLIT_PARTICLES = new Set(['down', 'up', 'off', 'on', 'back', 'out']);
 const COORDINATORS = new Set(['and', 'or']);
+/** An adverb of manner ("gracefully", "cleanly"): it says how, not what. */
+const MANNER_ADVERB = /^[a-z]{3,}ly$/;
 /** How many words may stand between an action word and its particle. */
 const MAX_SPLIT = 3;
 
@@ -93,8 +95,9 @@ export function rejoinSplitActions(tokens: string[], synonyms: ReadonlyMap<strin
       // "power guests on and off": particles joined by a conjunction belong to no one action.
       if (COORDINATORS.has(tokens[j - 1] as string) || COORDINATORS.has(tokens[j + 1] ?? '')) break;
       if (!SPLIT_PARTICLES.has(particle) || !rules.some((r) => r.tokens.length === 2 && r.tokens[1] === stem(particle))) continue;
+      // "shut it down gracefully": how it is done may follow the particle.
       const next = tokens[j + 1];
-      if (next !== undefined && !isNoise(next)) break;
+      if (next !== undefined && !isNoise(next) && !MANNER_ADVERB.test(next)) break;
       return [...tokens.slice(0, i + 1), particle, ...tokens.slice(i + 1, j), ...tokens.slice(j + 1)];
     }
   }

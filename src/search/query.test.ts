@@ -349,5 +349,10 @@ describe('restoring and references', () => {
     expect(sources("when does the calendar event 'mon..fri 02:30' fire next")).not.toContain('mon');
     expect(sources("clutter on 'local'")).toContain('storage');
   });
+
+  it('reads a verb of unknown meaning acting on one thing as an act, on many as a read', () => {
+    expect(parse('yank the power of vm 171').hintedMethods?.[0]).toBe('POST');
+    expect(parse('identify all guests whose status is stopped').hintedMethods).toBeUndefined();
+  });
 });
 

@@ -285,7 +285,7 @@ export function parseQuery(
     push({ terms: new Map([[stemmed, 1]]), weight: 1, source: token, verb: false }, i - 1);
   }
   // "how do I back up vm 101": asking how to act decides the method an action word hints.
-  if (!opening.verb && !opening.questionMethods && !hinted && unknownVerbBeforeTarget(tokens, opening.firstContent, known)) hinted = ACTING;
+  if (!opening.verb && !opening.questionMethods && !hinted && (actsOnOne(tokens, opening.unknownVerb) || unknownVerbBeforeTarget(tokens, opening.firstContent, known))) hinted = ACTING;
   // "template list", "snapshot list of vm 101": a noun phrase naming a listing asks to read it.
   const listing = !opening.verb && !opening.questionMethods && namesListing(tokens);
   if (listing) collection = true;
@@ -331,6 +331,22 @@ const PARTICLES = new Set(['in', 'on', 'up']);
 
 /** Words that make the thing after them many ("each node", "all guests"). */
 const QUANTIFIERS = new Set(['each', 'every', 'all', 'per']);
+
+/**
+ * "rebuild the cloud-init drive", "yank the power": a verb of unknown meaning acting on one thing
+ * asks to act; on many ("identify all guests whose …", "return all guests that …") it asks to read.
+ */
+function actsOnOne(tokens: readonly string[], verb: number | undefined): boolean {
+  if (verb === undefined) return false;
+  for (let k = verb + 1; k < tokens.length; k++) {
+    const t = tokens[k] as string;
+    if (QUANTIFIERS.has(t)) return false;
+    if (!ARTICLES.has(t)) return !isPlural(t, stem(t));
+  }
+  return false;
+}
+
+const ARTICLES = new Set(['the', 'a', 'an', 'its', 'their', 'our', 'my', 'your', 'this', 'that']);
 
 /** How well each word of a compound ("os type") stands for it on its own. */
 const COMPOUND_PART_WEIGHT = 0.25;
