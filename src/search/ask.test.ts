@@ -164,7 +164,7 @@ describe('the ask of a request', () => {
     const found = ask('the apt upgrade inside container 204 broke everything, show the task log');
     expect(found.contextWords).toContain('upgrade');
     const story = ask('vm 140 is frozen, console black, acpi does nothing. force it off');
-    expect(story.contextWords).toEqual(expect.arrayContaining(['console', 'black', 'acpi']));
+    expect(story.contextWords).toEqual(expect.arrayContaining(['console', 'black']));
   });
 });
 
