@@ -94,7 +94,9 @@ export function rejoinSplitActions(tokens: string[], synonyms: ReadonlyMap<strin
       const particle = tokens[j] as string;
       // "power guests on and off": particles joined by a conjunction belong to no one action.
       if (COORDINATORS.has(tokens[j - 1] as string) || COORDINATORS.has(tokens[j + 1] ?? '')) break;
-      if (!SPLIT_PARTICLES.has(particle) || !rules.some((r) => r.tokens.length === 2 && r.tokens[1] === stem(particle))) continue;
+      // "clean it up", "set it up": a two-word verb splits the same way.
+      const phrasal = phrasalVerbRule(tokens[i] as string, particle) !== undefined;
+      if (!SPLIT_PARTICLES.has(particle) || !(phrasal || rules.some((r) => r.tokens.length === 2 && r.tokens[1] === stem(particle)))) continue;
       // "shut it down gracefully": how it is done may follow the particle.
       const next = tokens[j + 1];
       if (next !== undefined && !isNoise(next) && !MANNER_ADVERB.test(next)) break;

@@ -354,5 +354,19 @@ describe('restoring and references', () => {
     expect(parse('yank the power of vm 171').hintedMethods?.[0]).toBe('POST');
     expect(parse('identify all guests whose status is stopped').hintedMethods).toBeUndefined();
   });
+
+  it('reads an amount added to a guest that exists as a change of its settings', () => {
+    expect(parse('put 4 cores for container 204').methods?.[0]).toBe('PUT');
+    expect(parse('create 3 containers').methods?.[0]).toBe('POST');
+  });
+
+  it('reads a storage named by a hyphenated ID and a backup archive named by its file as what they are', () => {
+    expect(sources('list the backups on pbs-main')).toEqual(['list', 'backups on storage']);
+    expect(sources('delete vzdump-qemu-118-2024_01_01-00_00_00.vma.zst from backup-nas')).toEqual(['delete', 'volume', 'storage']);
+  });
+
+  it("reads a two-word verb's particle later in the request as part of the verb", () => {
+    expect(sources('I need its vmid to clean it up')).not.toContain('up');
+  });
 });
 

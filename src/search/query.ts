@@ -13,11 +13,11 @@ import { ID_KINDS, readReferences } from './references.js';
 import { acting, rejoinSplitActions } from './opening.js';
 import { readCessation, readPassive, readResult, unknownImperative } from './acts.js';
 import { findAsk, splitParts, weighContext } from './ask.js';
-import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, gerund, namesListing, namesSomethingElse, POWER_ACTS, unknownVerbBeforeTarget } from './intent.js';
+import { ACTING, addsAmount, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, gerund, namesListing, namesSomethingElse, POWER_ACTS, unknownVerbBeforeTarget } from './intent.js';
 import { asksForNodeGuests, bothGuestKinds, GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
 import { matchPhrase, opensLongerPhrase } from './phrases.js';
-import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
+import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule, type VerbRule } from './verbs.js';
 
 export interface Concept {
   /** Index terms (stemmed) and how well each stands for the concept. */
@@ -168,6 +168,11 @@ export function parseQuery(
       i += 1;
       continue;
     }
+    // "… to clean it up": a two-word verb's particle later in the request is part of that verb.
+    if (i > 0 && phrasalVerbRule(tokens[i - 1] as string, token) !== undefined) {
+      i += 1;
+      continue;
+    }
     let phrase = matchPhrase(stems, i, synonyms, opening.verb?.position);
     if (phrase?.span === 1 && i > 0 && pathPair?.(stems[i - 1] as string, stemmed) && stemmed !== stems[i - 1]) {
       // "acme account": two words that are adjacent segments of a path (`/cluster/acme/account`)
@@ -289,7 +294,7 @@ export function parseQuery(
   // "template list", "snapshot list of vm 101": a noun phrase naming a listing asks to read it.
   const listing = !opening.verb && !opening.questionMethods && namesListing(tokens);
   if (listing) collection = true;
-  const verbMethods = changesNewThing(tokens, opening.verb) ? CREATE_FIRST : listing ? QUESTION_METHODS : opening.verb?.rule.methods;
+  const verbMethods = changesNewThing(tokens, opening.verb) ? CREATE_FIRST : listing ? QUESTION_METHODS : guestById && addsAmount(tokens, opening.verb) ? CHANGE_FIRST : opening.verb?.rule.methods;
   const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
   weighContext(concepts, spans, ask);
   const { guestMember, addedTo, joinsExisting } = weighRoles(tokens, stems, concepts, opening.verb);

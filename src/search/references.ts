@@ -22,6 +22,13 @@ const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
   [NODE_ID, ' node '],
   // A permission path ("/vms", "/vms/100", "/pool/dev"): ACLs are set on it; no API path starts so.
   [/(?<![\w/])\/(?:vms|pool)(?:\/[\w.-]*)*/gi, ' acl path '],
+  // A backup archive named by its file ("vzdump-qemu-118-2024_01_01-00_00_00.vma.zst") is one
+  // volume of a storage's content.
+  [/\bvzdump-(?:qemu|lxc|openvz)-[\w.-]+/gi, ' volume '],
+  // A storage named by a hyphenated ID after a preposition ("from backup-nas", "on pbs-main",
+  // "to nas-old"): its words name the storage, not a backup or a restore.
+  [/\b(from|on|onto|to|into)\s+((?:the\s+)?(?:storage\s+)?)[a-z0-9]*(?:nas|nfs|pbs|backup|backups|cifs|smb|san|iscsi|store|datastore)[a-z0-9]*(?:-[a-z0-9]+)+\b/gi, ' $1 storage '],
+  [/\b(from|on|onto|to|into)\s+((?:the\s+)?(?:storage\s+)?)[a-z0-9]+(?:-[a-z0-9]+)*-(?:nas|nfs|pbs|backup|backups|cifs|smb|san|iscsi|store|datastore)\b/gi, ' $1 storage '],
   // PVE's default storage IDs (local-lvm, local-zfs): their words name the storage, not LVM or ZFS.
   [/\blocal-[a-z0-9]+\b/gi, ' storage '],
   // So is PVE's default directory storage, plain "local", unless a noun follows ("local disks").
