@@ -374,7 +374,7 @@ export function weighContext(concepts: Concept[], spans: ReadonlyArray<ReadonlyA
   for (const [k, c] of concepts.entries()) {
     const read = spans[k] ?? [];
     if (read.length === 0 || !read.every((span) => within(ask.context, span))) continue;
-    if (!ask.scoped && c.source.split(' ').every(scopes) && !read.some((span) => within(ask.reasons, span))) continue;
-    concepts[k] = { ...c, weight: c.weight * CONTEXT_WEIGHT };
+    if (!ask.scoped && c.source.split(' ').every(scopes) && !read.some((span) => within(ask.reasons, span))) concepts[k] = { ...c, context: 'kept' };
+    else concepts[k] = { ...c, weight: c.weight * CONTEXT_WEIGHT, context: 'weighed' };
   }
 }

@@ -28,6 +28,11 @@ export interface Concept {
   source: string;
   /** A verb's words are generic ("list", "create"): how rare they are in the schema says nothing. */
   verb: boolean;
+  /**
+   * Only the request's context names it (ask.ts): weighed down, an operation need not cover it; or
+   * kept at full weight as the guest or node the ask acts on.
+   */
+  context?: 'weighed' | 'kept';
 }
 
 export interface ParsedQuery {

@@ -99,6 +99,8 @@ const SYNONYM_SPILL = 0.25;
  * asked. Not for one-segment paths (`/nodes`: any request about a node names it) nor ones the request's shape ranks down.
  */
 const NAMED_HEAD = 1.15;
+/** How much of its (already lowered) weight a concept only the context names counts towards coverage. */
+const CONTEXT_COVERAGE = 0.5;
 /** Exponent on the share of request concepts an operation covers: partial matches fall off fast. */
 const COVERAGE_EXPONENT = 2;
 /** Factor for operations whose method contradicts the verb ("delete …" → a GET) or the question. */
@@ -204,7 +206,12 @@ export class Ranker {
       const central = concept.verb || [...matches.values()].some((m) => m.coverage >= WELL_COVERED);
       perConcept.push({ concept: central ? concept : { ...concept, weight: concept.weight * INCIDENTAL_WEIGHT }, matches });
     }
-    const totalWeight = perConcept.reduce((sum, c) => sum + c.concept.weight, 0);
+    // What only the context names counts towards relevance, not towards how much of the request an
+    // operation covers: the ask decides that ("the security team wants ssh restricted. show me the rules").
+    // Unless the ask names nothing of its own ("pve2 clock shows UTC, we want CET").
+    const asksOwn = perConcept.some((c) => !c.concept.verb && c.concept.context === undefined);
+    const coverageWeight = (c: Concept) => (asksOwn && c.context === 'weighed' ? c.weight * CONTEXT_COVERAGE : c.weight);
+    const totalWeight = perConcept.reduce((sum, c) => sum + coverageWeight(c.concept), 0);
     const relevance = new Map<number, number>();
     const covered = new Map<number, number>();
     const n = this.operations.length;
@@ -218,7 +225,7 @@ export class Ranker {
       const info = concept.verb ? 1 : 1 + Math.log(n / Math.max(1, df)) / Math.log(n);
       for (const [id, match] of matches) {
         relevance.set(id, (relevance.get(id) ?? 0) + info * concept.weight * (match.score / top) ** CONCEPT_SCORE_EXPONENT);
-        covered.set(id, (covered.get(id) ?? 0) + concept.weight * match.coverage);
+        covered.set(id, (covered.get(id) ?? 0) + coverageWeight(concept) * match.coverage);
       }
       if (isNamedGuest(concept, query)) this.creditGuestArguments(matches, info * concept.weight, concept.weight, relevance, covered);
     }
