@@ -9,6 +9,13 @@ const opening = (text: string) => {
 };
 
 describe('findOpening', () => {
+  it('reads "make <thing> <behave>" and an opening "keep" as a change', () => {
+    expect(opening('make migrations use the 10.10.10.0/24 network').verb?.rule.methods[0]).toBe('PUT');
+    expect(opening('make a new pool').verb?.rule.methods[0]).toBe('POST');
+    expect(opening('keep the two database vms on different nodes').verb?.rule.methods[0]).toBe('PUT');
+    expect(opening('which backups would a prune with keep daily 7 remove').verb).toBeUndefined();
+  });
+
   it("reads a verb's -s form opening a request as a noun, and after a question word as a verb", () => {
     expect(opening('mounts and network').verb).toBeUndefined();
     expect(opening('updates for pve1').verb).toBeUndefined();

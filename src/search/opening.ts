@@ -54,7 +54,10 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
     if (rule && question && HYPOTHETICAL.has(tokens[i - 1] ?? '')) continue;
     // "are there updates for pve1", "is there any change pending": what exists is a thing, not an act.
     if (rule && question && EXISTENTIAL.has(tokens[i - 1] ?? '')) continue;
-    if (rule) return { verb: { rule: separableVerbRule(token, tokens.slice(i + 1)) ?? rule, position: i, length: 1 } };
+    if (rule) return { verb: { rule: separableVerbRule(token, tokens.slice(i + 1)) ?? causedRule(token, tokens.slice(i + 1, i + 1 + CAUSED_REACH)) ?? rule, position: i, length: 1 } };
+    // "keep the two database vms on different nodes": a state to hold, like "ensure"; later in a
+    // request the word is a setting's ("keep-daily").
+    if (token === 'keep' && !question) return { verb: { rule: CHANGE_RULE, position: i, length: 1 } };
     // "can you restart vm 101", "could you please …", "I was wondering if you could …": asked of
     // the one who acts, a modal is a polite imperative, not a question about state.
     // After "how" it asks for a way to act ("how can you stop …"), read below.
@@ -72,6 +75,17 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
     if (!isNoise(token) && !isNeutralOpener(token)) return question ? { questionMethods: QUESTION_METHODS } : { firstContent: i, manner };
   }
   return question ? { questionMethods: QUESTION_METHODS } : {};
+}
+
+/** Verbs that, after "make <something>", say how it is to behave ("make migrations use the 10.10.10.0/24 network"). */
+const CAUSED = new Set(['use', 'start', 'run', 'boot', 'go', 'point', 'resolve', 'listen', 'talk', 'send', 'stay', 'be']);
+/** How many words after "make" such a verb may stand. */
+const CAUSED_REACH = 4;
+const CHANGE_RULE = verbRule('change', 'change') as VerbRule;
+
+/** "make migrations use …", "make vm 101 start at boot": making a thing behave a way changes its settings. */
+function causedRule(token: string, rest: readonly string[]): VerbRule | undefined {
+  return token === 'make' && rest.slice(1).some((w) => CAUSED.has(w)) ? CHANGE_RULE : undefined;
 }
 
 /** Particles a two-word action splits around its object ("shut the host down", "roll vm 300 back"). */

@@ -41,6 +41,8 @@ export const OPERATION_SYNONYM_RULES: readonly SynonymRule[] = [
     triggers: ['from backup', 'from a backup', 'from the backup', 'from its backup', 'from backups', 'from a backup archive', 'from the backup archive', 'from backup archive'],
     terms: { archive: 1, restore: 0.6 },
   },
+  // Which network live migrations take is a datacenter option (`migration: network=…`), not a migration.
+  { triggers: ['migration network', 'migrations use', 'migration traffic', 'network for migration', 'network for migrations'], terms: { migration: 1, option: 0.4 } },
   // When a schedule's calendar event fires next: the job schedule's analysis.
   { triggers: ['calendar event', 'calendar events', 'calendar string', 'calendar spec', 'calendar expression', 'fire next', 'run next', 'next run', 'next runs'], terms: { analyze: 1, schedule: 0.6 } },
   // A backup's own guest configuration, read from the archive before restoring it.
