@@ -166,5 +166,10 @@ describe('the ask of a request', () => {
     const story = ask('vm 140 is frozen, console black, acpi does nothing. force it off');
     expect(story.contextWords).toEqual(expect.arrayContaining(['console', 'black']));
   });
+
+  it('reads a wish after its topic as the ask ("dns server of pve1 i want change …"), not after a question word', () => {
+    expect(ask('dns server of node i want change to 1.1.1.1').opening.verb?.rule.methods[0]).toBe('PUT');
+    expect(ask('what do I need to join a new node').clauses).toHaveLength(1);
+  });
 });
 

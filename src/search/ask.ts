@@ -230,6 +230,9 @@ function opensClause(tokens: readonly string[], i: number): boolean {
   const t = tokens[i] as string;
   const next = tokens[i + 1] ?? '';
   if (SUBORDINATORS.has(t)) return !timeAdverbial(tokens, i);
+  // "dns server of pve1 i want change to 1.1.1.1": the topic first, then the wish about it.
+  const before = tokens[i - 1] ?? '';
+  if (SUBJECTS.has(t) && t !== 'it' && WANTS.has(next) && !JOINERS.has(before) && !isNoise(before) && !isStateQuestion(before) && !isNeutralOpener(before)) return true;
   if (JOINERS.has(t)) return SUBJECTS.has(next) || next === 'then' || next === 'please' || next === 'how' || opensQuestion(tokens, i + 1);
   return t === 'how' && isMannerModal(next);
 }
