@@ -160,7 +160,7 @@ describe('the ask of a request', () => {
     expect(named.contextWords).toContain('guests');
   });
 
-  it('reads irregular pasts, a third person\'s present and a fragment between statements as context', () => {
+  it("reads irregular pasts, a third person's present and a fragment between statements as context", () => {
     const found = ask('the apt upgrade inside container 204 broke everything, show the task log');
     expect(found.contextWords).toContain('upgrade');
     const story = ask('vm 140 is frozen, console black, acpi does nothing. force it off');
@@ -172,4 +172,3 @@ describe('the ask of a request', () => {
     expect(ask('what do I need to join a new node').clauses).toHaveLength(1);
   });
 });
-

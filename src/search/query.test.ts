@@ -339,8 +339,16 @@ describe('restoring and references', () => {
     expect(restore.guestExists).toBe(false);
     expect(restore.concepts.find((c) => c.source === 'backup')?.terms.get('content')).toBe(1);
     // Taking a backup is the act; deleting one acts on the archive.
-    expect(parse('take a backup of vm 118').concepts.find((c) => c.source === 'backup')?.terms.get('content')).toBeUndefined();
-    expect(parse('delete the backup of vm 118').concepts.find((c) => c.source === 'backup')?.terms.get('content')).toBe(1);
+    expect(
+      parse('take a backup of vm 118')
+        .concepts.find((c) => c.source === 'backup')
+        ?.terms.get('content'),
+    ).toBeUndefined();
+    expect(
+      parse('delete the backup of vm 118')
+        .concepts.find((c) => c.source === 'backup')
+        ?.terms.get('content'),
+    ).toBe(1);
     expect(parse('stop vm 118').guestExists).toBe(true);
   });
 
@@ -369,4 +377,3 @@ describe('restoring and references', () => {
     expect(sources('I need its vmid to clean it up')).not.toContain('up');
   });
 });
-

@@ -319,7 +319,12 @@ export function parseQuery(
     timed,
     nodeNotGuest: namesNode && !anyGuest,
     inventory: !namesNode && !oneGuest && (tokens.some((t) => GUEST_PLURALS.has(t) || t === 'machines') || bothGuestKinds(tokens)) && (methods ?? hinted ?? QUESTION_METHODS)[0] === 'GET',
-    nodeGuests: !oneGuest && asksForNodeGuests(text, tokens.filter((_, i) => !told(i))),
+    nodeGuests:
+      !oneGuest &&
+      asksForNodeGuests(
+        text,
+        tokens.filter((_, i) => !told(i)),
+      ),
     question: opening.questionMethods !== undefined,
     guestMember: guestMember || ceases,
     propertyOf,

@@ -23,6 +23,7 @@ import {
   type IndexedOperation,
 } from './document.js';
 import type { Concept, ParsedQuery } from './query.js';
+import { asksForListing, asksToSet } from './request-kind.js';
 import { verbRule } from './verbs.js';
 import { guestKindOps, identifierTerms, pathPairs } from './schema-terms.js';
 import { GUEST_ARGUMENT_COVERAGE, GUEST_ARGUMENT_SCORE, guestArgumentOps, isNamedGuest, NODE_READ_FOR_ONE_GUEST, nodeOwnReadOps } from './arguments.js';
@@ -380,23 +381,6 @@ interface TermMatch {
 
 /** Every word of a last segment is a noun of the request or a generic verb (`get-osinfo`), and one is a noun. */
 const namesHead = (tail: readonly string[], nouns: ReadonlySet<string>) => tail.some((t) => nouns.has(t)) && tail.every((t) => nouns.has(t) || verbRule(t, t) !== undefined);
-
-/** The request asks to set or add something ("change the cpu type"): a write taking it as a parameter does that. */
-function asksToSet(query: ParsedQuery): boolean {
-  const methods = query.methods ?? query.hintedMethods;
-  return methods !== undefined && methods[0] !== 'GET' && methods[0] !== 'DELETE';
-}
-
-/**
- * The request asks to see something's properties: a question ("what is the name of the cluster",
- * "how many cores does vm 101 have", or verbless: "vm 101 disk size") or a read of many things
- * ("which guests are locked"), not an action.
- */
-function asksForListing(query: ParsedQuery): boolean {
-  if (query.question || query.propertyOf) return true;
-  if (!query.collection) return false;
-  return query.methods ? query.methods[0] === 'GET' : query.hintedMethods === undefined;
-}
 
 interface ConceptMatch {
   score: number;

@@ -271,7 +271,22 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['scan', 'discover', 'probe', 'exports'], terms: { scan: 1 } },
   // One file out of a backup, browsed before it is restored: the file restore reads the archive's tree.
   {
-    triggers: ['file restore', 'single file restore', 'restore file', 'restore a file', 'restore one file', 'restore a single file', 'one file', 'single file', 'browse inside', 'browse the backup', 'inside the backup', 'inside a backup', 'files inside the backup', 'files in the backup'],
+    triggers: [
+      'file restore',
+      'single file restore',
+      'restore file',
+      'restore a file',
+      'restore one file',
+      'restore a single file',
+      'one file',
+      'single file',
+      'browse inside',
+      'browse the backup',
+      'inside the backup',
+      'inside a backup',
+      'files inside the backup',
+      'files in the backup',
+    ],
     terms: { file: 1, restore: 1 },
   },
 
