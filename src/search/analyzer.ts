@@ -87,6 +87,15 @@ const STOPWORDS = new Set([
   'need',
   'wants',
   'needs',
+  // Words of scope and degree ("only manage vm 118, nothing else", "is anything still running"):
+  // how much, not what.
+  'only',
+  'nothing',
+  'else',
+  'anything',
+  'something',
+  'still',
+  'already',
   'way',
   'just',
   'also',

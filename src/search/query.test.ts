@@ -376,4 +376,8 @@ describe('restoring and references', () => {
   it("reads a two-word verb's particle later in the request as part of the verb", () => {
     expect(sources('I need its vmid to clean it up')).not.toContain('up');
   });
+
+  it('reads words of scope and degree as nothing', () => {
+    expect(sources('let bob@pve only manage vm 118, nothing else')).toEqual(['let user', 'manage', 'vm']);
+  });
 });
