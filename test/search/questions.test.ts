@@ -27,23 +27,23 @@ type SetName = 'questionHoldout4' | 'questionHoldout5' | 'questionHoldout6' | 'q
  * regression fails. They are not the goal (r@1 0.75, r@5 0.95): the fourth and sixth holdouts do
  * not reach it on either schema, the fifth reaches r@1 and not r@5 on 9.1. The seventh and eighth
  * were written blind in round 8c by helpers who never read the search code and have been tuned on
- * since (round 10: seventh 80.9/95.7 on 9.1, 84.1/96.1 on the demo; eighth 81.6/97.5 and
- * 79.7/95.4): both at the goal on both schemas. A ninth, written blind during round 10, judges it.
+ * since (round 10: seventh 80.9/95.7 on 9.1, 84.1/96.1 on the demo; eighth 82.3/97.5 and
+ * 80.5/96.3): both at the goal on both schemas. A ninth, written blind during round 10, judges it.
  */
 const FLOORS: Record<string, Record<SetName, { recall1: number; recall5: number }>> = {
   'the official 9.1 schema': {
     questionHoldout4: { recall1: 0.65, recall5: 0.91 },
     questionHoldout5: { recall1: 0.77, recall5: 0.91 },
-    questionHoldout6: { recall1: 0.59, recall5: 0.82 },
+    questionHoldout6: { recall1: 0.6, recall5: 0.82 },
     questionHoldout7: { recall1: 0.79, recall5: 0.94 },
-    questionHoldout8: { recall1: 0.8, recall5: 0.96 },
+    questionHoldout8: { recall1: 0.81, recall5: 0.96 },
   },
   "the demo simulator's own schema": {
     questionHoldout4: { recall1: 0.69, recall5: 0.95 },
     questionHoldout5: { recall1: 0.82, recall5: 0.95 },
-    questionHoldout6: { recall1: 0.6, recall5: 0.87 },
+    questionHoldout6: { recall1: 0.61, recall5: 0.87 },
     questionHoldout7: { recall1: 0.83, recall5: 0.95 },
-    questionHoldout8: { recall1: 0.78, recall5: 0.94 },
+    questionHoldout8: { recall1: 0.79, recall5: 0.95 },
   },
 };
 
