@@ -128,4 +128,47 @@ describe('the ask of a request', () => {
     const tokens = ['is', 'vm', '101', 'running', 'start', 'it'];
     expect(findAsk(tokens, tokens.map(stem), [4, 6], (w) => w === 'start').clauses[0]?.role).toBe('context');
   });
+
+  it("reads a third party's wish as the ask, and what that party wants as its object", () => {
+    const found = ask('our CFO wants a backup of vm 160 before quarter close');
+    expect(found.tokens[found.start]).toBe('a');
+    expect(found.clauses[0]?.wish).toBe(true);
+    // Wanting a thing, no act named, asks for it to be given.
+    expect(ask('vnet app needs a gateway and a dhcp range').opening.verb?.rule.methods).toEqual(['PUT', 'POST']);
+    // Not a passive ("needs to be stopped"), not the needs of something.
+    expect(ask('vm 101 needs to be stopped').clauses[0]?.wish).toBe(false);
+    expect(ask('the needs of the team').clauses[0]?.wish).toBe(false);
+  });
+
+  it('reads "before that" with a subject after it as a time of the clause, not a reason of its own', () => {
+    const found = ask("we're moving racks on friday so before that I need to power down pve2");
+    expect(found.contextWords).toContain('racks');
+    expect(found.contextWords).not.toContain('power');
+  });
+
+  it('reads a form of "be" before a place, its subject left out, as context', () => {
+    const found = ask('please restore for me the container 204 from yesterday backup, is on storage nas');
+    expect(found.opening.questionMethods).toBeUndefined();
+    expect(found.contextWords).toEqual(['is', 'on', 'storage', 'nas']);
+  });
+
+  it('reads the guests a statement names as context when the ask names its own node', () => {
+    const found = ask('power down pve2 cleanly (guests already migrated)');
+    expect(found.scoped).toBe(false);
+    const named = ask('power down node cleanly (guests already migrated)');
+    expect(named.scoped).toBe(true);
+    expect(named.contextWords).toContain('guests');
+  });
+
+  it("reads irregular pasts, a third person's present and a fragment between statements as context", () => {
+    const found = ask('the apt upgrade inside container 204 broke everything, show the task log');
+    expect(found.contextWords).toContain('upgrade');
+    const story = ask('vm 140 is frozen, console black, acpi does nothing. force it off');
+    expect(story.contextWords).toEqual(expect.arrayContaining(['console', 'black']));
+  });
+
+  it('reads a wish after its topic as the ask ("dns server of pve1 i want change …"), not after a question word', () => {
+    expect(ask('dns server of node i want change to 1.1.1.1').opening.verb?.rule.methods[0]).toBe('PUT');
+    expect(ask('what do I need to join a new node').clauses).toHaveLength(1);
+  });
 });

@@ -12,7 +12,7 @@ import { isNoise } from './analyzer.js';
 import type { Concept } from './query.js';
 import { keywordsOnly, lateVerb, mannerFrame, negatedImperative, scopes, shift, wantedState, wishedResult } from './acts.js';
 import { findOpening, type Opening } from './opening.js';
-import { isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule } from './verbs.js';
+import { isMannerModal, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule, type VerbRule } from './verbs.js';
 
 /** Punctuation that ends a part of the request: , ; ! ? ( ) a sentence's period, a colon or a dash between words. */
 const PART_BREAK = /[,;!?()[\]]|\.(?:\s|$)|:(?:\s|$)|\s[-–—]+\s|[–—]/g;
@@ -66,6 +66,43 @@ const FINITE = new Set([
   'shows',
   'says',
   'gives',
+  'does',
+  'did',
+  // A third person's present ("the rest stays up", "ct 200 crashes nightly").
+  'stays',
+  'works',
+  'runs',
+  'crashes',
+  'freezes',
+  'dies',
+  'breaks',
+  'complains',
+  'belongs',
+  'sits',
+  'lives',
+  'uses',
+  // Irregular pasts ("the upgrade broke everything", "I took a snapshot").
+  'broke',
+  'took',
+  'went',
+  'gave',
+  'ran',
+  'lost',
+  'came',
+  'saw',
+  'forgot',
+  'brought',
+  'built',
+  'began',
+  'fell',
+  'found',
+  'sent',
+  'told',
+  'thought',
+  'wrote',
+  'froze',
+  'hung',
+  'became',
 ]);
 /** Pronouns that point back at a thing the request named before. */
 const ANAPHORS = new Set(['it', 'its', 'them', 'their', 'her', 'him', 'his', 'one', 'ones', 'that', 'those', 'these', 'this']);
@@ -87,6 +124,8 @@ export interface Clause {
   reason: boolean;
   /** The clause is a question about state ("is vm 101 running?"). */
   question: boolean;
+  /** Where the clause's third party ends ("our CFO | wants …"): who wants what the clause asks, the subject a pronoun points at. */
+  party: number | undefined;
 }
 
 export interface Ask {
@@ -100,6 +139,11 @@ export interface Ask {
   start: number;
   /** The ask is written as bare keywords ("user token revoke bob@pve"): an action word anywhere in it is the act. */
   keywords: boolean;
+  /**
+   * The ask names a guest or node of its own ("…, power down pve2 (guests already migrated)"): a
+   * guest or node the context names is then not where it acts, only context.
+   */
+  scoped: boolean;
   clauses: readonly Clause[];
 }
 
@@ -110,6 +154,9 @@ export interface Ask {
  */
 export function findAsk(tokens: readonly string[], stems: readonly string[], ends: readonly number[], isAct: (word: string) => boolean = () => false): Ask {
   const clauses = splitClauses(tokens, ends).map((c) => classify(c, tokens, stems, ends.includes(c.end) && c.end < tokens.length, isAct));
+  // "vm 140 is frozen, console black, acpi does nothing. force it off": a fragment between two
+  // statements goes on telling.
+  for (const [k, c] of clauses.entries()) if (c.role === 'plain' && clauses[k - 1]?.role === 'context' && clauses[k + 1]?.role === 'context') c.role = 'context';
   const asks = clauses.filter((c) => c.role === 'ask');
   // "I need to take pve2 down, how do I move everything off it": the wish is why; the later ask is
   // what. So is a question before another ask ("what's wrong with vm 101? show me its tasks").
@@ -134,9 +181,14 @@ export function findAsk(tokens: readonly string[], stems: readonly string[], end
       tokens,
       0,
     );
-    return { opening, context, reasons, start: 0, keywords: keywordsOnly(tokens, 0, tokens.length), clauses };
+    return { opening, context, reasons, start: 0, keywords: keywordsOnly(tokens, 0, tokens.length), clauses, scoped: false };
   }
-  const opening = mannerFrame(shift(findOpening(tokens.slice(chosen.from, chosen.end), stems.slice(chosen.from, chosen.end)), chosen.from), tokens, stems, chosen.from, chosen.end);
+  const opening = given(
+    mannerFrame(shift(findOpening(tokens.slice(chosen.from, chosen.end), stems.slice(chosen.from, chosen.end)), chosen.from), tokens, stems, chosen.from, chosen.end),
+    chosen,
+    tokens,
+    isAct,
+  );
   return {
     opening: negatedImperative(
       wishedResult(wantedState(lateVerb(opening, tokens, chosen.from, chosen.end), tokens, chosen.from, chosen.end, isAct), tokens, chosen.from, chosen.end, isAct),
@@ -148,7 +200,21 @@ export function findAsk(tokens: readonly string[], stems: readonly string[], end
     start: chosen.from,
     keywords: keywordsOnly(tokens, chosen.from, chosen.end),
     clauses,
+    scoped: tokens.slice(chosen.from, chosen.end).some(scopes),
   };
+}
+
+const GIVE = verbRule('give', 'give') as VerbRule;
+
+/**
+ * "vnet app needs a gateway and a dhcp range", "the new hire needs read-only access": a third party
+ * wanting a thing, no act named, asks for it to be given (set or added); "our CFO wants a backup"
+ * names its act.
+ */
+function given(opening: Opening, clause: Clause, tokens: readonly string[], isAct: (word: string) => boolean): Opening {
+  if (clause.party === undefined || tokens[clause.party + 1] === 'to' || opening.verb || opening.questionMethods || opening.manner) return opening;
+  if (opening.firstContent !== undefined && isAct(tokens[opening.firstContent] as string)) return opening;
+  return { ...opening, verb: { rule: GIVE, position: clause.party, length: 1 } };
 }
 
 /** Cuts the request into clauses at its part ends and at words that open a clause inside a part. */
@@ -163,7 +229,10 @@ function splitClauses(tokens: readonly string[], ends: readonly number[]): Array
 function opensClause(tokens: readonly string[], i: number): boolean {
   const t = tokens[i] as string;
   const next = tokens[i + 1] ?? '';
-  if (SUBORDINATORS.has(t)) return true;
+  if (SUBORDINATORS.has(t)) return !timeAdverbial(tokens, i);
+  // "dns server of pve1 i want change to 1.1.1.1": the topic first, then the wish about it.
+  const before = tokens[i - 1] ?? '';
+  if (SUBJECTS.has(t) && t !== 'it' && WANTS.has(next) && !JOINERS.has(before) && !isNoise(before) && !isStateQuestion(before) && !isNeutralOpener(before)) return true;
   if (JOINERS.has(t)) return SUBJECTS.has(next) || next === 'then' || next === 'please' || next === 'how' || opensQuestion(tokens, i + 1);
   return t === 'how' && isMannerModal(next);
 }
@@ -186,19 +255,25 @@ function classify(span: { start: number; end: number }, tokens: readonly string[
   // leads to a wish, a question or an imperative is no reason.
   if (tokens[from] === 'so') {
     let k = from + 1;
-    while (SO_FILLERS.has(tokens[k] ?? '')) k += 1;
+    while (SO_FILLERS.has(tokens[k] ?? '') || timeAdverbial(tokens, k)) k += timeAdverbial(tokens, k) ? 2 : 1;
     const next = tokens[k] ?? '';
     const imperative = verbRule(next, stems[k] ?? next) !== undefined || phrasalVerbRule(next, tokens[k + 1]) !== undefined || isAct(next);
     if (wishes(tokens, k) || ASK_OPENERS.has(next) || imperative) from = k;
   }
+  // "our CFO wants a backup of …", "the new hire needs read-only access": a third party's wish
+  // asks for what follows it; who wants it is context.
+  const wanted = thirdPartyWish(tokens, from, span.end);
+  const party = wanted?.party;
+  if (wanted) from = wanted.from;
   const words = tokens.slice(from, span.end);
   const first = words[0] ?? '';
-  const clause = { ...span, from, wish: false, reason: false, question: false };
+  const clause = { ...span, from, wish: party !== undefined, reason: false, question: false, party };
   // "if vm 101 is stopped, start it": a condition before a comma is context too.
   if (((span.start > 0 || punctuated) && SUBORDINATORS.has(first)) || (punctuated && first === 'if')) return { ...clause, role: 'context', reason: true };
-  const wish = wishes(tokens, from);
+  const wish = party !== undefined || wishes(tokens, from);
   // "we are running out of space": a subject and a finite verb state; "are" does not ask here.
-  if (SUBJECTS.has(first) && FINITE.has(words[1] ?? '') && !wish) return { ...clause, role: 'context' };
+  // So does a form of "be" before a place, its subject left out ("…, is on storage nas").
+  if ((SUBJECTS.has(first) && FINITE.has(words[1] ?? '') && !wish) || (BE_FORMS.has(first) && PLACES.has(words[1] ?? ''))) return { ...clause, role: 'context' };
   const opening = findOpening(words, stems.slice(from, span.end));
   // "…, what's the call?": a question that names nothing asks nothing of its own.
   const names = words.some((w) => !isNoise(w) && !isStateQuestion(w) && !isNeutralOpener(w));
@@ -216,6 +291,10 @@ function classify(span: { start: number; end: number }, tokens: readonly string[
 function subjectOf(clause: Clause | undefined, tokens: readonly string[]): Set<number> | undefined {
   if (!clause) return undefined;
   const subject = new Set<number>();
+  if (clause.party !== undefined) {
+    for (let i = clause.start; i < clause.party; i++) subject.add(i);
+    return subject;
+  }
   for (let i = clause.from; i < clause.end; i++) {
     const t = tokens[i] as string;
     if (FINITE.has(t) || pastTense(t, tokens[i + 1]) || SUBJECTS.has(t)) break;
@@ -223,6 +302,42 @@ function subjectOf(clause: Clause | undefined, tokens: readonly string[]): Set<n
   }
   return subject;
 }
+
+/** A third party's words of wanting ("the team needs …", "our CFO wants …"). */
+const THIRD_PARTY_WANTS = new Set(['wants', 'needs', 'requires']);
+/** Words before a noun: "the needs of …" is no wish. */
+const DETERMINERS = new Set(['the', 'a', 'an', 'its', 'their', 'our', 'my', 'your', 'his', 'her', 'whose']);
+/** How far into a clause a third party's wish may come ("the new database admin wants …"). */
+const PARTY_MAX_WORDS = 5;
+
+/**
+ * Where what a third party wants starts ("our CFO wants | a backup of vm 160"), if the clause opens
+ * with one: a subject of a few words, not a pronoun or a question word, then "wants", "needs" or
+ * "requires" (not a passive: "vm 101 needs to be stopped" is an act asked for, acts.ts).
+ */
+function thirdPartyWish(tokens: readonly string[], from: number, end: number): { party: number; from: number } | undefined {
+  const first = tokens[from] ?? '';
+  if (SUBJECTS.has(first) || isStateQuestion(first) || first === 'how') return undefined;
+  for (let k = from + 1; k < Math.min(end - 1, from + PARTY_MAX_WORDS + 1); k++) {
+    const t = tokens[k] as string;
+    if (FINITE.has(t) || JOINERS.has(t)) return undefined;
+    if (!THIRD_PARTY_WANTS.has(t)) continue;
+    if (DETERMINERS.has(tokens[k - 1] ?? '') || (tokens[k + 1] === 'to' && tokens[k + 2] === 'be')) return undefined;
+    const start = tokens[k + 1] === 'to' ? k + 2 : k + 1;
+    return start < end ? { party: k, from: start } : undefined;
+  }
+  return undefined;
+}
+
+/** "before that I need …", "after this we …": a time said of the clause, not a clause of its own. */
+function timeAdverbial(tokens: readonly string[], i: number): boolean {
+  return SUBORDINATORS.has(tokens[i] ?? '') && DEMONSTRATIVES.has(tokens[i + 1] ?? '') && SUBJECTS.has(tokens[i + 2] ?? '');
+}
+
+const DEMONSTRATIVES = new Set(['that', 'this', 'then']);
+/** Forms of "be" that, with their subject left out, state where something is. */
+const BE_FORMS = new Set(['is', 'are', 'was', 'were']);
+const PLACES = new Set(['on', 'in', 'at', 'under', 'inside']);
 
 /** "I need …", "we want …", "I'd like …", "we have to …" (not "I have a container …"). */
 function wishes(tokens: readonly string[], at: number): boolean {
@@ -253,7 +368,7 @@ function pastTense(word: string, next: string | undefined): boolean {
  * snapshot; "the backup failed, show me the log" reads a log. A guest or node a statement names
  * stays: it is where the ask acts.
  */
-export function weighContext(concepts: Concept[], spans: ReadonlyArray<ReadonlyArray<readonly [number, number]>>, ask: Pick<Ask, 'context' | 'reasons'>): void {
+export function weighContext(concepts: Concept[], spans: ReadonlyArray<ReadonlyArray<readonly [number, number]>>, ask: Pick<Ask, 'context' | 'reasons' | 'scoped'>): void {
   if (ask.context.size === 0) return;
   const within = (set: ReadonlySet<number>, [from, to]: readonly [number, number]) => {
     for (let i = from; i < to; i++) if (!set.has(i)) return false;
@@ -262,7 +377,7 @@ export function weighContext(concepts: Concept[], spans: ReadonlyArray<ReadonlyA
   for (const [k, c] of concepts.entries()) {
     const read = spans[k] ?? [];
     if (read.length === 0 || !read.every((span) => within(ask.context, span))) continue;
-    if (c.source.split(' ').every(scopes) && !read.some((span) => within(ask.reasons, span))) continue;
-    concepts[k] = { ...c, weight: c.weight * CONTEXT_WEIGHT };
+    if (!ask.scoped && c.source.split(' ').every(scopes) && !read.some((span) => within(ask.reasons, span))) concepts[k] = { ...c, context: 'kept' };
+    else concepts[k] = { ...c, weight: c.weight * CONTEXT_WEIGHT, context: 'weighed' };
   }
 }

@@ -198,6 +198,8 @@ export const NODE_COMMANDS: ReadonlyArray<[string, OperationKey[]]> = [
   ['pvesubscription update', [`POST ${N}/subscription`]],
   ['pvesubscription delete', [`DELETE ${N}/subscription`]],
   ['pveversion', [`GET ${N}/version`, 'GET /version']],
+  // With -v it lists every PVE package's version.
+  ['pveversion -v|pveversion --verbose', [`GET ${N}/apt/versions`]],
   ['pvereport', [`GET ${N}/report`]],
   // The node's own Linux tools, for what the API reads of them.
   ['lsusb', [`GET ${N}/hardware/usb`]],

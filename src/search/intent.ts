@@ -23,6 +23,15 @@ export function changesNewThing(tokens: readonly string[], verb: { rule: VerbRul
   return NEW_THING.has(tokens[verb.position + verb.length] ?? '');
 }
 
+/**
+ * "put 4 cores for container 204", "add 2 more disks": a creating verb whose object is an amount
+ * sets how much of it a thing has; said of a guest that exists, that is a change of its settings.
+ */
+export function addsAmount(tokens: readonly string[], verb: { rule: VerbRule; position: number; length: number } | undefined): boolean {
+  if (!verb || verb.rule.methods[0] !== 'POST') return false;
+  return /^[0-9]+$/.test(tokens[verb.position + verb.length] ?? '');
+}
+
 /** Methods an unnamed act asks for: anything but a read. */
 export const ACTING: readonly HttpMethod[] = ['POST', 'PUT', 'DELETE'];
 

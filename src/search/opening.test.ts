@@ -9,6 +9,19 @@ const opening = (text: string) => {
 };
 
 describe('findOpening', () => {
+  it('reads "make <thing> <behave>" and an opening "keep" as a change', () => {
+    expect(opening('make migrations use the 10.10.10.0/24 network').verb?.rule.methods[0]).toBe('PUT');
+    expect(opening('make a new pool').verb?.rule.methods[0]).toBe('POST');
+    expect(opening('keep the two database vms on different nodes').verb?.rule.methods[0]).toBe('PUT');
+    expect(opening('which backups would a prune with keep daily 7 remove').verb).toBeUndefined();
+  });
+
+  it("reads a verb's -s form opening a request as a noun, and after a question word as a verb", () => {
+    expect(opening('mounts and network').verb).toBeUndefined();
+    expect(opening('updates for pve1').verb).toBeUndefined();
+    expect(opening('what deletes a snapshot').verb?.rule.methods[0]).toBe('DELETE');
+  });
+
   it('reads "can you …", "could you …", "would you …" as a request to act, not a question', () => {
     for (const text of ['can you start vm 150', 'could you reboot vm 112', 'would you stop ct 204', 'will you migrate vm 7 to pve2']) {
       expect(opening(text).questionMethods, text).toBeUndefined();
@@ -44,6 +57,8 @@ describe('rejoinSplitActions', () => {
   it('puts a two-word action split around its object back together, "on" included', () => {
     expect(rejoin('switch the firewall on for the datacenter')).toBe('switch on the firewall for the datacenter');
     expect(rejoin('shut the host down')).toBe('shut down the host');
+    // How it is done may follow the particle.
+    expect(rejoin('shut it down gracefully')).toBe('shut down it gracefully');
   });
 
   it('leaves particles joined by a conjunction to no one action', () => {

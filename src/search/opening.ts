@@ -47,12 +47,17 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
     const token = tokens[i] as string;
     const phrasal = phrasalVerbRule(token, tokens[i + 1]);
     if (phrasal) return { verb: { rule: phrasal, position: i, length: 2 } };
-    const rule = verbRule(token, stems[i] as string);
+    // "mounts and network", "updates for pve1": an imperative is never a word's -s form, so that is
+    // a noun; after a question word it is a verb ("what endpoint deletes a snapshot").
+    const rule = verbRule(token, token.endsWith('s') && !question ? token : (stems[i] as string));
     // "what would change if I applied …" asks what an act would do: still a question.
     if (rule && question && HYPOTHETICAL.has(tokens[i - 1] ?? '')) continue;
     // "are there updates for pve1", "is there any change pending": what exists is a thing, not an act.
     if (rule && question && EXISTENTIAL.has(tokens[i - 1] ?? '')) continue;
-    if (rule) return { verb: { rule: separableVerbRule(token, tokens.slice(i + 1)) ?? rule, position: i, length: 1 } };
+    if (rule) return { verb: { rule: separableVerbRule(token, tokens.slice(i + 1)) ?? causedRule(token, tokens.slice(i + 1, i + 1 + CAUSED_REACH)) ?? rule, position: i, length: 1 } };
+    // "keep the two database vms on different nodes": a state to hold, like "ensure"; later in a
+    // request the word is a setting's ("keep-daily").
+    if (token === 'keep' && !question) return { verb: { rule: CHANGE_RULE, position: i, length: 1 } };
     // "can you restart vm 101", "could you please …", "I was wondering if you could …": asked of
     // the one who acts, a modal is a polite imperative, not a question about state.
     // After "how" it asks for a way to act ("how can you stop …"), read below.
@@ -72,9 +77,22 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
   return question ? { questionMethods: QUESTION_METHODS } : {};
 }
 
+/** Verbs that, after "make <something>", say how it is to behave ("make migrations use the 10.10.10.0/24 network"). */
+const CAUSED = new Set(['use', 'start', 'run', 'boot', 'go', 'point', 'resolve', 'listen', 'talk', 'send', 'stay', 'be']);
+/** How many words after "make" such a verb may stand. */
+const CAUSED_REACH = 4;
+const CHANGE_RULE = verbRule('change', 'change') as VerbRule;
+
+/** "make migrations use …", "make vm 101 start at boot": making a thing behave a way changes its settings. */
+function causedRule(token: string, rest: readonly string[]): VerbRule | undefined {
+  return token === 'make' && rest.slice(1).some((w) => CAUSED.has(w)) ? CHANGE_RULE : undefined;
+}
+
 /** Particles a two-word action splits around its object ("shut the host down", "roll vm 300 back"). */
 const SPLIT_PARTICLES = new Set(['down', 'up', 'off', 'on', 'back', 'out']);
 const COORDINATORS = new Set(['and', 'or']);
+/** An adverb of manner ("gracefully", "cleanly"): it says how, not what. */
+const MANNER_ADVERB = /^[a-z]{3,}ly$/;
 /** How many words may stand between an action word and its particle. */
 const MAX_SPLIT = 3;
 
@@ -90,9 +108,12 @@ export function rejoinSplitActions(tokens: string[], synonyms: ReadonlyMap<strin
       const particle = tokens[j] as string;
       // "power guests on and off": particles joined by a conjunction belong to no one action.
       if (COORDINATORS.has(tokens[j - 1] as string) || COORDINATORS.has(tokens[j + 1] ?? '')) break;
-      if (!SPLIT_PARTICLES.has(particle) || !rules.some((r) => r.tokens.length === 2 && r.tokens[1] === stem(particle))) continue;
+      // "clean it up", "set it up": a two-word verb splits the same way.
+      const phrasal = phrasalVerbRule(tokens[i] as string, particle) !== undefined;
+      if (!SPLIT_PARTICLES.has(particle) || !(phrasal || rules.some((r) => r.tokens.length === 2 && r.tokens[1] === stem(particle)))) continue;
+      // "shut it down gracefully": how it is done may follow the particle.
       const next = tokens[j + 1];
-      if (next !== undefined && !isNoise(next)) break;
+      if (next !== undefined && !isNoise(next) && !MANNER_ADVERB.test(next)) break;
       return [...tokens.slice(0, i + 1), particle, ...tokens.slice(i + 1, j), ...tokens.slice(j + 1)];
     }
   }

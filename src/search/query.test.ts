@@ -332,3 +332,52 @@ describe('parseQuery: questions', () => {
     expect(parse('what is the cpu load of node pve1').pluralTerms.size).toBe(0);
   });
 });
+
+describe('restoring and references', () => {
+  it('reads a restore as recreating the guest it names, and the backup it names as the archive', () => {
+    const restore = parse("restore vm 118 from last night's backup");
+    expect(restore.guestExists).toBe(false);
+    expect(restore.concepts.find((c) => c.source === 'backup')?.terms.get('content')).toBe(1);
+    // Taking a backup is the act; deleting one acts on the archive.
+    expect(
+      parse('take a backup of vm 118')
+        .concepts.find((c) => c.source === 'backup')
+        ?.terms.get('content'),
+    ).toBeUndefined();
+    expect(
+      parse('delete the backup of vm 118')
+        .concepts.find((c) => c.source === 'backup')
+        ?.terms.get('content'),
+    ).toBe(1);
+    expect(parse('stop vm 118').guestExists).toBe(true);
+  });
+
+  it('reads a quoted value of several words as nothing, a quoted name as itself', () => {
+    expect(sources("run 'systemctl restart nginx' inside vm 305 via the agent")).not.toContain('restart');
+    expect(sources("when does the calendar event 'mon..fri 02:30' fire next")).not.toContain('mon');
+    expect(sources("clutter on 'local'")).toContain('storage');
+  });
+
+  it('reads a verb of unknown meaning acting on one thing as an act, on many as a read', () => {
+    expect(parse('yank the power of vm 171').hintedMethods?.[0]).toBe('POST');
+    expect(parse('identify all guests whose status is stopped').hintedMethods).toBeUndefined();
+  });
+
+  it('reads an amount added to a guest that exists as a change of its settings', () => {
+    expect(parse('put 4 cores for container 204').methods?.[0]).toBe('PUT');
+    expect(parse('create 3 containers').methods?.[0]).toBe('POST');
+  });
+
+  it('reads a storage named by a hyphenated ID and a backup archive named by its file as what they are', () => {
+    expect(sources('list the backups on pbs-main')).toEqual(['list', 'backups on storage']);
+    expect(sources('delete vzdump-qemu-118-2024_01_01-00_00_00.vma.zst from backup-nas')).toEqual(['delete', 'volume', 'storage']);
+  });
+
+  it("reads a two-word verb's particle later in the request as part of the verb", () => {
+    expect(sources('I need its vmid to clean it up')).not.toContain('up');
+  });
+
+  it('reads words of scope and degree as nothing', () => {
+    expect(sources('let bob@pve only manage vm 118, nothing else')).toEqual(['let user', 'manage', 'vm']);
+  });
+});

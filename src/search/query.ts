@@ -9,14 +9,15 @@ import type { HttpMethod } from '../schema/model.js';
 import { isNoise, stem, tokenize } from './analyzer.js';
 import { particleTerm } from './document.js';
 import { namedItemKinds, nameSpelledItems } from './items.js';
+import { ID_KINDS, readReferences } from './references.js';
 import { acting, rejoinSplitActions } from './opening.js';
 import { readCessation, readPassive, readResult, unknownImperative } from './acts.js';
 import { findAsk, splitParts, weighContext } from './ask.js';
-import { ACTING, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, gerund, namesListing, namesSomethingElse, POWER_ACTS, unknownVerbBeforeTarget } from './intent.js';
+import { ACTING, addsAmount, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, gerund, namesListing, namesSomethingElse, POWER_ACTS, unknownVerbBeforeTarget } from './intent.js';
 import { asksForNodeGuests, bothGuestKinds, GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
 import type { CompiledSynonym } from './synonym-compile.js';
 import { matchPhrase, opensLongerPhrase } from './phrases.js';
-import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, verbRule, type VerbRule } from './verbs.js';
+import { QUESTION_METHODS, isNeutralOpener, isStateQuestion, phrasalVerbRule, verbRule, type VerbRule } from './verbs.js';
 
 export interface Concept {
   /** Index terms (stemmed) and how well each stands for the concept. */
@@ -27,6 +28,11 @@ export interface Concept {
   source: string;
   /** A verb's words are generic ("list", "create"): how rare they are in the schema says nothing. */
   verb: boolean;
+  /**
+   * Only the request's context names it (ask.ts): weighed down, an operation need not cover it; or
+   * kept at full weight as the guest or node the ask acts on.
+   */
+  context?: 'weighed' | 'kept';
 }
 
 export interface ParsedQuery {
@@ -92,45 +98,6 @@ const NAMING = new Set(['named', 'called']);
 /** A concept standing this well for a schedule or a job says the request is about one. */
 const TIMED_MIN = 0.4;
 
-/**
- * Operators name things by their IDs: `root@pam!ci` is an API token, `alice@pve` a user, `pve2` or
- * `proxmox-3` a node (PVE's default host names). The IDs' own words (pam, root, pve) say nothing
- * about the operation, the kind of thing they name does.
- */
-const NAMED_IDS: ReadonlyArray<[RegExp, string]> = [
-  // A task's UPID names the task; the node, type, guest and user written inside it say nothing more.
-  [/\bUPID:\S*/gi, ' task '],
-  [/[\w.-]+@[a-z][\w.-]*![\w.-]+/gi, ' api token '],
-  [/[\w.-]+@[a-z][\w.-]*/gi, ' user '],
-  [NODE_ID, ' node '],
-  // A permission path ("/vms", "/vms/100", "/pool/dev"): ACLs are set on it; no API path starts so.
-  [/(?<![\w/])\/(?:vms|pool)(?:\/[\w.-]*)*/gi, ' acl path '],
-  // PVE's default storage IDs (local-lvm, local-zfs): their words name the storage, not LVM or ZFS.
-  [/\blocal-[a-z0-9]+\b/gi, ' storage '],
-  // So is PVE's default directory storage, plain "local", unless a noun follows ("local disks").
-  [/\blocal\b(?![ -]?(?:disk|disks|storage|storages|user|users|account|accounts|time|network|repo|repository)\b)/gi, ' storage '],
-  // "box 330", "machine 105": a colloquial word for the guest an ID names.
-  [/\b(?:machine|box)\s+(?=[0-9]+\b)/gi, ' guest '],
-  // "the vm named web01", "guests tagged prod": a name or tag value says the thing is looked up by
-  // it; the value's own words say nothing.
-  [/\b(named|called|tagged|labelled|labeled)\s+["']?[\w.-]+["']?/gi, ' $1 '],
-];
-/**
- * An agent's function-style name ("listSnapshots", "getClusterStatus", "deleteUser") is its words:
- * a lowercase start and capitalised words after it. "iSCSI", "VM.PowerMgmt" or "PVEAuditor" are
- * not written so and stay whole.
- */
-const CAMEL_CASE = /\b[a-z]+(?:[A-Z][a-z]+)+\b/g;
-/** The index term of the kind of thing each ID names: the request is about that one item (items.ts). */
-const ID_KINDS: ReadonlyArray<[RegExp, string]> = [
-  [/\bUPID:\S*/i, 'task'],
-  [/[\w.-]+@[a-z][\w.-]*![\w.-]+/i, 'token'],
-  [/[\w.-]+@[a-z][\w.-]*/i, 'user'],
-  [/\blocal-[a-z0-9]+\b/i, 'storage'],
-  // An HA resource's ID ("vm:101", "ct:200").
-  [/\b(?:vm|ct):[0-9]+\b/i, 'resource'],
-];
-
 /** Where one named guest lives is the request's point ("which node hosts vm 150"): its phrase weighs this much. */
 const PLACEMENT_OF_ONE_GUEST_WEIGHT = 1.4;
 
@@ -146,10 +113,7 @@ export function parseQuery(
   pathPair?: (first: string, second: string) => boolean,
   itemValue?: (term: string) => boolean,
 ): ParsedQuery {
-  const withIds = NAMED_IDS.reduce(
-    (t, [pattern, kind]) => t.replace(pattern, kind),
-    text.replace(CAMEL_CASE, (word) => word.replace(/(?<=[a-z])(?=[A-Z])/g, ' ')),
-  );
+  const withIds = readReferences(text);
   const referenced = nameSpelledItems(withIds, synonyms, identifiers);
   const isVerb = (word: string) => verbRule(word, stem(word)) !== undefined || synonyms.get(stem(word))?.some((r) => r.methods !== undefined && r.tokens.length === 1) === true;
   // Each punctuated part is read on its own: a split action or a meta word does not reach across a comma.
@@ -179,7 +143,9 @@ export function parseQuery(
   const guestById = tokens.some((t, i) => GUEST_WORDS.has(t) && /^[0-9]+$/.test(tokens[i + 1] ?? ''));
   // "the guest agent" names an agent, not a guest: a guest word opening a longer phrase modifies it.
   const guestNoun = (i: number) => GUEST_WORDS.has(tokens[i] as string) && !opensLongerPhrase(stems, i, synonyms);
-  const anyGuest = tokens.some((t, i) => guestNoun(i) || GUEST_PLURALS.has(t));
+  // Guests a statement names when the ask names its own guest or node are context, not the request's shape.
+  const told = (i: number) => ask.scoped && ask.context.has(i);
+  const anyGuest = tokens.some((t, i) => !told(i) && (guestNoun(i) || GUEST_PLURALS.has(t)));
   // "which vm is called db01": a guest named by its name is one guest too.
   const byName = tokens.some((t, i) => NAMING.has(t) || (t === 'name' && (tokens[i - 1] === 'the' || tokens[i - 1] === 'by')));
   const oneGuest = guestById || tokens.some((_, i) => guestNoun(i) && ONE_OF.has(tokens[i - 1] ?? '')) || (byName && tokens.some((_, i) => guestNoun(i)));
@@ -189,6 +155,8 @@ export function parseQuery(
   const namedNode = text.match(NODE_ID) !== null;
   const oneNamed = oneGuest || namedNode;
   let hinted: readonly HttpMethod[] | undefined;
+  // "restore vm 118 from last night's backup": the ask recreates the guest it names.
+  let recreating = false;
   let collection = opening.verb?.rule.collection === true;
 
   for (let i = 0; i < tokens.length; ) {
@@ -202,6 +170,11 @@ export function parseQuery(
     if (i === opening.unknownVerb) {
       // "obtain the status …": a verb of unknown meaning, searched as lightly as a known one.
       push({ terms: new Map([[stemmed, 1]]), weight: VERB_WEIGHT, source: token, verb: false }, i);
+      i += 1;
+      continue;
+    }
+    // "… to clean it up": a two-word verb's particle later in the request is part of that verb.
+    if (i > 0 && phrasalVerbRule(tokens[i - 1] as string, token) !== undefined) {
       i += 1;
       continue;
     }
@@ -266,7 +239,10 @@ export function parseQuery(
         // So is a participle in a request to read ("list all stopped vms").
         const reading = opening.questionMethods !== undefined || (opening.verb?.rule.methods[0] === 'GET' && /(?:ed|ing)$/.test(tokens[i + phrase.span - 1] as string));
         const state = reading && phrase.methods !== undefined && !plural;
-        const things = plural ? phrase.pluralTerms : undefined;
+        // "restore vm 118 from its backup", "delete the backup of vm 101": an action word after an
+        // act that does not make one ("take a backup") names what the action left, the archive.
+        const resultOf = recreating || (opening.verb !== undefined && opening.verb.position < i && opening.verb.rule.methods[0] !== 'POST');
+        const things = plural || resultOf ? phrase.pluralTerms : undefined;
         const weight = state ? phrase.weight * QUESTION_ACTION_WEIGHT : phrase.placement && oneGuest ? PLACEMENT_OF_ONE_GUEST_WEIGHT : phrase.weight;
         // "cron", "syslog", "spiceproxy": a word that names one object a path can hold (a service)
         // keeps its own term beside what the vocabulary makes of it.
@@ -277,6 +253,7 @@ export function parseQuery(
         // "…, unlock her": an action word opening a later part of the request is an imperative too.
         // A power word acting on something other than a guest or node ("reset bob's password") hints nothing.
         const otherObject = POWER_ACTS.has([...phrase.terms.keys()][0] ?? '') && namesSomethingElse(tokens, i + phrase.span, 2);
+        if (i === opening.firstContent && phrase.recreates) recreating = true;
         if ((i === opening.firstContent || (hinted === undefined && !opening.verb && !opening.questionMethods && (parts.includes(i) || (ask.keywords && !plural)))) && !things && !otherObject)
           hinted = phrase.methods;
       }
@@ -318,11 +295,11 @@ export function parseQuery(
     push({ terms: new Map([[stemmed, 1]]), weight: 1, source: token, verb: false }, i - 1);
   }
   // "how do I back up vm 101": asking how to act decides the method an action word hints.
-  if (!opening.verb && !opening.questionMethods && !hinted && unknownVerbBeforeTarget(tokens, opening.firstContent, known)) hinted = ACTING;
+  if (!opening.verb && !opening.questionMethods && !hinted && (actsOnOne(tokens, opening.unknownVerb) || unknownVerbBeforeTarget(tokens, opening.firstContent, known))) hinted = ACTING;
   // "template list", "snapshot list of vm 101": a noun phrase naming a listing asks to read it.
   const listing = !opening.verb && !opening.questionMethods && namesListing(tokens);
   if (listing) collection = true;
-  const verbMethods = changesNewThing(tokens, opening.verb) ? CREATE_FIRST : listing ? QUESTION_METHODS : opening.verb?.rule.methods;
+  const verbMethods = changesNewThing(tokens, opening.verb) ? CREATE_FIRST : listing ? QUESTION_METHODS : guestById && addsAmount(tokens, opening.verb) ? CHANGE_FIRST : opening.verb?.rule.methods;
   const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
   weighContext(concepts, spans, ask);
   const { guestMember, addedTo, joinsExisting } = weighRoles(tokens, stems, concepts, opening.verb);
@@ -338,11 +315,16 @@ export function parseQuery(
     collection,
     pluralTerms,
     oneGuest,
-    guestExists,
+    guestExists: guestExists && !recreating,
     timed,
     nodeNotGuest: namesNode && !anyGuest,
     inventory: !namesNode && !oneGuest && (tokens.some((t) => GUEST_PLURALS.has(t) || t === 'machines') || bothGuestKinds(tokens)) && (methods ?? hinted ?? QUESTION_METHODS)[0] === 'GET',
-    nodeGuests: !oneGuest && asksForNodeGuests(text, tokens),
+    nodeGuests:
+      !oneGuest &&
+      asksForNodeGuests(
+        text,
+        tokens.filter((_, i) => !told(i)),
+      ),
     question: opening.questionMethods !== undefined,
     guestMember: guestMember || ceases,
     propertyOf,
@@ -364,6 +346,22 @@ const PARTICLES = new Set(['in', 'on', 'up']);
 
 /** Words that make the thing after them many ("each node", "all guests"). */
 const QUANTIFIERS = new Set(['each', 'every', 'all', 'per']);
+
+/**
+ * "rebuild the cloud-init drive", "yank the power": a verb of unknown meaning acting on one thing
+ * asks to act; on many ("identify all guests whose …", "return all guests that …") it asks to read.
+ */
+function actsOnOne(tokens: readonly string[], verb: number | undefined): boolean {
+  if (verb === undefined) return false;
+  for (let k = verb + 1; k < tokens.length; k++) {
+    const t = tokens[k] as string;
+    if (QUANTIFIERS.has(t)) return false;
+    if (!ARTICLES.has(t)) return !isPlural(t, stem(t));
+  }
+  return false;
+}
+
+const ARTICLES = new Set(['the', 'a', 'an', 'its', 'their', 'our', 'my', 'your', 'this', 'that']);
 
 /** How well each word of a compound ("os type") stands for it on its own. */
 const COMPOUND_PART_WEIGHT = 0.25;

@@ -23,6 +23,7 @@ import {
   type IndexedOperation,
 } from './document.js';
 import type { Concept, ParsedQuery } from './query.js';
+import { asksForListing, asksToSet } from './request-kind.js';
 import { verbRule } from './verbs.js';
 import { guestKindOps, identifierTerms, pathPairs } from './schema-terms.js';
 import { GUEST_ARGUMENT_COVERAGE, GUEST_ARGUMENT_SCORE, guestArgumentOps, isNamedGuest, NODE_READ_FOR_ONE_GUEST, nodeOwnReadOps } from './arguments.js';
@@ -99,6 +100,8 @@ const SYNONYM_SPILL = 0.25;
  * asked. Not for one-segment paths (`/nodes`: any request about a node names it) nor ones the request's shape ranks down.
  */
 const NAMED_HEAD = 1.15;
+/** How much of its (already lowered) weight a concept only the context names counts towards coverage. */
+const CONTEXT_COVERAGE = 0.5;
 /** Exponent on the share of request concepts an operation covers: partial matches fall off fast. */
 const COVERAGE_EXPONENT = 2;
 /** Factor for operations whose method contradicts the verb ("delete …" → a GET) or the question. */
@@ -204,7 +207,12 @@ export class Ranker {
       const central = concept.verb || [...matches.values()].some((m) => m.coverage >= WELL_COVERED);
       perConcept.push({ concept: central ? concept : { ...concept, weight: concept.weight * INCIDENTAL_WEIGHT }, matches });
     }
-    const totalWeight = perConcept.reduce((sum, c) => sum + c.concept.weight, 0);
+    // What only the context names counts towards relevance, not towards how much of the request an
+    // operation covers: the ask decides that ("the security team wants ssh restricted. show me the rules").
+    // Unless the ask names nothing of its own ("pve2 clock shows UTC, we want CET").
+    const asksOwn = perConcept.some((c) => !c.concept.verb && c.concept.context === undefined);
+    const coverageWeight = (c: Concept) => (asksOwn && c.context === 'weighed' ? c.weight * CONTEXT_COVERAGE : c.weight);
+    const totalWeight = perConcept.reduce((sum, c) => sum + coverageWeight(c.concept), 0);
     const relevance = new Map<number, number>();
     const covered = new Map<number, number>();
     const n = this.operations.length;
@@ -218,7 +226,7 @@ export class Ranker {
       const info = concept.verb ? 1 : 1 + Math.log(n / Math.max(1, df)) / Math.log(n);
       for (const [id, match] of matches) {
         relevance.set(id, (relevance.get(id) ?? 0) + info * concept.weight * (match.score / top) ** CONCEPT_SCORE_EXPONENT);
-        covered.set(id, (covered.get(id) ?? 0) + concept.weight * match.coverage);
+        covered.set(id, (covered.get(id) ?? 0) + coverageWeight(concept) * match.coverage);
       }
       if (isNamedGuest(concept, query)) this.creditGuestArguments(matches, info * concept.weight, concept.weight, relevance, covered);
     }
@@ -373,23 +381,6 @@ interface TermMatch {
 
 /** Every word of a last segment is a noun of the request or a generic verb (`get-osinfo`), and one is a noun. */
 const namesHead = (tail: readonly string[], nouns: ReadonlySet<string>) => tail.some((t) => nouns.has(t)) && tail.every((t) => nouns.has(t) || verbRule(t, t) !== undefined);
-
-/** The request asks to set or add something ("change the cpu type"): a write taking it as a parameter does that. */
-function asksToSet(query: ParsedQuery): boolean {
-  const methods = query.methods ?? query.hintedMethods;
-  return methods !== undefined && methods[0] !== 'GET' && methods[0] !== 'DELETE';
-}
-
-/**
- * The request asks to see something's properties: a question ("what is the name of the cluster",
- * "how many cores does vm 101 have", or verbless: "vm 101 disk size") or a read of many things
- * ("which guests are locked"), not an action.
- */
-function asksForListing(query: ParsedQuery): boolean {
-  if (query.question || query.propertyOf) return true;
-  if (!query.collection) return false;
-  return query.methods ? query.methods[0] === 'GET' : query.hintedMethods === undefined;
-}
 
 interface ConceptMatch {
   score: number;

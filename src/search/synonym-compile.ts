@@ -16,6 +16,7 @@ export interface CompiledSynonym {
   ranking?: true;
   placement?: true;
   when?: true;
+  recreates?: true;
   pluralTerms?: Map<string, number>;
   stateTerms?: Map<string, number>;
   power?: { terms: Map<string, number>; methods: readonly HttpMethod[] };
@@ -60,6 +61,7 @@ export function compileSynonyms(rules: readonly SynonymRule[] = SYNONYM_RULES): 
         ...(rule.ranking ? { ranking: rule.ranking } : {}),
         ...(rule.placement ? { placement: rule.placement } : {}),
         ...(rule.when ? { when: rule.when } : {}),
+        ...(rule.recreates ? { recreates: rule.recreates } : {}),
         ...(pluralTerms ? { pluralTerms } : {}),
         ...(stateTerms ? { stateTerms } : {}),
         ...(power ? { power } : {}),

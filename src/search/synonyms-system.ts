@@ -199,7 +199,7 @@ export const SYSTEM_SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['permission', 'permissions', 'acl', 'access control', 'access control list', 'rights', 'can do', 'allowed'], terms: { acl: 1, permission: 0.8, role: 0.2 } },
   // "what permissions does bob have" asks what a user may do, wherever it was granted.
   { triggers: ['effective permissions', 'my permissions', 'what can i do', 'allowed to', 'what permissions', 'which permissions', 'what rights', 'which rights'], terms: { permission: 1, acl: 0.3 } },
-  { triggers: ['grant', 'give access', 'allow access'], terms: { acl: 1, permission: 0.6 }, methods: ['PUT'] },
+  { triggers: ['grant', 'give access', 'allow access', 'let user', 'allow user'], terms: { acl: 1, permission: 0.6 }, methods: ['PUT'] },
   // A role held on a path ("the auditor role on /", "admin rights on a pool") is an ACL entry.
   { triggers: ['role on', 'roles on', 'rights on', 'admin rights', 'permission on', 'permissions on', 'access to', 'access on'], terms: { acl: 1, permission: 0.5 } },
   { triggers: ['revoke'], terms: { revoke: 1, delete: 0.3 }, methods: ['DELETE'] },

@@ -44,6 +44,8 @@ export interface SynonymRule {
   state?: Readonly<Record<string, number>>;
   /** The phrase says when ("right now"): a state to read in a question, nothing in a request to act ("back up vm 101 right now"). */
   when?: true;
+  /** The act brings a guest back into being from its backup ("restore vm 118"): the guest named need not exist, the backup is the archive. */
+  recreates?: true;
   /** What the phrase means said of a guest or a node: "turn on vm 101" starts it, "turn on the firewall" enables it. */
   power?: { terms: Readonly<Record<string, number>>; methods: readonly HttpMethod[] };
 }
@@ -198,7 +200,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['move', 'transfer', 'relocate disk'], terms: { move: 1, migrate: 0.3 }, methods: ['POST'] },
   { triggers: ['snapshot', 'snap', 'checkpoint'], terms: { snapshot: 1, snap: 0.5 }, methods: ['POST'] },
   { triggers: ['rollback', 'roll back', 'revert', 'revert to', 'go back', 'undo', 'throw away', 'discard changes'], terms: { rollback: 1, revert: 0.4 }, methods: ['POST'] },
-  { triggers: ['restore', 'recover', 'bring back'], terms: { restore: 1, archive: 0.4, vzdump: 0.2 }, methods: ['POST'] },
+  { triggers: ['restore', 'recover', 'bring back'], terms: { restore: 1, archive: 0.4, vzdump: 0.2 }, methods: ['POST'], recreates: true },
   { triggers: ['convert to template', 'make template', 'turn into template', 'templatize'], terms: { template: 1 }, methods: ['POST'] },
   { triggers: ['config', 'configuration', 'settings', 'setting', 'properties', 'conf'], terms: { config: 1, option: 0.6, setting: 0.3 } },
   { triggers: ['options', 'option'], terms: { option: 1, config: 0.7 } },
@@ -267,7 +269,26 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
   { triggers: ['iscsi', 'san'], terms: { iscsi: 1 } },
   { triggers: ['pbs', 'proxmox backup server', 'backup server'], terms: { pbs: 1 } },
   { triggers: ['scan', 'discover', 'probe', 'exports'], terms: { scan: 1 } },
-  { triggers: ['file restore', 'single file restore', 'restore file', 'restore a file'], terms: { file: 1, restore: 1 } },
+  // One file out of a backup, browsed before it is restored: the file restore reads the archive's tree.
+  {
+    triggers: [
+      'file restore',
+      'single file restore',
+      'restore file',
+      'restore a file',
+      'restore one file',
+      'restore a single file',
+      'one file',
+      'single file',
+      'browse inside',
+      'browse the backup',
+      'inside the backup',
+      'inside a backup',
+      'files inside the backup',
+      'files in the backup',
+    ],
+    terms: { file: 1, restore: 1 },
+  },
 
   // Networking, guest access, monitoring, node administration, access control: synonyms-system.ts.
   ...SYSTEM_SYNONYM_RULES,

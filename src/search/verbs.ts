@@ -96,6 +96,9 @@ export const VERB_RULES: readonly VerbRule[] = [
       'decrease',
       'exclude',
       'ensure',
+      // Taking a part off a guest is a change of its configuration ("detach the iso from vm 109").
+      'detach',
+      'unplug',
     ],
     methods: ['PUT', 'POST'],
     terms: { update: 0.5, set: 0.4, config: 0.5, option: 0.4, modify: 0.3 },

@@ -23,29 +23,27 @@ async function demoModel(): Promise<ApiModel> {
 
 type SetName = 'questionHoldout4' | 'questionHoldout5' | 'questionHoldout6' | 'questionHoldout7' | 'questionHoldout8';
 /**
- * Floors a few points under the figures measured at the end of round 8 (docs/search.md), so a
- * regression fails. They are not the goal (r@1 0.75, r@5 0.95): the fourth holdout (tuned on since
- * round 6) does not reach it, the fifth (written before round 6) does not on 9.1 and reaches it on
- * the demo's schema with no margin. The sixth (written before round 7 in styles unlike the earlier
- * sets) is far under it on both. The seventh and eighth were written blind this session by helpers
- * who never read the search code: the seventh was tuned on after round 8 merged (78.9/93.7 on 9.1,
- * 81.5/94.0 on the demo at the end of round 9), the eighth never (75.8/92.4 and 74.3/94.2): r@1 at
- * the goal on 9.1, r@5 under it on both.
+ * Floors about a point under the figures measured at the end of round 10 (docs/search.md), so a
+ * regression fails. They are not the goal (r@1 0.75, r@5 0.95): the fourth and sixth holdouts do
+ * not reach it on either schema, the fifth reaches r@1 and not r@5 on 9.1. The seventh and eighth
+ * were written blind in round 8c by helpers who never read the search code and have been tuned on
+ * since (round 10: seventh 80.9/95.7 on 9.1, 84.1/96.1 on the demo; eighth 82.3/97.5 and
+ * 80.5/96.3): both at the goal on both schemas. A ninth, written blind during round 10, judges it.
  */
 const FLOORS: Record<string, Record<SetName, { recall1: number; recall5: number }>> = {
   'the official 9.1 schema': {
-    questionHoldout4: { recall1: 0.61, recall5: 0.89 },
-    questionHoldout5: { recall1: 0.71, recall5: 0.87 },
-    questionHoldout6: { recall1: 0.54, recall5: 0.79 },
-    questionHoldout7: { recall1: 0.76, recall5: 0.9 },
-    questionHoldout8: { recall1: 0.72, recall5: 0.88 },
+    questionHoldout4: { recall1: 0.65, recall5: 0.91 },
+    questionHoldout5: { recall1: 0.77, recall5: 0.91 },
+    questionHoldout6: { recall1: 0.6, recall5: 0.82 },
+    questionHoldout7: { recall1: 0.79, recall5: 0.94 },
+    questionHoldout8: { recall1: 0.81, recall5: 0.96 },
   },
   "the demo simulator's own schema": {
-    questionHoldout4: { recall1: 0.66, recall5: 0.93 },
-    questionHoldout5: { recall1: 0.75, recall5: 0.92 },
-    questionHoldout6: { recall1: 0.54, recall5: 0.83 },
-    questionHoldout7: { recall1: 0.77, recall5: 0.91 },
-    questionHoldout8: { recall1: 0.7, recall5: 0.89 },
+    questionHoldout4: { recall1: 0.69, recall5: 0.95 },
+    questionHoldout5: { recall1: 0.82, recall5: 0.95 },
+    questionHoldout6: { recall1: 0.61, recall5: 0.87 },
+    questionHoldout7: { recall1: 0.83, recall5: 0.95 },
+    questionHoldout8: { recall1: 0.79, recall5: 0.95 },
   },
 };
 
@@ -112,6 +110,12 @@ for (const [name, available, load] of schemas) {
       expect(search.search('backup job delete backup-daily', { limit: 1 })[0]?.key).toBe('DELETE /cluster/backup/{id}');
       expect(search.search('The backup of vm 105 keeps failing at night. Where can I find the task log?', { limit: 1 })[0]?.key).toBe('GET /nodes/{node}/tasks/{upid}/log');
       expect(search.search('Is there a way to clone container 200 to another node?', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/lxc/{vmid}/clone');
+    });
+
+    it('lets the ask, not the story before it, decide how much of a request an operation covers', () => {
+      const defined = 'Since upgrading to 9.1 my backups to pbs-main fail with auth errors. Let me look at how that storage is defined.';
+      expect(search.search(defined, { limit: 2 }).map((h) => h.key)).toContain('GET /storage/{storage}');
+      expect(search.search("restore vm 118 from last night's backup on pbs-main", { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/qemu');
     });
 
     it('inventory questions lead with GET /cluster/resources', () => {
