@@ -41,6 +41,10 @@ const QuerySetSchema = z.object({
   questionHoldout7: z.array(QueryCaseSchema).default([]),
   /** An eighth, written blind the same way during round 8 and never tuned on: the honest figure. */
   questionHoldout8: z.array(QueryCaseSchema).default([]),
+  /** A ninth, written blind during round 10 (session 13); measured blind, then tuned on (the common names). */
+  questionHoldout9: z.array(QueryCaseSchema).default([]),
+  /** A tenth, written blind after the common names and never tuned on: round 10's honest figure. */
+  questionHoldout10: z.array(QueryCaseSchema).default([]),
 });
 
 export type QueryCase = z.output<typeof QueryCaseSchema>;
