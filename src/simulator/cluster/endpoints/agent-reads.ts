@@ -182,7 +182,7 @@ export function agentReadEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/qemu/{vmid}/agent/file-read',
-      description: 'Read a file inside the guest through the agent.',
+      description: 'Read the contents of a file inside the VM through the guest agent.',
       parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }), file: str('The file asked for.') },
       returns: OBJ,
       permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.FileRead', 'VM.GuestAgent.Unrestricted'], 'any', 1) },

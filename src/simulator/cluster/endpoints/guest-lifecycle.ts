@@ -98,7 +98,10 @@ function createEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
   return {
     method: 'POST',
     path: `/nodes/{node}/${type}`,
-    description: `Create a ${type === 'qemu' ? 'virtual machine' : 'container'} (task). Disks given as STORAGE:SIZE are allocated; the guest is locked 'create' until done.`,
+    description:
+      type === 'qemu'
+        ? "Create a virtual machine, or restore one from a backup archive with `archive` (task). Disks given as STORAGE:SIZE are allocated; the guest is locked 'create' until done."
+        : "Create a container from a template, or restore one from a backup archive with `restore` (task). Disks given as STORAGE:SIZE are allocated; the guest is locked 'create' until done.",
     parameters,
     returns: UPID,
     permissions: {

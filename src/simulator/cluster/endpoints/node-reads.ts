@@ -277,7 +277,7 @@ export function nodeReadEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/vzdump/extractconfig',
-      description: 'The guest configuration saved in a backup archive, as text.',
+      description: 'Read the guest configuration saved inside a backup archive, as text.',
       parameters: { node: P.node, volume: str('The volume asked for.') },
       returns: TEXT,
       permissions: { user: 'all' },
