@@ -115,7 +115,7 @@ export function agentEndpoints(state: ClusterState): SimEndpoint[] {
         };
       },
     },
-    { method: 'GET', name: 'get-host-name', description: "The name the VM's operating system gives itself (its hostname), as the guest agent reports it.", reply: (g) => ({ 'host-name': guestName(g) }) },
+    { method: 'GET', name: 'get-host-name', description: "The guest's hostname, as the guest agent reports it.", reply: (g) => ({ 'host-name': guestName(g) }) },
   ];
 
   return [

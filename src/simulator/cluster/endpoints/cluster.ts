@@ -191,7 +191,7 @@ export function clusterViewEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/cluster/status',
-      description: 'Cluster name, membership and quorum: one cluster entry and one entry per node (a stand-alone node reports only itself).',
+      description: 'Cluster name, membership and quorum: one cluster entry and one entry per node saying whether it is online (a stand-alone node reports only itself).',
       parameters: {},
       returns: arr(
         obj({

@@ -100,8 +100,8 @@ function createEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
     path: `/nodes/{node}/${type}`,
     description:
       type === 'qemu'
-        ? "Create a virtual machine, or restore one from a backup archive with `archive` (task). Disks given as STORAGE:SIZE are allocated; the guest is locked 'create' until done."
-        : "Create a container from a template, or restore one from a backup archive with `restore` (task). Disks given as STORAGE:SIZE are allocated; the guest is locked 'create' until done.",
+        ? "Create a virtual machine (task). With `archive`, it restores one from a backup instead; disks given as STORAGE:SIZE are allocated; the guest is locked 'create' until done."
+        : "Create a container from a template (task). With `restore`, it restores one from a backup instead; disks given as STORAGE:SIZE are allocated; the guest is locked 'create' until done.",
     parameters,
     returns: UPID,
     permissions: {
