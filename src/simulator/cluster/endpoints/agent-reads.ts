@@ -26,7 +26,7 @@ export function agentReadEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/qemu/{vmid}/agent/exec-status',
-      description: 'Outcome of a command started with agent/exec: exit code and output once it has ended.',
+      description: 'Whether a command started with agent/exec has finished and, once it has, its exit code and what it printed.',
       parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }), pid: int('The pid asked for.') },
       returns: OBJ,
       permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Unrestricted']) },

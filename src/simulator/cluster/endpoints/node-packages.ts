@@ -76,7 +76,7 @@ export function nodePackageEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/apt/versions',
-      description: 'Versions of the Proxmox packages installed on the node.',
+      description: 'Versions of the Proxmox VE packages installed on a node, the list `pveversion -v` prints.',
       parameters: { node: P.node },
       returns: LIST,
       permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) },
