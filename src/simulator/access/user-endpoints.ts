@@ -177,7 +177,7 @@ export function accessUserEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
     {
       method: 'PUT',
       path: '/access/users/{userid}',
-      description: 'Change a user account.',
+      description: 'Change a user account: name, email, comment, expiry, whether it is enabled, and its groups (add to them with `append`).',
       parameters: {
         userid: USERID,
         groups: opt(str('Groups (replace, or add with `append`).', { format: 'pve-groupid-list' })),

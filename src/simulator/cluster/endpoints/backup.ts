@@ -184,7 +184,7 @@ export function backupEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/cluster/backup-info/not-backed-up',
-      description: 'Guests that no backup job selects.',
+      description: 'VMs and containers that no backup job selects, so none of them is backed up.',
       parameters: {},
       returns: arr(obj({ vmid: int('Guest ID.'), type: str('Guest kind.', { enum: ['qemu', 'lxc'] }), name: opt(str('Guest name.')) })),
       permissions: { check: perm('/', ['Sys.Audit']) },

@@ -87,7 +87,7 @@ export function nodeDiskEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/disks/list',
-      description: 'Physical disks of the node and what uses them (LVM, Ceph OSD…).',
+      description: 'Physical disks of the node, their health and what uses them (LVM, Ceph OSD…), if anything.',
       parameters: { node: P.node, type: opt(str('Only disks of this kind, or unused ones.')) },
       returns: LIST,
       permissions: { check: ['or', perm('/', ['Sys.Audit']), perm('/nodes/{node}', ['Sys.Audit'])] },

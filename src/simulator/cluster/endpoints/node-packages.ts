@@ -62,7 +62,7 @@ export function nodePackageEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/apt/update',
-      description: 'Package updates available to the node (none pending in the simulation).',
+      description: 'Package updates available to install on a node (none pending in the simulation).',
       parameters: { node: P.node },
       returns: LIST,
       permissions: { check: perm('/nodes/{node}', ['Sys.Modify']) },

@@ -140,7 +140,7 @@ export function nodeServiceEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/services/{service}/state',
-      description: 'State of one service.',
+      description: 'Whether one system service of the node is running, and whether it is enabled.',
       parameters: {
         node: P.node,
         service: SERVICE_PARAM,
