@@ -125,7 +125,7 @@ export function accessUserEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
     {
       method: 'POST',
       path: '/access/users',
-      description: 'Create a user account.',
+      description: 'Create a user account (user@realm) with its name, e-mail and groups and, in the pve realm, a password.',
       parameters: {
         userid: USERID,
         password: opt(str('Initial password (pve realm).', { minLength: 8, maxLength: 64 })),

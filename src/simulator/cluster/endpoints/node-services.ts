@@ -188,7 +188,7 @@ export function nodeServiceEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/journal',
-      description: "The node's journal, newest last; lastentries limits the count.",
+      description: "Entries of the node's system journal (what journalctl shows), newest last; lastentries limits the count.",
       parameters: { node: P.node, lastentries: opt(int('Only the last this many entries.')) },
       returns: ITEMS,
       permissions: { check: perm('/nodes/{node}', ['Sys.Syslog']) },

@@ -34,7 +34,8 @@ export function pruneEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/storage/{storage}/prunebackups',
-      description: 'Dry run of a prune: every backup on the storage with the mark the retention gives it (keep, remove, protected, or renamed for archives without the standard name).',
+      description:
+        'Which backups on a storage a prune would keep or remove, as a dry run: every backup with the mark the retention gives it (keep, remove, protected, or renamed for archives without the standard name).',
       parameters: PARAMS,
       returns: arr(
         obj({
