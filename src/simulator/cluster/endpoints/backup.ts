@@ -202,7 +202,7 @@ export function backupEndpoints(state: ClusterState): SimEndpoint[] {
       method: 'POST',
       path: '/nodes/{node}/vzdump',
       description:
-        'Back up VMs and containers of this node now, in snapshot, suspend or stop mode, to a storage (task `vzdump`); guests on other nodes in the selection are skipped. With `remove` (default) older backups beyond the `prune-backups` retention are deleted afterwards.',
+        'Back up VMs and containers of this node now, to a storage (task `vzdump`). The mode (snapshot, suspend or stop) says how a running guest is kept consistent; guests on other nodes in the selection are skipped. With `remove` (default) older backups beyond the `prune-backups` retention are deleted afterwards.',
       parameters: {
         ...BACKUP_OPTIONS,
         node: str('Node whose guests are backed up.', { format: 'pve-node' }),
