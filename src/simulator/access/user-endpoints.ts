@@ -230,7 +230,7 @@ export function accessUserEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
     {
       method: 'POST',
       path: '/access/users/{userid}/token/{tokenid}',
-      description: 'Create an API token. The secret is returned once, in `value`.',
+      description: 'Create an API token for a user, for scripts and tools to authenticate with; the secret is returned once, in `value`.',
       parameters: { userid: USERID, tokenid: TOKENID, ...TOKEN_INFO },
       returns: obj(
         {

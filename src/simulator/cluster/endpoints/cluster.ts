@@ -250,7 +250,7 @@ export function clusterViewEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/cluster/options',
-      description: 'Datacenter-wide settings (keyboard, console, MAC prefix, migration, HA policy…).',
+      description: 'Datacenter-wide settings, those of datacenter.cfg (keyboard, console, MAC prefix, migration, HA policy…).',
       parameters: {},
       returns: obj({}),
       permissions: { user: 'all', check: perm('/', ['Sys.Audit']) },
