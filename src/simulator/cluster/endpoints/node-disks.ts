@@ -10,7 +10,7 @@ import { noise } from '../prng.js';
 import type { ClusterState } from '../state.js';
 import type { SimNode } from '../types.js';
 import { optStr, reqStr } from './params.js';
-import { LIST, OBJ, opt, P, perm, str } from './schema.js';
+import { arr, bool, int, LIST, OBJ, obj, opt, P, perm, str } from './schema.js';
 
 type Json = Record<string, unknown>;
 const GiB = 1024 ** 3;
@@ -70,6 +70,22 @@ function zpool(n: SimNode): { name: string; size: number; alloc: number; free: n
   return { name: 'rpool', size, alloc, free: size - alloc, frag: 3, dedup: 1, health: 'ONLINE' };
 }
 
+/** One physical disk as the disk list reports it. */
+const DISK = obj({
+  devpath: str('Device path, e.g. /dev/sda.'),
+  size: int('Size in bytes.'),
+  model: opt(str('Model name the disk reports.')),
+  serial: opt(str('Serial number.')),
+  vendor: opt(str('Vendor the disk reports.')),
+  gpt: bool('The disk has a GPT partition table.'),
+  mounted: bool('A file system of the disk is mounted.'),
+  used: opt(str('What uses the disk (LVM, ZFS, a Ceph OSD, partitions…); absent when it is unused.')),
+  health: opt(str('SMART health verdict (PASSED, FAILED…).')),
+  wwn: opt(str('World wide name of the disk.')),
+  osdid: int('ID of the Ceph OSD on the disk, or -1.'),
+  'osdid-list': opt(arr(int('OSD ID.'))),
+});
+
 export function nodeDiskEndpoints(state: ClusterState): SimEndpoint[] {
   const node = (ctx: SimRequestContext): SimNode => state.node(reqStr(ctx, 'node'));
   const index = (names: string[]) => names.map((name) => ({ name }));
@@ -89,7 +105,7 @@ export function nodeDiskEndpoints(state: ClusterState): SimEndpoint[] {
       path: '/nodes/{node}/disks/list',
       description: 'Physical disks of the node, their health and what uses them (LVM, Ceph OSD…), if anything.',
       parameters: { node: P.node, type: opt(str('Only disks of this kind, or unused ones.')) },
-      returns: LIST,
+      returns: arr(DISK),
       permissions: { check: ['or', perm('/', ['Sys.Audit']), perm('/nodes/{node}', ['Sys.Audit'])] },
       proxyto: 'node',
       protected: true,
