@@ -87,7 +87,7 @@ export function nodePackageEndpoints(state: ClusterState): SimEndpoint[] {
       method: 'GET',
       path: '/nodes/{node}/apt/changelog',
       description: 'Changelog of an installed package.',
-      parameters: { node: P.node, name: str('Name of the object.') },
+      parameters: { node: P.node, name: str('Name of the installed package.') },
       returns: TEXT,
       permissions: { check: perm('/nodes/{node}', ['Sys.Modify']) },
       proxyto: 'node',
