@@ -103,7 +103,7 @@ export function nodeDiskEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/disks/list',
-      description: 'Physical disks of the node, their health and what uses them (LVM, Ceph OSD…), if anything.',
+      description: 'Physical disks of the node, their health and what uses them (LVM, Ceph OSD…). Unused ones are free for a new storage.',
       parameters: { node: P.node, type: opt(str('Only disks of this kind, or unused ones.')) },
       returns: arr(DISK),
       permissions: { check: ['or', perm('/', ['Sys.Audit']), perm('/nodes/{node}', ['Sys.Audit'])] },
