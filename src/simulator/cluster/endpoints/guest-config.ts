@@ -87,9 +87,7 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
   const configCheck = { check: perm('/vms/{vmid}', CONFIG_PRIVS[type], 'any', 1) };
   // What operators look for in a guest's configuration, in their words.
   const settings =
-    type === 'qemu'
-      ? 'name, CPU cores, memory, disks, CD drive (ISO image), network cards, boot order, cloud-init'
-      : 'CPU cores, memory, swap, root filesystem, mount points, network interfaces';
+    type === 'qemu' ? 'name, CPU cores, memory, disks, CD drive (ISO image), network cards, boot order, cloud-init' : 'CPU cores, memory, swap, root filesystem, mount points, network interfaces';
 
   const editParams: Record<string, SchemaNode> = {
     node: P.node,
@@ -161,7 +159,7 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
     {
       method: 'GET',
       path: `${base}/pending`,
-      description: 'Each option of a guest\'s configuration with the value in effect and, for a change not yet applied, its pending value or the mark that it is to be deleted at the next start.',
+      description: "Each option of a guest's configuration with the value in effect and, for a change not yet applied, its pending value or the mark that it is to be deleted at the next start.",
       parameters: { node: P.node, vmid: P.vmid },
       returns: arr(
         obj({
