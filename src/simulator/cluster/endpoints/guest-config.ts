@@ -141,7 +141,12 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
     {
       method: 'PUT',
       path: `${base}/config`,
-      description: `Change a ${noun}'s configuration at once (${settings}…); \`delete\` removes options. On a running guest, what cannot change live stays pending until the next start.`,
+      // A container's settings stay out of its summary: there, the longer summary ranked container
+      // requests ("lxc mountpoint add") below unrelated calls.
+      description:
+        type === 'qemu'
+          ? `Change a VM's configuration at once (${settings}…); \`delete\` removes options. On a running guest, what cannot change live stays pending until the next start.`
+          : `Change container options at once. They include ${settings}; \`delete\` removes options. On a running container, what cannot change live stays pending until the next start.`,
       parameters: editParams,
       returns: { type: 'null' },
       permissions: configCheck,
