@@ -197,7 +197,7 @@ export function nodeDiskEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/disks/zfs/{name}',
-      description: 'Status of one ZFS pool with its vdevs.',
+      description: 'Status of one ZFS pool with its vdevs, and its health (ONLINE, DEGRADED…).',
       parameters: { node: P.node, name: str('Name of the object.', { format: 'pve-storage-id' }) },
       returns: OBJ,
       permissions: { check: perm('/', ['Sys.Audit']) },
