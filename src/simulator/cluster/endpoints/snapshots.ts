@@ -79,7 +79,10 @@ export function snapshotEndpoints(state: ClusterState, type: GuestType): SimEndp
     {
       method: 'POST',
       path: base,
-      description: 'Take a snapshot (task); the guest is locked with `snapshot` while it runs.',
+      description:
+        type === 'qemu'
+          ? 'Take a snapshot of the VM (task), with `vmstate` including its RAM; the guest is locked with `snapshot` while it runs.'
+          : 'Take a snapshot of the container (task); the guest is locked with `snapshot` while it runs.',
       parameters: {
         ...snapParams,
         description: opt(str('Notes to keep with the snapshot.')),
