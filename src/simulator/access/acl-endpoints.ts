@@ -43,7 +43,7 @@ export function accessAclEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
     {
       method: 'PUT',
       path: '/access/acl',
-      description: 'Grant (or with `delete` revoke) roles on a path to users, groups or tokens.',
+      description: 'Give users, groups or API tokens a role on a path such as /vms/100, which decides what they may see or manage there (or with `delete` take it away).',
       parameters: {
         path: str('ACL path, e.g. /vms/100 or /pool/lab.'),
         roles: str('Roles to grant or revoke.', { format: 'pve-roleid-list' }),

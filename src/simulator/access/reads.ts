@@ -115,7 +115,7 @@ export function accessReadEndpoints({ store }: AccessEndpointEnv): SimEndpoint[]
     {
       method: 'GET',
       path: '/access/tfa/{userid}',
-      description: 'The two-factor (TFA) entries of one user.',
+      description: 'The second factors (two-factor or TFA entries) registered for one user.',
       parameters: { userid: str('User ID (user@realm).', { format: 'pve-userid', maxLength: 64 }) },
       returns: LIST,
       permissions: { check: ['or', ['userid-param', 'self'], ['userid-group', ['User.Modify', 'Sys.Audit']]] },

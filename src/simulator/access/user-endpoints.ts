@@ -125,7 +125,7 @@ export function accessUserEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
     {
       method: 'POST',
       path: '/access/users',
-      description: 'Create a user account.',
+      description: 'Create a user account (user@realm) with its name, e-mail and groups and, in the pve realm, a password.',
       parameters: {
         userid: USERID,
         password: opt(str('Initial password (pve realm).', { minLength: 8, maxLength: 64 })),
@@ -177,7 +177,7 @@ export function accessUserEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
     {
       method: 'PUT',
       path: '/access/users/{userid}',
-      description: 'Change a user account.',
+      description: 'Change a user account: name, email, comment, expiry, whether it is enabled, and its groups (add to them with `append`).',
       parameters: {
         userid: USERID,
         groups: opt(str('Groups (replace, or add with `append`).', { format: 'pve-groupid-list' })),
@@ -230,7 +230,7 @@ export function accessUserEndpoints(env: AccessEndpointEnv): SimEndpoint[] {
     {
       method: 'POST',
       path: '/access/users/{userid}/token/{tokenid}',
-      description: 'Create an API token. The secret is returned once, in `value`.',
+      description: 'Create an API token for a user, for scripts and tools to authenticate with; the secret is returned once, in `value`.',
       parameters: { userid: USERID, tokenid: TOKENID, ...TOKEN_INFO },
       returns: obj(
         {

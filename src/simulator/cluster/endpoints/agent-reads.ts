@@ -26,8 +26,8 @@ export function agentReadEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/qemu/{vmid}/agent/exec-status',
-      description: 'Outcome of a command started with agent/exec: exit code and output once it has ended.',
-      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }), pid: int('The pid asked for.') },
+      description: 'Whether a command started with agent/exec has finished and, once it has, its exit code and what it printed.',
+      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }), pid: int('Process ID that agent/exec answered.') },
       returns: OBJ,
       permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.Unrestricted']) },
       proxyto: 'node',
@@ -182,8 +182,8 @@ export function agentReadEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/qemu/{vmid}/agent/file-read',
-      description: 'Read a file inside the guest through the agent.',
-      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }), file: str('The file asked for.') },
+      description: 'Read the contents of a file inside the VM through the guest agent.',
+      parameters: { node: P.node, vmid: int('Guest ID (VMID).', { format: 'pve-vmid', minimum: 100, maximum: 999999999 }), file: str('Path of the file inside the guest.') },
       returns: OBJ,
       permissions: { check: perm('/vms/{vmid}', ['VM.GuestAgent.FileRead', 'VM.GuestAgent.Unrestricted'], 'any', 1) },
       proxyto: 'node',

@@ -115,7 +115,7 @@ export function agentEndpoints(state: ClusterState): SimEndpoint[] {
         };
       },
     },
-    { method: 'GET', name: 'get-host-name', description: 'Host name the guest OS uses, as reported by the agent.', reply: (g) => ({ 'host-name': guestName(g) }) },
+    { method: 'GET', name: 'get-host-name', description: "The guest's hostname, as the guest agent reports it.", reply: (g) => ({ 'host-name': guestName(g) }) },
   ];
 
   return [

@@ -184,7 +184,7 @@ export function backupEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/cluster/backup-info/not-backed-up',
-      description: 'Guests that no backup job selects.',
+      description: 'VMs and containers that no backup job selects, so none of them is backed up.',
       parameters: {},
       returns: arr(obj({ vmid: int('Guest ID.'), type: str('Guest kind.', { enum: ['qemu', 'lxc'] }), name: opt(str('Guest name.')) })),
       permissions: { check: perm('/', ['Sys.Audit']) },
@@ -202,7 +202,7 @@ export function backupEndpoints(state: ClusterState): SimEndpoint[] {
       method: 'POST',
       path: '/nodes/{node}/vzdump',
       description:
-        'Back up guests of this node now (task `vzdump`); guests on other nodes in the selection are skipped. With `remove` (default) older backups beyond the `prune-backups` retention are deleted afterwards.',
+        'Back up VMs and containers of this node now, to a storage (task `vzdump`). The mode (snapshot, suspend or stop) says how a running guest is kept consistent; guests on other nodes in the selection are skipped. With `remove` (default) older backups beyond the `prune-backups` retention are deleted afterwards.',
       parameters: {
         ...BACKUP_OPTIONS,
         node: str('Node whose guests are backed up.', { format: 'pve-node' }),

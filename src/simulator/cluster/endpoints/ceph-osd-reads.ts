@@ -13,7 +13,7 @@ export function cephOsdEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/ceph/osd',
-      description: 'The OSD tree: hosts and their OSDs with state, usage and device class.',
+      description: 'The Ceph OSDs as a tree of hosts, each OSD with its status (up or down, in or out), usage and device class.',
       parameters: { node: P.node },
       returns: OBJ,
       permissions: CEPH_AUDIT,

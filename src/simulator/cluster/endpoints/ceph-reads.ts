@@ -125,7 +125,7 @@ export function cephEndpoints(state: ClusterState): SimEndpoint[] {
       method: 'GET',
       path: '/nodes/{node}/ceph/cfg/value',
       description: 'Values of chosen ceph.conf keys (section:key list).',
-      parameters: { node: P.node, 'config-keys': str('The config keys asked for.') },
+      parameters: { node: P.node, 'config-keys': str('Keys to read, as section:key pairs separated by semicolons or commas.') },
       returns: OBJ,
       permissions: { check: perm('/', ['Sys.Audit']) },
       proxyto: 'node',

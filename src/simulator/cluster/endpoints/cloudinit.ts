@@ -19,7 +19,7 @@ export function cloudinitEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/qemu/{vmid}/cloudinit/dump',
-      description: 'The cloud-init user data, network config or meta data generated from the VM config, as text; the password hash shows only to callers with VM.Config.Cloudinit.',
+      description: 'Show the cloud-init user-data, network config or meta-data generated from the VM config, as text. The password hash shows only to callers with VM.Config.Cloudinit.',
       parameters: { node: P.node, vmid: P.vmid, type: str('Which file.', { enum: ['user', 'network', 'meta'] }) },
       returns: str('The file content.'),
       permissions: { check: perm('/vms/{vmid}', ['VM.Audit']) },
@@ -75,7 +75,7 @@ export function cloudinitEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'PUT',
       path: '/nodes/{node}/qemu/{vmid}/cloudinit',
-      description: 'Regenerate the cloud-init drive from the current config, so pending cloud-init changes take effect at the next boot of the guest OS.',
+      description: 'Regenerate (rebuild) the cloud-init drive from the current config, so pending cloud-init changes take effect at the next boot of the guest OS.',
       parameters: { node: P.node, vmid: P.vmid },
       returns: NULL,
       permissions: { check: perm('/vms/{vmid}', ['VM.Config.Cloudinit']) },

@@ -278,9 +278,9 @@ export function clusterReadEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/cluster/jobs/schedule-analyze',
-      description: 'The next times a schedule fires.',
+      description: 'The next times a calendar schedule (as backup jobs use) fires, to check what a schedule means.',
       parameters: {
-        schedule: str('The schedule asked for.', { format: 'pve-calendar-event', maxLength: 128 }),
+        schedule: str('Calendar event to evaluate, e.g. daily or mon..fri 02:00.', { format: 'pve-calendar-event', maxLength: 128 }),
         iterations: opt(int('How many times to list.')),
         starttime: opt(int('Start from this epoch second.')),
       },

@@ -170,7 +170,8 @@ export function clusterViewEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/cluster/resources',
-      description: 'Inventory of the whole cluster in one list: guests, nodes, storages, pools and SDN zones, filtered to what the caller may audit.',
+      description:
+        'Every guest (VM or container), node, storage, pool and SDN zone of the cluster in one list. Each entry carries the node it is on, its status (running or stopped for a guest), name, tags, lock, uptime and CPU, memory and disk use; the list holds only what the caller may audit.',
       parameters: { type: opt(str('Only resources of this group.', { enum: ['vm', 'storage', 'node', 'sdn'] })) },
       returns: arr(RESOURCE_ITEM),
       permissions: { user: 'all', description: 'Each entry needs the matching audit privilege (VM.Audit, Sys.Audit, Datastore.Audit, Pool.Audit, SDN.Audit).' },
@@ -190,7 +191,7 @@ export function clusterViewEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/cluster/status',
-      description: 'Cluster name, membership and quorum: one cluster entry and one entry per node (a stand-alone node reports only itself).',
+      description: 'Cluster name, membership and quorum: one cluster entry and one entry per node saying whether it is online (a stand-alone node reports only itself).',
       parameters: {},
       returns: arr(
         obj({
@@ -249,7 +250,7 @@ export function clusterViewEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/cluster/options',
-      description: 'Datacenter-wide settings (keyboard, console, MAC prefix, migration, HA policy…).',
+      description: 'Datacenter-wide settings, those of datacenter.cfg (keyboard, console, MAC prefix, migration, HA policy…).',
       parameters: {},
       returns: obj({}),
       permissions: { user: 'all', check: perm('/', ['Sys.Audit']) },

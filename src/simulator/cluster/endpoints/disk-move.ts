@@ -46,7 +46,7 @@ function moveEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
   return {
     method: 'POST',
     path: `/nodes/{node}/${type}/{vmid}/${type === 'qemu' ? 'move_disk' : 'move_volume'}`,
-    description: type === 'qemu' ? 'Move a VM disk to another storage (task).' : 'Move a container volume to another storage (task); the container must be stopped.',
+    description: type === 'qemu' ? 'Move a VM disk to another storage (task).' : "Move a container's root disk or a mount point volume to another storage (task); the container must be stopped.",
     parameters,
     returns: UPID,
     permissions: { check: perm('/vms/{vmid}', ['VM.Config.Disk']), description: 'Also needs space allocation on the target storage.' },

@@ -318,7 +318,7 @@ export function firewallSectionEndpoints(state: ClusterState): SimEndpoint[] {
         (type): SimEndpoint => ({
           method: 'GET',
           path: `/nodes/{node}/${type}/{vmid}/firewall/log`,
-          description: "The guest's firewall log: packets its rules and policies logged.",
+          description: "The guest's firewall log: the packets its rules and policies logged, such as those they dropped.",
           parameters: { node: P.node, vmid: P.vmid, ...LOG_PARAMS },
           returns: LOG_ENTRY,
           permissions: { check: perm('/vms/{vmid}', ['VM.Console']) },

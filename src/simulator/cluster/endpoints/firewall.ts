@@ -240,14 +240,20 @@ export function firewallEndpoints(state: ClusterState): SimEndpoint[] {
           return rules.map((r, i) => ruleView(r, i, d));
         },
       },
-      change('POST', scope.base, `Add a rule to ${scope.whose} firewall (at pos, or on top).`, { ...scope.context, ...RULE_FIELDS, pos: opt(POS), digest: DIGEST }, (ctx) => {
-        const { rules } = write(ctx);
-        const rule = ruleFrom(ctx);
-        checkRule(scope, ctx, rule);
-        const pos = Math.min(optInt(ctx, 'pos') ?? 0, rules.length);
-        rules.splice(pos, 0, rule);
-        return null;
-      }),
+      change(
+        'POST',
+        scope.base,
+        `Add a rule to ${scope.whose} firewall that accepts, drops or rejects traffic (at pos, or on top).`,
+        { ...scope.context, ...RULE_FIELDS, pos: opt(POS), digest: DIGEST },
+        (ctx) => {
+          const { rules } = write(ctx);
+          const rule = ruleFrom(ctx);
+          checkRule(scope, ctx, rule);
+          const pos = Math.min(optInt(ctx, 'pos') ?? 0, rules.length);
+          rules.splice(pos, 0, rule);
+          return null;
+        },
+      ),
       {
         method: 'GET',
         path: `${scope.base}/{pos}`,

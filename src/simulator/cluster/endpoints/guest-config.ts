@@ -85,6 +85,9 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
   const options = guestOptions(type);
   const guest = (ctx: SimRequestContext): Guest => pathGuest(state, type, ctx);
   const configCheck = { check: perm('/vms/{vmid}', CONFIG_PRIVS[type], 'any', 1) };
+  // What operators look for in a guest's configuration, in their words.
+  const settings =
+    type === 'qemu' ? 'name, CPU cores, memory, disks, CD drive (ISO image), network cards, boot order, cloud-init' : 'CPU cores, memory, swap, root filesystem, mount points, network interfaces';
 
   const editParams: Record<string, SchemaNode> = {
     node: P.node,
@@ -111,7 +114,7 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
     {
       method: 'GET',
       path: `${base}/config`,
-      description: `The ${noun} configuration (CPU, memory, disks, network devices and other options), including pending changes unless current=1; carries the digest for safe updates.`,
+      description: `Read a ${noun}'s configuration: ${settings} and its other options. Pending changes are included unless current=1; the digest it carries guards a later update.`,
       parameters: {
         node: P.node,
         vmid: P.vmid,
@@ -138,7 +141,12 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
     {
       method: 'PUT',
       path: `${base}/config`,
-      description: `Change ${noun} options synchronously. On a running guest, options that cannot change live become pending until the next start.`,
+      // A container's settings stay out of its summary: there, the longer summary ranked container
+      // requests ("lxc mountpoint add") below unrelated calls.
+      description:
+        type === 'qemu'
+          ? `Change a VM's configuration at once (${settings}…); \`delete\` removes options. On a running guest, what cannot change live stays pending until the next start.`
+          : `Change container options at once. They include ${settings}; \`delete\` removes options. On a running container, what cannot change live stays pending until the next start.`,
       parameters: editParams,
       returns: { type: 'null' },
       permissions: configCheck,
@@ -156,7 +164,7 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
     {
       method: 'GET',
       path: `${base}/pending`,
-      description: 'Each config option with its current value, its pending value and whether it is to be deleted.',
+      description: "Each option of a guest's configuration with the value in effect and, for a change not yet applied, its pending value or the mark that it is to be deleted at the next start.",
       parameters: { node: P.node, vmid: P.vmid },
       returns: arr(
         obj({
@@ -176,7 +184,7 @@ export function guestConfigEndpoints(state: ClusterState, type: GuestType): SimE
     endpoints.push({
       method: 'POST',
       path: `${base}/config`,
-      description: 'Change VM options in a worker task (qmconfig), for changes that may take long such as allocating disks; returns the UPID.',
+      description: "Change a VM's configuration in a worker task (qmconfig) and return its UPID: the options of the synchronous update, for changes that take long such as allocating new disks.",
       parameters: {
         ...editParams,
         background_delay: opt(int('Seconds to wait for the task before answering, when it finishes quickly.', { minimum: 1, maximum: 30 })),

@@ -190,7 +190,10 @@ function resizeEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
   return {
     method: 'PUT',
     path: `/nodes/{node}/${type}/{vmid}/resize`,
-    description: 'Grow a guest disk (task). Shrinking is refused.',
+    description:
+      type === 'qemu'
+        ? 'Make a VM disk bigger (task). The size is the new total or, with a leading +, the amount to add; shrinking is refused.'
+        : "Make a container's root filesystem or a mount point bigger (task). The size is the new total or, with a leading +, the amount to add; shrinking is refused.",
     parameters,
     returns: UPID,
     permissions: { check: type === 'qemu' ? perm('/vms/{vmid}', ['VM.Config.Disk']) : perm('/vms/{vmid}', ['VM.Config.Disk'], 'any', 1) },

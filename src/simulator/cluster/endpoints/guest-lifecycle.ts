@@ -98,7 +98,10 @@ function createEndpoint(state: ClusterState, type: GuestType): SimEndpoint {
   return {
     method: 'POST',
     path: `/nodes/{node}/${type}`,
-    description: `Create a ${type === 'qemu' ? 'virtual machine' : 'container'} (task). Disks given as STORAGE:SIZE are allocated; the guest is locked 'create' until done.`,
+    description:
+      type === 'qemu'
+        ? "Create a virtual machine (task). With `archive`, it restores one from a backup instead; disks given as STORAGE:SIZE are allocated; the guest is locked 'create' until done."
+        : "Create a container from a template (task). With `restore`, it restores one from a backup instead; disks given as STORAGE:SIZE are allocated; the guest is locked 'create' until done.",
     parameters,
     returns: UPID,
     permissions: {

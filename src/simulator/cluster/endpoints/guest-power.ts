@@ -108,7 +108,7 @@ const qemuOps: PowerOpDef[] = [
   },
   {
     action: 'stop',
-    description: 'Power off a virtual machine at once, like pulling the plug; the guest OS gets no chance to shut down.',
+    description: 'Power a virtual machine off at once, like pulling the plug, even when it hangs; the guest OS gets no chance to shut down.',
     params: {
       skiplock: P.skiplock,
       timeout: P.timeout,
@@ -156,7 +156,7 @@ const qemuOps: PowerOpDef[] = [
   },
   {
     action: 'suspend',
-    description: 'Pause a running VM in memory, or with `todisk` save its state to storage and stop it.',
+    description: 'Suspend a running VM: pause it in memory, or with `todisk` hibernate it, saving its state to storage and stopping it.',
     params: {
       skiplock: P.skiplock,
       todisk: opt(bool('Save the VM state to disk and power off; the next start resumes it.', { default: 0 })),

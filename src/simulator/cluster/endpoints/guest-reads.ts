@@ -43,8 +43,8 @@ export function guestReadEndpoints(state: ClusterState, type: GuestType): SimEnd
     {
       method: 'GET',
       path: `${base}/feature`,
-      description: 'Whether the guest supports snapshots, clones or copies with its current disks.',
-      parameters: { node: P.node, vmid: VMID, feature: str('The feature asked for.', { enum: ['snapshot', 'clone', 'copy'] }) },
+      description: 'Whether the guest can take a snapshot, be cloned or be copied, given the storages its disks are on.',
+      parameters: { node: P.node, vmid: VMID, feature: str('What to check: taking a snapshot, a linked clone, or a full copy.', { enum: ['snapshot', 'clone', 'copy'] }) },
       returns: OBJ,
       permissions: AUDIT,
       proxyto: 'node',

@@ -56,7 +56,7 @@ export function guestEndpoints(state: ClusterState, type: GuestType): SimEndpoin
     {
       method: 'GET',
       path: base,
-      description: `List the ${noun}s on one node with their current state and resource usage.`,
+      description: `List the ${noun}s on one node with their current state and resource usage. GET /cluster/resources lists the guests of every node at once.`,
       parameters: {
         node: P.node,
         ...(type === 'qemu' ? { full: opt(bool('Include details that need a QMP query (qmpstatus, running machine).')) } : {}),

@@ -169,7 +169,8 @@ export function haRuleEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'POST',
       path: '/cluster/ha/rules',
-      description: 'Create an HA rule: node-affinity (needs `nodes`) or resource-affinity (needs `affinity`); the resources must be HA-managed.',
+      description:
+        'Create an HA rule: node affinity keeps resources on the nodes it prefers (`nodes`), resource affinity keeps resources together or apart (`affinity`); the resources must be HA-managed.',
       parameters: { rule: RULE_ID, type: str('Rule type.', { enum: [...TYPES] }), ...OPTIONS },
       returns: NULL,
       permissions: { check: perm('/', ['Sys.Console']) },

@@ -83,7 +83,7 @@ export function haEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'POST',
       path: '/cluster/ha/resources',
-      description: 'Put a guest under HA management.',
+      description: 'Enable HA for a guest: put it under HA management with the state it should be kept in.',
       parameters: { sid: SID, type: opt(str('Resource kind (taken from the ID when left out).', { enum: ['ct', 'vm'] })), ...editable },
       returns: NULL,
       permissions: { check: perm('/', ['Sys.Console']) },
@@ -127,7 +127,7 @@ export function haEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'PUT',
       path: '/cluster/ha/resources/{sid}',
-      description: 'Change an HA resource (requested state, restart policy…).',
+      description: 'Change an HA resource: its requested state, restart and relocate limits, comment.',
       parameters: {
         sid: SID,
         ...editable,

@@ -126,7 +126,7 @@ export function migrateEndpoints(state: ClusterState, type: GuestType): SimEndpo
   const migrate: SimEndpoint = {
     method: 'POST',
     path: base,
-    description: 'Move the guest to another node (task); the guest is locked `migrate` meanwhile.',
+    description: 'Migrate the guest to another node (task), live with `online`; the guest is locked `migrate` meanwhile.',
     parameters: params,
     returns: UPID,
     permissions: MIGRATE,

@@ -100,7 +100,7 @@ export function networkApplyEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'PUT',
       path: '/nodes/{node}/network',
-      description: 'Apply the staged network configuration of a node by reloading its interfaces (task).',
+      description: 'Apply the network changes pending on a node by reloading its interfaces, without a reboot (task).',
       parameters: { node: P.node, 'regenerate-frr': opt(bool('Also rewrite the routing daemon configuration of the fabrics.')) },
       returns: UPID,
       permissions: modify,
@@ -118,7 +118,7 @@ export function networkApplyEndpoints(state: ClusterState): SimEndpoint[] {
       },
     },
     onNode(
-      change('DELETE', '/nodes/{node}/network', 'Throw away the staged network configuration of a node.', { node: P.node }, (ctx) => {
+      change('DELETE', '/nodes/{node}/network', 'Discard the network changes pending on a node (staged, not yet applied); the interfaces in effect stay as they are.', { node: P.node }, (ctx) => {
         revertStaged(state, state.node(reqStr(ctx, 'node')));
         return null;
       }),

@@ -10,7 +10,7 @@ import { noise } from '../prng.js';
 import type { ClusterState } from '../state.js';
 import type { SimNode } from '../types.js';
 import { optStr, reqStr } from './params.js';
-import { LIST, OBJ, opt, P, perm, str } from './schema.js';
+import { arr, bool, int, LIST, OBJ, obj, opt, P, perm, str } from './schema.js';
 
 type Json = Record<string, unknown>;
 const GiB = 1024 ** 3;
@@ -70,6 +70,22 @@ function zpool(n: SimNode): { name: string; size: number; alloc: number; free: n
   return { name: 'rpool', size, alloc, free: size - alloc, frag: 3, dedup: 1, health: 'ONLINE' };
 }
 
+/** One physical disk as the disk list reports it. */
+const DISK = obj({
+  devpath: str('Device path, e.g. /dev/sda.'),
+  size: int('Size in bytes.'),
+  model: opt(str('Model name the disk reports.')),
+  serial: opt(str('Serial number.')),
+  vendor: opt(str('Vendor the disk reports.')),
+  gpt: bool('The disk has a GPT partition table.'),
+  mounted: bool('A file system of the disk is mounted.'),
+  used: opt(str('What uses the disk (LVM, ZFS, a Ceph OSD, partitions…); absent when it is unused.')),
+  health: opt(str('SMART health verdict (PASSED, FAILED…).')),
+  wwn: opt(str('World wide name of the disk.')),
+  osdid: int('ID of the Ceph OSD on the disk, or -1.'),
+  'osdid-list': opt(arr(int('OSD ID.'))),
+});
+
 export function nodeDiskEndpoints(state: ClusterState): SimEndpoint[] {
   const node = (ctx: SimRequestContext): SimNode => state.node(reqStr(ctx, 'node'));
   const index = (names: string[]) => names.map((name) => ({ name }));
@@ -87,9 +103,9 @@ export function nodeDiskEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/disks/list',
-      description: 'Physical disks of the node and what uses them (LVM, Ceph OSD…).',
+      description: 'Physical disks of the node, their health and what uses them (LVM, Ceph OSD…). Unused ones are free for a new storage.',
       parameters: { node: P.node, type: opt(str('Only disks of this kind, or unused ones.')) },
-      returns: LIST,
+      returns: arr(DISK),
       permissions: { check: ['or', perm('/', ['Sys.Audit']), perm('/nodes/{node}', ['Sys.Audit'])] },
       proxyto: 'node',
       protected: true,
@@ -102,7 +118,7 @@ export function nodeDiskEndpoints(state: ClusterState): SimEndpoint[] {
       method: 'GET',
       path: '/nodes/{node}/disks/smart',
       description: 'SMART health of one disk.',
-      parameters: { node: P.node, disk: str('The disk asked for.') },
+      parameters: { node: P.node, disk: str('Device path of the disk, e.g. /dev/sda.') },
       returns: OBJ,
       permissions: { check: perm('/', ['Sys.Audit']) },
       proxyto: 'node',
@@ -181,7 +197,7 @@ export function nodeDiskEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/disks/zfs/{name}',
-      description: 'Status of one ZFS pool with its vdevs.',
+      description: 'Status of one ZFS pool with its vdevs, and its health (ONLINE, DEGRADED…).',
       parameters: { node: P.node, name: str('Name of the object.', { format: 'pve-storage-id' }) },
       returns: OBJ,
       permissions: { check: perm('/', ['Sys.Audit']) },
@@ -222,7 +238,7 @@ export function nodeDiskEndpoints(state: ClusterState): SimEndpoint[] {
       method: 'GET',
       path: '/nodes/{node}/scan/nfs',
       description: 'Exports an NFS server offers (the storage server of the cluster answers).',
-      parameters: { node: P.node, server: str('The server asked for.', { format: 'pve-storage-server' }) },
+      parameters: { node: P.node, server: str('Address or host name of the server to scan.', { format: 'pve-storage-server' }) },
       returns: LIST,
       permissions: { check: perm('/storage', ['Datastore.Allocate']) },
       proxyto: 'node',
@@ -239,7 +255,7 @@ export function nodeDiskEndpoints(state: ClusterState): SimEndpoint[] {
       method: 'GET',
       path: '/nodes/{node}/scan/cifs',
       description: 'Shares an SMB server offers (the storage server of the cluster answers).',
-      parameters: { node: P.node, server: str('The server asked for.', { format: 'pve-storage-server' }) },
+      parameters: { node: P.node, server: str('Address or host name of the server to scan.', { format: 'pve-storage-server' }) },
       returns: LIST,
       permissions: { check: perm('/storage', ['Datastore.Allocate']) },
       proxyto: 'node',
@@ -258,7 +274,12 @@ export function nodeDiskEndpoints(state: ClusterState): SimEndpoint[] {
       method: 'GET',
       path: '/nodes/{node}/scan/pbs',
       description: 'Datastores of a Proxmox Backup Server (none is reachable from the simulated cluster).',
-      parameters: { node: P.node, password: str('The password asked for.'), server: str('The server asked for.', { format: 'pve-storage-server' }), username: str('The username asked for.') },
+      parameters: {
+        node: P.node,
+        password: str('Password of the user on the Proxmox Backup Server.'),
+        server: str('Address or host name of the server to scan.', { format: 'pve-storage-server' }),
+        username: str('User to log in to the Proxmox Backup Server as, e.g. backup@pbs.'),
+      },
       returns: LIST,
       permissions: { check: perm('/storage', ['Datastore.Allocate']) },
       proxyto: 'node',
@@ -272,7 +293,7 @@ export function nodeDiskEndpoints(state: ClusterState): SimEndpoint[] {
       method: 'GET',
       path: '/nodes/{node}/scan/iscsi',
       description: 'Targets an iSCSI portal offers (the storage server of the cluster answers).',
-      parameters: { node: P.node, portal: str('The portal asked for.', { format: 'pve-storage-portal-dns' }) },
+      parameters: { node: P.node, portal: str('iSCSI portal address to scan.', { format: 'pve-storage-portal-dns' }) },
       returns: LIST,
       permissions: { check: perm('/storage', ['Datastore.Allocate']) },
       proxyto: 'node',

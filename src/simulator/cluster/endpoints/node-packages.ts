@@ -62,7 +62,7 @@ export function nodePackageEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/apt/update',
-      description: 'Package updates available to the node (none pending in the simulation).',
+      description: 'Package updates available to install on a node (none pending in the simulation).',
       parameters: { node: P.node },
       returns: LIST,
       permissions: { check: perm('/nodes/{node}', ['Sys.Modify']) },
@@ -76,7 +76,7 @@ export function nodePackageEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/apt/versions',
-      description: 'Versions of the Proxmox packages installed on the node.',
+      description: 'Versions of the Proxmox VE packages installed on a node, the list `pveversion -v` prints.',
       parameters: { node: P.node },
       returns: LIST,
       permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) },
@@ -87,7 +87,7 @@ export function nodePackageEndpoints(state: ClusterState): SimEndpoint[] {
       method: 'GET',
       path: '/nodes/{node}/apt/changelog',
       description: 'Changelog of an installed package.',
-      parameters: { node: P.node, name: str('Name of the object.') },
+      parameters: { node: P.node, name: str('Name of the installed package.') },
       returns: TEXT,
       permissions: { check: perm('/nodes/{node}', ['Sys.Modify']) },
       proxyto: 'node',

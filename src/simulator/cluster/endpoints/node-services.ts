@@ -8,7 +8,7 @@ import { fail } from '../errors.js';
 import type { ClusterState } from '../state.js';
 import type { SimNode } from '../types.js';
 import { optInt, optStr, reqStr } from './params.js';
-import { int, ITEMS, LIST, OBJ, opt, P, perm, str } from './schema.js';
+import { arr, int, ITEMS, LIST, obj, opt, P, perm, str } from './schema.js';
 
 type Json = Record<string, unknown>;
 
@@ -63,6 +63,16 @@ const SERVICE_PARAM = str('Service name.', {
   ],
 });
 
+/** One system service as the service list and its state read report it. */
+const SERVICE = obj({
+  service: str('Service name, as the path names it.'),
+  name: str('Unit name.'),
+  desc: str('What the service is.'),
+  state: str('Whether it runs: running, or dead when stopped.'),
+  'active-state': str('systemd active state (active, inactive…).'),
+  'unit-state': str('Whether it starts at boot: enabled or disabled.'),
+});
+
 export function serviceView(state: ClusterState, _node: SimNode, name: string, desc: string, cluster: boolean): Json {
   const off = name === 'systemd-timesyncd' || (cluster && !state.clusterName);
   return {
@@ -111,7 +121,7 @@ export function nodeServiceEndpoints(state: ClusterState): SimEndpoint[] {
       path: '/nodes/{node}/services',
       description: 'System services of the node and whether each runs.',
       parameters: { node: P.node },
-      returns: LIST,
+      returns: arr(SERVICE),
       permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) },
       proxyto: 'node',
       protected: true,
@@ -140,12 +150,12 @@ export function nodeServiceEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/services/{service}/state',
-      description: 'State of one service.',
+      description: 'Whether one system service of the node is running, and whether it is enabled.',
       parameters: {
         node: P.node,
         service: SERVICE_PARAM,
       },
-      returns: OBJ,
+      returns: SERVICE,
       permissions: { check: perm('/nodes/{node}', ['Sys.Audit']) },
       proxyto: 'node',
       protected: true,
@@ -188,7 +198,7 @@ export function nodeServiceEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/journal',
-      description: "The node's journal, newest last; lastentries limits the count.",
+      description: "Entries of the node's system journal (what journalctl shows), newest last; lastentries limits the count.",
       parameters: { node: P.node, lastentries: opt(int('Only the last this many entries.')) },
       returns: ITEMS,
       permissions: { check: perm('/nodes/{node}', ['Sys.Syslog']) },

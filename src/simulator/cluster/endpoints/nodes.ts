@@ -59,7 +59,7 @@ export function nodeEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/version',
-      description: 'Version of the API server answering the request.',
+      description: 'The Proxmox VE version of the node answering the request.',
       parameters: {},
       returns: obj({ ...VERSION_PROPS, console: opt(str('Default console viewer, when configured.', { enum: ['applet', 'vv', 'html5', 'xtermjs'] })) }),
       permissions: { user: 'all' },
@@ -68,7 +68,7 @@ export function nodeEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes',
-      description: 'Cluster members with online state and, for callers with Sys.Audit on the node, load figures.',
+      description: 'The nodes of the cluster, each online or offline, with load figures for callers with Sys.Audit on it.',
       parameters: {},
       returns: arr(
         obj({
@@ -109,7 +109,7 @@ export function nodeEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/version',
-      description: 'Version of the PVE packages on this node.',
+      description: 'The Proxmox VE version running on a node: version, release and build.',
       parameters: { node: P.node },
       returns: obj(VERSION_PROPS),
       permissions: { user: 'all' },

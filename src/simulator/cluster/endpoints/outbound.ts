@@ -143,7 +143,8 @@ export function outboundEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'POST',
       path: '/nodes/{node}/storage/{storage}/download-url',
-      description: 'Download a file from a URL into a file-based storage (task `download`): ISO images, container templates or importable disk images, optionally checking a checksum.',
+      description:
+        'Have the node download a file from a URL straight into a file-based storage, instead of uploading it (task `download`): ISO images, container templates or importable disk images, optionally checking a checksum.',
       parameters: {
         node: P.node,
         storage: P.storage,

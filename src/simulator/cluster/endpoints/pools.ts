@@ -154,7 +154,7 @@ export function poolEndpoints(state: ClusterState): SimEndpoint[] {
       state.pools.set(id, { poolid: id, ...(comment !== undefined ? { comment } : {}), vms: new Set(), storages: new Set() });
       return null;
     }),
-    change('PUT', '/pools', 'Change a pool: comment and members (poolid given as a parameter).', UPDATE_PARAMS, update),
+    change('PUT', '/pools', 'Add guests and storages to a pool, or with delete=1 take them out, or change its comment (poolid given as a parameter).', UPDATE_PARAMS, update),
     change('DELETE', '/pools', 'Delete an empty pool (poolid given as a parameter).', { poolid: POOLID }, remove),
     {
       method: 'GET',
@@ -168,7 +168,7 @@ export function poolEndpoints(state: ClusterState): SimEndpoint[] {
         return { ...(p.comment !== undefined ? { comment: p.comment } : {}), members: members(p, optStr(ctx, 'type')) };
       },
     },
-    change('PUT', '/pools/{poolid}', 'Change a pool: comment and members.', UPDATE_PARAMS, update),
+    change('PUT', '/pools/{poolid}', 'Add guests and storages to a pool, or with delete=1 take them out, or change its comment.', UPDATE_PARAMS, update),
     change('DELETE', '/pools/{poolid}', 'Delete an empty pool.', { poolid: POOLID }, remove),
   ];
 }

@@ -34,7 +34,8 @@ export function pruneEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/nodes/{node}/storage/{storage}/prunebackups',
-      description: 'Dry run of a prune: every backup on the storage with the mark the retention gives it (keep, remove, protected, or renamed for archives without the standard name).',
+      description:
+        'Which backups on a storage a prune would keep or remove, as a dry run: every backup with the mark the retention gives it (keep, remove, protected, or renamed for archives without the standard name).',
       parameters: PARAMS,
       returns: arr(
         obj({
@@ -56,7 +57,7 @@ export function pruneEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'DELETE',
       path: '/nodes/{node}/storage/{storage}/prunebackups',
-      description: 'Remove the backups on the storage that the retention does not keep (task `prunebackups`); protected backups stay.',
+      description: 'Prune the backups on a storage now: remove those the retention does not keep (task `prunebackups`); protected backups stay.',
       parameters: PARAMS,
       returns: UPID,
       permissions: { user: 'all', description: 'Datastore.Allocate on the storage, or with vmid Datastore.AllocateSpace on it and VM.Backup on the guest.' },

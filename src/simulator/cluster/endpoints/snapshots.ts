@@ -79,7 +79,10 @@ export function snapshotEndpoints(state: ClusterState, type: GuestType): SimEndp
     {
       method: 'POST',
       path: base,
-      description: 'Take a snapshot (task); the guest is locked with `snapshot` while it runs.',
+      description:
+        type === 'qemu'
+          ? 'Take a snapshot of the VM (task), with `vmstate` including its RAM; the guest is locked with `snapshot` while it runs.'
+          : 'Take a snapshot of the container (task); the guest is locked with `snapshot` while it runs.',
       parameters: {
         ...snapParams,
         description: opt(str('Notes to keep with the snapshot.')),
@@ -163,7 +166,8 @@ export function snapshotEndpoints(state: ClusterState, type: GuestType): SimEndp
     {
       method: 'POST',
       path: `${base}/{snapname}/rollback`,
-      description: 'Return the guest to a snapshot (task). A running guest is stopped unless the snapshot holds RAM state; `start` starts it afterwards.',
+      description:
+        'Return the guest to a snapshot (roll it back), putting its disks and configuration back as they were (task). A running guest is stopped unless the snapshot holds RAM state; `start` starts it afterwards.',
       parameters: { ...snapParams, start: opt(bool('Start the guest after the rollback.', { default: 0 })) },
       returns: UPID,
       permissions: { check: perm('/vms/{vmid}', ['VM.Snapshot', 'VM.Snapshot.Rollback'], 'any', 1) },

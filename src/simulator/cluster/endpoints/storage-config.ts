@@ -87,7 +87,7 @@ export function storageConfigEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'PUT',
       path: '/storage/{storage}',
-      description: 'Change a storage definition: what it holds, which nodes use it, whether it is on.',
+      description: 'Change a storage definition for the whole datacenter: the content it holds, the nodes that use it, or disable and enable it.',
       parameters: {
         storage: P.storage,
         ...DEFINITION,
@@ -125,7 +125,7 @@ export function storageConfigEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'DELETE',
       path: '/storage/{storage}',
-      description: 'Remove a storage definition; the data on it stays, nothing uses it any more.',
+      description: 'Remove a storage definition from the datacenter configuration; the data on it stays, but nothing uses it any more.',
       parameters: { storage: P.storage },
       returns: NULL,
       permissions: ALLOCATE,

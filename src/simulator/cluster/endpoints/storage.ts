@@ -89,7 +89,7 @@ export function storageEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/storage',
-      description: 'Storage definitions of the cluster (datacenter storage configuration).',
+      description: 'Storage definitions of the cluster (datacenter storage configuration). Each carries its type, the content it holds, the nodes that use it and whether it is disabled.',
       parameters: {
         type: opt(str('Only storages of this backend type.', { enum: ['btrfs', 'cephfs', 'cifs', 'dir', 'esxi', 'iscsi', 'iscsidirect', 'lvm', 'lvmthin', 'nfs', 'pbs', 'rbd', 'zfs', 'zfspool'] })),
       },
@@ -286,7 +286,7 @@ export function storageEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'PUT',
       path: '/nodes/{node}/storage/{storage}/content/{volume}',
-      description: 'Change the notes or protection flag of a volume (backups).',
+      description: 'Change the notes or protection flag of a backup or other stored volume; a protected backup is never pruned or removed.',
       parameters: {
         node: P.node,
         storage: P.storage,
@@ -320,7 +320,7 @@ export function storageEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'DELETE',
       path: '/nodes/{node}/storage/{storage}/content/{volume}',
-      description: 'Remove a volume (task `imgdel`). Disks still referenced by a guest config and protected backups are refused.',
+      description: 'Delete a volume from a storage, such as a backup file, an ISO image or an unused disk (task `imgdel`). Disks still referenced by a guest config and protected backups are refused.',
       parameters: {
         node: P.node,
         storage: P.storage,

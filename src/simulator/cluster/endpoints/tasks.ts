@@ -236,7 +236,8 @@ export function taskEndpoints(state: ClusterState): SimEndpoint[] {
     {
       method: 'GET',
       path: '/cluster/tasks',
-      description: 'Recent tasks of all nodes, newest first (running ones have no status yet).',
+      description:
+        'Recent tasks of every node in the cluster, newest first: what each did, who started it, when it started and ended, and whether it ended OK or failed (running ones have no status yet).',
       parameters: {},
       returns: arr(obj({ upid: str('Task identifier.') }, { additionalProperties: 1 })),
       permissions: { user: 'all', description: 'All tasks with Sys.Audit on /, otherwise only your own.' },
