@@ -85,7 +85,7 @@ export const ACCESS_CLUSTER_NAMES: Readonly<Record<string, string>> = {
   'GET /cluster/config/totem': 'corosync totem settings; cluster communication protocol config; token timeout, crypto and link mode; corosync interface settings; which cipher does corosync use',
   'GET /cluster/config/qdevice': 'QDevice status; external quorum device; corosync-qnetd tie-breaker vote; is the qdevice connected; two-node cluster witness',
   'GET /cluster/backup':
-    'backup jobs; scheduled backups; vzdump schedules; Datacenter > Backup panel; when do backups run; next run time of each job; backup job list with storage, mode and retention; how many backup jobs exist; scheduled backup jobs configured',
+    'backup jobs; scheduled backups; vzdump schedules; Datacenter > Backup panel; when do backups run; next run time of each job; backup job list with storage, mode and retention; how many backup jobs exist',
   'POST /cluster/backup':
     'create backup job; schedule nightly backups; add vzdump job; Add button in Datacenter Backup; back up all VMs on a schedule; set backup retention and target storage; automatic backups to PBS',
   'DELETE /cluster/backup/{id}': 'delete backup job; remove backup schedule; stop a scheduled vzdump job; drop nightly backup',
@@ -191,11 +191,12 @@ export const ACCESS_CLUSTER_NAMES: Readonly<Record<string, string>> = {
   'GET /access': '',
   'GET /access/users':
     'user accounts; who can log in; people with access; how many users exist; disabled or expired accounts; users locked out of TOTP; email and groups of users; Permissions > Users panel; pveum user list',
-  'POST /access/users': 'add user; create login account; new operator account; pveum user add; onboard an employee; create user with password and email; Add button in Users',
+  'POST /access/users':
+    'add user; create login account; new operator account; pveum user add; onboard an employee; create user with password and email; Add button in Users; new user@pve or user@pam login',
   'DELETE /access/users/{userid}': "delete user; remove account; offboard an employee; pveum user delete; revoke a person's login",
   'GET /access/users/{userid}': 'one user account; email and full name of a user; groups a user belongs to; account expiry date; when does this account expire; is this account disabled',
   'PUT /access/users/{userid}':
-    'edit user; disable or enable account; block a user from logging in; set account expiry; change email or name; add user to a group; pveum user modify; put a user in a group',
+    'edit user; disable or enable account; block a user from logging in; set account expiry; change email or name; add user to a group; pveum user modify; put a user in a group; make a user a member of a group',
   'GET /access/users/{userid}/tfa': 'which 2FA types a user has; does the user have TOTP or WebAuthn; realm-enforced 2FA for a user; second factor kinds of one account',
   'PUT /access/users/{userid}/unlock-tfa':
     'unlock 2FA; pveum user tfa unlock; Unlock TFA button; reset TOTP lockout; user locked out after too many wrong OTP codes; clear second-factor lockout; why can this user no longer enter OTP codes',
@@ -208,7 +209,7 @@ export const ACCESS_CLUSTER_NAMES: Readonly<Record<string, string>> = {
   'GET /access/groups': 'user groups; groups and their members; who is in which group; pveum group list; Groups panel; how many groups exist',
   'POST /access/groups': 'create group; new user group; team group for permissions; pveum group add; Create button under Groups',
   'DELETE /access/groups/{groupid}': 'delete group; remove user group; pveum group delete; drop team group',
-  'GET /access/groups/{groupid}': 'one group; members of a group; who belongs to this group; group comment',
+  'GET /access/groups/{groupid}': 'one group; members of a group; who belongs to this group; group comment; who is in a group',
   'PUT /access/groups/{groupid}': 'edit group comment; change group description; annotate group; pveum group modify',
   'GET /access/roles': 'roles; which roles exist; built-in and custom roles; every role and its privilege set; role names; pveum role list; Roles panel',
   'POST /access/roles': 'create custom role; define a privilege set; new role with chosen privileges; pveum role add',

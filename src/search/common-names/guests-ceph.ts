@@ -88,7 +88,7 @@ export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
     "is this VM running; is the VM on or off; one VM's state; uptime of a VM; paused or stopped; how much RAM is the VM using now; VM cpu now; HA state of this VM; qm status; is the VM locked and by what (backup, migrate)",
   'POST /nodes/{node}/qemu/{vmid}/status/start': 'start a VM; boot VM; power on VM; turn on VM; Start button; qm start; bring VM up; start a stopped guest',
   'POST /nodes/{node}/qemu/{vmid}/status/stop':
-    "kill a VM; hard stop of a VM; pull the plug; force off a VM; power off VM immediately; Stop button; qm stop; VM hung, won't shut down; stop even while a shutdown task runs",
+    "kill a VM; hard stop of a VM; pull the plug; force off a VM; power off VM immediately; Stop button; qm stop; VM hung, won't shut down; stop even while a shutdown task runs; guest ignores ACPI",
   'POST /nodes/{node}/qemu/{vmid}/status/reset': 'hard reset VM; press reset button; Reset button; instant restart without OS shutdown; qm reset; reset frozen VM; VM stuck at boot',
   'POST /nodes/{node}/qemu/{vmid}/status/shutdown':
     'graceful VM shutdown; turn off VM properly; ACPI power button; Shutdown button; clean shutdown of guest OS; qm shutdown; shut down VM politely; power off gracefully, letting the OS close things',
@@ -123,7 +123,8 @@ export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
   'POST /nodes/{node}/qemu/{vmid}/dbus-vmstate': 'dbus-vmstate helper start or stop; conntrack state carry-over for VM migration',
   'GET /nodes/{node}/lxc':
     'containers on one node; pct list; which CTs run on this host; how many containers on this node; LXC guests of a node with cpu, memory, swap, disk, uptime; stopped CTs here; tags of each CT; locked containers on node',
-  'POST /nodes/{node}/lxc': 'create container; Create CT button; pct create; new CT from template; spin up LXC; make container from Debian or Ubuntu template; restore container backup; pct restore',
+  'POST /nodes/{node}/lxc':
+    'create container; Create CT button; pct create; new CT from template; spin up LXC; make container from Debian or Ubuntu template; restore container backup; pct restore; restore a CT from backup over the existing one',
   'DELETE /nodes/{node}/lxc/{vmid}': 'delete container; get rid of CT; pct destroy; More > Remove CT; remove CT and its volumes; purge CT from backup and replication jobs; decommission container',
   'GET /nodes/{node}/lxc/{vmid}': '',
   'GET /nodes/{node}/lxc/{vmid}/config':
@@ -134,7 +135,7 @@ export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes/{node}/lxc/{vmid}/status/current':
     "is this container running; is the CT up; one CT's state; container uptime; CT memory, swap and disk usage now; how much RAM is the CT using; pct status; HA state of this CT; is the CT locked",
   'POST /nodes/{node}/lxc/{vmid}/status/start': 'start container; Start button for CT; pct start; boot CT; bring LXC up; turn on container; start CT with debug log',
-  'POST /nodes/{node}/lxc/{vmid}/status/stop': 'kill container; hard stop CT; Stop button for CT; pct stop; force off container; abort all CT processes; CT hung',
+  'POST /nodes/{node}/lxc/{vmid}/status/stop': 'kill container; hard stop CT; Stop button for CT; pct stop; force off container; abort all CT processes; CT hung; stop CT immediately without waiting',
   'POST /nodes/{node}/lxc/{vmid}/status/shutdown': 'graceful container shutdown; turn off CT properly; Shutdown button for CT; pct shutdown; clean stop of CT; let init shut down the container',
   'POST /nodes/{node}/lxc/{vmid}/status/suspend': 'freeze container; pct suspend; pause CT processes; freeze LXC (experimental)',
   'POST /nodes/{node}/lxc/{vmid}/status/resume': 'unfreeze container; pct resume; resume paused CT; continue suspended LXC',
@@ -210,7 +211,8 @@ export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes/{node}/ceph/cmd-safety': 'is it safe to stop this OSD or mon; ok-to-stop; safe-to-destroy check; will stopping break ceph',
   'GET /storage':
     'storage definitions; which storages are defined in the datacenter; Datacenter > Storage panel; storage.cfg entries; storage types (NFS, ZFS, LVM, RBD, PBS); filter storages by type',
-  'POST /storage': 'add storage; pvesm add; Datacenter > Storage > Add; mount NFS share; add CIFS/SMB; connect PBS datastore; add iSCSI, LVM-thin or RBD; connect NAS; new datastore',
+  'POST /storage':
+    'add storage; pvesm add; Datacenter > Storage > Add; mount NFS share; add CIFS/SMB; connect PBS datastore; add iSCSI, LVM-thin or RBD; connect NAS; new datastore; make an NFS export available to every node as storage',
   'DELETE /storage/{storage}': 'remove storage definition; pvesm remove; Storage Remove button; detach datastore from datacenter (data stays); drop storage entry',
   'GET /storage/{storage}': "one storage's settings; storage.cfg entry; allowed content types; nodes it is restricted to; server and path; values in the storage Edit dialog",
   'PUT /storage/{storage}':
@@ -223,6 +225,5 @@ export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
   'DELETE /pools/{poolid}': 'legacy delete of a resource pool by path; old-style pool removal',
   'GET /pools/{poolid}': "legacy single-pool read by path; one resource pool's members and comment (old form)",
   'PUT /pools/{poolid}': 'legacy pool update by path; add or remove VM in a resource pool (old form); old-style pool edit',
-  'GET /version':
-    'Proxmox VE version; which PVE version am I running; what version is this server; pveversion (without -v); which PVE release; release and repoid; API version; default console viewer',
+  'GET /version': 'Proxmox VE version; which PVE version am I running; what version is this server; which PVE release; release and repoid; API version; default console viewer',
 };

@@ -38,7 +38,7 @@ export const NETWORK_FIREWALL_NAMES: Readonly<Record<string, string>> = {
   'GET /cluster/firewall/ipset/{name}':
     'members of a datacenter ipset; IPs and subnets in cluster ip set; which addresses are in the blacklist; who is in the management ipset; how many IPs are in the set; nomatch flags',
   'POST /cluster/firewall/ipset/{name}':
-    'add IP to datacenter ipset; add subnet to cluster ip set; blacklist an address; ban an IP cluster wide; whitelist a network; put my admin IP in management set; append CIDR to address group',
+    'add IP to datacenter ipset; add subnet to cluster ip set; blacklist an address; ban an IP cluster wide; whitelist a network; put my admin IP in management set; append CIDR to address group; add an address to an existing ipset',
   'DELETE /cluster/firewall/ipset/{name}/{cidr}':
     'remove IP from datacenter ipset; take subnet out of cluster ip set; unblacklist address; unban IP; delete CIDR entry from cluster set; take an IP out of management set',
   'GET /cluster/firewall/ipset/{name}/{cidr}': 'one entry of datacenter ipset; single CIDR in cluster ip set; is this address in the set; is this IP blacklisted; comment and nomatch flag of an entry',
@@ -202,7 +202,7 @@ export const NETWORK_FIREWALL_NAMES: Readonly<Record<string, string>> = {
   'PUT /nodes/{node}/network': 'apply network config; ifreload; activate pending interface changes; Apply Configuration button; reload host networking without reboot; make new bridge take effect',
   'DELETE /nodes/{node}/network/{iface}': 'delete host network interface; remove bridge or bond from node; drop VLAN interface; remove vmbr; System > Network Remove button',
   'GET /nodes/{node}/network/{iface}':
-    'one host interface config; IP and netmask of a NIC; gateway of vmbr; bridge ports and bond mode; MTU of one interface; which physical NIC is behind vmbr0; how is a bond or bridge set up',
+    'one host interface config; IP and netmask of a NIC; gateway of vmbr; bridge ports and bond mode; MTU of one interface; which physical NIC is behind vmbr0; how is bond0 or vmbr0 set up',
   'PUT /nodes/{node}/network/{iface}': 'edit host interface; change node IP address or gateway; set MTU; change bridge ports; switch bond mode; make bridge vlan aware; change management IP of server',
   'GET /nodes/{node}/firewall': '',
   'GET /nodes/{node}/firewall/rules':

@@ -65,7 +65,7 @@ export const NODE_NAMES: Readonly<Record<string, string>> = {
     'storages seen by this node with usage; how full is each datastore; free space per storage; which storages are active, disabled or offline; which storage accepts ISO, backups or disks; pvesm status; storage picker in dialogs',
   'GET /nodes/{node}/storage/{storage}': '',
   'DELETE /nodes/{node}/storage/{storage}/prunebackups':
-    'prune old backups now; apply retention now; clean up old backups on a storage; delete backups beyond keep-last; remove old backups of one VM; pvesm prune-backups; Prune group button; prune backups of a guest down to keep-last N',
+    'prune old backups now; apply retention now; clean up old backups on a storage; delete backups beyond keep-last; remove old backups of one VM; pvesm prune-backups; Prune group button',
   'GET /nodes/{node}/storage/{storage}/prunebackups': 'prune dry run; which backups would be removed or kept; retention preview; simulate keep-daily/keep-last; pvesm prune-backups --dry-run',
   'GET /nodes/{node}/storage/{storage}/content':
     'what is on this storage; which ISOs do I have; where are my backups; how many backups of VM 100; ISOs, templates, disk images on a datastore; volumes of a VM; pvesm list; Backups, ISO Images, VM Disks tabs; backup archives of a VM on a storage',
@@ -80,11 +80,12 @@ export const NODE_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes/{node}/storage/{storage}/file-restore/list':
     'browse files inside a backup; File Restore button; single file restore; look into PBS snapshot; find a lost file in backup; which files are in the backup',
   'GET /nodes/{node}/storage/{storage}/file-restore/download':
-    'download one file from backup; pull folder out of PBS snapshot as zip or tar.zst; recover deleted file; grab single file from VM backup; Download button in File Restore; extract one file from a guest backup',
+    'download one file from backup; pull folder out of PBS snapshot as zip or tar.zst; recover deleted file; grab single file from VM backup; Download button in File Restore',
   'GET /nodes/{node}/storage/{storage}/status':
     "one storage's free space; how much room is left on local-lvm; is this datastore online; used and total capacity; is storage full; pvesm status of one store; storage Summary panel",
   'GET /nodes/{node}/storage/{storage}/rrd': 'storage usage graph image; PNG chart of datastore fill; rendered storage graph; picture of disk usage over time',
-  'GET /nodes/{node}/storage/{storage}/rrddata': 'storage usage history; datastore growth over time; how fast is storage filling; used space trend per day/week/month; when will the storage be full',
+  'GET /nodes/{node}/storage/{storage}/rrddata':
+    'storage usage history; datastore growth over time; how fast is storage filling; used space trend per day/week/month; when will the storage be full; how has storage usage grown',
   'POST /nodes/{node}/storage/{storage}/upload':
     'upload ISO; upload CT template; push qcow2, img or OVA file to storage; send installer image from my PC; Upload button on ISO Images; verify checksum after upload',
   'POST /nodes/{node}/storage/{storage}/download-url':
