@@ -75,9 +75,9 @@ export const ACCESS_CLUSTER_NAMES: Readonly<Record<string, string>> = {
     'create cluster; pvecm create; Create Cluster button; form a new cluster on this node; initialize corosync; set cluster name and link addresses; turn standalone host into a cluster; make the first node of a cluster',
   'GET /cluster/config/apiversion': 'join API level of this node; join protocol compatibility of this node',
   'GET /cluster/config/nodes':
-    'corosync members; nodes in corosync.conf; configured cluster members with node ids, votes and ring addresses; pvecm nodes; how many votes each node has; which link address each member uses',
+    'corosync members; nodes in corosync.conf; configured cluster members with node ids, votes and ring addresses; pvecm nodes; how many votes each node has; which link address each member uses; which nodes corosync lists',
   'DELETE /cluster/config/nodes/{node}':
-    'remove node from cluster; pvecm delnode; evict a dead node; decommission a cluster member; kick node out of corosync; take a broken server out of the cluster',
+    'remove node from cluster; pvecm delnode; evict a dead node; decommission a cluster member; kick node out of corosync; take a broken server out of the cluster; clean a dead node out of the cluster config',
   'POST /cluster/config/nodes/{node}': 'internal join step registering a new corosync member; server side of pvecm add',
   'GET /cluster/config/join':
     'join information; Join Information button; cluster join info to copy; fingerprint and corosync links needed to add a node; join data for a new host; what do I paste on the new node',
@@ -100,12 +100,13 @@ export const ACCESS_CLUSTER_NAMES: Readonly<Record<string, string>> = {
     'guests without backup; which VMs are not backed up; unprotected guests; backup coverage gaps; VMs and CTs missing from every backup job; how many guests have no backup; guests without backup job button',
   'GET /cluster/ha': '',
   'GET /cluster/ha/resources':
-    'HA managed guests; HA resources list; Datacenter > HA > Resources; which VMs are highly available; ha-manager config; requested state and restart limits per guest; how many guests are under HA',
-  'POST /cluster/ha/resources': 'make VM highly available; add guest to HA; enable HA for a container; ha-manager add; auto-restart on node failure; Add button under HA Resources',
+    'HA managed guests; HA resources list; Datacenter > HA > Resources; which VMs are highly available; ha-manager config; requested state and restart limits per guest; how many guests are under HA; which resources are managed by HA',
+  'POST /cluster/ha/resources':
+    'make VM highly available; add guest to HA; enable HA for a container; ha-manager add; auto-restart on node failure; Add button under HA Resources; recover a guest automatically on another node when its host crashes; limit restart attempts',
   'DELETE /cluster/ha/resources/{sid}': 'remove guest from HA; disable high availability for a VM; ha-manager remove; stop HA managing a guest',
   'GET /cluster/ha/resources/{sid}': 'one HA resource; requested state of an HA guest; max restart and max relocate; failback setting; is this VM HA managed',
   'PUT /cluster/ha/resources/{sid}': 'edit HA resource; set HA state started, stopped or ignored; change max restart or relocate; ha-manager set; change failback',
-  'POST /cluster/ha/resources/{sid}/migrate': 'HA live migrate; move HA guest to another node online; ha-manager migrate; online move of an HA-managed VM; move HA VM without downtime',
+  'POST /cluster/ha/resources/{sid}/migrate': 'HA live migrate; move HA guest to another node online; ha-manager migrate; online move of an HA-managed VM',
   'POST /cluster/ha/resources/{sid}/relocate': 'HA relocate; stop and restart an HA guest on another node; ha-manager relocate; offline move of an HA-managed service',
   'GET /cluster/ha/groups': 'HA groups (legacy); node groups for high availability; preferred failover nodes with priority; restricted HA groups; ha-manager groupconfig',
   'POST /cluster/ha/groups': 'create HA group (legacy); define preferred failover nodes; node priorities for HA; restricted failover group; ha-manager groupadd',
@@ -147,7 +148,8 @@ export const ACCESS_CLUSTER_NAMES: Readonly<Record<string, string>> = {
   'GET /cluster/jobs/realm-sync/{id}': 'one realm sync job; schedule of one LDAP sync job; sync scope users or groups; remove-vanished options; last and next run',
   'POST /cluster/jobs/realm-sync/{id}': 'schedule LDAP sync; create automatic AD user and group sync; periodic realm sync job; nightly directory import',
   'PUT /cluster/jobs/realm-sync/{id}': 'edit realm sync job; change LDAP sync schedule; change sync scope; disable scheduled AD sync',
-  'GET /cluster/jobs/schedule-analyze': 'preview a schedule; when will this calendar event run next; test systemd-style schedule; next run times; validate cron-like schedule; Schedule Simulator',
+  'GET /cluster/jobs/schedule-analyze':
+    'preview a schedule; when will this calendar event run next; test systemd-style schedule; next run times; validate cron-like schedule; Schedule Simulator; when would a calendar spec fire next',
   'GET /cluster/mapping': '',
   'GET /cluster/mapping/dir': 'directory mappings; virtiofs shares; host folders mapped for guests; which host paths are shared into VMs; Resource Mappings panel',
   'POST /cluster/mapping/dir': 'create directory mapping; share a host folder with a VM; set up virtiofs path per node; new dir mapping',
@@ -176,7 +178,7 @@ export const ACCESS_CLUSTER_NAMES: Readonly<Record<string, string>> = {
     'cluster-wide bulk migration; move a batch of guests from several nodes to one target node; mass live migration of selected VMIDs; migrate many VMs and CTs at once; bulk migrate with local disks',
   'GET /cluster/log': 'cluster log; datacenter event log; Cluster log tab at the bottom of the GUI; recent events across nodes; who logged in recently; login successes and task starts; pmxcfs log',
   'GET /cluster/resources':
-    'everything in the cluster; all VMs, CTs, nodes and storages in one list; which node is VM 100 on; which guests are running, stopped or locked on any node; HA state, tags and pools of every guest; RAM, CPU and disk use of all guests; resource tree',
+    'everything in the cluster; all VMs, CTs, nodes and storages in one list; which node is VM 100 on; which guests are running, stopped, powered off or locked on any node; top CPU, RAM or disk consumers; longest uptime; find a guest by name; HA state, tags and pools of every guest; resource tree',
   'GET /cluster/tasks':
     'cluster-wide task log; Tasks tab at the bottom of the GUI; recent tasks on all nodes; what is running anywhere in the cluster; which job failed on any node; datacenter task history; who started which task',
   'GET /cluster/options':
@@ -189,10 +191,12 @@ export const ACCESS_CLUSTER_NAMES: Readonly<Record<string, string>> = {
   'GET /access': '',
   'GET /access/users':
     'user accounts; who can log in; people with access; how many users exist; disabled or expired accounts; users locked out of TOTP; email and groups of users; Permissions > Users panel; pveum user list',
-  'POST /access/users': 'add user; create login account; new operator account; pveum user add; onboard an employee; create user with password and email; Add button in Users',
+  'POST /access/users':
+    'add user; create login account; new operator account; pveum user add; onboard an employee; create user with password and email; Add button in Users; new user@pve or user@pam login',
   'DELETE /access/users/{userid}': "delete user; remove account; offboard an employee; pveum user delete; revoke a person's login",
   'GET /access/users/{userid}': 'one user account; email and full name of a user; groups a user belongs to; account expiry date; when does this account expire; is this account disabled',
-  'PUT /access/users/{userid}': 'edit user; disable or enable account; block a user from logging in; set account expiry; change email or name; add user to a group; pveum user modify',
+  'PUT /access/users/{userid}':
+    'edit user; disable or enable account; block a user from logging in; set account expiry; change email or name; add user to a group; pveum user modify; put a user in a group; make a user a member of a group',
   'GET /access/users/{userid}/tfa': 'which 2FA types a user has; does the user have TOTP or WebAuthn; realm-enforced 2FA for a user; second factor kinds of one account',
   'PUT /access/users/{userid}/unlock-tfa':
     'unlock 2FA; pveum user tfa unlock; Unlock TFA button; reset TOTP lockout; user locked out after too many wrong OTP codes; clear second-factor lockout; why can this user no longer enter OTP codes',
@@ -205,7 +209,7 @@ export const ACCESS_CLUSTER_NAMES: Readonly<Record<string, string>> = {
   'GET /access/groups': 'user groups; groups and their members; who is in which group; pveum group list; Groups panel; how many groups exist',
   'POST /access/groups': 'create group; new user group; team group for permissions; pveum group add; Create button under Groups',
   'DELETE /access/groups/{groupid}': 'delete group; remove user group; pveum group delete; drop team group',
-  'GET /access/groups/{groupid}': 'one group; members of a group; who belongs to this group; group comment',
+  'GET /access/groups/{groupid}': 'one group; members of a group; who belongs to this group; group comment; who is in a group',
   'PUT /access/groups/{groupid}': 'edit group comment; change group description; annotate group; pveum group modify',
   'GET /access/roles': 'roles; which roles exist; built-in and custom roles; every role and its privilege set; role names; pveum role list; Roles panel',
   'POST /access/roles': 'create custom role; define a privilege set; new role with chosen privileges; pveum role add',

@@ -19,14 +19,14 @@ export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes/{node}/qemu':
     'VMs on one node; qm list; which VMs run on this host; how many VMs on this node; KVM guests of a node with status, cpu, memory, uptime; which VMs are stopped here; locked VMs on node; tags of each VM; templates on node',
   'POST /nodes/{node}/qemu':
-    'create a new VM; make virtual machine; Create VM button and wizard; qm create; spin up KVM guest; install VM from ISO; restore VM from backup; qmrestore; restore vzdump .vma archive; import VM disk; build VM from scratch',
+    'create a new VM; make virtual machine; Create VM button and wizard; qm create; spin up KVM guest; install VM from ISO; restore VM from backup; qmrestore; restore vzdump .vma archive; import VM disk; build VM from scratch; new VM with N cores, GB of RAM and a disk; bring back a deleted VM from its backup',
   'DELETE /nodes/{node}/qemu/{vmid}':
     'delete a VM; get rid of VM; qm destroy; More > Remove VM; remove VM and all its disks; purge VM from backup, replication and HA jobs; wipe VM for good; decommission VM; destroy unreferenced disks',
   'GET /nodes/{node}/qemu/{vmid}': '',
   'GET /nodes/{node}/qemu/{vmid}/agent': '',
-  'POST /nodes/{node}/qemu/{vmid}/agent': 'run a raw guest agent command by name; qm guest cmd; qm agent; talk to qemu-guest-agent; generic QGA call',
+  'POST /nodes/{node}/qemu/{vmid}/agent': 'raw guest agent command by name; qm guest cmd; qm agent; talk to qemu-guest-agent; generic QGA call',
   'POST /nodes/{node}/qemu/{vmid}/agent/fsfreeze-freeze':
-    'freeze VM filesystems; quiesce guest disks before backup or snapshot; fsfreeze via guest agent; qm guest cmd fsfreeze-freeze; consistent disk state for a VM',
+    'freeze VM filesystems; quiesce guest disks before backup or snapshot; fsfreeze via guest agent; qm guest cmd fsfreeze-freeze; consistent disk state for a VM; freeze the filesystems inside a VM now',
   'POST /nodes/{node}/qemu/{vmid}/agent/fsfreeze-status':
     "are the VM's filesystems frozen; frozen or thawed; check guest fsfreeze state; is the guest still frozen after backup; qm guest cmd fsfreeze-status",
   'POST /nodes/{node}/qemu/{vmid}/agent/fsfreeze-thaw':
@@ -56,7 +56,8 @@ export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
   'POST /nodes/{node}/qemu/{vmid}/agent/suspend-ram': 'guest OS sleep via agent; in-guest suspend to RAM; S3 standby from inside VM; agent sleep mode',
   'POST /nodes/{node}/qemu/{vmid}/agent/set-user-password':
     'reset password inside the VM; forgot root password of VM; change root or Administrator password in guest; recover guest login; set guest user password via agent; qm guest passwd',
-  'POST /nodes/{node}/qemu/{vmid}/agent/exec': 'run a command inside the VM; qm guest exec; remote execute in guest without SSH; launch script in VM; start a process in guest, get its pid',
+  'POST /nodes/{node}/qemu/{vmid}/agent/exec':
+    'run a command inside the VM; qm guest exec; remote execute in guest without SSH; launch script in VM; start a process in guest, get its pid; run a shell command in a VM via the agent',
   'GET /nodes/{node}/qemu/{vmid}/agent/exec-status':
     'output of a command run in VM; exit code of guest exec; stdout and stderr of guest process; did the guest command finish; result of qm guest exec by pid; qm guest exec-status',
   'GET /nodes/{node}/qemu/{vmid}/agent/file-read': 'read a file inside the VM; cat guest file; fetch file content from guest without SSH; pull log from VM; see a config file inside the VM via agent',
@@ -65,9 +66,9 @@ export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes/{node}/qemu/{vmid}/rrddata':
     'VM metrics history; CPU, memory, disk IO and network over time for one VM; how busy was the VM yesterday; usage trend; hourly/daily/weekly/monthly stats; data behind VM Summary graphs; average or max load of a VM',
   'GET /nodes/{node}/qemu/{vmid}/config':
-    'qm config; VM hardware settings; how much RAM does the VM have; how many cores; cores, memory, disks, NICs, MAC, boot order; Hardware and Options panels; VM conf file /etc/pve/qemu-server/<vmid>.conf; what is configured on a VM',
+    'qm config; VM hardware settings; how much RAM does the VM have; how many cores; cores, memory, disks, NICs, MAC, boot order; Hardware and Options panels; VM conf file /etc/pve/qemu-server/<vmid>.conf; what is configured on a VM; VM config dump',
   'POST /nodes/{node}/qemu/{vmid}/config':
-    'change VM hardware; qm set; add hard disk or network card; Hardware > Add; attach ISO to CD drive; give VM more RAM or cores; hotplug memory or CPU; add EFI disk, TPM, PCI passthrough; edit VM with disk allocation; runs as task',
+    'change VM hardware; qm set; add hard disk or network card; Hardware > Add; attach ISO to CD drive; give VM more RAM or cores; hotplug memory or CPU; add EFI disk, TPM, PCI passthrough; edit VM with disk allocation; runs as task; set VM memory size in MB; extra NIC on a bridge with VLAN tag',
   'PUT /nodes/{node}/qemu/{vmid}/config':
     'change VM option right away (no task); quick qm set; rename VM; set notes, tags, start at boot, boot order, protection; Options panel edit; edit VM description; remove or revert one option',
   'GET /nodes/{node}/qemu/{vmid}/pending':
@@ -87,21 +88,23 @@ export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
     "is this VM running; is the VM on or off; one VM's state; uptime of a VM; paused or stopped; how much RAM is the VM using now; VM cpu now; HA state of this VM; qm status; is the VM locked and by what (backup, migrate)",
   'POST /nodes/{node}/qemu/{vmid}/status/start': 'start a VM; boot VM; power on VM; turn on VM; Start button; qm start; bring VM up; start a stopped guest',
   'POST /nodes/{node}/qemu/{vmid}/status/stop':
-    "kill a VM; hard stop of a VM; pull the plug; force off a VM; power off VM immediately; Stop button; qm stop; VM hung, won't shut down; stop even while a shutdown task runs",
+    "kill a VM; hard stop of a VM; pull the plug; force off a VM; power off VM immediately; Stop button; qm stop; VM hung, won't shut down; stop even while a shutdown task runs; guest ignores ACPI",
   'POST /nodes/{node}/qemu/{vmid}/status/reset': 'hard reset VM; press reset button; Reset button; instant restart without OS shutdown; qm reset; reset frozen VM; VM stuck at boot',
-  'POST /nodes/{node}/qemu/{vmid}/status/shutdown': 'graceful VM shutdown; turn off VM properly; ACPI power button; Shutdown button; clean shutdown of guest OS; qm shutdown; shut down VM politely',
+  'POST /nodes/{node}/qemu/{vmid}/status/shutdown':
+    'graceful VM shutdown; turn off VM properly; ACPI power button; Shutdown button; clean shutdown of guest OS; qm shutdown; shut down VM politely; power off gracefully, letting the OS close things',
   'POST /nodes/{node}/qemu/{vmid}/status/reboot': 'reboot VM; restart VM cleanly; Reboot button; qm reboot; bounce VM; reboot to apply pending changes',
   'POST /nodes/{node}/qemu/{vmid}/status/suspend':
-    'pause VM; Pause button; freeze vCPUs; qm suspend; Hibernate button; hibernate VM to disk; save RAM state to storage; suspend to disk, resumes on next start',
-  'POST /nodes/{node}/qemu/{vmid}/status/resume': 'resume paused VM; unpause VM; Resume button; qm resume; continue a paused VM; wake VM from pause',
+    'pause VM; Pause button; freeze vCPUs; qm suspend; Hibernate button; hibernate VM to disk; save RAM state to storage; suspend to disk, resumes on next start; pause but keep memory',
+  'POST /nodes/{node}/qemu/{vmid}/status/resume': 'resume paused VM; unpause VM; Resume button; qm resume; continue a paused VM; wake VM from pause; wake a VM up again',
   'PUT /nodes/{node}/qemu/{vmid}/sendkey': 'send keystroke to VM; ctrl-alt-del; qm sendkey; press key in guest console',
   'GET /nodes/{node}/qemu/{vmid}/feature':
-    'can this VM be snapshotted; why is snapshot not possible for this VM; can it be cloned or copied; snapshot or clone supported on its storage; capability check',
+    'can this VM be snapshotted; why is snapshot not possible for this VM; can it be cloned or copied; snapshot or clone supported on its storage; capability check; which disk does not support snapshots',
   'POST /nodes/{node}/qemu/{vmid}/clone': 'clone VM; copy VM; make copy of VM; duplicate VM; qm clone; More > Clone; full or linked clone; deploy from template; new VM from snapshot',
   'POST /nodes/{node}/qemu/{vmid}/move_disk': 'move VM disk to another storage; Disk Action > Move Storage; qm disk move; relocate disk; convert disk format (qcow2/raw); Reassign Owner to another VM',
   'GET /nodes/{node}/qemu/{vmid}/migrate':
     'can this VM migrate; why can I not migrate this VM; which nodes can take this VM; local disks or devices blocking migration; allowed target nodes; migration precheck',
-  'POST /nodes/{node}/qemu/{vmid}/migrate': 'migrate VM to another node; Migrate button; live migration; qm migrate; move VM between hosts in cluster; online migrate with local disks',
+  'POST /nodes/{node}/qemu/{vmid}/migrate':
+    'migrate VM to another node; Migrate button; live migration; qm migrate; move VM between hosts in cluster; online migrate with local disks; move a running VM to another host without downtime',
   'POST /nodes/{node}/qemu/{vmid}/remote_migrate': 'migrate VM to another cluster; cross-cluster move; qm remote-migrate; move VM to different datacenter',
   'POST /nodes/{node}/qemu/{vmid}/monitor': 'QEMU monitor; VM Monitor tab; HMP command; qm monitor; info block; low-level qemu debug command',
   'PUT /nodes/{node}/qemu/{vmid}/resize': 'grow VM disk; make VM disk bigger; enlarge virtual disk; add disk space; Disk Action > Resize; qm disk resize; qm resize; extend volume by +G',
@@ -112,25 +115,27 @@ export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes/{node}/qemu/{vmid}/snapshot/{snapname}': '',
   'GET /nodes/{node}/qemu/{vmid}/snapshot/{snapname}/config': "VM config saved in a snapshot; settings at snapshot time; what hardware did the snapshot have; snapshot's vm.conf",
   'PUT /nodes/{node}/qemu/{vmid}/snapshot/{snapname}/config': 'edit snapshot description; change snapshot notes; annotate VM snapshot; set snapshot comment',
-  'POST /nodes/{node}/qemu/{vmid}/snapshot/{snapname}/rollback': 'revert VM to snapshot; Rollback button; qm rollback; restore snapshot; undo changes since snapshot; go back to checkpoint',
+  'POST /nodes/{node}/qemu/{vmid}/snapshot/{snapname}/rollback':
+    'revert VM to snapshot; Rollback button; qm rollback; restore snapshot; undo changes since snapshot; go back to checkpoint; put the VM back to the snapshot point',
   'POST /nodes/{node}/qemu/{vmid}/template': 'convert VM to template; More > Convert to template; qm template; make golden image; mark VM as template',
   'POST /nodes/{node}/qemu/{vmid}/mtunnel': 'internal VM migration tunnel',
   'GET /nodes/{node}/qemu/{vmid}/mtunnelwebsocket': 'internal VM migration tunnel websocket',
   'POST /nodes/{node}/qemu/{vmid}/dbus-vmstate': 'dbus-vmstate helper start or stop; conntrack state carry-over for VM migration',
   'GET /nodes/{node}/lxc':
     'containers on one node; pct list; which CTs run on this host; how many containers on this node; LXC guests of a node with cpu, memory, swap, disk, uptime; stopped CTs here; tags of each CT; locked containers on node',
-  'POST /nodes/{node}/lxc': 'create container; Create CT button; pct create; new CT from template; spin up LXC; make container from Debian or Ubuntu template; restore container backup; pct restore',
+  'POST /nodes/{node}/lxc':
+    'create container; Create CT button; pct create; new CT from template; spin up LXC; make container from Debian or Ubuntu template; restore container backup; pct restore; restore a CT from backup over the existing one',
   'DELETE /nodes/{node}/lxc/{vmid}': 'delete container; get rid of CT; pct destroy; More > Remove CT; remove CT and its volumes; purge CT from backup and replication jobs; decommission container',
   'GET /nodes/{node}/lxc/{vmid}': '',
   'GET /nodes/{node}/lxc/{vmid}/config':
     'pct config; container settings; how much RAM does the CT have; CT hostname, cores, memory, swap, rootfs, mount points, NICs; Resources, Network, DNS, Options panels; is the CT unprivileged; CT conf file /etc/pve/lxc/<vmid>.conf; what is configured on a CT',
   'PUT /nodes/{node}/lxc/{vmid}/config':
-    'change container settings; pct set; give CT more RAM or swap; add mount point or bind mount; change CT hostname, IP, DNS; enable nesting or keyctl; set tags; delete or revert a CT option',
+    'change container settings; pct set; give CT more RAM or swap; add mount point or bind mount; change CT hostname, IP, DNS; enable nesting or keyctl; set tags; delete or revert a CT option; more memory or cores for a container; set CT memory in MB',
   'GET /nodes/{node}/lxc/{vmid}/status': '',
   'GET /nodes/{node}/lxc/{vmid}/status/current':
     "is this container running; is the CT up; one CT's state; container uptime; CT memory, swap and disk usage now; how much RAM is the CT using; pct status; HA state of this CT; is the CT locked",
   'POST /nodes/{node}/lxc/{vmid}/status/start': 'start container; Start button for CT; pct start; boot CT; bring LXC up; turn on container; start CT with debug log',
-  'POST /nodes/{node}/lxc/{vmid}/status/stop': 'kill container; hard stop CT; Stop button for CT; pct stop; force off container; abort all CT processes; CT hung',
+  'POST /nodes/{node}/lxc/{vmid}/status/stop': 'kill container; hard stop CT; Stop button for CT; pct stop; force off container; abort all CT processes; CT hung; stop CT immediately without waiting',
   'POST /nodes/{node}/lxc/{vmid}/status/shutdown': 'graceful container shutdown; turn off CT properly; Shutdown button for CT; pct shutdown; clean stop of CT; let init shut down the container',
   'POST /nodes/{node}/lxc/{vmid}/status/suspend': 'freeze container; pct suspend; pause CT processes; freeze LXC (experimental)',
   'POST /nodes/{node}/lxc/{vmid}/status/resume': 'unfreeze container; pct resume; resume paused CT; continue suspended LXC',
@@ -139,7 +144,8 @@ export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
   'POST /nodes/{node}/lxc/{vmid}/snapshot': 'take container snapshot; Take Snapshot for CT; pct snapshot; checkpoint CT before upgrade; snapshot LXC',
   'DELETE /nodes/{node}/lxc/{vmid}/snapshot/{snapname}': 'delete container snapshot; pct delsnapshot; remove old CT snapshot; clean up LXC snapshot',
   'GET /nodes/{node}/lxc/{vmid}/snapshot/{snapname}': '',
-  'POST /nodes/{node}/lxc/{vmid}/snapshot/{snapname}/rollback': 'revert container to snapshot; Rollback for CT; pct rollback; restore CT snapshot; undo CT changes',
+  'POST /nodes/{node}/lxc/{vmid}/snapshot/{snapname}/rollback':
+    'revert container to snapshot; Rollback for CT; pct rollback; restore CT snapshot; undo CT changes; return or put a container back to a snapshot',
   'GET /nodes/{node}/lxc/{vmid}/snapshot/{snapname}/config': "container config saved in a snapshot; CT settings at snapshot time; what the CT looked like in a snapshot; snapshot's CT conf",
   'PUT /nodes/{node}/lxc/{vmid}/snapshot/{snapname}/config': 'edit container snapshot description; change CT snapshot notes; annotate LXC snapshot; snapshot comment',
   'GET /nodes/{node}/lxc/{vmid}/rrd': 'container usage graph image; PNG chart of CT CPU or memory; rendered LXC performance graph; picture of CT load',
@@ -157,7 +163,8 @@ export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
   'POST /nodes/{node}/lxc/{vmid}/clone': 'clone container; copy CT; make copy of container; duplicate LXC; pct clone; full or linked clone of CT',
   'PUT /nodes/{node}/lxc/{vmid}/resize': 'grow container disk; make CT disk bigger; enlarge rootfs; pct resize; Volume Action > Resize; extend mount point; add space to CT',
   'POST /nodes/{node}/lxc/{vmid}/move_volume': 'move container volume to another storage; Volume Action > Move Storage; pct move-volume; relocate rootfs or mount point; reassign volume to another CT',
-  'GET /nodes/{node}/lxc/{vmid}/pending': 'container pending changes; unapplied CT settings; what waits for CT reboot; why does the CT need a restart; current vs pending values of CT',
+  'GET /nodes/{node}/lxc/{vmid}/pending':
+    'container pending changes; unapplied CT settings; what waits for CT reboot; why does the CT need a restart; current vs pending values of CT; queued container settings',
   'GET /nodes/{node}/lxc/{vmid}/interfaces': 'container IP address; what IP does the CT have; which IP did DHCP give the container; CT NICs with IPv4/IPv6 and MAC; interfaces inside LXC',
   'POST /nodes/{node}/lxc/{vmid}/mtunnel': 'internal container migration tunnel',
   'GET /nodes/{node}/lxc/{vmid}/mtunnelwebsocket': 'internal container migration tunnel websocket',
@@ -181,7 +188,7 @@ export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes/{node}/ceph/mgr': 'ceph managers; mgr list; which mgr is active or standby; manager daemons per host',
   'DELETE /nodes/{node}/ceph/mgr/{id}': 'destroy ceph manager; remove mgr; pveceph mgr destroy; delete manager daemon',
   'POST /nodes/{node}/ceph/mgr/{id}': 'create ceph manager; add mgr daemon; pveceph mgr create; add standby manager',
-  'GET /nodes/{node}/ceph/mon': 'ceph monitors; mon list; Ceph > Monitor panel; which mons are in quorum; is a mon out of quorum; monitor addresses and versions',
+  'GET /nodes/{node}/ceph/mon': 'ceph monitors; mon list; Ceph > Monitor panel; which mons are in quorum; is a mon out of quorum; monitor addresses and versions; where are the ceph monitors running',
   'DELETE /nodes/{node}/ceph/mon/{monid}': 'destroy ceph monitor; remove mon; pveceph mon destroy; shrink mon quorum',
   'POST /nodes/{node}/ceph/mon/{monid}': 'create ceph monitor; add mon; pveceph mon create; grow mon quorum',
   'GET /nodes/{node}/ceph/fs': 'CephFS filesystems; which CephFS exist; CephFS panel; data and metadata pool of CephFS; ceph fs ls',
@@ -204,7 +211,8 @@ export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes/{node}/ceph/cmd-safety': 'is it safe to stop this OSD or mon; ok-to-stop; safe-to-destroy check; will stopping break ceph',
   'GET /storage':
     'storage definitions; which storages are defined in the datacenter; Datacenter > Storage panel; storage.cfg entries; storage types (NFS, ZFS, LVM, RBD, PBS); filter storages by type',
-  'POST /storage': 'add storage; pvesm add; Datacenter > Storage > Add; mount NFS share; add CIFS/SMB; connect PBS datastore; add iSCSI, LVM-thin or RBD; connect NAS; new datastore',
+  'POST /storage':
+    'add storage; pvesm add; Datacenter > Storage > Add; mount NFS share; add CIFS/SMB; connect PBS datastore; add iSCSI, LVM-thin or RBD; connect NAS; new datastore; make an NFS export available to every node as storage',
   'DELETE /storage/{storage}': 'remove storage definition; pvesm remove; Storage Remove button; detach datastore from datacenter (data stays); drop storage entry',
   'GET /storage/{storage}': "one storage's settings; storage.cfg entry; allowed content types; nodes it is restricted to; server and path; values in the storage Edit dialog",
   'PUT /storage/{storage}':
@@ -217,6 +225,5 @@ export const GUESTS_CEPH_NAMES: Readonly<Record<string, string>> = {
   'DELETE /pools/{poolid}': 'legacy delete of a resource pool by path; old-style pool removal',
   'GET /pools/{poolid}': "legacy single-pool read by path; one resource pool's members and comment (old form)",
   'PUT /pools/{poolid}': 'legacy pool update by path; add or remove VM in a resource pool (old form); old-style pool edit',
-  'GET /version':
-    'Proxmox VE version; which PVE version am I running; what version is this server; pveversion (without -v); which PVE release; release and repoid; API version; default console viewer',
+  'GET /version': 'Proxmox VE version; which PVE version am I running; what version is this server; which PVE release; release and repoid; API version; default console viewer',
 };

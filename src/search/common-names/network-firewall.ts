@@ -38,7 +38,7 @@ export const NETWORK_FIREWALL_NAMES: Readonly<Record<string, string>> = {
   'GET /cluster/firewall/ipset/{name}':
     'members of a datacenter ipset; IPs and subnets in cluster ip set; which addresses are in the blacklist; who is in the management ipset; how many IPs are in the set; nomatch flags',
   'POST /cluster/firewall/ipset/{name}':
-    'add IP to datacenter ipset; add subnet to cluster ip set; blacklist an address; ban an IP cluster wide; whitelist a network; put my admin IP in management set; append CIDR to address group',
+    'add IP to datacenter ipset; add subnet to cluster ip set; blacklist an address; ban an IP cluster wide; whitelist a network; put my admin IP in management set; append CIDR to address group; add an address to an existing ipset',
   'DELETE /cluster/firewall/ipset/{name}/{cidr}':
     'remove IP from datacenter ipset; take subnet out of cluster ip set; unblacklist address; unban IP; delete CIDR entry from cluster set; take an IP out of management set',
   'GET /cluster/firewall/ipset/{name}/{cidr}': 'one entry of datacenter ipset; single CIDR in cluster ip set; is this address in the set; is this IP blacklisted; comment and nomatch flag of an entry',
@@ -198,14 +198,15 @@ export const NETWORK_FIREWALL_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes/{node}/network':
     'host network interfaces; all NICs, bridges, bonds, VLANs on a node; which vmbr exist; what IP does the server have; is interface active; ip addr of host; System > Network panel; how many network cards',
   'POST /nodes/{node}/network':
-    'create bridge on node; add vmbr; add bond or LACP; add VLAN interface; new OVS bridge; configure NIC on host; Create: Linux Bridge, Linux Bond, Linux VLAN; make a new bridge for VMs',
+    'create bridge on node; add vmbr; add bond or LACP; add VLAN interface; new OVS bridge; configure NIC on host; Create: Linux Bridge, Linux Bond, Linux VLAN; make a new bridge for VMs; new Linux bridge with a physical NIC as its port',
   'PUT /nodes/{node}/network': 'apply network config; ifreload; activate pending interface changes; Apply Configuration button; reload host networking without reboot; make new bridge take effect',
   'DELETE /nodes/{node}/network/{iface}': 'delete host network interface; remove bridge or bond from node; drop VLAN interface; remove vmbr; System > Network Remove button',
-  'GET /nodes/{node}/network/{iface}': 'one host interface config; IP and netmask of a NIC; gateway of vmbr; bridge ports and bond mode; MTU of one interface; which physical NIC is behind vmbr0',
+  'GET /nodes/{node}/network/{iface}':
+    'one host interface config; IP and netmask of a NIC; gateway of vmbr; bridge ports and bond mode; MTU of one interface; which physical NIC is behind vmbr0; how is bond0 or vmbr0 set up',
   'PUT /nodes/{node}/network/{iface}': 'edit host interface; change node IP address or gateway; set MTU; change bridge ports; switch bond mode; make bridge vlan aware; change management IP of server',
   'GET /nodes/{node}/firewall': '',
   'GET /nodes/{node}/firewall/rules':
-    'hypervisor firewall rules; node firewall rule table; what is allowed to the hypervisor itself; open ports on the PVE host; node-level rules; host.fw rules; Node > Firewall panel',
+    'hypervisor firewall rules; node firewall rule table; what is allowed to the hypervisor itself; open ports on the PVE host; node-level rules; host.fw rules; Node > Firewall panel; host-level firewall rules of one node',
   'POST /nodes/{node}/firewall/rules': 'add host firewall rule; open port on the node; allow SSH or web GUI to hypervisor; block ip on host; node-level allow or deny; open 8006 on this server',
   'DELETE /nodes/{node}/firewall/rules/{pos}': 'delete host firewall rule; remove node rule by position; close port on hypervisor; drop rule from node; Node > Firewall Remove button',
   'GET /nodes/{node}/firewall/rules/{pos}': 'one host firewall rule; node rule number N; inspect single hypervisor rule; action and ports of host rule; is this host rule enabled',
@@ -219,7 +220,7 @@ export const NETWORK_FIREWALL_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes/{node}/sdn': '',
   'GET /nodes/{node}/sdn/fabrics/{fabric}': '',
   'GET /nodes/{node}/sdn/fabrics/{fabric}/routes':
-    'fabric routes on node; routing table learned via OpenFabric or OSPF; next hops for fabric prefixes; how does this host reach other nodes; vtysh show route',
+    'fabric routes on node; routing table learned via OpenFabric or OSPF; next hops for fabric prefixes; how does this host reach other nodes; vtysh show route; which routes a fabric installed on a node',
   'GET /nodes/{node}/sdn/fabrics/{fabric}/neighbors':
     'fabric neighbors; adjacencies up on node; OSPF or OpenFabric peers; is the neighbor up and for how long; which peers does this host see; vtysh show neighbor',
   'GET /nodes/{node}/sdn/fabrics/{fabric}/interfaces':

@@ -5,7 +5,7 @@
  */
 export const NODE_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes':
-    'all cluster members at once; which nodes are online or offline; which host is down; how many servers are in the cluster; cpu and ram usage of every node; uptime of each host; subscription level per node; ssl fingerprint of each node; pvesh get /nodes',
+    'all cluster members at once; which nodes are online or offline; which host is down; how many servers are in the cluster; cpu and ram usage of every node; uptime of each host; subscription level per node; ssl fingerprint of each node; pvesh get /nodes; which node has the most free RAM',
   'GET /nodes/{node}': '',
   'POST /nodes/{node}/vzdump':
     'back up now; Backup now button; ad-hoc backup of a VM or CT; vzdump 100 --storage; save a guest to a backup file; back up to PBS right now; back up all guests or a pool on this host; snapshot, suspend or stop mode; manual backup without a job',
@@ -55,7 +55,8 @@ export const NODE_NAMES: Readonly<Record<string, string>> = {
     'USB devices plugged into host; lsusb; dongle or license key stick for passthrough; USB vendor/product IDs; which port is it on; is my USB stick seen by the host; Add USB Device dialog',
   'GET /nodes/{node}/capabilities': '',
   'GET /nodes/{node}/capabilities/qemu': '',
-  'GET /nodes/{node}/capabilities/qemu/cpu': 'CPU types for VMs; x86-64-v2-AES, host, kvm64; custom CPU models; which vCPU model can I pick; CPU Type dropdown in VM wizard',
+  'GET /nodes/{node}/capabilities/qemu/cpu':
+    'CPU types for VMs; x86-64-v2-AES, host, kvm64; custom CPU models; which vCPU model can I pick; CPU Type dropdown in VM wizard; which CPU models a VM can use',
   'GET /nodes/{node}/capabilities/qemu/cpu-flags':
     'extra CPU flags for VMs; aes, pcid, spec-ctrl, md-clear; which vCPU flags can be toggled; Spectre/Meltdown mitigation flags; Extra CPU Flags in VM Processor dialog',
   'GET /nodes/{node}/capabilities/qemu/machines': 'QEMU machine types; q35 vs i440fx versions; pc-q35-9.x; which machine version can a VM use; Machine dropdown; pin machine version',
@@ -67,15 +68,15 @@ export const NODE_NAMES: Readonly<Record<string, string>> = {
     'prune old backups now; apply retention now; clean up old backups on a storage; delete backups beyond keep-last; remove old backups of one VM; pvesm prune-backups; Prune group button',
   'GET /nodes/{node}/storage/{storage}/prunebackups': 'prune dry run; which backups would be removed or kept; retention preview; simulate keep-daily/keep-last; pvesm prune-backups --dry-run',
   'GET /nodes/{node}/storage/{storage}/content':
-    'what is on this storage; which ISOs do I have; where are my backups; how many backups of VM 100; ISOs, templates, disk images on a datastore; volumes of a VM; pvesm list; Backups, ISO Images, VM Disks tabs',
+    'what is on this storage; which ISOs do I have; where are my backups; how many backups of VM 100; ISOs, templates, disk images on a datastore; volumes of a VM; pvesm list; Backups, ISO Images, VM Disks tabs; backup archives of a VM on a storage',
   'POST /nodes/{node}/storage/{storage}/content': 'allocate a new disk image; create empty volume for a VM; pvesm alloc; make raw/qcow2 disk file on storage; reserve disk space for a guest',
   'DELETE /nodes/{node}/storage/{storage}/content/{volume}':
-    'delete a backup file; remove ISO or template; destroy disk image volume; free space by removing a volume; pvesm free; Remove button in storage content; delete orphaned unused disk',
+    'delete a backup file; remove ISO or template; destroy disk image volume; free space by removing a volume; pvesm free; Remove button in storage content; delete orphaned unused disk; delete one backup volume from its storage',
   'GET /nodes/{node}/storage/{storage}/content/{volume}':
     "one volume's size and format; where is this disk file on disk; path of a volume; pvesm path; notes of one backup; is backup protected; used vs provisioned size",
   'POST /nodes/{node}/storage/{storage}/content/{volume}': 'copy a volume to another storage (experimental); duplicate disk image file; make a copy of a volume file; copy volume to other node',
   'PUT /nodes/{node}/storage/{storage}/content/{volume}':
-    'protect a backup from pruning; unprotect backup; lock backup so it is not deleted; edit backup notes; Change Protection or Edit Notes button; annotate volume',
+    'protect a backup from pruning; unprotect backup; lock backup so it is not deleted; edit backup notes; Change Protection or Edit Notes button; annotate volume; set protected flag on a backup volume so prune skips it',
   'GET /nodes/{node}/storage/{storage}/file-restore/list':
     'browse files inside a backup; File Restore button; single file restore; look into PBS snapshot; find a lost file in backup; which files are in the backup',
   'GET /nodes/{node}/storage/{storage}/file-restore/download':
@@ -83,11 +84,12 @@ export const NODE_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes/{node}/storage/{storage}/status':
     "one storage's free space; how much room is left on local-lvm; is this datastore online; used and total capacity; is storage full; pvesm status of one store; storage Summary panel",
   'GET /nodes/{node}/storage/{storage}/rrd': 'storage usage graph image; PNG chart of datastore fill; rendered storage graph; picture of disk usage over time',
-  'GET /nodes/{node}/storage/{storage}/rrddata': 'storage usage history; datastore growth over time; how fast is storage filling; used space trend per day/week/month; when will the storage be full',
+  'GET /nodes/{node}/storage/{storage}/rrddata':
+    'storage usage history; datastore growth over time; how fast is storage filling; used space trend per day/week/month; when will the storage be full; how has storage usage grown',
   'POST /nodes/{node}/storage/{storage}/upload':
     'upload ISO; upload CT template; push qcow2, img or OVA file to storage; send installer image from my PC; Upload button on ISO Images; verify checksum after upload',
   'POST /nodes/{node}/storage/{storage}/download-url':
-    'download ISO from URL; Download from URL button; fetch image by link; wget installer to storage; grab cloud image, OVA or template from the web',
+    'download ISO from URL; Download from URL button; fetch image by link; wget installer to storage; grab cloud image, OVA or template from the web; have the node fetch an image from a URL itself; server-side download of a qcow2 or ISO',
   'POST /nodes/{node}/storage/{storage}/oci-registry-pull':
     'pull docker image; fetch OCI container image from registry for LXC; docker hub image to storage; Pull from OCI Registry button; app container image for CT',
   'GET /nodes/{node}/storage/{storage}/import-metadata':
@@ -126,7 +128,8 @@ export const NODE_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes/{node}/replication/{id}': '',
   'GET /nodes/{node}/replication/{id}/status': 'state of one replication job; last successful sync; next sync time; fail count; duration',
   'GET /nodes/{node}/replication/{id}/log': 'replication job log; why did replication fail; sync output of one job; replication error details; Log button in Replication',
-  'POST /nodes/{node}/replication/{id}/schedule_now': 'run replication now; trigger sync immediately; force replicate job; Schedule now button; pvesr schedule-now',
+  'POST /nodes/{node}/replication/{id}/schedule_now':
+    'run replication now; trigger sync immediately; force replicate job; Schedule now button; pvesr schedule-now; run a replication job immediately instead of waiting for its schedule',
   'GET /nodes/{node}/certificates': '',
   'GET /nodes/{node}/certificates/acme': '',
   'DELETE /nodes/{node}/certificates/acme/certificate': "revoke Let's Encrypt certificate; revoke ACME cert of node; invalidate TLS cert at CA; withdraw compromised cert; pvenode acme cert revoke",
@@ -142,13 +145,15 @@ export const NODE_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes/{node}/version': 'which Proxmox version is this node running; PVE release; manager version and repoid; is node on 8 or 9',
   'GET /nodes/{node}/status':
     'node health; host cpu usage; how much ram is free on this host; load average; root disk space; kernel version; cpu model and sockets; boot mode (UEFI, secure boot); node Summary panel',
-  'POST /nodes/{node}/status': 'reboot node; shut down host; turn off the server; power off the physical machine; restart Proxmox host; Reboot or Shutdown button of node; bounce the box',
+  'POST /nodes/{node}/status':
+    'reboot node; shut down host; turn off the server; power off the physical machine; restart Proxmox host; Reboot or Shutdown button of node; bounce the box; orderly shutdown of a physical node',
   'GET /nodes/{node}/netstat': 'per-guest network traffic counters; tap interface bytes in/out; which VM uses bandwidth on this host; veth/tap packet counters',
   'POST /nodes/{node}/execute': 'run several API calls in one batch; bulk execute commands; root only; chain API requests in order',
   'POST /nodes/{node}/wakeonlan': 'wake up powered-off node; WOL magic packet; power on host remotely; boot sleeping server; Wake-on-LAN menu item; pvenode wakeonlan',
   'GET /nodes/{node}/rrd': 'node usage graph image; PNG chart of host cpu/memory; rendered host graph; picture of node load',
   'GET /nodes/{node}/rrddata': 'host cpu and memory history; node load over last hour/day/week; performance trend; network and io wait over time; graphs of node Summary; was the host busy last night',
-  'GET /nodes/{node}/syslog': 'system log of a host; /var/log/syslog; see the node log; log lines between times; logs of one service; what happened on node; node Syslog panel',
+  'GET /nodes/{node}/syslog':
+    'system log of a host; /var/log/syslog; see the node log; log lines between times; logs of one service; what happened on node; node Syslog panel; syslog of a node from the last hour',
   'GET /nodes/{node}/journal': 'journalctl; systemd journal; last N log lines; journalctl -n; boot log; journal by cursor',
   'POST /nodes/{node}/vncshell': 'host shell in browser; noVNC console to node; root terminal on host; Shell button of node; open shell on server',
   'POST /nodes/{node}/termproxy': 'xterm.js shell to node; web terminal on host; console for upgrade; open text console on server',
@@ -165,8 +170,10 @@ export const NODE_NAMES: Readonly<Record<string, string>> = {
   'GET /nodes/{node}/report': 'pvereport; system report for support ticket; diagnostics dump of host; full node info for troubleshooting',
   'POST /nodes/{node}/startall': 'start every guest on this node; Bulk Start on node; boot all onboot VMs and CTs; power on everything on host; bulk start after maintenance',
   'POST /nodes/{node}/stopall': 'stop every guest on this node; Bulk Shutdown on node; shut down all VMs and CTs on host; bulk stop before maintenance or reboot; stop all guests with timeout',
-  'POST /nodes/{node}/suspendall': 'hibernate every VM on this node; Bulk Suspend on node; suspend all VMs to disk; bulk suspend before host reboot; save RAM state of all VMs',
-  'POST /nodes/{node}/migrateall': 'evacuate node; Bulk Migrate on node; move all guests to another node; drain host for maintenance; bulk migrate every VM and CT of this host',
+  'POST /nodes/{node}/suspendall':
+    'hibernate every VM on this node; Bulk Suspend on node; suspend all VMs to disk; bulk suspend before host reboot; save RAM state of all VMs; suspend every VM on a node at once',
+  'POST /nodes/{node}/migrateall':
+    'evacuate node; Bulk Migrate on node; move all guests to another node; drain host for maintenance; bulk migrate every VM and CT of this host; evacuate everything from one node onto another',
   'GET /nodes/{node}/hosts': '/etc/hosts of node; hosts file; static name entries; hostname to IP mapping; node Hosts panel',
   'POST /nodes/{node}/hosts': 'edit /etc/hosts; change hosts file; add static hostname entry; fix node IP mapping',
 };
