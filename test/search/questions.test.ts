@@ -21,29 +21,32 @@ async function demoModel(): Promise<ApiModel> {
   return sim.model;
 }
 
-type SetName = 'questionHoldout4' | 'questionHoldout5' | 'questionHoldout6' | 'questionHoldout7' | 'questionHoldout8';
+type SetName = 'questionHoldout4' | 'questionHoldout5' | 'questionHoldout6' | 'questionHoldout7' | 'questionHoldout8' | 'questionHoldout9' | 'questionHoldout10';
 /**
- * Floors about a point under the figures measured at the end of round 10 (docs/search.md), so a
- * regression fails. They are not the goal (r@1 0.75, r@5 0.95): the fourth and sixth holdouts do
- * not reach it on either schema, the fifth reaches r@1 and not r@5 on 9.1. The seventh and eighth
- * were written blind in round 8c by helpers who never read the search code and have been tuned on
- * since (round 10: seventh 80.9/95.7 on 9.1, 84.1/96.1 on the demo; eighth 82.3/97.5 and
- * 80.5/96.3): both at the goal on both schemas. A ninth, written blind during round 10, judges it.
+ * Floors about a point under the figures measured at the end of round 10b (docs/search.md), so a
+ * regression fails. They are not the goal (r@1 0.75, r@5 0.95). The seventh to ninth were written
+ * blind by helpers who never read the search code and have been tuned on since. The tenth, written
+ * blind after the common names and never tuned on, is the honest figure: on the demo schema at the
+ * goal, on 9.1 its questions are (77/96) and the whole set is not (73.9/92.5).
  */
 const FLOORS: Record<string, Record<SetName, { recall1: number; recall5: number }>> = {
   'the official 9.1 schema': {
-    questionHoldout4: { recall1: 0.65, recall5: 0.91 },
-    questionHoldout5: { recall1: 0.77, recall5: 0.91 },
-    questionHoldout6: { recall1: 0.6, recall5: 0.82 },
-    questionHoldout7: { recall1: 0.79, recall5: 0.94 },
-    questionHoldout8: { recall1: 0.81, recall5: 0.96 },
+    questionHoldout4: { recall1: 0.72, recall5: 0.94 },
+    questionHoldout5: { recall1: 0.82, recall5: 0.93 },
+    questionHoldout6: { recall1: 0.64, recall5: 0.88 },
+    questionHoldout7: { recall1: 0.86, recall5: 0.96 },
+    questionHoldout8: { recall1: 0.83, recall5: 0.97 },
+    questionHoldout9: { recall1: 0.79, recall5: 0.94 },
+    questionHoldout10: { recall1: 0.72, recall5: 0.91 },
   },
   "the demo simulator's own schema": {
-    questionHoldout4: { recall1: 0.69, recall5: 0.95 },
-    questionHoldout5: { recall1: 0.82, recall5: 0.95 },
-    questionHoldout6: { recall1: 0.61, recall5: 0.87 },
-    questionHoldout7: { recall1: 0.83, recall5: 0.95 },
-    questionHoldout8: { recall1: 0.79, recall5: 0.95 },
+    questionHoldout4: { recall1: 0.77, recall5: 0.97 },
+    questionHoldout5: { recall1: 0.85, recall5: 0.95 },
+    questionHoldout6: { recall1: 0.73, recall5: 0.91 },
+    questionHoldout7: { recall1: 0.88, recall5: 0.97 },
+    questionHoldout8: { recall1: 0.84, recall5: 0.96 },
+    questionHoldout9: { recall1: 0.8, recall5: 0.93 },
+    questionHoldout10: { recall1: 0.78, recall5: 0.94 },
   },
 };
 
@@ -78,8 +81,8 @@ for (const [name, available, load] of schemas) {
       }
     });
 
-    it('hold the fourth to eighth holdouts above their floors (not the goal: see FLOORS)', () => {
-      for (const set of ['questionHoldout4', 'questionHoldout5', 'questionHoldout6', 'questionHoldout7', 'questionHoldout8'] as const) {
+    it('hold the fourth to tenth holdouts above their floors (not the goal: see FLOORS)', () => {
+      for (const set of ['questionHoldout4', 'questionHoldout5', 'questionHoldout6', 'questionHoldout7', 'questionHoldout8', 'questionHoldout9', 'questionHoldout10'] as const) {
         const floor = FLOORS[name]?.[set];
         const result = recallAt(search, casesFor(keys, querySet[set]));
         expect(result.recall1, `${set} recall@1`).toBeGreaterThanOrEqual(floor?.recall1 ?? 1);
