@@ -10,7 +10,7 @@ import type { UserPosition } from './program.js';
 const FRAME_LINE = /^\s+at\s/;
 const SCRIPT_POSITION = /file:\/\/\/agent\.js:(\d+):(\d+)/g;
 
-export interface MappedStack {
+interface MappedStack {
   /** Message lines plus only the agent's frames, rewritten to `agent.ts:line:col`. */
   stack: string;
   /** Position of the innermost frame in the agent's code. */

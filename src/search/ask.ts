@@ -109,9 +109,9 @@ const ANAPHORS = new Set(['it', 'its', 'them', 'their', 'her', 'him', 'his', 'on
 /** Weight of what only the context names: it scopes the ask, it is not what is asked. */
 export const CONTEXT_WEIGHT = 0.5;
 
-export type ClauseRole = 'ask' | 'context' | 'plain';
+type ClauseRole = 'ask' | 'context' | 'plain';
 
-export interface Clause {
+interface Clause {
   /** Token positions [start, end). */
   start: number;
   end: number;

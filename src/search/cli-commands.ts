@@ -247,7 +247,7 @@ function shellWords(query: string): string[] {
 }
 
 /** What a request naming a PVE or node command calls: operation keys, and `pvesh` paths to resolve. */
-export interface NamedCommand {
+interface NamedCommand {
   keys: OperationKey[];
   /** `pvesh get /nodes/pve1/qemu`: a method and a concrete or template path. */
   pvesh?: { method: HttpMethod; path: string };

@@ -79,7 +79,7 @@ export interface ParsedQuery {
 }
 
 /** Verbs steer the method; as search terms they only break ties between otherwise equal operations. */
-export const VERB_WEIGHT = 0.35;
+const VERB_WEIGHT = 0.35;
 /**
  * Words that say which attribute of the thing before them is meant ("cpu type", "keyboard layout",
  * "bus model"): the attribute is that thing's, so they refine its concept instead of being one.
