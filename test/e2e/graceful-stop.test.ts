@@ -221,41 +221,65 @@ describe('the whole-call deadline', () => {
 
   it('answers a run past its deadline with its partial result, and one that waited for a worker past its own with where the time went', async () => {
     // The worker and the type-check process warm first: a cold start (a second or more on a loaded
-    // machine) would otherwise sit between the two calls below and decide their order.
-    expect(runAnswer((await callTool(conn, 'run_script', { code: 'return 0;' }, { timeout: 60_000 })).result).result).toBe(0);
-    const started = performance.now();
-    // The spinning script skips the type check (it compiles in the worker in milliseconds), so it holds
-    // the worker before the checked call below leaves the type-check process and queues for it.
-    const spinning = callTool(conn, 'run_script', { code: "console.log('spinning');\nawait pve.get('/version');\nwhile (true) {}", typecheck: false }, { timeout: 30_000 });
-    // Queued behind the spinning run, whose worker is busy until its cancel kills it (about 1 s past
-    // this call's deadline: started early, so a loaded machine's late timers keep that margin). It is
-    // sent once the spinning script runs (its GET reached the cluster): a quicker compile must not let
-    // it take the worker first.
-    const versionReads = () => env.sim.counters.snapshot().byOperation['GET /version'] ?? 0;
-    const readsBefore = versionReads();
-    while (versionReads() === readsBefore && performance.now() - started < DEADLINE_MS / 2) await new Promise((r) => setTimeout(r, 10));
-    const queued = callTool(conn, 'run_script', { code: 'return 1;' }, { timeout: 30_000 });
+    // machine) would otherwise sit between the two calls below and decide their order. A cold start
+    // can itself outlast the 4 s deadline there, so the warm-up is tried again (the processes go on
+    // starting) until one run answers.
+    let warm: unknown;
+    for (let attempt = 0; attempt < 5 && warm !== 0; attempt++) warm = runAnswer((await callTool(conn, 'run_script', { code: 'return 0;' }, { timeout: 60_000 })).result).result;
+    expect(warm).toBe(0);
 
-    const ran = runAnswer((await spinning).result);
-    const ranMs = performance.now() - started;
-    expect(ran.ok).toBe(false);
-    expect(ran.error?.kind).toBe('deadline');
-    expect(ran.error?.message).toMatch(
-      /^the call's 4\.0 s deadline passed while the script ran \(time spent: queue \d+\.\d s, compile \d+\.\d s, preflight \d+\.\d s, run \d+\.\d s\); the run was stopped; the logs and the calls it made until then are in this answer/,
-    );
-    expect(ran.logs).toEqual(['spinning']);
-    expect(ran.stats.calls).toMatchObject({ read: 1 });
-    expect(ranMs).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
-    expect(ranMs).toBeLessThan(DEADLINE_MS + 2_000);
+    // The waiting call's deadline passes in the queue only if it was sent less than the spinning run's
+    // stop (its cancel, about 1 s past its deadline, and a new worker) after the spinning run started,
+    // and its type check ended before its deadline. On a loaded machine either can fail; then the
+    // waiting call rightly runs, or its deadline passes in the type check, and the scene is played again.
+    let waitedInQueue = false;
+    for (let attempt = 0; attempt < 4 && !waitedInQueue; attempt++) {
+      const started = performance.now();
+      // The spinning script skips the type check (it compiles in the worker in milliseconds), so it holds
+      // the worker before the checked call below leaves the type-check process and queues for it.
+      const spinning = callTool(conn, 'run_script', { code: "console.log('spinning');\nawait pve.get('/version');\nwhile (true) {}", typecheck: false }, { timeout: 30_000 });
+      // Sent once the spinning script runs (its GET reached the cluster): a quicker compile must not let
+      // it take the worker first.
+      const versionReads = () => env.sim.counters.snapshot().byOperation['GET /version'] ?? 0;
+      const readsBefore = versionReads();
+      while (versionReads() === readsBefore && performance.now() - started < DEADLINE_MS / 2) await new Promise((r) => setTimeout(r, 10));
+      const queued = callTool(conn, 'run_script', { code: 'return 1;' }, { timeout: 30_000 });
 
-    const waited = (await queued).result;
-    const waitedMs = performance.now() - started;
-    const answer = runAnswer(waited);
-    expect(answer.error?.kind, JSON.stringify(answer)).toBe('deadline');
-    expect(answer.error?.message).toMatch(/deadline passed while the run waited for a free sandbox worker .*the script did not run, nothing was sent\. The sandbox was busy/);
-    expect((answer.error as { details?: { phase?: string } }).details?.phase).toBe('queue');
-    expect(textOf(waited)).toMatch(/^error \[deadline\]/);
-    expect(waitedMs).toBeLessThan(DEADLINE_MS / 2 + DEADLINE_MS + 2_000);
+      const ran = runAnswer((await spinning).result);
+      const ranMs = performance.now() - started;
+      expect(ran.ok).toBe(false);
+      expect(ran.error?.kind).toBe('deadline');
+      expect(ran.error?.message).toMatch(
+        /^the call's 4\.0 s deadline passed while the script ran \(time spent: queue \d+\.\d s, compile \d+\.\d s, preflight \d+\.\d s, run \d+\.\d s\); the run was stopped; the logs and the calls it made until then are in this answer/,
+      );
+      expect(ran.logs).toEqual(['spinning']);
+      expect(ran.stats.calls).toMatchObject({ read: 1 });
+      expect(ranMs).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
+      expect(ranMs).toBeLessThan(DEADLINE_MS + 2_000);
+
+      const waited = (await queued).result;
+      const waitedMs = performance.now() - started;
+      const answer = runAnswer(waited);
+      if (answer.ok) {
+        // It got the worker the stopped run left, before its own deadline: only ever after that run.
+        expect(answer.result).toBe(1);
+        expect(waitedMs).toBeGreaterThan(ranMs);
+        continue;
+      }
+      const phase = (answer.error as { details?: { phase?: string } }).details?.phase;
+      if (phase === 'compile') {
+        // The loaded machine's type check outlasted the deadline before the call reached the queue.
+        expect(answer.error?.message).toMatch(/deadline passed while the script was compiled and type-checked .*the script did not run, nothing was sent/);
+        continue;
+      }
+      waitedInQueue = true;
+      expect(answer.error?.kind, JSON.stringify(answer)).toBe('deadline');
+      expect(answer.error?.message).toMatch(/deadline passed while the run waited for a free sandbox worker .*the script did not run, nothing was sent\. The sandbox was busy/);
+      expect((answer.error as { details?: { phase?: string } }).details?.phase).toBe('queue');
+      expect(textOf(waited)).toMatch(/^error \[deadline\]/);
+      expect(waitedMs).toBeLessThan(DEADLINE_MS / 2 + DEADLINE_MS + 2_000);
+    }
+    expect(waitedInQueue).toBe(true);
 
     // The worker is free again and a quick run is answered as usual.
     expect(runAnswer((await callTool(conn, 'run_script', { code: 'return 2;' }, { timeout: 30_000 })).result).result).toBe(2);
