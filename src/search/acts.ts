@@ -269,5 +269,6 @@ export function shift(opening: Opening, by: number): Opening {
   const out: Opening = { ...opening };
   if (opening.verb) out.verb = { ...opening.verb, position: opening.verb.position + by };
   if (opening.firstContent !== undefined) out.firstContent = opening.firstContent + by;
+  if (opening.ability !== undefined) out.ability = opening.ability + by;
   return out;
 }

@@ -272,6 +272,18 @@ describe('parseQuery: questions', () => {
     expect(parse('create a new vm').guestExists).toBe(false);
   });
 
+  it('reads "can I <act> …" as the act first and a read that checks it next, searching the checks lightly', () => {
+    const migrate = parse('can I migrate vm 100 to pve2 while it runs');
+    expect(migrate).toMatchObject({ methods: ['POST', 'GET'], question: false });
+    expect(migrate.concepts.find((c) => c.source === 'can')?.terms.has(stem('precondition'))).toBe(true);
+    expect(parse('could I shrink the disk of vm 101').methods).toEqual(['PUT', 'GET']);
+    // A read asked for ("can I see …") is a read: nothing to check.
+    const see = parse('can I see the firewall log for vm 140');
+    expect(see.methods).toEqual(['GET']);
+    expect(see.concepts.map((c) => c.source)).not.toContain('can');
+    expect(parse('how can I migrate a vm').methods).toEqual(['POST']);
+  });
+
   it('decides the method from an action word when the request asks how to act', () => {
     expect(parse('how do I back up vm 101').methods).toEqual(['POST']);
     expect(parse('how can I migrate a vm').methods).toEqual(['POST']);
