@@ -123,9 +123,16 @@ for (const [name, available, load] of schemas) {
       const migrate = search.search('can I migrate vm 100 to pve2 while it runs?', { limit: 3 }).map((h) => h.key);
       expect(migrate.slice(0, 2)).toContain('GET /nodes/{node}/qemu/{vmid}/migrate');
       expect(migrate).toContain('POST /nodes/{node}/qemu/{vmid}/migrate');
-      const clone = search.search('can I clone ct 200?', { limit: 3 }).map((h) => h.key);
-      expect(clone.slice(0, 2)).toContain('GET /nodes/{node}/lxc/{vmid}/feature');
-      expect(clone).toContain('POST /nodes/{node}/lxc/{vmid}/clone');
+      for (const q of ['can I clone ct 200?', 'can I snapshot this container?']) {
+        const keys = search.search(q, { limit: 3 }).map((h) => h.key);
+        expect(keys.slice(0, 2), q).toContain('GET /nodes/{node}/lxc/{vmid}/feature');
+        expect(
+          keys.slice(0, 2).some((k) => k.startsWith('POST /nodes/{node}/lxc/{vmid}/')),
+          q,
+        ).toBe(true);
+      }
+      const possible = search.search('is it possible to migrate vm 100 to pve2 while it runs?', { limit: 2 }).map((h) => h.key);
+      expect(possible).toEqual(expect.arrayContaining(['GET /nodes/{node}/qemu/{vmid}/migrate', 'POST /nodes/{node}/qemu/{vmid}/migrate']));
     });
 
     it('lets the ask, not the story before it, decide how much of a request an operation covers', () => {
