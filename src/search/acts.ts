@@ -241,6 +241,8 @@ const FRAMES = new Set([
   'there',
   'any',
 ]);
+/** Frame words that ask whether the asker may act, not how. */
+const POSSIBILITY = new Set(['possible', 'able', 'allowed']);
 /** How far into its clause such a question's "to" may stand. */
 const FRAME_REACH = 8;
 
@@ -253,12 +255,15 @@ export function mannerFrame(opening: Opening, tokens: readonly string[], stems: 
   // "would it be possible to …" opens with no question word: its frame word comes first.
   if (!opening.questionMethods && !FRAMES.has(tokens[opening.firstContent ?? -1] ?? '')) return opening;
   let framed = false;
+  let possibility: number | undefined;
   for (let k = from; k < Math.min(end, from + FRAME_REACH); k++) {
     const t = tokens[k] as string;
     if (t === 'to' && framed) {
       const act = shift(findOpening(tokens.slice(k + 1, end), stems.slice(k + 1, end)), k + 1);
-      return act.verb || act.firstContent !== undefined ? { ...act, manner: true } : opening;
+      // "is it possible to …", "am I able to …" ask whether one may act, like "can I …".
+      return act.verb || act.firstContent !== undefined ? { ...act, manner: true, ...(possibility !== undefined && { ability: possibility }) } : opening;
     }
+    if (POSSIBILITY.has(t)) possibility = k;
     if (FRAMES.has(t)) framed = true;
     else if (!isNoise(t) && !isStateQuestion(t) && !isNeutralOpener(t)) return opening;
   }
@@ -269,5 +274,6 @@ export function shift(opening: Opening, by: number): Opening {
   const out: Opening = { ...opening };
   if (opening.verb) out.verb = { ...opening.verb, position: opening.verb.position + by };
   if (opening.firstContent !== undefined) out.firstContent = opening.firstContent + by;
+  if (opening.ability !== undefined) out.ability = opening.ability + by;
   return out;
 }

@@ -29,6 +29,17 @@ describe('findOpening', () => {
     expect(opening('could you delete snapshot pre').verb?.rule.methods[0]).toBe('DELETE');
   });
 
+  it('reads "can I …" and "could we …" as asking how to act, marking the modal, and keeps them in a question word\'s question', () => {
+    for (const text of ['can I suspend every vm on pve4 at once', 'could we shrink the disk of vm 101', 'can i restart pveproxy on pve1']) {
+      const read = opening(text);
+      expect(read.questionMethods, text).toBeUndefined();
+      expect(read.ability, text).toBe(0);
+    }
+    expect(opening('can I delete snapshot pre').verb?.rule.methods[0]).toBe('DELETE');
+    expect(opening('which firewall macros can I use').questionMethods).toEqual(['GET']);
+    expect(opening('how can I stop all guests on pve2').ability).toBeUndefined();
+  });
+
   it('keeps "can vm 150 …", "how can you …" and "what can you …" as they were', () => {
     expect(opening('can vm 150 be migrated online').questionMethods).toEqual(['GET']);
     expect(opening('how can you start vm 150').manner).toBe(true);

@@ -15,6 +15,11 @@ const PRONOUNS = new Set(['i', 'we', 'you', 'they', 'it', 'he', 'she']);
 /** Modals that, asked of "you", request an act. */
 const POLITE_MODALS = new Set(['can', 'could', 'would', 'will']);
 
+/** Modals that, before the asker ("can I …", "could we …"), ask whether the asker may act. */
+const ABILITY_MODALS = new Set(['can', 'could']);
+/** The asker, as the subject of such a modal. */
+const ASKERS = new Set(['i', 'we']);
+
 /** "how much …", "how many …", "how long …" ask for a figure: a read, like "which …". */
 const MEASURES = new Set(['much', 'many', 'long', 'full', 'big', 'large', 'old', 'often', 'fast', 'busy']);
 
@@ -25,6 +30,8 @@ export interface Opening {
   firstContent?: number;
   /** The request asks how to act ("how do I …", "how can I …", "how to …"). */
   manner?: boolean;
+  /** Position of a modal asking whether the asker may act ("can I …", "could we …"): the act first, a check of it next. */
+  ability?: number;
   /** Position of an opening word read as a verb whose meaning the rest of the request carries (ask.ts `unknownImperative`). */
   unknownVerb?: number;
 }
@@ -43,6 +50,7 @@ export function acting(opening: Opening, hinted: readonly HttpMethod[] | undefin
 export function findOpening(tokens: string[], stems: string[]): Opening {
   let question = false;
   let manner = false;
+  let ability: number | undefined;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] as string;
     const phrasal = phrasalVerbRule(token, tokens[i + 1]);
@@ -54,7 +62,11 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
     if (rule && question && HYPOTHETICAL.has(tokens[i - 1] ?? '')) continue;
     // "are there updates for pve1", "is there any change pending": what exists is a thing, not an act.
     if (rule && question && EXISTENTIAL.has(tokens[i - 1] ?? '')) continue;
-    if (rule) return { verb: { rule: separableVerbRule(token, tokens.slice(i + 1)) ?? causedRule(token, tokens.slice(i + 1, i + 1 + CAUSED_REACH)) ?? rule, position: i, length: 1 } };
+    if (rule)
+      return {
+        verb: { rule: separableVerbRule(token, tokens.slice(i + 1)) ?? causedRule(token, tokens.slice(i + 1, i + 1 + CAUSED_REACH)) ?? rule, position: i, length: 1 },
+        ...(ability !== undefined && { ability }),
+      };
     // "keep the two database vms on different nodes": a state to hold, like "ensure"; later in a
     // request the word is a setting's ("keep-daily").
     if (token === 'keep' && !question) return { verb: { rule: CHANGE_RULE, position: i, length: 1 } };
@@ -62,6 +74,15 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
     // the one who acts, a modal is a polite imperative, not a question about state.
     // After "how" it asks for a way to act ("how can you stop …"), read below.
     if (POLITE_MODALS.has(token) && tokens[i - 1] !== 'how' && (tokens[i + 1] === 'you' || tokens[i - 1] === 'you')) continue;
+    // "can I suspend every vm on pve4", "could we restart pveproxy": asking whether one may do a
+    // thing asks how to do it, like "how can I …", so the act it names decides; an operation that
+    // answers whether it is possible (a precondition check) is still found by its words. After a
+    // question word the modal is part of that question ("which macros can I use").
+    if (ABILITY_MODALS.has(token) && ASKERS.has(tokens[i + 1] ?? '') && !question && tokens[i - 1] !== 'how') {
+      manner = true;
+      ability = i;
+      continue;
+    }
     // "I was wondering …", "we are trying …": after its subject a form of "be" or "have" states.
     if (isStateQuestion(token) && PRONOUNS.has(tokens[i - 1] ?? '')) continue;
     if (tokens[i - 1] === 'how' && isMannerModal(token)) {
@@ -72,7 +93,7 @@ export function findOpening(tokens: string[], stems: string[]): Opening {
       question = true;
       continue;
     }
-    if (!isNoise(token) && !isNeutralOpener(token)) return question ? { questionMethods: QUESTION_METHODS } : { firstContent: i, manner };
+    if (!isNoise(token) && !isNeutralOpener(token)) return question ? { questionMethods: QUESTION_METHODS } : { firstContent: i, manner, ...(ability !== undefined && { ability }) };
   }
   return question ? { questionMethods: QUESTION_METHODS } : {};
 }

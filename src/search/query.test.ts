@@ -118,7 +118,8 @@ describe('parseQuery', () => {
   });
 
   it('reads a frame that opens without a question word ("would it be possible to …") as asking how to act', () => {
-    expect(parse('would it be possible to clone ct 200')).toMatchObject({ methods: ['POST'] });
+    // Whether it is possible is also what a check answers (ability.ts): a read comes second.
+    expect(parse('would it be possible to clone ct 200')).toMatchObject({ methods: ['POST', 'GET'] });
   });
 
   it('reads "make sure" and "ensure" as a state to hold, set in a configuration', () => {
@@ -270,6 +271,20 @@ describe('parseQuery: questions', () => {
     expect(sources('how many cpus does pve1 have')).not.toContain('how many');
     expect(parse('make container 200 start at boot').guestExists).toBe(true);
     expect(parse('create a new vm').guestExists).toBe(false);
+  });
+
+  it('reads "can I <act> …" as the act first and a read that checks it next, searching the checks lightly', () => {
+    const migrate = parse('can I migrate vm 100 to pve2 while it runs');
+    expect(migrate).toMatchObject({ methods: ['POST', 'GET'], question: false });
+    expect(migrate.concepts.find((c) => c.source === 'can')?.terms.has(stem('precondition'))).toBe(true);
+    expect(parse('could I shrink the disk of vm 101').methods).toEqual(['PUT', 'GET']);
+    expect(parse('is it possible to migrate vm 100 while it runs').methods).toEqual(['POST', 'GET']);
+    expect(parse('is there a way to clone ct 200').methods).toEqual(['POST']);
+    // A read asked for ("can I see …") is a read: nothing to check.
+    const see = parse('can I see the firewall log for vm 140');
+    expect(see.methods).toEqual(['GET']);
+    expect(see.concepts.map((c) => c.source)).not.toContain('can');
+    expect(parse('how can I migrate a vm').methods).toEqual(['POST']);
   });
 
   it('decides the method from an action word when the request asks how to act', () => {

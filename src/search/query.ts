@@ -12,6 +12,7 @@ import { namedItemKinds, nameSpelledItems } from './items.js';
 import { ID_KINDS, readReferences } from './references.js';
 import { acting, rejoinSplitActions } from './opening.js';
 import { readCessation, readPassive, readResult, unknownImperative } from './acts.js';
+import { checkConcepts, withCheckRead } from './ability.js';
 import { findAsk, splitParts, weighContext } from './ask.js';
 import { ACTING, addsAmount, CHANGE_FIRST, CREATE_FIRST, changesNewThing, dropMetaWords, gerund, namesListing, namesSomethingElse, POWER_ACTS, unknownVerbBeforeTarget } from './intent.js';
 import { asksForNodeGuests, bothGuestKinds, GUEST_PLURALS, GUEST_WORDS, NODE_ID, NODE_WORDS, ONE_OF, PLURAL_TERM_MIN, PREPOSITIONS, weighRoles } from './roles.js';
@@ -300,13 +301,15 @@ export function parseQuery(
   const listing = !opening.verb && !opening.questionMethods && namesListing(tokens);
   if (listing) collection = true;
   const verbMethods = changesNewThing(tokens, opening.verb) ? CREATE_FIRST : listing ? QUESTION_METHODS : guestById && addsAmount(tokens, opening.verb) ? CHANGE_FIRST : opening.verb?.rule.methods;
+  // "can I snapshot ct 200": whether the act can be done is what a check of it answers (ability.ts).
+  for (const [check, at] of checkConcepts(opening, verbMethods ?? hinted)) push(check, at);
   const timed = concepts.some((c) => (c.terms.get('schedule') ?? 0) >= TIMED_MIN || (c.terms.get('job') ?? 0) >= TIMED_MIN);
   weighContext(concepts, spans, ask);
   const { guestMember, addedTo, joinsExisting } = weighRoles(tokens, stems, concepts, opening.verb);
   // "add a disk to a vm": adding to a thing that exists may be setting one of its options.
   if (addedTo.size > 0) for (const [k, c] of concepts.entries()) if (c.verb) concepts[k] = { ...c, terms: new Map([...CHANGE_TERMS, ...c.terms]) };
   // "add vm 130 to the dev pool": joining a thing that exists changes it.
-  const methods = (joinsExisting ? CHANGE_FIRST : verbMethods) ?? opening.questionMethods ?? (opening.manner ? hinted : undefined);
+  const methods = withCheckRead(opening, (joinsExisting ? CHANGE_FIRST : verbMethods) ?? opening.questionMethods ?? (opening.manner ? hinted : undefined));
   const propertyOf = oneNamed && !methods && !hinted && opening.manner !== true;
   const namedItems = opening.verb?.rule.methods[0] === 'POST' ? new Set<string>() : namedItemKinds(tokens, stems, synonyms, identifiers, ask.keywords);
   if (opening.verb?.rule.methods[0] !== 'POST') for (const [pattern, kind] of ID_KINDS) if (pattern.test(text)) namedItems.add(kind);

@@ -196,7 +196,7 @@ export const SYNONYM_RULES: readonly SynonymRule[] = [
     methods: ['POST'],
   },
   { triggers: ['clone', 'copy', 'duplicate', 'full clone', 'linked clone'], terms: { clone: 1, copy: 0.4 }, methods: ['POST'] },
-  { triggers: ['resize', 'grow', 'extend', 'enlarge', 'expand', 'increase size', 'make bigger', 'bigger'], terms: { resize: 1, extend: 0.5, size: 0.4 }, methods: ['PUT'] },
+  { triggers: ['resize', 'grow', 'extend', 'enlarge', 'expand', 'increase size', 'make bigger', 'bigger', 'shrink', 'make smaller'], terms: { resize: 1, extend: 0.5, size: 0.4 }, methods: ['PUT'] },
   { triggers: ['move', 'transfer', 'relocate disk'], terms: { move: 1, migrate: 0.3 }, methods: ['POST'] },
   { triggers: ['snapshot', 'snap', 'checkpoint'], terms: { snapshot: 1, snap: 0.5 }, methods: ['POST'] },
   { triggers: ['rollback', 'roll back', 'revert', 'revert to', 'go back', 'undo', 'throw away', 'discard changes'], terms: { rollback: 1, revert: 0.4 }, methods: ['POST'] },

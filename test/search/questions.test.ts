@@ -115,6 +115,29 @@ for (const [name, available, load] of schemas) {
       expect(search.search('Is there a way to clone container 200 to another node?', { limit: 1 })[0]?.key).toBe('POST /nodes/{node}/lxc/{vmid}/clone');
     });
 
+    it('reads "can I / could I <act>" as asking for the act, with the check that answers whether it can be done close by', () => {
+      const acts: Array<[string, string]> = [
+        ['can I suspend every vm on pve4 at once?', 'POST /nodes/{node}/suspendall'],
+        ['can I shrink the disk of vm 101', 'PUT /nodes/{node}/qemu/{vmid}/resize'],
+        ['could I restart pveproxy on pve1', 'POST /nodes/{node}/services/{service}/restart'],
+      ];
+      // The demo schema has no service operations: only what the schema holds is asked for.
+      for (const [q, key] of acts.filter(([, k]) => keys.has(k))) expect(search.search(q, { limit: 1 })[0]?.key, q).toBe(key);
+      const migrate = search.search('can I migrate vm 100 to pve2 while it runs?', { limit: 3 }).map((h) => h.key);
+      expect(migrate.slice(0, 2)).toContain('GET /nodes/{node}/qemu/{vmid}/migrate');
+      expect(migrate).toContain('POST /nodes/{node}/qemu/{vmid}/migrate');
+      for (const q of ['can I clone ct 200?', 'can I snapshot this container?']) {
+        const keys = search.search(q, { limit: 3 }).map((h) => h.key);
+        expect(keys.slice(0, 2), q).toContain('GET /nodes/{node}/lxc/{vmid}/feature');
+        expect(
+          keys.slice(0, 2).some((k) => k.startsWith('POST /nodes/{node}/lxc/{vmid}/')),
+          q,
+        ).toBe(true);
+      }
+      const possible = search.search('is it possible to migrate vm 100 to pve2 while it runs?', { limit: 2 }).map((h) => h.key);
+      expect(possible).toEqual(expect.arrayContaining(['GET /nodes/{node}/qemu/{vmid}/migrate', 'POST /nodes/{node}/qemu/{vmid}/migrate']));
+    });
+
     it('lets the ask, not the story before it, decide how much of a request an operation covers', () => {
       const defined = 'Since upgrading to 9.1 my backups to pbs-main fail with auth errors. Let me look at how that storage is defined.';
       expect(search.search(defined, { limit: 2 }).map((h) => h.key)).toContain('GET /storage/{storage}');
