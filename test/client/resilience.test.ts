@@ -1,3 +1,4 @@
+import diagnostics_channel from 'node:diagnostics_channel';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PveConnectionError, PveHttpError } from '../../src/client/index.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
@@ -109,5 +110,34 @@ describe('concurrency cap', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('sends the request waiting for a slot within the turn of the answer that freed it', async () => {
+    // undici writes to a connection reused after its answer ended only in a check phase (it first
+    // looks for bytes or a close the server sent meanwhile), and to the connection that answered
+    // only in the check phase after that: with a spare connection the waiting request goes out in
+    // this turn's check phase. 'next' marks the following turn's check phase.
+    sim.faults.add({ path: '/version', method: 'GET', latencyMs: 20 });
+    const client = clientFor(sim, { maxConcurrency: 1 });
+    const events: string[] = [];
+    const ended = (): void => {
+      events.push('end');
+      setImmediate(() => setImmediate(() => events.push('next')));
+    };
+    const sent = (): void => void events.push('send');
+    diagnostics_channel.subscribe('undici:request:trailers', ended);
+    diagnostics_channel.subscribe('undici:client:sendHeaders', sent);
+    try {
+      await Promise.all(Array.from({ length: 6 }, () => client.request('GET', '/version')));
+    } finally {
+      diagnostics_channel.unsubscribe('undici:request:trailers', ended);
+      diagnostics_channel.unsubscribe('undici:client:sendHeaders', sent);
+      await client.close();
+    }
+    const afterEachEnd = events.flatMap((e, i) => (e === 'end' ? [events[i + 1]] : []));
+    expect(afterEachEnd).toHaveLength(6);
+    // The first answer's waiter opens the spare connection (a handshake, turns later); from then on
+    // one connection is always idle. The last answer frees the slot for nobody.
+    expect(afterEachEnd.slice(1, 5)).toEqual(['send', 'send', 'send', 'send']);
   });
 });
