@@ -7,8 +7,8 @@
  * server holds the Proxmox credentials and serves every other client. Each run is compiled
  * (shape limits, transpile, SDK calls, secret literals) by the type-check process together with
  * its type check, or — when the check is off or failed — by a sandbox worker (a run without the
- * check by the type-check process instead while it is ready and idle, see `compileUnchecked`); executed in a
- * sandbox worker (one run or compile per worker at a time), and every bridge call comes back here
+ * check by the type-check process instead while it is ready with no check queued, see
+ * `compileUnchecked`); executed in a sandbox worker (one run or compile per worker at a time), and every bridge call comes back here
  * to the `BridgeHandler`. Workers are replaced — always with SIGKILL — after a crash, a stuck
  * isolate, high memory, or a number of runs.
  *
@@ -310,9 +310,9 @@ export class SandboxEngine {
   }
 
   /**
-   * A run that skips the check: compiled by the type-check process when it is ready and idle (its
-   * TypeScript is loaded already; never started for this), else by a sandbox worker. A compile
-   * that overran the deadline there is refused as the worker would refuse it.
+   * A run that skips the check: compiled by the type-check process when it is ready with no check
+   * queued (its TypeScript is loaded already; never started for this), else by a sandbox worker.
+   * A compile that overran the deadline there is refused as the worker would refuse it.
    */
   private async compileUnchecked(code: string, codeBytes: number, principal: string, signal: AbortSignal | undefined): Promise<ScriptCompile | { outcome: RunOutcome }> {
     const startedAt = performance.now();
