@@ -9,8 +9,8 @@
  * its type check, or — when the check is off or failed — by a sandbox worker (a run without the
  * check by the type-check process instead while it is ready with no check queued, see
  * `compileUnchecked`); executed in a sandbox worker (one run or compile per worker at a time),
- * and every bridge call comes back here to the `BridgeHandler`. Workers are replaced — always with SIGKILL — after a crash, a stuck
- * isolate, high memory, or a number of runs.
+ * and every bridge call comes back here to the `BridgeHandler`. Workers are replaced — always
+ * with SIGKILL — after a crash, a stuck isolate, high memory, or a number of runs.
  *
  * The pool is sized for a desktop as much as for a team server. Workers start on demand, up to
  * `workers`; `warmWorkers` of them are kept (and started by `warm()`); one idle for `idleMs`
