@@ -143,7 +143,7 @@ async function memoryTable(configFile: string): Promise<Table> {
     const firstChecked = await timedRun(server.client, true);
     snapshot(`after a first run_script (type-checked; ${ms(firstChecked)} ms)`, AFTER_RUN_TARGET_MB);
     const firstUnchecked = await timedRun(server.client, false);
-    snapshot(`after a run without the check too (the worker loads TypeScript; ${ms(firstUnchecked)} ms)`);
+    snapshot(`after a run without the check too (compiled by the ready type-check process; ${ms(firstUnchecked)} ms)`);
     await sleep(BENCH_IDLE_MS + 2_000);
     snapshot(`after ${(BENCH_IDLE_MS / 1000).toFixed(0)} s idle (sandbox.idleMs) + 2 s`, AFTER_IDLE_TARGET_MB);
     const idleUnchecked = await timedRun(server.client, false);

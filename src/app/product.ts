@@ -145,6 +145,7 @@ export class Product {
         ...(perPrincipal !== undefined ? { perPrincipal } : {}),
         confineWorker,
         ...(limits ? { limits } : {}),
+        compiler: this.checkers,
       });
       return this.loadedEngine;
     });

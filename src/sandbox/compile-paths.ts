@@ -1,7 +1,7 @@
 /**
  * Where a script is compiled, and in which order. A checker that compiles too (the type-check
  * process) compiles and checks in one step, and the sandbox worker compiles only when that check
- * was skipped (process lost, busy, closed); without one, the worker compiles first — syntax and
+ * was skipped (process lost, busy, closed); without one, `compileAlone` compiles first — syntax and
  * shape stop the run before any check — and the checker checks after. One compile result either
  * way, or the outcome that refuses the script.
  */
@@ -36,8 +36,11 @@ export interface CompileInput {
   checker: TypeChecker | undefined;
   checkOptions: CheckOptions;
   startedAt: number;
-  /** Compiles the script in a sandbox worker (queued like a run, under the compile deadline). */
-  inWorker(): Promise<ScriptCompile | { outcome: RunOutcome }>;
+  /**
+   * Compiles the script without a check, under the compile deadline: in a sandbox worker (queued
+   * like a run), or — for a run that skips the check — in the type-check process while it is ready.
+   */
+  compileAlone(): Promise<ScriptCompile | { outcome: RunOutcome }>;
 }
 
 export async function compileScript(input: CompileInput): Promise<CompileResult> {
@@ -47,8 +50,8 @@ export async function compileScript(input: CompileInput): Promise<CompileResult>
   let warnings: Diagnostic[] = [];
   let typecheckMs: number | undefined;
   const syntaxError = (diagnostics: Diagnostic[]) => ({ ok: false as const, outcome: notExecuted(blocked('syntax', diagnostics), startedAt, warnings), ...(secrets ? { secrets } : {}) });
-  const inWorker = async (): Promise<CompileResult | undefined> => {
-    const answer = await input.inWorker();
+  const compileAlone = async (): Promise<CompileResult | undefined> => {
+    const answer = await input.compileAlone();
     if ('outcome' in answer) return { ok: false, outcome: answer.outcome };
     secrets = answer.secrets;
     compiled = materialize(answer.transpiled);
@@ -56,7 +59,7 @@ export async function compileScript(input: CompileInput): Promise<CompileResult>
   };
   // Without the type-check process's compile, syntax and shape stop the run before any check.
   if (!checker?.checkAndTranspile) {
-    const refused = await inWorker();
+    const refused = await compileAlone();
     if (refused) return refused;
   }
   if (checker) {
@@ -78,7 +81,7 @@ export async function compileScript(input: CompileInput): Promise<CompileResult>
     if (!answer.result.ok) return { ok: false, outcome: notExecuted(blocked('typecheck', answer.result.errors), startedAt, warnings), ...(secrets ? { secrets } : {}) };
     // The check was skipped (process lost, busy, closed): the worker that will run it compiles it.
     if (!compiled) {
-      const refused = await inWorker();
+      const refused = await compileAlone();
       if (refused) return refused;
     }
   }

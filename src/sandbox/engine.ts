@@ -6,10 +6,11 @@
  * script can abort or wedge the process that runs it, or stall the thread that parses it, and the
  * server holds the Proxmox credentials and serves every other client. Each run is compiled
  * (shape limits, transpile, SDK calls, secret literals) by the type-check process together with
- * its type check, or — when the check is off or failed — by a sandbox worker; executed in a
- * sandbox worker (one run or compile per worker at a time), and every bridge call comes back here
- * to the `BridgeHandler`. Workers are replaced — always with SIGKILL — after a crash, a stuck
- * isolate, high memory, or a number of runs.
+ * its type check, or — when the check is off or failed — by a sandbox worker (a run without the
+ * check by the type-check process instead while it is ready with no check queued, see
+ * `compileUnchecked`); executed in a sandbox worker (one run or compile per worker at a time),
+ * and every bridge call comes back here to the `BridgeHandler`. Workers are replaced — always
+ * with SIGKILL — after a crash, a stuck isolate, high memory, or a number of runs.
  *
  * The pool is sized for a desktop as much as for a team server. Workers start on demand, up to
  * `workers`; `warmWorkers` of them are kept (and started by `warm()`); one idle for `idleMs`
@@ -20,7 +21,7 @@
  */
 import { ChildSlot } from '../process/supervisor.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
-import type { TypeChecker } from '../script/checker.js';
+import type { ReadyCompiler, TypeChecker } from '../script/checker.js';
 import type { ScriptCompile } from '../script/compiled.js';
 import type { ArgValues } from '../script/args.js';
 import { withArgs } from '../script/names.js';
@@ -57,6 +58,8 @@ export interface SandboxEngineOptions {
   limits?: Partial<SandboxLimits>;
   /** The type-checker for the current SDK declarations; no check when absent or when it returns undefined. */
   checker?: () => TypeChecker | undefined;
+  /** Compiles runs that skip the check while it is ready (the type-check service), so workers need not load TypeScript. */
+  compiler?: ReadyCompiler;
   /** Time budget of each type-check (default: the checker's own, 1,000 ms). */
   typecheckBudgetMs?: number;
   /**
@@ -126,6 +129,8 @@ export interface EngineStats {
   workersAlive: number;
   /** Workers that left after `idleMs` unused. */
   workersIdled: number;
+  /** Scripts compiled in a sandbox worker (each worker loads TypeScript on its first). */
+  workerCompiles: number;
   /** Workers run under Node's permission model. */
   workerConfined: boolean;
   /** The isolated-vm the workers loaded (`isolated-vm 5.0.4`); undefined while none is ready. */
@@ -172,7 +177,7 @@ export class SandboxEngine {
   private closed = false;
   /** Workers that have loaded TypeScript (compiled once). */
   private readonly compilers = new WeakSet<SandboxWorker>();
-  private readonly counters = { runs: 0, workersIdled: 0 };
+  private readonly counters = { runs: 0, workersIdled: 0, workerCompiles: 0 };
 
   constructor(private readonly options: SandboxEngineOptions = {}) {
     this.baseLimits = resolveLimits(DEFAULT_LIMITS, options.limits);
@@ -297,8 +302,29 @@ export class SandboxEngine {
       checker,
       checkOptions: this.options.typecheckBudgetMs !== undefined ? { budgetMs: this.options.typecheckBudgetMs } : {},
       startedAt,
-      inWorker: () => this.compileInWorker(code, codeBytes, request.principal ?? LOCAL_PRINCIPAL, request.signal),
+      compileAlone: () => {
+        const principal = request.principal ?? LOCAL_PRINCIPAL;
+        return checker ? this.compileInWorker(code, codeBytes, principal, request.signal) : this.compileUnchecked(code, codeBytes, principal, request.signal);
+      },
     });
+  }
+
+  /**
+   * A run that skips the check: compiled by the type-check process when it is ready with no check
+   * queued (its TypeScript is loaded already; never started for this), else by a sandbox worker.
+   * A compile that overran the deadline there is refused as the worker would refuse it.
+   */
+  private async compileUnchecked(code: string, codeBytes: number, principal: string, signal: AbortSignal | undefined): Promise<ScriptCompile | { outcome: RunOutcome }> {
+    const startedAt = performance.now();
+    const timeoutMs = this.compileTimeoutMs;
+    const ready = this.options.compiler && !signal?.aborted ? await this.options.compiler.compileIfReady(code, timeoutMs).catch(() => undefined) : undefined;
+    if (ready && 'compiled' in ready) return ready.compiled;
+    if (ready) return { outcome: tooSlowToCompile(timeoutMs, startedAt) };
+    return this.compileInWorker(code, codeBytes, principal, signal);
+  }
+
+  private get compileTimeoutMs(): number {
+    return this.options.compileTimeoutMs ?? 10_000;
   }
 
   /**
@@ -323,7 +349,8 @@ export class SandboxEngine {
       return refuse('crashed', (err as Error).message);
     }
     const jobId = this.nextJobId++;
-    const timeoutMs = this.options.compileTimeoutMs ?? 10_000;
+    const timeoutMs = this.compileTimeoutMs;
+    this.counters.workerCompiles++;
     // A worker's first compile loads TypeScript too: that is the worker's cost, not the script's.
     const deadlineMs = timeoutMs + (this.compilers.has(worker) ? 0 : COMPILER_LOAD_ALLOWANCE_MS);
     let recycle = false;
@@ -352,7 +379,7 @@ export class SandboxEngine {
         case 'timeout':
           recycle = true;
           worker.kill();
-          return refuse('invalid', `not executed: compiling the script took more than ${timeoutMs} ms and was stopped; split long expressions and deeply nested code into smaller named steps`);
+          return { outcome: tooSlowToCompile(timeoutMs, startedAt) };
         case 'cancelled':
           recycle = true;
           worker.kill();
@@ -587,4 +614,12 @@ export class SandboxEngine {
     // A run's messages go to the run itself (`receiver`); one of no job ends the worker.
     if (msg.type === 'fatal' && msg.jobId === undefined) worker.kill();
   }
+}
+
+/** A script whose compile overran the deadline, wherever it was compiled. */
+function tooSlowToCompile(timeoutMs: number, startedAt: number): RunOutcome {
+  return notExecuted(
+    { kind: 'invalid', message: `not executed: compiling the script took more than ${timeoutMs} ms and was stopped; split long expressions and deeply nested code into smaller named steps` },
+    startedAt,
+  );
 }

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ApiModel } from '../schema/model.js';
-import type { PortableTranspile, SecretScan } from './compiled.js';
+import type { PortableTranspile, ScriptCompile, SecretScan } from './compiled.js';
 import type { Diagnostic } from './diagnostics.js';
 
 export interface DeclarationFile {
@@ -48,6 +48,18 @@ export interface CheckAnswer {
   transpiled?: PortableTranspile;
   /** The secret literals, found from the same parse (with `transpiled`). */
   secrets?: SecretScan;
+}
+
+/** A compile in the type-check process: its answer, or the compile overran its deadline. */
+export type ReadyCompile = { compiled: ScriptCompile } | { timedOut: true };
+
+/**
+ * Compiles a run that skips the check where TypeScript is already loaded (the type-check process),
+ * so the sandbox worker need not load it (+65 MB). Undefined when it cannot take the compile now
+ * (cold, busy, lost, or it answered something else): the worker compiles then.
+ */
+export interface ReadyCompiler {
+  compileIfReady(code: string, timeoutMs: number): Promise<ReadyCompile | undefined>;
 }
 
 /**

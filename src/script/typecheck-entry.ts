@@ -53,6 +53,10 @@ function main(): void {
         post({ type: 'loaded', id: msg.id, ms: performance.now() - started, rssMb: rssMb() });
         return;
       }
+      if (msg.type === 'compile') {
+        post({ type: 'compiled', id: msg.id, ...compileScript(msg.code), rssMb: rssMb() });
+        return;
+      }
       const checker = checkers.get(msg.setId);
       if (!checker) {
         post({ type: 'failed', id: msg.id, message: `declaration set ${msg.setId} is not loaded in the type-check process` });

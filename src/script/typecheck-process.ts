@@ -13,6 +13,7 @@ import { ChildProcessError, SupervisedChild } from '../process/supervisor.js';
 import { locateEntry } from '../process/locate.js';
 import { checkerToHostSchema, type CheckerToHost, type DeclarationSet, type HostToChecker } from './typecheck-protocol.js';
 import type { CheckAnswer } from './checker.js';
+import type { ScriptCompile } from './compiled.js';
 
 /** The compiled entry of the type-check process. */
 export function locateTypeCheckEntry(): string {
@@ -34,7 +35,7 @@ export const TYPECHECK_V8_FLAGS: readonly string[] = [
   '--no-opt',
 ];
 
-type Answer = Extract<CheckerToHost, { type: 'loaded' | 'result' }>;
+type Answer = Extract<CheckerToHost, { type: 'loaded' | 'result' | 'compiled' }>;
 
 interface Pending {
   what: string;
@@ -109,6 +110,13 @@ export class TypeCheckProcess {
     this.child.uses++;
     this.rssMb = msg.rssMb;
     return { result: msg.result, ...(msg.transpiled ? { transpiled: msg.transpiled } : {}), ...(msg.secrets ? { secrets: msg.secrets } : {}) };
+  }
+
+  /** Compiles a script that skips the check; not a use (recycling counts checks, the RSS limit the rest). */
+  async compile(code: string, timeoutMs: number): Promise<ScriptCompile> {
+    const msg = await this.request({ type: 'compile', id: this.nextId++, code }, 'compiled', 'compiling the script', timeoutMs);
+    this.rssMb = msg.rssMb;
+    return { transpiled: msg.transpiled, secrets: msg.secrets };
   }
 
   /** Ends the process at once; whatever was pending is rejected. */

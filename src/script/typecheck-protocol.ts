@@ -34,6 +34,8 @@ export const hostToCheckerSchema = z.discriminatedUnion('type', [
    * once, without a type check).
    */
   z.object({ type: z.literal('check'), id: requestId, setId: setIdSchema, code: text(16 * 1024 * 1024), budgetMs: z.number().nullable(), transpile: z.boolean().optional() }).strict(),
+  /** Compile a script that skips the check (no declaration set needed); answered by `compiled`. */
+  z.object({ type: z.literal('compile'), id: requestId, code: text(16 * 1024 * 1024) }).strict(),
 ]);
 export type HostToChecker = z.infer<typeof hostToCheckerSchema>;
 
@@ -105,6 +107,8 @@ export const checkerToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), pid: z.number().int() }).strict(),
   z.object({ type: z.literal('loaded'), id: requestId, ms: z.number().nonnegative(), rssMb }).strict(),
   z.object({ type: z.literal('result'), id: requestId, result: checkResultSchema, transpiled: transpiledSchema.optional(), secrets: secretScanSchema.optional(), rssMb }).strict(),
+  /** `compileScript`'s answer (src/script/compile.ts), as the sandbox worker's `compiled`. */
+  z.object({ type: z.literal('compiled'), id: requestId, transpiled: transpiledSchema, secrets: secretScanSchema, rssMb }).strict(),
   /** The request could not be served (unknown set, the checker threw); the process is still fine. */
   z.object({ type: z.literal('failed'), id: requestId, message: text(10_000) }).strict(),
   /** The process cannot go on (it received garbage, or an uncaught error): kill it. */

@@ -16,14 +16,27 @@
  *
  * Idle for `idleMs`, the process leaves (a warm one holds ~150 MB) and the next check starts a new
  * one, which builds its declaration sets first: about 1.2 s for the PVE 9.1 SDK on two cores. Runs
- * without the check never wait for it (the sandbox worker compiles them).
+ * without the check never wait for it: `compileIfReady` compiles them here only while a process is
+ * ready and no check waits in the queue; otherwise the sandbox worker compiles them. Those compiles
+ * neither start a process nor keep one from leaving (the idle time counts from the last check).
  */
 import type { ApiModel } from '../schema/model.js';
 import { ChildProcessError, ChildSlot } from '../process/supervisor.js';
 import { pathCatalogOf } from './path-catalog.js';
 import { locateTypeCheckEntry, TypeCheckProcess } from './typecheck-process.js';
 import type { DeclarationSet } from './typecheck-protocol.js';
-import { checkerKey, DEFAULT_CHECK_BUDGET_MS, skippedCheck, type CheckAnswer, type CheckOptions, type CheckResult, type DeclarationFile, type TypeChecker } from './checker.js';
+import {
+  checkerKey,
+  DEFAULT_CHECK_BUDGET_MS,
+  skippedCheck,
+  type CheckAnswer,
+  type CheckOptions,
+  type CheckResult,
+  type DeclarationFile,
+  type ReadyCompile,
+  type ReadyCompiler,
+  type TypeChecker,
+} from './checker.js';
 
 export interface TypeCheckServiceOptions {
   /** Default budget of a check's type phase (default 1,000 ms); past it only syntax and path checks apply. */
@@ -53,6 +66,8 @@ export interface TypeCheckServiceStats {
   failures: number;
   checks: number;
   skipped: number;
+  /** Runs without the check compiled here (`compileIfReady`) instead of in a sandbox worker. */
+  compiles: number;
   /** Checks that found no process ready (without `warm()`, after a loss, or after idle): they waited for a start, or were skipped while none could start. */
   coldWaits: number;
   /** Times the process left after `idleMs` without a check. */
@@ -66,7 +81,10 @@ const DEFAULT_IDLE_MS = 60_000;
 /** After a process failed to start, checks are skipped for this long instead of forking again. */
 const RESTART_BACKOFF_MS = 5_000;
 
-interface Job {
+type Job = CheckJob | CompileJob;
+
+interface CheckJob {
+  kind: 'check';
   set: DeclarationSet;
   code: string;
   budgetMs: number;
@@ -76,7 +94,14 @@ interface Job {
   resolve(answer: CheckAnswer): void;
 }
 
-export class TypeCheckService {
+interface CompileJob {
+  kind: 'compile';
+  code: string;
+  timeoutMs: number;
+  resolve(answer: ReadyCompile | undefined): void;
+}
+
+export class TypeCheckService implements ReadyCompiler {
   private readonly sets = new Map<string, DeclarationSet>();
   private readonly queue: Job[] = [];
   private readonly log: (line: string) => void;
@@ -88,7 +113,7 @@ export class TypeCheckService {
   private lastStartFailure: { at: number; message: string } | undefined;
   private pumping = false;
   private closed = false;
-  private readonly counters = { failures: 0, checks: 0, skipped: 0, coldWaits: 0, idleStops: 0 };
+  private readonly counters = { failures: 0, checks: 0, skipped: 0, compiles: 0, coldWaits: 0, idleStops: 0 };
   private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: TypeCheckServiceOptions = {}) {
@@ -159,7 +184,23 @@ export class TypeCheckService {
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
     return new Promise((resolve) => {
-      this.queue.push({ set, code, budgetMs, transpile, queuedAt: performance.now(), resolve });
+      this.queue.push({ kind: 'check', set, code, budgetMs, transpile, queuedAt: performance.now(), resolve });
+      void this.pump();
+    });
+  }
+
+  /**
+   * Compiles a run that skips the check (as the sandbox worker would), but only while a process is
+   * ready and nothing waits in the queue: at most the check in flight is ahead of it, so it never
+   * waits behind other sessions' checks, nor for a cold start. Undefined otherwise, or when the
+   * process fails: the worker compiles then. Past `timeoutMs` the process is killed and replaced
+   * like a check that overran, and the answer says so.
+   */
+  compileIfReady(code: string, timeoutMs: number): Promise<ReadyCompile | undefined> {
+    this.slot.promote();
+    if (this.closed || !this.slot.current || this.queue.length > 0) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      this.queue.push({ kind: 'compile', code, timeoutMs, resolve });
       void this.pump();
     });
   }
@@ -169,7 +210,10 @@ export class TypeCheckService {
     this.closed = true;
     clearTimeout(this.idleTimer);
     this.slot.close();
-    for (const job of this.queue.splice(0)) job.resolve(this.skip('the type-check process is closed', performance.now() - job.queuedAt));
+    for (const job of this.queue.splice(0)) {
+      if (job.kind === 'compile') job.resolve(undefined);
+      else job.resolve(this.skip('the type-check process is closed', performance.now() - job.queuedAt));
+    }
   }
 
   private get loadTimeoutMs(): number {
@@ -179,14 +223,21 @@ export class TypeCheckService {
   private async pump(): Promise<void> {
     if (this.pumping) return;
     this.pumping = true;
+    let checked = false;
     try {
       for (let job = this.queue.shift(); job; job = this.queue.shift()) {
+        if (job.kind === 'compile') {
+          job.resolve(await this.compileNow(job).catch(() => undefined));
+          continue;
+        }
+        checked = true;
         const queuedAt = job.queuedAt;
         job.resolve(await this.run(job).catch((err: unknown) => this.skip(`internal error: ${reasonOf(err)}`, performance.now() - queuedAt)));
       }
     } finally {
       this.pumping = false;
-      this.armIdle();
+      // Compiles alone leave the idle timer running, unless it fired while they were in flight.
+      if (checked || this.idleTimer === undefined) this.armIdle();
     }
   }
 
@@ -208,7 +259,27 @@ export class TypeCheckService {
     this.idleTimer.unref();
   }
 
-  private async run(job: Job): Promise<CheckAnswer> {
+  /** A compile on the process serving now; never a start (an unchecked run does not wait for one). */
+  private async compileNow(job: CompileJob): Promise<ReadyCompile | undefined> {
+    this.slot.promote();
+    const child = this.slot.current;
+    if (this.closed || !child) return undefined;
+    this.slot.busy = true;
+    try {
+      const compiled = await child.compile(job.code, job.timeoutMs);
+      this.counters.compiles++;
+      this.recycleIfDue(child);
+      return { compiled };
+    } catch (err) {
+      // The process was killed (a deadline, a crash, a protocol breach) and onExit replaces it.
+      return err instanceof ChildProcessError && err.timedOut ? { timedOut: true } : undefined;
+    } finally {
+      this.slot.busy = false;
+      this.slot.promote();
+    }
+  }
+
+  private async run(job: CheckJob): Promise<CheckAnswer> {
     const elapsed = () => performance.now() - job.queuedAt;
     if (this.closed) return this.skip('the type-check process is closed', elapsed());
     let child: TypeCheckProcess;
