@@ -3,12 +3,13 @@
  * sandbox worker then never loads TypeScript), else in a sandbox worker — and either way the
  * same script, the same secrets and the same refusals.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SandboxEngine } from '../../src/sandbox/engine.js';
 import { TypeCheckService } from '../../src/script/typecheck-service.js';
+import { writeFakeTypecheckChild } from '../support/fake-typecheck-child.js';
 import { fakeBridge } from './fake-bridge.js';
 import { miniModel, miniSdkFiles } from './fixtures/mini-sdk.js';
 
@@ -97,17 +98,7 @@ describe('a run without the check, the type-check process not ready', () => {
       dies: 'process.exit(1);',
     };
     for (const [name, answer] of Object.entries(answers)) {
-      const file = path.join(dir, `${name}.mjs`);
-      writeFileSync(
-        file,
-        `process.send({ type: 'ready', pid: process.pid });
-process.on('message', (m) => {
-  if (m.type === 'load') process.send({ type: 'loaded', id: m.id, ms: 1, rssMb: 1 });
-  else { ${answer} }
-});
-process.on('disconnect', () => process.exit(0));
-`,
-      );
+      const file = writeFakeTypecheckChild(dir, name, answer);
       const { engine, checkers } = setup({ entry: file });
       try {
         await checkers.warm();

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { miniModel, miniSdkFiles } from '../sandbox/fixtures/mini-sdk.js';
+import { writeFakeTypecheckChild } from '../support/fake-typecheck-child.js';
 import { locateTypeCheckEntry } from '../../src/script/typecheck-process.js';
 import { checkerToHostSchema } from '../../src/script/typecheck-protocol.js';
 import { TypeCheckService } from '../../src/script/typecheck-service.js';
@@ -229,20 +230,7 @@ describe('TypeCheckService with the built entry', () => {
 describe('TypeCheckService with a misbehaving child', () => {
   let dir: string;
   /** A child that starts and loads like the real one, then answers checks as `onCheck` says. */
-  const entry = (name: string, onCheck: string): string => {
-    const file = path.join(dir, `${name}.mjs`);
-    writeFileSync(
-      file,
-      `process.send({ type: 'ready', pid: process.pid });
-process.on('message', (m) => {
-  if (m.type === 'load') process.send({ type: 'loaded', id: m.id, ms: 1, rssMb: 1 });
-  else { ${onCheck} }
-});
-process.on('disconnect', () => process.exit(0));
-`,
-    );
-    return file;
-  };
+  const entry = (name: string, onCheck: string): string => writeFakeTypecheckChild(dir, name, onCheck);
   beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'typecheck-service-test-'));
   });
