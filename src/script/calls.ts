@@ -3,7 +3,8 @@
  * running anything. The preflight (dry-run, permission check, plan) and the type-check's path
  * validation use it; whatever cannot be known statically is reported as unknown, never guessed.
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.js';
 import type { HttpMethod } from '../schema/model.js';
 import { FILE_MAIN } from './names.js';
 import { userPositionOf } from './program.js';
@@ -42,7 +43,7 @@ type Static = unknown;
 /** What an identifier bound with `const` refers to, as far as SDK calls are concerned. */
 type Binding =
   | { kind: 'sdk'; cluster?: string; clusterUnknown?: boolean }
-  | { kind: 'value'; node: ts.Expression }
+  | { kind: 'value'; node: TS.Expression }
   /** Declared by the script but not statically resolvable (let, parameters, redeclared names). */
   | { kind: 'opaque' };
 
@@ -50,7 +51,7 @@ type Binding =
  * The SDK requests of a parsed program (`parseProgram`, which parses the script as the program
  * function's body) in source order: the compile reads them from its own parse.
  */
-export function sdkCallsOf(program: ts.SourceFile, userLines: number): SdkCall[] {
+export function sdkCallsOf(program: TS.SourceFile, userLines: number): SdkCall[] {
   const scan = scanSdkUsage(program, userLines);
   // A write through an object we cannot tie to the SDK (`(c ? pve.cluster('x') : pve).post`, a
   // `let` alias) may still be an SDK write: it is reported as a fully dynamic call.
@@ -62,18 +63,18 @@ export function sdkCallsOf(program: ts.SourceFile, userLines: number): SdkCall[]
 export const SDK_MEMBERS: readonly string[] = ['get', 'post', 'put', 'delete', 'waitTask', 'waitTasks', 'cluster', 'guests', 'findGuest', 'undo'];
 
 export interface SdkScan {
-  requests: Array<{ node: ts.CallExpression; call: SdkCall }>;
+  requests: Array<{ node: TS.CallExpression; call: SdkCall }>;
   /** `pve.gett`, `lab.waitTsk`...: member accesses on the SDK that do not exist. */
-  unknownMembers: Array<{ node: ts.Node; name: string; line: number; col: number }>;
+  unknownMembers: Array<{ node: TS.Node; name: string; line: number; col: number }>;
   /** `x.post(…)`, `x.put(…)`, `x.delete(…)` on something not known to be the SDK nor known not to be. */
   unattributed: Array<{ method: HttpMethod; line: number; col: number }>;
 }
 
 /** The SDK usage of a parsed program (see `parseProgram`), with the AST nodes for diagnostics. */
-export function scanSdkUsage(sf: ts.SourceFile, userLines: number): SdkScan {
+export function scanSdkUsage(sf: TS.SourceFile, userLines: number): SdkScan {
   const bindings = collectConstBindings(sf);
   const scan: SdkScan = { requests: [], unknownMembers: [], unattributed: [] };
-  const visit = (node: ts.Node): void => {
+  const visit = (node: TS.Node): void => {
     if (ts.isCallExpression(node)) inspectCall(node, sf, userLines, bindings, scan);
     if (ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) {
       const name = memberName(node);
@@ -88,11 +89,11 @@ export function scanSdkUsage(sf: ts.SourceFile, userLines: number): SdkScan {
   return scan;
 }
 
-function inspectCall(call: ts.CallExpression, sf: ts.SourceFile, lines: number, bindings: Map<string, Binding>, scan: SdkScan): void {
+function inspectCall(call: TS.CallExpression, sf: TS.SourceFile, lines: number, bindings: Map<string, Binding>, scan: SdkScan): void {
   const callee = skipParens(call.expression);
   const member = memberName(callee);
   if (member === undefined) return;
-  const receiver = skipParens((callee as ts.PropertyAccessExpression | ts.ElementAccessExpression).expression);
+  const receiver = skipParens((callee as TS.PropertyAccessExpression | TS.ElementAccessExpression).expression);
   const sdk = sdkOf(receiver, bindings);
   if (!sdk) {
     const method = Object.hasOwn(METHOD_BY_MEMBER, member) ? METHOD_BY_MEMBER[member] : undefined;
@@ -129,7 +130,7 @@ function inspectCall(call: ts.CallExpression, sf: ts.SourceFile, lines: number, 
   });
 }
 
-function memberName(callee: ts.Node): string | undefined {
+function memberName(callee: TS.Node): string | undefined {
   if (ts.isPropertyAccessExpression(callee)) return callee.name.text;
   if (ts.isElementAccessExpression(callee) && ts.isStringLiteralLike(callee.argumentExpression)) {
     return callee.argumentExpression.text;
@@ -141,13 +142,13 @@ function memberName(callee: ts.Node): string | undefined {
  * Whether `expr` could be the SDK at run time although `sdkOf` cannot tell: anything but a const
  * bound to a known value and literals (`new Map()`, `[]`, `{}`, strings).
  */
-function mayBeSdk(expr: ts.Expression, bindings: Map<string, Binding>): boolean {
+function mayBeSdk(expr: TS.Expression, bindings: Map<string, Binding>): boolean {
   if (ts.isIdentifier(expr)) return bindings.get(expr.text)?.kind !== 'value';
   return !(ts.isNewExpression(expr) || ts.isArrayLiteralExpression(expr) || ts.isObjectLiteralExpression(expr) || ts.isStringLiteralLike(expr));
 }
 
 /** Whether `expr` is the SDK (`pve`, `pve.cluster(...)` or a const alias of either). */
-function sdkOf(expr: ts.Expression, bindings: Map<string, Binding>): Extract<Binding, { kind: 'sdk' }> | undefined {
+function sdkOf(expr: TS.Expression, bindings: Map<string, Binding>): Extract<Binding, { kind: 'sdk' }> | undefined {
   if (ts.isIdentifier(expr)) {
     const bound = bindings.get(expr.text);
     if (bound) return bound.kind === 'sdk' ? bound : undefined;
@@ -157,7 +158,7 @@ function sdkOf(expr: ts.Expression, bindings: Map<string, Binding>): Extract<Bin
     const callee = skipParens(expr.expression);
     if (memberName(callee) !== 'cluster') return undefined;
     // `pve.cluster('a').cluster('b')` is bound to 'b': the innermost name wins.
-    const base = sdkOf(skipParens((callee as ts.PropertyAccessExpression).expression), bindings);
+    const base = sdkOf(skipParens((callee as TS.PropertyAccessExpression).expression), bindings);
     if (!base) return undefined;
     const arg = expr.arguments[0];
     const name = arg ? evaluate(arg, bindings, 0) : UNKNOWN;
@@ -171,14 +172,14 @@ function sdkOf(expr: ts.Expression, bindings: Map<string, Binding>): Extract<Bin
  * is dropped: without scope analysis we cannot tell which declaration a use refers to, and an
  * honest "unknown" beats a wrong guess.
  */
-function collectConstBindings(sf: ts.SourceFile): Map<string, Binding> {
+function collectConstBindings(sf: TS.SourceFile): Map<string, Binding> {
   const declared = new Map<string, number>();
-  const candidates = new Map<string, ts.Expression>();
+  const candidates = new Map<string, TS.Expression>();
   const count = (name: string): void => {
     declared.set(name, (declared.get(name) ?? 0) + 1);
   };
   let mainSdk: string | undefined;
-  const visit = (node: ts.Node): void => {
+  const visit = (node: TS.Node): void => {
     if (ts.isVariableDeclaration(node)) {
       if (ts.isIdentifier(node.name) && node.name.text === FILE_MAIN && node.initializer) mainSdk = sdkParameterOf(node.initializer);
       for (const name of bindingNames(node.name)) count(name);
@@ -208,22 +209,22 @@ function collectConstBindings(sf: ts.SourceFile): Map<string, Binding> {
 }
 
 /** The first parameter's name of the file form's script function (`const __pve$= async (pve, args) => …`). */
-function sdkParameterOf(init: ts.Expression): string | undefined {
-  let fn: ts.Expression = init;
+function sdkParameterOf(init: TS.Expression): string | undefined {
+  let fn: TS.Expression = init;
   while (ts.isParenthesizedExpression(fn) || ts.isSatisfiesExpression(fn) || ts.isAsExpression(fn)) fn = fn.expression;
   if (!ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn)) return undefined;
   const first = fn.parameters[0];
   return first && ts.isIdentifier(first.name) ? first.name.text : undefined;
 }
 
-function bindingNames(name: ts.BindingName): string[] {
+function bindingNames(name: TS.BindingName): string[] {
   if (ts.isIdentifier(name)) return [name.text];
   const names: string[] = [];
   for (const el of name.elements) if (!ts.isOmittedExpression(el)) names.push(...bindingNames(el.name));
   return names;
 }
 
-function readPath(arg: ts.Expression, bindings: Map<string, Binding>): { text: string; holes: boolean } | null {
+function readPath(arg: TS.Expression, bindings: Map<string, Binding>): { text: string; holes: boolean } | null {
   const parts = stringParts(arg, bindings, 0);
   if (!parts) return null;
   let text = '';
@@ -243,7 +244,7 @@ function readPath(arg: ts.Expression, bindings: Map<string, Binding>): { text: s
  * The pieces of a string-valued expression; `UNKNOWN` marks a run-time value. Null when the
  * expression is not recognisably a string at all.
  */
-function stringParts(expr: ts.Expression, bindings: Map<string, Binding>, depth: number): Array<string | typeof UNKNOWN> | null {
+function stringParts(expr: TS.Expression, bindings: Map<string, Binding>, depth: number): Array<string | typeof UNKNOWN> | null {
   expr = skipParens(expr);
   if (depth > 20) return null;
   if (ts.isStringLiteralLike(expr)) return [expr.text];
@@ -268,12 +269,12 @@ function stringParts(expr: ts.Expression, bindings: Map<string, Binding>, depth:
   return null;
 }
 
-function valuePart(expr: ts.Expression, bindings: Map<string, Binding>, depth: number): Array<string | typeof UNKNOWN> {
+function valuePart(expr: TS.Expression, bindings: Map<string, Binding>, depth: number): Array<string | typeof UNKNOWN> {
   const value = evaluate(expr, bindings, depth + 1);
   return [isPrimitive(value) ? String(value) : UNKNOWN];
 }
 
-function readParams(arg: ts.Expression | undefined, bindings: Map<string, Binding>): Pick<SdkCall, 'params' | 'paramsComplete' | 'unknownParams'> {
+function readParams(arg: TS.Expression | undefined, bindings: Map<string, Binding>): Pick<SdkCall, 'params' | 'paramsComplete' | 'unknownParams'> {
   if (!arg) return { params: {}, paramsComplete: true, unknownParams: [] };
   let expr = skipParens(arg);
   for (let hops = 0; ts.isIdentifier(expr) && hops < 20; hops++) {
@@ -303,7 +304,7 @@ function readParams(arg: ts.Expression | undefined, bindings: Map<string, Bindin
   return { params, paramsComplete: complete, unknownParams };
 }
 
-function propertyKey(prop: ts.ObjectLiteralElementLike, bindings: Map<string, Binding>): string | undefined {
+function propertyKey(prop: TS.ObjectLiteralElementLike, bindings: Map<string, Binding>): string | undefined {
   if (!ts.isPropertyAssignment(prop) && !ts.isShorthandPropertyAssignment(prop)) return undefined;
   const name = prop.name;
   if (ts.isIdentifier(name) || ts.isStringLiteralLike(name) || ts.isNumericLiteral(name)) return name.text;
@@ -315,7 +316,7 @@ function propertyKey(prop: ts.ObjectLiteralElementLike, bindings: Map<string, Bi
 }
 
 /** The compile-time value of an expression, or `UNKNOWN`. Only JSON-like data is produced. */
-function evaluate(expr: ts.Expression, bindings: Map<string, Binding>, depth: number): Static {
+function evaluate(expr: TS.Expression, bindings: Map<string, Binding>, depth: number): Static {
   expr = skipParens(expr);
   if (depth > 20) return UNKNOWN;
   if (ts.isStringLiteralLike(expr)) return expr.text;
@@ -354,7 +355,7 @@ function evaluate(expr: ts.Expression, bindings: Map<string, Binding>, depth: nu
     for (const prop of expr.properties) {
       const key = propertyKey(prop, bindings);
       if (key === undefined) return UNKNOWN;
-      const v = ts.isShorthandPropertyAssignment(prop) ? evaluate(prop.name, bindings, depth + 1) : evaluate((prop as ts.PropertyAssignment).initializer, bindings, depth + 1);
+      const v = ts.isShorthandPropertyAssignment(prop) ? evaluate(prop.name, bindings, depth + 1) : evaluate((prop as TS.PropertyAssignment).initializer, bindings, depth + 1);
       if (v === UNKNOWN) return UNKNOWN;
       defineData(obj, key, v);
     }
@@ -368,7 +369,7 @@ function defineData(target: Record<string, unknown>, key: string, value: unknown
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-function skipParens(expr: ts.Expression): ts.Expression {
+function skipParens(expr: TS.Expression): TS.Expression {
   while (ts.isParenthesizedExpression(expr)) expr = expr.expression;
   return expr;
 }

@@ -12,7 +12,8 @@
  * diagnostics, source maps and the secret spans of the audit's copy of the source therefore
  * stay the file's own. The declared arguments are read from the literal (never evaluated).
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.js';
 import { argSpecProblem, argSpecSchema, ARG_LIMITS, type ArgSpecs } from './args.js';
 import type { Diagnostic } from './diagnostics.js';
 import { FILE_MAIN } from './names.js';
@@ -37,7 +38,7 @@ export function programSource(source: string): ProgramSource {
   if (!sf.statements.some(isDefaultExport)) return { form: 'body', body: source };
   const chars = source.split('');
   const problems: Diagnostic[] = [];
-  const at = (node: ts.Node | number, message: string, hint: string): void => {
+  const at = (node: TS.Node | number, message: string, hint: string): void => {
     const pos = sf.getLineAndCharacterOfPosition(typeof node === 'number' ? node : node.getStart(sf));
     problems.push({ line: pos.line + 1, col: pos.character + 1, message, severity: 'error', hint });
   };
@@ -45,7 +46,7 @@ export function programSource(source: string): ProgramSource {
   const blank = (start: number, end: number): void => {
     for (let i = start; i < end; i++) if (chars[i] !== '\n' && chars[i] !== '\r') chars[i] = ' ';
   };
-  let main: ts.Node | undefined;
+  let main: TS.Node | undefined;
   let args: ArgSpecs | undefined;
 
   for (const statement of sf.statements) {
@@ -80,7 +81,7 @@ export function programSource(source: string): ProgramSource {
       }
       if (main) at(statement, 'a script has one default export', 'keep one `export default`');
       main = statement;
-      const defaultKeyword = modifiers?.find((m) => m.kind === ts.SyntaxKind.DefaultKeyword) as ts.Modifier;
+      const defaultKeyword = modifiers?.find((m) => m.kind === ts.SyntaxKind.DefaultKeyword) as TS.Modifier;
       // `export default async function f` → `const __pve$= async function f`: the function becomes an expression.
       replaceExportDefault(exported.getStart(sf), defaultKeyword.end + 1);
       continue;
@@ -107,7 +108,7 @@ export function programSource(source: string): ProgramSource {
 }
 
 /** The declarations of `export const args = { … }`: literal data only, checked as the server will. */
-function readArgs(decl: ts.VariableDeclaration, at: (node: ts.Node, message: string, hint: string) => void): ArgSpecs | undefined {
+function readArgs(decl: TS.VariableDeclaration, at: (node: TS.Node, message: string, hint: string) => void): ArgSpecs | undefined {
   const hint = "declare each argument as a literal, e.g. `export const args = { pool: { type: 'string', description: '…' } } as const`";
   let init = decl.initializer;
   while (init && (ts.isAsExpression(init) || ts.isSatisfiesExpression(init) || ts.isParenthesizedExpression(init) || ts.isTypeAssertionExpression(init))) init = init.expression;
@@ -142,7 +143,7 @@ function readArgs(decl: ts.VariableDeclaration, at: (node: ts.Node, message: str
   return specs;
 }
 
-function isDefaultExport(statement: ts.Statement): boolean {
+function isDefaultExport(statement: TS.Statement): boolean {
   if (ts.isExportAssignment(statement)) return true;
   const modifiers = ts.canHaveModifiers(statement) ? ts.getModifiers(statement) : undefined;
   return modifiers?.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword) === true && modifiers.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
@@ -151,7 +152,7 @@ function isDefaultExport(statement: ts.Statement): boolean {
 const NOT_LITERAL = Symbol('not literal');
 
 /** A literal's JSON value: strings, numbers, booleans, null, arrays and objects of them. */
-function literal(node: ts.Expression): unknown {
+function literal(node: TS.Expression): unknown {
   if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isSatisfiesExpression(node)) return literal(node.expression);
   if (ts.isStringLiteralLike(node)) return node.text;
   if (ts.isNumericLiteral(node)) return Number(node.text);

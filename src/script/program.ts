@@ -3,7 +3,8 @@
  * stage (call extraction, type-check, transpile) wraps it the same way, so positions agree.
  * The wrapper adds exactly one line before the user's first line and leaves columns untouched.
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.js';
 
 import { PROGRAM_FILE, PROGRAM_FUNCTION } from './names.js';
 
@@ -22,7 +23,7 @@ export interface UserPosition {
 }
 
 /** Converts a 0-based position in the wrapped text; clamps wrapper positions onto the user's text. */
-export function userPositionOf(wrapped: ts.SourceFile, offset: number, userLineCount: number): UserPosition {
+export function userPositionOf(wrapped: TS.SourceFile, offset: number, userLineCount: number): UserPosition {
   const lc = wrapped.getLineAndCharacterOfPosition(offset);
   if (lc.line < 1) return { line: 1, col: 1 };
   if (lc.line > userLineCount) return { line: userLineCount, col: 1 };
@@ -33,7 +34,7 @@ export function lineCount(source: string): number {
   return source.split(/\r\n|\r|\n/).length;
 }
 
-export function parseProgram(source: string): ts.SourceFile {
+export function parseProgram(source: string): TS.SourceFile {
   return ts.createSourceFile(PROGRAM_FILE, wrapProgram(source), ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
 }
 
@@ -41,7 +42,7 @@ export function parseProgram(source: string): ts.SourceFile {
  * A stray `}` in the user's text closes the wrapper early and moves the rest of the script to the
  * top level, where it would run outside the program function. Returns the offending offset.
  */
-export function findWrapperBreakout(wrapped: ts.SourceFile): number | undefined {
+export function findWrapperBreakout(wrapped: TS.SourceFile): number | undefined {
   const [first, ...rest] = wrapped.statements;
   const wellFormed =
     first !== undefined && rest.length === 0 && ts.isFunctionDeclaration(first) && first.name?.text === PROGRAM_FUNCTION && first.body !== undefined && first.body.end === wrapped.text.length - 1;

@@ -11,7 +11,8 @@
  * What it misses: a secret assembled at run time (`'hun' + 'ter2'`, decoded, read from a result)
  * is never whole in the source; its pieces stay. The call record still redacts the assembled value.
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.js';
 import type { SecretScan } from './compiled.js';
 import { isSecretName } from './secret-names.js';
 
@@ -19,13 +20,13 @@ import { isSecretName } from './secret-names.js';
 const MAYBE_SECRET = /pass|secret|token|ticket|otp|key|recovery/i;
 
 /** The secret literals of a parsed program (`parseProgram(source)`). */
-export function secretLiteralsOf(source: string, file: ts.SourceFile): string[] {
+export function secretLiteralsOf(source: string, file: TS.SourceFile): string[] {
   if (!MAYBE_SECRET.test(source)) return [];
   const literals = new Map<string, string>();
   const found = new Set<string>();
   const secretIdentifiers = new Set<string>();
 
-  const visit = (node: ts.Node): void => {
+  const visit = (node: TS.Node): void => {
     if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && isStringLiteral(node.initializer)) {
       literals.set(node.name.text, node.initializer.text);
       if (isSecretName(node.name.text)) found.add(node.initializer.text);
@@ -45,11 +46,11 @@ export function secretLiteralsOf(source: string, file: ts.SourceFile): string[] 
   return [...found].filter((s) => s.length > 0);
 }
 
-function isStringLiteral(node: ts.Node): node is ts.StringLiteral | ts.NoSubstitutionTemplateLiteral {
+function isStringLiteral(node: TS.Node): node is TS.StringLiteral | TS.NoSubstitutionTemplateLiteral {
   return ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node);
 }
 
-function propertyName(name: ts.PropertyName): string {
+function propertyName(name: TS.PropertyName): string {
   if (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name)) return name.text;
   return '';
 }

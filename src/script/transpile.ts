@@ -10,7 +10,8 @@
  * compiler's emit and its source map, ~70 % of a compile: most of a run's fixed cost in the
  * sandbox worker when the check is off (docs/benchmarks.md, "session 13").
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.js';
 import { sdkCallsOf } from './calls.js';
 import { materialize, type PortableTranspile, type TranspileResult } from './compiled.js';
 import type { Diagnostic } from './diagnostics.js';
@@ -19,7 +20,7 @@ import { findWrapperBreakout, lineCount, parseProgram, userPositionOf, wrapProgr
 
 export { materialize, type PortableTranspile, type TranspiledScript, type TranspileResult } from './compiled.js';
 
-const COMPILER_OPTIONS: ts.CompilerOptions = {
+const COMPILER_OPTIONS: TS.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
   module: ts.ModuleKind.None,
   sourceMap: true,
@@ -35,7 +36,7 @@ export function transpileToText(source: string): PortableTranspile {
 }
 
 /** The same, reusing the program's parse (`parseProgram(source)`) for the SDK calls and checks. */
-export function transpileParsed(source: string, wrapped: ts.SourceFile): PortableTranspile {
+export function transpileParsed(source: string, wrapped: TS.SourceFile): PortableTranspile {
   const lines = lineCount(source);
   const at = (offset: number) => userPositionOf(wrapped, offset, lines);
 
@@ -92,7 +93,7 @@ function emitFlags(): number | undefined {
 const HTML_COMMENT = /<!--|-->/;
 
 /** Whether TypeScript's emit would be this parse's own text: no syntax error, nothing to transform. */
-function runsAsWritten(wrapped: ts.SourceFile): boolean {
+function runsAsWritten(wrapped: TS.SourceFile): boolean {
   const { transformFlags, parseDiagnostics } = wrapped as unknown as { transformFlags?: unknown; parseDiagnostics?: unknown };
   return (
     EMIT_FLAGS !== undefined &&
@@ -105,7 +106,7 @@ function runsAsWritten(wrapped: ts.SourceFile): boolean {
 }
 
 /** Mistakes the parser accepts but the program form cannot run. */
-function structuralErrors(wrapped: ts.SourceFile, at: (offset: number) => { line: number; col: number }): Diagnostic[] {
+function structuralErrors(wrapped: TS.SourceFile, at: (offset: number) => { line: number; col: number }): Diagnostic[] {
   const breakout = findWrapperBreakout(wrapped);
   if (breakout !== undefined) {
     return [
@@ -118,7 +119,7 @@ function structuralErrors(wrapped: ts.SourceFile, at: (offset: number) => { line
     ];
   }
   const found: Diagnostic[] = [];
-  const visit = (node: ts.Node): void => {
+  const visit = (node: TS.Node): void => {
     if (ts.isImportDeclaration(node) || ts.isImportEqualsDeclaration(node) || ts.isExportDeclaration(node) || ts.isExportAssignment(node)) {
       found.push({
         ...at(node.getStart(wrapped)),

@@ -8,7 +8,8 @@
  * agent a turn. Each diagnostic is `line:col message` in the agent's own source, with a hint.
  */
 import path from 'node:path';
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.js';
 import type { ApiModel } from '../schema/model.js';
 import { SDK_MEMBERS, scanSdkUsage, type SdkCall, type SdkScan } from './calls.js';
 import type { Diagnostic } from './diagnostics.js';
@@ -47,7 +48,7 @@ const SANDBOX_GLOBALS = `interface SandboxConsole {
 declare var console: SandboxConsole;
 `;
 
-const COMPILER_OPTIONS: ts.CompilerOptions = {
+const COMPILER_OPTIONS: TS.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
   lib: ['lib.es2022.d.ts'],
   module: ts.ModuleKind.None,
@@ -76,14 +77,14 @@ const UNKNOWN_MEMBER_CODES = new Set([2339, 2551]);
 const NO_OVERLOAD_CODE = 2769;
 const CANNOT_FIND_NAME_CODES = new Set([2304, 2552, 2580, 2591, 2592]);
 
-const libCache = new Map<string, ts.IScriptSnapshot | undefined>();
+const libCache = new Map<string, TS.IScriptSnapshot | undefined>();
 /** Shared so the standard library is parsed once per process, not once per declaration set. */
 const documentRegistry = ts.createDocumentRegistry();
 
 export class ScriptChecker {
   readonly hash: string;
-  private readonly service: ts.LanguageService;
-  private readonly declarations = new Map<string, ts.IScriptSnapshot>();
+  private readonly service: TS.LanguageService;
+  private readonly declarations = new Map<string, TS.IScriptSnapshot>();
   private readonly model: ApiModel | undefined;
   private readonly budgetMs: number;
   private agentText = wrapProgram('');
@@ -151,7 +152,7 @@ export class ScriptChecker {
     }
 
     this.deadline = started + budget;
-    let semantic: readonly ts.Diagnostic[] | undefined;
+    let semantic: readonly TS.Diagnostic[] | undefined;
     try {
       semantic = this.service.getSemanticDiagnostics(this.agentPath);
     } catch (err) {
@@ -192,9 +193,9 @@ export class ScriptChecker {
     this.service.dispose();
   }
 
-  private host(): ts.LanguageServiceHost {
+  private host(): TS.LanguageServiceHost {
     const libDir = path.dirname(ts.getDefaultLibFilePath(COMPILER_OPTIONS));
-    const snapshot = (fileName: string): ts.IScriptSnapshot | undefined => {
+    const snapshot = (fileName: string): TS.IScriptSnapshot | undefined => {
       if (fileName === this.agentPath) return ts.ScriptSnapshot.fromString(this.agentText);
       const decl = this.declarations.get(fileName);
       if (decl) return decl;
@@ -232,7 +233,7 @@ function finish(errors: Diagnostic[], warnings: Diagnostic[], timedOut: boolean,
   };
 }
 
-function toDiagnostic(d: ts.Diagnostic, at: (offset: number) => UserPosition, severity: Diagnostic['severity']): Diagnostic {
+function toDiagnostic(d: TS.Diagnostic, at: (offset: number) => UserPosition, severity: Diagnostic['severity']): Diagnostic {
   return { ...at(d.start ?? 0), message: ts.flattenDiagnosticMessageText(d.messageText, '\n'), severity, code: d.code };
 }
 
@@ -287,7 +288,7 @@ function closestPath(path: string, templates: readonly string[]): string | undef
 
 /** Decides whether a TypeScript diagnostic is a provable mistake in a `pve.*` call. */
 class CallDiagnosticClassifier {
-  private readonly calls = new Map<ts.CallExpression, SdkCall>();
+  private readonly calls = new Map<TS.CallExpression, SdkCall>();
 
   constructor(scan: SdkScan) {
     for (const { node, call } of scan.requests) this.calls.set(node, call);
@@ -298,7 +299,7 @@ class CallDiagnosticClassifier {
    * which narrows a list by its `type` filter, is the SDK's detail, so the agent is shown what the
    * general signature (the last) said, with its code, and it is judged by that.
    */
-  sdkCallError(d: ts.Diagnostic, sf: ts.SourceFile): ts.Diagnostic {
+  sdkCallError(d: TS.Diagnostic, sf: TS.SourceFile): TS.Diagnostic {
     if (d.code !== NO_OVERLOAD_CODE || typeof d.messageText === 'string') return d;
     const general = d.messageText.next?.at(-1)?.next?.[0];
     const node = findNode(sf, d.start ?? 0);
@@ -306,7 +307,7 @@ class CallDiagnosticClassifier {
     return { ...d, code: general.code, messageText: general };
   }
 
-  classify(d: ts.Diagnostic, sf: ts.SourceFile): { block: boolean; hint?: string } {
+  classify(d: TS.Diagnostic, sf: TS.SourceFile): { block: boolean; hint?: string } {
     const node = findNode(sf, d.start ?? 0);
     const site = node && this.enclosingSdkCall(node);
     if (!site) return { block: false };
@@ -327,15 +328,15 @@ class CallDiagnosticClassifier {
    * The SDK call whose own argument list holds `node` — not one reached through a nested call or
    * function (an error inside `pve.get(p, { a: f(x) })`'s `f(x)` is not about the SDK call).
    */
-  private enclosingSdkCall(node: ts.Node): { node: ts.CallExpression; call: SdkCall; argIndex?: number; inner: ts.Node } | undefined {
-    let child: ts.Node = node;
-    let inner: ts.Node = node;
-    for (let cur: ts.Node | undefined = node; cur; child = cur, cur = cur.parent) {
+  private enclosingSdkCall(node: TS.Node): { node: TS.CallExpression; call: SdkCall; argIndex?: number; inner: TS.Node } | undefined {
+    let child: TS.Node = node;
+    let inner: TS.Node = node;
+    for (let cur: TS.Node | undefined = node; cur; child = cur, cur = cur.parent) {
       if (ts.isPropertyAssignment(cur) || ts.isShorthandPropertyAssignment(cur)) inner = ts.isPropertyAssignment(cur) ? cur.initializer : cur;
       if (ts.isCallExpression(cur)) {
         const call = this.calls.get(cur);
         if (!call) return undefined;
-        const argIndex = cur.arguments.indexOf(child as ts.Expression);
+        const argIndex = cur.arguments.indexOf(child as TS.Expression);
         if (argIndex < 0) return { node: cur, call, inner: cur };
         if (inner === node || !isWithin(inner, child)) inner = child;
         return { node: cur, call, argIndex, inner };
@@ -346,14 +347,14 @@ class CallDiagnosticClassifier {
   }
 }
 
-function isWithin(node: ts.Node, container: ts.Node): boolean {
+function isWithin(node: TS.Node, container: TS.Node): boolean {
   return node.pos >= container.pos && node.end <= container.end;
 }
 
 /** The innermost node starting at or containing `offset`. */
-function findNode(sf: ts.SourceFile, offset: number): ts.Node | undefined {
-  let found: ts.Node | undefined;
-  const visit = (node: ts.Node): void => {
+function findNode(sf: TS.SourceFile, offset: number): TS.Node | undefined {
+  let found: TS.Node | undefined;
+  const visit = (node: TS.Node): void => {
     if (offset < node.getStart(sf) || offset >= node.end) return;
     found = node;
     ts.forEachChild(node, visit);
@@ -363,7 +364,7 @@ function findNode(sf: ts.SourceFile, offset: number): ts.Node | undefined {
 }
 
 /** A value fixed in the source: literals, and arrays/objects made only of them. */
-function isLiteral(node: ts.Node): boolean {
+function isLiteral(node: TS.Node): boolean {
   if (ts.isParenthesizedExpression(node)) return isLiteral(node.expression);
   if (ts.isStringLiteralLike(node) || ts.isNumericLiteral(node)) return true;
   if (node.kind === ts.SyntaxKind.TrueKeyword || node.kind === ts.SyntaxKind.FalseKeyword || node.kind === ts.SyntaxKind.NullKeyword) return true;

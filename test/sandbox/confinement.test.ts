@@ -17,15 +17,17 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const fixture = (name: string) => path.join(root, 'test/sandbox/fixtures', name);
 const noBridge = async () => ({ ok: true as const, data: null });
 
-/** Bare module names imported anywhere in the compiled worker's import graph. */
+/** Bare module names imported or required anywhere in the compiled worker's import graph. */
 function workerBareImports(): Set<string> {
   const seen = new Set<string>();
   const bare = new Set<string>();
   const walk = (file: string): void => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const m of readFileSync(file, 'utf8').matchAll(/\b(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) {
-      const spec = (m[1] ?? m[2]) as string;
+    for (const m of readFileSync(file, 'utf8').matchAll(
+      /\b(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|\b(?:require|createRequire\([^)]*\))\(\s*['"]([^'"]+)['"]\s*\)/g,
+    )) {
+      const spec = (m[1] ?? m[2] ?? m[3]) as string;
       if (spec.startsWith('.')) walk(path.resolve(path.dirname(file), spec));
       else if (!spec.startsWith('node:')) bare.add(spec.split('/')[0] as string);
     }
