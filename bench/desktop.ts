@@ -190,42 +190,52 @@ async function sweepTable(reps: number, schema: { schemaFile?: string }): Promis
       // First: every variant's row is judged against it.
       const floorMs = (await measureChannelFloor(1_000, reps)) / 1000;
       const laneMs = (runMs: number): number => (runMs * CLIENT_CONCURRENCY) / paths.length;
-      for (const typecheck of [false, true]) {
-        await runScript(server.client, script, { typecheck });
-        await direct.run(paths);
-        const directMs: number[] = [];
-        const bridgedMs: number[] = [];
-        // CPU per call, summed over the repetitions: what each process spends, whatever the load.
-        let directCpu = 0;
-        let simForDirect = 0;
-        let simForBridged = 0;
-        const serveCpu = new Map<string, number>();
-        for (let r = 0; r < reps; r++) {
-          const c0 = cpuMsOf(direct.pid);
-          let s0 = cpuMsOf(sim.pid);
-          directMs.push(await direct.run(paths));
-          directCpu += cpuMsOf(direct.pid) - c0;
-          simForDirect += cpuMsOf(sim.pid) - s0;
-          s0 = cpuMsOf(sim.pid);
+      const variants = [false, true] as const;
+      // Every side once before timing: the simulator and the direct client warm up too (their
+      // CPU per call halved over the first rows when each row had only its own warm-up).
+      for (const typecheck of variants) await runScript(server.client, script, { typecheck });
+      await direct.run(paths);
+      // Interleaved, in an order that turns each repetition, so both rows meet the same machine
+      // and are judged against the same direct runs.
+      const directMs: number[] = [];
+      let directCpu = 0;
+      let simForDirect = 0;
+      const bridged = variants.map(() => ({ ms: [] as number[], simCpu: 0, serveCpu: new Map<string, number>() }));
+      const steps = ['direct', ...variants] as const;
+      for (let r = 0; r < reps; r++) {
+        for (let k = 0; k < steps.length; k++) {
+          const step = steps[(r + k) % steps.length] as (typeof steps)[number];
+          const s0 = cpuMsOf(sim.pid);
+          if (step === 'direct') {
+            const c0 = cpuMsOf(direct.pid);
+            directMs.push(await direct.run(paths));
+            directCpu += cpuMsOf(direct.pid) - c0;
+            simForDirect += cpuMsOf(sim.pid) - s0;
+            continue;
+          }
+          const row = bridged[variants.indexOf(step)] as (typeof bridged)[number];
           // The tree's CPU is read outside the timed call: a scan of /proc takes 2-5 ms, and the
           // direct client's time (taken in its own process) has no such share.
           const before = treeCpuMs(server.pid);
           const t = performance.now();
-          const run = await runScript(server.client, script, { typecheck });
-          bridgedMs.push(performance.now() - t);
+          const run = await runScript(server.client, script, { typecheck: step });
+          row.ms.push(performance.now() - t);
           if (!run.ok) throw new Error(`sweep failed: ${run.text}`);
-          for (const [name, cpu] of treeCpuMs(server.pid)) serveCpu.set(name, (serveCpu.get(name) ?? 0) + cpu - (before.get(name) ?? 0));
-          simForBridged += cpuMsOf(sim.pid) - s0;
+          for (const [name, cpu] of treeCpuMs(server.pid)) row.serveCpu.set(name, (row.serveCpu.get(name) ?? 0) + cpu - (before.get(name) ?? 0));
+          row.simCpu += cpuMsOf(sim.pid) - s0;
         }
-        const d = summarize(directMs).median;
-        const b = summarize(bridgedMs).median;
-        const perCall = (cpu: number): string => `${((cpu * 1000) / (reps * paths.length)).toFixed(0)}`;
-        const serveParts = [...serveCpu]
+      }
+      const d = summarize(directMs).median;
+      const perCall = (cpu: number): string => `${((cpu * 1000) / (reps * paths.length)).toFixed(0)}`;
+      // The best a process-isolated bridge could do per call: the direct client's lane time plus one floor round trip.
+      const bound = laneMs(d) + floorMs;
+      variants.forEach((typecheck, i) => {
+        const row = bridged[i] as (typeof bridged)[number];
+        const b = summarize(row.ms).median;
+        const serveParts = [...row.serveCpu]
           .filter(([, cpu]) => cpu > 0)
           .map(([name, cpu]) => `${name} ${perCall(cpu)}`)
           .join(', ');
-        // The best a process-isolated bridge could do per call: the direct client's lane time plus one floor round trip.
-        const bound = laneMs(d) + floorMs;
         rows.push([
           `${paths.length} × GET …/config, Promise.all${typecheck ? ', type-checked' : ', without the check'}`,
           ms(d),
@@ -233,10 +243,10 @@ async function sweepTable(reps: number, schema: { schemaFile?: string }): Promis
           ratio(b, d),
           ms(laneMs(b) - laneMs(d)),
           `${ms(laneMs(b))} / ${ms(bound)}: ${ratio(laneMs(b), bound)}`,
-          `direct ${perCall(directCpu)} + sim ${perCall(simForDirect)}; serve ${serveParts} + sim ${perCall(simForBridged)}`,
+          `direct ${perCall(directCpu)} + sim ${perCall(simForDirect)}; serve ${serveParts} + sim ${perCall(row.simCpu)}`,
           `${withinTarget(b / d, SWEEP_RATIO_TARGET)} (≤ ${SWEEP_RATIO_TARGET}×); ${withinTarget(laneMs(b) / bound, FLOOR_BOUND_TARGET)} (≤ ${FLOOR_BOUND_TARGET}× direct + floor)`,
         ]);
-      }
+      });
       // The run's fixed cost: the same script (its 300 paths included) without the calls.
       const fixed = `const paths = ${JSON.stringify(paths)};\nreturn paths.length;`;
       await runScript(server.client, fixed, { typecheck: false });
@@ -250,7 +260,7 @@ async function sweepTable(reps: number, schema: { schemaFile?: string }): Promis
       rows.push(["the same script without its calls: one run's fixed cost, without the check", '', ms(summarize(fixedMs).median), '', '', '', '', '']);
       rows.push(['floor: a frame between two Node processes and back', '', '', '', ms(floorMs), '', '', '']);
       return {
-        title: `sweep: ${SWEEP_GUESTS} config reads on scale-${SWEEP_GUESTS}, nodes answering in ${SLOW_NODE_MS} ms; \`serve\` over stdio vs a keep-alive HTTPS client, ${CLIENT_CONCURRENCY} at a time (ms, medians of ${reps}; ${load()})`,
+        title: `sweep: ${SWEEP_GUESTS} config reads on scale-${SWEEP_GUESTS}, nodes answering in ${SLOW_NODE_MS} ms; \`serve\` over stdio vs a keep-alive HTTPS client, ${CLIENT_CONCURRENCY} at a time (ms, medians of ${reps}, the three interleaved; ${load()})`,
         columns: ['case', 'direct', 'run_script', 'ratio', 'extra per call (lane ms)', 'lane ms per call / direct + floor', 'CPU per call (µs) by process', 'targets'],
         rows,
         notes: [
