@@ -14,8 +14,9 @@
  *
  * The pool is sized for a desktop as much as for a team server. Workers start on demand, up to
  * `workers`; `warmWorkers` of them are kept (and started by `warm()`); one idle for `idleMs`
- * leaves, and a kept one that loaded TypeScript (a compile costs it ~66 MB) is swapped for a fresh
- * one. Who waits for a worker is served fairly: each principal has its own queue, the queues take
+ * leaves, and a kept one that loaded TypeScript (a compile costs it 35–65 MB) is swapped for a
+ * fresh one — sooner, as soon as it is free, once a type-check process that was not serving when
+ * it loaded TypeScript can compile for it (`shedsTypeScript`). Who waits for a worker is served fairly: each principal has its own queue, the queues take
  * turns (round-robin), and no principal holds more than `perPrincipal` workers at once, so one
  * principal flooding the sandbox or hanging in it leaves the other workers to everyone else.
  */
@@ -131,6 +132,8 @@ export interface EngineStats {
   workersIdled: number;
   /** Scripts compiled in a sandbox worker (each worker loads TypeScript on its first). */
   workerCompiles: number;
+  /** Workers that had loaded TypeScript, swapped for fresh ones once a type-check process could compile for them. */
+  compilersShed: number;
   /** Workers run under Node's permission model. */
   workerConfined: boolean;
   /** The isolated-vm the workers loaded (`isolated-vm 5.0.4`); undefined while none is ready. */
@@ -175,9 +178,12 @@ export class SandboxEngine {
   private readonly launch: WorkerLaunch;
   private nextJobId = 1;
   private closed = false;
-  /** Workers that have loaded TypeScript (compiled once). */
-  private readonly compilers = new WeakSet<SandboxWorker>();
-  private readonly counters = { runs: 0, workersIdled: 0, workerCompiles: 0 };
+  /**
+   * Workers that have loaded TypeScript (compiled once), each with the type-check process that was
+   * serving then (its pid; undefined: none).
+   */
+  private readonly compilers = new WeakMap<SandboxWorker, number | undefined>();
+  private readonly counters = { runs: 0, workersIdled: 0, workerCompiles: 0, compilersShed: 0 };
 
   constructor(private readonly options: SandboxEngineOptions = {}) {
     this.baseLimits = resolveLimits(DEFAULT_LIMITS, options.limits);
@@ -350,6 +356,7 @@ export class SandboxEngine {
     }
     const jobId = this.nextJobId++;
     const timeoutMs = this.compileTimeoutMs;
+    const serving = this.options.compiler?.servingProcess()?.pid;
     this.counters.workerCompiles++;
     // A worker's first compile loads TypeScript too: that is the worker's cost, not the script's.
     const deadlineMs = timeoutMs + (this.compilers.has(worker) ? 0 : COMPILER_LOAD_ALLOWANCE_MS);
@@ -374,7 +381,7 @@ export class SandboxEngine {
     try {
       switch (answer.type) {
         case 'compiled':
-          this.compilers.add(worker);
+          if (!this.compilers.has(worker)) this.compilers.set(worker, serving);
           return { transpiled: answer.transpiled, secrets: answer.secrets };
         case 'timeout':
           recycle = true;
@@ -563,9 +570,28 @@ export class SandboxEngine {
       next.grant(free);
     }
     if (this.closed || slot.jobId !== undefined) return;
+    const shed = !recycle && this.shedsTypeScript(slot);
+    if (shed) {
+      slot.workers.retire();
+      this.counters.compilersShed++;
+    }
     // Replace a recycled worker now only while it is one of the kept ones; the others start on demand.
-    if (recycle && this.aliveCount() < this.warmCount) slot.workers.acquire();
+    if ((recycle || shed) && this.aliveCount() < this.warmCount) slot.workers.acquire();
     this.armIdle(slot);
+  }
+
+  /**
+   * Whether the idle worker of `slot` loaded TypeScript while no type-check process could compile
+   * for it (none was serving, or another one), and one now can: that process compiles the runs
+   * without the check from here on, so the worker's TypeScript (35–65 MB) only waits for `idleMs`.
+   * The same process that was serving when the worker loaded it (then busy with checks) never
+   * sheds it, so workers that compile under a steady load of checks keep it.
+   */
+  private shedsTypeScript(slot: Slot): boolean {
+    const worker = slot.workers.current;
+    if (!worker || !this.compilers.has(worker)) return false;
+    const serving = this.options.compiler?.servingProcess();
+    return serving !== undefined && serving.ready && serving.pid !== this.compilers.get(worker);
   }
 
   private armIdle(slot: Slot): void {

@@ -60,6 +60,17 @@ export type ReadyCompile = { compiled: ScriptCompile } | { timedOut: true };
  */
 export interface ReadyCompiler {
   compileIfReady(code: string, timeoutMs: number): Promise<ReadyCompile | undefined>;
+  /**
+   * The process serving now, if any: a sandbox worker that loaded TypeScript while none could
+   * compile for it sheds it once another one can (`SandboxEngine`).
+   */
+  servingProcess(): CompilerProcess | undefined;
+}
+
+export interface CompilerProcess {
+  pid: number;
+  /** Nothing waits in its queue: `compileIfReady` would take a compile now. */
+  ready: boolean;
 }
 
 /**

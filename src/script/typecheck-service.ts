@@ -32,6 +32,7 @@ import {
   type CheckAnswer,
   type CheckOptions,
   type CheckResult,
+  type CompilerProcess,
   type DeclarationFile,
   type ReadyCompile,
   type ReadyCompiler,
@@ -203,6 +204,11 @@ export class TypeCheckService implements ReadyCompiler {
       this.queue.push({ kind: 'compile', code, timeoutMs, resolve });
       void this.pump();
     });
+  }
+
+  servingProcess(): CompilerProcess | undefined {
+    const pid = this.slot.current?.pid;
+    return this.closed || pid === undefined ? undefined : { pid, ready: this.queue.length === 0 };
   }
 
   /** Kills every process; waiting checks resolve as skipped. */

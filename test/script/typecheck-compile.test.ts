@@ -1,6 +1,7 @@
 /**
  * `TypeCheckService.compileIfReady`: when the type-check process takes a run that skips the check
- * (ready, nothing queued), and that those compiles neither start it nor keep it from leaving.
+ * (ready, nothing queued; `servingProcess` says so), and that those compiles neither start it nor
+ * keep it from leaving.
  * A hand-written child answers: checks hang, compiles answer at once.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,6 +43,7 @@ process.on('disconnect', () => process.exit(0));
     const checkers = service();
     try {
       await checkers.warm();
+      expect(checkers.servingProcess()).toEqual({ pid: checkers.pid, ready: true });
       expect(await checkers.compileIfReady('return 1;', 5_000)).toEqual({ compiled: COMPILED });
       expect(checkers.stats).toMatchObject({ compiles: 1, processesStarted: 1 });
     } finally {
@@ -51,9 +53,12 @@ process.on('disconnect', () => process.exit(0));
 
   it('cold or closed: declines at once and starts nothing', async () => {
     const checkers = service();
+    expect(checkers.servingProcess()).toBeUndefined();
     expect(await checkers.compileIfReady('return 1;', 5_000)).toBeUndefined();
     expect(checkers.stats.processesStarted).toBe(0);
+    await checkers.warm();
     await checkers.close();
+    expect(checkers.servingProcess()).toBeUndefined();
     expect(await checkers.compileIfReady('return 1;', 5_000)).toBeUndefined();
   });
 
@@ -67,6 +72,7 @@ process.on('disconnect', () => process.exit(0));
       void remote.check('return 2;');
       await sleep(50);
       expect(checkers.stats.queued).toBe(1);
+      expect(checkers.servingProcess()).toEqual({ pid: checkers.pid, ready: false });
       expect(await checkers.compileIfReady('return 1;', 5_000)).toBeUndefined();
       expect(checkers.stats.compiles).toBe(0);
     } finally {
