@@ -37,6 +37,13 @@ export interface ProductOptions {
 /** Where a simulator listens and how to log in: all a product configuration needs. */
 export type SimulatorEndpoint = Pick<RunningSimulator, 'url' | 'fingerprint' | 'token'>;
 
+/**
+ * Sessions one principal may hold on a benchmark's HTTP server: the soak and the concurrency table
+ * connect up to 32 clients with the one bearer token, and past the per-principal cap (16 by
+ * default) the server would close the longest-idle of them, which then meet "Session not found".
+ */
+const BENCH_SESSIONS_PER_PRINCIPAL = 64;
+
 /** The configuration file a benchmark server uses, with its state under `dir`. */
 export function benchConfig(sim: SimulatorEndpoint, dir: string, options: ProductOptions = {}): Record<string, unknown> {
   return {
@@ -53,6 +60,7 @@ export function benchConfig(sim: SimulatorEndpoint, dir: string, options: Produc
     stateDir: join(dir, 'state'),
     // Keyed as in production, with a key of its own: a benchmark writes nothing to the home directory.
     audit: { hmacKey: 'bench-audit-key-not-a-secret' },
+    http: { sessionsPerPrincipal: BENCH_SESSIONS_PER_PRINCIPAL },
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   };
 }
@@ -82,7 +90,7 @@ export function connectInMemory(product: Product): Promise<InMemoryConnection> {
 
 /** The product served over Streamable HTTP on loopback, one MCP session per client. */
 export async function serveHttp(product: Product): Promise<RunningHttpServer> {
-  return startHttpServer(() => createMcpServer(product), { port: 0, log: () => undefined });
+  return startHttpServer(() => createMcpServer(product), { port: 0, log: () => undefined, maxSessionsPerPrincipal: BENCH_SESSIONS_PER_PRINCIPAL });
 }
 
 export async function connectHttp(server: Pick<RunningHttpServer, 'url' | 'token'>): Promise<{ client: Client; close(): Promise<void> }> {
