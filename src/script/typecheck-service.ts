@@ -173,6 +173,18 @@ export class TypeCheckService implements ReadyCompiler {
   }
 
   /**
+   * A check is likely soon (an agent is reading signatures): starts the process and builds the
+   * registered sets in the background, unless a process is serving or on its way, or the last
+   * start failed a moment ago (that failure was logged once). Never waits, never throws.
+   */
+  anticipate(): void {
+    if (this.closed || this.slot.current || this.slot.replacing) return;
+    const failed = this.lastStartFailure;
+    if (failed && performance.now() - failed.at < RESTART_BACKOFF_MS) return;
+    void this.warm();
+  }
+
+  /**
    * Type-checks `code` against a registered set and, with `transpile`, transpiles it for the
    * sandbox too. Never rejects: failures resolve as skipped checks (without `transpiled`).
    */

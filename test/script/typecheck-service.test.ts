@@ -315,6 +315,37 @@ process.on('disconnect', () => process.exit(0));
     }
   });
 
+  it('anticipate() starts the process in the background once: not while one serves or starts, nor after close or a failed start', async () => {
+    const checkers = new TypeCheckService({ entry: entry('quiet', ''), log: () => undefined });
+    try {
+      checkers.checker(miniSdkFiles);
+      checkers.anticipate();
+      // On its way: nothing more starts.
+      checkers.anticipate();
+      await vi.waitFor(() => expect(checkers.pid).toBeDefined(), { timeout: 10_000, interval: 20 });
+      checkers.anticipate();
+      expect(checkers.stats.processesStarted).toBe(1);
+    } finally {
+      await checkers.close();
+    }
+    checkers.anticipate();
+    expect(checkers.stats.processesStarted).toBe(1);
+
+    const lines: string[] = [];
+    const failing = new TypeCheckService({ entry: path.join(dir, 'missing.mjs'), log: (line) => lines.push(line) });
+    try {
+      failing.anticipate();
+      await vi.waitFor(() => expect(lines.join('\n')).toMatch(/could not be warmed/), { timeout: 10_000, interval: 20 });
+      const started = failing.stats.processesStarted;
+      // The start failed a moment ago (logged once): a get_schema now does not fork again.
+      failing.anticipate();
+      expect(failing.stats.processesStarted).toBe(started);
+      expect(lines.filter((l) => /could not be warmed/.test(l))).toHaveLength(1);
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('a process that cannot start makes checks skip instead of hang', async () => {
     const checkers = new TypeCheckService({ entry: path.join(dir, 'missing.mjs'), log: () => undefined });
     try {

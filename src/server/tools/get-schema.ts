@@ -45,6 +45,7 @@ export function registerGetSchema(server: McpServer, product: Product, viewer: (
       }));
       const text = renderSchemaText(described);
       if (operations.length === 0) return { isError: true, content: [{ type: 'text', text }] };
+      product.anticipateRun(args.cluster);
       return { structuredContent: { operations }, content: [{ type: 'text', text }] };
     }),
   );

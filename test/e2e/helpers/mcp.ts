@@ -29,6 +29,8 @@ export interface Connected {
   logs: unknown[];
   /** What the server process wrote to stderr (stdio only). */
   stderr(): string;
+  /** The server process (stdio only). */
+  pid?: number;
   close(): Promise<void>;
 }
 
@@ -65,7 +67,7 @@ export async function connectStdio(env: E2eEnv, options: ClientOptions, configFi
   } catch (err) {
     throw new Error(`cannot connect to the stdio server: ${String(err)}\nserver stderr:\n${stderr}`);
   }
-  return { ...parts, stderr: () => stderr, close: () => parts.client.close() };
+  return { ...parts, stderr: () => stderr, ...(transport.pid !== null ? { pid: transport.pid } : {}), close: () => parts.client.close() };
 }
 
 /** `auth`: the static bearer token, or an OAuth provider (the SDK gets and refreshes its tokens). */
