@@ -14,11 +14,12 @@
  * resolves as "type-check failed and was skipped: …" (the script still runs), and a new process
  * starts. `check` never rejects.
  *
- * Idle for `idleMs`, the process leaves (a warm one holds ~150 MB) and the next check starts a new
- * one, which builds its declaration sets first: about 1.2 s for the PVE 9.1 SDK on two cores. Runs
- * without the check never wait for it: `compileIfReady` compiles them here only while a process is
- * ready and no check waits in the queue; otherwise the sandbox worker compiles them. Those compiles
- * neither start a process nor keep one from leaving (the idle time counts from the last check).
+ * Idle for `idleMs`, the process leaves (a warm one holds ~115 MB) and the next check starts a new
+ * one, which builds its declaration sets first (~1.1 s for the PVE 9.1 SDK on two cores), unless
+ * `anticipate` (an agent reading signatures) started it already. Runs without the check never wait
+ * for it: `compileIfReady` compiles them here only while a process is ready and no check waits in
+ * the queue; otherwise the sandbox worker compiles them. Those compiles neither start a process nor
+ * keep one from leaving (the idle time counts from the last check).
  */
 import type { ApiModel } from '../schema/model.js';
 import { ChildProcessError, ChildSlot } from '../process/supervisor.js';
@@ -172,15 +173,10 @@ export class TypeCheckService implements ReadyCompiler {
     this.armIdle();
   }
 
-  /**
-   * A check is likely soon (an agent is reading signatures): starts the process and builds the
-   * registered sets in the background, unless a process is serving or on its way, or the last
-   * start failed a moment ago (that failure was logged once). Never waits, never throws.
-   */
+  /** A check is likely soon: starts the process in the background unless one serves or is on its way, or a start failed a moment ago. */
   anticipate(): void {
-    if (this.closed || this.slot.current || this.slot.replacing) return;
     const failed = this.lastStartFailure;
-    if (failed && performance.now() - failed.at < RESTART_BACKOFF_MS) return;
+    if (this.closed || this.slot.current || this.slot.replacing || (failed && performance.now() - failed.at < RESTART_BACKOFF_MS)) return;
     void this.warm();
   }
 
