@@ -2,20 +2,13 @@
  * Every source file of src/ opens with a comment saying what it is for, before its imports: a
  * reader who opens a file learns its job from its first lines.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../support/source-files.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') && !path.endsWith('.test.ts') ? [path] : [];
-  });
-}
 
 describe('source files', () => {
   it('open with a comment', () => {

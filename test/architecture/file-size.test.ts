@@ -3,10 +3,11 @@
  * except those listed here, each with what it still holds. A new file over the limit fails; so
  * does a listed one that has come under it (take it off the list).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { filesUnder } from '../support/source-files.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const LIMIT = 400;
@@ -32,13 +33,7 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
   'sandbox/prelude.js': 'the trusted prelude of the isolate: one file, loaded as one script',
 };
 
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return /\.(?:ts|js)$/.test(path) && !path.endsWith('.test.ts') ? [path] : [];
-  });
-}
+const sources = (dir: string): string[] => filesUnder(dir, (path) => /\.(?:ts|js)$/.test(path) && !path.endsWith('.test.ts'));
 
 function lines(path: string): number {
   return readFileSync(path, 'utf8').split('\n').length - 1;

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../support/source-files.js';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
@@ -45,14 +46,6 @@ interface Edge {
   to: string;
   /** `src/sandbox/engine.ts -> ../bridge/protocol.js`, one per importing file and specifier. */
   sites: string[];
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') && !path.endsWith('.test.ts') ? [path] : [];
-  });
 }
 
 /** The top folder of `src/` a path is in, or undefined for a file at the top of src/ or outside it. */

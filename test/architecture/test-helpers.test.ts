@@ -2,10 +2,11 @@
  * Tests under src/ are unit tests of the module beside them and import nothing from test/: a
  * helper shared with the tests under test/ lives there, and so do the tests that need it.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { filesUnder } from '../support/source-files.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SRC = join(ROOT, 'src');
@@ -13,13 +14,7 @@ const TEST = join(ROOT, 'test');
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.[^'"]+)\1/g;
 
-function testFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return testFiles(path);
-    return path.endsWith('.test.ts') ? [path] : [];
-  });
-}
+const testFiles = (dir: string): string[] => filesUnder(dir, (path) => path.endsWith('.test.ts'));
 
 describe('tests under src/', () => {
   it('import nothing from test/', () => {
