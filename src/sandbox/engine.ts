@@ -16,9 +16,10 @@
  * `workers`; `warmWorkers` of them are kept (and started by `warm()`); one idle for `idleMs`
  * leaves, and a kept one that loaded TypeScript (a compile costs it 35–65 MB) is swapped for a
  * fresh one — sooner, as soon as it is free, once a type-check process that was not serving when
- * it loaded TypeScript can compile for it (`shedsTypeScript`). Who waits for a worker is served fairly: each principal has its own queue, the queues take
- * turns (round-robin), and no principal holds more than `perPrincipal` workers at once, so one
- * principal flooding the sandbox or hanging in it leaves the other workers to everyone else.
+ * it loaded TypeScript can compile for it (`shedsTypeScript`). Who waits for a worker is served
+ * fairly: each principal has its own queue, the queues take turns (round-robin), and no principal
+ * holds more than `perPrincipal` workers at once, so one principal flooding the sandbox or hanging
+ * in it leaves the other workers to everyone else.
  */
 import { ChildSlot } from '../process/supervisor.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
