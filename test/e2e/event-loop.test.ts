@@ -26,9 +26,10 @@ const CODE_LIMIT = 100_000;
 function slowScript(): string {
   const chain = Array.from({ length: 990 }, () => 'a').join('+');
   const lines = ['const a: number = 1;', "const password = 'hunter2-not-stored';"];
-  // Three fifths of the cap: seconds of emit on an idle machine, and still within the 10 s compile
-  // deadline on two cores shared by a load of 8–10.
-  for (let i = 0; JSON.stringify(lines).length < CODE_LIMIT * 0.6; i++) lines.push(`const key${i} = ${chain};`);
+  // Three twentieths of the cap: seconds of emit on an idle machine (in the type-check process, which runs
+  // without the optimizing compiler), and still within the 10 s compile deadline on two cores
+  // shared by a whole test run; three fifths took 6–9 s idle and passed that deadline under load.
+  for (let i = 0; JSON.stringify(lines).length < CODE_LIMIT * 0.15; i++) lines.push(`const key${i} = ${chain};`);
   return `${lines.join('\n')}\nreturn typeof key0;`;
 }
 
@@ -97,8 +98,10 @@ describe('the event loop never waits on a script', () => {
         report.push(`${name}: run ${Math.round(runMs)} ms (${run.ok ? 'ok' : run.error?.kind}), other client's worst tools/list ${Math.round(worstMs)} ms over ${answers}`);
         expect(worstMs).toBeLessThan(ANSWER_BOUND_MS);
         if (name === 'slow but legal chains') {
-          // The measurement means something only if the compile took far longer than the bound.
-          expect(runMs).toBeGreaterThan(3 * ANSWER_BOUND_MS);
+          // The measurement means something only if the compile took far longer than any answer
+          // and the other client asked again and again meanwhile: ratios, not a machine's speed.
+          expect(runMs).toBeGreaterThan(3 * worstMs);
+          expect(answers).toBeGreaterThanOrEqual(5);
           expect(run).toMatchObject({ ok: true, result: 'number' });
         } else {
           // The script's shape is the script's error, with its limit and line, not an engine crash.
