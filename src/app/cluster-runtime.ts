@@ -11,7 +11,8 @@ import { classClients } from '../policy/clusters.js';
 import type { Policy } from '../policy/policy.js';
 import type { SecretScrubber } from '../safety/redact.js';
 import type { ApiModel, RiskClass } from '../schema/model.js';
-import type { RemoteScriptChecker, TypeCheckService } from '../script/typecheck-service.js';
+import type { RemoteScriptChecker } from '../script/remote-checker.js';
+import type { TypeCheckService } from '../script/typecheck-service.js';
 import { sdkDeclarationFiles, type DeclarationFile } from '../typegen/index.js';
 import type { AppConfig } from './config/app-config.js';
 

@@ -22,8 +22,10 @@
  * keep one from leaving (the idle time counts from the last check).
  */
 import type { ApiModel } from '../schema/model.js';
+import { StartBackoff } from '../process/start-backoff.js';
 import { ChildProcessError, ChildSlot } from '../process/supervisor.js';
 import { pathCatalogOf } from './path-catalog.js';
+import { type CheckQueue, RemoteScriptChecker } from './remote-checker.js';
 import { locateTypeCheckEntry, TypeCheckProcess } from './typecheck-process.js';
 import type { DeclarationSet } from './typecheck-protocol.js';
 import {
@@ -32,12 +34,10 @@ import {
   skippedCheck,
   type CheckAnswer,
   type CheckOptions,
-  type CheckResult,
   type CompilerProcess,
   type DeclarationFile,
   type ReadyCompile,
   type ReadyCompiler,
-  type TypeChecker,
 } from './checker.js';
 
 export interface TypeCheckServiceOptions {
@@ -103,7 +103,7 @@ interface CompileJob {
   resolve(answer: ReadyCompile | undefined): void;
 }
 
-export class TypeCheckService implements ReadyCompiler {
+export class TypeCheckService implements ReadyCompiler, CheckQueue {
   private readonly sets = new Map<string, DeclarationSet>();
   private readonly queue: Job[] = [];
   private readonly log: (line: string) => void;
@@ -112,7 +112,7 @@ export class TypeCheckService implements ReadyCompiler {
    * so the switch-over waits for it.
    */
   private readonly slot: ChildSlot<TypeCheckProcess>;
-  private lastStartFailure: { at: number; message: string } | undefined;
+  private readonly startBackoff = new StartBackoff(RESTART_BACKOFF_MS);
   private pumping = false;
   private closed = false;
   private readonly counters = { failures: 0, checks: 0, skipped: 0, compiles: 0, coldWaits: 0, idleStops: 0 };
@@ -126,11 +126,8 @@ export class TypeCheckService implements ReadyCompiler {
       prepare: (child) => this.loadAll(child, [...this.sets.values()]),
       recycleAfterUses: options.recycleAfterChecks ?? 1_000,
       started: (err) => {
-        if (err === undefined) {
-          this.lastStartFailure = undefined;
-          return;
-        }
-        this.lastStartFailure = { at: performance.now(), message: reasonOf(err) };
+        if (err === undefined) return this.startBackoff.started();
+        this.startBackoff.failed(reasonOf(err));
         this.log(`the type-check process did not start: ${reasonOf(err)}`);
       },
     });
@@ -175,8 +172,7 @@ export class TypeCheckService implements ReadyCompiler {
 
   /** A check is likely soon: starts the process in the background unless one serves or is on its way, or a start failed a moment ago. */
   anticipate(): void {
-    const failed = this.lastStartFailure;
-    if (this.closed || this.slot.current || this.slot.replacing || (failed && performance.now() - failed.at < RESTART_BACKOFF_MS)) return;
+    if (this.closed || this.slot.current || this.slot.replacing || this.startBackoff.holding() !== undefined) return;
     void this.warm();
   }
 
@@ -325,10 +321,8 @@ export class TypeCheckService implements ReadyCompiler {
     this.slot.promote();
     const current = this.slot.current;
     if (current) return current;
-    const failed = this.lastStartFailure;
-    if (failed && performance.now() - failed.at < RESTART_BACKOFF_MS) {
-      throw new ChildProcessError(`the type-check process could not start (${failed.message}); retrying in a few seconds`, 'start');
-    }
+    const held = this.startBackoff.holding();
+    if (held !== undefined) throw new ChildProcessError(`the type-check process could not start (${held}); retrying in a few seconds`, 'start');
     await this.slot.replace();
     this.slot.promote();
     const started = this.slot.current;
@@ -371,27 +365,6 @@ export class TypeCheckService implements ReadyCompiler {
   private skip(reason: string, ms: number, timedOut = false): CheckAnswer {
     this.counters.skipped++;
     return { result: skippedCheck(reason, ms, timedOut) };
-  }
-}
-
-/** One declaration set's checker, backed by the shared `TypeCheckService`. */
-export class RemoteScriptChecker implements TypeChecker {
-  constructor(
-    private readonly owner: TypeCheckService,
-    private readonly set: DeclarationSet,
-  ) {}
-
-  /** The set's key, as `ScriptChecker.hash` for the same declarations and schema. */
-  get hash(): string {
-    return this.set.id;
-  }
-
-  async check(source: string, options: CheckOptions = {}): Promise<CheckResult> {
-    return (await this.owner.check(this.set, source, options)).result;
-  }
-
-  checkAndTranspile(source: string, options: CheckOptions = {}): Promise<CheckAnswer> {
-    return this.owner.check(this.set, source, options, true);
   }
 }
 

@@ -5,7 +5,8 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { loadSchemaFromFile } from '../../src/schema/loader.js';
 import { OFFICIAL_SCHEMA_SKIP_MESSAGE, hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
-import { TypeCheckService, type RemoteScriptChecker } from '../../src/script/typecheck-service.js';
+import type { RemoteScriptChecker } from '../../src/script/remote-checker.js';
+import { TypeCheckService } from '../../src/script/typecheck-service.js';
 import { formatDiagnostic } from '../../src/script/diagnostics.js';
 import { ScriptChecker, type CheckResult } from '../../src/script/typecheck.js';
 import { sdkDeclarationFiles } from '../../src/typegen/index.js';
