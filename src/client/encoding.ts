@@ -75,17 +75,24 @@ function toPairs(params: Readonly<Record<string, unknown>>, arrayParams: Readonl
   for (const [name, value] of Object.entries(params)) {
     if (value === undefined || value === null) continue;
     if (Array.isArray(value)) {
-      const items = value.map((item, i) => scalar(`${name}[${i}]`, item));
       if (arrayParams.has(name)) {
-        for (const item of items) pairs.push([name, item]);
+        value.forEach((item, i) => pairs.push([name, scalar(`${name}[${i}]`, item)]));
       } else {
-        pairs.push([name, items.join(',')]);
+        pairs.push([name, joinedList(name, value)]);
       }
       continue;
     }
     pairs.push([name, scalar(name, value)]);
   }
   return pairs;
+}
+
+/**
+ * A list given as an array to a parameter that is not `type: array`: one comma-joined string,
+ * which PVE splits again. The request resolver gives the policy this same string.
+ */
+export function joinedList(name: string, items: readonly unknown[]): string {
+  return items.map((item, i) => scalar(`${name}[${i}]`, item)).join(',');
 }
 
 function scalar(name: string, value: unknown): string {

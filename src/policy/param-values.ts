@@ -122,15 +122,9 @@ function checkNumber(spec: ValueSpec, value: JsonValue, type: 'integer' | 'numbe
 }
 
 function checkString(spec: ValueSpec, value: JsonValue): string | undefined {
-  if (Array.isArray(value)) {
-    // The SDK takes lists as arrays too; each item must be a valid list member.
-    if (typeof spec.format !== 'string' || !spec.format.endsWith('-list')) return undefined;
-    for (const item of value) {
-      const problem = typeof item === 'string' || typeof item === 'number' ? checkListItem(spec.format, String(item), spec.name) : `got ${JSON.stringify(item)} in the list`;
-      if (problem) return problem;
-    }
-    return undefined;
-  }
+  // A list given to a parameter arrives here joined, as it is sent (request.ts); an array left is
+  // an item of a `type: array` parameter, which PVE takes only as text.
+  if (Array.isArray(value)) return `got a list inside the list, expected ${expectedOf(spec)}`;
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return undefined;
   const text = String(value);
   if (spec.maxLength !== undefined && text.length > spec.maxLength) return `is ${text.length} characters long, at most ${spec.maxLength} allowed`;

@@ -2,6 +2,10 @@
  * Each corpus case is contained by the rule it names, and by nothing else: with that escalation
  * rule, risk rule or policy part removed, the same call (the same facts, looked up on the same
  * simulator) is allowed. The decision is the pure `decideCall` the bridge and the preflight use.
+ *
+ * And each is the same call however its values are spelled: a value the client sends as one
+ * comma-joined string may be given as an array (as a list, or one item), and must meet the same
+ * rules.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PveClient } from '../../src/client/index.js';
@@ -40,9 +44,9 @@ function policyOf(name: string, without?: string): Policy {
   return Policy.fromConfig(config);
 }
 
-async function factsOf(c: CorpusCase, policy: Policy): Promise<CallFacts> {
+async function factsOf(c: CorpusCase, policy: Policy, params = c.call === 'waitTask' ? {} : (c.call.params ?? {})): Promise<CallFacts> {
   if (c.call === 'waitTask') throw new Error('waitTask cases are decided on the task GETs');
-  const req = resolveRequest(sim.model, c.call.method, c.call.path, c.call.params ?? {});
+  const req = resolveRequest(sim.model, c.call.method, c.call.path, params);
   const directory = new GuestDirectory(() => client);
   return resolveFacts({ cluster: 'sim', operation: req.operation, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath }, policy, directory);
 }
@@ -86,6 +90,33 @@ describe.skipIf(!hasOfficialSchema('9.1'))('every corpus case is contained by th
       const mutatedFacts = part ? await factsOf(c, mutatedPolicy) : withoutGuard(facts, c);
       const without = decideCall(mutatedFacts, mutatedPolicy);
       expect(without.outcome, `${c.id} without its guard: ${JSON.stringify(without)}`).toBe('allow');
+    });
+  }
+});
+
+/** The case's params with every string value given as an array: split at its commas, or as one item. */
+function spelledAsArrays(params: Record<string, unknown>, split: boolean): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? (split ? v.split(',') : [v]) : v]));
+}
+
+describe.skipIf(!hasOfficialSchema('9.1'))('every corpus case is the same call with its values given as arrays', () => {
+  const withStrings = decided.filter((c) => c.call !== 'waitTask' && Object.values(c.call.params ?? {}).some((v) => typeof v === 'string'));
+
+  it('covers the cases with string values', () => {
+    expect(withStrings.length).toBeGreaterThan(50);
+  });
+
+  for (const c of withStrings) {
+    it(`${c.id}: the same outcome and escalations as written`, async () => {
+      const policy = policyOf(c.via ?? c.cluster);
+      const written = await factsOf(c, policy);
+      const expected = decideCall(written, policy).outcome;
+      for (const split of [true, false]) {
+        const params = spelledAsArrays(c.call === 'waitTask' ? {} : (c.call.params ?? {}), split);
+        const facts = await factsOf(c, policy, params);
+        expect(decideCall(facts, policy).outcome, `${c.id} with ${JSON.stringify(params)}`).toBe(expected);
+        expect(facts.escalations.map((e) => e.rule)).toEqual(written.escalations.map((e) => e.rule));
+      }
     });
   }
 });

@@ -276,6 +276,17 @@ export const CORPUS: CorpusCase[] = [
     'qemu-disk-host-path',
   ),
   escalation('ct-bind-mount-root', 'host-resource', 'op', call('PUT', cfgCt, { mp0: '/,mp=/host' }), 'denied', /mp0/, call('PUT', cfgCt, { mp0: 'local-lvm:1,mp=/data' }), 'ct-mount-host-path'),
+  // The client sends an array given to a parameter that is not `type: array` as one comma-joined string.
+  escalation(
+    'ct-bind-mount-root-as-array',
+    'host-resource',
+    'op',
+    call('PUT', cfgCt, { mp0: ['/', 'mp=/host'] }),
+    'denied',
+    /mp0/,
+    call('PUT', cfgCt, { mp0: ['local-lvm:1', 'mp=/data'] }),
+    'ct-mount-host-path',
+  ),
   escalation(
     'ct-device-mount',
     'host-resource',
@@ -622,6 +633,16 @@ export const CORPUS: CorpusCase[] = [
     expect: 'denied',
     why: /VMID 118 \(its volume\)/,
     twin: { call: call('PUT', q('pve1', 109, '/config'), { scsi3: 'local-lvm:1' }) },
+    guard: { policy: 'scopes' },
+  },
+  {
+    id: 'scope-foreign-volume-as-array',
+    class: 'targets',
+    cluster: 'scoped',
+    call: call('PUT', q('pve1', 109, '/config'), { scsi3: ['local-lvm:vm-118-disk-0'] }),
+    expect: 'denied',
+    why: /VMID 118 \(its volume\)/,
+    twin: { call: call('PUT', q('pve1', 109, '/config'), { scsi3: ['local-lvm:1'] }) },
     guard: { policy: 'scopes' },
   },
   {

@@ -188,6 +188,20 @@ describe('undo', () => {
     expect(((await env.admin.request('GET', '/pools/undopool')) as { comment?: string }).comment).toBe('before');
   }, 120_000);
 
+  it('restores the keys a delete given as an array removed: the array is the list PVE got', async () => {
+    const { node, vmid } = guests[3] as { node: string; vmid: number };
+    const base = `/nodes/${node}/qemu/${vmid}`;
+    await env.admin.request('PUT', `${base}/config`, { onboot: 1, description: 'kept by undo' });
+    const changed = await env.run(`await pve.put('${base}/config', { delete: ['onboot', 'description'] });\nreturn 1;`, { cluster: 'adm' });
+    const runId = runIdOf(changed);
+    expect(env.auditEntries().find((e) => e.type === 'intent' && e.runId === runId)?.params).toMatchObject({ delete: 'onboot,description' });
+    expect(await config(base)).not.toHaveProperty('onboot');
+    const undone = await env.run(undoCode(runId), { cluster: 'adm' });
+    expect(undone.ok, JSON.stringify(undone).slice(0, 1500)).toBe(true);
+    const now = await config(base);
+    expect([now.onboot, now.description]).toEqual([1, 'kept by undo']);
+  }, 120_000);
+
   it('without a terminal it asks for --yes and sends nothing', async () => {
     const { node, vmid } = guests[3] ?? (guests[0] as { node: string; vmid: number });
     const base = `/nodes/${node}/qemu/${vmid}`;
