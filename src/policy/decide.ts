@@ -19,6 +19,7 @@ import { matchesOp } from './glob.js';
 import type { OperationRef, Policy, TargetRule } from './policy.js';
 import type { PresetName } from './presets.js';
 import type { RiskClass } from '../schema/model.js';
+import { listOf } from '../pve/list-value.js';
 
 /** What the path rules alone say of an operation. */
 export type PolicyDecision = { allowed: true; rule: string } | { allowed: false; rule: string; message: string };
@@ -296,9 +297,5 @@ function guestOutside(policy: Policy, shown: string, g: GuestFact, facts: CallFa
 }
 
 function tagsOf(value: unknown): string[] {
-  if (typeof value !== 'string') return [];
-  return value
-    .split(/[;,\s]+/)
-    .filter(Boolean)
-    .map((t) => t.toLowerCase());
+  return listOf(value).map((t) => t.toLowerCase());
 }

@@ -14,7 +14,8 @@
  */
 import type { Evidence } from '../schema/evidence.js';
 import type { HttpMethod, Operation, RiskClass } from '../schema/model.js';
-import { isTruthy, listOf } from './targets.js';
+import { isTruthy } from './targets.js';
+import { listOf } from '../pve/list-value.js';
 import { parsePropertyString, parseVolume } from './volumes.js';
 
 export const ESCALATION_CLASSES = ['hard-stop', 'physical-removal', 'overwrite', 'host-exec', 'credential', 'host-resource', 'data-egress', 'bulk', 'lock-bypass', 'root-only'] as const;

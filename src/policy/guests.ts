@@ -5,6 +5,7 @@
  * need the current truth ask for a fresh listing).
  */
 import type { PveClientLike } from '../client/client-like.js';
+import { listOf } from '../pve/list-value.js';
 
 export interface GuestInfo {
   vmid: number;
@@ -95,13 +96,7 @@ export function parseResource(item: unknown): GuestInfo | undefined {
     node: r.node,
     ...(typeof r.name === 'string' ? { name: r.name } : {}),
     ...(typeof r.pool === 'string' && r.pool !== '' ? { pool: r.pool } : {}),
-    tags:
-      typeof r.tags === 'string'
-        ? r.tags
-            .split(/[;,\s]+/)
-            .filter(Boolean)
-            .map((t) => t.toLowerCase())
-        : [],
+    tags: listOf(r.tags).map((t) => t.toLowerCase()),
     template: r.template === 1 || r.template === true,
   };
 }

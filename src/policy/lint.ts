@@ -33,6 +33,7 @@ import { compileOpPattern, compileSegment } from './glob.js';
 import { describePin, describeProtection, formatTargetRule, readPathRule, type PinKind } from './path-rule-targets.js';
 import { parseVmidRanges, splitPrivilegedEntry, type PolicyConfig } from './policy-config.js';
 import { Policy } from './policy.js';
+import { listOf } from '../pve/list-value.js';
 
 export interface LintFinding {
   severity: 'error' | 'warning';
@@ -79,7 +80,7 @@ export function inventoryFromResources(resources: unknown): Inventory {
       if (Number.isInteger(vmid) && vmid > 0) {
         inv.guests.set(vmid, { type: r.type, ...(str('name') ? { name: str('name') as string } : {}), ...(node ? { node } : {}) });
       }
-      for (const tag of (str('tags') ?? '').split(/[;,\s]+/)) if (tag !== '') inv.tags.add(tag.toLowerCase());
+      for (const tag of listOf(str('tags'))) inv.tags.add(tag.toLowerCase());
     }
   }
   return inv;

@@ -7,6 +7,7 @@
  */
 import type { Operation, SchemaNode } from '../schema/model.js';
 import { InvalidCallError, type JsonValue, type Params } from './call-shape.js';
+import { listOf } from '../pve/list-value.js';
 
 /**
  * `pve-configid` is PVE's format for every identifier kept in a configuration file (snapshot names,
@@ -130,7 +131,7 @@ function checkString(spec: ValueSpec, value: JsonValue): string | undefined {
   if (spec.maxLength !== undefined && text.length > spec.maxLength) return `is ${text.length} characters long, at most ${spec.maxLength} allowed`;
   const format = typeof spec.format === 'string' ? spec.format : undefined;
   if (format?.endsWith('-list')) {
-    for (const item of text.split(/[,;\s]+/).filter(Boolean)) {
+    for (const item of listOf(text)) {
       const problem = checkListItem(format, item, spec.name);
       if (problem) return problem;
     }

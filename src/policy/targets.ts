@@ -18,6 +18,7 @@
  */
 import type { Operation, ParamSpec, SchemaNode } from '../schema/model.js';
 import { parsePropertyString, parseVolume } from './volumes.js';
+import { listOf } from '../pve/list-value.js';
 
 export interface CallTargets {
   nodes: string[];
@@ -233,13 +234,6 @@ class TargetSet {
       unresolved: this.unresolved,
     };
   }
-}
-
-export function listOf(value: unknown): string[] {
-  if (Array.isArray(value)) return value.flatMap(listOf);
-  if (typeof value === 'number') return [String(value)];
-  if (typeof value !== 'string') return [];
-  return value.split(/[,;\s\0]+/).filter((s) => s.length > 0);
 }
 
 export function isTruthy(value: unknown): boolean {

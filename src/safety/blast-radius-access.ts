@@ -4,6 +4,7 @@
  */
 import { type BlastItem, type BlastRadius, type BlastReads, plural } from './blast-radius.js';
 import { guestDirectory, guestLabel } from './blast-radius-guests.js';
+import { listOf } from '../pve/list-value.js';
 
 /** Privileges that let their holder change who may do what, or the hosts themselves. */
 const POWERFUL = ['Permissions.Modify', 'User.Modify', 'Sys.Modify', 'Realm.Allocate', 'Sys.Console'];
@@ -91,9 +92,8 @@ export async function aclRadius(r: BlastReads, params: Record<string, unknown>, 
   const path = String(params.path ?? '/');
   const revoke = params.delete === 1 || params.delete === true || params.delete === '1';
   const propagate = params.propagate === undefined || Number(params.propagate) === 1;
-  const split = (v: unknown): string[] => (typeof v === 'string' ? v.split(/[,;\s]+/).filter((x) => x !== '') : []);
-  const subjects = [...split(params.users).map((u) => `user ${u}`), ...split(params.groups).map((g) => `group ${g}`), ...split(params.tokens).map((t) => `token ${t}`)];
-  const roles = split(params.roles);
+  const subjects = [...listOf(params.users).map((u) => `user ${u}`), ...listOf(params.groups).map((g) => `group ${g}`), ...listOf(params.tokens).map((t) => `token ${t}`)];
+  const roles = listOf(params.roles);
   const items: BlastItem[] = [];
   const reach = await pathReach(r, path, propagate);
   const current = (await aclEntries(r)).filter((e) => e.path === path);

@@ -10,6 +10,7 @@ import { bulkMigrateRadius, haResourceRadius, haRuleRadius, migrateRadius } from
 import { firewallRadius, networkApplyRadius } from './blast-radius-network.js';
 import { configDiskRadius, destroyRadius, moveRadius, storageRadius, volumeRadius } from './blast-radius-storage.js';
 import type { PreviewInput } from './change-preview.js';
+import { listOf } from '../pve/list-value.js';
 
 /** What a radius is computed from: the same input a planned write's change is read from. */
 export interface BlastInput extends Omit<PreviewInput, 'now'> {
@@ -28,7 +29,7 @@ export async function computeBlastRadius(input: BlastInput): Promise<BlastRadius
   if (t === '/storage/{storage}' && method === 'PUT' && truthy(params.disable)) return storageRadius(r, pv.storage ?? '', 'storage-disable');
   // Narrowing `nodes` takes the storage from the nodes left out; a `content` list without `images`
   // or `rootdir` is, for those guests, a disable everywhere.
-  const list = (v: unknown): string[] | undefined => (typeof v === 'string' && v !== '' ? v.split(/[,;\s]+/).filter((x) => x !== '') : undefined);
+  const list = (v: unknown): string[] | undefined => (typeof v === 'string' && v !== '' ? listOf(v) : undefined);
   const keep = list(params.nodes);
   const content = typeof params.content === 'string' ? (list(params.content) ?? []) : undefined;
   if (t === '/storage/{storage}' && method === 'PUT' && (keep || content)) return storageRadius(r, pv.storage ?? '', 'storage-disable', keep ? new Set(keep) : undefined, content);

@@ -4,6 +4,7 @@
  * recorded and makes the radius incomplete.
  */
 import type { BlastReads } from './blast-radius.js';
+import { listOf } from '../pve/list-value.js';
 
 export interface GuestEntry {
   vmid: number;
@@ -124,6 +125,7 @@ export function bytes(n: number | undefined): string {
 
 /** The `vmid` list of a job or bulk call (`100,101` or an array) as numbers. */
 export function vmidList(raw: unknown): number[] {
-  const parts = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' || typeof raw === 'number' ? String(raw).split(/[,;\s]+/) : [];
-  return parts.map((p) => Number(p)).filter((n) => Number.isInteger(n) && n > 0);
+  return listOf(raw)
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n > 0);
 }

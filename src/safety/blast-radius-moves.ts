@@ -4,6 +4,7 @@
  */
 import { type BlastItem, type BlastRadius, type BlastReads, plural } from './blast-radius.js';
 import { bytes, disksOf, type GuestEntry, guestConfig, guestDirectory, guestLabel, vmidList } from './blast-radius-guests.js';
+import { listOf } from '../pve/list-value.js';
 
 async function sharedStorages(r: BlastReads): Promise<Set<string> | undefined> {
   const defs = await r.list('/storage');
@@ -91,9 +92,8 @@ export async function haRuleRadius(r: BlastReads, method: string, rule: string |
   // A new rule has nothing to read yet (PVE refuses a POST for a rule that exists).
   const current = rule && method !== 'POST' ? await r.object(`/cluster/ha/rules/${encodeURIComponent(rule)}`) : undefined;
   const merged = { ...(current ?? {}), ...params };
-  const split = (v: unknown): string[] => (typeof v === 'string' ? v.split(/[,;\s]+/).filter((x) => x !== '') : []);
-  const resources = split(merged.resources);
-  const nodes = split(merged.nodes).map((n) => n.split(':')[0] ?? n);
+  const resources = listOf(merged.resources);
+  const nodes = listOf(merged.nodes).map((n) => n.split(':')[0] ?? n);
   const guests = (await guestDirectory(r)) ?? [];
   const items: BlastItem[] = [];
   for (const sid of resources) {

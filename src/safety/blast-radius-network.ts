@@ -13,6 +13,7 @@
 import { type BlastItem, type BlastRadius, type BlastReads, plural } from './blast-radius.js';
 import { guestConfig, guestDirectory, guestLabel, MAX_CONFIG_READS } from './blast-radius-guests.js';
 import { SourceClassifier, type SourceReach } from './blast-radius-sources.js';
+import { listOf } from '../pve/list-value.js';
 
 const MGMT_PORTS = [8006, 22];
 
@@ -91,7 +92,7 @@ function reachable(fwOn: boolean, rules: Rule[], policyIn: string, sources: Read
 function merged(base: object, params: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(params)) if (k !== 'delete' && k !== 'digest') out[k] = v;
-  for (const k of typeof params.delete === 'string' ? params.delete.split(/[,;\s]+/) : []) delete out[k];
+  for (const k of listOf(params.delete)) delete out[k];
   return out;
 }
 

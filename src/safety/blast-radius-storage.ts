@@ -5,6 +5,7 @@
  */
 import { type BlastItem, type BlastRadius, type BlastReads, plural } from './blast-radius.js';
 import { bootKey, bytes, disksOf, type GuestEntry, guestConfig, guestDirectory, guestLabel, MAX_CONFIG_READS, nodeDirectory, vmidList } from './blast-radius-guests.js';
+import { listOf } from '../pve/list-value.js';
 
 /**
  * Removing (`DELETE /storage/{storage}`) or disabling (`PUT … disable=1`) a storage: every guest
@@ -101,7 +102,7 @@ export async function storageRadius(
 /** Disks a config write deletes or replaces (`delete=scsi1`, `scsi0=<other volume>`). */
 export function configDiskRadius(r: BlastReads, g: GuestEntry, config: Record<string, unknown>, params: Record<string, unknown>): BlastRadius | undefined {
   const disks = disksOf(g.type, config);
-  const deleted = typeof params.delete === 'string' ? params.delete.split(/[,;\s]+/).filter((k) => k !== '') : [];
+  const deleted = listOf(params.delete);
   const force = params.force === 1 || params.force === true || params.force === '1';
   const items: BlastItem[] = [];
   const boot = bootKey(g.type, config);

@@ -10,6 +10,8 @@ import { isPlainObject } from '../schema/schema-node.js';
 import type { PlannedChange, PreviewInput } from './change-preview.js';
 import { capString } from './caps.js';
 import { visible } from './plan.js';
+import { listOf } from '../pve/list-value.js';
+import { vmidList } from './blast-radius-guests.js';
 
 const show = (text: string): string => visible(capString(text));
 const str = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)));
@@ -47,11 +49,6 @@ async function guests(input: PreviewInput): Promise<Listed[] | undefined> {
 
 const label = (g: Listed): string => `${g.name ? `${show(g.name)} ` : ''}(${g.type === 'lxc' ? 'CT' : 'VM'} ${g.vmid} on ${show(g.node)})`;
 
-function vmids(raw: unknown): number[] {
-  const parts = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' || typeof raw === 'number' ? String(raw).split(/[,;\s]+/) : [];
-  return parts.map(Number).filter((n) => Number.isInteger(n) && n > 0);
-}
-
 const BULK: Record<string, { to: string; how: string; from?: string }> = {
   startall: { to: 'running', how: 'start' },
   stopall: { to: 'stopped', how: 'shut down (powered off after the timeout unless force-stop is 0)', from: 'running' },
@@ -67,7 +64,7 @@ const BULK: Record<string, { to: string; how: string; from?: string }> = {
 async function bulkChange(input: PreviewInput, action: string, node: string | undefined): Promise<PlannedChange> {
   const spec = BULK[action] ?? { to: action, how: action };
   const where = node ? `${show(node)}` : 'the cluster';
-  const only = vmids(input.params.vms);
+  const only = vmidList(input.params.vms);
   const all = await guests(input);
   if (!all)
     return {
@@ -121,13 +118,13 @@ async function haChange(input: PreviewInput, sid: string): Promise<PlannedChange
 /** `PUT /pools/{poolid}` (or `/pools` with `poolid`): guests and storages joining or leaving. */
 async function poolChange(input: PreviewInput, poolid: string): Promise<PlannedChange> {
   const leaving = input.params.delete === 1 || input.params.delete === true || input.params.delete === '1';
-  const members = vmids(input.params.vms);
+  const members = vmidList(input.params.vms);
   const all = await guests(input);
   const lines = members.map((v) => {
     const g = all?.find((x) => x.vmid === v);
     return `${g ? label(g) : `VMID ${v}`}: ${leaving ? `pool '${show(poolid)}' → (none)` : `→ pool '${show(poolid)}'`}`;
   });
-  for (const s of typeof input.params.storage === 'string' ? input.params.storage.split(/[,;\s]+/).filter((x) => x) : []) lines.push(`storage '${show(s)}': ${leaving ? 'leaves' : 'joins'} the pool`);
+  for (const s of listOf(input.params.storage)) lines.push(`storage '${show(s)}': ${leaving ? 'leaves' : 'joins'} the pool`);
   const comment = typeof input.params.comment === 'string' ? [`comment: → ${show(input.params.comment)}`] : [];
   return {
     summary: `pool '${show(poolid)}': ${lines.length} member${lines.length === 1 ? '' : 's'} ${leaving ? 'leave' : 'join'}${comment.length > 0 ? '; comment changes' : ''}`,
@@ -138,7 +135,7 @@ async function poolChange(input: PreviewInput, poolid: string): Promise<PlannedC
 /** A backup of a pool or of every guest: which guests it covers now. */
 async function backupChange(input: PreviewInput, node: string): Promise<PlannedChange> {
   const pool = typeof input.params.pool === 'string' ? input.params.pool : undefined;
-  const listed = vmids(input.params.vmid);
+  const listed = vmidList(input.params.vmid);
   const every = input.params.all === 1 || input.params.all === true || input.params.all === '1';
   const all = await guests(input);
   let reached: Listed[] | undefined;
@@ -242,8 +239,7 @@ async function sentence(input: PreviewInput, object: string, readable: boolean):
     // Only an object read at its own path has a current value to show; otherwise the line says what is set.
     return readable && input.method !== 'POST' ? `${show(k)}: ${now} → ${show(str(input.params[k]))}` : `${show(k)}: ${show(str(input.params[k]))}`;
   });
-  if (typeof input.params.delete === 'string')
-    for (const k of input.params.delete.split(/[,;\s]+/).filter((x) => x)) lines.push(`${show(k)}: ${current && Object.hasOwn(current, k) ? show(str(current[k])) : '?'} → (deleted)`);
+  for (const k of listOf(input.params.delete)) lines.push(`${show(k)}: ${current && Object.hasOwn(current, k) ? show(str(current[k])) : '?'} → (deleted)`);
   if (input.method === 'DELETE' && current) {
     const about = ['comment', 'type', 'action', 'schedule', 'storage', 'state'].filter((k) => current?.[k] !== undefined).map((k) => `${k} ${show(str(current?.[k]))}`);
     if (about.length > 0) lines.unshift(`deleted: ${about.join(', ')}`);

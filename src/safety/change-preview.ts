@@ -14,6 +14,7 @@ import type { GuestIdentity } from './identity.js';
 import { isPlainObject } from '../schema/schema-node.js';
 import { visible } from './plan.js';
 import { operationChange } from './change-preview-ops.js';
+import { listOf } from '../pve/list-value.js';
 
 export interface PlannedChange {
   /** One plain-language line, the guest first. */
@@ -104,7 +105,7 @@ async function configChange(input: PreviewInput, type: 'qemu' | 'lxc', label: st
   const set = Object.keys(input.params)
     .filter((k) => !NOT_SETTINGS.has(k))
     .sort();
-  const deleted = deleteList(input.params.delete).filter((k) => !set.includes(k));
+  const deleted = [...new Set(listOf(input.params.delete))].sort().filter((k) => !set.includes(k));
   if (!config) {
     const keys = [...set, ...deleted];
     return {
@@ -152,18 +153,6 @@ function configSummary(lines: string[], changed: string[], pending: string[]): s
   }
   const after = pending.length === 0 ? '' : pending.length === changed.length ? ', all after a restart' : `, ${pending.length} after a restart (${pending.map(show).join(', ')})`;
   return `${changed.length} settings change (${changed.map(show).join(', ')})${after}`;
-}
-
-function deleteList(raw: unknown): string[] {
-  if (typeof raw !== 'string') return [];
-  return [
-    ...new Set(
-      raw
-        .split(/[,;\s]+/)
-        .map((k) => k.trim())
-        .filter((k) => k !== ''),
-    ),
-  ].sort();
 }
 
 const MIB_KEYS = new Set(['memory', 'balloon', 'swap']);

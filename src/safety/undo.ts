@@ -21,6 +21,7 @@
  */
 import { isPlainObject } from '../schema/schema-node.js';
 import { capString } from './caps.js';
+import { listOf } from '../pve/list-value.js';
 
 /** Config-write params that are not settings of the guest. */
 const NOT_SETTINGS = new Set(['digest', 'delete', 'revert', 'skiplock', 'background_delay', 'force']);
@@ -109,7 +110,7 @@ function configRecord(input: UndoRecordInput, guest: UndoGuest): UndoRecord {
 /** The previous and new value of every key a write sets or deletes; secret ones only named. */
 function previousValues(input: UndoRecordInput, config: Record<string, unknown>): { before: Record<string, string | null>; after: Record<string, string | null>; secret: string[] } {
   const set = Object.keys(input.params).filter((k) => !NOT_SETTINGS.has(k));
-  const deleted = deleteList(input.params.delete).filter((k) => !set.includes(k));
+  const deleted = [...new Set(listOf(input.params.delete))].filter((k) => !set.includes(k));
   const keys = [...set, ...deleted].sort();
   const shownBefore = input.redact(config);
   const shownAfter = input.redact(input.params);
@@ -140,18 +141,6 @@ function noUndoReason(method: string, template: string): string {
   if (/\/snapshot\/\{snapname\}\/rollback$/.test(template)) return 'the state a rollback discarded cannot be restored';
   if (/\/status\/[a-z]+$/.test(template)) return 'undo does not reverse power actions (start or stop the guest yourself)';
   return `undo knows no reversal for ${method} ${template}`;
-}
-
-function deleteList(raw: unknown): string[] {
-  if (typeof raw !== 'string') return [];
-  return [
-    ...new Set(
-      raw
-        .split(/[,;\s]+/)
-        .map((k) => k.trim())
-        .filter((k) => k !== ''),
-    ),
-  ];
 }
 
 function guestOf(pathValues: Record<string, string>, type: 'qemu' | 'lxc'): UndoGuest | undefined {

@@ -39,6 +39,7 @@ vi.mock('../../src/policy/glob.js', async (orig) => (await import('../support/fi
 vi.mock('../../src/schema/model.js', async (orig) => (await import('../support/file-hops.js')).traced('schema/model.ts', await orig()));
 vi.mock('../../src/schema/schema-node.js', async (orig) => (await import('../support/file-hops.js')).traced('schema/schema-node.ts', await orig()));
 vi.mock('../../src/pve/upid.js', async (orig) => (await import('../support/file-hops.js')).traced('pve/upid.ts', await orig()));
+vi.mock('../../src/pve/list-value.js', async (orig) => (await import('../support/file-hops.js')).traced('pve/list-value.ts', await orig()));
 vi.mock('../../src/client/client.js', async (orig) => (await import('../support/file-hops.js')).traced('client/client.ts', await orig()));
 vi.mock('../../src/client/encoding.js', async (orig) => (await import('../support/file-hops.js')).traced('client/encoding.ts', await orig()));
 vi.mock('../../src/client/auth.js', async (orig) => (await import('../support/file-hops.js')).traced('client/auth.ts', await orig()));
@@ -79,6 +80,7 @@ const TRACED = new Set([
   'schema/model.ts',
   'schema/schema-node.ts',
   'pve/upid.ts',
+  'pve/list-value.ts',
   'client/client.ts',
   'client/encoding.ts',
   'client/auth.ts',
