@@ -21,7 +21,7 @@
  * holds more than `perPrincipal` workers at once, so one principal flooding the sandbox or hanging
  * in it leaves the other workers to everyone else.
  */
-import { ChildSlot } from '../process/supervisor.js';
+import { ChildSlot } from '../process/child-slot.js';
 import type { BridgeHandler } from '../bridge/protocol.js';
 import type { ReadyCompiler, TypeChecker } from '../script/checker.js';
 import type { ScriptCompile } from '../script/compiled.js';

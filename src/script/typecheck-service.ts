@@ -23,7 +23,8 @@
  */
 import type { ApiModel } from '../schema/model.js';
 import { StartBackoff } from '../process/start-backoff.js';
-import { ChildProcessError, ChildSlot } from '../process/supervisor.js';
+import { ChildSlot } from '../process/child-slot.js';
+import { ChildProcessError } from '../process/supervisor.js';
 import { pathCatalogOf } from './path-catalog.js';
 import { type CheckQueue, RemoteScriptChecker } from './remote-checker.js';
 import { locateTypeCheckEntry, TypeCheckProcess } from './typecheck-process.js';

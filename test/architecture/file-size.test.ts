@@ -23,7 +23,6 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
   'src/client/errors.ts': 'every typed client error with its stable code and outcome',
   'src/policy/escalations.ts': "the table of parameters that raise a call's risk class",
   'src/policy/lint.ts': "the policy linter's rules",
-  'src/process/supervisor.ts': 'the child process, its channel and the slot it serves from',
   'src/run/pipeline.ts': 'the run from compile to result, with every mode',
   'src/safety/approval.ts': 'the approvals store, its records and the four-eyes rule',
   'src/safety/plan.ts': 'plans, their recording and their binding',
