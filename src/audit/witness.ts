@@ -18,16 +18,21 @@
  *    /var/log/syslog): any line that contains a record is read, whatever prefix the daemon added;
  *  - `https`: each record POSTed as JSON to an endpoint that must answer 2xx.
  * The network kinds never block the audit: records are queued and sent in the background
- * (witness-transports.ts), and every failure is reported through `WitnessHooks.onFailure`.
+ * (witness-queue.ts, witness-syslog.ts, witness-https.ts), and every failure is reported through `WitnessHooks.onFailure`.
  *
  * Records are tagged like the anchor (HMAC with the audit key), so a forged record is reported.
  */
 import { appendFileSync } from 'node:fs';
 import { AuditError } from '../files/errors.js';
 import { canonicalJson, hmacSha256Hex, sha256Hex } from '../safety/canonical.js';
-import { HttpsWitness, StreamSyslogWitness, UdpSyslogWitness, type HttpsWitnessOptions, type QueuedWitness, type SyslogWitnessOptions, type WitnessHooks } from './witness-transports.js';
+import { HttpsWitness, type HttpsWitnessOptions } from './witness-https.js';
+import type { QueuedWitness, WitnessHooks } from './witness-queue.js';
+import { StreamSyslogWitness, UdpSyslogWitness, type SyslogWitnessOptions } from './witness-syslog.js';
 
-export type { HttpsWitnessOptions, SyslogWitnessOptions, WitnessHooks, WitnessTlsOptions } from './witness-transports.js';
+export type { HttpsWitnessOptions } from './witness-https.js';
+export type { WitnessTlsOptions } from './witness-net.js';
+export type { WitnessHooks } from './witness-queue.js';
+export type { SyslogWitnessOptions } from './witness-syslog.js';
 
 export const WITNESS_MARK = 'pve-code-mcp-witness';
 
