@@ -10,7 +10,7 @@ import { canonicalJson } from '../safety/canonical.js';
 import { runIntentRecovery } from './intent-recovery.js';
 import { openStateStore, type StateStore } from './state-store.js';
 import { configFileOf } from '../client/config.js';
-import type { TaskProgressEvent } from '../bridge/handler.js';
+import type { TaskProgressEvent } from '../bridge/runtime.js';
 import { describeOperations, type DescribeResult } from '../describe/index.js';
 import type { Unserved } from '../describe/unserved.js';
 import { operationVerdict, VERDICT_TEXT } from '../describe/verdict.js';

@@ -4,7 +4,7 @@
  * otherwise (piped, a log file) a plain line is written each time the counts change, so a log
  * shows the batch advance without a line per status poll.
  */
-import type { TaskProgressEvent } from '../bridge/handler.js';
+import type { TaskProgressEvent } from '../bridge/runtime.js';
 import { parseUpid } from '../pve/upid.js';
 
 export interface ProgressSink {

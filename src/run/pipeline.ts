@@ -23,7 +23,8 @@
  * is cached across runs (`PermissionCache`, one per server).
  */
 import { randomUUID } from 'node:crypto';
-import { createBridgeHandler, type RunMode, type TaskProgressEvent } from '../bridge/handler.js';
+import { createBridgeHandler } from '../bridge/handler.js';
+import type { RunMode, TaskProgressEvent } from '../bridge/runtime.js';
 import { emptyCounts, type CallCounts } from '../bridge/stats.js';
 import { CallClock, type CallDeadline, type DeadlineReport } from './deadline.js';
 import type { CompileAnswer, Executor, OutcomeLike } from './executor.js';
@@ -45,7 +46,7 @@ import type { RecordedChange } from '../safety/undo.js';
 /** The audit surface a run writes to (the audit's `AuditSink`, src/audit/sink.ts, satisfies it). */
 export interface RunAudit {
   append(type: 'run-start' | 'call' | 'approval' | 'run-end', data: Record<string, unknown>): unknown;
-  /** A change's intent, durable before the change is sent (see `CallAudit.intend`, src/bridge/handler.ts). */
+  /** A change's intent, durable before the change is sent (see `CallAudit.intend`, src/bridge/runtime.ts). */
   intend(data: Record<string, unknown>): { seq: number };
 }
 

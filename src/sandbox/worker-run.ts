@@ -25,7 +25,7 @@ const CANCEL_GRACE_MS = 1_000;
 const SILENCE_GRACE_MS = 1_000;
 /**
  * How long a run that ended waits for the calls still with the bridge: a change already sent gets
- * `SENT_GRACE_MS` to answer (handler.ts), and the answer must include what became of it.
+ * `SENT_GRACE_MS` to answer (src/bridge/write.ts), and the answer must include what became of it.
  */
 const SETTLE_WAIT_MS = SENT_GRACE_MS + 1_000;
 /**

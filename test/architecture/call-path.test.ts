@@ -15,6 +15,7 @@ import { useSimBridge } from '../support/sim-bridge.js';
 
 vi.mock('../../src/bridge/contract.js', async (orig) => (await import('../support/file-hops.js')).traced('bridge/contract.ts', await orig()));
 vi.mock('../../src/bridge/handler.js', async (orig) => (await import('../support/file-hops.js')).traced('bridge/handler.ts', await orig()));
+vi.mock('../../src/bridge/runtime.js', async (orig) => (await import('../support/file-hops.js')).traced('bridge/runtime.ts', await orig()));
 vi.mock('../../src/bridge/errors.js', async (orig) => (await import('../support/file-hops.js')).traced('bridge/errors.ts', await orig()));
 vi.mock('../../src/bridge/stats.js', async (orig) => (await import('../support/file-hops.js')).traced('bridge/stats.ts', await orig()));
 vi.mock('../../src/safety/budget.js', async (orig) => (await import('../support/file-hops.js')).traced('safety/budget.ts', await orig()));
@@ -56,6 +57,7 @@ vi.mock('../../src/script/secret-names.js', async (orig) => (await import('../su
 const TRACED = new Set([
   'bridge/contract.ts',
   'bridge/handler.ts',
+  'bridge/runtime.ts',
   'bridge/errors.ts',
   'bridge/stats.ts',
   'safety/budget.ts',

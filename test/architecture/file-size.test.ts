@@ -17,7 +17,6 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
   'src/app/product.ts': 'the composition root: the sandbox engine, runs and their drain, approvals and the tool answers (search, describe, runbooks)',
   'src/audit/log.ts': 'the hash chain, rotation, anchors and write-ahead intents',
   'src/audit/recovery.ts': 'what became of an orphan intent, per kind of change',
-  'src/bridge/handler.ts': 'one call from resolution to audit; reads, writes, task waits and plan binding',
   'src/client/config.ts': 'the cluster config schema and its loading',
   'src/client/errors.ts': 'every typed client error with its stable code and outcome',
   'src/policy/escalations.ts': "the table of parameters that raise a call's risk class",

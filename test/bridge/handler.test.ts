@@ -6,7 +6,8 @@ import { RunClusters, classClients } from '../../src/policy/clusters.js';
 import { PlanBinding, PlanRecorder } from '../../src/safety/plan.js';
 import { Policy } from '../../src/policy/policy.js';
 import { REDACTED, SecretScrubber } from '../../src/safety/redact.js';
-import { createBridgeHandler, type BridgeDeps, type RunMode } from '../../src/bridge/handler.js';
+import { createBridgeHandler } from '../../src/bridge/handler.js';
+import type { BridgeDeps, RunMode } from '../../src/bridge/runtime.js';
 import type { BridgeCall, BridgeReply } from '../../src/bridge/protocol.js';
 
 const model = testModel();

@@ -10,7 +10,8 @@ import { Budgets } from '../../src/safety/budget.js';
 import { RunClusters, classClients } from '../../src/policy/clusters.js';
 import { PlanRecorder } from '../../src/safety/plan.js';
 import { Policy } from '../../src/policy/policy.js';
-import { createBridgeHandler, type RunMode } from '../../src/bridge/handler.js';
+import { createBridgeHandler } from '../../src/bridge/handler.js';
+import type { RunMode } from '../../src/bridge/runtime.js';
 import type { BridgeReply } from '../../src/bridge/protocol.js';
 import { emptyCounts, MAX_TAINTED_LISTED } from '../../src/bridge/stats.js';
 
