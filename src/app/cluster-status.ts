@@ -3,7 +3,7 @@
  * again. `serve` keeps the other clusters serving; every call to this one answers with
  * `ClusterUnavailableError`, which names the cluster, the cause and the fix.
  */
-import { type AnyPveError, exhaustive, isPveError } from '../client/errors.js';
+import { type AnyPveError, exhaustive, isPveError } from '../client/error-codes.js';
 
 export interface ClusterFailure {
   /** What went wrong, in one line. */

@@ -8,7 +8,8 @@
  * `outcome` (what became of the call): a change that was sent and got no trustworthy answer is
  * `unknown` — kind `unknown` too, so nothing that may have run is ever reported as cancelled.
  */
-import { type AnyPveError, callOutcomeOf, exhaustive, isPveError, outcomeUnknown } from '../client/errors.js';
+import { type AnyPveError, exhaustive, isPveError } from '../client/error-codes.js';
+import { callOutcomeOf, outcomeUnknown } from '../client/outcome.js';
 import type { HttpMethod, RiskClass } from '../schema/model.js';
 import type { BridgeError, CallOutcome } from './protocol.js';
 

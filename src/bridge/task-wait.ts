@@ -7,7 +7,7 @@
 import { isPlannedUpid, type PlannedWrite, type PlanRecorder } from '../safety/plan.js';
 import { redactText } from '../safety/redact.js';
 import type { TaskResult } from '../client/client-like.js';
-import { PveTaskFailedError } from '../client/errors.js';
+import { PveTaskFailedError } from '../client/task-errors.js';
 import type { ClusterHandle } from '../policy/clusters.js';
 import { decideCall } from '../policy/decide.js';
 import { resolveFacts } from '../policy/facts.js';

@@ -2,7 +2,7 @@
  * `pve-code-mcp` entry point: dispatches to subcommands. Logs go to stderr (stdout is the MCP
  * channel under `serve`); exit codes are documented in `EXIT`.
  */
-import { isPveError } from '../client/errors.js';
+import { isPveError } from '../client/error-codes.js';
 import { PRODUCT_VERSION } from '../version.js';
 import { EXIT, processIo, UsageError, type CliIo } from './args.js';
 import type { Command } from './command.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../simulator/index.js';
 import { DEFAULT_TICKET_LIFETIME_MS, TicketAuthenticator, type TicketEndpoint } from './auth.js';
-import { PveAuthError } from './errors.js';
+import { PveAuthError } from './http-errors.js';
 import { PveClient } from './client.js';
 
 /** A ticket server with PVE's rule: a ticket (or renewal) older than the lifetime is refused. */

@@ -11,7 +11,9 @@
  *   at most A (a cluster configured with shorter tickets): later tickets are renewed before that.
  */
 import { z } from 'zod';
-import { isPveError, PveAuthError, PveConfigError } from './errors.js';
+import { isPveError } from './error-codes.js';
+import { PveConfigError } from './errors.js';
+import { PveAuthError } from './http-errors.js';
 import { Secret } from './secret.js';
 
 export interface TokenAuthOptions {

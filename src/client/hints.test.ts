@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { outcomeUnknown, PveConnectionError, PveNotFoundError, PveOutcomeUnknownError, PveTimeoutError } from './errors.js';
+import { PveConnectionError, PveOutcomeUnknownError, PveTimeoutError } from './errors.js';
+import { PveNotFoundError } from './http-errors.js';
+import { outcomeUnknown } from './outcome.js';
 import { readEnvelope } from './response.js';
 
 const caller = { authId: 'mcp@pve!mcp', kind: 'token' as const };

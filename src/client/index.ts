@@ -16,6 +16,10 @@ export {
   loadConfig,
 } from './config.js';
 export * from './errors.js';
+export * from './error-codes.js';
+export * from './http-errors.js';
+export * from './outcome.js';
+export * from './task-errors.js';
 export { encodeRequest, type EncodedRequest } from './encoding.js';
 export { type PveLogger, stderrLogger } from './logger.js';
 export { type Envelope } from './response.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PveAuthError, PveHttpError, PveNodeOfflineError, PveNotFoundError, PvePermissionError, PveProtocolError } from './errors.js';
+import { PveProtocolError } from './errors.js';
+import { PveAuthError, PveHttpError, PveNodeOfflineError, PveNotFoundError, PvePermissionError } from './http-errors.js';
 import { type CallerInfo, readEnvelope } from './response.js';
 
 const token: CallerInfo = { authId: 'root@pam!mcp', kind: 'token' };

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import type { HttpMethod } from '../schema/model.js';
-import { type HttpErrorDetails, PveAuthError, PveHttpError, PveNodeOfflineError, PveNotFoundError, PveOutcomeUnknownError, PvePermissionError, PveProtocolError } from './errors.js';
+import { PveOutcomeUnknownError, PveProtocolError } from './errors.js';
+import { type HttpErrorDetails, PveAuthError, PveHttpError, PveNodeOfflineError, PveNotFoundError, PvePermissionError } from './http-errors.js';
 
 export interface RawResponse {
   status: number;

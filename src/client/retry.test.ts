@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PveConnectionError, PveHttpError, PveTimeoutError, TlsPinMismatchError } from './errors.js';
+import { PveConnectionError, PveTimeoutError, TlsPinMismatchError } from './errors.js';
+import { PveHttpError } from './http-errors.js';
 import { backoffDelayMs, beforeRetry, isRetryable } from './retry.js';
 
 const http = (status: number): PveHttpError => new PveHttpError({ status, pveMessage: 'x', method: 'GET', path: '/nodes' });

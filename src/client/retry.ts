@@ -11,7 +11,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpMethod } from '../schema/model.js';
-import { httpStatusOf, isPveError, PveAbortedError } from './errors.js';
+import { httpStatusOf, isPveError } from './error-codes.js';
+import { PveAbortedError } from './errors.js';
 
 export interface RetryOptions {
   /** Total tries for a GET, including the first. 1 disables retries. */

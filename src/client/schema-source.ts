@@ -22,7 +22,8 @@ import { z } from 'zod';
 import { loadSchemaFromFile, loadSchemaFromString, loadSchemaFromUrl } from '../schema/loader.js';
 import type { ApiModel } from '../schema/model.js';
 import type { PveClient, PveVersion } from './client.js';
-import { isPveError, PveSchemaUnavailableError } from './errors.js';
+import { isPveError } from './error-codes.js';
+import { PveSchemaUnavailableError } from './errors.js';
 import { type PveLogger, stderrLogger } from './logger.js';
 import { hasRetryableStatus } from './retry.js';
 

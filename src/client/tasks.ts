@@ -13,7 +13,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { HttpMethod } from '../schema/model.js';
 import { UPID_SHAPE, parseUpid } from '../pve/upid.js';
-import { isPveError, PveAbortedError, PveInputError, PveTaskFailedError, PveTaskUnknownError, PveTimeoutError, type TaskOutcome } from './errors.js';
+import { isPveError } from './error-codes.js';
+import { PveAbortedError, PveInputError, PveTimeoutError } from './errors.js';
+import { PveTaskFailedError, PveTaskUnknownError, type TaskOutcome } from './task-errors.js';
 import type { Envelope } from './response.js';
 import { isRetryable } from './retry.js';
 

@@ -5,18 +5,9 @@
  */
 import type { Dispatcher, Pool } from 'undici';
 import type { HttpMethod } from '../schema/model.js';
-import {
-  type AnyPveError,
-  causeCodeOf,
-  isPveError,
-  outcomeUnknown,
-  PveAbortedError,
-  PveConnectionError,
-  type PveError,
-  PveOutcomeUnknownError,
-  PveResponseTooLargeError,
-  PveTimeoutError,
-} from './errors.js';
+import { type AnyPveError, causeCodeOf, isPveError } from './error-codes.js';
+import { PveAbortedError, PveConnectionError, type PveError, PveOutcomeUnknownError, PveResponseTooLargeError, PveTimeoutError } from './errors.js';
+import { outcomeUnknown } from './outcome.js';
 import { ConcurrencyLimiter } from './limiter.js';
 import type { PveLogger } from './logger.js';
 import type { RawResponse } from './response.js';

@@ -16,9 +16,7 @@ const LIMIT = 400;
 const EXCEPTIONS: Readonly<Record<string, string>> = {
   'src/app/product.ts': 'the composition root: the sandbox engine, runs and their drain, approvals and the tool answers (search, describe, runbooks)',
   'src/audit/log.ts': 'the hash chain, rotation, anchors and write-ahead intents',
-  'src/audit/recovery.ts': 'what became of an orphan intent, per kind of change',
   'src/client/config.ts': 'the cluster config schema and its loading',
-  'src/client/errors.ts': 'every typed client error with its stable code and outcome',
   'src/policy/escalations.ts': "the table of parameters that raise a call's risk class",
   'src/policy/lint.ts': "the policy linter's rules",
   'src/run/pipeline.ts': 'the run from compile to result, with every mode',

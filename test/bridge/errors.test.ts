@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ERROR_SAMPLES } from '../client/error-samples.js';
-import { PVE_ERROR_CODES, type PveErrorCode, PveAbortedError, PveConnectionError, PveTimeoutError } from '../../src/client/errors.js';
+import { PVE_ERROR_CODES, type PveErrorCode } from '../../src/client/error-codes.js';
+import { PveAbortedError, PveConnectionError, PveTimeoutError } from '../../src/client/errors.js';
 import { toBridgeError } from '../../src/bridge/errors.js';
 import { BRIDGE_ERROR_KINDS, type BridgeErrorKind } from '../../src/bridge/protocol.js';
 
@@ -96,7 +97,8 @@ describe('client error codes → bridge error kinds', () => {
   it('classifies an error of another copy of the client module by its code', async () => {
     vi.resetModules();
     const copy = (await import('../../src/client/errors.js?copy')) as typeof import('../../src/client/errors.js');
-    const foreign = new copy.PveNotFoundError({ status: 500, pveMessage: 'no such VM', method: 'GET', path: '/x' });
+    const httpCopy = (await import('../../src/client/http-errors.js?copy')) as typeof import('../../src/client/http-errors.js');
+    const foreign = new httpCopy.PveNotFoundError({ status: 500, pveMessage: 'no such VM', method: 'GET', path: '/x' });
     expect(toBridgeError(foreign, {})).toMatchObject({ kind: 'api', status: 500 });
     expect(toBridgeError(new copy.PveInputError('bad UPID'), {}).kind).toBe('invalid');
   });

@@ -243,7 +243,7 @@ describe('bridge handler: waitTask', () => {
 
   it('reports a failed task as kind task', async () => {
     const t = setup({ preset: 'operator' });
-    const { PveTaskFailedError } = await import('../../src/client/errors.js');
+    const { PveTaskFailedError } = await import('../../src/client/task-errors.js');
     t.client.waitTask = async (upid) => {
       throw new PveTaskFailedError({ upid, node: 'pve1', status: 'stopped', exitstatus: 'VM 101 already running', ok: false, log: ['TASK ERROR: VM 101 already running'] });
     };

@@ -1,19 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ERROR_SAMPLES } from './error-samples.js';
-import {
-  causeCodeOf,
-  httpStatusOf,
-  isPveError,
-  isPveErrorCode,
-  outcomeUnknown,
-  PVE_ERROR_CODES,
-  PveConnectionError,
-  PveError,
-  PveHttpError,
-  PveOutcomeUnknownError,
-  PveTlsError,
-  TlsPinMismatchError,
-} from '../../src/client/errors.js';
+import { causeCodeOf, httpStatusOf, isPveError, isPveErrorCode, PVE_ERROR_CODES } from '../../src/client/error-codes.js';
+import { PveConnectionError, PveError, PveOutcomeUnknownError, PveTlsError, TlsPinMismatchError } from '../../src/client/errors.js';
+import { PveHttpError } from '../../src/client/http-errors.js';
+import { outcomeUnknown } from '../../src/client/outcome.js';
 
 describe('stable error codes', () => {
   it('lists each code once, prefixed and kebab-case, and every code has a sample error', () => {
@@ -67,7 +57,7 @@ describe('stable error codes', () => {
 
   it('recognizes an error from another copy of the module, which instanceof does not', async () => {
     vi.resetModules();
-    const copy = (await import('../../src/client/errors.js?copy')) as typeof import('../../src/client/errors.js');
+    const copy = (await import('../../src/client/http-errors.js?copy')) as typeof import('../../src/client/http-errors.js');
     const foreign = new copy.PveHttpError({ status: 503, pveMessage: 'busy', method: 'GET', path: '/nodes' });
     expect(foreign).not.toBeInstanceOf(PveHttpError);
     expect(isPveError(foreign)).toBe(true);

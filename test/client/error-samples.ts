@@ -3,28 +3,23 @@
  * mapping to bridge kinds go through every code with these. A code missing here fails those
  * tests (they compare the keys with `PVE_ERROR_CODES`).
  */
+import type { PveErrorCode } from '../../src/client/error-codes.js';
 import {
   PveAbortedError,
-  PveAuthError,
   PveConfigError,
   PveConnectionError,
   type PveError,
-  type PveErrorCode,
-  PveHttpError,
   PveInputError,
-  PveNodeOfflineError,
-  PveNotFoundError,
   PveOutcomeUnknownError,
-  PvePermissionError,
   PveProtocolError,
   PveResponseTooLargeError,
   PveSchemaUnavailableError,
-  PveTaskFailedError,
-  PveTaskUnknownError,
   PveTimeoutError,
   PveTlsError,
   TlsPinMismatchError,
 } from '../../src/client/errors.js';
+import { PveAuthError, PveHttpError, PveNodeOfflineError, PveNotFoundError, PvePermissionError } from '../../src/client/http-errors.js';
+import { PveTaskFailedError, PveTaskUnknownError } from '../../src/client/task-errors.js';
 
 const details = (status: number, pveMessage: string) => ({ status, pveMessage, method: 'GET' as const, path: '/nodes/pve1/qemu/100/config' });
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PveConfigError, PveConnectionError } from '../../src/client/index.js';
-import { callOutcomeOf } from '../../src/client/errors.js';
+import { callOutcomeOf } from '../../src/client/outcome.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { caught, clientFor, startSim } from './sim.js';
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_SAMPLES } from './error-samples.js';
-import { callOutcomeOf, type CallOutcome, PVE_ERROR_CODES, PveAbortedError, PveConnectionError, type PveErrorCode, PveHttpError, PveTimeoutError } from '../../src/client/errors.js';
+import { PVE_ERROR_CODES, type PveErrorCode } from '../../src/client/error-codes.js';
+import { PveAbortedError, PveConnectionError, PveTimeoutError } from '../../src/client/errors.js';
+import { PveHttpError } from '../../src/client/http-errors.js';
+import { type CallOutcome, callOutcomeOf } from '../../src/client/outcome.js';
 
 /** Each sample (as a read raises it) classified for a GET and for a POST. */
 const EXPECTED: Record<PveErrorCode, { GET: CallOutcome; POST: CallOutcome }> = {
