@@ -20,7 +20,8 @@ describe('call risk from concrete parameters', () => {
     expect(callRisk(qemuConfig, { delete: 'scsi1' }).risk).toBe('write');
     expect(callRisk(qemuConfig, { delete: 'description', force: 1 }).risk).toBe('write');
     expect(callRisk(qemuConfig, { delete: 'unused0' }).risk).toBe('destructive');
-    expect(callRisk(vzdump, { vmid: '100', remove: 1 }).risk).toBe('destructive');
+    // remove: 1 is PVE's default: the backup prunes by the storage's own retention either way.
+    expect(callRisk(vzdump, { vmid: '100', remove: 1 }).risk).toBe(callRisk(vzdump, { vmid: '100' }).risk);
     expect(callRisk(vzdump, { vmid: '100', 'prune-backups': 'keep-last=1' }).risk).toBe('destructive');
     expect(callRisk(vzdump, { vmid: '100', 'prune-backups': 'keep-last=1', remove: 0 }).risk).toBe('write');
     expect(callRisk(vzdump, { vmid: '100', 'prune-backups': 'keep-all=1' }).risk).toBe('write');
@@ -52,7 +53,9 @@ describe('call risk from concrete parameters', () => {
     const bulk = op('POST', '/cluster/bulk-action/guest/shutdown', 'write');
     expect(callRisk(bulk, {}).risk).toBe('destructive');
     expect(callRisk(bulk, { vms: [] }).risk).toBe('destructive');
-    expect(callRisk(bulk, { vms: [100, 101] }).risk).toBe('write');
+    expect(callRisk(bulk, { vms: [100, 101], 'force-stop': 0 }).risk).toBe('write');
+    // force-stop defaults to 1 in PVE: without it the shutdown is a forced one.
+    expect(callRisk(bulk, { vms: [100, 101] }).risk).toBe('destructive');
     expect(callRisk(bulk, { vms: [100], 'force-stop': 1 }).risk).toBe('destructive');
     const startall = op('POST', '/nodes/{node}/startall', 'write');
     expect(callRisk(startall, {}).risk).toBe('destructive');
@@ -60,8 +63,8 @@ describe('call risk from concrete parameters', () => {
   });
 
   it('names the parameter and the rule of each escalation', () => {
-    expect(callRisk(vzdump, { vmid: '100', script: '/x', remove: 1 }).escalations).toEqual([
-      expect.objectContaining({ rule: 'backup-remove', param: 'remove', risk: 'destructive' }),
+    expect(callRisk(vzdump, { vmid: '100', script: '/x', 'prune-backups': 'keep-last=1' }).escalations).toEqual([
+      expect.objectContaining({ rule: 'backup-prune-backups', param: 'prune-backups', risk: 'destructive' }),
       expect.objectContaining({ rule: 'backup-script', param: 'script', risk: 'privileged', class: 'host-exec' }),
     ]);
   });

@@ -88,9 +88,11 @@ export const ESCALATION_RULES: readonly EscalationRule[] = [
     methods: ['POST'],
     path: re(String.raw`/cluster/bulk-action/guest/shutdown`),
     params: ['force-stop'],
-    evidence: { description: /stops/i },
-    when: isTruthy,
-    reason: 'a bulk shutdown with force-stop cuts power to every guest that does not stop in time',
+    // PVE's default is 1: a bulk shutdown without force-stop is one with it.
+    evidence: { default: 1 },
+    whenAbsent: true,
+    when: (v) => v === undefined || isTruthy(v),
+    reason: 'a bulk shutdown with force-stop (the default unless it is 0) cuts power to every guest that does not stop in time',
   },
   // --- every guest at once ---
   {
@@ -110,12 +112,12 @@ export const ESCALATION_RULES: readonly EscalationRule[] = [
     class: 'bulk',
     risk: 'destructive',
     methods: ['POST'],
-    path: re(String.raw`/nodes/\{node\}/(?:startall|migrateall)`),
+    path: re(String.raw`/nodes/\{node\}/(?:startall|suspendall|migrateall)`),
     params: ['vms'],
     evidence: { format: 'pve-vmid-list' },
     whenAbsent: true,
     when: noVms,
-    reason: 'without vms the action starts or migrates every guest of the node',
+    reason: 'without vms the action starts, suspends or migrates every guest of the node',
   },
   // --- physical removal and pruning ---
   {
@@ -139,17 +141,6 @@ export const ESCALATION_RULES: readonly EscalationRule[] = [
     evidence: { format: 'pve-configid-list' },
     when: (v) => listOf(v).some((k) => UNUSED_KEY.test(k)),
     reason: 'deleting an unusedN entry destroys the volume it refers to',
-  },
-  {
-    id: 'backup-remove',
-    class: 'physical-removal',
-    risk: 'destructive',
-    methods: CHANGES,
-    path: re(BACKUP),
-    params: ['remove'],
-    evidence: { description: /prune/i },
-    when: isTruthy,
-    reason: 'remove prunes older backups by the retention settings: backups are deleted',
   },
   {
     id: 'backup-prune-backups',

@@ -10,17 +10,14 @@
  * URL actually sent is rebuilt from the matched template and the validated values with
  * `encodeURIComponent`.
  *
- * A list given as an array to a parameter that is not `type: array` is sent as one comma-joined
- * string, so it becomes that string here, before anything reads it: the schema check, the policy,
- * the plan, the preview, undo and the audit all see the value PVE will get. Read as an array, a
- * one-item list `['/,mp=/host']` was a host bind mount no rule looked at.
+ * Before anything reads the params they become what PVE's handler will read (pve-reading.ts):
+ * the schema check, the policy, the plan, the preview, undo and the audit all see that one form.
  */
 import type { ApiModel, HttpMethod, Operation } from '../schema/model.js';
 import type { ResolvedCall } from '../client/client-like.js';
-import { joinedList } from '../client/encoding.js';
-import { PveInputError } from '../client/errors.js';
 import { callShape, InvalidCallError, PLACEHOLDER, type Params } from './call-shape.js';
 import { checkValues } from './param-values.js';
+import { asPveReads } from './pve-reading.js';
 import { suggest } from './path-suggest.js';
 
 export { InvalidCallError };
@@ -50,23 +47,11 @@ export function resolveRequest(model: ApiModel, method: HttpMethod, rawPath: str
     const methods = model.byPath(match.path).map((op) => op.method);
     throw new InvalidCallError(`${method} is not an operation of ${match.path}`, `That path supports ${methods.join(', ') || 'no methods'}; check the method, or use search_api to find the operation`);
   }
-  asSent(params, match.arrayParams);
+  asPveReads(match.operation, params, match.arrayParams);
   // The path values are the path's own segments, whose characters callShape checked: what is left is what only the schema says of them.
   const pathValues = checkValues(match.operation, match.pathValues, params);
   const urlPath = buildUrlPath(match.operation.path, pathValues);
   return { method, operation: match.operation, concretePath, urlPath, pathValues, params, arrayParams: match.arrayParams };
-}
-
-function asSent(params: Params, arrayParams: ReadonlySet<string>): void {
-  for (const [name, value] of Object.entries(params)) {
-    if (!Array.isArray(value) || arrayParams.has(name)) continue;
-    try {
-      params[name] = joinedList(name, value);
-    } catch (err) {
-      if (err instanceof PveInputError) throw new InvalidCallError(err.message);
-      throw err;
-    }
-  }
 }
 
 /** The URL path to send: the template with each value percent-encoded as one segment. */

@@ -50,7 +50,7 @@ const NOT_TARGETS = new Set(['exclude']);
 /** `target-storage`/`targetstorage` pairs (`src:dst` or one storage for all). */
 const STORAGE_PAIR_FORMATS = new Set(['storage-pair-list']);
 /** Operations that act on every guest in reach unless `vms` narrows them. */
-const ALL_UNLESS_VMS = /^\/cluster\/bulk-action\/guest\/[^/]+$|^\/nodes\/\{node\}\/(?:startall|stopall|migrateall)$/;
+const ALL_UNLESS_VMS = /^\/cluster\/bulk-action\/guest\/[^/]+$|^\/nodes\/\{node\}\/(?:startall|stopall|suspendall|migrateall)$/;
 const HA_SID = /^(?:(?:vm|ct):)?([1-9][0-9]{0,8})$/;
 const VMID = /^[1-9][0-9]{0,8}$/;
 

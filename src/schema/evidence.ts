@@ -6,7 +6,7 @@
  */
 import type { ParamSpec } from './model.js';
 
-export type Evidence = { description: RegExp } | { format: string } | { pattern: RegExp } | { keys: readonly string[] } | { enum: string } | { type: string };
+export type Evidence = { description: RegExp } | { format: string } | { pattern: RegExp } | { keys: readonly string[] } | { enum: string } | { type: string } | { default: number | string };
 
 /** Does the parameter show the evidence? */
 export function showsEvidence(spec: ParamSpec, evidence: Evidence): boolean {
@@ -15,6 +15,7 @@ export function showsEvidence(spec: ParamSpec, evidence: Evidence): boolean {
   if ('pattern' in evidence) return evidence.pattern.test(spec.pattern ?? '');
   if ('enum' in evidence) return (spec.enum ?? []).includes(evidence.enum);
   if ('type' in evidence) return spec.type === evidence.type;
+  if ('default' in evidence) return spec.default !== undefined && String(spec.default) === String(evidence.default);
   const format = spec.format;
   return typeof format === 'object' && evidence.keys.every((k) => Object.hasOwn(format, k));
 }

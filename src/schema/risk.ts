@@ -48,6 +48,13 @@ export const RISK_RULES: readonly RiskRule[] = [
     reason: 'QEMU monitor commands and keystrokes bypass every API-level check',
   },
   {
+    id: 'resource-mapping',
+    risk: 'privileged',
+    methods: 'mutating',
+    path: re(String.raw`/cluster/mapping/(?:dir|pci|usb)(?:/\{id\})?`),
+    reason: "defines which host directories and devices guests may be given: a guest's `mapping=` or `dirid=` then reaches what the mapping names (a directory mapping of `/` shares the host's root)",
+  },
+  {
     id: 'host-exec',
     risk: 'privileged',
     methods: ['POST'],

@@ -25,6 +25,7 @@ vi.mock('../../src/safety/caps.js', async (orig) => (await import('../support/fi
 vi.mock('../../src/safety/plan.js', async (orig) => (await import('../support/file-hops.js')).traced('safety/plan.ts', await orig()));
 vi.mock('../../src/policy/clusters.js', async (orig) => (await import('../support/file-hops.js')).traced('policy/clusters.ts', await orig()));
 vi.mock('../../src/policy/request.js', async (orig) => (await import('../support/file-hops.js')).traced('policy/request.ts', await orig()));
+vi.mock('../../src/policy/pve-reading.js', async (orig) => (await import('../support/file-hops.js')).traced('policy/pve-reading.ts', await orig()));
 vi.mock('../../src/policy/call-shape.js', async (orig) => (await import('../support/file-hops.js')).traced('policy/call-shape.ts', await orig()));
 vi.mock('../../src/policy/param-values.js', async (orig) => (await import('../support/file-hops.js')).traced('policy/param-values.ts', await orig()));
 vi.mock('../../src/policy/path-suggest.js', async (orig) => (await import('../support/file-hops.js')).traced('policy/path-suggest.ts', await orig()));
@@ -68,6 +69,7 @@ const TRACED = new Set([
   'policy/clusters.ts',
   'policy/request.ts',
   'policy/call-shape.ts',
+  'policy/pve-reading.ts',
   'policy/param-values.ts',
   'policy/path-suggest.ts',
   'policy/facts.ts',

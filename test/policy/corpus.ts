@@ -103,7 +103,18 @@ export const CORPUS: CorpusCase[] = [
     call('POST', ct('pve1', 106, '/status/shutdown'), { timeout: 60 }),
     'shutdown-force-stop',
   ),
-  escalation('bulk-shutdown-force-stop', 'hard-stop', 'admin', bulk('shutdown', { vms: [118], 'force-stop': 1 }), 'approval', /force-stop/, bulk('shutdown', { vms: [118] })),
+  escalation('bulk-shutdown-force-stop', 'hard-stop', 'admin', bulk('shutdown', { vms: [118], 'force-stop': 1 }), 'approval', /force-stop/, bulk('shutdown', { vms: [118], 'force-stop': 0 })),
+  // PVE's default for force-stop is 1.
+  escalation(
+    'bulk-shutdown-default-force-stop',
+    'hard-stop',
+    'admin',
+    bulk('shutdown', { vms: [118] }),
+    'approval',
+    /force-stop/,
+    bulk('shutdown', { vms: [118], 'force-stop': 0 }),
+    'bulk-shutdown-force-stop',
+  ),
   // --- physical removal and pruning ---
   escalation('config-delete-force', 'physical-removal', 'op', call('PUT', cfgQ, { delete: 'scsi0', force: 1 }), 'approval', /force/, call('PUT', q('pve1', 109, '/config'), { delete: 'scsi0' })),
   escalation('config-delete-unused', 'physical-removal', 'op', call('PUT', cfgQ, { delete: 'unused0' }), 'approval', /unused/, call('PUT', cfgQ, { delete: 'description' })),
@@ -118,7 +129,17 @@ export const CORPUS: CorpusCase[] = [
     'config-delete-unused',
   ),
   escalation('ct-delete-unused', 'physical-removal', 'op', call('PUT', cfgCt, { delete: ['unused1'] }), 'approval', /unused/, call('PUT', cfgCt, { delete: ['description'] }), 'config-delete-unused'),
-  escalation('backup-remove', 'physical-removal', 'op', call('POST', vzdump, { vmid: '118', storage: 'nas', remove: 1 }), 'approval', /prune/, harmlessBackup),
+  // The client does not send null: PVE's default (remove 1) applies, and the retention prunes.
+  escalation(
+    'backup-prune-remove-null',
+    'physical-removal',
+    'op',
+    call('POST', vzdump, { vmid: '118', storage: 'nas', 'prune-backups': 'keep-last=1', remove: null }),
+    'approval',
+    /prune-backups/,
+    call('POST', vzdump, { vmid: '118', storage: 'nas', 'prune-backups': 'keep-last=1', remove: 0 }),
+    'backup-prune-backups',
+  ),
   escalation(
     'backup-prune-backups',
     'physical-removal',
@@ -275,6 +296,28 @@ export const CORPUS: CorpusCase[] = [
     call('POST', cfgQ, { scsi2: 'local-lvm:1' }),
     'qemu-disk-host-path',
   ),
+  // `volume` is PVE's alias of a drive's `file`; `cdrom` is qemu-server's name for ide2 with a CD medium.
+  escalation(
+    'qemu-disk-host-path-alias',
+    'host-resource',
+    'op',
+    call('PUT', cfgQ, { scsi1: 'volume=/dev/sda' }),
+    'denied',
+    /scsi1/,
+    call('PUT', cfgQ, { scsi1: 'volume=local-lvm:1' }),
+    'qemu-disk-host-path',
+  ),
+  escalation('qemu-cdrom-host-device', 'host-resource', 'op', call('PUT', cfgQ, { cdrom: '/dev/sda,media=disk' }), 'denied', /ide2/, call('PUT', cfgQ, { cdrom: 'none' }), 'qemu-disk-host-path'),
+  escalation(
+    'config-delete-cdrom-force',
+    'physical-removal',
+    'op',
+    call('PUT', cfgQ, { delete: 'cdrom', force: 1 }),
+    'approval',
+    /force/,
+    call('PUT', cfgQ, { delete: 'cdrom' }),
+    'config-delete-force',
+  ),
   escalation('ct-bind-mount-root', 'host-resource', 'op', call('PUT', cfgCt, { mp0: '/,mp=/host' }), 'denied', /mp0/, call('PUT', cfgCt, { mp0: 'local-lvm:1,mp=/data' }), 'ct-mount-host-path'),
   // The client sends an array given to a parameter that is not `type: array` as one comma-joined string.
   escalation(
@@ -351,6 +394,16 @@ export const CORPUS: CorpusCase[] = [
     why: /privileged/,
     twin: { call: call('POST', ct('pve1', 106, '/migrate'), { target: 'pve2', restart: 1 }) },
     guard: { risk: 'remote-migration' },
+  },
+  {
+    id: 'resource-mapping-host-root',
+    class: 'host-resource',
+    cluster: 'admin',
+    call: call('POST', '/cluster/mapping/dir', { id: 'hostroot', map: ['node=pve1,path=/'] }),
+    expect: 'denied',
+    why: /privileged/,
+    twin: { call: call('GET', '/cluster/mapping/dir') },
+    guard: { risk: 'resource-mapping' },
   },
   {
     id: 'download-url',
@@ -539,11 +592,12 @@ export const CORPUS: CorpusCase[] = [
     call('POST', q('pve1', 118, '/migrate'), { target: 'pve2' }),
   ),
   // --- every guest at once ---
-  escalation('bulk-shutdown-all', 'bulk', 'admin', bulk('shutdown'), 'approval', /every guest/, bulk('shutdown', { vms: [118] }), 'bulk-every-guest'),
+  escalation('bulk-shutdown-all', 'bulk', 'admin', bulk('shutdown', { 'force-stop': 0 }), 'approval', /every guest/, bulk('shutdown', { vms: [118], 'force-stop': 0 }), 'bulk-every-guest'),
   escalation('bulk-start-all', 'bulk', 'admin', bulk('start', { vms: [] }), 'approval', /every guest/, bulk('start', { vms: [118] }), 'bulk-every-guest'),
   escalation('bulk-suspend-all', 'bulk', 'admin', bulk('suspend'), 'approval', /every guest/, bulk('suspend', { vms: [127] }), 'bulk-every-guest'),
   escalation('bulk-migrate-all', 'bulk', 'admin', bulk('migrate', { target: 'pve2' }), 'approval', /every guest/, bulk('migrate', { target: 'pve2', vms: [118] }), 'bulk-every-guest'),
   escalation('startall', 'bulk', 'admin', call('POST', '/nodes/pve1/startall'), 'approval', /every guest/, call('POST', '/nodes/pve1/startall', { vms: '118' }), 'node-every-guest'),
+  escalation('suspendall', 'bulk', 'admin', call('POST', '/nodes/pve1/suspendall'), 'approval', /every guest/, call('POST', '/nodes/pve1/suspendall', { vms: '118' }), 'node-every-guest'),
   escalation(
     'migrateall',
     'bulk',
@@ -645,6 +699,27 @@ export const CORPUS: CorpusCase[] = [
     twin: { call: call('PUT', q('pve1', 109, '/config'), { scsi3: ['local-lvm:1'] }) },
     guard: { policy: 'scopes' },
   },
+  {
+    id: 'scope-foreign-volume-alias',
+    class: 'targets',
+    cluster: 'scoped',
+    call: call('PUT', q('pve1', 109, '/config'), { scsi3: 'volume=local-lvm:vm-118-disk-0' }),
+    expect: 'denied',
+    why: /VMID 118 \(its volume\)/,
+    twin: { call: call('PUT', q('pve1', 109, '/config'), { scsi3: 'volume=local-lvm:1' }) },
+    guard: { policy: 'scopes' },
+  },
+  {
+    id: 'scope-foreign-volume-cdrom',
+    class: 'targets',
+    cluster: 'scoped',
+    call: call('PUT', q('pve1', 109, '/config'), { cdrom: 'local-lvm:vm-118-disk-0,media=disk' }),
+    expect: 'denied',
+    why: /VMID 118 \(its volume\)/,
+    twin: { call: call('PUT', q('pve1', 109, '/config'), { cdrom: 'none' }) },
+    guard: { policy: 'scopes' },
+  },
+
   {
     id: 'scope-foreign-volume-import',
     class: 'targets',

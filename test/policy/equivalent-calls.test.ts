@@ -1,0 +1,144 @@
+/**
+ * Calls PVE carries out alike are decided alike: each case pairs a plain call with another
+ * spelling or path to the same effect (a property-string alias, qemu-server's `cdrom` for `ide2`,
+ * a `null` the client drops so PVE's default applies, a default equal to the escalating value, a
+ * node-wide action without `vms`, a resource mapping that hands a host directory or device to
+ * guests), and the variant must not be decided more leniently than the plain call. Found by a
+ * review that read PVE's parsers against the policy's reading; the pure decideCall the bridge and
+ * the preflight use, on the simulator serving PVE 9.1.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PveClient } from '../../src/client/index.js';
+import { decideCall, type Decision } from '../../src/policy/decide.js';
+import { resolveFacts } from '../../src/policy/facts.js';
+import { GuestDirectory } from '../../src/policy/guests.js';
+import { Policy } from '../../src/policy/policy.js';
+import { resolveRequest } from '../../src/policy/request.js';
+import { encodeParams } from '../../src/client/encoding.js';
+import type { HttpMethod } from '../../src/schema/model.js';
+import { hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { CORPUS_POLICIES } from './corpus.js';
+
+let sim: RunningSimulator;
+let client: PveClient;
+
+beforeAll(async () => {
+  sim = await startSimulator({ preset: 'demo', port: 0, authFailureDelayMs: 0, schemaFile: officialSchemaFile('9.1') });
+  client = new PveClient({ name: 'sim', url: sim.url, auth: { kind: 'token', tokenId: sim.token.id, secret: sim.token.secret }, tls: { fingerprint: sim.fingerprint } });
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+  await sim?.close();
+});
+
+const policyOf = (name: string): Policy => Policy.fromConfig({ name, ...CORPUS_POLICIES[name] });
+
+interface Call {
+  method: HttpMethod;
+  path: string;
+  params: Record<string, unknown>;
+}
+
+async function decide(policyName: string, c: Call): Promise<Decision & { wire: string; escalations: string[] }> {
+  const policy = policyOf(policyName);
+  const req = resolveRequest(sim.model, c.method, c.path, c.params);
+  const facts = await resolveFacts(
+    { cluster: 'sim', operation: req.operation, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath },
+    policy,
+    new GuestDirectory(() => client),
+  );
+  const enc = encodeParams(req.method, req.urlPath, req.params, req.arrayParams);
+  return { ...decideCall(facts, policy), wire: `${req.method} ${req.urlPath} ${enc.body ?? enc.query}`, escalations: facts.escalations.map((e) => `${e.rule}:${e.param}`) };
+}
+
+const RANK: Record<string, number> = { allow: 0, approval: 1, deny: 2 };
+
+interface Case {
+  id: string;
+  policy: string;
+  plain: Call;
+  variant: Call;
+}
+
+const put = (path: string, params: Record<string, unknown>): Call => ({ method: 'PUT', path, params });
+const post = (path: string, params: Record<string, unknown>): Call => ({ method: 'POST', path, params });
+const Q = '/nodes/pve1/qemu/118/config';
+const Q109 = '/nodes/pve1/qemu/109/config';
+
+const CASES: Case[] = [
+  // 1. `volume` is an alias of `file` in every QEMU drive format (PVE parse_property_string follows `alias`).
+  { id: 'drive-alias-volume-host-device', policy: 'op', plain: put(Q, { scsi1: '/dev/sda' }), variant: put(Q, { scsi1: 'volume=/dev/sda' }) },
+  { id: 'drive-alias-volume-host-file', policy: 'admin', plain: put(Q, { virtio1: '/etc/pve/priv/authkey.key' }), variant: put(Q, { virtio1: 'volume=/etc/pve/priv/authkey.key,ro=1' }) },
+  { id: 'drive-alias-volume-efidisk', policy: 'op', plain: put(Q, { efidisk0: '/dev/sda' }), variant: put(Q, { efidisk0: 'volume=/dev/sda' }) },
+  { id: 'drive-alias-volume-create', policy: 'admin', plain: post('/nodes/pve1/qemu', { vmid: 150, scsi0: '/dev/sda' }), variant: post('/nodes/pve1/qemu', { vmid: 150, scsi0: 'volume=/dev/sda' }) },
+  { id: 'drive-alias-volume-foreign-disk', policy: 'scoped', plain: put(Q109, { scsi3: 'local-lvm:vm-118-disk-0' }), variant: put(Q109, { scsi3: 'volume=local-lvm:vm-118-disk-0' }) },
+  // 2. `cdrom` is an alias of ide2 (qemu-server $resolve_cdrom_alias), media=cdrom only appended when no media= given.
+  { id: 'cdrom-param-host-device', policy: 'op', plain: put(Q, { ide2: '/dev/sda,media=disk' }), variant: put(Q, { cdrom: '/dev/sda,media=disk' }) },
+  { id: 'cdrom-param-host-file', policy: 'op', plain: put(Q, { ide2: '/etc/shadow,media=cdrom' }), variant: put(Q, { cdrom: '/etc/shadow' }) },
+  {
+    id: 'cdrom-param-create',
+    policy: 'admin',
+    plain: post('/nodes/pve1/qemu', { vmid: 150, ide2: '/dev/sda,media=disk' }),
+    variant: post('/nodes/pve1/qemu', { vmid: 150, cdrom: '/dev/sda,media=disk' }),
+  },
+  { id: 'cdrom-param-foreign-disk', policy: 'scoped', plain: put(Q109, { ide2: 'local-lvm:vm-118-disk-0,media=disk' }), variant: put(Q109, { cdrom: 'local-lvm:vm-118-disk-0,media=disk' }) },
+  // 3. `delete: cdrom` is read as `delete: ide2` by qemu-server update_vm_api.
+  { id: 'delete-cdrom-force', policy: 'op', plain: put(Q, { delete: 'ide2', force: 1 }), variant: put(Q, { delete: 'cdrom', force: 1 }) },
+  // 4. null is dropped by the client: PVE sees no `remove` and uses its default (1).
+  {
+    id: 'prune-with-remove-null',
+    policy: 'op',
+    plain: post('/nodes/pve1/vzdump', { vmid: '118', storage: 'nas', 'prune-backups': 'keep-last=1' }),
+    variant: post('/nodes/pve1/vzdump', { vmid: '118', storage: 'nas', 'prune-backups': 'keep-last=1', remove: null }),
+  },
+  {
+    id: 'maxfiles-with-remove-null',
+    policy: 'op',
+    plain: post('/nodes/pve1/vzdump', { vmid: '118', storage: 'nas', maxfiles: 1 }),
+    variant: post('/nodes/pve1/vzdump', { vmid: '118', storage: 'nas', maxfiles: 1, remove: null }),
+  },
+  // 5. `remove` defaults to 1: omitting it is `remove: 1` (prunes by the storage's retention).
+  { id: 'remove-default', policy: 'op', plain: post('/nodes/pve1/vzdump', { vmid: '118', storage: 'nas', remove: 1 }), variant: post('/nodes/pve1/vzdump', { vmid: '118', storage: 'nas' }) },
+  // 6. Resource mappings: the rules exempt `mapping=`/`dirid=`, but creating the mapping is a plain write.
+  { id: 'pci-via-new-mapping', policy: 'admin', plain: put(Q, { hostpci0: '0000:00:1f.2' }), variant: post('/cluster/mapping/pci', { id: 'x', map: ['node=pve1,path=0000:00:1f.2,id=8086:2922'] }) },
+  { id: 'usb-via-new-mapping', policy: 'admin', plain: put(Q, { usb0: 'host=1234:5678' }), variant: post('/cluster/mapping/usb', { id: 'u', map: ['node=pve1,id=1234:5678'] }) },
+  {
+    id: 'host-dir-via-new-mapping',
+    policy: 'admin',
+    plain: put('/nodes/pve1/lxc/106/config', { mp0: '/,mp=/host' }),
+    variant: post('/cluster/mapping/dir', { id: 'root', map: ['node=pve1,path=//'] }),
+  },
+  {
+    id: 'host-dir-via-mapping-update',
+    policy: 'admin',
+    plain: put('/nodes/pve1/lxc/106/config', { mp0: '/,mp=/host' }),
+    variant: put('/cluster/mapping/dir/root', { map: ['node=pve1,path=/etc/pve'] }),
+  },
+  // 7. Defaults that equal the escalating value: bulk shutdown force-stop defaults to 1 (pve-manager BulkAction/Guest.pm).
+  {
+    id: 'bulk-shutdown-default-force-stop',
+    policy: 'admin',
+    plain: post('/cluster/bulk-action/guest/shutdown', { vms: [118], 'force-stop': 1 }),
+    variant: post('/cluster/bulk-action/guest/shutdown', { vms: [118] }),
+  },
+  // 8. suspendall without vms suspends every VM of the node; not in ALL_UNLESS_VMS nor node-every-guest.
+  { id: 'suspendall-every-guest', policy: 'admin', plain: post('/cluster/bulk-action/guest/suspend', {}), variant: post('/nodes/pve1/suspendall', {}) },
+  { id: 'suspendall-protected-guest', policy: 'guarded', plain: post('/nodes/pve1/qemu/100/status/suspend', { todisk: 1 }), variant: post('/nodes/pve1/suspendall', {}) },
+];
+
+describe.skipIf(!hasOfficialSchema('9.1'))('another spelling of the same effect is decided no more leniently', () => {
+  for (const c of CASES) {
+    it(c.id, async () => {
+      const plain = await decide(c.policy, c.plain);
+      let variant: Awaited<ReturnType<typeof decide>> | { outcome: 'invalid'; message: string };
+      try {
+        variant = await decide(c.policy, c.variant);
+      } catch (err) {
+        variant = { outcome: 'invalid', message: (err as Error).message };
+      }
+      expect(RANK[variant.outcome] ?? 3, `${c.id}: variant ${JSON.stringify(variant)}, plain ${JSON.stringify(plain)}`).toBeGreaterThanOrEqual(RANK[plain.outcome] as number);
+    });
+  }
+});
