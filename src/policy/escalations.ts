@@ -294,6 +294,17 @@ export const ESCALATION_RULES: readonly EscalationRule[] = [
     when: (v) => v === 'user',
     reason: 'the user-data dump carries the cloud-init password and SSH keys in plain text',
   },
+  {
+    id: 'ha-state-stop',
+    class: 'hard-stop',
+    risk: 'destructive',
+    methods: CHANGES,
+    path: re(String.raw`/cluster/ha/resources(?:/\{sid\})?`),
+    params: ['state'],
+    evidence: { enum: 'stopped' },
+    when: (v) => v === 'stopped' || v === 'disabled',
+    reason: 'the HA manager stops the guest, with forceStop after its shutdown timeout',
+  },
   // --- host resources exposed to guests ---
   {
     id: 'qemu-host-pci',
@@ -573,6 +584,27 @@ export function callEscalations(op: Pick<Operation, 'method' | 'path' | 'risk'>,
     }
   }
   return out;
+}
+
+/**
+ * A shutdown of a guest the HA manager manages is a power cut: qemu-server and pve-container hand
+ * it to the HA manager (`crm-command stop`), whose agent stops the guest with forceStop after the
+ * timeout (timeout 0: at once). Known only once the guest is looked up (its `hastate`), so it is
+ * an escalation of the looked-up facts, not of the params.
+ */
+export const HA_SHUTDOWN_RULE = {
+  id: 'ha-guest-shutdown',
+  class: 'hard-stop',
+  risk: 'destructive',
+  path: re(`${GUEST}/status/shutdown`),
+  reason: 'the guest is HA-managed: its shutdown goes through the HA manager, which cuts power when it does not stop in time',
+} as const;
+
+export function guestEscalations(method: HttpMethod, template: string, guests: ReadonlyArray<{ ha?: string | undefined }>): Escalation[] {
+  if (method !== 'POST' || !HA_SHUTDOWN_RULE.path.test(template)) return [];
+  if (!guests.some((g) => g.ha !== undefined && g.ha !== 'ignored')) return [];
+  const { id, class: cls, risk, reason } = HA_SHUTDOWN_RULE;
+  return [{ rule: id, class: cls, risk, param: 'vmid', reason }];
 }
 
 /** The risk of a call: the operation's class raised by its escalations. */

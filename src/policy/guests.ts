@@ -16,6 +16,8 @@ export interface GuestInfo {
   /** Lower-cased tags. */
   tags: string[];
   template: boolean;
+  /** The HA manager's requested state when the guest is an HA resource (`started`, `stopped`…; `hastate`). */
+  ha?: string;
 }
 
 export class GuestDirectory {
@@ -98,5 +100,6 @@ export function parseResource(item: unknown): GuestInfo | undefined {
     ...(typeof r.pool === 'string' && r.pool !== '' ? { pool: r.pool } : {}),
     tags: listOf(r.tags).map((t) => t.toLowerCase()),
     template: r.template === 1 || r.template === true,
+    ...(typeof r.hastate === 'string' && r.hastate !== '' ? { ha: r.hastate } : {}),
   };
 }

@@ -51,7 +51,22 @@ const NOT_TARGETS = new Set(['exclude']);
 const STORAGE_PAIR_FORMATS = new Set(['storage-pair-list']);
 /** Operations that act on every guest in reach unless `vms` narrows them. */
 const ALL_UNLESS_VMS = /^\/cluster\/bulk-action\/guest\/[^/]+$|^\/nodes\/\{node\}\/(?:startall|stopall|suspendall|migrateall)$/;
+/**
+ * Changes to an object whose effect falls on guests the call does not name: the members of an HA
+ * rule or group (the HA manager moves them to fit), a backup job's selection, every backup on a
+ * storage, every disk in a Ceph pool. Unless the call names those guests itself (`unlessNamedBy`), it
+ * reaches every guest of the cluster.
+ */
+const REACHES_UNNAMED: ReadonlyArray<{ op: RegExp; unlessNamedBy?: readonly string[] }> = [
+  { op: /^PUT \/cluster\/ha\/rules\/\{rule\}$/, unlessNamedBy: ['resources'] },
+  { op: /^PUT \/cluster\/ha\/groups\/\{group\}$/ },
+  { op: /^PUT \/cluster\/backup\/\{id\}$/, unlessNamedBy: ['vmid', 'all', 'pool'] },
+  { op: /^DELETE \/nodes\/\{node\}\/storage\/\{storage\}\/prunebackups$/, unlessNamedBy: ['vmid'] },
+  { op: /^DELETE \/nodes\/\{node\}\/ceph\/pool\/\{name\}$/ },
+];
 const HA_SID = /^(?:(?:vm|ct):)?([1-9][0-9]{0,8})$/;
+/** A replication job's ID is `<guest>-<job number>`: PVE reads the guest from it. */
+const REPLICATION_JOB = /^([1-9][0-9]{0,8})-\d+$/;
 const VMID = /^[1-9][0-9]{0,8}$/;
 
 /** What a call that names no target has: shared, never mutated (`describeCall` copies before adding). */
@@ -71,7 +86,7 @@ export function callTargets(op: Operation, pathValues: Record<string, string>, p
   const shape = shapeOf(op);
   // Most reads name nothing a policy looks at (`GET /version`, a listing with a `type` filter):
   // they cost one scan of their few values.
-  if (!shape.allUnlessVms && !shape.backupSelection && !namesTargets(shape, pathValues, params)) return NO_TARGETS;
+  if (!shape.allUnlessVms && !shape.backupSelection && !shape.unnamedUnless && !namesTargets(shape, pathValues, params)) return NO_TARGETS;
   const t = new TargetSet();
   const value = (name: string): unknown => (Object.hasOwn(pathValues, name) ? pathValues[name] : params[name]);
 
@@ -95,6 +110,11 @@ export function callTargets(op: Operation, pathValues: Record<string, string>, p
   const vms = value('vms');
   const empty = vms === undefined || vms === null || vms === '' || (Array.isArray(vms) && vms.length === 0);
   if (shape.allUnlessVms && empty) t.allGuests = op.path.startsWith('/cluster/') ? 'cluster' : 'nodes';
+  const given = (name: string): boolean => {
+    const v = value(name);
+    return v !== undefined && v !== null && v !== '';
+  };
+  if (shape.unnamedUnless && !shape.unnamedUnless.some(given)) t.allGuests = 'cluster';
   if (shape.backupSelection) {
     if (isTruthy(value('all'))) t.allGuests = t.nodes.size > 0 ? 'nodes' : 'cluster';
     const pool = value('pool');
@@ -118,6 +138,8 @@ interface OperationShape {
   /** Parameters whose values can name a target (by name, format, item format or property-string keys). */
   targetNames: Set<string>;
   allUnlessVms: boolean;
+  /** Reaches every guest unless one of these (possibly none) is given (`REACHES_UNNAMED`). */
+  unnamedUnless?: readonly string[];
   /** Backup operations select guests by `all`, `pool` or `vmid`: there `pool` is a selector, not a destination. */
   backupSelection: boolean;
 }
@@ -129,7 +151,14 @@ function shapeOf(op: Operation): OperationShape {
   if (!shape) {
     const specs = new Map(op.params.map((p) => [p.name, p]));
     const targetNames = new Set(op.params.filter(mayNameTarget).map((p) => p.name));
-    shape = { specs, targetNames, allUnlessVms: ALL_UNLESS_VMS.test(op.path), backupSelection: specs.has('all') && specs.has('exclude') };
+    const unnamed = REACHES_UNNAMED.find((r) => r.op.test(op.key));
+    shape = {
+      specs,
+      targetNames,
+      allUnlessVms: ALL_UNLESS_VMS.test(op.path),
+      ...(unnamed ? { unnamedUnless: unnamed.unlessNamedBy ?? [] } : {}),
+      backupSelection: specs.has('all') && specs.has('exclude'),
+    };
     shapes.set(op, shape);
   }
   return shape;
@@ -140,7 +169,7 @@ function mayNameTarget(spec: ParamSpec): boolean {
   const format = typeof spec.format === 'string' ? spec.format : undefined;
   const itemFormat = typeof spec.items?.format === 'string' ? spec.items.format : undefined;
   const fmt = format ?? itemFormat;
-  if (spec.name === 'node' || spec.name === 'vmid' || spec.name === 'pool' || spec.name === 'poolid' || VOLUME_NAMES.has(spec.name)) return true;
+  if (spec.name === 'node' || spec.name === 'vmid' || spec.name === 'pool' || spec.name === 'poolid' || VOLUME_NAMES.has(spec.name) || fmt === 'pve-replication-job-id') return true;
   if (fmt && (NODE_FORMATS.has(fmt) || VMID_FORMATS.has(fmt) || HA_FORMATS.has(fmt) || STORAGE_FORMATS.has(fmt) || STORAGE_PAIR_FORMATS.has(fmt) || VOLUME_FORMATS.has(fmt) || fmt === 'pve-poolid')) {
     return true;
   }
@@ -158,6 +187,12 @@ function readParam(t: TargetSet, shape: OperationShape, spec: ParamSpec, v: unkn
     const items = listOf(v);
     if (items.length === 0 && typeof v !== 'string') t.unresolved.push(`${spec.name}: ${JSON.stringify(v)}`);
     for (const item of items) t.vmid(item, spec.name);
+  } else if (fmt === 'pve-replication-job-id') {
+    for (const item of listOf(v)) {
+      const m = REPLICATION_JOB.exec(item);
+      if (m?.[1]) t.vmids.add(Number(m[1]));
+      else t.unresolved.push(`${spec.name}: ${item}`);
+    }
   } else if (fmt && HA_FORMATS.has(fmt)) {
     for (const item of listOf(v)) {
       const m = HA_SID.exec(item);

@@ -156,6 +156,20 @@ export const RISK_RULES: readonly RiskRule[] = [
   ...EGRESS_OPERATIONS.map((e): RiskRule => ({ id: e.id, risk: 'privileged', methods: e.methods, path: e.path, reason: e.reason })),
   // --- destructive: loses data or state, or stops guests hard ---
   {
+    id: 'ct-reboot',
+    risk: 'destructive',
+    methods: ['POST'],
+    path: re(String.raw`/nodes/\{node\}/lxc/\{vmid\}/status/reboot`),
+    reason: 'pve-container reboots a container by a shutdown that kills it when it does not stop within the timeout',
+  },
+  {
+    id: 'ha-relocate',
+    risk: 'destructive',
+    methods: ['POST'],
+    path: re(String.raw`/cluster/ha/resources/\{sid\}/relocate`),
+    reason: 'the HA manager shuts the guest down (with forceStop after its timeout) and starts it on the other node',
+  },
+  {
     id: 'guest-hard-stop',
     risk: 'destructive',
     methods: ['POST'],

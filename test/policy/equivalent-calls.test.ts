@@ -1,11 +1,14 @@
 /**
  * Calls PVE carries out alike are decided alike: each case pairs a plain call with another
- * spelling or path to the same effect (a property-string alias, qemu-server's `cdrom` for `ide2`,
- * a `null` the client drops so PVE's default applies, a default equal to the escalating value, a
+ * spelling or path to the same effect, and the variant must not be decided more leniently than
+ * the plain call. Spellings: a property-string alias, qemu-server's `cdrom` for `ide2`, a `null`
+ * the client drops so PVE's default applies, a default equal to the escalating value. Paths: a
  * node-wide action without `vms`, a resource mapping that hands a host directory or device to
- * guests), and the variant must not be decided more leniently than the plain call. Found by a
- * review that read PVE's parsers against the policy's reading; the pure decideCall the bridge and
- * the preflight use, on the simulator serving PVE 9.1.
+ * guests, a container reboot (a shutdown that kills), a shutdown of an HA-managed guest or its HA
+ * state set to stopped (the HA manager's forced stop), HA rule and group edits, backup-job edits,
+ * storage-wide prunes and Ceph pool deletes (their guests are not named), a replication job (its
+ * ID names its guest). Found by two reviews that read PVE's handlers against the policy's reading;
+ * the pure decideCall the bridge and the preflight use, on the simulator serving PVE 9.1.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PveClient } from '../../src/client/index.js';
@@ -33,7 +36,14 @@ afterAll(async () => {
   await sim?.close();
 });
 
-const policyOf = (name: string): Policy => Policy.fromConfig({ name, ...CORPUS_POLICIES[name] });
+/** Policies beside the corpus's: a target deny on a tag, tag, pool and VMID scopes. */
+const MORE_POLICIES: Record<string, Record<string, unknown>> = {
+  dbguard: { preset: 'admin', approval: { require: ['privileged'] }, targets: [{ action: 'deny', tags: ['db'], comment: 'databases' }] },
+  devtags: { preset: 'admin', scopes: { tags: ['dev'] }, approval: { require: ['privileged'] }, allow: ['POST /nodes/*/qemu/*/clone'] },
+  vm100s: { preset: 'admin', scopes: { vmids: ['100-109'] }, approval: { require: ['privileged'] } },
+  devpool: { preset: 'admin', scopes: { pools: ['development'] }, approval: { require: ['privileged'] }, allow: ['PUT /pools/*'] },
+};
+const policyOf = (name: string): Policy => Policy.fromConfig({ name, ...(CORPUS_POLICIES[name] ?? MORE_POLICIES[name]) });
 
 interface Call {
   method: HttpMethod;
@@ -63,7 +73,8 @@ interface Case {
 }
 
 const put = (path: string, params: Record<string, unknown>): Call => ({ method: 'PUT', path, params });
-const post = (path: string, params: Record<string, unknown>): Call => ({ method: 'POST', path, params });
+const post = (path: string, params: Record<string, unknown> = {}): Call => ({ method: 'POST', path, params });
+const del = (path: string, params: Record<string, unknown> = {}): Call => ({ method: 'DELETE', path, params });
 const Q = '/nodes/pve1/qemu/118/config';
 const Q109 = '/nodes/pve1/qemu/109/config';
 
@@ -126,6 +137,94 @@ const CASES: Case[] = [
   // 8. suspendall without vms suspends every VM of the node; not in ALL_UNLESS_VMS nor node-every-guest.
   { id: 'suspendall-every-guest', policy: 'admin', plain: post('/cluster/bulk-action/guest/suspend', {}), variant: post('/nodes/pve1/suspendall', {}) },
   { id: 'suspendall-protected-guest', policy: 'guarded', plain: post('/nodes/pve1/qemu/100/status/suspend', { todisk: 1 }), variant: post('/nodes/pve1/suspendall', {}) },
+  // A second review: stops, HA, objects whose members are not named, replication IDs; and what it
+  // found decided alike already (the guests a retag, pool move, clone, move_disk or new HA rule reach).
+  // A. LXC reboot is a forced shutdown: vm_reboot -> vm_stop($vmid, 0, $timeout, 1) "kill if timeout exceeds".
+  { id: 'lxc-reboot-timeout1', policy: 'op', plain: post('/nodes/pve1/lxc/106/status/shutdown', { forceStop: 1, timeout: 1 }), variant: post('/nodes/pve1/lxc/106/status/reboot', { timeout: 1 }) },
+  { id: 'lxc-reboot-default', policy: 'op', plain: post('/nodes/pve1/lxc/106/status/shutdown', { forceStop: 1 }), variant: post('/nodes/pve1/lxc/106/status/reboot', {}) },
+  // B. HA-managed guests (121 is, hastate=started): shutdown becomes `ha-manager crm-command stop vm:121 <timeout>`;
+  //    0 = "immediate service hard-stop"; the HA VM agent always shuts down with forceStop=1.
+  { id: 'ha-shutdown-timeout0', policy: 'op', plain: post('/nodes/pve1/qemu/121/status/stop', {}), variant: post('/nodes/pve1/qemu/121/status/shutdown', { timeout: 0 }) },
+  {
+    id: 'ha-shutdown-forced',
+    policy: 'op',
+    plain: post('/nodes/pve1/qemu/121/status/shutdown', { forceStop: 1, timeout: 30 }),
+    variant: post('/nodes/pve1/qemu/121/status/shutdown', { timeout: 30 }),
+  },
+  { id: 'ha-state-stopped', policy: 'admin', plain: post('/nodes/pve1/qemu/121/status/shutdown', { forceStop: 1 }), variant: put('/cluster/ha/resources/vm:121', { state: 'stopped' }) },
+  { id: 'ha-add-stopped', policy: 'admin', plain: post('/nodes/pve1/qemu/118/status/shutdown', { forceStop: 1 }), variant: post('/cluster/ha/resources', { sid: 'vm:118', state: 'stopped' }) },
+  { id: 'ha-relocate', policy: 'admin', plain: post('/nodes/pve1/qemu/121/status/shutdown', { forceStop: 1 }), variant: post('/cluster/ha/resources/vm:121/relocate', { node: 'pve2' }) },
+  // C. HA rules move the guests they hold (101, 111, 121) without naming them.
+  {
+    id: 'ha-rule-node-scope',
+    policy: 'nodescoped',
+    plain: post('/nodes/pve2/qemu/101/migrate', { target: 'pve1', online: 1 }),
+    variant: put('/cluster/ha/rules/databases', { type: 'node-affinity', nodes: 'pve1', strict: 1 }),
+  },
+  {
+    id: 'ha-rule-target-deny',
+    policy: 'dbguard',
+    plain: post('/nodes/pve2/qemu/101/migrate', { target: 'pve3', online: 1 }),
+    variant: put('/cluster/ha/rules/databases', { type: 'node-affinity', nodes: 'pve3', strict: 1 }),
+  },
+  { id: 'ha-group-target-deny', policy: 'dbguard', plain: post('/nodes/pve2/qemu/101/migrate', { target: 'pve3', online: 1 }), variant: put('/cluster/ha/groups/databases', { nodes: 'pve3' }) },
+  // D. Backup jobs act on their selection (pool production holds 100); an edit names none of it.
+  {
+    id: 'backup-job-mode-stop',
+    policy: 'guarded',
+    plain: post('/nodes/pve1/vzdump', { vmid: '100', mode: 'stop', storage: 'nas' }),
+    variant: put('/cluster/backup/backup-bf1f2e11-8582', { mode: 'stop' }),
+  },
+  // E. Replication job IDs are `<vmid>-<n>`: the job snapshots that guest's disks and sends them to target.
+  {
+    id: 'replication-node-scope',
+    policy: 'nodescoped',
+    plain: post('/nodes/pve3/qemu/111/snapshot', { snapname: 'x' }),
+    variant: post('/cluster/replication', { id: '111-0', target: 'pve1', type: 'local', schedule: '*/1' }),
+  },
+  {
+    id: 'replication-target-deny',
+    policy: 'dbguard',
+    plain: post('/nodes/pve2/qemu/101/snapshot', { snapname: 'x' }),
+    variant: post('/cluster/replication', { id: '101-1', target: 'pve3', type: 'local' }),
+  },
+  { id: 'replication-delete', policy: 'dbguard', plain: del('/nodes/pve2/qemu/101/snapshot/x', {}), variant: del('/cluster/replication/101-0', {}) },
+  // F. Shared-storage/pool removals without a guest: every guest's data on it.
+  {
+    id: 'prune-no-vmid-target',
+    policy: 'guarded',
+    plain: del('/nodes/pve1/storage/nas/prunebackups', { vmid: 100, 'prune-backups': 'keep-last=1' }),
+    variant: del('/nodes/pve1/storage/nas/prunebackups', { 'prune-backups': 'keep-last=1' }),
+  },
+  {
+    id: 'prune-no-vmid-node',
+    policy: 'nodescoped',
+    plain: del('/nodes/pve1/storage/nas/prunebackups', { vmid: 101, 'prune-backups': 'keep-last=1' }),
+    variant: del('/nodes/pve1/storage/nas/prunebackups', { 'prune-backups': 'keep-last=1' }),
+  },
+  { id: 'ceph-pool-force-target', policy: 'guarded', plain: del('/nodes/pve1/qemu/100', {}), variant: del('/nodes/pve1/ceph/pool/vm-pool', { force: 1 }) },
+  { id: 'ceph-pool-force-node', policy: 'nodescoped', plain: del('/nodes/pve2/qemu/101', {}), variant: del('/nodes/pve1/ceph/pool/vm-pool', { force: 1 }) },
+  {
+    id: 'backup-job-reselect-names-pool',
+    policy: 'guarded',
+    plain: post('/nodes/pve1/vzdump', { vmid: '100', storage: 'nas' }),
+    variant: put('/cluster/backup/backup-427e3341-6251', { delete: 'vmid', pool: 'production' }),
+  },
+  { id: 'retag-out-of-scope', policy: 'devtags', plain: put('/nodes/pve1/qemu/100/config', { description: 'x' }), variant: put('/nodes/pve1/qemu/100/config', { tags: 'dev' }) },
+  { id: 'pool-pull-in', policy: 'devpool', plain: put('/nodes/pve1/qemu/100/config', { description: 'x' }), variant: put('/pools/development', { vms: '100', 'allow-move': 1 }) },
+  { id: 'clone-into-tag-scope', policy: 'devtags', plain: post('/nodes/pve1/qemu', { vmid: 150 }), variant: post('/nodes/pve1/qemu/118/clone', { newid: 150 }) },
+  {
+    id: 'move-disk-foreign',
+    policy: 'vm100s',
+    plain: put('/nodes/pve1/qemu/121/config', { description: 'x' }),
+    variant: post('/nodes/pve1/qemu/109/move_disk', { disk: 'scsi0', 'target-vmid': 121, 'target-disk': 'scsi5' }),
+  },
+  {
+    id: 'ha-rule-create-names',
+    policy: 'dbguard',
+    plain: post('/nodes/pve2/qemu/101/migrate', { target: 'pve3' }),
+    variant: post('/cluster/ha/rules', { rule: 'r2', type: 'node-affinity', resources: 'vm:101', nodes: 'pve3' }),
+  },
 ];
 
 describe.skipIf(!hasOfficialSchema('9.1'))('another spelling of the same effect is decided no more leniently', () => {
