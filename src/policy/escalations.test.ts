@@ -49,6 +49,37 @@ describe('call risk from concrete parameters', () => {
     expect(callRisk(qemuConfig, { ciuser: 'admin' }).risk).toBe('privileged');
   });
 
+  it('raises what PVE leaves to root@pam: internal migration parameters, root-only VM options, the host CD drive', () => {
+    const start = op('POST', '/nodes/{node}/qemu/{vmid}/status/start', 'write');
+    const stop = op('POST', '/nodes/{node}/qemu/{vmid}/status/stop', 'destructive');
+    const migrate = op('POST', '/nodes/{node}/qemu/{vmid}/migrate', 'write');
+    expect(callRisk(start, { migration_type: 'insecure' }).risk).toBe('privileged');
+    expect(callRisk(start, { 'nets-host-mtu': 'net0=1500' }).risk).toBe('privileged');
+    expect(callRisk(start, { 'with-conntrack-state': 0, timeout: 30 }).risk).toBe('write');
+    expect(callRisk(stop, { migratedfrom: 'pve2' }).risk).toBe('privileged');
+    expect(callRisk(stop, { keepActive: 0 }).risk).toBe('destructive');
+    expect(callRisk(shutdown, { keepActive: 1 }).escalations).toEqual([expect.objectContaining({ rule: 'keep-active', class: 'root-only' })]);
+    expect(callRisk(migrate, { target: 'pve2', migration_network: '10.0.0.0/24' }).risk).toBe('privileged');
+    expect(callRisk(migrate, { target: 'pve2', online: 1 }).risk).toBe('write');
+    expect(callRisk(qemuConfig, { ivshmem: 'size=64' }).risk).toBe('privileged');
+    expect(callRisk(qemuConfig, { vmgenid: '1' }).risk).toBe('privileged');
+    expect(callRisk(qemuConfig, { keephugepages: 0 }).risk).toBe('write');
+    expect(callRisk(qemuConfig, { ide2: 'cdrom,media=cdrom' }).escalations).toEqual([expect.objectContaining({ rule: 'qemu-host-cdrom' })]);
+    expect(callRisk(qemuConfig, { ide2: 'local:iso/debian.iso,media=cdrom' }).risk).toBe('write');
+    expect(callRisk(qemuConfig, { hostpci0: 'mapping=gpu,romfile=../../../etc/shadow' }).risk).toBe('privileged');
+  });
+
+  it('counts any feature flag of a container created privileged, nesting included', () => {
+    const create = op('POST', '/nodes/{node}/lxc', 'write');
+    const features = (params: Record<string, unknown>) => callRisk(create, params).escalations.filter((e) => e.rule === 'ct-features');
+    expect(features({ features: 'nesting=1' })).toEqual([]);
+    expect(features({ features: 'nesting=1', unprivileged: 1 })).toEqual([]);
+    expect(features({ features: 'nesting=1', unprivileged: 0 })).toHaveLength(1);
+    // A restore checks before it reads the backup: without unprivileged 1 the container counts as privileged.
+    expect(features({ features: 'nesting=1', restore: 1 })).toHaveLength(1);
+    expect(features({ features: 'nesting=1', restore: 1, unprivileged: 1 })).toEqual([]);
+  });
+
   it('an action on every guest is destructive; the same action on a list is not', () => {
     const bulk = op('POST', '/cluster/bulk-action/guest/shutdown', 'write');
     expect(callRisk(bulk, {}).risk).toBe('destructive');

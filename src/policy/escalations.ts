@@ -67,6 +67,14 @@ const isSet = (v: unknown): boolean => v !== undefined && v !== null && v !== ''
 const deletes = (params: Readonly<Record<string, unknown>>): string[] => listOf(params.delete);
 const noVms = (_: unknown, params: Readonly<Record<string, unknown>>): boolean => listOf(params.vms).length === 0;
 const hostPath = (v: unknown): boolean => typeof v === 'string' && parseVolume(v)?.hostPath !== undefined;
+/**
+ * Whether a container create makes a privileged container, as pve-container's create handler
+ * decides it for its permission checks: `unprivileged` as given; without it a restore counts as
+ * privileged (the check runs before the backup is read) and a plain create as unprivileged (its
+ * default). A config write carries no such decision: there the container's own setting counts,
+ * which is not in the params (and `unprivileged` is refused as read-only).
+ */
+const createsPrivileged = (params: Readonly<Record<string, unknown>>): boolean => (params.unprivileged !== undefined ? !isTruthy(params.unprivileged) : isTruthy(params.restore));
 
 export const ESCALATION_RULES: readonly EscalationRule[] = [
   // --- hard stops ---
@@ -236,17 +244,47 @@ export const ESCALATION_RULES: readonly EscalationRule[] = [
     when: isSet,
     reason: 'raw QEMU arguments can open host files and devices or run programs (root@pam only in PVE)',
   },
-  ...(['force-cpu', 'migratedfrom', 'stateuri'] as const).map(
-    (param): EscalationRule => ({
-      id: `start-${param}`,
+  // Internal parameters of migration that qemu-server's start, stop, shutdown, resume and migrate
+  // handlers take from root@pam only ("Only root may use this option").
+  ...(
+    [
+      ['start-force-cpu', 'status/start', 'force-cpu', { description: /cpu/i }, 'replaces the -cpu argument QEMU starts with on the host'],
+      ['start-migratedfrom', 'status/start', 'migratedfrom', { description: /node/i }, 'starts the VM as the receiving end of a migration from that node'],
+      ['start-stateuri', 'status/start', 'stateuri', { description: /state/i }, 'starts QEMU with its state loaded from this location instead of booting it'],
+      ['start-migration_type', 'status/start', 'migration_type', { enum: 'insecure' }, "chooses how an incoming migration reaches QEMU ('insecure': guest memory over a plain TCP port)"],
+      ['start-migration_network', 'status/start', 'migration_network', { format: 'CIDR' }, 'chooses the host network on which QEMU listens for an incoming migration'],
+      ['start-targetstorage', 'status/start', 'targetstorage', { format: 'storage-pair-list' }, "places an incoming migration's local disks on storages of the node"],
+      ['start-nets-host-mtu', 'status/start', 'nets-host-mtu', { description: /host_mtu/ }, 'overrides the host_mtu of the network devices QEMU starts with'],
+      ['start-with-conntrack-state', 'status/start', 'with-conntrack-state', { description: /conntrack/ }, "takes over the host firewall's connection-tracking state of a migrating VM"],
+      [
+        'stop-migratedfrom',
+        'status/stop',
+        'migratedfrom',
+        { description: /node/i },
+        'kills the VM as the source of a migration: without the config lock, the guest lock check or HA, its config read from that node',
+      ],
+      [
+        'keep-active',
+        'status/(?:stop|shutdown)',
+        'keepActive',
+        { description: /deactivate/ },
+        "leaves the VM's volumes activated on the node after it stops (meant for a migration hand-off: a shared volume active on two nodes can be corrupted)",
+      ],
+      ['resume-nocheck', 'status/resume', 'nocheck', { type: 'boolean' }, 'resumes the VM without checking that its config belongs to this node'],
+      ['migrate-migration_type', 'migrate', 'migration_type', { enum: 'insecure' }, "chooses how guest memory and disks travel ('insecure': unencrypted over the network instead of an SSH tunnel)"],
+      ['migrate-migration_network', 'migrate', 'migration_network', { format: 'CIDR' }, 'chooses the host network that carries the guest memory and disks'],
+    ] as const
+  ).map(
+    ([id, action, param, evidence, reason]): EscalationRule => ({
+      id,
       class: 'root-only',
       risk: 'privileged',
       methods: ['POST'],
-      path: re(`${QEMU}/status/start`),
+      path: re(`${QEMU}/${action}`),
       params: [param],
-      evidence: { description: param === 'force-cpu' ? /cpu/i : param === 'migratedfrom' ? /node/i : /state/i },
+      evidence,
       when: isSet,
-      reason: `${param} is an internal migration parameter that overrides how QEMU starts on the host (root@pam only in PVE)`,
+      reason: `${reason} (an internal migration parameter, root@pam only in PVE)`,
     }),
   ),
   {
@@ -314,8 +352,13 @@ export const ESCALATION_RULES: readonly EscalationRule[] = [
     path: re(CREATE_OR_CONFIG_QEMU),
     params: ['hostpci[n]'],
     evidence: { format: 'pve-qm-hostpci' },
-    when: (v) => typeof v === 'string' && v !== '' && parsePropertyString(v, 'host').mapping === undefined,
-    reason: 'passes a host PCI device through to the guest (root@pam only without a resource mapping)',
+    when: (v) => {
+      if (typeof v !== 'string' || v === '') return false;
+      const keys = parsePropertyString(v, 'host');
+      return keys.mapping === undefined || keys.romfile !== undefined;
+    },
+    reason:
+      'passes a host PCI device through to the guest (root@pam only without a resource mapping), or loads a file of the node as its ROM (romfile: a name under /usr/share/kvm/ that PVE does not confine; root@pam only from qemu-server 9.2.6)',
   },
   {
     id: 'qemu-host-usb',
@@ -370,6 +413,17 @@ export const ESCALATION_RULES: readonly EscalationRule[] = [
     reason: 'a disk or import source given as an absolute path gives the guest a host device or file (root@pam only in PVE)',
   },
   {
+    id: 'qemu-host-cdrom',
+    class: 'host-resource',
+    risk: 'privileged',
+    methods: CHANGES,
+    path: re(CREATE_OR_CONFIG_QEMU),
+    params: ['ide[n]', 'sata[n]', 'scsi[n]', 'virtio[n]'],
+    evidence: { keys: ['file', 'media'] },
+    when: (v) => typeof v === 'string' && parsePropertyString(v, 'file').file === 'cdrom',
+    reason: "a drive of file 'cdrom' is the node's physical optical drive (PVE requires Sys.Console on / for it)",
+  },
+  {
     id: 'ct-mount-host-path',
     class: 'host-resource',
     risk: 'privileged',
@@ -399,8 +453,9 @@ export const ESCALATION_RULES: readonly EscalationRule[] = [
     path: re(CREATE_OR_CONFIG_LXC),
     params: ['features'],
     evidence: { keys: ['mknod', 'mount', 'nesting'] },
-    when: (v) => typeof v === 'string' && Object.entries(parsePropertyString(v, 'nesting')).some(([k, val]) => k !== 'nesting' && isSet(val)),
-    reason: 'feature flags other than nesting (mount, mknod, fuse, keyctl, force_rw_sys) loosen the container confinement (root@pam only in PVE)',
+    when: (v, params) => typeof v === 'string' && (Object.entries(parsePropertyString(v, 'nesting')).some(([k, val]) => k !== 'nesting' && isSet(val)) || (v !== '' && createsPrivileged(params))),
+    reason:
+      "feature flags other than nesting (mount, mknod, fuse, keyctl, force_rw_sys) loosen the container confinement, and on a privileged container (created with unprivileged 0, or restored without unprivileged 1) nesting too exposes the host's procfs and sysfs to a root that is the host's (root@pam only in PVE)",
   },
   {
     id: 'ct-privileged',
@@ -424,6 +479,33 @@ export const ESCALATION_RULES: readonly EscalationRule[] = [
     when: (v) => typeof v === 'string' && (v === '-' || v.startsWith('/')),
     reason: 'restores from a file of the node (or stdin) instead of a storage volume',
   },
+  // The options qemu-server's create and config handlers leave to root@pam: every key its
+  // permission check (check_vm_modify_config_perm) puts under no VM.Config privilege.
+  ...(
+    [
+      ['qemu-affinity', 'host-resource', 'affinity', { format: 'pve-cpuset' }, 'pins the guest to host CPU cores of its choosing'],
+      ['qemu-hugepages', 'host-resource', 'hugepages', { description: /hugepages/ }, 'backs guest memory with hugepages the node reserves for it'],
+      ['qemu-keephugepages', 'host-resource', 'keephugepages', { description: /hugepages/ }, "keeps the guest's hugepages reserved on the node after it stops"],
+      ['qemu-ivshmem', 'host-resource', 'ivshmem', { keys: ['size', 'name'] }, 'shares a memory file of the node (/dev/shm) with the guest, open to host processes and other guests'],
+      ['qemu-amd-sev', 'root-only', 'amd-sev', { format: 'pve-qemu-sev-fmt' }, "runs the guest under AMD SEV, with the host CPU's encryption keys and firmware"],
+      ['qemu-intel-tdx', 'root-only', 'intel-tdx', { format: 'pve-qemu-tdx-fmt' }, "runs the guest as an Intel TDX trust domain, with the host CPU's keys and firmware"],
+      ['qemu-arch', 'root-only', 'arch', { enum: 'aarch64' }, 'chooses the processor architecture QEMU emulates (a foreign one runs in software, without KVM)'],
+      ['qemu-spice-enhancements', 'root-only', 'spice_enhancements', { keys: ['foldersharing', 'videostreaming'] }, 'turns on SPICE folder sharing and video streaming'],
+      ['qemu-vmgenid', 'root-only', 'vmgenid', { description: /generation id/i }, 'sets the generation ID through which the guest learns it was cloned or rolled back'],
+    ] as const
+  ).map(
+    ([id, cls, param, evidence, reason]): EscalationRule => ({
+      id,
+      class: cls,
+      risk: 'privileged',
+      methods: CHANGES,
+      path: re(CREATE_OR_CONFIG_QEMU),
+      params: [param],
+      evidence,
+      when: isSet,
+      reason: `${reason} (root@pam only in PVE)`,
+    }),
+  ),
   {
     id: 'backup-job-id',
     class: 'root-only',

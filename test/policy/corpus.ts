@@ -83,7 +83,10 @@ const cfgCt = ct('pve1', 106, '/config');
 const vzdump = '/nodes/pve1/vzdump';
 const harmlessQ = call('PUT', cfgQ, { description: 'corpus twin' });
 const harmlessCt = call('PUT', cfgCt, { description: 'corpus twin' });
+const mappedGpu = call('PUT', cfgQ, { hostpci0: 'mapping=gpu0' });
 const harmlessBackup = call('POST', vzdump, { vmid: '118', storage: 'nas', mode: 'snapshot' });
+/** A VM create on pve1: with `params` the contained call, without them its harmless twin. */
+const createQ = (vmid: number, params?: Record<string, unknown>) => call('POST', '/nodes/pve1/qemu', { vmid, ...(params ? { name: 'x', ...params } : { name: 'corpus-twin', memory: 512 }) });
 const bulk = (action: string, params?: Record<string, unknown>) => call('POST', `/cluster/bulk-action/guest/${action}`, params);
 
 function escalation(id: string, cls: string, cluster: string, c: CorpusCall, expect: 'denied' | 'approval', why: RegExp, twin: CorpusCall, rule = id): CorpusCase {
@@ -226,19 +229,27 @@ export const CORPUS: CorpusCase[] = [
   escalation('guest-hookscript', 'host-exec', 'op', call('PUT', cfgQ, { hookscript: 'local:snippets/hook.pl' }), 'denied', /hookscript/, harmlessQ),
   escalation('ct-hookscript', 'host-exec', 'op', call('PUT', cfgCt, { hookscript: 'local:snippets/hook.pl' }), 'denied', /hookscript/, harmlessCt, 'guest-hookscript'),
   escalation('qemu-args', 'host-exec', 'op', call('PUT', cfgQ, { args: '-chardev file,id=x,path=/etc/shadow' }), 'denied', /args/, harmlessQ),
-  escalation(
-    'qemu-create-args',
-    'host-exec',
-    'admin',
-    call('POST', '/nodes/pve1/qemu', { vmid: 992, name: 'x', args: '-monitor stdio' }),
-    'denied',
-    /args/,
-    call('POST', '/nodes/pve1/qemu', { vmid: 992, name: 'corpus-twin', memory: 512 }),
-    'qemu-args',
-  ),
+  escalation('qemu-create-args', 'host-exec', 'admin', createQ(992, { args: '-monitor stdio' }), 'denied', /args/, createQ(992), 'qemu-args'),
   escalation('start-force-cpu', 'root-only', 'op', call('POST', startQ(118), { 'force-cpu': 'host,+vmx' }), 'denied', /force-cpu/, call('POST', startQ(118))),
   escalation('start-migratedfrom', 'root-only', 'op', call('POST', startQ(109), { migratedfrom: 'pve2' }), 'denied', /migratedfrom/, call('POST', startQ(109))),
   escalation('start-stateuri', 'root-only', 'op', call('POST', startQ(109), { stateuri: 'tcp' }), 'denied', /stateuri/, call('POST', startQ(109))),
+  escalation('start-migration_type', 'root-only', 'op', call('POST', startQ(109), { migration_type: 'insecure' }), 'denied', /migration_type/, call('POST', startQ(109))),
+  escalation('shutdown-keep-active', 'root-only', 'op', call('POST', shutdownQ, { keepActive: 1 }), 'denied', /keepActive/, call('POST', shutdownQ, { timeout: 30 }), 'keep-active'),
+  escalation('stop-migratedfrom', 'root-only', 'budgeted', call('POST', q('pve1', 118, '/status/stop'), { migratedfrom: 'pve2' }), 'denied', /migratedfrom/, call('POST', startQ(118))),
+  escalation('resume-nocheck', 'root-only', 'op', call('POST', q('pve1', 118, '/status/resume'), { nocheck: 1 }), 'denied', /nocheck/, call('POST', q('pve1', 118, '/status/resume'))),
+  escalation(
+    'migrate-migration_type',
+    'root-only',
+    'admin',
+    call('POST', q('pve1', 118, '/migrate'), { target: 'pve2', migration_type: 'insecure' }),
+    'denied',
+    /migration_type/,
+    call('GET', q('pve1', 118, '/migrate'), { target: 'pve2' }),
+  ),
+  // Options qemu-server's config check leaves to root@pam.
+  escalation('qemu-ivshmem', 'host-resource', 'op', call('PUT', cfgQ, { ivshmem: 'size=64,name=corpus' }), 'denied', /ivshmem/, harmlessQ),
+  escalation('qemu-vmgenid', 'root-only', 'op', call('POST', cfgQ, { vmgenid: '1' }), 'denied', /vmgenid/, harmlessQ),
+  escalation('qemu-create-affinity', 'host-resource', 'admin', createQ(999, { affinity: '0-3' }), 'denied', /affinity/, createQ(999), 'qemu-affinity'),
   escalation(
     'upload-tmpfilename',
     'host-exec',
@@ -281,7 +292,9 @@ export const CORPUS: CorpusCase[] = [
     call('GET', q('pve1', 100, '/cloudinit/dump'), { type: 'network' }),
   ),
   // --- host resources exposed to guests ---
-  escalation('qemu-host-pci', 'host-resource', 'op', call('PUT', cfgQ, { hostpci0: '0000:01:00.0,pcie=1' }), 'denied', /hostpci0/, call('PUT', cfgQ, { hostpci0: 'mapping=gpu0' })),
+  escalation('qemu-host-pci', 'host-resource', 'op', call('PUT', cfgQ, { hostpci0: '0000:01:00.0,pcie=1' }), 'denied', /hostpci0/, mappedGpu),
+  // A mapped device loads a ROM file by a name under /usr/share/kvm/ that PVE does not confine.
+  escalation('qemu-host-pci-romfile', 'host-resource', 'op', call('PUT', cfgQ, { hostpci0: 'mapping=gpu0,romfile=../../etc/shadow' }), 'denied', /hostpci0/, mappedGpu, 'qemu-host-pci'),
   escalation('qemu-host-usb', 'host-resource', 'op', call('PUT', cfgQ, { usb0: 'host=1d6b:0002' }), 'denied', /usb0/, call('PUT', cfgQ, { usb0: 'spice' })),
   escalation('qemu-host-serial', 'host-resource', 'op', call('PUT', cfgQ, { serial0: '/dev/ttyS0' }), 'denied', /serial0/, call('PUT', cfgQ, { serial0: 'socket' })),
   escalation('qemu-host-parallel', 'host-resource', 'op', call('PUT', cfgQ, { parallel0: '/dev/parport0' }), 'denied', /parallel0/, harmlessQ),
@@ -308,6 +321,7 @@ export const CORPUS: CorpusCase[] = [
     'qemu-disk-host-path',
   ),
   escalation('qemu-cdrom-host-device', 'host-resource', 'op', call('PUT', cfgQ, { cdrom: '/dev/sda,media=disk' }), 'denied', /ide2/, call('PUT', cfgQ, { cdrom: 'none' }), 'qemu-disk-host-path'),
+  escalation('qemu-host-cdrom', 'host-resource', 'op', call('PUT', cfgQ, { cdrom: 'cdrom' }), 'denied', /ide2/, call('PUT', cfgQ, { cdrom: 'none' })),
   escalation(
     'config-delete-cdrom-force',
     'physical-removal',
@@ -342,6 +356,17 @@ export const CORPUS: CorpusCase[] = [
   ),
   escalation('ct-device', 'host-resource', 'op', call('PUT', cfgCt, { dev0: '/dev/sda' }), 'denied', /dev0/, harmlessCt),
   escalation('ct-features', 'host-resource', 'op', call('PUT', cfgCt, { features: 'nesting=1,mknod=1' }), 'denied', /features/, call('PUT', cfgCt, { features: 'nesting=1' })),
+  // A restore without unprivileged 1 counts as privileged in PVE's check: nesting is root@pam's there.
+  escalation(
+    'ct-restore-privileged-nesting',
+    'host-resource',
+    'admin',
+    call('POST', '/nodes/pve1/lxc', { vmid: 998, ostemplate: 'nas:backup/vzdump-lxc-106-2026_01_01-00_00_00.tar.zst', restore: 1, features: 'nesting=1' }),
+    'denied',
+    /features/,
+    call('POST', '/nodes/pve1/lxc', { vmid: 998, ostemplate: 'nas:backup/vzdump-lxc-106-2026_01_01-00_00_00.tar.zst', restore: 1, unprivileged: 1, features: 'nesting=1' }),
+    'ct-features',
+  ),
   escalation(
     'ct-privileged',
     'host-resource',
