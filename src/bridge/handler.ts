@@ -155,7 +155,7 @@ async function handleRequest(rt: Runtime, call: RequestCall, reached: Reached, c
   const policy = target.policy;
   record.policy = policy.name;
   const described = describeFor({ cluster, operation: op, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath }, policy);
-  const risk = described.facts.risk;
+  let risk = described.facts.risk;
   // Charged before anything is looked up: a call over its budget costs the cluster nothing.
   const budget = rt.budgets.for(cluster);
   const charged = budget.chargeCall(risk);
@@ -164,10 +164,19 @@ async function handleRequest(rt: Runtime, call: RequestCall, reached: Reached, c
   // Redacted and capped for the audit after the answer left, off the call's path.
   auditedParams.set(record, req);
   if (described.facts.escalations.length > 0) record.escalations = described.facts.escalations.map((e) => `${e.param} (${e.rule})`);
-  const where = { method: req.method, path: req.concretePath, risk };
   rt.counts.byRisk[risk]++;
-  if (charged) throw budgetRefusal(charged, where);
+  if (charged) throw budgetRefusal(charged, { method: req.method, path: req.concretePath, risk });
   const facts = described.lookup ? await lookUpFacts(described.facts, rt.guests, ctx.signal) : described.facts;
+  if (facts.risk !== risk) {
+    // Raised by what the lookup found (an HA-managed guest's shutdown): counted and audited as that.
+    rt.counts.byRisk[risk]--;
+    rt.counts.byRisk[facts.risk]++;
+    const raised = budget.raiseRisk(risk, facts.risk);
+    risk = facts.risk;
+    Object.assign(record, { risk, escalations: facts.escalations.map((e) => `${e.param} (${e.rule})`) });
+    if (raised) throw budgetRefusal(raised, { method: req.method, path: req.concretePath, risk });
+  }
+  const where = { method: req.method, path: req.concretePath, risk };
 
   const decision = decideCall(facts, policy);
   record.rule = decision.rule;

@@ -54,6 +54,16 @@ export class Budget {
   }
 
   /**
+   * A call found to be of a higher class once its guests were looked up (the shutdown of an
+   * HA-managed guest): its count moves to that class, whose limit then applies.
+   */
+  raiseRisk(from: RiskClass, to: RiskClass): BudgetRefusal | undefined {
+    if (from === to) return undefined;
+    this.used[from]--;
+    return this.chargeRisk(to);
+  }
+
+  /**
    * Record the guests a write targets; refuses (without recording) when the new ones would exceed
    * the distinct-guest limit.
    */

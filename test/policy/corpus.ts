@@ -622,7 +622,7 @@ export const CORPUS: CorpusCase[] = [
   escalation('bulk-suspend-all', 'bulk', 'admin', bulk('suspend'), 'approval', /every guest/, bulk('suspend', { vms: [127] }), 'bulk-every-guest'),
   escalation('bulk-migrate-all', 'bulk', 'admin', bulk('migrate', { target: 'pve2' }), 'approval', /every guest/, bulk('migrate', { target: 'pve2', vms: [118] }), 'bulk-every-guest'),
   escalation('startall', 'bulk', 'admin', call('POST', '/nodes/pve1/startall'), 'approval', /every guest/, call('POST', '/nodes/pve1/startall', { vms: '118' }), 'node-every-guest'),
-  escalation('suspendall', 'bulk', 'admin', call('POST', '/nodes/pve1/suspendall'), 'approval', /every guest/, call('POST', '/nodes/pve1/suspendall', { vms: '118' }), 'node-every-guest'),
+  escalation('suspendall', 'bulk', 'admin', call('POST', '/nodes/pve1/suspendall'), 'approval', /every guest/, call('POST', '/nodes/pve1/suspendall', { vms: '127' }), 'node-every-guest'),
   escalation(
     'migrateall',
     'bulk',
@@ -793,7 +793,7 @@ export const CORPUS: CorpusCase[] = [
     call: call('POST', '/cluster/ha/resources', { sid: 'vm:101', state: 'stopped' }),
     expect: 'denied',
     why: /node pve2/,
-    twin: { call: call('POST', '/cluster/ha/resources', { sid: 'vm:118', state: 'started' }) },
+    twin: { call: call('POST', '/cluster/ha/resources', { sid: 'vm:124', state: 'started' }) },
     guard: { policy: 'scopes' },
   },
   {
@@ -854,7 +854,7 @@ export const CORPUS: CorpusCase[] = [
     call: call('POST', '/cluster/ha/resources', { sid: 'vm:100', state: 'stopped' }),
     expect: 'denied',
     why: /VMID 100 'web-01'.*production web server/,
-    twin: { call: call('POST', '/cluster/ha/resources', { sid: 'vm:118', state: 'stopped' }) },
+    twin: { call: call('POST', '/cluster/ha/resources', { sid: 'vm:110', state: 'started' }) },
     guard: { policy: 'targets' },
   },
   {
@@ -864,7 +864,7 @@ export const CORPUS: CorpusCase[] = [
     call: call('PUT', '/cluster/ha/resources/vm:100', { state: 'disabled' }),
     expect: 'denied',
     why: /VMID 100/,
-    twin: { call: call('PUT', '/cluster/ha/resources/vm:118', { state: 'started' }) },
+    twin: { call: call('PUT', '/cluster/ha/resources/vm:107', { state: 'started' }) },
     guard: { policy: 'targets' },
   },
   {
