@@ -257,8 +257,14 @@ export class IsolateRun {
     const seen = this.activity;
     clearTimeout(this.deadlockTimer);
     this.deadlockTimer = setTimeout(() => {
-      const idle = this.inFlight === 0 && this.queue.length === 0 && this.activity === seen;
-      if (idle && !this.finished) this.finish({ status: 'deadlock' });
+      // The prelude's done and log calls are fire-and-forget: isolated-vm delivers them on this
+      // thread in libuv's poll phase, after the timers. A worker the OS did not schedule for the
+      // grace (two cores under load) meets a due timer and a finished script's pending `done` in
+      // the same turn; the verdict waits for the check phase, by when that `done` has arrived.
+      setImmediate(() => {
+        const idle = this.inFlight === 0 && this.queue.length === 0 && this.activity === seen;
+        if (idle && !this.finished) this.finish({ status: 'deadlock' });
+      });
     }, DEADLOCK_GRACE_MS);
   }
 
