@@ -2,7 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApprovalError, ApprovalStore } from './approval.js';
+import { ApprovalStore } from './approval.js';
+import { ApprovalError } from './approval-errors.js';
 import { computePlanId, hashCode, PlanRecorder, type Plan } from './plan.js';
 
 let dir: string;

@@ -19,7 +19,6 @@ import { ApprovalError } from './approval-errors.js';
 import { type ApprovalRecord, type ConsumeRecord, PLAN_ID, PlanSchema, RecordSchema, type RequestRecord, type StoreRecord } from './approval-records.js';
 import { computePlanId } from './plan.js';
 
-export { ApprovalError, type ApprovalErrorCode } from './approval-errors.js';
 export type { ApprovalRecord, ConsumeRecord } from './approval-records.js';
 
 /**

@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApprovalError, ApprovalStore } from '../../src/safety/approval.js';
+import { ApprovalStore } from '../../src/safety/approval.js';
+import { ApprovalError } from '../../src/safety/approval-errors.js';
 import { hashCode, PlanRecorder, type Plan } from '../../src/safety/plan.js';
 
 let dir: string;

@@ -11,7 +11,8 @@ import { openPostgres } from '../../src/state/postgres/open.js';
 import { postgresUnavailable, usePostgresStore } from '../support/postgres.js';
 import { type ApprovalBackend, FileApprovalBackend } from '../../src/safety/approval-backend.js';
 import { PostgresApprovalBackend } from '../../src/safety/approval-postgres.js';
-import { ApprovalError, ApprovalStore } from '../../src/safety/approval.js';
+import { ApprovalStore } from '../../src/safety/approval.js';
+import { ApprovalError } from '../../src/safety/approval-errors.js';
 import { PlanRecorder, type Plan } from '../../src/safety/plan.js';
 
 const why = postgresUnavailable();

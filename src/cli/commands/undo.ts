@@ -4,7 +4,7 @@
  * its plan (what each step restores, and what cannot be undone), the operator reads it and
  * answers y/N as for `approve`, and the approved run makes exactly the planned steps.
  */
-import { ApprovalError } from '../../safety/approval.js';
+import { ApprovalError } from '../../safety/approval-errors.js';
 import { runScriptAnswer } from '../../server/tools/run-script.js';
 import { boolOpt, EXIT, parseCommandArgs, stringOpt, UsageError } from '../args.js';
 import type { Command } from '../command.js';

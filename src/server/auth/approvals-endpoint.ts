@@ -13,7 +13,8 @@
  * policy names an approvers group (`approval.approvers.group`), the approver must be in it.
  */
 import type { ServerResponse } from 'node:http';
-import { ApprovalError, type ApprovalStore, type StoredPlanStatus } from '../../safety/approval.js';
+import { type ApprovalStore, type StoredPlanStatus } from '../../safety/approval.js';
+import { ApprovalError } from '../../safety/approval-errors.js';
 import { summarizePlan } from '../../safety/plan.js';
 import type { Principal } from './principal.js';
 

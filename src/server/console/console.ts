@@ -9,7 +9,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuditEntry } from '../../audit/entry.js';
-import { ApprovalError, type ApprovalStore, type StoredPlanStatus } from '../../safety/approval.js';
+import { type ApprovalStore, type StoredPlanStatus } from '../../safety/approval.js';
+import { ApprovalError } from '../../safety/approval-errors.js';
 import type { AuthOutcome } from '../auth/principal.js';
 import { page, sendHtml, STYLESHEET, SECURITY_HEADERS } from './html.js';
 import { exampleScript, type ExplorerBackend } from './explorer.js';
