@@ -61,9 +61,12 @@ export class FreshIsolate<L extends IsolateListener = IsolateListener> {
     try {
       this.context = this.isolate.createContextSync();
       const { Callback } = ivmModule;
-      // Synchronous, so a call leaves for the server while the slice that made it is still running.
+      // Synchronous, so a call leaves for the server while the slice that made it is still running,
+      // and a log line before it: a fire-and-forget line could reach the server after the call's
+      // reply had started a long slice, and the operator would not see it until that slice ended.
       const send = new Callback(listener.onSend);
-      const log = new Callback(listener.onLog, { ignored: true });
+      const log = new Callback(listener.onLog);
+      // Fire-and-forget: finishing disposes the isolate, which cannot happen inside its own slice.
       const done = new Callback(listener.onDone, { ignored: true });
       this.resolveRef = this.context.evalClosureSync(`return (${preludeSource})($0, $1, $2, $3);`, [send, log, done, settings.preludeConfig], {
         filename: 'pve:prelude',

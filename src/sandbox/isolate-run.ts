@@ -257,8 +257,8 @@ export class IsolateRun {
     const seen = this.activity;
     clearTimeout(this.deadlockTimer);
     this.deadlockTimer = setTimeout(() => {
-      // The prelude's done and log calls are fire-and-forget: isolated-vm delivers them on this
-      // thread in libuv's poll phase, after the timers. A worker the OS did not schedule for the
+      // The prelude's done call is fire-and-forget: isolated-vm delivers it on this thread in
+      // libuv's poll phase, after the timers. A worker the OS did not schedule for the
       // grace (two cores under load) meets a due timer and a finished script's pending `done` in
       // the same turn; the verdict waits for the check phase, by when that `done` has arrived.
       setImmediate(() => {
