@@ -20,6 +20,7 @@ describe.skipIf(!hasOfficialSchema('9.1'))('the params as PVE reads them', () =>
   it("reads a VM's cdrom as ide2 with a CD medium, and delete of cdrom as ide2", () => {
     expect(params('PUT', CONFIG, { cdrom: 'local:iso/debian.iso' })).toEqual({ ide2: 'local:iso/debian.iso,media=cdrom' });
     expect(params('POST', '/nodes/pve1/qemu', { vmid: 150, cdrom: '/dev/sda,media=disk' })).toEqual({ vmid: 150, ide2: '/dev/sda,media=disk' });
+    expect(params('PUT', CONFIG, { cdrom: 'volume=/dev/sda,media=disk' })).toEqual({ ide2: 'file=/dev/sda,media=disk' });
     expect(params('PUT', CONFIG, { delete: 'net1,cdrom' })).toEqual({ delete: 'net1,ide2' });
     // Elsewhere cdrom is not qemu-server's alias.
     expect(params('PUT', CONFIG, { cdrom: '0' })).toEqual({ cdrom: '0' });

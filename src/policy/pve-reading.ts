@@ -32,11 +32,12 @@ export function asPveReads(op: Operation, params: Params, arrayParams: ReadonlyS
       params[name] = joined(name, value);
     }
   }
+  // Before the aliases: the ide2 that cdrom becomes has them resolved with the others.
+  if (CDROM_ALIAS_OPS.test(op.key)) cdromAsIde2(op.key, params);
   for (const spec of op.params) {
     const value = params[spec.name];
     if (typeof value === 'string' && typeof spec.format === 'object' && spec.format !== null) params[spec.name] = withAliasesResolved(spec.format, value);
   }
-  if (CDROM_ALIAS_OPS.test(op.key)) cdromAsIde2(op, params);
 }
 
 function joined(name: string, items: readonly unknown[]): string {
@@ -66,7 +67,7 @@ function withAliasesResolved(format: Record<string, SchemaNode>, text: string): 
     .join(',');
 }
 
-function cdromAsIde2(op: Operation, params: Params): void {
+function cdromAsIde2(opKey: string, params: Params): void {
   const cdrom = params.cdrom;
   // qemu-server takes `cdrom` only when it is true in Perl's sense; '' and '0' stay as they are.
   if (typeof cdrom === 'string' || typeof cdrom === 'number') {
@@ -74,11 +75,9 @@ function cdromAsIde2(op: Operation, params: Params): void {
     if (text !== '' && text !== '0') {
       params.ide2 = /media=/.test(text) ? text : `${text},media=cdrom`;
       delete params.cdrom;
-      const ide2 = op.params.find((p) => p.name === 'ide2');
-      if (ide2 && typeof ide2.format === 'object' && ide2.format !== null) params.ide2 = withAliasesResolved(ide2.format, params.ide2);
     }
   }
-  if (CONFIG_UPDATE.test(op.key) && params.delete !== undefined) {
+  if (CONFIG_UPDATE.test(opKey) && params.delete !== undefined) {
     const members = listOf(params.delete);
     if (members.includes('cdrom')) params.delete = members.map((k) => (k === 'cdrom' ? 'ide2' : k)).join(',');
   }
