@@ -1,15 +1,15 @@
 /**
  * A real PostgreSQL server for the shared-state tests: Debian's `postgresql` binaries, a fresh
- * cluster in a temporary directory, listening on 127.0.0.1 at a free port. `initdb` and `pg_ctl`
- * refuse to run as root, so as root the cluster belongs to the `postgres` account (Debian's
- * package creates it) and the binaries run under it. Under CI=true a missing server fails the
+ * cluster in a temporary directory, listening on 127.0.0.1 at a free port below the ephemeral
+ * range. `initdb` and `pg_ctl` refuse to run as root, so as root the cluster belongs to the
+ * `postgres` account (Debian's package creates it) and the binaries run under it. Under CI=true a missing server fails the
  * suite (.ci/run installs it); elsewhere the suites that need it skip and say why.
  *
  * It lives under bench/ (built into dist/, unlike test/) because the `state` benchmark starts the
  * same server; the tests import it through test/support/postgres.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -56,21 +56,45 @@ export interface TestPostgres {
   resume(): void;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * The kernel hands out ports in its ephemeral range to every `listen(0)` and outgoing connection on
+ * the machine. A paused server must get its port back, so it takes one below that range: nothing
+ * else in the test run is given it while the server is down.
+ */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 2_048 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
-function run(bin: string, args: string[], asRoot: boolean): void {
+async function stablePort(): Promise<number> {
+  const high = ephemeralLow();
+  const low = Math.max(1_025, high - 10_000);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await portIsFree(port)) return port;
+  }
+  throw new Error(`no free port between ${low} and ${high} for the test PostgreSQL server`);
+}
+
+function run(bin: string, args: string[], asRoot: boolean, log?: string): void {
   const [cmd, argv] = asRoot ? ['runuser', ['-u', RUN_AS, '--', bin, ...args]] : [bin, args];
   const r = spawnSync(cmd, argv, { encoding: 'utf8', cwd: '/tmp' });
-  if (r.status !== 0) throw new Error(`${bin} ${args.join(' ')} failed (${r.status}): ${r.stderr || r.stdout}`);
+  if (r.status === 0) return;
+  // pg_ctl says only "examine the log output": the reason is in the server's log.
+  const tail = log && existsSync(log) ? `\nserver log:\n${readFileSync(log, 'utf8').split('\n').slice(-15).join('\n')}` : '';
+  throw new Error(`${bin} ${args.join(' ')} failed (${r.status}): ${r.stderr || r.stdout}${tail}`);
 }
 
 export async function startPostgres(): Promise<TestPostgres> {
@@ -85,9 +109,10 @@ export async function startPostgres(): Promise<TestPostgres> {
     chownSync(home, ids.uid, ids.gid);
   }
   run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync'], asRoot);
-  const port = await freePort();
+  const port = await stablePort();
   const options = `-p ${port} -k ${home} -c listen_addresses=127.0.0.1 -c max_connections=200`;
-  const start = () => run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(home, 'server.log'), '-o', options, '-w', '-t', '60', 'start'], asRoot);
+  const log = join(home, 'server.log');
+  const start = () => run(join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start'], asRoot, log);
   start();
   let stopped = false;
   const stopNow = () => {
