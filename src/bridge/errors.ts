@@ -11,7 +11,8 @@
 import { type AnyPveError, exhaustive, isPveError } from '../client/error-codes.js';
 import { callOutcomeOf, outcomeUnknown } from '../client/outcome.js';
 import type { HttpMethod, RiskClass } from '../schema/model.js';
-import type { BridgeError, CallOutcome } from './protocol.js';
+import type { CallOutcome } from '../client/outcome.js';
+import type { BridgeError } from './protocol.js';
 
 type CallBase = Pick<BridgeError, 'method' | 'path' | 'risk'>;
 

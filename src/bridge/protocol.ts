@@ -3,6 +3,7 @@
  * Proxmox I/O). Everything the sandbox asks for arrives as a `BridgeCall`; everything it gets
  * back is a `BridgeReply`. Both are plain JSON data: no functions, no host objects.
  */
+import type { CallOutcome } from '../client/outcome.js';
 import type { HttpMethod, RiskClass } from '../schema/model.js';
 
 export interface RequestCall {
@@ -64,22 +65,10 @@ export const BRIDGE_ERROR_KINDS = ['invalid', 'denied', 'budget', 'approval', 'i
 
 export type BridgeErrorKind = (typeof BRIDGE_ERROR_KINDS)[number];
 
-/**
- * What became of a call, one vocabulary for the script's error, the tool result and the audit:
- * done — PVE answered with success (for a write that starts a task: the task started);
- * failed — PVE answered with an error, or the task ended with an error exit status;
- * not-sent — stopped before the request left this server (nothing can have changed);
- * unknown — the request left (or may have) and no trustworthy answer came: it may have run.
- * Reads are never `unknown`: a read that got no answer is `failed` (it is safe to repeat).
- */
-export type CallOutcome = 'done' | 'failed' | 'not-sent' | 'unknown';
-
-export const CALL_OUTCOMES: readonly CallOutcome[] = ['done', 'failed', 'not-sent', 'unknown'];
-
 export interface BridgeError {
   kind: BridgeErrorKind;
   message: string;
-  /** What became of the call; always set by the handler. */
+  /** What became of the call (client/outcome.ts); always set by the handler. */
   outcome?: CallOutcome;
   method?: HttpMethod;
   path?: string;

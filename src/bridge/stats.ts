@@ -1,6 +1,6 @@
 /** Per-run call counters reported with every result. */
 import { RISK_CLASSES, type HttpMethod, type RiskClass } from '../schema/model.js';
-import type { CallOutcome } from './protocol.js';
+import type { CallOutcome } from '../client/outcome.js';
 
 /** A change whose outcome the run could not learn: the agent must look before repeating it. */
 export interface UnsettledChange {

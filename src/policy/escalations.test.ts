@@ -69,6 +69,27 @@ describe('call risk from concrete parameters', () => {
     expect(callRisk(qemuConfig, { hostpci0: 'mapping=gpu,romfile=../../../etc/shadow' }).risk).toBe('privileged');
   });
 
+  it('raises the storage definitions the Ceph and disk handlers write as a side effect', () => {
+    const pool = op('POST', '/nodes/{node}/ceph/pool', 'write');
+    const pools73 = op('POST', '/nodes/{node}/ceph/pools', 'write');
+    const poolDelete = op('DELETE', '/nodes/{node}/ceph/pool/{name}', 'destructive');
+    const fs = op('POST', '/nodes/{node}/ceph/fs/{name}', 'write');
+    const vgDelete = op('DELETE', '/nodes/{node}/disks/lvm/{name}', 'destructive');
+    expect(callRisk(pool, { name: 'p', add_storages: 1 }).risk).toBe('privileged');
+    expect(callRisk(pools73, { name: 'p', add_storages: 'true' }).risk).toBe('privileged');
+    expect(callRisk(pool, { name: 'p' }).risk).toBe('write');
+    expect(callRisk(pool, { name: 'p', add_storages: 0 }).risk).toBe('write');
+    // pveceph adds an erasure-coded pool's storages unless told not to.
+    expect(callRisk(pool, { name: 'p', 'erasure-coding': 'k=2,m=1' }).escalations).toEqual([expect.objectContaining({ rule: 'ceph-pool-add-storages', class: 'storage-definition' })]);
+    expect(callRisk(pool, { name: 'p', 'erasure-coding': 'k=2,m=1', add_storages: 0 }).risk).toBe('write');
+    expect(callRisk(poolDelete, { remove_storages: 1 }).risk).toBe('privileged');
+    expect(callRisk(poolDelete, { force: 1 }).risk).toBe('destructive');
+    expect(callRisk(fs, { 'add-storage': 1 }).risk).toBe('privileged');
+    expect(callRisk(fs, { pg_num: 64 }).risk).toBe('write');
+    expect(callRisk(vgDelete, { 'cleanup-config': 1 }).risk).toBe('privileged');
+    expect(callRisk(vgDelete, { 'cleanup-disks': 1 }).risk).toBe('destructive');
+  });
+
   it('counts any feature flag of a container created privileged, nesting included', () => {
     const create = op('POST', '/nodes/{node}/lxc', 'write');
     const features = (params: Record<string, unknown>) => callRisk(create, params).escalations.filter((e) => e.rule === 'ct-features');

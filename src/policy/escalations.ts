@@ -18,7 +18,19 @@ import { isTruthy } from './targets.js';
 import { listOf } from '../pve/list-value.js';
 import { parsePropertyString, parseVolume } from './volumes.js';
 
-export const ESCALATION_CLASSES = ['hard-stop', 'physical-removal', 'overwrite', 'host-exec', 'credential', 'host-resource', 'data-egress', 'bulk', 'lock-bypass', 'root-only'] as const;
+export const ESCALATION_CLASSES = [
+  'hard-stop',
+  'physical-removal',
+  'overwrite',
+  'host-exec',
+  'credential',
+  'host-resource',
+  'data-egress',
+  'bulk',
+  'lock-bypass',
+  'root-only',
+  'storage-definition',
+] as const;
 export type EscalationClass = (typeof ESCALATION_CLASSES)[number];
 
 export interface EscalationRule {
@@ -516,6 +528,53 @@ export const ESCALATION_RULES: readonly EscalationRule[] = [
     evidence: { description: /root@pam/ },
     when: isSet,
     reason: 'passes the backup off as a scheduled job in its notifications (root@pam only in PVE)',
+  },
+  // --- storage definitions written as a side effect (what POST/PUT/DELETE /storage do outright) ---
+  {
+    id: 'ceph-pool-add-storages',
+    class: 'storage-definition',
+    risk: 'privileged',
+    methods: ['POST'],
+    path: re(String.raw`/nodes/\{node\}/ceph/pools?`),
+    params: ['add_storages'],
+    evidence: { description: /storage/ },
+    // pveceph adds the storages of an erasure-coded pool unless told not to.
+    whenAbsent: true,
+    when: (v, params) => (v === undefined ? isSet(params['erasure-coding']) : isTruthy(v)),
+    reason: 'adds cluster-wide VM and container storages for the new pool (what PVE checks as Datastore.Allocate on /storage); the default for an erasure-coded pool',
+  },
+  {
+    id: 'ceph-pool-remove-storages',
+    class: 'storage-definition',
+    risk: 'privileged',
+    methods: ['DELETE'],
+    path: re(String.raw`/nodes/\{node\}/ceph/pools?/\{name\}`),
+    params: ['remove_storages'],
+    evidence: { description: /storages/ },
+    when: isTruthy,
+    reason: 'removes every storage definition of the pool from the cluster (what PVE checks as Datastore.Allocate on /storage)',
+  },
+  {
+    id: 'cephfs-add-storage',
+    class: 'storage-definition',
+    risk: 'privileged',
+    methods: ['POST'],
+    path: re(String.raw`/nodes/\{node\}/ceph/fs/\{name\}`),
+    params: ['add-storage'],
+    evidence: { description: /storage/ },
+    when: isTruthy,
+    reason: 'adds the new CephFS to the cluster as a storage (a storage definition)',
+  },
+  {
+    id: 'disk-cleanup-config',
+    class: 'storage-definition',
+    risk: 'privileged',
+    methods: ['DELETE'],
+    path: re(String.raw`/nodes/\{node\}/disks/(?:lvm|lvmthin|directory|zfs)/\{name\}`),
+    params: ['cleanup-config'],
+    evidence: { description: /storage/ },
+    when: isTruthy,
+    reason: 'edits or removes the storage definitions that use the removed volume group, thin pool, directory or pool (what PVE checks as Datastore.Allocate on /storage)',
   },
   // --- data leaving the cluster (whole operations that do this are in schema/risk-egress.ts) ---
   {

@@ -54,7 +54,9 @@ const ALL_UNLESS_VMS = /^\/cluster\/bulk-action\/guest\/[^/]+$|^\/nodes\/\{node\
 /**
  * Changes to an object whose effect falls on guests the call does not name: the members of an HA
  * rule or group (the HA manager moves them to fit), a backup job's selection, every backup on a
- * storage, every disk in a Ceph pool. Unless the call names those guests itself (`unlessNamedBy`), it
+ * storage, every disk in a Ceph pool, or in a volume group, thin pool, ZFS pool or directory the node
+ * gives up (PVE destroys it with whatever it holds), every guest on a VNet whose firewall changes
+ * (pve-firewall applies a VNet's rules and forward policy without an SDN apply). Unless the call names those guests itself (`unlessNamedBy`), it
  * reaches every guest of the cluster.
  */
 const REACHES_UNNAMED: ReadonlyArray<{ op: RegExp; unlessNamedBy?: readonly string[] }> = [
@@ -62,7 +64,9 @@ const REACHES_UNNAMED: ReadonlyArray<{ op: RegExp; unlessNamedBy?: readonly stri
   { op: /^PUT \/cluster\/ha\/groups\/\{group\}$/ },
   { op: /^PUT \/cluster\/backup\/\{id\}$/, unlessNamedBy: ['vmid', 'all', 'pool'] },
   { op: /^DELETE \/nodes\/\{node\}\/storage\/\{storage\}\/prunebackups$/, unlessNamedBy: ['vmid'] },
-  { op: /^DELETE \/nodes\/\{node\}\/ceph\/pool\/\{name\}$/ },
+  { op: /^DELETE \/nodes\/\{node\}\/ceph\/pools?\/\{name\}$/ },
+  { op: /^DELETE \/nodes\/\{node\}\/disks\/(?:lvm|lvmthin|directory|zfs)\/\{name\}$/ },
+  { op: /^(?:POST|PUT|DELETE) \/cluster\/sdn\/vnets\/\{vnet\}\/firewall\/(?:options|rules(?:\/\{pos\})?)$/ },
 ];
 const HA_SID = /^(?:(?:vm|ct):)?([1-9][0-9]{0,8})$/;
 /** A replication job's ID is `<guest>-<job number>`: PVE reads the guest from it. */
@@ -107,13 +111,11 @@ export function callTargets(op: Operation, pathValues: Record<string, string>, p
     }
   }
 
-  const vms = value('vms');
-  const empty = vms === undefined || vms === null || vms === '' || (Array.isArray(vms) && vms.length === 0);
-  if (shape.allUnlessVms && empty) t.allGuests = op.path.startsWith('/cluster/') ? 'cluster' : 'nodes';
   const given = (name: string): boolean => {
     const v = value(name);
-    return v !== undefined && v !== null && v !== '';
+    return v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0);
   };
+  if (shape.allUnlessVms && !given('vms')) t.allGuests = op.path.startsWith('/cluster/') ? 'cluster' : 'nodes';
   if (shape.unnamedUnless && !shape.unnamedUnless.some(given)) t.allGuests = 'cluster';
   if (shape.backupSelection) {
     if (isTruthy(value('all'))) t.allGuests = t.nodes.size > 0 ? 'nodes' : 'cluster';

@@ -7,35 +7,21 @@
  * comma-joined string may be given as an array (as a list, or one item), and must meet the same
  * rules.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PveClient } from '../../src/client/index.js';
+import { describe, expect, it } from 'vitest';
 import { decideCall } from '../../src/policy/decide.js';
 import { higherRisk } from '../../src/policy/escalations.js';
-import { resolveFacts, type CallFacts } from '../../src/policy/facts.js';
-import { GuestDirectory } from '../../src/policy/guests.js';
+import type { CallFacts } from '../../src/policy/facts.js';
 import { Policy } from '../../src/policy/policy.js';
-import { resolveRequest } from '../../src/policy/request.js';
-import { hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
+import { hasOfficialSchema } from '../../src/schema/official-schemas.js';
 import { METHOD_DEFAULT_RISK, RISK_RULES, explainRisk } from '../../src/schema/risk.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { CORPUS as MAIN_CORPUS, CORPUS_POLICIES as MAIN_POLICIES, type CorpusCase } from './corpus.js';
 import { PATH_RULE_CORPUS, PATH_RULE_POLICIES } from './corpus-path-rules.js';
+import { useSimFacts } from './helpers/sim-facts.js';
 
 const CORPUS = [...MAIN_CORPUS, ...PATH_RULE_CORPUS];
 const CORPUS_POLICIES = { ...MAIN_POLICIES, ...PATH_RULE_POLICIES };
 
-let sim: RunningSimulator;
-let client: PveClient;
-
-beforeAll(async () => {
-  sim = await startSimulator({ preset: 'demo', port: 0, authFailureDelayMs: 0, schemaFile: officialSchemaFile('9.1') });
-  client = new PveClient({ name: 'sim', url: sim.url, auth: { kind: 'token', tokenId: sim.token.id, secret: sim.token.secret }, tls: { fingerprint: sim.fingerprint } });
-}, 60_000);
-
-afterAll(async () => {
-  await client?.close();
-  await sim?.close();
-});
+const sim = useSimFacts();
 
 function policyOf(name: string, without?: string): Policy {
   const config: Record<string, unknown> = { name, ...CORPUS_POLICIES[name] };
@@ -46,9 +32,7 @@ function policyOf(name: string, without?: string): Policy {
 
 async function factsOf(c: CorpusCase, policy: Policy, params = c.call === 'waitTask' ? {} : (c.call.params ?? {})): Promise<CallFacts> {
   if (c.call === 'waitTask') throw new Error('waitTask cases are decided on the task GETs');
-  const req = resolveRequest(sim.model, c.call.method, c.call.path, params);
-  const directory = new GuestDirectory(() => client);
-  return resolveFacts({ cluster: 'sim', operation: req.operation, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath }, policy, directory);
+  return (await sim.factsOf(policy, c.call.method, c.call.path, params)).facts;
 }
 
 /** The facts as they would be without one escalation rule, or without the operation's own risk rule. */

@@ -6,35 +6,21 @@
  * node-wide action without `vms`, a resource mapping that hands a host directory or device to
  * guests, a container reboot (a shutdown that kills), a shutdown of an HA-managed guest or its HA
  * state set to stopped (the HA manager's forced stop), HA rule and group edits, backup-job edits,
- * storage-wide prunes and Ceph pool deletes (their guests are not named), a replication job (its
- * ID names its guest). Found by two reviews that read PVE's handlers against the policy's reading;
+ * storage-wide prunes, Ceph pool deletes and the removal of a volume group, thin pool or ZFS pool
+ * and VNet firewall changes (their guests are not named), a replication job (its ID names its guest), storage definitions
+ * written by the Ceph pool, CephFS and disk handlers (`add_storages`, `cleanup-config`…). Found by two reviews that read PVE's handlers against the policy's reading;
  * the pure decideCall the bridge and the preflight use, on the simulator serving PVE 9.1.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PveClient } from '../../src/client/index.js';
+import { describe, expect, it } from 'vitest';
 import { decideCall, type Decision } from '../../src/policy/decide.js';
-import { resolveFacts } from '../../src/policy/facts.js';
-import { GuestDirectory } from '../../src/policy/guests.js';
 import { Policy } from '../../src/policy/policy.js';
-import { resolveRequest } from '../../src/policy/request.js';
 import { encodeParams } from '../../src/client/encoding.js';
 import type { HttpMethod } from '../../src/schema/model.js';
-import { hasOfficialSchema, officialSchemaFile } from '../../src/schema/official-schemas.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { hasOfficialSchema } from '../../src/schema/official-schemas.js';
 import { CORPUS_POLICIES } from './corpus.js';
+import { useSimFacts } from './helpers/sim-facts.js';
 
-let sim: RunningSimulator;
-let client: PveClient;
-
-beforeAll(async () => {
-  sim = await startSimulator({ preset: 'demo', port: 0, authFailureDelayMs: 0, schemaFile: officialSchemaFile('9.1') });
-  client = new PveClient({ name: 'sim', url: sim.url, auth: { kind: 'token', tokenId: sim.token.id, secret: sim.token.secret }, tls: { fingerprint: sim.fingerprint } });
-}, 60_000);
-
-afterAll(async () => {
-  await client?.close();
-  await sim?.close();
-});
+const sim = useSimFacts();
 
 /** Policies beside the corpus's: a target deny on a tag, tag, pool and VMID scopes. */
 const MORE_POLICIES: Record<string, Record<string, unknown>> = {
@@ -42,6 +28,7 @@ const MORE_POLICIES: Record<string, Record<string, unknown>> = {
   devtags: { preset: 'admin', scopes: { tags: ['dev'] }, approval: { require: ['privileged'] }, allow: ['POST /nodes/*/qemu/*/clone'] },
   vm100s: { preset: 'admin', scopes: { vmids: ['100-109'] }, approval: { require: ['privileged'] } },
   devpool: { preset: 'admin', scopes: { pools: ['development'] }, approval: { require: ['privileged'] }, allow: ['PUT /pools/*'] },
+  storageguard: { preset: 'admin', approval: { require: ['privileged'] } },
 };
 const policyOf = (name: string): Policy => Policy.fromConfig({ name, ...(CORPUS_POLICIES[name] ?? MORE_POLICIES[name]) });
 
@@ -53,12 +40,7 @@ interface Call {
 
 async function decide(policyName: string, c: Call): Promise<Decision & { wire: string; escalations: string[] }> {
   const policy = policyOf(policyName);
-  const req = resolveRequest(sim.model, c.method, c.path, c.params);
-  const facts = await resolveFacts(
-    { cluster: 'sim', operation: req.operation, pathValues: req.pathValues, params: req.params, concretePath: req.concretePath },
-    policy,
-    new GuestDirectory(() => client),
-  );
+  const { request: req, facts } = await sim.factsOf(policy, c.method, c.path, c.params);
   const enc = encodeParams(req.method, req.urlPath, req.params, req.arrayParams);
   return { ...decideCall(facts, policy), wire: `${req.method} ${req.urlPath} ${enc.body ?? enc.query}`, escalations: facts.escalations.map((e) => `${e.rule}:${e.param}`) };
 }
@@ -218,6 +200,32 @@ const CASES: Case[] = [
     policy: 'vm100s',
     plain: put('/nodes/pve1/qemu/121/config', { description: 'x' }),
     variant: post('/nodes/pve1/qemu/109/move_disk', { disk: 'scsi0', 'target-vmid': 121, 'target-disk': 'scsi5' }),
+  },
+  // Storage definitions written by the Ceph and disk handlers, as POST/DELETE /storage write them.
+  {
+    id: 'ceph-pool-add-storages',
+    policy: 'storageguard',
+    plain: post('/storage', { storage: 'rbd2', type: 'rbd', pool: 'vm-pool2' }),
+    variant: post('/nodes/pve1/ceph/pool', { name: 'vm-pool2', add_storages: 1 }),
+  },
+  {
+    id: 'ceph-pool-ec-storages',
+    policy: 'storageguard',
+    plain: post('/storage', { storage: 'ec', type: 'rbd', pool: 'ec' }),
+    variant: post('/nodes/pve1/ceph/pool', { name: 'ec', 'erasure-coding': 'k=2,m=1' }),
+  },
+  { id: 'ceph-pool-remove-storages', policy: 'storageguard', plain: del('/storage/ceph-vm'), variant: del('/nodes/pve1/ceph/pool/vm-pool', { remove_storages: 1 }) },
+  { id: 'cephfs-add-storage', policy: 'storageguard', plain: post('/storage', { storage: 'fs2', type: 'cephfs' }), variant: post('/nodes/pve1/ceph/fs/fs2', { 'add-storage': 1 }) },
+  { id: 'lvm-cleanup-config', policy: 'storageguard', plain: del('/storage/local-lvm'), variant: del('/nodes/pve1/disks/lvm/data', { 'cleanup-config': 1 }) },
+  // Giving up a volume group, thin pool or ZFS pool destroys the guest disks on it.
+  { id: 'lvmthin-destroy-target', policy: 'guarded', plain: del('/nodes/pve1/qemu/100', {}), variant: del('/nodes/pve1/disks/lvmthin/data', { 'volume-group': 'pve' }) },
+  { id: 'zfs-destroy-node', policy: 'nodescoped', plain: del('/nodes/pve2/qemu/101', {}), variant: del('/nodes/pve1/disks/zfs/tank', {}) },
+  // A VNet's forward policy and rules cut or open the traffic of every guest on it, without an SDN apply.
+  {
+    id: 'vnet-firewall-target',
+    policy: 'dbguard',
+    plain: put('/nodes/pve2/qemu/101/firewall/options', { enable: 1, policy_in: 'DROP' }),
+    variant: put('/cluster/sdn/vnets/vnet1/firewall/options', { policy_forward: 'DROP' }),
   },
   {
     id: 'ha-rule-create-names',
