@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { z } from 'zod';
-import { extractApidocArray } from '../src/schema/loader.js';
+import { extractApidocArray } from '../src/schema/extract.js';
 import { hashSchemaTree } from '../src/schema/hash.js';
 import { ApiModel } from '../src/schema/model.js';
 import { normalizeSchema } from '../src/schema/normalize.js';

@@ -37,9 +37,6 @@ import { ServerStoppingError, UnknownClusterError } from './errors.js';
 import { ClusterAvailability, type DegradedStart, type UnavailableCluster } from './cluster-availability.js';
 import type { ClusterRuntime } from './cluster-runtime.js';
 
-export type { ClusterRuntime } from './cluster-runtime.js';
-export type { UnavailableCluster } from './cluster-availability.js';
-
 export interface RunScriptInput {
   /** The script; or `runbook`, the name of a saved one (exactly one of them). */
   code?: string;

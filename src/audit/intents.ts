@@ -21,9 +21,6 @@ import { parseEntryLine, type AuditEntry, type RecoveredData } from './entry.js'
 import { lastEntryOf, rotatedFiles } from './file-scan.js';
 import { listWriters, removeRegistration, type WriterStatus } from './writers.js';
 
-export type { RecoveredData, RecoveryOutcome } from './entry.js';
-export { listWriters, type WriterRecord, type WriterStatus } from './writers.js';
-
 export interface OrphanIntent {
   seq: number;
   ts: string;

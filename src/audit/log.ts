@@ -142,8 +142,6 @@ interface ChainState {
   hash: string;
 }
 
-export { lastEntryOf, rotatedFiles } from './file-scan.js';
-
 export class AuditLog implements AuditSink {
   private fd: number;
   private ino: number;

@@ -7,7 +7,7 @@ import { setMaxListeners } from 'node:events';
 import { SENT_GRACE_MS, type BridgeCall, type BridgeError, type BridgeErrorKind, type BridgeHandler, type BridgeReply } from '../bridge/protocol.js';
 import { truncateJson, type TruncationReport } from '../safety/truncate.js';
 import type { Diagnostic } from '../script/diagnostics.js';
-import type { TranspiledScript } from '../script/transpile.js';
+import type { TranspiledScript } from '../script/compiled.js';
 import { parseBridgeCall } from '../bridge/contract.js';
 import type { ChildReceiver } from '../process/supervisor.js';
 import type { RunEndStatus, WorkerLimits, WorkerRunStats, WorkerToHost } from './worker-protocol.js';

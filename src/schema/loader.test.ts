@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchemaLoadError, SchemaParseError, SchemaShapeError } from './errors.js';
-import { extractApidocArray, loadSchemaFromFile, loadSchemaFromString, loadSchemaFromUrl, schemaHash } from './loader.js';
+import { loadSchemaFromFile, loadSchemaFromString, loadSchemaFromUrl } from './loader.js';
+import { extractApidocArray } from './extract.js';
+import { schemaHash } from './hash.js';
 import { OFFICIAL_COUNTS, OFFICIAL_SCHEMA_SKIP_MESSAGE, OFFICIAL_VERSIONS, hasOfficialSchema, officialSchemaFile } from './official-schemas.js';
 
 const fixturePath = fileURLToPath(new URL('./fixtures/mini-apidoc.js', import.meta.url));

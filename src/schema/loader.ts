@@ -10,9 +10,6 @@ import { hashSchemaTree } from './hash.js';
 import { ApiModel, type SchemaSource } from './model.js';
 import { normalizeSchema } from './normalize.js';
 
-export { extractApidocArray } from './extract.js';
-export { schemaHash } from './hash.js';
-
 /** Far above the 9.1 file (~4 MB); keeps a wrong URL or file from exhausting memory. */
 export const MAX_SCHEMA_BYTES = 64 * 1024 * 1024;
 

@@ -2,7 +2,8 @@ import { describe, it, expect } from 'vitest';
 import vm from 'node:vm';
 import { SCRIPT_URL, START_FUNCTION } from './names.js';
 import { wrapProgram } from './program.js';
-import { transpileScript, transpileToText, type TranspiledScript } from './transpile.js';
+import { transpileScript, transpileToText } from './transpile.js';
+import { type TranspiledScript } from './compiled.js';
 
 function compile(source: string): TranspiledScript {
   const out = transpileScript(source);

@@ -18,8 +18,6 @@ import type { Diagnostic } from './diagnostics.js';
 import { PROGRAM_FILE, startLine } from './names.js';
 import { findWrapperBreakout, lineCount, parseProgram, userPositionOf, wrapProgram } from './program.js';
 
-export { materialize, type PortableTranspile, type TranspiledScript, type TranspileResult } from './compiled.js';
-
 const COMPILER_OPTIONS: TS.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
   module: ts.ModuleKind.None,

@@ -19,8 +19,6 @@ import { lineCount, userPositionOf, wrapProgram, type UserPosition } from './pro
 import { closestMatch } from './suggest.js';
 import { checkerKey, DEFAULT_CHECK_BUDGET_MS, type CheckOptions, type CheckResult, type DeclarationFile } from './checker.js';
 
-export { checkerKey, declarationsHash, DEFAULT_CHECK_BUDGET_MS, skippedCheck, type CheckAnswer, type CheckOptions, type CheckResult, type DeclarationFile, type TypeChecker } from './checker.js';
-
 export interface ScriptCheckerOptions {
   /** The SDK declarations (`sdkDeclarationFiles(model)`), plain `.d.ts` texts. */
   files: readonly DeclarationFile[];

@@ -10,7 +10,8 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findOrphanIntents, listWriters, retireSettledWriters } from '../../src/audit/intents.js';
+import { findOrphanIntents, retireSettledWriters } from '../../src/audit/intents.js';
+import { listWriters } from '../../src/audit/writers.js';
 import { AuditLog } from '../../src/audit/log.js';
 import { verifyAudit } from '../../src/audit/verify.js';
 

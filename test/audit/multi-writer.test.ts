@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { rotatedFiles } from '../../src/audit/log.js';
+import { rotatedFiles } from '../../src/audit/file-scan.js';
 import { verifyAudit } from '../../src/audit/verify.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

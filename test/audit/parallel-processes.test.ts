@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rotatedFiles } from '../../src/audit/log.js';
+import { rotatedFiles } from '../../src/audit/file-scan.js';
 import { runCli, startE2eEnv, type E2eEnv } from '../e2e/helpers/harness.js';
 import { callTool, connectStdio, runAnswer, type Connected } from '../e2e/helpers/mcp.js';
 

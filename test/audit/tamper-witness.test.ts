@@ -12,7 +12,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readAuditKeyFile } from '../../src/app/config/audit-settings.js';
 import { writeAnchor } from '../../src/audit/anchor.js';
 import { entryHash, type AuditEntry } from '../../src/audit/entry.js';
-import { AuditLog, rotatedFiles } from '../../src/audit/log.js';
+import { AuditLog } from '../../src/audit/log.js';
+import { rotatedFiles } from '../../src/audit/file-scan.js';
 import { verifyAudit, type AuditProblemKind } from '../../src/audit/verify.js';
 
 const KEY = 'tamper-witness-key-0123456789abcdef';

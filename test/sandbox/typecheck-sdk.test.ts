@@ -8,7 +8,8 @@ import { OFFICIAL_SCHEMA_SKIP_MESSAGE, hasOfficialSchema, officialSchemaFile } f
 import type { RemoteScriptChecker } from '../../src/script/remote-checker.js';
 import { TypeCheckService } from '../../src/script/typecheck-service.js';
 import { formatDiagnostic } from '../../src/script/diagnostics.js';
-import { ScriptChecker, type CheckResult } from '../../src/script/typecheck.js';
+import { ScriptChecker } from '../../src/script/typecheck.js';
+import { type CheckResult } from '../../src/script/checker.js';
 import { sdkDeclarationFiles } from '../../src/typegen/index.js';
 
 const present = hasOfficialSchema('9.1');

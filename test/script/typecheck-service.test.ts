@@ -13,7 +13,8 @@ import { locateTypeCheckEntry } from '../../src/script/typecheck-process.js';
 import { checkerToHostSchema } from '../../src/script/typecheck-protocol.js';
 import { TypeCheckService } from '../../src/script/typecheck-service.js';
 import { transpileToText } from '../../src/script/transpile.js';
-import { ScriptChecker, type CheckResult } from '../../src/script/typecheck.js';
+import { ScriptChecker } from '../../src/script/typecheck.js';
+import { type CheckResult } from '../../src/script/checker.js';
 
 const SCRIPTS = [
   "const vms = await pve.get('/nodes/{node}/qemu', { node: 'pve1' });\nreturn vms.filter((v) => v.status === 'running').map((v) => v.vmid);",

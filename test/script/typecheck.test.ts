@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, it, expect, beforeAll } from 'vitest';
 import { loadSchemaFromString } from '../../src/schema/loader.js';
 import { sdkDeclarationFiles } from '../../src/typegen/index.js';
-import { ScriptChecker, declarationsHash } from '../../src/script/typecheck.js';
+import { ScriptChecker } from '../../src/script/typecheck.js';
+import { declarationsHash } from '../../src/script/checker.js';
 import { formatDiagnostic } from '../../src/script/diagnostics.js';
 import { miniModel, miniSdkFiles } from '../sandbox/fixtures/mini-sdk.js';
 

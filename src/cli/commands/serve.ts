@@ -1,5 +1,6 @@
 /** `pve-code-mcp serve`: the MCP server over stdio (default) or Streamable HTTP. */
-import type { ClusterRuntime, Product } from '../../app/product.js';
+import type { Product } from '../../app/product.js';
+import type { ClusterRuntime } from '../../app/cluster-runtime.js';
 import { DEFAULT_CLUSTER_RETRY, type RetrySchedule } from '../../app/cluster-status.js';
 import type { ClusterConfig } from '../../client/config.js';
 import { createMcpServer } from '../../server/mcp.js';
