@@ -3,7 +3,9 @@ import { loadSchemaFromFile } from '../schema/loader.js';
 import type { ApiModel, Operation } from '../schema/model.js';
 import { OFFICIAL_SCHEMA_SKIP_MESSAGE, hasOfficialSchema, officialSchemaFile } from '../schema/official-schemas.js';
 import { showsEvidence } from '../schema/evidence.js';
-import { callRisk, ESCALATION_RULES, escalatingParams, paramMatches, rulesFor } from './escalations.js';
+import { callRisk, ESCALATION_RULES, escalatingParams, guestEscalations, needsContainerPrivilege, paramMatches, rulesFor } from './escalations.js';
+import { GuestDirectory } from './guests.js';
+import type { PveClientLike } from '../client/client-like.js';
 
 const op = (method: Operation['method'], path: string, risk: Operation['risk']) => ({ method, path, risk });
 const shutdown = op('POST', '/nodes/{node}/qemu/{vmid}/status/shutdown', 'write');
@@ -67,6 +69,37 @@ describe('call risk from concrete parameters', () => {
     expect(callRisk(qemuConfig, { ide2: 'cdrom,media=cdrom' }).escalations).toEqual([expect.objectContaining({ rule: 'qemu-host-cdrom' })]);
     expect(callRisk(qemuConfig, { ide2: 'local:iso/debian.iso,media=cdrom' }).risk).toBe('write');
     expect(callRisk(qemuConfig, { hostpci0: 'mapping=gpu,romfile=../../../etc/shadow' }).risk).toBe('privileged');
+  });
+
+  it('asks whether a configured container is privileged only for a feature flag no rule raised, and raises it then', async () => {
+    const path = '/nodes/{node}/lxc/{vmid}/config';
+    const nesting = { features: 'nesting=1' };
+    const raisedAlready = callRisk(lxcConfig, { features: 'nesting=1,mknod=1' }).escalations;
+    expect(needsContainerPrivilege('PUT', path, nesting, [])).toBe(true);
+    expect(needsContainerPrivilege('POST', path, nesting, [])).toBe(true);
+    expect(needsContainerPrivilege('PUT', path, { features: 'nesting=1,mknod=1' }, raisedAlready)).toBe(false);
+    expect(needsContainerPrivilege('PUT', path, { description: 'x' }, [])).toBe(false);
+    expect(needsContainerPrivilege('PUT', '/nodes/{node}/qemu/{vmid}/config', nesting, [])).toBe(false);
+    expect(needsContainerPrivilege('POST', '/nodes/{node}/lxc', nesting, [])).toBe(false);
+    expect(guestEscalations('PUT', path, nesting, { guests: [{}], privilegedContainer: true })).toEqual([expect.objectContaining({ rule: 'ct-features', risk: 'privileged', param: 'features' })]);
+    expect(guestEscalations('PUT', path, nesting, { guests: [{}], privilegedContainer: false })).toEqual([]);
+    expect(guestEscalations('PUT', path, nesting, { guests: [{}] })).toEqual([]);
+
+    const asked: string[] = [];
+    const configs: Record<string, unknown> = { '/nodes/pve1/lxc/200/config': { hostname: 'a' }, '/nodes/pve1/lxc/201/config': { unprivileged: 1 } };
+    const client = {
+      request: async (_m: string, p: string) => {
+        asked.push(p);
+        if (!(p in configs)) throw new Error('no such container');
+        return configs[p];
+      },
+    } as unknown as PveClientLike;
+    const directory = new GuestDirectory(() => client);
+    expect(await directory.containerPrivileged('c', 'pve1', 200)).toBe(true);
+    expect(await directory.containerPrivileged('c', 'pve1', 200)).toBe(true);
+    expect(await directory.containerPrivileged('c', 'pve1', 201)).toBe(false);
+    expect(asked).toEqual(['/nodes/pve1/lxc/200/config', '/nodes/pve1/lxc/201/config']);
+    await expect(directory.containerPrivileged('c', 'pve1', 202)).rejects.toThrow(/no such container/);
   });
 
   it('raises the storage definitions the Ceph and disk handlers write as a side effect', () => {

@@ -741,11 +741,39 @@ export const HA_SHUTDOWN_RULE = {
   reason: 'the guest is HA-managed: its shutdown goes through the HA manager, which cuts power when it does not stop in time',
 } as const;
 
-export function guestEscalations(method: HttpMethod, template: string, guests: ReadonlyArray<{ ha?: string | undefined }>): Escalation[] {
-  if (method !== 'POST' || !HA_SHUTDOWN_RULE.path.test(template)) return [];
-  if (!guests.some((g) => g.ha !== undefined && g.ha !== 'ignored')) return [];
-  const { id, class: cls, risk, reason } = HA_SHUTDOWN_RULE;
-  return [{ rule: id, class: cls, risk, param: 'vmid', reason }];
+const CT_CONFIG = re(`${LXC}/config`);
+
+/**
+ * Whether raising this call needs to know if the container it configures is privileged: a feature
+ * flag written to an existing container, which no rule raised from the params. pve-container lets
+ * only root@pam change any feature flag of a privileged container (nesting there exposes the
+ * host's procfs and sysfs to a root that is the host's), and the call does not say which kind the
+ * container is: its config does (`unprivileged`).
+ */
+export function needsContainerPrivilege(method: HttpMethod, template: string, params: Readonly<Record<string, unknown>>, escalations: readonly Escalation[]): boolean {
+  if ((method !== 'PUT' && method !== 'POST') || !CT_CONFIG.test(template)) return false;
+  return typeof params.features === 'string' && params.features !== '' && !escalations.some((e) => e.rule === 'ct-features');
+}
+
+/** What the lookup found, for the escalations that depend on it. */
+export interface LookedUp {
+  /** The guests the call reaches, as the cluster lists them. */
+  guests: ReadonlyArray<{ ha?: string | undefined }>;
+  /** The configured container is privileged (asked only when `needsContainerPrivilege`). */
+  privilegedContainer?: boolean;
+}
+
+export function guestEscalations(method: HttpMethod, template: string, params: Readonly<Record<string, unknown>>, found: LookedUp): Escalation[] {
+  const out: Escalation[] = [];
+  if (method === 'POST' && HA_SHUTDOWN_RULE.path.test(template) && found.guests.some((g) => g.ha !== undefined && g.ha !== 'ignored')) {
+    const { id, class: cls, risk, reason } = HA_SHUTDOWN_RULE;
+    out.push({ rule: id, class: cls, risk, param: 'vmid', reason });
+  }
+  if (found.privilegedContainer === true && needsContainerPrivilege(method, template, params, [])) {
+    const rule = ESCALATION_RULES.find((r) => r.id === 'ct-features') as EscalationRule;
+    out.push({ rule: rule.id, class: rule.class, risk: rule.risk, param: 'features', reason: rule.reason });
+  }
+  return out;
 }
 
 /** The risk of a call: the operation's class raised by its escalations. */

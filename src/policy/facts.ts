@@ -8,7 +8,7 @@
  */
 import { parseUpid } from '../pve/upid.js';
 import type { HttpMethod, Operation, RiskClass } from '../schema/model.js';
-import { callRisk, guestEscalations, higherRisk, type Escalation } from './escalations.js';
+import { callRisk, guestEscalations, higherRisk, needsContainerPrivilege, type Escalation } from './escalations.js';
 import type { GuestDirectory, GuestInfo } from './guests.js';
 import type { Policy } from './policy.js';
 import { callTargets, type CallTargets } from './targets.js';
@@ -121,11 +121,16 @@ export async function lookUpFacts(facts: CallFacts, directory: GuestDirectory, s
       for (const g of all) if (!named.has(g.vmid) && inReach(g)) out.guests.push({ vmid: g.vmid, via: 'every', info: g });
     }
     for (const g of out.guests) if (g.info && !out.nodes.includes(g.info.node)) out.nodes.push(g.info.node);
-    const raised = guestEscalations(
-      facts.method,
-      facts.template,
-      out.guests.map((g) => g.info ?? {}),
-    );
+    let privilegedContainer: boolean | undefined;
+    const container = out.guests.find((g) => g.via === 'acts-on' && g.info?.type === 'lxc')?.info;
+    if (container && needsContainerPrivilege(facts.method, facts.template, facts.params, facts.escalations)) {
+      // A config that cannot be read counts as a privileged container's: the flag then needs the privileged allowance.
+      privilegedContainer = await directory.containerPrivileged(facts.cluster, container.node, container.vmid, signal).catch(() => true);
+    }
+    const raised = guestEscalations(facts.method, facts.template, facts.params, {
+      guests: out.guests.map((g) => g.info ?? {}),
+      ...(privilegedContainer !== undefined ? { privilegedContainer } : {}),
+    });
     if (raised.length > 0 && facts.baseRisk !== 'privileged') {
       out.escalations = [...out.escalations, ...raised];
       out.risk = raised.reduce((r, e) => higherRisk(r, e.risk), out.risk);
