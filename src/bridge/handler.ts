@@ -169,7 +169,7 @@ async function handleRequest(rt: Runtime, call: RequestCall, reached: Reached, c
   if (charged) throw budgetRefusal(charged, { method: req.method, path: req.concretePath, risk });
   const facts = described.lookup ? await lookUpFacts(described.facts, rt.guests, ctx.signal) : described.facts;
   if (facts.risk !== risk) {
-    // Raised by what the lookup found (an HA-managed guest's shutdown): counted and audited as that.
+    // Raised by what the lookup found (an HA-managed guest's shutdown, a flag on a privileged container): counted and audited as that.
     rt.counts.byRisk[risk]--;
     rt.counts.byRisk[facts.risk]++;
     const raised = budget.raiseRisk(risk, facts.risk);
