@@ -477,8 +477,11 @@ export const ESCALATION_RULES: readonly EscalationRule[] = [
     path: re(String.raw`/nodes/\{node\}/lxc`),
     params: ['unprivileged'],
     evidence: { type: 'boolean' },
-    when: (v) => v !== undefined && !isTruthy(v),
-    reason: "a privileged container's root is root on the host",
+    // A restore without unprivileged takes the backup's setting: a privileged container's backup
+    // comes back privileged (pve-container reads it from the archive).
+    whenAbsent: true,
+    when: (_v, params) => createsPrivileged(params),
+    reason: "a privileged container's root is root on the host; a restore without unprivileged: 1 keeps the backup's setting, which may be privileged",
   },
   {
     id: 'restore-host-path',
@@ -751,7 +754,7 @@ const CT_CONFIG = re(`${LXC}/config`);
  * container is: its config does (`unprivileged`).
  */
 export function needsContainerPrivilege(method: HttpMethod, template: string, params: Readonly<Record<string, unknown>>, escalations: readonly Escalation[]): boolean {
-  if ((method !== 'PUT' && method !== 'POST') || !CT_CONFIG.test(template)) return false;
+  if (method !== 'PUT' || !CT_CONFIG.test(template)) return false;
   return typeof params.features === 'string' && params.features !== '' && !escalations.some((e) => e.rule === 'ct-features');
 }
 

@@ -98,9 +98,14 @@ export function needsLookup(facts: CallFacts, policy: Policy): boolean {
   return policy.targetRules.length > 0 || policy.hasGuestScope || policy.scope.nodes !== undefined;
 }
 
-/** Complete the facts with the guest directory (cached per run). A failed lookup leaves the targets unresolved. */
+/**
+ * Complete the facts with the guest directory (cached per run). A failed lookup leaves the targets
+ * unresolved, and the escalations it would decide count as raised (an HA-managed guest's shutdown,
+ * a flag on a privileged container).
+ */
 export async function lookUpFacts(facts: CallFacts, directory: GuestDirectory, signal?: AbortSignal): Promise<CallFacts> {
   const out: CallFacts = { ...facts, guests: [...facts.guests], nodes: [...facts.nodes], unresolved: [...facts.unresolved], lookedUp: true };
+  let listed = true;
   try {
     if (out.nodes.includes('localhost')) {
       const local = await directory.localNode(facts.cluster, signal);
@@ -121,22 +126,25 @@ export async function lookUpFacts(facts: CallFacts, directory: GuestDirectory, s
       for (const g of all) if (!named.has(g.vmid) && inReach(g)) out.guests.push({ vmid: g.vmid, via: 'every', info: g });
     }
     for (const g of out.guests) if (g.info && !out.nodes.includes(g.info.node)) out.nodes.push(g.info.node);
-    let privilegedContainer: boolean | undefined;
-    const container = out.guests.find((g) => g.via === 'acts-on' && g.info?.type === 'lxc')?.info;
-    if (container && needsContainerPrivilege(facts.method, facts.template, facts.params, facts.escalations)) {
-      // A config that cannot be read counts as a privileged container's: the flag then needs the privileged allowance.
-      privilegedContainer = await directory.containerPrivileged(facts.cluster, container.node, container.vmid, signal).catch(() => true);
-    }
-    const raised = guestEscalations(facts.method, facts.template, facts.params, {
-      guests: out.guests.map((g) => g.info ?? {}),
-      ...(privilegedContainer !== undefined ? { privilegedContainer } : {}),
-    });
-    if (raised.length > 0 && facts.baseRisk !== 'privileged') {
-      out.escalations = [...out.escalations, ...raised];
-      out.risk = raised.reduce((r, e) => higherRisk(r, e.risk), out.risk);
-    }
   } catch (err) {
+    listed = false;
     out.unresolved.push(`the guest directory could not be read (${err instanceof Error ? err.message : String(err)})`);
+  }
+  // Escalations the cluster's answers decide; an answer that cannot be had counts as the riskier one.
+  let privilegedContainer: boolean | undefined;
+  const container = out.guests.find((g) => g.via === 'acts-on');
+  if (container && needsContainerPrivilege(facts.method, facts.template, facts.params, facts.escalations)) {
+    // A container created in this run is not in the run's listing yet: the path names its node.
+    const node = container.info?.node ?? out.nodes[0];
+    privilegedContainer = node === undefined ? true : await directory.containerPrivileged(facts.cluster, node, container.vmid, signal).catch(() => true);
+  }
+  const raised = guestEscalations(facts.method, facts.template, facts.params, {
+    guests: listed ? out.guests.map((g) => g.info ?? {}) : [{ ha: 'unknown' }],
+    ...(privilegedContainer !== undefined ? { privilegedContainer } : {}),
+  });
+  if (raised.length > 0 && facts.baseRisk !== 'privileged') {
+    out.escalations = [...out.escalations, ...raised];
+    out.risk = raised.reduce((r, e) => higherRisk(r, e.risk), out.risk);
   }
   return out;
 }

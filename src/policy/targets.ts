@@ -54,10 +54,11 @@ const ALL_UNLESS_VMS = /^\/cluster\/bulk-action\/guest\/[^/]+$|^\/nodes\/\{node\
 /**
  * Changes to an object whose effect falls on guests the call does not name: the members of an HA
  * rule or group (the HA manager moves them to fit), a backup job's selection, every backup on a
- * storage, every disk in a Ceph pool, or in a volume group, thin pool, ZFS pool or directory the node
- * gives up (PVE destroys it with whatever it holds), every guest on a VNet whose firewall changes
- * (pve-firewall applies a VNet's rules and forward policy without an SDN apply). Unless the call names those guests itself (`unlessNamedBy`), it
- * reaches every guest of the cluster.
+ * storage, every disk in a Ceph pool, or in a volume group, thin pool or ZFS pool the node gives
+ * up (PVE destroys it with whatever it holds; a directory is unmounted, its guests lose their
+ * disks), every guest on a VNet whose firewall changes (the nftables firewall, proxmox-firewall,
+ * applies a VNet's rules and forward policy without an SDN apply). Unless the call names those
+ * guests itself (`unlessNamedBy`), it reaches every guest of the cluster.
  */
 const REACHES_UNNAMED: ReadonlyArray<{ op: RegExp; unlessNamedBy?: readonly string[] }> = [
   { op: /^PUT \/cluster\/ha\/rules\/\{rule\}$/, unlessNamedBy: ['resources'] },

@@ -74,6 +74,8 @@ export const CORPUS_POLICIES: Record<string, Record<string, unknown>> = {
   },
   notasks: { preset: 'operator', deny: ['GET /nodes/*/tasks/**'], approval: { require: ['privileged'] } },
   tight: { preset: 'admin', budget: { write: 0 }, approval: { require: ['privileged'] } },
+  // May create privileged containers, nothing else privileged.
+  ctmaker: { preset: 'admin', approval: { require: [] }, privileged: ['POST /nodes/*/lxc +ct-privileged'] },
 };
 
 const shutdownQ = q('pve1', 118, '/status/shutdown');
@@ -205,10 +207,10 @@ export const CORPUS: CorpusCase[] = [
     'ct-restore-force',
     'overwrite',
     'admin',
-    call('POST', '/nodes/pve1/lxc', { vmid: 106, ostemplate: 'nas:backup/vzdump-lxc-106-2026_01_01-00_00_00.tar.zst', restore: 1, force: 1 }),
+    call('POST', '/nodes/pve1/lxc', { vmid: 106, ostemplate: 'nas:backup/vzdump-lxc-106-2026_01_01-00_00_00.tar.zst', restore: 1, force: 1, unprivileged: 1 }),
     'approval',
     /existing guest/,
-    call('POST', '/nodes/pve1/lxc', { vmid: 991, ostemplate: 'nas:backup/vzdump-lxc-106-2026_01_01-00_00_00.tar.zst', restore: 1 }),
+    call('POST', '/nodes/pve1/lxc', { vmid: 991, ostemplate: 'nas:backup/vzdump-lxc-106-2026_01_01-00_00_00.tar.zst', restore: 1, unprivileged: 1 }),
     'restore-force',
   ),
   // --- code execution on the host ---
@@ -360,7 +362,7 @@ export const CORPUS: CorpusCase[] = [
   escalation(
     'ct-restore-privileged-nesting',
     'host-resource',
-    'admin',
+    'ctmaker',
     call('POST', '/nodes/pve1/lxc', { vmid: 998, ostemplate: 'nas:backup/vzdump-lxc-106-2026_01_01-00_00_00.tar.zst', restore: 1, features: 'nesting=1' }),
     'denied',
     /features/,
@@ -375,6 +377,17 @@ export const CORPUS: CorpusCase[] = [
     'denied',
     /unprivileged/,
     call('POST', '/nodes/pve1/lxc', { vmid: 995, ostemplate: 'local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst', unprivileged: 1 }),
+  ),
+  // A restore without unprivileged keeps the backup's setting: a privileged container's backup comes back privileged.
+  escalation(
+    'ct-restore-privileged',
+    'host-resource',
+    'admin',
+    call('POST', '/nodes/pve1/lxc', { vmid: 989, ostemplate: 'nas:backup/vzdump-lxc-106-2026_01_01-00_00_00.tar.zst', restore: 1 }),
+    'denied',
+    /unprivileged/,
+    call('POST', '/nodes/pve1/lxc', { vmid: 989, ostemplate: 'nas:backup/vzdump-lxc-106-2026_01_01-00_00_00.tar.zst', restore: 1, unprivileged: 1 }),
+    'ct-privileged',
   ),
   escalation(
     'ct-rootfs-host-path',

@@ -14,7 +14,11 @@ let unprivileged: { node: string; vmid: number };
 
 beforeAll(async () => {
   env = await startPolicyEnv({
-    policies: { op: { preset: 'operator' } },
+    policies: {
+      op: { preset: 'operator' },
+      // May create a privileged container, not give one feature flags.
+      maker: { preset: 'admin', approval: { require: [] }, privileged: ['POST /nodes/*/lxc +ct-privileged'] },
+    },
     defaultCluster: 'op',
     name: 'privileged-container',
     arrange(sim) {
@@ -47,5 +51,44 @@ describe('a feature flag on an existing container', () => {
     expect(flag.ok, JSON.stringify(flag).slice(0, 1500)).toBe(true);
     const description = await env.run(configWrite(privileged, "{ description: 'kept' }"));
     expect(description.ok, JSON.stringify(description).slice(0, 1500)).toBe(true);
+  }, 120_000);
+
+  it("is privileged on a container this run creates privileged (not in the run's guest listing): before the run and at the call", async () => {
+    const { node } = privileged;
+    const storage = String(env.sim.cluster.guests().find((g) => g.vmid === privileged.vmid)?.config.rootfs).split(':')[0];
+    const template = env.sim.cluster.state.volumes.find((v) => v.content === 'vztmpl' && (v.node === undefined || v.node === node))?.volid;
+    const create = (vmid: string) => `const upid = await pve.post('/nodes/${node}/lxc', { vmid: ${vmid}, ostemplate: '${template}', storage: '${storage}', unprivileged: 0 });
+await pve.waitTask(upid);
+return await pve.put(\`/nodes/${node}/lxc/\${${vmid}}/config\`, { features: 'nesting=1' });`;
+
+    // Literal: the preflight reads the container's config, finds none yet, and counts it as privileged.
+    const seen = await env.run(create('997'), { cluster: 'maker' });
+    expect(seen.ok, JSON.stringify(seen).slice(0, 1500)).toBe(false);
+    expect(seen.error?.message).toMatch(/preflight[\s\S]*privileged with parameter 'features'/);
+    expect(env.sim.cluster.guests().some((g) => g.vmid === 997)).toBe(false);
+
+    // Built at run time: the create runs on its own allowance, the flag is refused at the call.
+    const live = await env.run(create('990 + 6'), { cluster: 'maker' });
+    expect(live.ok, JSON.stringify(live).slice(0, 1500)).toBe(false);
+    expect(live.error?.message, JSON.stringify(live.error)).toMatch(/privileged with parameter .features./);
+    const created = env.sim.cluster.guests().find((g) => g.vmid === 996);
+    expect(created?.config.unprivileged ?? 0).toBe(0);
+    expect(created?.config.features).toBeUndefined();
+  }, 120_000);
+
+  it('counts as privileged when the cluster cannot say: the guest listing and the config unreadable', async () => {
+    const faults = [
+      env.sim.faults.add({ path: '/cluster/resources', errorRate: 1, errorStatus: 500 }),
+      env.sim.faults.add({ path: '/nodes/*/lxc/*/config', method: 'GET', errorRate: 1, errorStatus: 500 }),
+    ];
+    try {
+      const blind = await env.run(configWrite(unprivileged, "{ features: 'nesting=1' }"));
+      expect(blind.ok, JSON.stringify(blind).slice(0, 1500)).toBe(false);
+      expect(blind.error?.message).toMatch(/privileged with parameter 'features'/);
+    } finally {
+      for (const id of faults) env.sim.faults.remove(id);
+    }
+    const seeing = await env.run(configWrite(unprivileged, "{ features: 'nesting=1' }"));
+    expect(seeing.ok, JSON.stringify(seeing).slice(0, 1500)).toBe(true);
   }, 120_000);
 });
