@@ -95,9 +95,11 @@ describe('call risk from concrete parameters', () => {
     } as unknown as PveClientLike;
     const directory = new GuestDirectory(() => client);
     expect(await directory.containerPrivileged('c', 'pve1', 200)).toBe(true);
-    expect(await directory.containerPrivileged('c', 'pve1', 200)).toBe(true);
     expect(await directory.containerPrivileged('c', 'pve1', 201)).toBe(false);
-    expect(asked).toEqual(['/nodes/pve1/lxc/200/config', '/nodes/pve1/lxc/201/config']);
+    // Asked each time: a VMID restored privileged later in the run is judged by its new config.
+    configs['/nodes/pve1/lxc/201/config'] = {};
+    expect(await directory.containerPrivileged('c', 'pve1', 201)).toBe(true);
+    expect(asked).toEqual(['/nodes/pve1/lxc/200/config', '/nodes/pve1/lxc/201/config', '/nodes/pve1/lxc/201/config']);
     await expect(directory.containerPrivileged('c', 'pve1', 202)).rejects.toThrow(/no such container/);
   });
 

@@ -23,7 +23,6 @@ export interface GuestInfo {
 export class GuestDirectory {
   private readonly cache = new Map<string, Promise<Map<number, GuestInfo>>>();
   private readonly local = new Map<string, Promise<string | undefined>>();
-  private readonly privileged = new Map<string, Promise<boolean>>();
 
   constructor(private readonly clientFor: (cluster: string) => PveClientLike) {}
 
@@ -62,22 +61,14 @@ export class GuestDirectory {
 
   /**
    * Whether a container is privileged (its config has no `unprivileged: 1`): what PVE's permission
-   * checks of a feature flag go by. Read from the container's current config, once per run.
+   * checks of a feature flag go by. Read each time it is asked (a feature-flag write is rare, and a
+   * container destroyed and restored under the same VMID in one run must not be judged by the first
+   * answer).
    */
-  containerPrivileged(cluster: string, node: string, vmid: number, signal?: AbortSignal): Promise<boolean> {
-    const key = `${cluster}\u0000${vmid}`;
-    let found = this.privileged.get(key);
-    if (!found) {
-      found = this.clientFor(cluster)
-        .request('GET', `/nodes/${encodeURIComponent(node)}/lxc/${vmid}/config`, {}, { signal })
-        .then((data) => {
-          const unprivileged = data !== null && typeof data === 'object' ? (data as Record<string, unknown>).unprivileged : undefined;
-          return !(unprivileged === 1 || unprivileged === '1' || unprivileged === true);
-        });
-      this.privileged.set(key, found);
-      found.catch(() => this.privileged.delete(key));
-    }
-    return found;
+  async containerPrivileged(cluster: string, node: string, vmid: number, signal?: AbortSignal): Promise<boolean> {
+    const data = await this.clientFor(cluster).request('GET', `/nodes/${encodeURIComponent(node)}/lxc/${vmid}/config`, {}, { signal });
+    const unprivileged = data !== null && typeof data === 'object' ? (data as Record<string, unknown>).unprivileged : undefined;
+    return !(unprivileged === 1 || unprivileged === '1' || unprivileged === true);
   }
 
   /** The guest as the cluster sees it right now (refreshes the cache). */
