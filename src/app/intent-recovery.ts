@@ -25,6 +25,8 @@ export interface IntentRecoveryDeps {
   client(cluster: string): PveClientLike | undefined;
   log(line: string): void;
   signal?: AbortSignal;
+  /** Subscribe to a cluster starting to serve (returns the unsubscribe). */
+  onClusterServing?(listener: () => void): () => void;
 }
 
 export interface RecoverySummary {
@@ -41,8 +43,10 @@ export interface IntentRecoveryOptions {
 
 /**
  * Recover now, then every `everyMs` until `deps.signal` aborts (an unref'd timer: it never keeps
- * the process alive). Resolves once stopped and the sweep in progress, if any, has ended. A
- * failing sweep is logged (once per distinct error) and the next one tries again.
+ * the process alive), and at once when a cluster starts serving while intents wait for one (a
+ * degraded start: they are not left for the next period). Resolves once stopped and the sweep in
+ * progress, if any, has ended. A failing sweep is logged (once per distinct error) and the next
+ * one tries again.
  */
 export function runIntentRecovery(deps: IntentRecoveryDeps, opts: IntentRecoveryOptions = {}): Promise<void> {
   const everyMs = opts.everyMs ?? DEFAULT_RECOVER_EVERY_MS;
@@ -65,18 +69,40 @@ export function runIntentRecovery(deps: IntentRecoveryDeps, opts: IntentRecovery
   return new Promise((resolve) => {
     let timer: NodeJS.Timeout | undefined;
     let running: Promise<void> = Promise.resolve();
+    let sweeping = false;
+    // A cluster that starts serving during a sweep may be one the sweep already passed by.
+    let wokenWhileSweeping = false;
+    let unsubscribe: (() => void) | undefined;
     const stop = (): void => {
       if (timer) clearTimeout(timer);
+      unsubscribe?.();
       void running.then(() => resolve());
     };
     const next = (): void => {
+      sweeping = true;
       running = sweep().then(() => {
+        sweeping = false;
         if (deps.signal?.aborted || everyMs <= 0) return;
+        const again = wokenWhileSweeping && lastDeferred > 0;
+        wokenWhileSweeping = false;
+        if (again) return next();
         timer = setTimeout(next, everyMs);
         timer.unref();
       });
       if (everyMs <= 0) void running.then(() => resolve());
     };
+    if (everyMs > 0) {
+      unsubscribe = deps.onClusterServing?.(() => {
+        if (deps.signal?.aborted) return;
+        if (sweeping) {
+          wokenWhileSweeping = true;
+          return;
+        }
+        if (lastDeferred === 0) return;
+        if (timer) clearTimeout(timer);
+        next();
+      });
+    }
     if (deps.signal?.aborted) return resolve();
     deps.signal?.addEventListener('abort', stop, { once: true });
     next();

@@ -184,6 +184,7 @@ export class Product {
         client: (name) => this.clusters.find(name)?.client,
         log,
         signal: this.recoveryStop.signal,
+        onClusterServing: (listener) => this.clusters.onViewChange(listener),
       },
       { ...(this.config.state.postgres ? { everyMs: this.config.state.postgres.recoverEveryMs } : {}) },
     );
