@@ -91,6 +91,8 @@ export function runIntentRecovery(deps: IntentRecoveryDeps, opts: IntentRecovery
       });
       if (everyMs <= 0) void running.then(() => resolve());
     };
+    if (deps.signal?.aborted) return resolve();
+    deps.signal?.addEventListener('abort', stop, { once: true });
     if (everyMs > 0) {
       unsubscribe = deps.onClusterServing?.(() => {
         if (deps.signal?.aborted) return;
@@ -103,8 +105,6 @@ export function runIntentRecovery(deps: IntentRecoveryDeps, opts: IntentRecovery
         next();
       });
     }
-    if (deps.signal?.aborted) return resolve();
-    deps.signal?.addEventListener('abort', stop, { once: true });
     next();
   });
 }
