@@ -745,6 +745,7 @@ export const HA_SHUTDOWN_RULE = {
 } as const;
 
 const CT_CONFIG = re(`${LXC}/config`);
+const CT_FEATURES_RULE = ESCALATION_RULES.find((r) => r.id === 'ct-features') as EscalationRule;
 
 /**
  * Whether raising this call needs to know if the container it configures is privileged: a feature
@@ -760,21 +761,21 @@ export function needsContainerPrivilege(method: HttpMethod, template: string, pa
 
 /** What the lookup found, for the escalations that depend on it. */
 export interface LookedUp {
-  /** The guests the call reaches, as the cluster lists them. */
-  guests: ReadonlyArray<{ ha?: string | undefined }>;
+  /** The guests the call reaches, as the cluster lists them; undefined when the listing could not be read. */
+  guests: ReadonlyArray<{ ha?: string | undefined }> | undefined;
   /** The configured container is privileged (asked only when `needsContainerPrivilege`). */
   privilegedContainer?: boolean;
 }
 
 export function guestEscalations(method: HttpMethod, template: string, params: Readonly<Record<string, unknown>>, found: LookedUp): Escalation[] {
   const out: Escalation[] = [];
-  if (method === 'POST' && HA_SHUTDOWN_RULE.path.test(template) && found.guests.some((g) => g.ha !== undefined && g.ha !== 'ignored')) {
+  if (method === 'POST' && HA_SHUTDOWN_RULE.path.test(template) && (found.guests === undefined || found.guests.some((g) => g.ha !== undefined && g.ha !== 'ignored'))) {
     const { id, class: cls, risk, reason } = HA_SHUTDOWN_RULE;
     out.push({ rule: id, class: cls, risk, param: 'vmid', reason });
   }
   if (found.privilegedContainer === true && needsContainerPrivilege(method, template, params, [])) {
-    const rule = ESCALATION_RULES.find((r) => r.id === 'ct-features') as EscalationRule;
-    out.push({ rule: rule.id, class: rule.class, risk: rule.risk, param: 'features', reason: rule.reason });
+    const { id, class: cls, risk, reason } = CT_FEATURES_RULE;
+    out.push({ rule: id, class: cls, risk, param: 'features', reason });
   }
   return out;
 }

@@ -139,7 +139,7 @@ export async function lookUpFacts(facts: CallFacts, directory: GuestDirectory, s
     privilegedContainer = node === undefined ? true : await directory.containerPrivileged(facts.cluster, node, container.vmid, signal).catch(() => true);
   }
   const raised = guestEscalations(facts.method, facts.template, facts.params, {
-    guests: listed ? out.guests.map((g) => g.info ?? {}) : [{ ha: 'unknown' }],
+    guests: listed ? out.guests.map((g) => g.info ?? {}) : undefined,
     ...(privilegedContainer !== undefined ? { privilegedContainer } : {}),
   });
   if (raised.length > 0 && facts.baseRisk !== 'privileged') {
